@@ -1,0 +1,105 @@
+/* Anvil runtime C API.
+ *
+ * This is the only interface between compiled kernels, the runtime library and host programs.
+ * Nothing here throws: every function returns 0 on success and -1 on failure, and on failure
+ * anvil_get_last_error() returns a message for the calling thread.
+ *
+ * Calling convention of every callable (generated kernels, registered functions):
+ *
+ *   int fn(const AnvilValue* args, const int* type_codes, int num_args,
+ *          AnvilValue* ret, int* ret_type_code, void* resource);
+ *
+ * A kernel compiled from a PrimFunc takes one DLTensor* (type code kAnvilDLTensor) per buffer
+ * parameter, in order, then its scalar parameters; it checks their number, dtypes and shapes and
+ * fails with a message naming the function and the argument.
+ */
+#ifndef ANVIL_RUNTIME_H_
+#define ANVIL_RUNTIME_H_
+
+#include <dlpack/dlpack.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ANVIL_API __attribute__((visibility("default")))
+
+/* Tensors handed to the runtime are aligned to this many bytes. */
+#define ANVIL_TENSOR_ALIGNMENT 64
+
+typedef union {
+    int64_t v_int64;
+    double v_float64;
+    void* v_handle;
+    const char* v_str;
+} AnvilValue;
+
+typedef enum {
+    kAnvilInt = 0,
+    kAnvilFloat = 2,
+    kAnvilHandle = 3,
+    kAnvilNull = 4,
+    kAnvilDLTensor = 7,
+    kAnvilFunction = 10,
+    kAnvilStr = 11,
+} AnvilTypeCode;
+
+typedef int (*AnvilPackedCFunc)(const AnvilValue* args, const int* type_codes, int num_args,
+                                AnvilValue* ret, int* ret_type_code, void* resource);
+
+/* ---- errors ---------------------------------------------------------------------------- */
+ANVIL_API void anvil_set_last_error(const char* message);
+ANVIL_API const char* anvil_get_last_error(void);
+
+/* ---- thread pool ------------------------------------------------------------------------
+ * A persistent pool of ANVIL_NUM_THREADS workers (default: the number of cores). The lambda is
+ * called once for each task_id in [0, num_tasks), possibly concurrently, and must return 0
+ * (non-zero reports failure). num_tasks <= 0 means one task per thread. The call returns when
+ * all tasks have finished; nested launches run serially on the calling thread. */
+typedef int (*AnvilParallelLambda)(int task_id, int num_tasks, void* closure);
+ANVIL_API int anvil_parallel_launch(AnvilParallelLambda lambda, void* closure, int num_tasks);
+ANVIL_API int anvil_num_threads(void);
+/* Changes the number of threads of the pool (0 = default); mainly for benchmarks. */
+ANVIL_API int anvil_set_num_threads(int num_threads);
+
+/* ---- workspace memory for kernels ------------------------------------------------------- */
+ANVIL_API void* anvil_workspace_alloc(int64_t nbytes);
+ANVIL_API void anvil_workspace_free(void* ptr);
+
+/* ---- tensors ------------------------------------------------------------------------------
+ * anvil_tensor_alloc makes a dense row-major tensor with 64-byte aligned data on the CPU. */
+ANVIL_API int anvil_tensor_alloc(const int64_t* shape, int ndim, DLDataType dtype, DLDevice device,
+                                 DLTensor** out);
+ANVIL_API int anvil_tensor_free(DLTensor* tensor);
+
+/* ---- functions ----------------------------------------------------------------------------- */
+typedef struct AnvilFunctionObj* AnvilFunctionHandle;
+/* Registers a global function; fails if the name exists and override is 0. */
+ANVIL_API int anvil_func_register(const char* name, AnvilPackedCFunc fn, void* resource,
+                                  int override);
+/* Looks up a global function; *out is NULL when there is none. Free with anvil_func_free. */
+ANVIL_API int anvil_func_get_global(const char* name, AnvilFunctionHandle* out);
+ANVIL_API int anvil_func_call(AnvilFunctionHandle fn, const AnvilValue* args, const int* type_codes,
+                              int num_args, AnvilValue* ret, int* ret_type_code);
+ANVIL_API int anvil_func_free(AnvilFunctionHandle fn);
+
+/* ---- modules --------------------------------------------------------------------------------
+ * A module is a shared library produced by Anvil's export. */
+typedef struct AnvilModuleObj* AnvilModuleHandle;
+ANVIL_API int anvil_module_load(const char* path, AnvilModuleHandle* out);
+/* *out is NULL when the module has no such function. */
+ANVIL_API int anvil_module_get_function(AnvilModuleHandle module, const char* name,
+                                        AnvilFunctionHandle* out);
+ANVIL_API int anvil_module_free(AnvilModuleHandle module);
+
+/* Symbol every exported module defines: the names of its functions, each NUL-terminated, the list
+ * ended by an empty name. */
+#define ANVIL_MODULE_FUNCTION_LIST_SYMBOL "__anvil_function_names"
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ANVIL_RUNTIME_H_ */

@@ -1,0 +1,27 @@
+#include "ir/intrinsics.h"
+
+#include <array>
+#include <utility>
+
+namespace anvil::intrin {
+
+namespace {
+constexpr std::array<std::pair<const char*, int>, 15> kTable = {{
+    {kExp, 1}, {kLog, 1}, {kSqrt, 1}, {kRsqrt, 1}, {kTanh, 1}, {kSigmoid, 1}, {kErf, 1},
+    {kPow, 2}, {kAbs, 1}, {kFloor, 1}, {kCeil, 1}, {kRound, 1}, {kFma, 3}, {kReinterpret, 1},
+    {kLikely, 1},
+}};
+}  // namespace
+
+bool is_math(const std::string& name) {
+    return arity(name) >= 0 && name != kReinterpret && name != kLikely;
+}
+
+int arity(const std::string& name) {
+    for (const auto& [n, a] : kTable) {
+        if (name == n) return a;
+    }
+    return -1;
+}
+
+}  // namespace anvil::intrin

@@ -1,0 +1,33 @@
+// The intrinsic functions a Call may name. Math intrinsics are pure, elementwise, and defined for
+// floating-point types; codegen maps them to LLVM intrinsics or libm, and tir's lower_intrinsics
+// replaces the transcendental ones by vectorizable polynomials.
+#pragma once
+
+#include <string>
+
+namespace anvil::intrin {
+
+inline constexpr const char* kExp = "exp";
+inline constexpr const char* kLog = "log";
+inline constexpr const char* kSqrt = "sqrt";
+inline constexpr const char* kRsqrt = "rsqrt";
+inline constexpr const char* kTanh = "tanh";
+inline constexpr const char* kSigmoid = "sigmoid";
+inline constexpr const char* kErf = "erf";
+inline constexpr const char* kPow = "pow";
+inline constexpr const char* kAbs = "abs";
+inline constexpr const char* kFloor = "floor";
+inline constexpr const char* kCeil = "ceil";
+inline constexpr const char* kRound = "round";  // half to even, as ONNX and NumPy
+inline constexpr const char* kFma = "fma";
+// Reinterprets the bits of its argument as the call's dtype (same total width).
+inline constexpr const char* kReinterpret = "reinterpret";
+// Hint for the code generator: the condition is usually true.
+inline constexpr const char* kLikely = "likely";
+
+// True for the names above that take and return floats elementwise.
+bool is_math(const std::string& name);
+// Number of arguments the intrinsic takes, or -1 for an unknown name.
+int arity(const std::string& name);
+
+}  // namespace anvil::intrin
