@@ -1,0 +1,54 @@
+// Every loop-IR pass, with what it requires of its input and ensures of its output.
+// One pass per file, named like the function. driver/pipeline.cpp lists them in order.
+//
+// Signature: Stmt pass(const Stmt&, const LowerContext&). Passes never change a function's
+// parameters; they see its body only.
+#pragma once
+
+#include <string>
+
+#include "tir/stmt.h"
+
+namespace anvil::tir {
+
+// What passes may know of the target and the build; filled by the driver from the Target.
+struct LowerContext {
+    int vector_bits = 128;       // widest native vector register (512 with AVX-512)
+    int max_unroll_extent = 64;  // unroll_loops leaves larger Unrolled loops as serial loops
+    bool is_gpu = false;
+};
+
+// Requires: nothing.  Ensures: arithmetic simplified under the ranges of enclosing loops and
+// lets; branches with provable conditions removed; loops of extent 1 replaced by their body;
+// empty loops and statements removed.
+Stmt simplify(const Stmt& s, const LowerContext& ctx);
+
+// Requires: multi-dimensional Load/Store indices.  Ensures: every Load/Store has one index into
+// a one-dimensional buffer (row-major offsets); Allocate shapes are one-dimensional.
+Stmt flatten_storage(const Stmt& s, const LowerContext& ctx);
+
+// Requires: flattened storage.  Ensures: no Vectorized loops remain: each becomes vector
+// operations (Ramp/Broadcast and vector Load/Store) of `extent` lanes, or a Serial loop when its
+// body cannot be vectorized (e.g. a data-dependent branch).
+Stmt vectorize_loops(const Stmt& s, const LowerContext& ctx);
+
+// Requires: nothing.  Ensures: no Unrolled loops with constant extent <= max_unroll_extent
+// remain: each is replaced by copies of its body with the loop variable substituted.
+Stmt unroll_loops(const Stmt& s, const LowerContext& ctx);
+
+// Requires: loops whose body is guarded by `if (likely(cond))` on the loop variable (from
+// non-divisible splits).  Ensures: such loops are split into a main range where the guard is
+// provably true (guard removed, so the body can be vectorized/unrolled) and a tail range that
+// keeps the guard.
+Stmt partition_loops(const Stmt& s, const LowerContext& ctx);
+
+// Requires: flattened storage.  Ensures: Allocates of the same scope and element type whose
+// lifetimes do not overlap share one allocation (the larger size).
+Stmt reuse_storage(const Stmt& s, const LowerContext& ctx);
+
+// Requires: nothing.  Ensures: exp, log, tanh, erf and sigmoid on float32 (scalar or vector)
+// are replaced by polynomial/rational approximations built from + - * / min max select and bit
+// casts, so vector code stays vector. Accuracy is stated in tests/unit/tir.
+Stmt lower_intrinsics(const Stmt& s, const LowerContext& ctx);
+
+}  // namespace anvil::tir
