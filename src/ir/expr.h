@@ -187,12 +187,17 @@ struct Call : PrimExprNode {
 // Identified by object. `scope` is "global" (function arguments, heap) or "local" (a temporary
 // small enough for the stack or registers).
 struct Buffer : Object {
-    Buffer(std::string n, DataType t, std::vector<PrimExpr> s, std::string sc = "global")
-        : name(std::move(n)), dtype(t), shape(std::move(s)), scope(std::move(sc)) {}
+    Buffer(std::string n, DataType t, std::vector<PrimExpr> s, std::string sc = "global",
+           const Object* p = nullptr)
+        : name(std::move(n)), dtype(t), shape(std::move(s)), scope(std::move(sc)), producer(p) {}
     const std::string name;
     const DataType dtype;               // element type (scalar)
     const std::vector<PrimExpr> shape;  // row-major, dense
     const std::string scope;
+    // The tensor-expression operation that computes this buffer, when it is a TE tensor's
+    // buffer (opaque here; te/ reads it to find a computation's inputs). Not owned: the
+    // operation owns the buffer.
+    const Object* producer;
 };
 
 struct Load : PrimExprNode {

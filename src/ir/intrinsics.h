@@ -22,6 +22,9 @@ inline constexpr const char* kRound = "round";  // half to even, as ONNX and Num
 inline constexpr const char* kFma = "fma";
 // Reinterprets the bits of its argument as the call's dtype (same total width).
 inline constexpr const char* kReinterpret = "reinterpret";
+// if_then_else(cond, a, b): like Select, but evaluates only the chosen branch, so a branch may
+// read memory that is valid only under its condition (padding reads A[i - 1] only when i >= 1).
+inline constexpr const char* kIfThenElse = "if_then_else";
 // Hint for the code generator: the condition is usually true.
 inline constexpr const char* kLikely = "likely";
 

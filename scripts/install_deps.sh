@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what Anvil needs from Debian's packages; installs nothing that is already there.
+# Usage: scripts/install_deps.sh [--tests]   (--tests adds the cross-compilation test tools)
+set -euo pipefail
+
+packages=(
+    build-essential cmake ninja-build ccache pkg-config
+    llvm-19-dev libdlpack-dev nlohmann-json3-dev libfmt-dev libcli11-dev
+    libgtest-dev libgmock-dev libbenchmark-dev libdnnl-dev
+)
+if [[ "${1:-}" == "--tests" ]]; then
+    # AArch64 objects are linked with the cross compiler and run under qemu-user in tests.
+    packages+=(g++-aarch64-linux-gnu qemu-user)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    echo "installing: ${missing[*]}"
+    sudo_cmd=()
+    [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
+    "${sudo_cmd[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

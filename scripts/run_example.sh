@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Sets up a fresh Debian machine, builds Anvil, and runs the main job: the matmul example,
+# from a naive loop nest to a blocked, vectorized, parallel schedule, checked and timed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install_deps.sh
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+cmake --build build --target matmul_example
+./build/examples/matmul/matmul_example "$@"

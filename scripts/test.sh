@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Sets up a fresh Debian machine, builds Anvil and its tests, and runs every test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install_deps.sh --tests
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DANVIL_BUILD_TESTS=ON
+cmake --build build
+ctest --test-dir build --output-on-failure -j2

@@ -1,0 +1,29 @@
+// The lowering pipeline: every loop-IR pass, in order, in one list (pipeline.cpp), run by one
+// runner that does the cross-cutting work for each pass: timing, printing, disabling, verifying.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "tir/passes/passes.h"
+
+namespace anvil::driver {
+
+struct PipelineOptions {
+    std::vector<std::string> disabled_passes;  // pass names to skip
+    std::string print_after;                   // a pass name, or "all"
+    bool time_passes = false;                  // report each pass's wall time
+    bool verify = true;                        // run the loop-IR verifier after every pass
+    std::ostream* log = nullptr;               // where printing and timing go (default: stderr)
+};
+
+// The names of the loop-IR passes, in pipeline order.
+std::vector<std::string> tir_pass_names();
+
+// Runs the loop-IR pipeline on a function produced by schedule_to_loops.
+// UserError for an unknown name in disabled_passes or print_after.
+Ref<tir::PrimFunc> run_tir_pipeline(const Ref<tir::PrimFunc>& f, const tir::LowerContext& ctx,
+                                    const PipelineOptions& options);
+
+}  // namespace anvil::driver

@@ -1,0 +1,25 @@
+// Lowering a scheduled tensor-expression graph to a loop-IR function.
+//
+// For every stage, in order: bound inference gives each axis its extent (a producer computed at
+// a consumer's loop covers exactly the region that the loops inside that point read), the
+// relations give each original axis as an expression of the loops, and guards keep
+// non-divisible splits and over-approximated regions inside the tensor's domain. Inlined stages
+// are substituted into their readers; attached stages are emitted, with their allocation, inside
+// the consumer loop they are attached to; root stages at the top of the function.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "te/schedule.h"
+#include "tir/stmt.h"
+
+namespace anvil::te {
+
+// `args` are the function's parameters in order: placeholders and outputs (every input the
+// outputs depend on, and every output, must be among them). Raises UserError for schedules
+// that cannot be lowered, naming the stage and axis.
+Ref<tir::PrimFunc> schedule_to_loops(const Schedule& schedule, const std::vector<Tensor>& args,
+                                     const std::string& name);
+
+}  // namespace anvil::te
