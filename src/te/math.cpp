@@ -12,7 +12,8 @@ PrimExpr float_call(const char* name, PrimExpr x) {
         user_error() << name << "(" << x << "): argument has type " << x.dtype().str()
                      << "; cast it to a float type first";
     }
-    return make_call(x.dtype(), name, {std::move(x)});
+    DataType t = x.dtype();
+    return make_call(t, name, {std::move(x)});
 }
 
 }  // namespace
@@ -34,7 +35,8 @@ PrimExpr pow(PrimExpr x, PrimExpr y) {
         user_error() << "pow(" << x << ", " << y << "): arguments must be floats of one type, got "
                      << x.dtype().str() << " and " << y.dtype().str();
     }
-    return make_call(x.dtype(), intrin::kPow, {std::move(x), std::move(y)});
+    DataType t = x.dtype();
+    return make_call(t, intrin::kPow, {std::move(x), std::move(y)});
 }
 
 PrimExpr abs(PrimExpr x) {

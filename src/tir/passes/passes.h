@@ -26,6 +26,10 @@ Stmt simplify(const Stmt& s, const LowerContext& ctx);
 // Requires: multi-dimensional Load/Store indices.  Ensures: every Load/Store has one index into
 // a one-dimensional buffer (row-major offsets); Allocate shapes are one-dimensional.
 Stmt flatten_storage(const Stmt& s, const LowerContext& ctx);
+// The same for a whole function. Parameter buffers keep their identity and declared shapes
+// (the generated entry checks callers' tensors against them) and are indexed by one row-major
+// offset like every other buffer.
+Ref<PrimFunc> flatten_storage(const Ref<PrimFunc>& f, const LowerContext& ctx);
 
 // Requires: flattened storage.  Ensures: no Vectorized loops remain: each becomes vector
 // operations (Ramp/Broadcast and vector Load/Store) of `extent` lanes, or a Serial loop when its

@@ -1,0 +1,572 @@
+// Expressions: arithmetic, comparisons, casts, loads, vectors and intrinsic calls.
+#include <llvm/IR/Intrinsics.h>
+
+#include <numeric>
+
+#include "codegen/llvm/codegen_llvm.h"
+#include "ir/intrinsics.h"
+#include "support/error.h"
+
+namespace anvil::codegen {
+
+llvm::Type* CodeGenLLVM::llvm_type(DataType t) {
+    llvm::Type* scalar = nullptr;
+    switch (t.code()) {
+        case DataType::Code::Int:
+        case DataType::Code::UInt: scalar = llvm::Type::getIntNTy(ctx_, t.bits()); break;
+        case DataType::Code::Bool: scalar = llvm::Type::getInt1Ty(ctx_); break;
+        case DataType::Code::BFloat: scalar = llvm::Type::getInt16Ty(ctx_); break;
+        case DataType::Code::Handle:
+            if (t.is_void()) return llvm::Type::getVoidTy(ctx_);
+            scalar = ptr_;
+            break;
+        case DataType::Code::Float:
+            if (t.bits() == 16) scalar = llvm::Type::getHalfTy(ctx_);
+            else if (t.bits() == 32) scalar = llvm::Type::getFloatTy(ctx_);
+            else if (t.bits() == 64) scalar = llvm::Type::getDoubleTy(ctx_);
+            else internal_error() << "no LLVM type for " << t.str();
+            break;
+    }
+    if (t.is_vector()) return llvm::FixedVectorType::get(scalar, t.lanes());
+    return scalar;
+}
+
+llvm::Type* CodeGenLLVM::storage_type(DataType t) {
+    if (t.is_bool()) {
+        llvm::Type* i8 = llvm::Type::getInt8Ty(ctx_);
+        return t.is_vector() ? llvm::FixedVectorType::get(i8, t.lanes()) : i8;
+    }
+    return llvm_type(t);
+}
+
+llvm::Value* CodeGenLLVM::emit(const PrimExpr& e) {
+    ANVIL_CHECK(e.defined()) << "undefined expression in " << func_name_;
+    switch (e->kind) {
+#define ANVIL_X(name) \
+    case ExprKind::name: return emit_(static_cast<const name*>(e.get()));
+        ANVIL_FOR_EACH_EXPR(ANVIL_X)
+#undef ANVIL_X
+    }
+    ANVIL_UNREACHABLE();
+}
+
+// ---- constants and variables ------------------------------------------------------------------
+
+llvm::Value* CodeGenLLVM::emit_(const IntImm* op) {
+    return llvm::ConstantInt::get(llvm_type(op->dtype), static_cast<uint64_t>(op->value),
+                                  op->dtype.is_int());
+}
+
+llvm::Value* CodeGenLLVM::emit_(const FloatImm* op) {
+    if (op->dtype.is_bfloat()) {
+        llvm::Value* f = llvm::ConstantFP::get(llvm::Type::getFloatTy(ctx_), op->value);
+        return f32_to_bf16(f);  // folded by IRBuilder
+    }
+    return llvm::ConstantFP::get(llvm_type(op->dtype), op->value);
+}
+
+llvm::Value* CodeGenLLVM::emit_(const Var* op) {
+    auto it = vars_.find(op);
+    if (it == vars_.end()) {
+        internal_error() << func_name_ << ": variable '" << op->name
+                         << "' is used but not bound (not a parameter, loop variable or let)";
+    }
+    return it->second;
+}
+
+// ---- arithmetic ---------------------------------------------------------------------------
+
+llvm::Value* CodeGenLLVM::to_compute_float(DataType t, llvm::Value* v) {
+    if (t.is_bfloat()) return bf16_to_f32(v);
+    return v;
+}
+
+llvm::Value* CodeGenLLVM::from_compute_float(DataType t, llvm::Value* v) {
+    if (t.is_bfloat()) return f32_to_bf16(v);
+    return v;
+}
+
+namespace {
+
+// Float multiply-add may contract into FMA; nothing else is relaxed.
+llvm::FastMathFlags contract_only() {
+    llvm::FastMathFlags f;
+    f.setAllowContract(true);
+    return f;
+}
+
+}  // namespace
+
+llvm::Value* CodeGenLLVM::emit_(const Add* op) {
+    DataType t = op->dtype;
+    llvm::Value* a = emit(op->a);
+    llvm::Value* b = emit(op->b);
+    if (t.is_floating()) {
+        llvm::IRBuilder<>::FastMathFlagGuard guard(builder_);
+        builder_.setFastMathFlags(contract_only());
+        return from_compute_float(t, builder_.CreateFAdd(to_compute_float(t, a),
+                                                         to_compute_float(t, b)));
+    }
+    if (t.is_bool()) return builder_.CreateXor(a, b);
+    return builder_.CreateAdd(a, b, "", false, in_index_ && t.is_int());
+}
+
+llvm::Value* CodeGenLLVM::emit_(const Sub* op) {
+    DataType t = op->dtype;
+    llvm::Value* a = emit(op->a);
+    llvm::Value* b = emit(op->b);
+    if (t.is_floating()) {
+        llvm::IRBuilder<>::FastMathFlagGuard guard(builder_);
+        builder_.setFastMathFlags(contract_only());
+        return from_compute_float(t, builder_.CreateFSub(to_compute_float(t, a),
+                                                         to_compute_float(t, b)));
+    }
+    if (t.is_bool()) return builder_.CreateXor(a, b);
+    return builder_.CreateSub(a, b, "", false, in_index_ && t.is_int());
+}
+
+llvm::Value* CodeGenLLVM::emit_(const Mul* op) {
+    DataType t = op->dtype;
+    llvm::Value* a = emit(op->a);
+    llvm::Value* b = emit(op->b);
+    if (t.is_floating()) {
+        llvm::IRBuilder<>::FastMathFlagGuard guard(builder_);
+        builder_.setFastMathFlags(contract_only());
+        return from_compute_float(t, builder_.CreateFMul(to_compute_float(t, a),
+                                                         to_compute_float(t, b)));
+    }
+    if (t.is_bool()) return builder_.CreateAnd(a, b);
+    return builder_.CreateMul(a, b, "", false, in_index_ && t.is_int());
+}
+
+llvm::Value* CodeGenLLVM::emit_(const Div* op) {
+    DataType t = op->dtype;
+    llvm::Value* a = emit(op->a);
+    llvm::Value* b = emit(op->b);
+    if (t.is_floating()) {
+        return from_compute_float(t, builder_.CreateFDiv(to_compute_float(t, a),
+                                                         to_compute_float(t, b)));
+    }
+    return t.is_int() ? builder_.CreateSDiv(a, b) : builder_.CreateUDiv(a, b);
+}
+
+llvm::Value* CodeGenLLVM::emit_(const Mod* op) {
+    DataType t = op->dtype;
+    llvm::Value* a = emit(op->a);
+    llvm::Value* b = emit(op->b);
+    if (t.is_floating()) {
+        return from_compute_float(t, builder_.CreateFRem(to_compute_float(t, a),
+                                                         to_compute_float(t, b)));
+    }
+    return t.is_int() ? builder_.CreateSRem(a, b) : builder_.CreateURem(a, b);
+}
+
+// Floor division rounds toward negative infinity: the truncated quotient is one too large
+// exactly when the remainder is non-zero and its sign differs from the divisor's.
+llvm::Value* CodeGenLLVM::emit_floor_div_mod(const BinaryExpr* op, bool is_div) {
+    DataType t = op->dtype;
+    llvm::Value* a = emit(op->a);
+    llvm::Value* b = emit(op->b);
+    if (t.is_floating()) {
+        llvm::Value* fa = to_compute_float(t, a);
+        llvm::Value* fb = to_compute_float(t, b);
+        llvm::Value* q = builder_.CreateUnaryIntrinsic(llvm::Intrinsic::floor,
+                                                       builder_.CreateFDiv(fa, fb));
+        if (is_div) return from_compute_float(t, q);
+        return from_compute_float(t, builder_.CreateFSub(fa, builder_.CreateFMul(q, fb)));
+    }
+    if (!t.is_int()) return is_div ? builder_.CreateUDiv(a, b) : builder_.CreateURem(a, b);
+    // Constant positive divisors are the common index case: LLVM folds the sign test below.
+    llvm::Value* zero = llvm::Constant::getNullValue(a->getType());
+    llvm::Value* q = builder_.CreateSDiv(a, b);
+    llvm::Value* r = builder_.CreateSRem(a, b);
+    llvm::Value* r_nonzero = builder_.CreateICmpNE(r, zero);
+    llvm::Value* signs_differ =
+        builder_.CreateICmpSLT(builder_.CreateXor(r, b), zero);  // sign(r) != sign(b)
+    llvm::Value* fix = builder_.CreateAnd(r_nonzero, signs_differ);
+    if (is_div) return builder_.CreateSub(q, builder_.CreateZExt(fix, q->getType()));
+    return builder_.CreateSelect(fix, builder_.CreateAdd(r, b), r);
+}
+
+llvm::Value* CodeGenLLVM::emit_(const FloorDiv* op) { return emit_floor_div_mod(op, true); }
+llvm::Value* CodeGenLLVM::emit_(const FloorMod* op) { return emit_floor_div_mod(op, false); }
+
+llvm::Value* CodeGenLLVM::emit_(const Min* op) {
+    DataType t = op->dtype;
+    llvm::Value* a = emit(op->a);
+    llvm::Value* b = emit(op->b);
+    if (t.is_floating()) {
+        return from_compute_float(
+            t, builder_.CreateMinNum(to_compute_float(t, a), to_compute_float(t, b)));
+    }
+    if (t.is_bool()) return builder_.CreateAnd(a, b);
+    auto id = t.is_int() ? llvm::Intrinsic::smin : llvm::Intrinsic::umin;
+    return builder_.CreateBinaryIntrinsic(id, a, b);
+}
+
+llvm::Value* CodeGenLLVM::emit_(const Max* op) {
+    DataType t = op->dtype;
+    llvm::Value* a = emit(op->a);
+    llvm::Value* b = emit(op->b);
+    if (t.is_floating()) {
+        return from_compute_float(
+            t, builder_.CreateMaxNum(to_compute_float(t, a), to_compute_float(t, b)));
+    }
+    if (t.is_bool()) return builder_.CreateOr(a, b);
+    auto id = t.is_int() ? llvm::Intrinsic::smax : llvm::Intrinsic::umax;
+    return builder_.CreateBinaryIntrinsic(id, a, b);
+}
+
+// ---- comparisons and logic ------------------------------------------------------------------
+
+namespace {
+
+struct Predicates {
+    llvm::CmpInst::Predicate sint, uint, flt;
+};
+
+Predicates predicates_of(ExprKind k) {
+    using P = llvm::CmpInst;
+    switch (k) {
+        case ExprKind::EQ: return {P::ICMP_EQ, P::ICMP_EQ, P::FCMP_OEQ};
+        case ExprKind::NE: return {P::ICMP_NE, P::ICMP_NE, P::FCMP_UNE};
+        case ExprKind::LT: return {P::ICMP_SLT, P::ICMP_ULT, P::FCMP_OLT};
+        case ExprKind::LE: return {P::ICMP_SLE, P::ICMP_ULE, P::FCMP_OLE};
+        case ExprKind::GT: return {P::ICMP_SGT, P::ICMP_UGT, P::FCMP_OGT};
+        case ExprKind::GE: return {P::ICMP_SGE, P::ICMP_UGE, P::FCMP_OGE};
+        default: ANVIL_UNREACHABLE();
+    }
+}
+
+}  // namespace
+
+#define ANVIL_COMPARE(name)                                                                  \
+    llvm::Value* CodeGenLLVM::emit_(const name* op) {                                        \
+        DataType t = op->a.dtype();                                                          \
+        llvm::Value* a = emit(op->a);                                                        \
+        llvm::Value* b = emit(op->b);                                                        \
+        Predicates p = predicates_of(ExprKind::name);                                        \
+        if (t.is_floating()) {                                                               \
+            return builder_.CreateFCmp(p.flt, to_compute_float(t, a), to_compute_float(t, b)); \
+        }                                                                                    \
+        if (t.is_handle()) {                                                                 \
+            a = builder_.CreatePtrToInt(a, i64_);                                            \
+            b = builder_.CreatePtrToInt(b, i64_);                                            \
+        }                                                                                    \
+        return builder_.CreateICmp(t.is_int() ? p.sint : p.uint, a, b);                      \
+    }
+ANVIL_COMPARE(EQ)
+ANVIL_COMPARE(NE)
+ANVIL_COMPARE(LT)
+ANVIL_COMPARE(LE)
+ANVIL_COMPARE(GT)
+ANVIL_COMPARE(GE)
+#undef ANVIL_COMPARE
+
+llvm::Value* CodeGenLLVM::emit_(const And* op) {
+    return builder_.CreateAnd(emit(op->a), emit(op->b));
+}
+llvm::Value* CodeGenLLVM::emit_(const Or* op) { return builder_.CreateOr(emit(op->a), emit(op->b)); }
+llvm::Value* CodeGenLLVM::emit_(const Not* op) { return builder_.CreateNot(emit(op->a)); }
+
+llvm::Value* CodeGenLLVM::emit_(const Select* op) {
+    llvm::Value* c = emit(op->cond);
+    llvm::Value* t = emit(op->true_value);
+    llvm::Value* f = emit(op->false_value);
+    return builder_.CreateSelect(c, t, f);
+}
+
+// ---- casts -----------------------------------------------------------------------------------
+
+// bfloat16 is the upper half of a float32.
+llvm::Value* CodeGenLLVM::bf16_to_f32(llvm::Value* v) {
+    llvm::Type* i32 = i32_;
+    llvm::Type* f32 = llvm::Type::getFloatTy(ctx_);
+    if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(v->getType())) {
+        i32 = llvm::FixedVectorType::get(i32_, vt->getNumElements());
+        f32 = llvm::FixedVectorType::get(f32, vt->getNumElements());
+    }
+    llvm::Value* wide = builder_.CreateShl(builder_.CreateZExt(v, i32), 16);
+    return builder_.CreateBitCast(wide, f32);
+}
+
+// Round to nearest even on the dropped 16 bits; NaN stays a (quiet) NaN.
+llvm::Value* CodeGenLLVM::f32_to_bf16(llvm::Value* v) {
+    llvm::Type* i32 = i32_;
+    llvm::Type* i16 = llvm::Type::getInt16Ty(ctx_);
+    if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(v->getType())) {
+        i32 = llvm::FixedVectorType::get(i32_, vt->getNumElements());
+        i16 = llvm::FixedVectorType::get(i16, vt->getNumElements());
+    }
+    llvm::Value* bits = builder_.CreateBitCast(v, i32);
+    llvm::Value* lsb = builder_.CreateAnd(builder_.CreateLShr(bits, 16),
+                                          llvm::ConstantInt::get(i32, 1));
+    llvm::Value* rounded =
+        builder_.CreateAdd(bits, builder_.CreateAdd(llvm::ConstantInt::get(i32, 0x7fff), lsb));
+    llvm::Value* result = builder_.CreateTrunc(builder_.CreateLShr(rounded, 16), i16);
+    llvm::Value* is_nan = builder_.CreateFCmpUNO(v, v);
+    return builder_.CreateSelect(is_nan, llvm::ConstantInt::get(i16, 0x7fc0), result);
+}
+
+llvm::Value* CodeGenLLVM::emit_cast(DataType from, DataType to, llvm::Value* v) {
+    if (from == to) return v;
+    if (from.is_bfloat()) {
+        from = DataType::float32().with_lanes(from.lanes());
+        v = bf16_to_f32(v);
+        if (from == to) return v;
+    }
+    if (to.is_bfloat()) {
+        DataType f32 = DataType::float32().with_lanes(to.lanes());
+        return f32_to_bf16(emit_cast(from, f32, v));
+    }
+    llvm::Type* target = llvm_type(to);
+    if (to.is_bool()) {
+        if (from.is_float()) {
+            return builder_.CreateFCmpUNE(v, llvm::Constant::getNullValue(v->getType()));
+        }
+        if (from.is_handle()) return builder_.CreateIsNotNull(v);
+        return builder_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
+    }
+    if (to.is_handle() || from.is_handle()) {
+        if (to.is_handle() && from.is_handle()) return v;
+        return to.is_handle() ? builder_.CreateIntToPtr(v, target)
+                              : builder_.CreatePtrToInt(v, target);
+    }
+    const bool from_signed = from.is_int();
+    if (from.is_float() && to.is_float()) return builder_.CreateFPCast(v, target);
+    if (from.is_float()) {
+        return to.is_int() ? builder_.CreateFPToSI(v, target) : builder_.CreateFPToUI(v, target);
+    }
+    if (to.is_float()) {
+        return from_signed ? builder_.CreateSIToFP(v, target) : builder_.CreateUIToFP(v, target);
+    }
+    return builder_.CreateIntCast(v, target, from_signed);  // bool zero-extends
+}
+
+llvm::Value* CodeGenLLVM::emit_(const Cast* op) {
+    return emit_cast(op->value.dtype(), op->dtype, emit(op->value));
+}
+
+// ---- vectors ----------------------------------------------------------------------------------
+
+llvm::Value* CodeGenLLVM::emit_(const Ramp* op) {
+    DataType t = op->dtype;
+    llvm::Value* base = builder_.CreateVectorSplat(op->lanes, emit(op->base));
+    llvm::Value* stride = builder_.CreateVectorSplat(op->lanes, emit(op->stride));
+    std::vector<llvm::Constant*> steps;
+    for (int i = 0; i < op->lanes; ++i) {
+        steps.push_back(t.is_floating() ? llvm::ConstantFP::get(llvm_type(t.element_of()), i)
+                                        : llvm::ConstantInt::get(llvm_type(t.element_of()), i));
+    }
+    llvm::Value* iota = llvm::ConstantVector::get(steps);
+    if (t.is_floating()) {
+        return builder_.CreateFAdd(base, builder_.CreateFMul(stride, iota));
+    }
+    const bool nsw = in_index_ && t.is_int();
+    return builder_.CreateAdd(base, builder_.CreateMul(stride, iota, "", false, nsw), "", false,
+                              nsw);
+}
+
+llvm::Value* CodeGenLLVM::emit_(const Broadcast* op) {
+    return builder_.CreateVectorSplat(op->lanes, emit(op->value));
+}
+
+// ---- memory -------------------------------------------------------------------------------------
+
+const CodeGenLLVM::BufferInfo& CodeGenLLVM::buffer_info(const Ref<Buffer>& b) {
+    auto it = buffers_.find(b.get());
+    if (it == buffers_.end()) {
+        internal_error() << func_name_ << ": buffer '" << b->name
+                         << "' is accessed but is neither a parameter nor allocated";
+    }
+    return it->second;
+}
+
+int64_t CodeGenLLVM::known_multiple(const PrimExpr& e) {
+    if (auto* imm = e.as<IntImm>()) return imm->value == 0 ? int64_t{1} << 30 : std::abs(imm->value);
+    if (auto* v = e.as<Var>()) {
+        auto it = var_multiple_.find(v);
+        return it == var_multiple_.end() ? 1 : it->second;
+    }
+    if (auto* m = e.as<Mul>()) return known_multiple(m->a) * known_multiple(m->b);
+    if (auto* a = e.as<Add>()) return std::gcd(known_multiple(a->a), known_multiple(a->b));
+    if (auto* s = e.as<Sub>()) return std::gcd(known_multiple(s->a), known_multiple(s->b));
+    if (auto* r = e.as<Ramp>()) return known_multiple(r->base);
+    if (auto* c = e.as<Cast>()) {
+        if (c->value.dtype().is_integer() && c->dtype.bits() >= c->value.dtype().bits()) {
+            return known_multiple(c->value);
+        }
+    }
+    return 1;
+}
+
+llvm::Align CodeGenLLVM::access_align(const BufferInfo& b, DataType elem, const PrimExpr& index,
+                                      int lanes) {
+    int64_t elem_bytes = elem.is_bool() ? 1 : elem.bytes();
+    int64_t offset_multiple = known_multiple(index) * elem_bytes;
+    int64_t align = std::gcd(b.align, offset_multiple);
+    // Never claim more than the access needs; a power of two by construction of gcd with 2^k.
+    align = std::min<int64_t>(align, elem_bytes * lanes);
+    align = std::max<int64_t>(align, 1);
+    while (align & (align - 1)) align &= align - 1;
+    return llvm::Align(static_cast<uint64_t>(align));
+}
+
+llvm::Value* CodeGenLLVM::index_value(const PrimExpr& e) {
+    bool saved = in_index_;
+    in_index_ = true;
+    llvm::Value* v = emit(e);
+    in_index_ = saved;
+    llvm::Type* target = i64_;
+    if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(v->getType())) {
+        target = llvm::FixedVectorType::get(i64_, vt->getNumElements());
+    }
+    return builder_.CreateIntCast(v, target, e.dtype().is_int());
+}
+
+llvm::Value* CodeGenLLVM::element_address(const BufferInfo& b, DataType elem, llvm::Value* index) {
+    return builder_.CreateInBoundsGEP(storage_type(elem.element_of()), b.ptr, index);
+}
+
+llvm::Value* CodeGenLLVM::emit_(const Load* op) {
+    ANVIL_CHECK(op->indices.size() == 1)
+        << func_name_ << ": load from '" << op->buffer->name << "' has " << op->indices.size()
+        << " indices; codegen needs flattened storage (run flatten_storage)";
+    const BufferInfo& b = buffer_info(op->buffer);
+    DataType t = op->dtype;
+    const PrimExpr& index = op->indices[0];
+    llvm::Value* value = nullptr;
+    const Ramp* ramp = index.as<Ramp>();
+    if (t.is_scalar() || (ramp && is_one(ramp->stride))) {
+        // Contiguous: one (vector) load at the first element.
+        const PrimExpr& first = ramp ? ramp->base : index;
+        llvm::Value* addr = element_address(b, t, index_value(first));
+        value = builder_.CreateAlignedLoad(storage_type(t), addr,
+                                           access_align(b, t, index, t.lanes()));
+    } else {
+        llvm::Value* addrs = element_address(b, t, index_value(index));
+        llvm::Align align = access_align(b, t, PrimExpr(make_int(DataType::int32(), 1)), 1);
+        value = builder_.CreateMaskedGather(storage_type(t), addrs, align);
+    }
+    if (t.is_bool()) return builder_.CreateICmpNE(value, llvm::Constant::getNullValue(value->getType()));
+    return value;
+}
+
+// ---- calls --------------------------------------------------------------------------------------
+
+llvm::Value* CodeGenLLVM::emit_(const Call* op) {
+    if (op->name == intrin::kReinterpret) {
+        ANVIL_CHECK(op->args.size() == 1) << "reinterpret takes one argument";
+        llvm::Value* v = emit(op->args[0]);
+        DataType from = op->args[0].dtype();
+        if (from.is_handle() || op->dtype.is_handle()) return emit_cast(from, op->dtype, v);
+        return builder_.CreateBitCast(v, llvm_type(op->dtype));
+    }
+    if (op->name == intrin::kLikely) {
+        ANVIL_CHECK(op->args.size() == 1) << "likely takes one argument";
+        llvm::Value* c = emit(op->args[0]);
+        if (!c->getType()->isIntegerTy(1)) return c;  // llvm.expect is for scalars here
+        return builder_.CreateIntrinsic(llvm::Intrinsic::expect, {c->getType()},
+                                        {c, builder_.getTrue()});
+    }
+    if (intrin::is_math(op->name)) return emit_call_intrinsic(op);
+    // An external pure function, called per lane.
+    std::vector<llvm::Type*> arg_types;
+    for (const auto& a : op->args) arg_types.push_back(llvm_type(a.dtype().element_of()));
+    auto* fty = llvm::FunctionType::get(llvm_type(op->dtype.element_of()), arg_types, false);
+    llvm::FunctionCallee callee = module_->getOrInsertFunction(op->name, fty);
+    std::vector<llvm::Value*> args;
+    for (const auto& a : op->args) args.push_back(emit(a));
+    if (op->dtype.is_scalar()) return builder_.CreateCall(callee, args);
+    llvm::Value* out = llvm::PoisonValue::get(llvm_type(op->dtype));
+    for (int lane = 0; lane < op->dtype.lanes(); ++lane) {
+        std::vector<llvm::Value*> lane_args;
+        for (size_t i = 0; i < args.size(); ++i) {
+            lane_args.push_back(op->args[i].dtype().is_vector()
+                                    ? builder_.CreateExtractElement(args[i], lane)
+                                    : args[i]);
+        }
+        out = builder_.CreateInsertElement(out, builder_.CreateCall(callee, lane_args), lane);
+    }
+    return out;
+}
+
+// Math intrinsics compute in float32 for float16/bfloat16 and in the type itself otherwise.
+llvm::Value* CodeGenLLVM::emit_call_intrinsic(const Call* op) {
+    DataType t = op->dtype;
+    int arity = intrin::arity(op->name);
+    ANVIL_CHECK(arity < 0 || static_cast<int>(op->args.size()) == arity)
+        << func_name_ << ": " << op->name << " takes " << arity << " arguments, got "
+        << op->args.size();
+    std::vector<llvm::Value*> args;
+    for (const auto& a : op->args) args.push_back(emit(a));
+    if (op->name == intrin::kAbs && !t.is_floating()) {
+        if (!t.is_int()) return args[0];
+        return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, args[0], builder_.getFalse());
+    }
+    ANVIL_CHECK(t.is_floating()) << func_name_ << ": " << op->name << " of " << t.str();
+    const bool widen = t.bits() == 16;
+    DataType ct = widen ? DataType::float32().with_lanes(t.lanes()) : t;
+    for (size_t i = 0; i < args.size(); ++i) {
+        ANVIL_CHECK(op->args[i].dtype() == t)
+            << func_name_ << ": " << op->name << " argument of type " << op->args[i].dtype().str()
+            << ", call of type " << t.str();
+        if (widen) args[i] = emit_cast(t, ct, args[i]);
+    }
+    llvm::Value* r = emit_math(op->name, ct, std::move(args));
+    return widen ? emit_cast(ct, t, r) : r;
+}
+
+llvm::Value* CodeGenLLVM::emit_math(const std::string& name, DataType t,
+                                    std::vector<llvm::Value*> args) {
+    namespace I = llvm::Intrinsic;
+    llvm::Value* x = args[0];
+    auto unary = [&](I::ID id) { return builder_.CreateUnaryIntrinsic(id, x); };
+    llvm::Value* one = llvm::ConstantFP::get(x->getType(), 1.0);
+    if (name == intrin::kExp) return unary(I::exp);
+    if (name == intrin::kLog) return unary(I::log);
+    if (name == intrin::kSqrt) return unary(I::sqrt);
+    if (name == intrin::kRsqrt) return builder_.CreateFDiv(one, unary(I::sqrt));
+    if (name == intrin::kAbs) return unary(I::fabs);
+    if (name == intrin::kFloor) return unary(I::floor);
+    if (name == intrin::kCeil) return unary(I::ceil);
+    if (name == intrin::kRound) return unary(I::roundeven);
+    if (name == intrin::kPow) return builder_.CreateBinaryIntrinsic(I::pow, x, args[1]);
+    if (name == intrin::kFma) {
+        return builder_.CreateIntrinsic(I::fma, {x->getType()}, {x, args[1], args[2]});
+    }
+    if (name == intrin::kSigmoid) {
+        llvm::Value* e = builder_.CreateUnaryIntrinsic(I::exp, builder_.CreateFNeg(x));
+        return builder_.CreateFDiv(one, builder_.CreateFAdd(one, e));
+    }
+    const bool f32 = t.bits() == 32;
+    if (name == intrin::kTanh) return emit_libm(f32 ? "tanhf" : "tanh", t, x);
+    if (name == intrin::kErf) return emit_libm(f32 ? "erff" : "erf", t, x);
+    internal_error() << func_name_ << ": no code generation for intrinsic " << name;
+    ANVIL_UNREACHABLE();
+}
+
+// libm has no vector entry points we can rely on, so vectors are done lane by lane.
+llvm::Value* CodeGenLLVM::emit_libm(const std::string& fname, DataType t, llvm::Value* x) {
+    llvm::Type* elem = llvm_type(t.element_of());
+    llvm::FunctionCallee fn =
+        module_->getOrInsertFunction(fname, llvm::FunctionType::get(elem, {elem}, false));
+    if (auto* f = llvm::dyn_cast<llvm::Function>(fn.getCallee())) {
+        f->setDoesNotThrow();
+        f->setWillReturn();
+    }
+    if (t.is_scalar()) return builder_.CreateCall(fn, {x});
+    llvm::Value* out = llvm::PoisonValue::get(x->getType());
+    for (int lane = 0; lane < t.lanes(); ++lane) {
+        llvm::Value* r = builder_.CreateCall(fn, {builder_.CreateExtractElement(x, lane)});
+        out = builder_.CreateInsertElement(out, r, lane);
+    }
+    return out;
+}
+
+llvm::Value* CodeGenLLVM::emit_(const Reduce* op) {
+    internal_error() << func_name_ << ": Reduce reached codegen; lower tensor expressions first";
+    ANVIL_UNREACHABLE();
+}
+
+}  // namespace anvil::codegen

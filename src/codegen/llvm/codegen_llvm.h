@@ -1,0 +1,142 @@
+// Translation of lowered loop IR into LLVM IR (internal to src/codegen/llvm).
+//
+// Input: PrimFuncs after the TIR pipeline: flattened storage (one index per Load/Store), no
+// Vectorized loops that could be vectorized (leftovers become serial loops with a vectorize hint),
+// no GPU thread bindings.
+//
+// For each PrimFunc `f` the module gets:
+//   int f(const AnvilValue*, const int*, int, AnvilValue*, int*, void*)   packed entry: checks
+//       the arguments (packed_wrapper.cpp) and calls
+//   internal int f.impl(ptr noalias align 64 A, ..., scalars..., shape vars...)  the work;
+//       0 on success, -1 after anvil_set_last_error.
+//   internal int f.lambda.N(int task, int num_tasks, ptr closure) and f.par.N(...) per
+//       parallel loop (parallel.cpp).
+//
+// Representation in registers: bool is i1 (i8 in memory), float16 is `half`, bfloat16 is its i16
+// bit pattern and every bfloat16 operation goes through float32 with round-to-nearest-even.
+#pragma once
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "codegen/target.h"
+#include "tir/stmt.h"
+
+namespace anvil::codegen {
+
+// Alignment of buffers the runtime hands to kernels and of stack allocations (bytes).
+inline constexpr int kBufferAlign = 64;
+// What anvil_workspace_alloc is assumed to return at least (malloc's guarantee on 64-bit Linux).
+inline constexpr int kWorkspaceAlign = 16;
+// Constant-size "local" allocations up to this size go on the stack; larger ones use the
+// runtime's workspace so that pool threads with small stacks do not overflow.
+inline constexpr int64_t kMaxStackAllocBytes = 256 * 1024;
+
+// Variables a statement uses but does not define, and buffers it reads or writes but does not
+// allocate, in first-use order.
+struct FreeSymbols {
+    std::vector<Ref<Var>> vars;
+    std::vector<Ref<Buffer>> buffers;
+};
+FreeSymbols collect_free_symbols(const tir::Stmt& s);
+
+class CodeGenLLVM {
+public:
+    CodeGenLLVM(llvm::Module* module, const Target& target);
+
+    // Emits the packed entry `f.name` and everything it calls.
+    void add_function(const tir::PrimFunc& f);
+    // Emits __anvil_function_names listing `names`.
+    void add_function_names(const std::vector<std::string>& names);
+
+private:
+    struct BufferInfo {
+        llvm::Value* ptr = nullptr;
+        int64_t align = 1;  // bytes the base pointer is known to be aligned to
+    };
+    // A value the body of a function receives as a parameter.
+    struct Param {
+        Ref<Var> var;        // set for a scalar
+        Ref<Buffer> buffer;  // set for a buffer's data pointer
+        int64_t align = 1;   // for a buffer: bytes its data pointer is aligned to
+    };
+
+    // ---- functions (codegen_llvm.cpp)
+    // Defines `internal i32 name(params...)` computing `body`; returns it.
+    llvm::Function* emit_body_function(const std::string& name, const std::vector<Param>& params,
+                                       const tir::Stmt& body);
+    void emit_error_return();
+    // Calls anvil_set_last_error with a constant message then returns -1.
+    void emit_fail(const std::string& message);
+    llvm::FunctionCallee runtime_function(const std::string& name);
+    llvm::Value* global_string(const std::string& s);
+
+    // ---- expressions (codegen_expr.cpp)
+    llvm::Value* emit(const PrimExpr& e);
+#define ANVIL_X(name) llvm::Value* emit_(const name* op);
+    ANVIL_FOR_EACH_EXPR(ANVIL_X)
+#undef ANVIL_X
+    llvm::Value* emit_call_intrinsic(const Call* op);
+    llvm::Value* emit_math(const std::string& name, DataType t, std::vector<llvm::Value*> args);
+    llvm::Value* emit_libm(const std::string& fname, DataType t, llvm::Value* x);
+    llvm::Value* emit_cast(DataType from, DataType to, llvm::Value* v);
+    llvm::Value* emit_floor_div_mod(const BinaryExpr* op, bool is_div);
+    llvm::Value* bf16_to_f32(llvm::Value* v);
+    llvm::Value* f32_to_bf16(llvm::Value* v);
+    // float32 view of a floating value of type t (half/bfloat widen, others unchanged)
+    llvm::Value* to_compute_float(DataType t, llvm::Value* v);
+    llvm::Value* from_compute_float(DataType t, llvm::Value* v);
+    // Address of a buffer element, vector of addresses for vector indices.
+    llvm::Value* element_address(const BufferInfo& b, DataType elem, llvm::Value* index);
+    llvm::Align access_align(const BufferInfo& b, DataType elem, const PrimExpr& index,
+                             int lanes);
+    int64_t known_multiple(const PrimExpr& e);
+    llvm::Value* index_value(const PrimExpr& e);
+    const BufferInfo& buffer_info(const Ref<Buffer>& b);
+
+    // ---- statements (codegen_stmt.cpp)
+    void emit_stmt(const tir::Stmt& s);
+#define ANVIL_X(name) void emit_stmt_(const tir::name* op);
+    ANVIL_FOR_EACH_STMT(ANVIL_X)
+#undef ANVIL_X
+    void emit_serial_loop(const tir::For* op, llvm::Value* begin, llvm::Value* end);
+    void emit_parallel_for(const tir::For* op);  // parallel.cpp
+
+    // ---- types
+    llvm::Type* llvm_type(DataType t);     // in registers
+    llvm::Type* storage_type(DataType t);  // in memory (bool is i8)
+
+    // ---- packed entry (packed_wrapper.cpp)
+    void emit_packed_wrapper(const tir::PrimFunc& f, llvm::Function* impl,
+                             const std::vector<Param>& impl_params);
+
+    llvm::Module* module_;
+    llvm::LLVMContext& ctx_;
+    Target target_;
+    llvm::IRBuilder<> builder_;
+    llvm::Type* i32_;
+    llvm::Type* i64_;
+    llvm::PointerType* ptr_;
+
+    // State of the function being emitted.
+    std::string func_name_;  // the PrimFunc's name, for messages and symbol names
+    llvm::Function* function_ = nullptr;
+    llvm::BasicBlock* entry_ = nullptr;
+    std::unordered_map<const Var*, llvm::Value*> vars_;
+    std::unordered_map<const Var*, int64_t> var_multiple_;
+    std::unordered_map<const Buffer*, BufferInfo> buffers_;
+    // Workspace allocations live at this point; an error return frees them.
+    std::vector<llvm::Value*> live_workspace_;
+    // Signed integer arithmetic in an index cannot overflow (it would address nothing valid),
+    // so it is emitted with `nsw` to let LLVM analyse addresses.
+    bool in_index_ = false;
+    int parallel_count_ = 0;
+};
+
+}  // namespace anvil::codegen

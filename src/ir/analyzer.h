@@ -1,0 +1,74 @@
+// Arithmetic analysis of scalar expressions: constant integer bounds, symbolic intervals and the
+// rewrite simplifier that lowering and the TIR passes use on index arithmetic.
+//
+// What the analyzer assumes:
+// - Facts come from bind(): a variable lies in a range (a loop) or equals a value (a let).
+// - Signed integer index arithmetic does not overflow (as in TVM and Halide): rules such as
+//   floordiv(i*8 + j, 8) -> i + floordiv(j, 8) are exact only then. Constant folding still wraps
+//   at the type's width, and unsigned arithmetic is only rewritten by identities that also hold
+//   modulo 2^bits.
+// - Floating-point expressions are only constant-folded (in the type's own precision) and
+//   rewritten by identities that hold bit for bit in IEEE arithmetic (x*1, x/1, x-0); never
+//   reassociated.
+// - Division by zero is never folded; it stays in the expression for the runtime to face.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/expr.h"
+
+namespace anvil {
+
+// Inclusive integer bounds; kNegInf / kPosInf mean unbounded on that side.
+struct ConstIntBound {
+    int64_t min;
+    int64_t max;
+    static constexpr int64_t kPosInf = INT64_MAX;
+    static constexpr int64_t kNegInf = INT64_MIN;
+    bool is_const() const { return min == max; }
+    bool operator==(const ConstIntBound&) const = default;
+};
+
+// Inclusive symbolic interval [min, max]; an undefined side means unbounded.
+struct Interval {
+    PrimExpr min;
+    PrimExpr max;
+    // Both sides bounded and structurally equal: the expression takes a single value.
+    bool is_point() const;
+    static Interval point(PrimExpr e) { return {e, e}; }
+    static Interval everything() { return {}; }
+};
+
+class Analyzer {
+public:
+    // Facts: v in [r.min, r.min + r.extent). Replaces an earlier fact about v.
+    void bind(const Ref<Var>& v, const Range& r);
+    // Fact: v == value (a let binding); simplify substitutes it.
+    void bind(const Ref<Var>& v, const PrimExpr& value);
+
+    ConstIntBound const_int_bound(const PrimExpr& e);
+    PrimExpr simplify(const PrimExpr& e);
+    // True only when cond is provably true under the facts.
+    bool can_prove(const PrimExpr& cond);
+    bool can_prove_equal(const PrimExpr& a, const PrimExpr& b);
+    // Range of e when the vars in `relax` range over their intervals (other vars stay symbolic).
+    // Used for bound inference in lowering: e.g. i*8 + j with j in [0,7] -> [i*8, i*8+7].
+    Interval eval_interval(const PrimExpr& e,
+                           const std::unordered_map<const Var*, Interval>& relax);
+
+private:
+    friend class ConstIntBoundEvaluator;
+    friend class RewriteSimplifier;
+    friend class IntervalEvaluator;
+
+    std::unordered_map<const Var*, ConstIntBound> var_bounds_;
+    std::unordered_map<const Var*, PrimExpr> var_values_;
+    std::vector<Ref<Var>> bound_vars_;  // keeps the keys above alive
+};
+
+// Simplifies without facts.
+PrimExpr simplify(const PrimExpr& e);
+
+}  // namespace anvil

@@ -1,0 +1,290 @@
+#include "runtime/ndarray.h"
+
+#include <cstddef>
+#include <cstdlib>
+#include <new>
+#include <sstream>
+
+#include "runtime/last_error.h"
+
+namespace anvil::runtime {
+namespace {
+
+// A tensor allocation is one block [header][DLTensor][shape...] plus the aligned data. The magic
+// number lets anvil_tensor_free reject tensors it did not allocate instead of corrupting the heap.
+constexpr uint64_t kTensorMagic = 0x414e56494c544e53ULL;  // "ANVILTNS"
+
+struct TensorBlock {
+    uint64_t magic;
+    uint64_t padding;  // keeps `tensor` 16-byte aligned like any heap object
+    DLTensor tensor;
+};
+
+int64_t round_up(int64_t value, int64_t multiple) {
+    return (value + multiple - 1) / multiple * multiple;
+}
+
+// Aligned storage of at least one alignment unit, so that even empty tensors have non-null data.
+void* allocate_aligned(int64_t nbytes) {
+    int64_t size = round_up(nbytes > 0 ? nbytes : 1, ANVIL_TENSOR_ALIGNMENT);
+    return std::aligned_alloc(ANVIL_TENSOR_ALIGNMENT, static_cast<size_t>(size));
+}
+
+std::string shape_string(const int64_t* shape, int ndim) {
+    std::string out = "[";
+    for (int i = 0; i < ndim; ++i) {
+        if (i > 0) out += ", ";
+        out += std::to_string(shape[i]);
+    }
+    return out + "]";
+}
+
+// Element count times element size, or -1 on overflow.
+int64_t checked_nbytes(const int64_t* shape, int ndim, DLDataType dtype) {
+    int64_t count = 1;
+    for (int i = 0; i < ndim; ++i) {
+        if (__builtin_mul_overflow(count, shape[i], &count)) return -1;
+    }
+    int64_t bytes = 0;
+    if (__builtin_mul_overflow(count, dl_dtype_bytes(dtype), &bytes)) return -1;
+    return bytes;
+}
+
+DLTensor* allocate_tensor(const int64_t* shape, int ndim, DLDataType dtype, DLDevice device) {
+    if (ndim < 0) user_error() << "anvil_tensor_alloc: ndim is " << ndim << ", must be >= 0";
+    if (ndim > 0 && shape == nullptr) user_error() << "anvil_tensor_alloc: shape is NULL";
+    if (device.device_type != kDLCPU) {
+        user_error() << "anvil_tensor_alloc: device type " << device.device_type
+                     << " is not supported; the runtime allocates CPU (kDLCPU) tensors only";
+    }
+    if (dtype.bits == 0 || dtype.lanes == 0) {
+        user_error() << "anvil_tensor_alloc: invalid dtype " << dl_dtype_to_string(dtype);
+    }
+    for (int i = 0; i < ndim; ++i) {
+        if (shape[i] < 0) {
+            user_error() << "anvil_tensor_alloc: dimension " << i << " of shape "
+                         << shape_string(shape, ndim) << " is negative";
+        }
+    }
+    int64_t nbytes = checked_nbytes(shape, ndim, dtype);
+    if (nbytes < 0 || nbytes > INT64_MAX - ANVIL_TENSOR_ALIGNMENT) {
+        user_error() << "anvil_tensor_alloc: shape " << shape_string(shape, ndim) << " of "
+                     << dl_dtype_to_string(dtype) << " overflows 64-bit sizes";
+    }
+    void* block_memory = ::operator new(sizeof(TensorBlock) + sizeof(int64_t) * ndim);
+    auto* block = new (block_memory) TensorBlock{};
+    auto* shape_copy = reinterpret_cast<int64_t*>(block + 1);
+    for (int i = 0; i < ndim; ++i) shape_copy[i] = shape[i];
+    void* data = allocate_aligned(nbytes);
+    if (data == nullptr) {
+        ::operator delete(block_memory);
+        user_error() << "anvil_tensor_alloc: out of memory allocating " << nbytes << " bytes for "
+                     << dl_dtype_to_string(dtype) << shape_string(shape, ndim);
+    }
+    block->magic = kTensorMagic;
+    block->tensor = DLTensor{.data = data,
+                             .device = device,
+                             .ndim = ndim,
+                             .dtype = dtype,
+                             .shape = shape_copy,
+                             .strides = nullptr,
+                             .byte_offset = 0};
+    return &block->tensor;
+}
+
+void free_tensor(DLTensor* tensor) {
+    if (tensor == nullptr) return;
+    auto* block = reinterpret_cast<TensorBlock*>(reinterpret_cast<char*>(tensor) -
+                                                 offsetof(TensorBlock, tensor));
+    if (block->magic != kTensorMagic) {
+        user_error() << "anvil_tensor_free: the tensor was not allocated by anvil_tensor_alloc";
+    }
+    block->magic = 0;  // a second free is then reported instead of freeing twice
+    std::free(tensor->data);
+    block->~TensorBlock();
+    ::operator delete(block);
+}
+
+struct DtypeName {
+    const char* prefix;
+    uint8_t code;
+};
+
+}  // namespace
+
+int64_t dl_dtype_bytes(DLDataType dtype) {
+    return (static_cast<int64_t>(dtype.bits) * dtype.lanes + 7) / 8;
+}
+
+DLDataType dl_dtype_from_string(const std::string& text) {
+    std::string base = text;
+    int lanes = 1;
+    if (size_t x = text.find('x'); x != std::string::npos) {
+        base = text.substr(0, x);
+        std::string digits = text.substr(x + 1);
+        char* end = nullptr;
+        long value = std::strtol(digits.c_str(), &end, 10);
+        if (digits.empty() || *end != '\0' || value < 1 || value > 65535) {
+            user_error() << "unknown data type '" << text << "': bad lane count";
+        }
+        lanes = static_cast<int>(value);
+    }
+    auto make = [&](uint8_t code, int bits) {
+        return DLDataType{code, static_cast<uint8_t>(bits), static_cast<uint16_t>(lanes)};
+    };
+    if (base == "bool") return make(kDLUInt, 1);
+    if (base == "handle") return make(kDLOpaqueHandle, 64);
+    // "uint" before "int" so that the longer prefix wins.
+    static constexpr DtypeName kNames[] = {
+        {"uint", kDLUInt}, {"int", kDLInt}, {"bfloat", kDLBfloat}, {"float", kDLFloat}};
+    for (const DtypeName& name : kNames) {
+        std::string_view prefix = name.prefix;
+        if (base.rfind(prefix, 0) != 0) continue;
+        std::string digits = base.substr(prefix.size());
+        char* end = nullptr;
+        long bits = std::strtol(digits.c_str(), &end, 10);
+        bool valid = !digits.empty() && *end == '\0';
+        if (name.code == kDLBfloat)
+            valid = valid && bits == 16;
+        else if (name.code == kDLFloat)
+            valid = valid && (bits == 16 || bits == 32 || bits == 64);
+        else
+            valid = valid && (bits == 8 || bits == 16 || bits == 32 || bits == 64);
+        if (valid) return make(name.code, static_cast<int>(bits));
+        break;
+    }
+    user_error() << "unknown data type '" << text
+                 << "'; expected e.g. float32, float16, bfloat16, int8, uint8, int64, bool";
+    ANVIL_UNREACHABLE();
+}
+
+std::string dl_dtype_to_string(DLDataType dtype) {
+    std::string base;
+    if (dtype.code == kDLUInt && dtype.bits == 1) {
+        base = "bool";
+    } else if (dtype.code == kDLOpaqueHandle && dtype.bits == 64) {
+        base = "handle";
+    } else {
+        switch (dtype.code) {
+            case kDLInt:
+                base = "int";
+                break;
+            case kDLUInt:
+                base = "uint";
+                break;
+            case kDLFloat:
+                base = "float";
+                break;
+            case kDLBfloat:
+                base = "bfloat";
+                break;
+            default:
+                return "dtype(code=" + std::to_string(dtype.code) +
+                       ", bits=" + std::to_string(dtype.bits) +
+                       ", lanes=" + std::to_string(dtype.lanes) + ")";
+        }
+        base += std::to_string(dtype.bits);
+    }
+    if (dtype.lanes != 1) base += "x" + std::to_string(dtype.lanes);
+    return base;
+}
+
+std::string describe_tensor(const DLTensor& tensor) {
+    return dl_dtype_to_string(tensor.dtype) + shape_string(tensor.shape, tensor.ndim);
+}
+
+NDArrayNode::~NDArrayNode() {
+    free_tensor(tensor_);
+}
+
+NDArray NDArray::empty(const std::vector<int64_t>& shape, DLDataType dtype, DLDevice device) {
+    DLTensor* tensor = allocate_tensor(shape.data(), static_cast<int>(shape.size()), dtype, device);
+    return adopt(tensor);
+}
+
+NDArray NDArray::adopt(DLTensor* tensor) {
+    if (tensor == nullptr) user_error() << "NDArray::adopt: tensor is NULL";
+    try {
+        return NDArray(make_ref<NDArrayNode>(tensor));
+    } catch (...) {
+        free_tensor(tensor);
+        throw;
+    }
+}
+
+int64_t NDArray::num_elements() const {
+    int64_t count = 1;
+    for (int64_t dim : shape()) count *= dim;
+    return count;
+}
+
+size_t NDArray::nbytes() const {
+    return static_cast<size_t>(num_elements() * dl_dtype_bytes(dtype()));
+}
+
+void NDArray::copy_from(const void* src, size_t nbytes) const {
+    if (nbytes != this->nbytes()) {
+        user_error() << "copy_from: source has " << nbytes << " bytes but tensor " << str()
+                     << " has " << this->nbytes();
+    }
+    if (nbytes) std::memcpy(raw_data(), src, nbytes);
+}
+
+void NDArray::copy_to(void* dst, size_t nbytes) const {
+    if (nbytes != this->nbytes()) {
+        user_error() << "copy_to: destination has " << nbytes << " bytes but tensor " << str()
+                     << " has " << this->nbytes();
+    }
+    if (nbytes) std::memcpy(dst, raw_data(), nbytes);
+}
+
+void NDArray::check_element_size(size_t bytes) const {
+    if (static_cast<int64_t>(bytes) != dl_dtype_bytes(dtype())) {
+        user_error() << "tensor " << str() << " has " << dl_dtype_bytes(dtype())
+                     << "-byte elements; accessed as a " << bytes << "-byte type";
+    }
+}
+
+}  // namespace anvil::runtime
+
+using anvil::runtime::catch_to_status;
+
+extern "C" {
+
+int anvil_tensor_alloc(const int64_t* shape, int ndim, DLDataType dtype, DLDevice device,
+                       DLTensor** out) {
+    return catch_to_status([&] {
+        if (out == nullptr) anvil::user_error() << "anvil_tensor_alloc: out is NULL";
+        *out = anvil::runtime::allocate_tensor(shape, ndim, dtype, device);
+        return 0;
+    });
+}
+
+int anvil_tensor_free(DLTensor* tensor) {
+    return catch_to_status([&] {
+        anvil::runtime::free_tensor(tensor);
+        return 0;
+    });
+}
+
+void* anvil_workspace_alloc(int64_t nbytes) {
+    void* ptr = nullptr;
+    catch_to_status([&] {
+        if (nbytes < 0 || nbytes > INT64_MAX - ANVIL_TENSOR_ALIGNMENT) {
+            anvil::user_error() << "anvil_workspace_alloc: invalid size " << nbytes;
+        }
+        ptr = anvil::runtime::allocate_aligned(nbytes);
+        if (ptr == nullptr) {
+            anvil::user_error() << "anvil_workspace_alloc: out of memory allocating " << nbytes
+                                << " bytes";
+        }
+        return 0;
+    });
+    return ptr;
+}
+
+void anvil_workspace_free(void* ptr) {
+    std::free(ptr);
+}
+
+}  // extern "C"

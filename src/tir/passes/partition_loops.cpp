@@ -1,0 +1,184 @@
+// partition_loops: a loop whose body is guarded by `if (likely(cond))`, cond linear in the loop
+// variable, is split where cond stops (or starts) holding for every iteration of the loops inside
+// it: the part where cond provably holds loses the guard, the rest keeps it.
+//
+//   for io in [0, 5) { for ii in [0, 8) vectorized { if likely(io*8 + ii < 37) { S } } }
+//   => for io in [0, 4) { for ii ... { S } }  for io in [4, 5) { for ii ... { if ... { S } } }
+//
+// Only Serial and Parallel loops are split (Vectorized and Unrolled loops need a constant
+// extent); loops are visited outermost first, so the guard of a split inner loop is removed at
+// the outer level, where the split point does not depend on outer loop variables. Whenever the
+// condition is not of a recognised form, the loop is left as it is.
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ir/analyzer.h"
+#include "ir/intrinsics.h"
+#include "ir/linear_form.h"
+#include "tir/passes/passes.h"
+#include "tir/stmt_functor.h"
+
+namespace anvil::tir {
+
+namespace {
+
+// The guards in a loop body, with the loops and lets the body binds.
+struct GuardCollector : StmtVisitor {
+    std::vector<const IfThenElse*> guards;
+    std::unordered_map<const Var*, Interval> relax;  // inner loop var -> its inclusive range
+    std::unordered_set<const Var*> bound;            // every variable bound inside the body
+
+    void visit_stmt_(const For* op) override {
+        relax[op->var.get()] = {op->min, op->min + op->extent - make_int(op->extent.dtype(), 1)};
+        bound.insert(op->var.get());
+        StmtVisitor::visit_stmt_(op);
+    }
+    void visit_stmt_(const LetStmt* op) override {
+        bound.insert(op->var.get());
+        StmtVisitor::visit_stmt_(op);
+    }
+    void visit_stmt_(const IfThenElse* op) override {
+        if (auto* c = op->cond.as<Call>(); c && c->name == intrin::kLikely) guards.push_back(op);
+        StmtVisitor::visit_stmt_(op);
+    }
+    void visit_expr(const PrimExpr&) override {}
+};
+
+// The guard holds for every inner iteration when v < k (safe_below) or when v >= k.
+struct Split {
+    PrimExpr k;
+    bool safe_below;
+};
+
+bool mentions(const PrimExpr& e, const std::function<bool(const Var*)>& pred) {
+    bool found = false;
+    pre_order_visit(e, [&](const PrimExpr& x) {
+        if (auto* v = x.as<Var>()) found |= pred(v);
+    });
+    return found;
+}
+
+class Partitioner : public StmtMutator {
+protected:
+    Stmt mutate_stmt_(const For* op, const Stmt& self) override {
+        analyzer_.bind(op->var, Range::from_min_extent(op->min, op->extent));
+        bool splittable = op->for_kind == ForKind::Serial || op->for_kind == ForKind::Parallel;
+        if (!splittable) return StmtMutator::mutate_stmt_(op, self);
+
+        GuardCollector guards;
+        guards.visit_stmt(op->body);
+        std::optional<Split> split;
+        std::vector<std::optional<Split>> splits;
+        for (const IfThenElse* g : guards.guards) {
+            splits.push_back(analyze(g->cond.as<Call>()->args[0], op->var, guards));
+            if (!split && splits.back()) split = splits.back();
+        }
+        if (!split) return StmtMutator::mutate_stmt_(op, self);
+
+        PrimExpr end = analyzer_.simplify(op->min + op->extent);
+        PrimExpr cut = analyzer_.simplify(min(max(split->k, op->min), end));
+        Stmt unguarded = drop(op->body, guards, splits, *split);
+        // The cut at the far end of the guarded part means the guard always holds; at the far
+        // end of the safe part, it never provably does and splitting buys nothing.
+        if (analyzer_.can_prove_equal(cut, split->safe_below ? end : op->min)) {
+            return rebuild(op, op->min, end, unguarded);
+        }
+        if (analyzer_.can_prove_equal(cut, split->safe_below ? op->min : end)) {
+            return StmtMutator::mutate_stmt_(op, self);
+        }
+        if (split->safe_below) {
+            return make_seq({rebuild(op, op->min, cut, unguarded), rebuild(op, cut, end, op->body)},
+                            op->loc);
+        }
+        return make_seq({rebuild(op, op->min, cut, op->body), rebuild(op, cut, end, unguarded)},
+                        op->loc);
+    }
+
+private:
+    // for v in [lo, hi) with `body`, whose own loops are partitioned in turn.
+    Stmt rebuild(const For* op, const PrimExpr& lo, const PrimExpr& hi, const Stmt& body) {
+        PrimExpr extent = analyzer_.simplify(hi - lo);
+        analyzer_.bind(op->var, Range::from_min_extent(lo, extent));
+        Stmt b = mutate_stmt(body);
+        return make_for(op->var, lo, extent, op->for_kind, b, op->thread_tag, op->loc);
+    }
+
+    // Normalizes cond to `d < 0` with d = coef * v + rest, and finds where it holds for all
+    // values of the inner loop variables in rest.
+    std::optional<Split> analyze(const PrimExpr& cond, const Ref<Var>& v, const GuardCollector& c) {
+        PrimExpr d;
+        auto* cmp = static_cast<const BinaryExpr*>(cond.get());  // read only for comparisons
+        switch (cond->kind) {
+            case ExprKind::LT: d = cmp->a - cmp->b; break;
+            case ExprKind::LE: d = cmp->a - cmp->b - 1; break;
+            case ExprKind::GT: d = cmp->b - cmp->a; break;
+            case ExprKind::GE: d = cmp->b - cmp->a - 1; break;
+            default: return std::nullopt;
+        }
+        if (!d.dtype().is_int() || d.dtype().is_vector()) return std::nullopt;
+        LinearSum sum = to_linear(analyzer_.simplify(d));
+        int64_t coef = 0;
+        LinearSum rest(sum.dtype);
+        rest.constant = sum.constant;
+        for (const auto& t : sum.terms) {
+            if (t.atom.same_as(v)) {
+                coef = sum.signed_value(t.coeff);
+            } else if (mentions(t.atom, [&](const Var* x) { return x == v.get(); })) {
+                return std::nullopt;  // v inside a non-linear atom
+            } else {
+                rest.add_term(t.atom, t.coeff);
+            }
+        }
+        if (coef == 0) return std::nullopt;
+        Interval range = analyzer_.eval_interval(from_linear(rest), c.relax);
+        PrimExpr worst = range.max;
+        if (!worst.defined() || mentions(worst, [&](const Var* x) {
+                return x == v.get() || c.bound.count(x) > 0;
+            })) {
+            return std::nullopt;
+        }
+        DataType t = worst.dtype();
+        if (coef > 0) {
+            // coef*v + worst < 0  <=>  v < floordiv(coef - 1 - worst, coef)
+            PrimExpr k = floordiv(make_int(t, coef - 1) - worst, make_int(t, coef));
+            return Split{analyzer_.simplify(k), true};
+        }
+        // -c*v + worst < 0  <=>  v >= floordiv(worst + c, c)
+        PrimExpr k = floordiv(worst + make_int(t, -coef), make_int(t, -coef));
+        return Split{analyzer_.simplify(k), false};
+    }
+
+    // The body without the guards that hold wherever `chosen` holds.
+    Stmt drop(const Stmt& body, const GuardCollector& c, const std::vector<std::optional<Split>>& s,
+              const Split& chosen) {
+        std::unordered_set<const IfThenElse*> remove;
+        for (size_t i = 0; i < c.guards.size(); ++i) {
+            if (!s[i] || s[i]->safe_below != chosen.safe_below) continue;
+            PrimExpr covers = chosen.safe_below ? s[i]->k >= chosen.k : s[i]->k <= chosen.k;
+            if (s[i]->k.same_as(chosen.k) || analyzer_.can_prove(covers)) {
+                remove.insert(c.guards[i]);
+            }
+        }
+        struct Remover : StmtMutator {
+            std::unordered_set<const IfThenElse*>* remove;
+            Stmt mutate_stmt_(const IfThenElse* op, const Stmt& self) override {
+                if (remove->count(op)) return mutate_stmt(op->then_case);
+                return StmtMutator::mutate_stmt_(op, self);
+            }
+            PrimExpr mutate_expr(const PrimExpr& e) override { return e; }
+        } r;
+        r.remove = &remove;
+        return r.mutate_stmt(body);
+    }
+
+    Analyzer analyzer_;
+};
+
+}  // namespace
+
+Stmt partition_loops(const Stmt& s, const LowerContext& ctx) {
+    return Partitioner().mutate_stmt(s);
+}
+
+}  // namespace anvil::tir

@@ -1,0 +1,243 @@
+// vectorize_loops: a Vectorized loop `for v in [min, min + L)` becomes one copy of its body in
+// which v is the vector ramp(min, 1, L) and every expression that depends on v is an L-lane
+// vector.
+//
+// Executing the body once with vectors equals executing it L times only when nothing in it
+// happens "once per iteration" in a way vectors cannot express. Whenever the rewrite meets such
+// a construct (a vector condition on a branch, a store to a loop-invariant address, a
+// side-effecting call, an allocation, a vector let used as an index, ...) it gives up on the
+// whole loop and emits a Serial loop instead, which is always correct.
+#include <unordered_set>
+
+#include "ir/intrinsics.h"
+#include "support/error.h"
+#include "tir/passes/passes.h"
+#include "tir/stmt_functor.h"
+
+namespace anvil::tir {
+
+namespace {
+
+// Thrown inside the rewrite of one loop; caught where that loop is handled.
+struct CannotVectorize {};
+
+PrimExpr widen(const PrimExpr& e, int lanes) {
+    if (e.dtype().lanes() == lanes) return e;
+    ANVIL_CHECK(e.dtype().is_scalar()) << "widen " << e.dtype().str() << " to " << lanes;
+    return make_broadcast(e, lanes);
+}
+
+// The scalar a uniform vector repeats, or the expression itself when it is scalar.
+PrimExpr scalar_of(const PrimExpr& e) {
+    if (e.dtype().is_scalar()) return e;
+    if (auto* b = e.as<Broadcast>()) return b->value;
+    return PrimExpr();
+}
+
+PrimExpr fold(ExprKind kind, const PrimExpr& a, const PrimExpr& b) {
+    const int64_t* x = as_const_int(a);
+    const int64_t* y = as_const_int(b);
+    if (x && y) {
+        if (kind == ExprKind::Add) return make_int(a.dtype(), *x + *y);
+        if (kind == ExprKind::Sub) return make_int(a.dtype(), *x - *y);
+        if (kind == ExprKind::Mul) return make_int(a.dtype(), *x * *y);
+    }
+    if (kind != ExprKind::Mul && y && *y == 0) return a;
+    if (kind == ExprKind::Add && x && *x == 0) return b;
+    if (kind == ExprKind::Mul && y && *y == 1) return a;
+    if (kind == ExprKind::Mul && x && *x == 1) return b;
+    return make_binary(kind, a, b);
+}
+
+// Rewrites the body of one Vectorized loop.
+class Vectorizer : public StmtMutator {
+public:
+    Vectorizer(const Ref<Var>& var, const PrimExpr& min, int lanes)
+        : var_(var), ramp_(make_ramp(min, make_int(min.dtype(), 1), lanes)), lanes_(lanes) {}
+
+    PrimExpr mutate(const PrimExpr& e) override {
+        // A vector already present means a nested vectorization we do not attempt.
+        if (e.dtype().is_vector()) throw CannotVectorize{};
+        return ExprMutator::mutate(e);
+    }
+
+protected:
+    PrimExpr mutate_(const Var* op, const PrimExpr& self) override {
+        if (op == var_.get()) return ramp_;
+        for (const auto& [from, to] : lets_) {
+            if (from.get() == op) return to;
+        }
+        return self;
+    }
+
+#define ANVIL_X(name)                                                     \
+    PrimExpr mutate_(const name* op, const PrimExpr& self) override {     \
+        return binary(ExprKind::name, op, self);                          \
+    }
+    ANVIL_FOR_EACH_BINARY_EXPR(ANVIL_X)
+#undef ANVIL_X
+
+    PrimExpr mutate_(const Select* op, const PrimExpr& self) override {
+        PrimExpr c = mutate(op->cond), t = mutate(op->true_value), f = mutate(op->false_value);
+        if (c.same_as(op->cond) && t.same_as(op->true_value) && f.same_as(op->false_value)) {
+            return self;
+        }
+        int lanes = std::max({c.dtype().lanes(), t.dtype().lanes(), f.dtype().lanes()});
+        if (lanes == 1) return make_select(c, t, f);
+        if (PrimExpr sc = scalar_of(c); sc.defined()) c = sc;
+        return make_select(c, widen(t, lanes), widen(f, lanes));
+    }
+
+    PrimExpr mutate_(const Call* op, const PrimExpr& self) override {
+        std::vector<PrimExpr> args;
+        if (!mutate_all(op->args, &args)) return self;
+        int lanes = 1;
+        for (const auto& a : args) lanes = std::max(lanes, a.dtype().lanes());
+        if (lanes == 1) return make_call(op->dtype, op->name, std::move(args));
+        // Only pure elementwise intrinsics have an obvious lane-wise meaning.
+        bool elementwise = intrin::is_math(op->name) || op->name == intrin::kReinterpret ||
+                           op->name == intrin::kLikely;
+        if (!elementwise) throw CannotVectorize{};
+        for (auto& a : args) a = widen(a, lanes);
+        return make_call(op->dtype.with_lanes(lanes), op->name, std::move(args));
+    }
+
+    PrimExpr mutate_(const Load* op, const PrimExpr& self) override {
+        std::vector<PrimExpr> idx;
+        if (!mutate_all(op->indices, &idx)) return self;
+        vectorize_indices(&idx);
+        return make_load(op->buffer, std::move(idx));
+    }
+
+    Stmt mutate_stmt_(const Store* op, const Stmt& self) override {
+        PrimExpr value = mutate_expr(op->value);
+        std::vector<PrimExpr> idx;
+        mutate_all(op->indices, &idx);
+        // Every lane must write its own element; a loop-invariant address would be written
+        // once instead of L times (or, for a vector value, by all lanes at once).
+        if (!vectorize_indices(&idx)) throw CannotVectorize{};
+        return make_store(op->buffer, widen(value, lanes_), std::move(idx), op->loc);
+    }
+
+    Stmt mutate_stmt_(const LetStmt* op, const Stmt& self) override {
+        PrimExpr value = mutate_expr(op->value);
+        if (value.dtype().is_scalar()) {
+            Stmt body = mutate_stmt(op->body);
+            if (value.same_as(op->value) && body.same_as(op->body)) return self;
+            return make_let(op->var, value, body, op->loc);
+        }
+        Ref<Var> vec = make_var(op->var->name, value.dtype());
+        lets_.emplace_back(op->var, vec);
+        vector_lets_.insert(vec.get());
+        Stmt body = mutate_stmt(op->body);
+        lets_.pop_back();
+        return make_let(vec, value, body, op->loc);
+    }
+
+    Stmt mutate_stmt_(const For* op, const Stmt& self) override {
+        PrimExpr mn = mutate_expr(op->min), ext = mutate_expr(op->extent);
+        if (mn.dtype().is_vector() || ext.dtype().is_vector()) throw CannotVectorize{};
+        return StmtMutator::mutate_stmt_(op, self);
+    }
+
+    Stmt mutate_stmt_(const IfThenElse* op, const Stmt& self) override {
+        if (mutate_expr(op->cond).dtype().is_vector()) throw CannotVectorize{};
+        return StmtMutator::mutate_stmt_(op, self);
+    }
+
+    Stmt mutate_stmt_(const AssertStmt* op, const Stmt& self) override {
+        if (mutate_expr(op->cond).dtype().is_vector()) throw CannotVectorize{};
+        return StmtMutator::mutate_stmt_(op, self);
+    }
+
+    // Runs once per iteration in the source; once in total after vectorization.
+    Stmt mutate_stmt_(const Evaluate*, const Stmt&) override { throw CannotVectorize{}; }
+    // Each iteration owns its buffer; sharing one across lanes would need it widened.
+    Stmt mutate_stmt_(const Allocate*, const Stmt&) override { throw CannotVectorize{}; }
+
+private:
+    PrimExpr binary(ExprKind kind, const BinaryExpr* op, const PrimExpr& self) {
+        PrimExpr a = mutate(op->a), b = mutate(op->b);
+        if (a.same_as(op->a) && b.same_as(op->b)) return self;
+        int lanes = std::max(a.dtype().lanes(), b.dtype().lanes());
+        if (lanes == 1) return make_binary(kind, a, b);
+        PrimExpr sa = scalar_of(a), sb = scalar_of(b);
+        if (sa.defined() && sb.defined()) return make_broadcast(make_binary(kind, sa, sb), lanes);
+        // Keep affine index arithmetic in ramp form: the code generator turns ramp(base, 1, L)
+        // indices into contiguous vector loads and stores.
+        auto* ra = a.as<Ramp>();
+        auto* rb = b.as<Ramp>();
+        if (kind == ExprKind::Add || kind == ExprKind::Sub) {
+            if (ra && rb) {
+                return make_ramp(fold(kind, ra->base, rb->base), fold(kind, ra->stride, rb->stride),
+                                 lanes);
+            }
+            if (ra && sb.defined()) return make_ramp(fold(kind, ra->base, sb), ra->stride, lanes);
+            if (rb && sa.defined()) {
+                PrimExpr stride = rb->stride;
+                if (kind == ExprKind::Sub) stride = fold(kind, make_int(stride.dtype(), 0), stride);
+                return make_ramp(fold(kind, sa, rb->base), stride, lanes);
+            }
+        }
+        if (kind == ExprKind::Mul) {
+            if (ra && sb.defined()) {
+                return make_ramp(fold(kind, ra->base, sb), fold(kind, ra->stride, sb), lanes);
+            }
+            if (rb && sa.defined()) {
+                return make_ramp(fold(kind, sa, rb->base), fold(kind, sa, rb->stride), lanes);
+            }
+        }
+        return make_binary(kind, widen(a, lanes), widen(b, lanes));
+    }
+
+    // Returns false when the access is scalar; otherwise makes the last index carry the lanes.
+    // Vector let variables are not allowed in indices: the code generator recognises contiguous
+    // and strided accesses from the index expression itself.
+    bool vectorize_indices(std::vector<PrimExpr>* idx) {
+        bool vector = false;
+        for (const auto& i : *idx) {
+            vector |= i.dtype().is_vector();
+            pre_order_visit(i, [&](const PrimExpr& e) {
+                if (vector_lets_.count(e.get())) throw CannotVectorize{};
+            });
+        }
+        if (vector && !idx->empty()) idx->back() = widen(idx->back(), lanes_);
+        return vector;
+    }
+
+    Ref<Var> var_;
+    PrimExpr ramp_;
+    int lanes_;
+    std::vector<std::pair<Ref<Var>, PrimExpr>> lets_;
+    std::unordered_set<const PrimExprNode*> vector_lets_;
+};
+
+class LoopVectorizer : public StmtMutator {
+protected:
+    Stmt mutate_stmt_(const For* op, const Stmt& self) override {
+        // Inner loops first, so that a vectorized loop nested in this one is already rewritten.
+        Stmt s = StmtMutator::mutate_stmt_(op, self);
+        auto* loop = s.as<For>();
+        if (loop->for_kind != ForKind::Vectorized) return s;
+        const int64_t* extent = as_const_int(loop->extent);
+        if (extent && *extent == 1) return substitute(loop->body, {{loop->var, loop->min}});
+        if (extent && *extent > 1 && *extent <= 0xFFFF) {
+            try {
+                Vectorizer v(loop->var, loop->min, static_cast<int>(*extent));
+                return v.mutate_stmt(loop->body);
+            } catch (const CannotVectorize&) {
+                // Fall through to the serial loop.
+            }
+        }
+        return make_for(loop->var, loop->min, loop->extent, ForKind::Serial, loop->body,
+                        loop->thread_tag, loop->loc);
+    }
+};
+
+}  // namespace
+
+Stmt vectorize_loops(const Stmt& s, const LowerContext& ctx) {
+    return LoopVectorizer().mutate_stmt(s);
+}
+
+}  // namespace anvil::tir

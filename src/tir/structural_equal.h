@@ -1,0 +1,24 @@
+// Structural equality of loop-IR statements and functions.
+//
+// Two statements are equal when they have the same shape, kinds, dtypes, constants and names of
+// calls, and their variables and buffers correspond. Variables and buffers *bound* inside the
+// compared IR (loop variables, let variables, allocated buffers, and for functions the
+// parameters) are matched by the position of their binding, not by identity or name: `for i
+// {A[i]}` equals `for j {A[j]}`. Free variables and buffers (not bound in the compared IR) must
+// be the same objects. Names of variables and buffers are ignored (they exist only for
+// printing); a function's own name is compared, since it is the symbol callers link against.
+// SourceLoc is ignored.
+//
+// This is what parse(print(x)) is checked against, and what tests use to compare the output of a
+// pass with an expected IR. The expression part lives in the .cpp because it needs the binding
+// maps; src/ir has no expression-level equalizer that could take them.
+#pragma once
+
+#include "tir/stmt.h"
+
+namespace anvil::tir {
+
+bool structural_equal(const Stmt& a, const Stmt& b);
+bool structural_equal(const Ref<PrimFunc>& a, const Ref<PrimFunc>& b);
+
+}  // namespace anvil::tir

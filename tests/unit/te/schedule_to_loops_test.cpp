@@ -1,0 +1,105 @@
+#include "te/schedule_to_loops.h"
+
+#include <gtest/gtest.h>
+
+#include "te/math.h"
+#include "te/reduction.h"
+#include "tir/printer.h"
+
+namespace anvil::te {
+namespace {
+
+std::string lower_text(const Schedule& s, const std::vector<Tensor>& args) {
+    return tir::print(schedule_to_loops(s, args, "f"));
+}
+
+TEST(ScheduleToLoops, ElementwiseDefault) {
+    Tensor A = placeholder({7, 5}, DataType::float32(), "A");
+    Tensor B = compute({7, 5}, [&](PrimExpr i, PrimExpr j) { return A(i, j) * 2.0f; }, "B");
+    Schedule s = create_schedule({B});
+    EXPECT_EQ(lower_text(s, {A, B}),
+              "prim_func f(A: float32[7, 5], B: float32[7, 5]) {\n"
+              "  for i in [0, 7) {\n"
+              "    for j in [0, 5) { B[i, j] = A[i, j] * 2.0f }\n"
+              "  }\n"
+              "}\n");
+}
+
+TEST(ScheduleToLoops, DivisibleSplitHasNoGuard) {
+    Tensor A = placeholder({64}, DataType::float32(), "A");
+    Tensor B = compute({64}, [&](PrimExpr i) { return A(i) + 1.0f; }, "B");
+    Schedule s = create_schedule({B});
+    auto [o, in] = s[B].split(s[B].op_axis()[0], 16);
+    std::string text = lower_text(s, {A, B});
+    EXPECT_EQ(text.find("likely"), std::string::npos) << text;
+    EXPECT_NE(text.find("for i_outer in [0, 4)"), std::string::npos) << text;
+}
+
+TEST(ScheduleToLoops, NonDivisibleSplitIsGuarded) {
+    Tensor A = placeholder({67}, DataType::float32(), "A");
+    Tensor B = compute({67}, [&](PrimExpr i) { return A(i) + 1.0f; }, "B");
+    Schedule s = create_schedule({B});
+    s[B].split(s[B].op_axis()[0], 16);
+    std::string text = lower_text(s, {A, B});
+    EXPECT_NE(text.find("for i_outer in [0, 5)"), std::string::npos) << text;
+    EXPECT_NE(text.find("likely"), std::string::npos) << text;
+    EXPECT_NE(text.find("< 67"), std::string::npos) << text;
+}
+
+TEST(ScheduleToLoops, InlineSubstitutesTheProducer) {
+    Tensor A = placeholder({10}, DataType::float32(), "A");
+    Tensor B = compute({10}, [&](PrimExpr i) { return exp(A(i)); }, "B");
+    Tensor C = compute({10}, [&](PrimExpr i) { return B(i) * 3.0f; }, "C");
+    Schedule s = create_schedule({C});
+    s[B].compute_inline();
+    std::string text = lower_text(s, {A, C});
+    EXPECT_NE(text.find("C[i] = exp(A[i]) * 3.0f"), std::string::npos) << text;
+    EXPECT_EQ(text.find("allocate"), std::string::npos) << text;
+}
+
+TEST(ScheduleToLoops, RootIntermediateIsAllocated) {
+    Tensor A = placeholder({10}, DataType::float32(), "A");
+    Tensor B = compute({10}, [&](PrimExpr i) { return A(i) + 1.0f; }, "B");
+    Tensor C = compute({10}, [&](PrimExpr i) { return B(i) * 3.0f; }, "C");
+    Schedule s = create_schedule({C});
+    std::string text = lower_text(s, {A, C});
+    EXPECT_NE(text.find("allocate B: float32[10]"), std::string::npos) << text;
+}
+
+TEST(ScheduleToLoops, ComputeAtInfersTheRegion) {
+    // C[i] = B[i] + B[i + 2]: computed at C's outer loop, B covers the tile plus a halo of 2.
+    Tensor A = placeholder({40}, DataType::float32(), "A");
+    Tensor B = compute({40}, [&](PrimExpr i) { return A(i) * 2.0f; }, "B");
+    Tensor C = compute({38}, [&](PrimExpr i) { return B(i) + B(i + 2); }, "C");
+    Schedule s = create_schedule({C});
+    auto [o, in] = s[C].split(s[C].op_axis()[0], 8);
+    s[B].compute_at(s[C], o);
+    std::string text = lower_text(s, {A, C});
+    EXPECT_NE(text.find("allocate B: float32[10]"), std::string::npos) << text;
+}
+
+TEST(ScheduleToLoops, ReductionInitAndUpdate) {
+    Tensor A = placeholder({6, 9}, DataType::float32(), "A");
+    auto k = reduce_axis(9, "k");
+    Tensor B = compute({6}, [&](PrimExpr i) { return max(A(i, k->var), {k}); }, "B");
+    Schedule s = create_schedule({B});
+    std::string text = lower_text(s, {A, B});
+    EXPECT_NE(text.find("B[i] = -inff"), std::string::npos) << text;
+    EXPECT_NE(text.find("B[i] = max(B[i], A[i, k])"), std::string::npos) << text;
+}
+
+TEST(ScheduleToLoops, CustomReducerAndCondition) {
+    Tensor A = placeholder({5, 8}, DataType::int32(), "A");
+    auto k = reduce_axis(8, "k");
+    Reducer product = comm_reducer([](PrimExpr x, PrimExpr y) { return x * y; },
+                                   [](DataType t) { return make_const(t, 1); }, "product");
+    Tensor B = compute({5}, [&](PrimExpr i) { return product(A(i, k->var), {k}, k->var < 4); }, "B");
+    Schedule s = create_schedule({B});
+    std::string text = lower_text(s, {A, B});
+    EXPECT_NE(text.find("B[i] = 1"), std::string::npos) << text;
+    EXPECT_NE(text.find("if k < 4"), std::string::npos) << text;
+    EXPECT_NE(text.find("B[i] * A[i, k]"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace anvil::te

@@ -1,0 +1,92 @@
+#include "passes_programs.h"
+
+namespace anvil::tir::testing {
+namespace {
+
+int count_ifs(const Stmt& s) {
+    return count_stmts(s, [](const Stmt& x) { return x.is<IfThenElse>(); });
+}
+
+TEST(PartitionLoops, ConstantSplitTail) {
+    auto f = make_split_add(37, 8, ForKind::Vectorized);
+    auto g = apply(f, partition_loops);
+    auto* seq = g->body.as<SeqStmt>();
+    ASSERT_NE(seq, nullptr);
+    ASSERT_EQ(seq->seq.size(), 2u);
+    auto* main = seq->seq[0].as<For>();
+    auto* tail = seq->seq[1].as<For>();
+    ASSERT_TRUE(main && tail);
+    EXPECT_TRUE(is_const_int(main->extent, 4));
+    EXPECT_TRUE(is_const_int(tail->min, 4));
+    EXPECT_TRUE(is_const_int(tail->extent, 1));
+    EXPECT_EQ(count_ifs(seq->seq[0]), 0);
+    EXPECT_EQ(count_ifs(seq->seq[1]), 1);
+    expect_equivalent(f, g);
+    // Then the main part vectorizes and the tail falls back to a serial loop.
+    auto v = apply(flatten_storage(g, LowerContext{}), vectorize_loops);
+    EXPECT_EQ(count_loops(v->body, ForKind::Vectorized), 0);
+    EXPECT_EQ(count_loops(v->body, ForKind::Serial), 3);
+    expect_equivalent(f, v);
+}
+
+TEST(PartitionLoops, SymbolicSplit) {
+    auto f = make_split_add(0, 8, ForKind::Vectorized, true);
+    auto g = apply(f, partition_loops);
+    ASSERT_TRUE(g->body.is<SeqStmt>());
+    EXPECT_EQ(count_ifs(g->body.as<SeqStmt>()->seq[0]), 0);
+    auto v = apply(apply(flatten_storage(g, LowerContext{}), simplify), vectorize_loops);
+    for (int64_t n : {0, 1, 7, 8, 9, 37, 64}) {
+        expect_equivalent(f, g, {n});
+        expect_equivalent(f, v, {n});
+    }
+}
+
+TEST(PartitionLoops, MatmulWithGuardedInnerLoops) {
+    auto f = make_matmul(3, 13, 5, 4, ForKind::Vectorized);
+    auto g = apply(f, partition_loops);
+    // Both jo loops split: 2 guards left in the tails out of 2.
+    EXPECT_EQ(count_ifs(g->body), 2);
+    EXPECT_EQ(count_loops(g->body, ForKind::Vectorized), 4);
+    expect_equivalent(f, g);
+    auto v = apply(apply(flatten_storage(g, LowerContext{}), simplify), vectorize_loops);
+    EXPECT_EQ(count_loops(v->body, ForKind::Vectorized), 0);
+    expect_equivalent(f, v);
+}
+
+TEST(PartitionLoops, LowerBoundsAndOtherComparisons) {
+    auto A = make_buffer("A", DataType::int32(), {40});
+    auto i = make_var("i");
+    auto loop = [&](const PrimExpr& cond) {
+        return make_for(i, 0, 20, ForKind::Serial,
+                        make_if(likely(cond), make_store(A, make_load(A, {i}) + 1, {i})));
+    };
+    PrimExpr iv = i;
+    std::vector<PrimExpr> conds = {iv >= 5, iv > 5, iv * 3 + 1 <= 20, 7 > iv, 0 - iv * 2 < -9,
+                                   iv < 100, iv >= -3};
+    for (const auto& c : conds) {
+        auto f = make_prim_func("f", {A}, loop(c));
+        auto g = apply(f, partition_loops);
+        EXPECT_LE(count_ifs(g->body), 1) << c;
+        EXPECT_FALSE(g->body.same_as(f->body)) << c;
+        expect_equivalent(f, g);
+    }
+    // Always true on [0, 20): the guard simply goes.
+    EXPECT_EQ(count_ifs(apply(make_prim_func("f", {A}, loop(iv < 100)), partition_loops)->body), 0);
+}
+
+TEST(PartitionLoops, UnrecognisedGuardsStay) {
+    auto A = make_buffer("A", DataType::int32(), {40});
+    auto i = make_var("i"), t = make_var("t");
+    Stmt store = make_store(A, 1, {i});
+    std::vector<Stmt> loops = {
+        make_for(i, 0, 20, ForKind::Serial, make_if(likely(PrimExpr(i) * i < 10), store)),
+        make_for(i, 0, 20, ForKind::Serial,
+                 make_let(t, make_load(A, {i}), make_if(likely(PrimExpr(i) < t), store))),
+        make_for(i, 0, 20, ForKind::Serial, make_if(likely(eq(PrimExpr(i), 3)), store)),
+        make_for(i, 0, 8, ForKind::Vectorized, make_if(likely(PrimExpr(i) < 5), store)),
+    };
+    for (const auto& s : loops) EXPECT_TRUE(partition_loops(s, LowerContext{}).same_as(s));
+}
+
+}  // namespace
+}  // namespace anvil::tir::testing

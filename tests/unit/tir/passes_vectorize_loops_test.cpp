@@ -1,0 +1,150 @@
+#include "passes_programs.h"
+
+namespace anvil::tir::testing {
+namespace {
+
+Ref<PrimFunc> vectorize(const Ref<PrimFunc>& f) { return apply(f, vectorize_loops); }
+
+// Loads and stores of `lanes` lanes whose index is a ramp with stride 1.
+int count_ramp_accesses(const Stmt& s, int lanes) {
+    int n = 0;
+    auto is_ramp = [&](const PrimExpr& i) {
+        auto* r = i.as<Ramp>();
+        return r && r->lanes == lanes && is_one(r->stride);
+    };
+    visit_exprs(s, [&](const PrimExpr& e) {
+        if (auto* l = e.as<Load>()) n += is_ramp(l->indices.back()) ? 1 : 0;
+    });
+    n += count_stmts(s, [&](const Stmt& x) {
+        auto* st = x.as<Store>();
+        return st && is_ramp(st->indices.back()) && st->value.dtype().lanes() == lanes;
+    });
+    return n;
+}
+
+TEST(VectorizeLoops, ElementwiseBecomesRampAccesses) {
+    auto f = flatten_storage(make_split_add(64, 8, ForKind::Vectorized), LowerContext{});
+    auto g = vectorize(f);
+    EXPECT_EQ(count_loops(g->body, ForKind::Vectorized), 0);
+    EXPECT_EQ(count_loops(g->body, ForKind::Serial), 1);  // only the outer loop
+    EXPECT_EQ(count_ramp_accesses(g->body, 8), 3);         // two loads, one store
+    expect_equivalent(f, g);
+}
+
+TEST(VectorizeLoops, GuardedBodyFallsBackToSerial) {
+    // 37 is not a multiple of 8: the guard is a vector condition, so the loop stays scalar.
+    auto f = flatten_storage(make_split_add(37, 8, ForKind::Vectorized), LowerContext{});
+    auto g = vectorize(f);
+    EXPECT_EQ(count_loops(g->body, ForKind::Vectorized), 0);
+    EXPECT_EQ(count_loops(g->body, ForKind::Serial), 2);
+    expect_equivalent(f, g);
+    auto s = flatten_storage(make_split_add(0, 4, ForKind::Vectorized, true), LowerContext{});
+    for (int64_t n : {1, 13, 16}) expect_equivalent(s, vectorize(s), {n});
+}
+
+TEST(VectorizeLoops, ReductionInsideVectorizedLoop) {
+    auto f = flatten_storage(make_matmul(5, 16, 7, 8, ForKind::Vectorized), LowerContext{});
+    auto g = vectorize(f);
+    EXPECT_EQ(count_loops(g->body, ForKind::Vectorized), 0);
+    // init store + (load C, load B, store C); the A load is scalar and broadcast.
+    EXPECT_EQ(count_ramp_accesses(g->body, 8), 4);
+    expect_equivalent(f, g);
+}
+
+TEST(VectorizeLoops, InnerLoopWithInvariantBoundsStaysALoop) {
+    // for i vectorized { for k { C[i] = C[i] + A[i * 5 + k] } }: the k loop keeps its shape and
+    // the A access becomes a strided ramp.
+    auto A = make_buffer("A", DataType::float32(), {30});
+    auto C = make_buffer("C", DataType::float32(), {6});
+    auto i = make_var("i"), k = make_var("k");
+    Stmt body = make_for(i, 0, 6, ForKind::Vectorized, make_for(k, 0, 5, ForKind::Serial,
+        make_store(C, make_load(C, {i}) + make_load(A, {PrimExpr(i) * 5 + k}), {i})));
+    auto f = make_prim_func("rowsum", {A, C}, body);
+    auto g = vectorize(f);
+    ASSERT_EQ(count_loops(g->body, ForKind::Serial), 1);
+    auto* loop = g->body.as<For>();
+    ASSERT_NE(loop, nullptr);
+    auto* st = loop->body.as<Store>();
+    ASSERT_NE(st, nullptr);
+    EXPECT_EQ(st->value.dtype(), DataType::float32().with_lanes(6));
+    bool strided = false;
+    visit_exprs(g->body, [&](const PrimExpr& e) {
+        auto* l = e.as<Load>();
+        auto* r = l ? l->indices[0].as<Ramp>() : nullptr;
+        strided |= r && is_const_int(r->stride, 5);
+    });
+    EXPECT_TRUE(strided);
+    expect_equivalent(f, g);
+}
+
+TEST(VectorizeLoops, MathCallsSelectsAndCastsBecomeVectors) {
+    auto A = make_buffer("A", DataType::float32(), {12});
+    auto B = make_buffer("B", DataType::int32(), {12});
+    auto i = make_var("i");
+    PrimExpr a = make_load(A, {i});
+    PrimExpr v = make_call(DataType::float32(), intrin::kExp, {a}) +
+                 select(PrimExpr(i) < 5, a, 1.0f) * cast(DataType::float32(), i);
+    Stmt body = make_for(i, 0, 12, ForKind::Vectorized,
+                         make_store(B, cast(DataType::int32(), v * 10.0f), {i}));
+    auto f = make_prim_func("f", {A, B}, body);
+    auto g = vectorize(f);
+    EXPECT_EQ(count_stmts(g->body, [](const Stmt& s) { return s.is<For>(); }), 0);
+    bool vector_exp = false;
+    visit_exprs(g->body, [&](const PrimExpr& e) {
+        auto* c = e.as<Call>();
+        vector_exp |= c && c->name == intrin::kExp && c->dtype.lanes() == 12;
+    });
+    EXPECT_TRUE(vector_exp);
+    expect_equivalent(f, g);
+}
+
+TEST(VectorizeLoops, LetsOfVectors) {
+    auto A = make_buffer("A", DataType::float32(), {16});
+    auto B = make_buffer("B", DataType::float32(), {16});
+    auto i = make_var("i");
+    // A vector let used in arithmetic vectorizes.
+    auto t = make_var("t", DataType::float32());
+    Stmt ok = make_for(i, 0, 16, ForKind::Vectorized,
+                       make_let(t, make_load(A, {i}) * 2.0f, make_store(B, PrimExpr(t) + t, {i})));
+    auto f = make_prim_func("f", {A, B}, ok);
+    auto g = vectorize(f);
+    EXPECT_EQ(count_loops(g->body, ForKind::Serial), 0);
+    expect_equivalent(f, g);
+    // A vector let used as an index falls back to a serial loop.
+    auto j = make_var("j");
+    Stmt bad = make_for(i, 0, 16, ForKind::Vectorized,
+                        make_let(j, 15 - PrimExpr(i), make_store(B, make_load(A, {j}), {i})));
+    auto f2 = make_prim_func("f2", {A, B}, bad);
+    auto g2 = vectorize(f2);
+    EXPECT_EQ(count_loops(g2->body, ForKind::Serial), 1);
+    expect_equivalent(f2, g2);
+}
+
+TEST(VectorizeLoops, UnvectorizableBodiesStaySerial) {
+    auto A = make_buffer("A", DataType::float32(), {8});
+    auto B = make_buffer("B", DataType::float32(), {8});
+    auto i = make_var("i");
+    // A store to a loop-invariant address: every iteration writes B[0] in turn.
+    Stmt invariant = make_for(i, 0, 8, ForKind::Vectorized,
+                              make_store(B, make_load(B, {0}) + make_load(A, {i}), {0}));
+    // A call that is not an elementwise intrinsic.
+    Stmt external = make_for(i, 0, 8, ForKind::Vectorized,
+        make_store(B, make_call(DataType::float32(), "my_func", {make_load(A, {i})}), {i}));
+    for (const Stmt& s : {invariant, external}) {
+        Stmt v = vectorize_loops(s, LowerContext{});
+        EXPECT_EQ(count_loops(v, ForKind::Vectorized), 0);
+        EXPECT_EQ(count_loops(v, ForKind::Serial), 1);
+    }
+    auto f = make_prim_func("f", {A, B}, invariant);
+    expect_equivalent(f, vectorize(f));
+}
+
+TEST(VectorizeLoops, ExtentOneLoopIsSubstituted) {
+    auto f = flatten_storage(make_split_add(9, 1, ForKind::Vectorized), LowerContext{});
+    auto g = vectorize(f);
+    EXPECT_EQ(count_loops(g->body, ForKind::Serial), 1);
+    expect_equivalent(f, g);
+}
+
+}  // namespace
+}  // namespace anvil::tir::testing
