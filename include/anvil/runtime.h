@@ -49,6 +49,11 @@ typedef enum {
 typedef int (*AnvilPackedCFunc)(const AnvilValue* args, const int* type_codes, int num_args,
                                 AnvilValue* ret, int* ret_type_code, void* resource);
 
+/* Ownership across a call: arguments are borrowed for the duration of the call. A returned
+ * kAnvilStr stays valid until the callee's thread returns another string through the runtime; a
+ * returned kAnvilFunction handle carries one reference, which the caller releases with
+ * anvil_func_free. A returned kAnvilDLTensor is borrowed. */
+
 /* ---- errors ---------------------------------------------------------------------------- */
 ANVIL_API void anvil_set_last_error(const char* message);
 ANVIL_API const char* anvil_get_last_error(void);
@@ -59,17 +64,26 @@ ANVIL_API const char* anvil_get_last_error(void);
  * (non-zero reports failure). num_tasks <= 0 means one task per thread. The call returns when
  * all tasks have finished; nested launches run serially on the calling thread. */
 typedef int (*AnvilParallelLambda)(int task_id, int num_tasks, void* closure);
+/* Tasks are claimed dynamically: task_id says which part of the work to do, not which thread runs
+ * it. A task reports failure by setting the last error (in the thread that runs it) and returning
+ * non-zero; the launch then returns -1 with that message as the caller's last error, and tasks not
+ * yet started are skipped. While another host thread's launch holds the pool, a launch runs
+ * serially on its calling thread. */
 ANVIL_API int anvil_parallel_launch(AnvilParallelLambda lambda, void* closure, int num_tasks);
 ANVIL_API int anvil_num_threads(void);
 /* Changes the number of threads of the pool (0 = default); mainly for benchmarks. */
 ANVIL_API int anvil_set_num_threads(int num_threads);
 
 /* ---- workspace memory for kernels ------------------------------------------------------- */
+/* ANVIL_TENSOR_ALIGNMENT-aligned; NULL (with the last error set) on failure. */
 ANVIL_API void* anvil_workspace_alloc(int64_t nbytes);
 ANVIL_API void anvil_workspace_free(void* ptr);
 
 /* ---- tensors ------------------------------------------------------------------------------
  * anvil_tensor_alloc makes a dense row-major tensor with 64-byte aligned data on the CPU. */
+/* The allocation owns the shape array (strides are NULL: compact row-major). An element takes
+ * (bits * lanes + 7) / 8 bytes, so bool tensors ({kDLUInt, 1, 1}) hold one byte per element.
+ * anvil_tensor_free accepts only tensors from anvil_tensor_alloc (and NULL). */
 ANVIL_API int anvil_tensor_alloc(const int64_t* shape, int ndim, DLDataType dtype, DLDevice device,
                                  DLTensor** out);
 ANVIL_API int anvil_tensor_free(DLTensor* tensor);

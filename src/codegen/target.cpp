@@ -220,8 +220,8 @@ Target Target::parse(const std::string& text) {
     lookup_backend(t.mtriple, text);
     const bool host_arch = llvm::Triple(t.mtriple).getArch() == llvm::Triple(host_triple).getArch();
     if (t.mcpu == "native" && !host_arch) {
-        user_error() << "target '" << text << "': -mcpu=native names the host CPU ("
-                     << host_triple << ") but the triple is " << t.mtriple
+        user_error() << "target '" << text << "': -mcpu=native names the host CPU (" << host_triple
+                     << ") but the triple is " << t.mtriple
                      << "; give an LLVM CPU name for that architecture or 'generic'";
     }
     check_features(t, text);
@@ -234,9 +234,13 @@ Target Target::parse(const std::string& text) {
     return t;
 }
 
-Target Target::host() { return parse("llvm -mcpu=native"); }
+Target Target::host() {
+    return parse("llvm -mcpu=native");
+}
 
-std::string Target::feature_string() const { return join(mattrs, ","); }
+std::string Target::feature_string() const {
+    return join(mattrs, ",");
+}
 
 bool Target::has_feature(const std::string& feature) const {
     if (kind == "cuda") return false;

@@ -160,7 +160,12 @@ DLDataType dl_dtype_from_string(const std::string& text) {
 
 std::string dl_dtype_to_string(DLDataType dtype) {
     std::string base;
-    if (dtype.code == kDLUInt && dtype.bits == 1) {
+    // Besides DLPack's traditional bool, name DLPack 0.8's {kDLBool = 6, 8} and Anvil IR's
+    // {Bool = 5, 1}: the code generator accepts all three for bool buffers.
+    const bool is_bool = (dtype.code == kDLUInt && dtype.bits == 1) ||
+                         (dtype.code == 6 && dtype.bits == 8) ||
+                         (dtype.code == 5 && dtype.bits == 1);
+    if (is_bool) {
         base = "bool";
     } else if (dtype.code == kDLOpaqueHandle && dtype.bits == 64) {
         base = "handle";
@@ -185,7 +190,10 @@ std::string dl_dtype_to_string(DLDataType dtype) {
         }
         base += std::to_string(dtype.bits);
     }
-    if (dtype.lanes != 1) base += "x" + std::to_string(dtype.lanes);
+    if (dtype.lanes != 1) {
+        base += 'x';
+        base += std::to_string(dtype.lanes);
+    }
     return base;
 }
 

@@ -56,7 +56,10 @@ public:
     DLTensor* as_tensor() const;  // null for kAnvilNull
     void* as_handle() const;      // kAnvilHandle, kAnvilDLTensor or kAnvilNull
     const char* as_c_str() const;
-    std::string as_string() const { return as_c_str(); }
+    std::string as_string() const {
+        const char* text = as_c_str();
+        return text ? text : "";
+    }
     PackedFunc as_func() const;
 
 private:

@@ -257,7 +257,11 @@ private:
 
     Stmt stmt() {
         const Token& t = peek();
-        if (accept("{")) return Stmt(new SeqStmt(stmts_until_brace("the statement block")));
+        if (is_keyword("seq")) {
+            next();
+            expect("{", "after 'seq'");
+            return Stmt(new SeqStmt(stmts_until_brace("the seq block")));
+        }
         if (t.kind == Tok::Ident) {
             if (t.text == "for") return for_stmt();
             if (t.text == "let") return let_stmt();
@@ -274,8 +278,8 @@ private:
             if (is_punct("[", 1)) return store_stmt();
         }
         expected(
-            "a statement (for, let, allocate, if, assert, evaluate, a store 'B[i] = v' "
-            "or '{')");
+            "a statement (for, let, allocate, if, assert, evaluate, seq or a store "
+            "'B[i] = v')");
     }
 
     template <typename F>

@@ -18,7 +18,7 @@
 //            | 'assert' '(' expr ',' STRING ')' block?
 //            | 'evaluate' '(' expr ')'
 //            | IDENT '[' exprs? ']' '=' expr                  -- a store
-//            | '{' stmt* '}'                                  -- always a SeqStmt
+//            | 'seq' '{' stmt* '}'                            -- always a SeqStmt
 //   kind    := 'serial' | 'parallel' | 'vectorized' | 'unrolled' | 'thread_binding' '(' STRING ')'
 //   scope   := IDENT ('.' IDENT)* | STRING                    -- "global" when omitted
 //   expr    := binary operators || && (== !=) (< <= > >=) (+ -) (* / %), left-associative,

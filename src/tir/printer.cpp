@@ -115,13 +115,13 @@ protected:
         visit_expr(op->value);
         for (const auto& i : op->indices) visit_expr(i);
     }
-    void visit_expr(const PrimExpr& e) override {
-        if (e.defined()) visit(e);
+    void visit(const PrimExpr& e) override {
+        if (e.defined()) StmtVisitor::visit(e);
     }
     void visit_(const Var* op) override { use(op, op->name); }
     void visit_(const Load* op) override {
         use(op->buffer.get());
-        for (const auto& i : op->indices) visit_expr(i);
+        for (const auto& i : op->indices) visit(i);
     }
 
 private:
@@ -140,7 +140,9 @@ class TextPrinter {
 public:
     TextPrinter() {
         ep_.var_name = [this](const Var* v) { return names_.get(v, v->name); };
-        ep_.buffer_name = [this](const Buffer* b) { return names_.get(b, b->name); };
+        ep_.buffer_name = [this](const Buffer* b) {
+            return b ? names_.get(b, b->name) : std::string("<undefined>");
+        };
     }
 
     std::string func(const PrimFunc& f) {
@@ -171,7 +173,7 @@ private:
     void line(const std::string& text) { os_ << std::string(indent_ * 2, ' ') << text << '\n'; }
 
     // The statements a body block lists. A one-element SeqStmt is listed as itself, so it
-    // prints as a nested `{ }` block and reads back as a SeqStmt.
+    // prints as a nested `seq { }` and reads back as a SeqStmt.
     static std::vector<Stmt> items(const Stmt& body) {
         auto* seq = body.as<SeqStmt>();
         if (seq && seq->seq.size() != 1) return seq->seq;
@@ -199,7 +201,7 @@ private:
     void block(const std::string& head, const Stmt& body) { block(head, items(body)); }
 
     void block(const std::string& head, const std::vector<Stmt>& list) {
-        std::string open = head.empty() ? "{" : head + " {";
+        std::string open = head + " {";
         if (list.empty()) {
             line(open + "}");
             return;
@@ -294,7 +296,7 @@ private:
                 if_then_else(*s.as<IfThenElse>());
                 return;
             case StmtKind::SeqStmt:
-                block("", s.as<SeqStmt>()->seq);
+                block("seq", s.as<SeqStmt>()->seq);
                 return;
             case StmtKind::AssertStmt: {
                 auto* a = s.as<AssertStmt>();
@@ -353,9 +355,9 @@ bool is_nan_or_inf_literal(const std::string& s) {
 
 bool is_reserved_name(const std::string& name) {
     static const std::unordered_set<std::string> kWords = {
-        "prim_func", "for",       "in",       "let",      "allocate", "if",   "else",
-        "assert",    "evaluate",  "true",     "false",    "select",   "cast", "call",
-        "ramp",      "broadcast", "floordiv", "floormod", "min",      "max",  "likely",
+        "prim_func", "for",      "in",    "let",    "allocate", "if",   "else", "assert",
+        "evaluate",  "true",     "false", "select", "cast",     "call", "ramp", "broadcast",
+        "floordiv",  "floormod", "min",   "max",    "likely",   "seq",
     };
     return kWords.count(name) || intrin::arity(name) >= 0 || is_nan_or_inf_literal(name);
 }

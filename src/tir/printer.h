@@ -15,8 +15,9 @@
 // `min + extent` and is just `extent` when min is 0), `let v = value { }`,
 // `allocate B: dtype[shape] SCOPE { }` (the scope is omitted when "global"),
 // `if cond { } else { }`, `assert(cond, "message") { }`, `evaluate(expr)`, `B[i, j] = value`,
-// and a bare `{ }` for a sequence nested in a sequence. A body that is one store or evaluate
-// and fits in 100 columns stays on its header's line. Expressions use ExprPrinter's syntax
+// and `seq { }` for a sequence nested in a sequence or of one statement (a body block of
+// several statements is a SeqStmt already). A body that is one store or evaluate and fits in 100
+// columns stays on its header's line. Expressions use ExprPrinter's syntax
 // (ir/expr_printer.h). SourceLocs are not printed.
 //
 // Names: every distinct Var or Buffer object gets its own name in one function-wide namespace

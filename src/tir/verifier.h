@@ -8,9 +8,10 @@
 // - a Var (or Buffer) is not bound again while its binding is in scope. Binding the same object
 //   in *sibling* scopes is allowed: unroll_loops and partition_loops copy bodies, and a
 //   variable is identified by object, so the copies do not interfere;
-// - Load/Store: as many indices as the buffer has dimensions, integer indices, the stored value's
-//   element type is the buffer's, the last index has the value's lanes and every other index
-//   is scalar or has those lanes;
+// - Load/Store: as many indices as the buffer has dimensions, or exactly one (a row-major
+//   offset, as flatten_storage leaves accesses to parameters whose shape stays multi-
+//   dimensional); integer indices; the stored value's element type is the buffer's; the last
+//   index has the value's lanes and every other index is scalar or has those lanes;
 // - types: let/loop variables match their values/bounds, loop variables are scalar integers,
 //   conditions are bool, binary operands and select branches agree;
 // - loops: no Parallel loop inside another Parallel loop, Vectorized and Unrolled loops have a

@@ -13,18 +13,28 @@ llvm::Type* CodeGenLLVM::llvm_type(DataType t) {
     llvm::Type* scalar = nullptr;
     switch (t.code()) {
         case DataType::Code::Int:
-        case DataType::Code::UInt: scalar = llvm::Type::getIntNTy(ctx_, t.bits()); break;
-        case DataType::Code::Bool: scalar = llvm::Type::getInt1Ty(ctx_); break;
-        case DataType::Code::BFloat: scalar = llvm::Type::getInt16Ty(ctx_); break;
+        case DataType::Code::UInt:
+            scalar = llvm::Type::getIntNTy(ctx_, t.bits());
+            break;
+        case DataType::Code::Bool:
+            scalar = llvm::Type::getInt1Ty(ctx_);
+            break;
+        case DataType::Code::BFloat:
+            scalar = llvm::Type::getInt16Ty(ctx_);
+            break;
         case DataType::Code::Handle:
             if (t.is_void()) return llvm::Type::getVoidTy(ctx_);
             scalar = ptr_;
             break;
         case DataType::Code::Float:
-            if (t.bits() == 16) scalar = llvm::Type::getHalfTy(ctx_);
-            else if (t.bits() == 32) scalar = llvm::Type::getFloatTy(ctx_);
-            else if (t.bits() == 64) scalar = llvm::Type::getDoubleTy(ctx_);
-            else internal_error() << "no LLVM type for " << t.str();
+            if (t.bits() == 16)
+                scalar = llvm::Type::getHalfTy(ctx_);
+            else if (t.bits() == 32)
+                scalar = llvm::Type::getFloatTy(ctx_);
+            else if (t.bits() == 64)
+                scalar = llvm::Type::getDoubleTy(ctx_);
+            else
+                internal_error() << "no LLVM type for " << t.str();
             break;
     }
     if (t.is_vector()) return llvm::FixedVectorType::get(scalar, t.lanes());
@@ -42,8 +52,9 @@ llvm::Type* CodeGenLLVM::storage_type(DataType t) {
 llvm::Value* CodeGenLLVM::emit(const PrimExpr& e) {
     ANVIL_CHECK(e.defined()) << "undefined expression in " << func_name_;
     switch (e->kind) {
-#define ANVIL_X(name) \
-    case ExprKind::name: return emit_(static_cast<const name*>(e.get()));
+#define ANVIL_X(name)    \
+    case ExprKind::name: \
+        return emit_(static_cast<const name*>(e.get()));
         ANVIL_FOR_EACH_EXPR(ANVIL_X)
 #undef ANVIL_X
     }
@@ -104,8 +115,8 @@ llvm::Value* CodeGenLLVM::emit_(const Add* op) {
     if (t.is_floating()) {
         llvm::IRBuilder<>::FastMathFlagGuard guard(builder_);
         builder_.setFastMathFlags(contract_only());
-        return from_compute_float(t, builder_.CreateFAdd(to_compute_float(t, a),
-                                                         to_compute_float(t, b)));
+        return from_compute_float(
+            t, builder_.CreateFAdd(to_compute_float(t, a), to_compute_float(t, b)));
     }
     if (t.is_bool()) return builder_.CreateXor(a, b);
     return builder_.CreateAdd(a, b, "", false, in_index_ && t.is_int());
@@ -118,8 +129,8 @@ llvm::Value* CodeGenLLVM::emit_(const Sub* op) {
     if (t.is_floating()) {
         llvm::IRBuilder<>::FastMathFlagGuard guard(builder_);
         builder_.setFastMathFlags(contract_only());
-        return from_compute_float(t, builder_.CreateFSub(to_compute_float(t, a),
-                                                         to_compute_float(t, b)));
+        return from_compute_float(
+            t, builder_.CreateFSub(to_compute_float(t, a), to_compute_float(t, b)));
     }
     if (t.is_bool()) return builder_.CreateXor(a, b);
     return builder_.CreateSub(a, b, "", false, in_index_ && t.is_int());
@@ -132,8 +143,8 @@ llvm::Value* CodeGenLLVM::emit_(const Mul* op) {
     if (t.is_floating()) {
         llvm::IRBuilder<>::FastMathFlagGuard guard(builder_);
         builder_.setFastMathFlags(contract_only());
-        return from_compute_float(t, builder_.CreateFMul(to_compute_float(t, a),
-                                                         to_compute_float(t, b)));
+        return from_compute_float(
+            t, builder_.CreateFMul(to_compute_float(t, a), to_compute_float(t, b)));
     }
     if (t.is_bool()) return builder_.CreateAnd(a, b);
     return builder_.CreateMul(a, b, "", false, in_index_ && t.is_int());
@@ -144,8 +155,8 @@ llvm::Value* CodeGenLLVM::emit_(const Div* op) {
     llvm::Value* a = emit(op->a);
     llvm::Value* b = emit(op->b);
     if (t.is_floating()) {
-        return from_compute_float(t, builder_.CreateFDiv(to_compute_float(t, a),
-                                                         to_compute_float(t, b)));
+        return from_compute_float(
+            t, builder_.CreateFDiv(to_compute_float(t, a), to_compute_float(t, b)));
     }
     return t.is_int() ? builder_.CreateSDiv(a, b) : builder_.CreateUDiv(a, b);
 }
@@ -155,8 +166,8 @@ llvm::Value* CodeGenLLVM::emit_(const Mod* op) {
     llvm::Value* a = emit(op->a);
     llvm::Value* b = emit(op->b);
     if (t.is_floating()) {
-        return from_compute_float(t, builder_.CreateFRem(to_compute_float(t, a),
-                                                         to_compute_float(t, b)));
+        return from_compute_float(
+            t, builder_.CreateFRem(to_compute_float(t, a), to_compute_float(t, b)));
     }
     return t.is_int() ? builder_.CreateSRem(a, b) : builder_.CreateURem(a, b);
 }
@@ -170,8 +181,8 @@ llvm::Value* CodeGenLLVM::emit_floor_div_mod(const BinaryExpr* op, bool is_div) 
     if (t.is_floating()) {
         llvm::Value* fa = to_compute_float(t, a);
         llvm::Value* fb = to_compute_float(t, b);
-        llvm::Value* q = builder_.CreateUnaryIntrinsic(llvm::Intrinsic::floor,
-                                                       builder_.CreateFDiv(fa, fb));
+        llvm::Value* q =
+            builder_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, builder_.CreateFDiv(fa, fb));
         if (is_div) return from_compute_float(t, q);
         return from_compute_float(t, builder_.CreateFSub(fa, builder_.CreateFMul(q, fb)));
     }
@@ -188,8 +199,12 @@ llvm::Value* CodeGenLLVM::emit_floor_div_mod(const BinaryExpr* op, bool is_div) 
     return builder_.CreateSelect(fix, builder_.CreateAdd(r, b), r);
 }
 
-llvm::Value* CodeGenLLVM::emit_(const FloorDiv* op) { return emit_floor_div_mod(op, true); }
-llvm::Value* CodeGenLLVM::emit_(const FloorMod* op) { return emit_floor_div_mod(op, false); }
+llvm::Value* CodeGenLLVM::emit_(const FloorDiv* op) {
+    return emit_floor_div_mod(op, true);
+}
+llvm::Value* CodeGenLLVM::emit_(const FloorMod* op) {
+    return emit_floor_div_mod(op, false);
+}
 
 llvm::Value* CodeGenLLVM::emit_(const Min* op) {
     DataType t = op->dtype;
@@ -228,32 +243,39 @@ struct Predicates {
 Predicates predicates_of(ExprKind k) {
     using P = llvm::CmpInst;
     switch (k) {
-        case ExprKind::EQ: return {P::ICMP_EQ, P::ICMP_EQ, P::FCMP_OEQ};
-        case ExprKind::NE: return {P::ICMP_NE, P::ICMP_NE, P::FCMP_UNE};
-        case ExprKind::LT: return {P::ICMP_SLT, P::ICMP_ULT, P::FCMP_OLT};
-        case ExprKind::LE: return {P::ICMP_SLE, P::ICMP_ULE, P::FCMP_OLE};
-        case ExprKind::GT: return {P::ICMP_SGT, P::ICMP_UGT, P::FCMP_OGT};
-        case ExprKind::GE: return {P::ICMP_SGE, P::ICMP_UGE, P::FCMP_OGE};
-        default: ANVIL_UNREACHABLE();
+        case ExprKind::EQ:
+            return {P::ICMP_EQ, P::ICMP_EQ, P::FCMP_OEQ};
+        case ExprKind::NE:
+            return {P::ICMP_NE, P::ICMP_NE, P::FCMP_UNE};
+        case ExprKind::LT:
+            return {P::ICMP_SLT, P::ICMP_ULT, P::FCMP_OLT};
+        case ExprKind::LE:
+            return {P::ICMP_SLE, P::ICMP_ULE, P::FCMP_OLE};
+        case ExprKind::GT:
+            return {P::ICMP_SGT, P::ICMP_UGT, P::FCMP_OGT};
+        case ExprKind::GE:
+            return {P::ICMP_SGE, P::ICMP_UGE, P::FCMP_OGE};
+        default:
+            ANVIL_UNREACHABLE();
     }
 }
 
 }  // namespace
 
-#define ANVIL_COMPARE(name)                                                                  \
-    llvm::Value* CodeGenLLVM::emit_(const name* op) {                                        \
-        DataType t = op->a.dtype();                                                          \
-        llvm::Value* a = emit(op->a);                                                        \
-        llvm::Value* b = emit(op->b);                                                        \
-        Predicates p = predicates_of(ExprKind::name);                                        \
-        if (t.is_floating()) {                                                               \
+#define ANVIL_COMPARE(name)                                                                    \
+    llvm::Value* CodeGenLLVM::emit_(const name* op) {                                          \
+        DataType t = op->a.dtype();                                                            \
+        llvm::Value* a = emit(op->a);                                                          \
+        llvm::Value* b = emit(op->b);                                                          \
+        Predicates p = predicates_of(ExprKind::name);                                          \
+        if (t.is_floating()) {                                                                 \
             return builder_.CreateFCmp(p.flt, to_compute_float(t, a), to_compute_float(t, b)); \
-        }                                                                                    \
-        if (t.is_handle()) {                                                                 \
-            a = builder_.CreatePtrToInt(a, i64_);                                            \
-            b = builder_.CreatePtrToInt(b, i64_);                                            \
-        }                                                                                    \
-        return builder_.CreateICmp(t.is_int() ? p.sint : p.uint, a, b);                      \
+        }                                                                                      \
+        if (t.is_handle()) {                                                                   \
+            a = builder_.CreatePtrToInt(a, i64_);                                              \
+            b = builder_.CreatePtrToInt(b, i64_);                                              \
+        }                                                                                      \
+        return builder_.CreateICmp(t.is_int() ? p.sint : p.uint, a, b);                        \
     }
 ANVIL_COMPARE(EQ)
 ANVIL_COMPARE(NE)
@@ -266,8 +288,12 @@ ANVIL_COMPARE(GE)
 llvm::Value* CodeGenLLVM::emit_(const And* op) {
     return builder_.CreateAnd(emit(op->a), emit(op->b));
 }
-llvm::Value* CodeGenLLVM::emit_(const Or* op) { return builder_.CreateOr(emit(op->a), emit(op->b)); }
-llvm::Value* CodeGenLLVM::emit_(const Not* op) { return builder_.CreateNot(emit(op->a)); }
+llvm::Value* CodeGenLLVM::emit_(const Or* op) {
+    return builder_.CreateOr(emit(op->a), emit(op->b));
+}
+llvm::Value* CodeGenLLVM::emit_(const Not* op) {
+    return builder_.CreateNot(emit(op->a));
+}
 
 llvm::Value* CodeGenLLVM::emit_(const Select* op) {
     llvm::Value* c = emit(op->cond);
@@ -299,8 +325,8 @@ llvm::Value* CodeGenLLVM::f32_to_bf16(llvm::Value* v) {
         i16 = llvm::FixedVectorType::get(i16, vt->getNumElements());
     }
     llvm::Value* bits = builder_.CreateBitCast(v, i32);
-    llvm::Value* lsb = builder_.CreateAnd(builder_.CreateLShr(bits, 16),
-                                          llvm::ConstantInt::get(i32, 1));
+    llvm::Value* lsb =
+        builder_.CreateAnd(builder_.CreateLShr(bits, 16), llvm::ConstantInt::get(i32, 1));
     llvm::Value* rounded =
         builder_.CreateAdd(bits, builder_.CreateAdd(llvm::ConstantInt::get(i32, 0x7fff), lsb));
     llvm::Value* result = builder_.CreateTrunc(builder_.CreateLShr(rounded, 16), i16);
@@ -382,15 +408,22 @@ const CodeGenLLVM::BufferInfo& CodeGenLLVM::buffer_info(const Ref<Buffer>& b) {
     return it->second;
 }
 
+// The largest power of two (capped at 2^30) known to divide an integer expression; alignment
+// only cares about powers of two, and capping keeps the products from overflowing.
 int64_t CodeGenLLVM::known_multiple(const PrimExpr& e) {
-    if (auto* imm = e.as<IntImm>()) return imm->value == 0 ? int64_t{1} << 30 : std::abs(imm->value);
+    constexpr int64_t kCap = int64_t{1} << 30;
+    if (auto* imm = e.as<IntImm>()) {
+        if (imm->value == 0) return kCap;
+        const uint64_t v = static_cast<uint64_t>(imm->value);
+        return std::min<int64_t>(static_cast<int64_t>(v & (~v + 1)), kCap);
+    }
     if (auto* v = e.as<Var>()) {
         auto it = var_multiple_.find(v);
         return it == var_multiple_.end() ? 1 : it->second;
     }
-    if (auto* m = e.as<Mul>()) return known_multiple(m->a) * known_multiple(m->b);
-    if (auto* a = e.as<Add>()) return std::gcd(known_multiple(a->a), known_multiple(a->b));
-    if (auto* s = e.as<Sub>()) return std::gcd(known_multiple(s->a), known_multiple(s->b));
+    if (auto* m = e.as<Mul>()) return std::min(known_multiple(m->a) * known_multiple(m->b), kCap);
+    if (auto* a = e.as<Add>()) return std::min(known_multiple(a->a), known_multiple(a->b));
+    if (auto* s = e.as<Sub>()) return std::min(known_multiple(s->a), known_multiple(s->b));
     if (auto* r = e.as<Ramp>()) return known_multiple(r->base);
     if (auto* c = e.as<Cast>()) {
         if (c->value.dtype().is_integer() && c->dtype.bits() >= c->value.dtype().bits()) {
@@ -405,9 +438,8 @@ llvm::Align CodeGenLLVM::access_align(const BufferInfo& b, DataType elem, const 
     int64_t elem_bytes = elem.is_bool() ? 1 : elem.bytes();
     int64_t offset_multiple = known_multiple(index) * elem_bytes;
     int64_t align = std::gcd(b.align, offset_multiple);
-    // Never claim more than the access needs; a power of two by construction of gcd with 2^k.
-    align = std::min<int64_t>(align, elem_bytes * lanes);
-    align = std::max<int64_t>(align, 1);
+    // Never claim more than the access spans; then round down to a power of two.
+    align = std::max<int64_t>(std::min<int64_t>(align, elem_bytes * lanes), 1);
     while (align & (align - 1)) align &= align - 1;
     return llvm::Align(static_cast<uint64_t>(align));
 }
@@ -441,14 +473,15 @@ llvm::Value* CodeGenLLVM::emit_(const Load* op) {
         // Contiguous: one (vector) load at the first element.
         const PrimExpr& first = ramp ? ramp->base : index;
         llvm::Value* addr = element_address(b, t, index_value(first));
-        value = builder_.CreateAlignedLoad(storage_type(t), addr,
-                                           access_align(b, t, index, t.lanes()));
+        value =
+            builder_.CreateAlignedLoad(storage_type(t), addr, access_align(b, t, index, t.lanes()));
     } else {
         llvm::Value* addrs = element_address(b, t, index_value(index));
         llvm::Align align = access_align(b, t, PrimExpr(make_int(DataType::int32(), 1)), 1);
         value = builder_.CreateMaskedGather(storage_type(t), addrs, align);
     }
-    if (t.is_bool()) return builder_.CreateICmpNE(value, llvm::Constant::getNullValue(value->getType()));
+    if (t.is_bool())
+        return builder_.CreateICmpNE(value, llvm::Constant::getNullValue(value->getType()));
     return value;
 }
 

@@ -11,6 +11,8 @@
 //       0 on success, -1 after anvil_set_last_error.
 //   internal int f.lambda.N(int task, int num_tasks, ptr closure) and f.par.N(...) per
 //       parallel loop (parallel.cpp).
+// Expressions are in codegen_expr.cpp, statements and functions in codegen_stmt.cpp; the
+// optimization pipeline, JIT and file output in llvm_module.cpp.
 //
 // Representation in registers: bool is i1 (i8 in memory), float16 is `half`, bfloat16 is its i16
 // bit pattern and every bfloat16 operation goes through float32 with round-to-nearest-even.
@@ -67,7 +69,7 @@ private:
         int64_t align = 1;   // for a buffer: bytes its data pointer is aligned to
     };
 
-    // ---- functions (codegen_llvm.cpp)
+    // ---- functions (codegen_stmt.cpp)
     // Defines `internal i32 name(params...)` computing `body`; returns it.
     llvm::Function* emit_body_function(const std::string& name, const std::vector<Param>& params,
                                        const tir::Stmt& body);
@@ -94,8 +96,7 @@ private:
     llvm::Value* from_compute_float(DataType t, llvm::Value* v);
     // Address of a buffer element, vector of addresses for vector indices.
     llvm::Value* element_address(const BufferInfo& b, DataType elem, llvm::Value* index);
-    llvm::Align access_align(const BufferInfo& b, DataType elem, const PrimExpr& index,
-                             int lanes);
+    llvm::Align access_align(const BufferInfo& b, DataType elem, const PrimExpr& index, int lanes);
     int64_t known_multiple(const PrimExpr& e);
     llvm::Value* index_value(const PrimExpr& e);
     const BufferInfo& buffer_info(const Ref<Buffer>& b);
@@ -108,7 +109,7 @@ private:
     void emit_serial_loop(const tir::For* op, llvm::Value* begin, llvm::Value* end);
     void emit_parallel_for(const tir::For* op);  // parallel.cpp
 
-    // ---- types
+    // ---- types (codegen_expr.cpp)
     llvm::Type* llvm_type(DataType t);     // in registers
     llvm::Type* storage_type(DataType t);  // in memory (bool is i8)
 

@@ -218,9 +218,9 @@ void CodeGenLLVM::add_function(const tir::PrimFunc& f) {
 
 void CodeGenLLVM::emit_stmt(const tir::Stmt& s) {
     switch (s->kind) {
-#define ANVIL_X(name)                                         \
-    case tir::StmtKind::name:                                 \
-        emit_stmt_(static_cast<const tir::name*>(s.get()));   \
+#define ANVIL_X(name)                                       \
+    case tir::StmtKind::name:                               \
+        emit_stmt_(static_cast<const tir::name*>(s.get())); \
         return;
         ANVIL_FOR_EACH_STMT(ANVIL_X)
 #undef ANVIL_X
@@ -237,13 +237,16 @@ void CodeGenLLVM::emit_stmt_(const tir::LetStmt* op) {
 
 void CodeGenLLVM::emit_stmt_(const tir::For* op) {
     switch (op->for_kind) {
-        case tir::ForKind::Parallel: emit_parallel_for(op); return;
+        case tir::ForKind::Parallel:
+            emit_parallel_for(op);
+            return;
         case tir::ForKind::ThreadBinding:
             user_error(op->loc) << func_name_ << ": loop '" << op->var->name << "' is bound to "
                                 << op->thread_tag << ", which a CPU target cannot run; build "
                                 << "for a GPU target or remove the bind";
             return;
-        default: break;
+        default:
+            break;
     }
     llvm::Value* begin = emit(op->min);
     llvm::Value* extent = emit(op->extent);
@@ -269,8 +272,8 @@ void CodeGenLLVM::emit_serial_loop(const tir::For* op, llvm::Value* begin, llvm:
     emit_stmt(op->body);
     vars_.erase(op->var.get());
     // The counter stays within [begin, end), so the increment cannot wrap.
-    llvm::Value* next = builder_.CreateAdd(i, llvm::ConstantInt::get(i->getType(), 1), "", !is_signed,
-                                           is_signed);
+    llvm::Value* next =
+        builder_.CreateAdd(i, llvm::ConstantInt::get(i->getType(), 1), "", !is_signed, is_signed);
     llvm::BranchInst* latch = builder_.CreateBr(header);
     i->addIncoming(next, builder_.GetInsertBlock());
 
@@ -314,7 +317,8 @@ void CodeGenLLVM::emit_stmt_(const tir::Store* op) {
         return;
     }
     llvm::Value* addrs = element_address(b, t, index_value(index));
-    builder_.CreateMaskedScatter(value, addrs, access_align(b, t, make_int(DataType::int32(), 1), 1));
+    builder_.CreateMaskedScatter(value, addrs,
+                                 access_align(b, t, make_int(DataType::int32(), 1), 1));
 }
 
 void CodeGenLLVM::emit_stmt_(const tir::Allocate* op) {
@@ -343,11 +347,12 @@ void CodeGenLLVM::emit_stmt_(const tir::Allocate* op) {
     }
     llvm::Value* count = llvm::ConstantInt::get(i64_, 1);
     for (const auto& d : buf->shape) {
-        count = builder_.CreateMul(count, builder_.CreateIntCast(emit(d), i64_, d.dtype().is_int()));
+        count =
+            builder_.CreateMul(count, builder_.CreateIntCast(emit(d), i64_, d.dtype().is_int()));
     }
     llvm::Value* bytes = builder_.CreateMul(count, llvm::ConstantInt::get(i64_, elem_bytes));
-    llvm::Value* p = builder_.CreateCall(runtime_function("anvil_workspace_alloc"), {bytes},
-                                         buf->name);
+    llvm::Value* p =
+        builder_.CreateCall(runtime_function("anvil_workspace_alloc"), {bytes}, buf->name);
     auto* fail = llvm::BasicBlock::Create(ctx_, "alloc_fail", function_);
     auto* ok = llvm::BasicBlock::Create(ctx_, "alloc_ok", function_);
     builder_.CreateCondBr(builder_.CreateIsNull(p), fail, ok,
@@ -368,8 +373,8 @@ void CodeGenLLVM::emit_stmt_(const tir::IfThenElse* op) {
     llvm::Value* cond = emit(op->cond);
     auto* then_bb = llvm::BasicBlock::Create(ctx_, "if_then", function_);
     auto* end_bb = llvm::BasicBlock::Create(ctx_, "if_end", function_);
-    auto* else_bb = op->else_case.defined() ? llvm::BasicBlock::Create(ctx_, "if_else", function_)
-                                            : end_bb;
+    auto* else_bb =
+        op->else_case.defined() ? llvm::BasicBlock::Create(ctx_, "if_else", function_) : end_bb;
     builder_.CreateCondBr(cond, then_bb, else_bb);
     builder_.SetInsertPoint(then_bb);
     emit_stmt(op->then_case);

@@ -33,7 +33,9 @@ namespace {
 
 constexpr const char* kTypeKey = "llvm";
 
-std::string llvm_cpu(const Target& t) { return t.mcpu == "generic" ? "" : t.mcpu; }
+std::string llvm_cpu(const Target& t) {
+    return t.mcpu == "generic" ? "" : t.mcpu;
+}
 
 std::string error_text(llvm::Error err) {
     std::string s;
@@ -77,7 +79,8 @@ void optimize(llvm::Module& m, llvm::TargetMachine* tm) {
 class LLVMModuleNode : public runtime::ModuleNode {
 public:
     LLVMModuleNode(Target target, std::vector<std::string> names)
-        : target_(std::move(target)), names_(std::move(names)),
+        : target_(std::move(target)),
+          names_(std::move(names)),
           context_(std::make_unique<llvm::LLVMContext>()) {}
     // The JIT goes first: it holds code compiled from the module and its context.
     ~LLVMModuleNode() override {
@@ -226,8 +229,10 @@ bool valid_symbol_name(const std::string& name) {
 std::string shell_quote(const std::string& s) {
     std::string out = "'";
     for (char c : s) {
-        if (c == '\'') out += "'\\''";
-        else out += c;
+        if (c == '\'')
+            out += "'\\''";
+        else
+            out += c;
     }
     return out + "'";
 }
@@ -266,7 +271,9 @@ void emit_object(const runtime::Module& m, const std::string& path) {
     as_llvm(m, "emit_object")->write_object(path);
 }
 
-Target module_target(const runtime::Module& m) { return as_llvm(m, "module_target")->target(); }
+Target module_target(const runtime::Module& m) {
+    return as_llvm(m, "module_target")->target();
+}
 
 void export_library(const runtime::Module& m, const std::string& path, const std::string& cc) {
     LLVMModuleNode* node = as_llvm(m, "export_library");
@@ -302,8 +309,7 @@ void export_library(const runtime::Module& m, const std::string& path, const std
     fs::remove(log, ec);
     if (rc != 0) {
         user_error() << "export_library: linking '" << path << "' with '" << compiler
-                     << "' failed (status " << rc << ")" << (output.empty() ? "" : ":\n")
-                     << output;
+                     << "' failed (status " << rc << ")" << (output.empty() ? "" : ":\n") << output;
     }
 }
 

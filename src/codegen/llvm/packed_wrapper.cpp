@@ -13,7 +13,6 @@
 // Messages name the function, the argument's index and name, and what was expected, e.g.
 //   matmul: argument 2 'B' has shape [5, 6], expected [4, 6]
 #include <dlpack/dlpack.h>
-
 #include <llvm/IR/MDBuilder.h>
 
 #include <cstddef>
@@ -79,14 +78,14 @@ void CodeGenLLVM::emit_packed_wrapper(const tir::PrimFunc& f, llvm::Function* im
     num_args->setName("num_args");
 
     const std::string fname = escape_percent(f.name);
-    llvm::AllocaInst* msg = builder_.CreateAlloca(llvm::ArrayType::get(builder_.getInt8Ty(),
-                                                                       kMessageBytes),
-                                                  nullptr, "message");
+    llvm::AllocaInst* msg = builder_.CreateAlloca(
+        llvm::ArrayType::get(builder_.getInt8Ty(), kMessageBytes), nullptr, "message");
     // Branches to a failure block when `ok` is false; `fail` emits the message and returns.
     auto check = [&](llvm::Value* ok, const std::function<void()>& fail) {
         auto* fail_bb = llvm::BasicBlock::Create(ctx_, "check_fail", function_);
         auto* ok_bb = llvm::BasicBlock::Create(ctx_, "check_ok", function_);
-        builder_.CreateCondBr(ok, ok_bb, fail_bb, llvm::MDBuilder(ctx_).createLikelyBranchWeights());
+        builder_.CreateCondBr(ok, ok_bb, fail_bb,
+                              llvm::MDBuilder(ctx_).createLikelyBranchWeights());
         builder_.SetInsertPoint(fail_bb);
         fail();
         builder_.CreateBr(ok_bb);
@@ -126,10 +125,10 @@ void CodeGenLLVM::emit_packed_wrapper(const tir::PrimFunc& f, llvm::Function* im
         code_of[i] = builder_.CreateLoad(i32_, builder_.CreateConstInBoundsGEP1_64(i32_, codes, i));
         const bool is_buffer = i < num_buffers;
         DataType t = is_buffer ? DataType::handle() : f.scalar_params[i - num_buffers]->dtype;
-        std::string what = "argument " + std::to_string(i) + " '" +
-                           escape_percent(is_buffer ? f.params[i]->name
-                                                    : f.scalar_params[i - num_buffers]->name) +
-                           "'";
+        std::string what =
+            "argument " + std::to_string(i) + " '" +
+            escape_percent(is_buffer ? f.params[i]->name : f.scalar_params[i - num_buffers]->name) +
+            "'";
         llvm::Value* ok = nullptr;
         std::string expected;
         if (is_buffer) {
@@ -178,25 +177,28 @@ void CodeGenLLVM::emit_packed_wrapper(const tir::PrimFunc& f, llvm::Function* im
     std::vector<llvm::Value*> tensor(num_buffers), shape(num_buffers);
     for (int i = 0; i < num_buffers; ++i) {
         const Buffer& b = *f.params[i];
-        const std::string what = fname + ": argument " + std::to_string(i) + " '" +
-                                 escape_percent(b.name) + "'";
+        const std::string what =
+            fname + ": argument " + std::to_string(i) + " '" + escape_percent(b.name) + "'";
         tensor[i] = builder_.CreateLoad(ptr_, builder_.CreateConstInBoundsGEP1_64(i64_, args, i),
                                         b.name + ".tensor");
         check(builder_.CreateIsNotNull(tensor[i]), [&] { emit_fail(what + " is a null tensor"); });
 
         const int ndim = static_cast<int>(b.shape.size());
-        llvm::Value* actual_ndim = builder_.CreateLoad(i32_, byte_gep(tensor[i], offsetof(DLTensor, ndim)));
+        llvm::Value* actual_ndim =
+            builder_.CreateLoad(i32_, byte_gep(tensor[i], offsetof(DLTensor, ndim)));
         check(builder_.CreateICmpEQ(actual_ndim, i32c(ndim)), [&] {
-            fail_format(what + " has %d dimensions, expected " + std::to_string(ndim) +
-                            " (shape " + escape_percent(shape_text(b)) + ")",
+            fail_format(what + " has %d dimensions, expected " + std::to_string(ndim) + " (shape " +
+                            escape_percent(shape_text(b)) + ")",
                         {actual_ndim});
         });
 
         llvm::Value* dt = byte_gep(tensor[i], offsetof(DLTensor, dtype));
         llvm::Value* code = builder_.CreateZExt(
-            builder_.CreateLoad(builder_.getInt8Ty(), byte_gep(dt, offsetof(DLDataType, code))), i32_);
+            builder_.CreateLoad(builder_.getInt8Ty(), byte_gep(dt, offsetof(DLDataType, code))),
+            i32_);
         llvm::Value* bits = builder_.CreateZExt(
-            builder_.CreateLoad(builder_.getInt8Ty(), byte_gep(dt, offsetof(DLDataType, bits))), i32_);
+            builder_.CreateLoad(builder_.getInt8Ty(), byte_gep(dt, offsetof(DLDataType, bits))),
+            i32_);
         llvm::Value* lanes = builder_.CreateZExt(
             builder_.CreateLoad(builder_.getInt16Ty(), byte_gep(dt, offsetof(DLDataType, lanes))),
             i32_);
@@ -216,7 +218,8 @@ void CodeGenLLVM::emit_packed_wrapper(const tir::PrimFunc& f, llvm::Function* im
         });
 
         llvm::Value* device_type = builder_.CreateLoad(
-            i32_, byte_gep(tensor[i], offsetof(DLTensor, device) + offsetof(DLDevice, device_type)));
+            i32_,
+            byte_gep(tensor[i], offsetof(DLTensor, device) + offsetof(DLDevice, device_type)));
         check(builder_.CreateICmpEQ(device_type, i32c(kDLCPU)), [&] {
             fail_format(what + " is on device type %d, expected the CPU (" +
                             std::to_string(static_cast<int>(kDLCPU)) + ")",
@@ -231,9 +234,9 @@ void CodeGenLLVM::emit_packed_wrapper(const tir::PrimFunc& f, llvm::Function* im
     for (int i = 0; i < num_buffers; ++i) {
         const Buffer& b = *f.params[i];
         for (size_t k = 0; k < b.shape.size(); ++k) {
-            dims[i].push_back(builder_.CreateLoad(
-                i64_, builder_.CreateConstInBoundsGEP1_64(i64_, shape[i], k),
-                b.name + ".dim" + std::to_string(k)));
+            dims[i].push_back(
+                builder_.CreateLoad(i64_, builder_.CreateConstInBoundsGEP1_64(i64_, shape[i], k),
+                                    b.name + ".dim" + std::to_string(k)));
             if (auto* v = b.shape[k].as<Var>()) {
                 if (!vars_.count(v)) {
                     llvm::Value* bound = emit_cast(DataType::int64(), v->dtype, dims[i][k]);
@@ -270,9 +273,10 @@ void CodeGenLLVM::emit_packed_wrapper(const tir::PrimFunc& f, llvm::Function* im
             pre_order_visit(d, [&](const PrimExpr& e) {
                 auto* v = e.as<Var>();
                 if (!v || !listed.insert(v).second) return;
-                bound_text += (bound_text.empty() ? " with " : ", ") + escape_percent(v->name) +
-                              " = %lld";
-                bound_values.push_back(emit_cast(v->dtype, DataType::int64(), emit(PrimExpr(Ref<Var>(v)))));
+                bound_text +=
+                    (bound_text.empty() ? " with " : ", ") + escape_percent(v->name) + " = %lld";
+                bound_values.push_back(
+                    emit_cast(v->dtype, DataType::int64(), emit(PrimExpr(Ref<Var>(v)))));
             });
         }
         expected += "]" + bound_text;
@@ -292,9 +296,10 @@ void CodeGenLLVM::emit_packed_wrapper(const tir::PrimFunc& f, llvm::Function* im
     std::vector<llvm::Value*> data(num_buffers);
     for (int i = 0; i < num_buffers; ++i) {
         const Buffer& b = *f.params[i];
-        const std::string what = fname + ": argument " + std::to_string(i) + " '" +
-                                 escape_percent(b.name) + "'";
-        llvm::Value* strides = builder_.CreateLoad(ptr_, byte_gep(tensor[i], offsetof(DLTensor, strides)));
+        const std::string what =
+            fname + ": argument " + std::to_string(i) + " '" + escape_percent(b.name) + "'";
+        llvm::Value* strides =
+            builder_.CreateLoad(ptr_, byte_gep(tensor[i], offsetof(DLTensor, strides)));
         auto* strided_bb = llvm::BasicBlock::Create(ctx_, "strides", function_);
         auto* next_bb = llvm::BasicBlock::Create(ctx_, "strides_done", function_);
         builder_.CreateCondBr(builder_.CreateIsNull(strides), next_bb, strided_bb);
@@ -304,24 +309,28 @@ void CodeGenLLVM::emit_packed_wrapper(const tir::PrimFunc& f, llvm::Function* im
         llvm::Value* ok = builder_.getTrue();
         llvm::Value* expect = i64c(1);
         for (int k = static_cast<int>(b.shape.size()) - 1; k >= 0; --k) {
-            llvm::Value* s = builder_.CreateLoad(i64_, builder_.CreateConstInBoundsGEP1_64(i64_, strides, k));
+            llvm::Value* s =
+                builder_.CreateLoad(i64_, builder_.CreateConstInBoundsGEP1_64(i64_, strides, k));
             llvm::Value* good = builder_.CreateOr(builder_.CreateICmpEQ(s, expect),
                                                   builder_.CreateICmpEQ(dims[i][k], i64c(1)));
             ok = builder_.CreateAnd(ok, good);
             expect = builder_.CreateMul(expect, dims[i][k]);
         }
         check(ok, [&] {
-            emit_fail(what + " is not a compact row-major tensor (its strides describe another "
-                             "layout); make it contiguous first");
+            emit_fail(what +
+                      " is not a compact row-major tensor (its strides describe another "
+                      "layout); make it contiguous first");
         });
         builder_.CreateBr(next_bb);
         builder_.SetInsertPoint(next_bb);
 
-        llvm::Value* base = builder_.CreateLoad(ptr_, byte_gep(tensor[i], offsetof(DLTensor, data)));
-        llvm::Value* offset = builder_.CreateLoad(i64_, byte_gep(tensor[i], offsetof(DLTensor, byte_offset)));
+        llvm::Value* base =
+            builder_.CreateLoad(ptr_, byte_gep(tensor[i], offsetof(DLTensor, data)));
+        llvm::Value* offset =
+            builder_.CreateLoad(i64_, byte_gep(tensor[i], offsetof(DLTensor, byte_offset)));
         data[i] = builder_.CreateInBoundsGEP(builder_.getInt8Ty(), base, offset, b.name + ".data");
-        llvm::Value* misaligned = builder_.CreateAnd(builder_.CreatePtrToInt(data[i], i64_),
-                                                     i64c(kBufferAlign - 1));
+        llvm::Value* misaligned =
+            builder_.CreateAnd(builder_.CreatePtrToInt(data[i], i64_), i64c(kBufferAlign - 1));
         check(builder_.CreateICmpEQ(misaligned, i64c(0)), [&] {
             fail_format(what + " has data at %p, which is not " + std::to_string(kBufferAlign) +
                             "-byte aligned as Anvil kernels require (allocate tensors with "

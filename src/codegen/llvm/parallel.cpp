@@ -36,10 +36,10 @@ void CodeGenLLVM::emit_parallel_for(const tir::For* op) {
     std::vector<Param> body_params = params;
     body_params.push_back(Param{begin_var, nullptr, 1});
     body_params.push_back(Param{end_var, nullptr, 1});
-    tir::Stmt chunk = tir::make_for(op->var, begin_var, make_binary(ExprKind::Sub, end_var, begin_var),
-                                    tir::ForKind::Serial, op->body, "", op->loc);
-    llvm::Function* body_fn =
-        emit_body_function(func_name_ + ".par" + suffix, body_params, chunk);
+    tir::Stmt chunk =
+        tir::make_for(op->var, begin_var, make_binary(ExprKind::Sub, end_var, begin_var),
+                      tir::ForKind::Serial, op->body, "", op->loc);
+    llvm::Function* body_fn = emit_body_function(func_name_ + ".par" + suffix, body_params, chunk);
 
     // The closure: captured values, then min and extent.
     std::vector<llvm::Type*> field_types;
@@ -47,7 +47,8 @@ void CodeGenLLVM::emit_parallel_for(const tir::For* op) {
     llvm::Type* loop_ty = llvm_type(loop_type);
     field_types.push_back(loop_ty);
     field_types.push_back(loop_ty);
-    auto* closure_ty = llvm::StructType::create(ctx_, field_types, func_name_ + ".closure" + suffix);
+    auto* closure_ty =
+        llvm::StructType::create(ctx_, field_types, func_name_ + ".closure" + suffix);
 
     // The task function.
     auto* lambda_ty = llvm::FunctionType::get(i32_, {i32_, i32_, ptr_}, false);
@@ -71,12 +72,11 @@ void CodeGenLLVM::emit_parallel_for(const tir::For* op) {
         llvm::Value* ntasks = b.CreateSExt(lambda->getArg(1), i64_);
         llvm::Value* step = b.CreateSDiv(
             b.CreateAdd(extent, b.CreateSub(ntasks, llvm::ConstantInt::get(i64_, 1))), ntasks);
-        llvm::Value* lo = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b.CreateMul(task, step),
-                                                  extent);
+        llvm::Value* lo =
+            b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b.CreateMul(task, step), extent);
         llvm::Value* hi = b.CreateBinaryIntrinsic(
-            llvm::Intrinsic::smin, b.CreateMul(b.CreateAdd(task, llvm::ConstantInt::get(i64_, 1)),
-                                               step),
-            extent);
+            llvm::Intrinsic::smin,
+            b.CreateMul(b.CreateAdd(task, llvm::ConstantInt::get(i64_, 1)), step), extent);
         args.push_back(b.CreateAdd(min, b.CreateTrunc(lo, loop_ty)));
         args.push_back(b.CreateAdd(min, b.CreateTrunc(hi, loop_ty)));
         b.CreateRet(b.CreateCall(body_fn, args));

@@ -32,44 +32,67 @@ float bf16_to_float(uint16_t b) {
 template <typename T>
 T wrap_int(double v) {
     // Modular conversion (C++20) of an exact integer value.
-    return v < 0 ? static_cast<T>(static_cast<int64_t>(v)) : static_cast<T>(static_cast<uint64_t>(v));
+    return v < 0 ? static_cast<T>(static_cast<int64_t>(v))
+                 : static_cast<T>(static_cast<uint64_t>(v));
 }
 
 // Stores v (already a value of the type, or converted as a cast would) into one element.
 void store_as(DataType t, double v, void* p) {
     switch (t.code()) {
-        case DataType::Code::Bool: *static_cast<uint8_t*>(p) = v != 0; return;
-        case DataType::Code::BFloat: *static_cast<uint16_t*>(p) = bf16_from_float(static_cast<float>(v)); return;
+        case DataType::Code::Bool:
+            *static_cast<uint8_t*>(p) = v != 0;
+            return;
+        case DataType::Code::BFloat:
+            *static_cast<uint16_t*>(p) = bf16_from_float(static_cast<float>(v));
+            return;
         case DataType::Code::Float:
             if (t.bits() == 16) *static_cast<_Float16*>(p) = static_cast<_Float16>(v);
             if (t.bits() == 32) *static_cast<float*>(p) = static_cast<float>(v);
             if (t.bits() == 64) *static_cast<double*>(p) = v;
             return;
-        default: break;
+        default:
+            break;
     }
     const bool s = t.is_int();
     switch (t.bits()) {
-        case 8: s ? *static_cast<int8_t*>(p) = wrap_int<int8_t>(v) : *static_cast<uint8_t*>(p) = wrap_int<uint8_t>(v); return;
-        case 16: s ? *static_cast<int16_t*>(p) = wrap_int<int16_t>(v) : *static_cast<uint16_t*>(p) = wrap_int<uint16_t>(v); return;
-        case 32: s ? *static_cast<int32_t*>(p) = wrap_int<int32_t>(v) : *static_cast<uint32_t*>(p) = wrap_int<uint32_t>(v); return;
-        default: s ? *static_cast<int64_t*>(p) = wrap_int<int64_t>(v) : *static_cast<uint64_t*>(p) = wrap_int<uint64_t>(v); return;
+        case 8:
+            s ? *static_cast<int8_t*>(p) = wrap_int<int8_t>(v)
+              : *static_cast<uint8_t*>(p) = wrap_int<uint8_t>(v);
+            return;
+        case 16:
+            s ? *static_cast<int16_t*>(p) = wrap_int<int16_t>(v)
+              : *static_cast<uint16_t*>(p) = wrap_int<uint16_t>(v);
+            return;
+        case 32:
+            s ? *static_cast<int32_t*>(p) = wrap_int<int32_t>(v)
+              : *static_cast<uint32_t*>(p) = wrap_int<uint32_t>(v);
+            return;
+        default:
+            s ? *static_cast<int64_t*>(p) = wrap_int<int64_t>(v)
+              : *static_cast<uint64_t*>(p) = wrap_int<uint64_t>(v);
+            return;
     }
 }
 
 double load_as(DataType t, const void* p) {
     switch (t.code()) {
-        case DataType::Code::Bool: return *static_cast<const uint8_t*>(p);
-        case DataType::Code::BFloat: return bf16_to_float(*static_cast<const uint16_t*>(p));
+        case DataType::Code::Bool:
+            return *static_cast<const uint8_t*>(p);
+        case DataType::Code::BFloat:
+            return bf16_to_float(*static_cast<const uint16_t*>(p));
         case DataType::Code::Float:
             if (t.bits() == 16) return static_cast<double>(*static_cast<const _Float16*>(p));
             if (t.bits() == 32) return *static_cast<const float*>(p);
             return *static_cast<const double*>(p);
-        default: break;
+        default:
+            break;
     }
     const bool s = t.is_int();
     switch (t.bits()) {
-        case 8: return s ? *static_cast<const int8_t*>(p) : *static_cast<const uint8_t*>(p);
-        case 16: return s ? *static_cast<const int16_t*>(p) : *static_cast<const uint16_t*>(p);
+        case 8:
+            return s ? *static_cast<const int8_t*>(p) : *static_cast<const uint8_t*>(p);
+        case 16:
+            return s ? *static_cast<const int16_t*>(p) : *static_cast<const uint16_t*>(p);
         case 32:
             return s ? static_cast<double>(*static_cast<const int32_t*>(p))
                      : static_cast<double>(*static_cast<const uint32_t*>(p));
@@ -119,40 +142,65 @@ double round_to(DataType t, double v) {
 
 double int_ref(ExprKind k, DataType t, double da, double db) {
     const bool s = t.is_int();
-    const int64_t a = s ? static_cast<int64_t>(da) : static_cast<int64_t>(static_cast<uint64_t>(da));
-    const int64_t b = s ? static_cast<int64_t>(db) : static_cast<int64_t>(static_cast<uint64_t>(db));
+    const int64_t a =
+        s ? static_cast<int64_t>(da) : static_cast<int64_t>(static_cast<uint64_t>(da));
+    const int64_t b =
+        s ? static_cast<int64_t>(db) : static_cast<int64_t>(static_cast<uint64_t>(db));
     const uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
     uint64_t r = 0;
     switch (k) {
-        case ExprKind::Add: r = ua + ub; break;
-        case ExprKind::Sub: r = ua - ub; break;
-        case ExprKind::Mul: r = ua * ub; break;
-        case ExprKind::Div: r = s ? static_cast<uint64_t>(a / b) : ua / ub; break;
-        case ExprKind::Mod: r = s ? static_cast<uint64_t>(a % b) : ua % ub; break;
+        case ExprKind::Add:
+            r = ua + ub;
+            break;
+        case ExprKind::Sub:
+            r = ua - ub;
+            break;
+        case ExprKind::Mul:
+            r = ua * ub;
+            break;
+        case ExprKind::Div:
+            r = s ? static_cast<uint64_t>(a / b) : ua / ub;
+            break;
+        case ExprKind::Mod:
+            r = s ? static_cast<uint64_t>(a % b) : ua % ub;
+            break;
         case ExprKind::FloorDiv: {
-            if (!s) { r = ua / ub; break; }
+            if (!s) {
+                r = ua / ub;
+                break;
+            }
             int64_t q = a / b;
             if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
             r = static_cast<uint64_t>(q);
             break;
         }
         case ExprKind::FloorMod: {
-            if (!s) { r = ua % ub; break; }
+            if (!s) {
+                r = ua % ub;
+                break;
+            }
             int64_t m = a % b;
             if (m != 0 && ((m < 0) != (b < 0))) m += b;
             r = static_cast<uint64_t>(m);
             break;
         }
-        case ExprKind::Min: r = s ? static_cast<uint64_t>(std::min(a, b)) : std::min(ua, ub); break;
-        case ExprKind::Max: r = s ? static_cast<uint64_t>(std::max(a, b)) : std::max(ua, ub); break;
-        default: ADD_FAILURE() << "no reference"; break;
+        case ExprKind::Min:
+            r = s ? static_cast<uint64_t>(std::min(a, b)) : std::min(ua, ub);
+            break;
+        case ExprKind::Max:
+            r = s ? static_cast<uint64_t>(std::max(a, b)) : std::max(ua, ub);
+            break;
+        default:
+            ADD_FAILURE() << "no reference";
+            break;
     }
     // Reduce to the type's width (store/load wraps).
     alignas(8) unsigned char buf[8];
     double as_double = s ? static_cast<double>(static_cast<int64_t>(r)) : static_cast<double>(r);
     if (t.bits() == 64) return as_double;
-    store_as(t, s ? static_cast<double>(static_cast<int64_t>(r << (64 - t.bits())) >> (64 - t.bits()))
-                  : static_cast<double>(r & ((uint64_t{1} << t.bits()) - 1)),
+    store_as(t,
+             s ? static_cast<double>(static_cast<int64_t>(r << (64 - t.bits())) >> (64 - t.bits()))
+               : static_cast<double>(r & ((uint64_t{1} << t.bits()) - 1)),
              buf);
     return load_as(t, buf);
 }
@@ -161,20 +209,30 @@ double float_ref(ExprKind k, DataType t, double a, double b) {
     // float16 and bfloat16 compute in float32, float32 in float32, float64 in float64.
     auto op = [&](auto x, auto y) -> double {
         switch (k) {
-            case ExprKind::Add: return x + y;
-            case ExprKind::Sub: return x - y;
-            case ExprKind::Mul: return x * y;
-            case ExprKind::Div: return x / y;
-            case ExprKind::Mod: return std::fmod(x, y);
-            case ExprKind::FloorDiv: return std::floor(x / y);
+            case ExprKind::Add:
+                return x + y;
+            case ExprKind::Sub:
+                return x - y;
+            case ExprKind::Mul:
+                return x * y;
+            case ExprKind::Div:
+                return x / y;
+            case ExprKind::Mod:
+                return std::fmod(x, y);
+            case ExprKind::FloorDiv:
+                return std::floor(x / y);
             case ExprKind::FloorMod: {
                 decltype(x) q = std::floor(x / y);
                 decltype(x) p = q * y;
                 return x - p;
             }
-            case ExprKind::Min: return std::fmin(x, y);
-            case ExprKind::Max: return std::fmax(x, y);
-            default: ADD_FAILURE() << "no reference"; return 0;
+            case ExprKind::Min:
+                return std::fmin(x, y);
+            case ExprKind::Max:
+                return std::fmax(x, y);
+            default:
+                ADD_FAILURE() << "no reference";
+                return 0;
         }
     };
     if (t.bits() == 64) return op(a, b);
@@ -183,13 +241,20 @@ double float_ref(ExprKind k, DataType t, double a, double b) {
 
 double compare_ref(ExprKind k, double a, double b) {
     switch (k) {
-        case ExprKind::EQ: return a == b;
-        case ExprKind::NE: return a != b;
-        case ExprKind::LT: return a < b;
-        case ExprKind::LE: return a <= b;
-        case ExprKind::GT: return a > b;
-        case ExprKind::GE: return a >= b;
-        default: return -1;
+        case ExprKind::EQ:
+            return a == b;
+        case ExprKind::NE:
+            return a != b;
+        case ExprKind::LT:
+            return a < b;
+        case ExprKind::LE:
+            return a <= b;
+        case ExprKind::GT:
+            return a > b;
+        case ExprKind::GE:
+            return a >= b;
+        default:
+            return -1;
     }
 }
 
@@ -203,8 +268,8 @@ void expect_same(const std::vector<double>& got, const std::vector<double>& want
 }
 
 std::vector<DataType> all_types() {
-    return {DataType::int_(8),  DataType::int_(16),  DataType::int32(),     DataType::int64(),
-            DataType::uint(8),  DataType::uint(16),  DataType::uint(32),    DataType::uint(64),
+    return {DataType::int_(8),   DataType::int_(16),   DataType::int32(),   DataType::int64(),
+            DataType::uint(8),   DataType::uint(16),   DataType::uint(32),  DataType::uint(64),
             DataType::float16(), DataType::bfloat16(), DataType::float32(), DataType::float64()};
 }
 
@@ -222,8 +287,9 @@ std::pair<std::vector<double>, std::vector<double>> operands(DataType t) {
         if (t.bits() >= 16) a[15] = t.bits() == 64 ? 1.8e19 : std::ldexp(1.0, t.bits()) - 1;
         return {a, {3, 7, 2, 5, 3, 4, 2, 7, 5, 1, 6, 4, 3, 11, 9, 2}};
     }
-    return {{-3.5, -2.25, -1, -0.5, 0, 0.5, 1, 1.75, 2.5, 3, 7.25, -7.75, 100.5, -0.125, 1e3, -1e-3},
-            {2, -2, 0.5, -0.75, 3, 1.5, -4, 0.25, 1, -1, 8, 3.5, -6, 0.5, 7, 2}};
+    return {
+        {-3.5, -2.25, -1, -0.5, 0, 0.5, 1, 1.75, 2.5, 3, 7.25, -7.75, 100.5, -0.125, 1e3, -1e-3},
+        {2, -2, 0.5, -0.75, 3, 1.5, -4, 0.25, 1, -1, 8, 3.5, -6, 0.5, 7, 2}};
 }
 
 class ArithTest : public ::testing::TestWithParam<int> {};
@@ -233,7 +299,7 @@ TEST_P(ArithTest, BinaryOpsEveryType) {
     const int64_t n = 16;
     for (DataType t : all_types()) {
         std::vector<ExprKind> kinds{ExprKind::Add, ExprKind::Sub, ExprKind::Mul, ExprKind::Div,
-                                    ExprKind::Min, ExprKind::Max, ExprKind::EQ, ExprKind::NE,
+                                    ExprKind::Min, ExprKind::Max, ExprKind::EQ,  ExprKind::NE,
                                     ExprKind::LT,  ExprKind::LE,  ExprKind::GT,  ExprKind::GE};
         if (!(t.is_floating() && t.bits() == 16)) {
             kinds.insert(kinds.end(), {ExprKind::Mod, ExprKind::FloorDiv, ExprKind::FloorMod});
@@ -241,9 +307,9 @@ TEST_P(ArithTest, BinaryOpsEveryType) {
         std::vector<Ref<tir::PrimFunc>> funcs;
         for (ExprKind k : kinds) {
             const bool cmp = compare_ref(k, 0, 0) >= 0;
-            funcs.push_back(elementwise2(std::string(expr_kind_name(k)) + "_op", t, t,
-                                         cmp ? DataType::bool_() : t, n, lanes,
-                                         [&](PrimExpr a, PrimExpr b) { return make_binary(k, a, b); }));
+            funcs.push_back(elementwise2(
+                std::string(expr_kind_name(k)) + "_op", t, t, cmp ? DataType::bool_() : t, n, lanes,
+                [&](PrimExpr a, PrimExpr b) { return make_binary(k, a, b); }));
         }
         runtime::Module m = codegen::build_llvm(funcs, host_target());
         auto [av, bv] = operands(t);
@@ -256,7 +322,7 @@ TEST_P(ArithTest, BinaryOpsEveryType) {
             m.get_function(funcs[f]->name)(A, B, C);
             std::vector<double> want;
             for (int64_t i = 0; i < n; ++i) {
-                want.push_back(cmp ? compare_ref(k, a[i], b[i])
+                want.push_back(cmp               ? compare_ref(k, a[i], b[i])
                                : t.is_floating() ? float_ref(k, t, a[i], b[i])
                                                  : int_ref(k, t, a[i], b[i]));
             }
@@ -270,10 +336,9 @@ INSTANTIATE_TEST_SUITE_P(Lanes, ArithTest, ::testing::Values(1, 8));
 
 TEST(Arith, FloorDivModNegativeConstants) {
     // The common index form: a constant positive divisor and negative dividends.
-    auto f = elementwise2("fdm", DataType::int32(), DataType::int32(), DataType::int32(), 8, 1,
-                          [](PrimExpr a, PrimExpr) {
-                              return floordiv(a, i32(4)) * 100 + floormod(a, i32(4));
-                          });
+    auto f = elementwise2(
+        "fdm", DataType::int32(), DataType::int32(), DataType::int32(), 8, 1,
+        [](PrimExpr a, PrimExpr) { return floordiv(a, i32(4)) * 100 + floormod(a, i32(4)); });
     runtime::NDArray A = make_array<int32_t>({-9, -8, -5, -4, -1, 0, 3, 9}, DataType::int32());
     runtime::NDArray B = make_empty(DataType::int32(), {8}), C = make_empty(DataType::int32(), {8});
     jit(f)(A, B, C);
@@ -284,13 +349,18 @@ TEST(Arith, FloorDivModNegativeConstants) {
 TEST(Arith, LogicAndSelect) {
     for (int lanes : {1, 4}) {
         DataType b = DataType::bool_();
-        auto f_and = elementwise2("land", b, b, b, 4, lanes, [](PrimExpr x, PrimExpr y) { return x && y; });
-        auto f_or = elementwise2("lor", b, b, b, 4, lanes, [](PrimExpr x, PrimExpr y) { return x || y; });
-        auto f_not = elementwise2("lnot", b, b, b, 4, lanes, [](PrimExpr x, PrimExpr) { return !x; });
-        auto f_sel = elementwise2("sel", DataType::float32(), DataType::float32(), DataType::float32(),
-                                  4, lanes, [](PrimExpr x, PrimExpr y) { return select(x < y, y - x, x * 2.0f); });
+        auto f_and =
+            elementwise2("land", b, b, b, 4, lanes, [](PrimExpr x, PrimExpr y) { return x && y; });
+        auto f_or =
+            elementwise2("lor", b, b, b, 4, lanes, [](PrimExpr x, PrimExpr y) { return x || y; });
+        auto f_not =
+            elementwise2("lnot", b, b, b, 4, lanes, [](PrimExpr x, PrimExpr) { return !x; });
+        auto f_sel = elementwise2(
+            "sel", DataType::float32(), DataType::float32(), DataType::float32(), 4, lanes,
+            [](PrimExpr x, PrimExpr y) { return select(x < y, y - x, x * 2.0f); });
         runtime::Module m = codegen::build_llvm({f_and, f_or, f_not, f_sel}, host_target());
-        runtime::NDArray X = make_array<uint8_t>({0, 0, 1, 1}, b), Y = make_array<uint8_t>({0, 1, 0, 1}, b);
+        runtime::NDArray X = make_array<uint8_t>({0, 0, 1, 1}, b),
+                         Y = make_array<uint8_t>({0, 1, 0, 1}, b);
         runtime::NDArray Z = make_empty(b, {4});
         m.get_function("land")(X, Y, Z);
         EXPECT_EQ(Z.to_vector<uint8_t>(), (std::vector<uint8_t>{0, 0, 0, 1}));
@@ -338,11 +408,9 @@ TEST(Arith, CastsBetweenAllTypes) {
         for (DataType from : types) {
             std::vector<Ref<tir::PrimFunc>> funcs;
             for (DataType to : types) {
-                funcs.push_back(elementwise2("cast_to_" + std::to_string(funcs.size()), from, from,
-                                             to, 8, lanes,
-                                             [&](PrimExpr a, PrimExpr) {
-                                                 return cast(to.with_lanes(lanes), a);
-                                             }));
+                funcs.push_back(elementwise2(
+                    "cast_to_" + std::to_string(funcs.size()), from, from, to, 8, lanes,
+                    [&](PrimExpr a, PrimExpr) { return cast(to.with_lanes(lanes), a); }));
             }
             runtime::Module m = codegen::build_llvm(funcs, host_target());
             for (size_t k = 0; k < types.size(); ++k) {
@@ -352,9 +420,9 @@ TEST(Arith, CastsBetweenAllTypes) {
                 m.get_function(funcs[k]->name)(A, A, C);
                 std::vector<double> want;
                 for (double v : in) want.push_back(cast_ref(from, to, v));
-                expect_same(values_of(to, C), want,
-                            "cast " + from.str() + " -> " + to.str() + " lanes " +
-                                std::to_string(lanes));
+                expect_same(
+                    values_of(to, C), want,
+                    "cast " + from.str() + " -> " + to.str() + " lanes " + std::to_string(lanes));
             }
         }
     }
@@ -362,14 +430,16 @@ TEST(Arith, CastsBetweenAllTypes) {
 
 TEST(Arith, HalfPrecisionRoundTrips) {
     // float32 -> float16/bfloat16 -> float32 rounds to nearest even, keeps inf and NaN.
-    std::vector<float> in{1.0f, 1.00048828125f /* half ulp tie */, 3.14159265f, -65504.0f, 1e-3f,
-                          INFINITY, -INFINITY, NAN};
+    std::vector<float> in{
+        1.0f, 1.00048828125f /* half ulp tie */, 3.14159265f, -65504.0f, 1e-3f, INFINITY, -INFINITY,
+        NAN};
     for (DataType half : {DataType::float16(), DataType::bfloat16()}) {
         auto f = elementwise2("rt", DataType::float32(), DataType::float32(), DataType::float32(),
                               8, 8, [&](PrimExpr a, PrimExpr) {
                                   return cast(DataType::float_(32, 8), cast(half.with_lanes(8), a));
                               });
-        runtime::NDArray A = make_array(in, DataType::float32()), C = make_empty(DataType::float32(), {8});
+        runtime::NDArray A = make_array(in, DataType::float32()),
+                         C = make_empty(DataType::float32(), {8});
         jit(f)(A, A, C);
         std::vector<float> got = C.to_vector<float>();
         for (size_t i = 0; i < in.size(); ++i) {
@@ -385,15 +455,14 @@ TEST(Arith, HalfPrecisionRoundTrips) {
 }
 
 TEST(Arith, ReinterpretAndLikely) {
-    auto f = elementwise2("bits", DataType::float32(), DataType::float32(), DataType::int32(), 4, 4,
-                          [](PrimExpr a, PrimExpr) {
-                              return make_call(DataType::int_(32, 4), "reinterpret", {a});
-                          });
+    auto f = elementwise2(
+        "bits", DataType::float32(), DataType::float32(), DataType::int32(), 4, 4,
+        [](PrimExpr a, PrimExpr) { return make_call(DataType::int_(32, 4), "reinterpret", {a}); });
     runtime::NDArray A = make_array<float>({1.0f, -2.0f, 0.0f, 0.5f}, DataType::float32());
     runtime::NDArray C = make_empty(DataType::int32(), {4});
     jit(f)(A, A, C);
-    EXPECT_EQ(C.to_vector<int32_t>(), (std::vector<int32_t>{0x3f800000, static_cast<int32_t>(0xc0000000),
-                                                            0, 0x3f000000}));
+    EXPECT_EQ(C.to_vector<int32_t>(),
+              (std::vector<int32_t>{0x3f800000, static_cast<int32_t>(0xc0000000), 0, 0x3f000000}));
     auto g = elementwise2("lk", DataType::int32(), DataType::int32(), DataType::int32(), 4, 1,
                           [](PrimExpr a, PrimExpr b) {
                               return select(make_call(DataType::bool_(), "likely", {a < b}), a, b);

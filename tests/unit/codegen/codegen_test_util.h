@@ -43,7 +43,9 @@ inline runtime::NDArray make_empty(DataType t, std::vector<int64_t> shape) {
     return a;
 }
 
-inline PrimExpr i32(int64_t v) { return make_int(DataType::int32(), v); }
+inline PrimExpr i32(int64_t v) {
+    return make_int(DataType::int32(), v);
+}
 
 // f(A, B, C): for i in [0, n / lanes): C[idx] = body(A[idx], B[idx]) with idx = i (lanes 1) or
 // ramp(i * lanes, 1, lanes).

@@ -22,9 +22,9 @@ const DataType f32 = DataType::float32();
 
 fs::path make_temp_dir(const std::string& tag) {
     static int counter = 0;
-    fs::path dir = fs::temp_directory_path() /
-                   ("anvil_codegen_" + tag + "_" + std::to_string(getpid()) + "_" +
-                    std::to_string(counter++));
+    fs::path dir =
+        fs::temp_directory_path() /
+        ("anvil_codegen_" + tag + "_" + std::to_string(getpid()) + "_" + std::to_string(counter++));
     fs::create_directories(dir);
     return dir;
 }
@@ -33,17 +33,18 @@ fs::path make_temp_dir(const std::string& tag) {
 // local scratch buffer so the kernel needs every runtime function but the pool's size.
 Ref<tir::PrimFunc> vadd_exp() {
     auto n = make_var("n");
-    auto A = make_buffer("A", f32, {n}), B = make_buffer("B", f32, {n}), C = make_buffer("C", f32, {n});
+    auto A = make_buffer("A", f32, {n}), B = make_buffer("B", f32, {n}),
+         C = make_buffer("C", f32, {n});
     auto tmp = make_buffer("tmp", f32, {i32(4)}, "local");
     auto i = make_var("i");
     PrimExpr r = make_ramp(i * 4, i32(1), 4), l = make_ramp(i32(0), i32(1), 4);
     PrimExpr e = make_call(DataType::float_(32, 4), intrin::kExp, {make_load(B, {r})});
     tir::Stmt body = tir::make_for(
         i, i32(0), floordiv(n, i32(4)), tir::ForKind::Parallel,
-        tir::make_allocate(tmp, tir::make_seq({tir::make_store(tmp, e, {l}),
-                                               tir::make_store(C, make_load(A, {r}) +
-                                                                      make_load(tmp, {l}),
-                                                               {r})})));
+        tir::make_allocate(
+            tmp,
+            tir::make_seq({tir::make_store(tmp, e, {l}),
+                           tir::make_store(C, make_load(A, {r}) + make_load(tmp, {l}), {r})})));
     return tir::make_prim_func("vadd_exp", {A, B, C}, body);
 }
 
@@ -78,7 +79,8 @@ TEST(Export, SharedLibraryLoadsAndRuns) {
     built.get_function("vadd_exp")(An, Bn, C_jit);
     loaded.get_function("vadd_exp")(An, Bn, C_so);
     EXPECT_EQ(C_jit.to_vector<float>(), C_so.to_vector<float>());
-    for (int k = 0; k < n; ++k) EXPECT_NEAR(C_so.to_vector<float>()[k], a[k] + std::exp(b[k]), 1e-4);
+    for (int k = 0; k < n; ++k)
+        EXPECT_NEAR(C_so.to_vector<float>()[k], a[k] + std::exp(b[k]), 1e-4);
 
     runtime::NDArray S = make_array<float>({1, 2, 3, 4, 5, 6, 7, 8}, f32);
     loaded.get_function("scale")(S, 2.0);
@@ -157,14 +159,18 @@ int main(void) {
     float* c = aligned_alloc(64, 128);
     for (int i = 0; i < N; ++i) { a[i] = (float)i; b[i] = 0.1f * (float)(i - 10); c[i] = 0; }
     int64_t n = N, short_n = 8;
-    DLTensor ta = tensor(a, &n), tb = tensor(b, &n), tc = tensor(c, &n), tshort = tensor(b, &short_n);
+    DLTensor ta = tensor(a, &n), tb = tensor(b, &n), tc = tensor(c, &n);
+    DLTensor tshort = tensor(b, &short_n);
     AnvilValue args[3] = {{.v_handle = &ta}, {.v_handle = &tb}, {.v_handle = &tc}};
     int codes[3] = {7, 7, 7};
     if (vadd_exp(args, codes, 3, 0, 0, 0) != 0) { printf("failed: %s\n", last_error); return 1; }
     int bad = 0;
     for (int i = 0; i < N; ++i) {
         float want = a[i] + expf(b[i]);
-        if (fabsf(c[i] - want) > 1e-4f * fabsf(want) + 1e-6f) { printf("c[%d] = %f, want %f\n", i, c[i], want); ++bad; }
+        if (fabsf(c[i] - want) > 1e-4f * fabsf(want) + 1e-6f) {
+            printf("c[%d] = %f, want %f\n", i, c[i], want);
+            ++bad;
+        }
     }
     printf(bad ? "result wrong\n" : "result ok\n");
     args[1].v_handle = &tshort;

@@ -57,13 +57,14 @@ TEST(Kernel, GatherAndScatterTranspose) {
     auto T2 = make_buffer("T2", f32, {i32(16)});
     auto i = make_var("i");
     PrimExpr row = make_ramp(i * 4, i32(1), 4), col = make_ramp(i, i32(4), 4);
-    tir::Stmt body = tir::make_for(
-        i, i32(0), i32(4), ForKind::Serial,
-        tir::make_seq({tir::make_store(T1, make_load(A, {col}), {row}),
-                       tir::make_store(T2, make_load(A, {row}), {col})}));
+    tir::Stmt body =
+        tir::make_for(i, i32(0), i32(4), ForKind::Serial,
+                      tir::make_seq({tir::make_store(T1, make_load(A, {col}), {row}),
+                                     tir::make_store(T2, make_load(A, {row}), {col})}));
     std::vector<float> a(16);
     for (int k = 0; k < 16; ++k) a[k] = static_cast<float>(k);
-    runtime::NDArray An = make_array(a, f32), T1n = make_empty(f32, {16}), T2n = make_empty(f32, {16});
+    runtime::NDArray An = make_array(a, f32), T1n = make_empty(f32, {16}),
+                     T2n = make_empty(f32, {16});
     jit(tir::make_prim_func("transpose", {A, T1, T2}, body))(An, T1n, T2n);
     std::vector<float> want(16);
     for (int r = 0; r < 4; ++r)
@@ -78,8 +79,12 @@ struct MathCase {
     bool positive;  // domain needs x > 0
 };
 
-double ref_sigmoid(double x, double) { return 1.0 / (1.0 + std::exp(-x)); }
-double ref_rsqrt(double x, double) { return 1.0 / std::sqrt(x); }
+double ref_sigmoid(double x, double) {
+    return 1.0 / (1.0 + std::exp(-x));
+}
+double ref_rsqrt(double x, double) {
+    return 1.0 / std::sqrt(x);
+}
 
 TEST(Kernel, MathIntrinsicsMatchLibm) {
     const std::vector<MathCase> cases{
@@ -105,17 +110,19 @@ TEST(Kernel, MathIntrinsicsMatchLibm) {
             std::vector<Ref<tir::PrimFunc>> funcs;
             for (const auto& c : cases) {
                 const std::string name = c.name;
-                funcs.push_back(elementwise2(name + "_k", t, t, t, 8, lanes, [&](PrimExpr x, PrimExpr y) {
-                    std::vector<PrimExpr> args{x};
-                    if (name == intrin::kPow) args.push_back(y);
-                    if (name == intrin::kFma) args = {x, y, x};
-                    return make_call(x.dtype(), name, args);
-                }));
+                funcs.push_back(
+                    elementwise2(name + "_k", t, t, t, 8, lanes, [&](PrimExpr x, PrimExpr y) {
+                        std::vector<PrimExpr> args{x};
+                        if (name == intrin::kPow) args.push_back(y);
+                        if (name == intrin::kFma) args = {x, y, x};
+                        return make_call(x.dtype(), name, args);
+                    }));
             }
             runtime::Module m = codegen::build_llvm(funcs, host_target());
             for (size_t k = 0; k < cases.size(); ++k) {
                 const auto& xs = cases[k].positive ? pos : any;
-                runtime::NDArray X = make_empty(t, {8}), Y = make_empty(t, {8}), Z = make_empty(t, {8});
+                runtime::NDArray X = make_empty(t, {8}), Y = make_empty(t, {8}),
+                                 Z = make_empty(t, {8});
                 std::vector<double> xin(8), yin(8), got(8);
                 for (int e = 0; e < 8; ++e) {
                     if (t.bits() == 16) {
@@ -150,22 +157,23 @@ TEST(Kernel, MathIntrinsicsMatchLibm) {
 
 TEST(Kernel, ParallelLoopRunsOnThePool) {
     const int rows = 8, cols = 4096;
-    auto A = make_buffer("A", f32, {i32(rows * cols)}), C = make_buffer("C", f32, {i32(rows * cols)});
+    auto A = make_buffer("A", f32, {i32(rows * cols)}),
+         C = make_buffer("C", f32, {i32(rows * cols)});
     auto T = make_buffer("T", DataType::uint(64), {i32(rows)});
     auto i = make_var("i"), j = make_var("j");
     auto scale = make_var("scale", f32);
     PrimExpr idx = i * cols + j;
-    tir::Stmt inner = tir::make_for(
-        j, i32(0), i32(cols), ForKind::Serial,
-        tir::make_store(C, make_load(A, {idx}) * scale + cast(f32, i), {idx}));
+    tir::Stmt inner =
+        tir::make_for(j, i32(0), i32(cols), ForKind::Serial,
+                      tir::make_store(C, make_load(A, {idx}) * scale + cast(f32, i), {idx}));
     tir::Stmt record = tir::make_store(T, make_call(DataType::uint(64), "pthread_self", {}), {i});
     // Each row sleeps, so that the launching thread cannot finish every task before the pool's
     // workers wake up, even on a loaded machine.
     tir::Stmt nap = tir::make_evaluate(
         make_call(DataType::int32(), "usleep", {make_int(DataType::uint(32), 20000)}));
-    tir::Stmt body = tir::make_let(
-        scale, make_float(f32, 3.0),
-        tir::make_for(i, i32(0), i32(rows), ForKind::Parallel, tir::make_seq({inner, nap, record})));
+    tir::Stmt body = tir::make_let(scale, make_float(f32, 3.0),
+                                   tir::make_for(i, i32(0), i32(rows), ForKind::Parallel,
+                                                 tir::make_seq({inner, nap, record})));
     runtime::PackedFunc fn = jit(tir::make_prim_func("par", {A, C, T}, body));
     std::vector<float> a(rows * cols);
     for (size_t k = 0; k < a.size(); ++k) a[k] = static_cast<float>(k % 1000);
@@ -192,10 +200,9 @@ TEST(Kernel, ParallelLoopRunsOnThePool) {
 TEST(Kernel, ParallelLoopErrorPropagates) {
     auto A = make_buffer("A", f32, {i32(64)});
     auto i = make_var("i");
-    tir::Stmt body = tir::make_for(
-        i, i32(0), i32(64), ForKind::Parallel,
-        tir::make_assert(ne(i, i32(37)), "par_fail: row 37 is bad",
-                         tir::make_store(A, cast(f32, i), {i})));
+    tir::Stmt body = tir::make_for(i, i32(0), i32(64), ForKind::Parallel,
+                                   tir::make_assert(ne(i, i32(37)), "par_fail: row 37 is bad",
+                                                    tir::make_store(A, cast(f32, i), {i})));
     runtime::PackedFunc fn = jit(tir::make_prim_func("par_fail", {A}, body));
     runtime::NDArray An = make_empty(f32, {64});
     std::string e = error_of([&] { fn(An); });
@@ -266,10 +273,10 @@ TEST(Kernel, ScalarParamsBranchesAndLoopHints) {
     auto alpha = make_var("alpha", f32), k = make_var("k", DataType::int64());
     auto i = make_var("i"), j = make_var("j");
     PrimExpr idx = i * 4 + j;
-    tir::Stmt branch = tir::make_if(
-        make_load(A, {idx}) > 0.0f,
-        tir::make_store(C, make_load(A, {idx}) * alpha + cast(f32, k), {idx}),
-        tir::make_store(C, make_float(f32, -1), {idx}));
+    tir::Stmt branch =
+        tir::make_if(make_load(A, {idx}) > 0.0f,
+                     tir::make_store(C, make_load(A, {idx}) * alpha + cast(f32, k), {idx}),
+                     tir::make_store(C, make_float(f32, -1), {idx}));
     tir::Stmt body = tir::make_for(i, i32(0), i32(4), ForKind::Unrolled,
                                    tir::make_for(j, i32(0), i32(4), ForKind::Vectorized, branch));
     auto fn = jit(tir::make_prim_func("axpk", {A, C}, body, {alpha, k}));
@@ -277,14 +284,16 @@ TEST(Kernel, ScalarParamsBranchesAndLoopHints) {
     for (int q = 0; q < 16; ++q) a[q] = static_cast<float>(q - 4);
     runtime::NDArray An = make_array(a, f32), Cn = make_empty(f32, {16});
     fn(An, Cn, 0.5, 10);
-    for (int q = 0; q < 16; ++q) EXPECT_EQ(Cn.to_vector<float>()[q], a[q] > 0 ? a[q] * 0.5f + 10 : -1);
+    for (int q = 0; q < 16; ++q)
+        EXPECT_EQ(Cn.to_vector<float>()[q], a[q] > 0 ? a[q] * 0.5f + 10 : -1);
     fn(An, Cn, 2, int64_t{-3});  // an integer where a float is expected converts
     for (int q = 0; q < 16; ++q) EXPECT_EQ(Cn.to_vector<float>()[q], a[q] > 0 ? a[q] * 2 - 3 : -1);
 }
 
 TEST(Kernel, SymbolicShapesAndSeveralFunctions) {
     auto n = make_var("n", DataType::int64());
-    auto A = make_buffer("A", f32, {n}), B = make_buffer("B", f32, {n}), C = make_buffer("C", f32, {n});
+    auto A = make_buffer("A", f32, {n}), B = make_buffer("B", f32, {n}),
+         C = make_buffer("C", f32, {n});
     auto i = make_var("i", DataType::int64());
     auto add = tir::make_prim_func(
         "add_n", {A, B, C},
@@ -299,7 +308,8 @@ TEST(Kernel, SymbolicShapesAndSeveralFunctions) {
     EXPECT_FALSE(m.get_function("mul_n").defined());
     for (int size : {1, 7, 100}) {
         std::vector<float> a(size, 3.0f), b(size, 1.5f);
-        runtime::NDArray An = make_array(a, f32), Bn = make_array(b, f32), Cn = make_empty(f32, {size});
+        runtime::NDArray An = make_array(a, f32), Bn = make_array(b, f32),
+                         Cn = make_empty(f32, {size});
         m.get_function("add_n")(An, Bn, Cn);
         EXPECT_EQ(Cn.to_vector<float>(), std::vector<float>(size, 4.5f));
         m.get_function("sub_n")(An, Bn, Cn);
@@ -310,8 +320,8 @@ TEST(Kernel, SymbolicShapesAndSeveralFunctions) {
 TEST(Kernel, BuildErrors) {
     auto A = make_buffer("A", f32, {i32(4)});
     auto i = make_var("i"), free_var = make_var("m");
-    auto f = tir::make_prim_func("bad_free", {A},
-                                 tir::make_store(A, make_float(f32, 1), {free_var}));
+    auto f =
+        tir::make_prim_func("bad_free", {A}, tir::make_store(A, make_float(f32, 1), {free_var}));
     std::string e = error_of([&] { codegen::build_llvm({f}, host_target()); });
     EXPECT_NE(e.find("variable 'm'"), std::string::npos) << e;
 

@@ -1,6 +1,7 @@
+#include "codegen/target.h"
+
 #include <gtest/gtest.h>
 
-#include "codegen/target.h"
 #include "codegen_test_util.h"
 #include "support/error.h"
 

@@ -19,8 +19,8 @@ runtime::PackedFunc matmul() {
         auto C = make_buffer("C", f32, {i32(4), i32(6)});
         auto alpha = make_var("alpha", f32);
         auto i = make_var("i");
-        tir::Stmt body = tir::make_for(i, i32(0), i32(24), tir::ForKind::Serial,
-                                       tir::make_store(C, alpha, {i}));
+        tir::Stmt body =
+            tir::make_for(i, i32(0), i32(24), tir::ForKind::Serial, tir::make_store(C, alpha, {i}));
         return jit(tir::make_prim_func("matmul", {A, B, C}, body, {alpha}));
     }();
     return fn;
@@ -75,8 +75,7 @@ TEST(Wrapper, WrongShapes) {
     runtime::NDArray C = make_empty(f32, {4, 6});
     runtime::NDArray C_bad = make_empty(f32, {4, 7});
     std::string e = error_of([&] { matmul()(A, B, C_bad, 1.0); });
-    EXPECT_NE(e.find("matmul: argument 2 'C' has shape [4, 7], expected [4, 6]"),
-              std::string::npos)
+    EXPECT_NE(e.find("matmul: argument 2 'C' has shape [4, 7], expected [4, 6]"), std::string::npos)
         << e;
     // k is bound from A; B disagrees.
     runtime::NDArray B_bad = make_empty(f32, {4, 6});
@@ -107,8 +106,7 @@ TEST(Wrapper, DeviceStridesAlignmentAndNull) {
     matmul()(A, B, &t, 1.0);  // explicit but compact strides are fine
     t.strides = transposed;
     e = error_of([&] { matmul()(A, B, &t, 1.0); });
-    EXPECT_NE(e.find("matmul: argument 2 'C' is not a compact row-major tensor"),
-              std::string::npos)
+    EXPECT_NE(e.find("matmul: argument 2 'C' is not a compact row-major tensor"), std::string::npos)
         << e;
 
     t = *C.tensor();

@@ -32,6 +32,8 @@ TEST(DlDtype, RoundTripsEverySpelling) {
     EXPECT_EQ(dl_dtype_bytes(b), 1);
     EXPECT_EQ(dl_dtype_bytes(dl_dtype_from_string("float32x4")), 16);
     EXPECT_EQ(dl_dtype_to_string(DLDataType{kDLComplex, 64, 1}), "dtype(code=5, bits=64, lanes=1)");
+    EXPECT_EQ(dl_dtype_to_string(DLDataType{6, 8, 1}), "bool");
+    EXPECT_EQ(dl_dtype_to_string(DLDataType{5, 1, 4}), "boolx4");
 }
 
 TEST(DlDtype, RejectsUnknownSpellings) {

@@ -203,15 +203,34 @@ TEST(TirText, RoundTripsEveryNodeAndExpressionForm) {
 TEST(TirText, RoundTripsNestedSequencesExactly) {
     Ref<PrimFunc> f = make_everything();
     std::string text = print(f);
-    EXPECT_NE(text.find("  { S[] = 6 }\n"), std::string::npos) << text;
-    EXPECT_NE(text.find("  {\n    {\n      S[] = 7\n      S[] = 8\n    }\n    S[] = 9\n  }\n"),
-              std::string::npos)
+    EXPECT_NE(text.find("  seq { S[] = 6 }\n"), std::string::npos) << text;
+    EXPECT_NE(
+        text.find("  seq {\n    seq {\n      S[] = 7\n      S[] = 8\n    }\n    S[] = 9\n  }\n"),
+        std::string::npos)
         << text;
     Ref<PrimFunc> back = parse_prim_func(text);
     auto* seq = back->body.as<SeqStmt>();
     ASSERT_NE(seq, nullptr);
     EXPECT_TRUE(seq->seq[seq->seq.size() - 3].is<SeqStmt>());
     EXPECT_EQ(seq->seq[seq->seq.size() - 3].as<SeqStmt>()->seq.size(), 1u);
+}
+
+// A body-less assert followed by a nested sequence must not read the sequence as its body.
+TEST(TirText, AssertWithoutBodyBeforeANestedSequence) {
+    auto A = make_buffer("A", f32, {4});
+    auto n = make_var("n");
+    Stmt inner = Stmt(new SeqStmt({make_store(A, 1.0f, {0}), make_store(A, 2.0f, {1})}));
+    Stmt body = Stmt(new SeqStmt({make_assert(n > 0, "n > 0", Stmt()), inner}));
+    auto f = make_prim_func("f", {A}, body, {n});
+    EXPECT_EQ(print(f),
+              "prim_func f(A: float32[4], n: int32) {\n"
+              "  assert(n > 0, \"n > 0\")\n"
+              "  seq {\n"
+              "    A[0] = 1.0f\n"
+              "    A[1] = 2.0f\n"
+              "  }\n"
+              "}\n");
+    expect_round_trip(f);
 }
 
 TEST(TirText, EmptyBodiesAndEmptyFunctions) {

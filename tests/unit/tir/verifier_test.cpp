@@ -94,8 +94,13 @@ TEST(TirVerifier, RejectsDuplicateBindings) {
 
 TEST(TirVerifier, RejectsIndexCountsThatDoNotMatchTheRank) {
     auto A = make_buffer("A", f32, {4, 4});
-    expect_invalid(make_prim_func("f", {A}, make_store(A, 0.0f, {1})),
-                   {"store to 'A' with 1 indices, but it has 2 dimensions"});
+    expect_invalid(make_prim_func("f", {A}, make_store(A, 0.0f, {1, 2, 3})),
+                   {"store to 'A' with 3 indices, but it has 2 dimensions"});
+    auto B = make_buffer("B", f32, {2, 2, 2});
+    expect_invalid(make_prim_func("f", {B}, make_store(B, 0.0f, {1, 2})),
+                   {"store to 'B' with 2 indices, but it has 3 dimensions"});
+    // One index is a flat row-major offset, as flatten_storage leaves parameters.
+    EXPECT_NO_THROW(verify(make_prim_func("f", {A}, make_store(A, make_load(A, {5}), {15}))));
     expect_invalid(make_prim_func("f", {A}, make_store(A, make_load(A, {1, 2, 3}), {1, 2})),
                    {"load from 'A' with 3 indices, but it has 2 dimensions"});
 }
@@ -156,6 +161,22 @@ TEST(TirVerifier, RejectsThreadBindingWithoutTag) {
     auto f = make_prim_func("f", {A},
                             make_for(i, 0, 16, ForKind::ThreadBinding, make_store(A, 0.0f, {i})));
     expect_invalid(f, {"thread_binding loop 'i' without a thread tag"});
+}
+
+TEST(TirVerifier, ReportsMissingPiecesWithoutCrashing) {
+    auto A = make_buffer("A", f32, {16});
+    auto i = make_var("i");
+    Stmt body = make_seq(
+        {Stmt(new For(Ref<Var>(), 0, 4, ForKind::Serial, make_evaluate(0))),
+         Stmt(new Allocate(Ref<Buffer>(), make_evaluate(0))),
+         Stmt(new Store(A, PrimExpr(), {PrimExpr()})),
+         Stmt(new For(i, 0, 4, ForKind::Serial, Stmt())),
+         make_evaluate(make_load(A, {PrimExpr(new Add(DataType::int32(), PrimExpr(), 1))}))});
+    expect_invalid(make_prim_func("f", {A}, body),
+                   {"For without its variable or buffer", "in: for <undefined> in [0, 4)",
+                    "Allocate without its variable or buffer", "undefined expression",
+                    "in: A[<undefined>] = <undefined>", "undefined statement",
+                    "in: evaluate(A[<undefined> + 1])"});
 }
 
 TEST(TirVerifier, ListsEveryProblemWithItsOrigin) {
