@@ -10,8 +10,11 @@
 // SourceLoc is ignored.
 //
 // This is what parse(print(x)) is checked against, and what tests use to compare the output of a
-// pass with an expected IR. The expression part lives in the .cpp because it needs the binding
-// maps; src/ir has no expression-level equalizer that could take them.
+// pass with an expected IR. The expression part lives in the .cpp rather than reusing
+// anvil::StructuralEqualizer (ir/structural_equal.h) because that one's bindings last for the
+// whole comparison, with no unbinding: one Var bound by two sibling loops on one side (as
+// unroll_loops and partition_loops leave it) against two Vars on the other would fail there.
+// Here a binding ends with its scope.
 #pragma once
 
 #include "tir/stmt.h"

@@ -502,6 +502,7 @@ llvm::Value* CodeGenLLVM::emit_(const Call* op) {
         return builder_.CreateIntrinsic(llvm::Intrinsic::expect, {c->getType()},
                                         {c, builder_.getTrue()});
     }
+    if (op->name == intrin::kIfThenElse) return emit_if_then_else(op);
     if (intrin::is_math(op->name)) return emit_call_intrinsic(op);
     // An external pure function, called per lane.
     std::vector<llvm::Type*> arg_types;
@@ -522,6 +523,34 @@ llvm::Value* CodeGenLLVM::emit_(const Call* op) {
         out = builder_.CreateInsertElement(out, builder_.CreateCall(callee, lane_args), lane);
     }
     return out;
+}
+
+// if_then_else evaluates only the chosen branch, which may read memory valid only under its
+// condition: scalars branch. Vectorized code gets here only with branches that read no memory
+// (vectorize_loops keeps loops with guarded reads scalar), so a select is exact.
+llvm::Value* CodeGenLLVM::emit_if_then_else(const Call* op) {
+    ANVIL_CHECK(op->args.size() == 3) << "if_then_else takes three arguments";
+    llvm::Value* cond = emit(op->args[0]);
+    if (op->dtype.is_vector() || op->args[0].dtype().is_vector()) {
+        return builder_.CreateSelect(cond, emit(op->args[1]), emit(op->args[2]));
+    }
+    auto* then_block = llvm::BasicBlock::Create(ctx_, "if_then", function_);
+    auto* else_block = llvm::BasicBlock::Create(ctx_, "if_else", function_);
+    auto* end_block = llvm::BasicBlock::Create(ctx_, "if_end", function_);
+    builder_.CreateCondBr(cond, then_block, else_block);
+    builder_.SetInsertPoint(then_block);
+    llvm::Value* t = emit(op->args[1]);
+    llvm::BasicBlock* then_end = builder_.GetInsertBlock();
+    builder_.CreateBr(end_block);
+    builder_.SetInsertPoint(else_block);
+    llvm::Value* f = emit(op->args[2]);
+    llvm::BasicBlock* else_end = builder_.GetInsertBlock();
+    builder_.CreateBr(end_block);
+    builder_.SetInsertPoint(end_block);
+    llvm::PHINode* phi = builder_.CreatePHI(t->getType(), 2);
+    phi->addIncoming(t, then_end);
+    phi->addIncoming(f, else_end);
+    return phi;
 }
 
 // Math intrinsics compute in float32 for float16/bfloat16 and in the type itself otherwise.

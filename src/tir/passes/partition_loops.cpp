@@ -1,6 +1,7 @@
-// partition_loops: a loop whose body is guarded by `if (likely(cond))`, cond linear in the loop
-// variable, is split where cond stops (or starts) holding for every iteration of the loops inside
-// it: the part where cond provably holds loses the guard, the rest keeps it.
+// partition_loops: a loop whose body is guarded by `if (likely(cond))`, cond (or one of its `&&`
+// terms) linear in the loop variable, is split where that term stops (or starts) holding for
+// every iteration of the loops inside it: the part where it provably holds loses the term (the
+// guard, when no term is left), the rest keeps it.
 //
 //   for io in [0, 5) { for ii in [0, 8) vectorized { if likely(io*8 + ii < 37) { S } } }
 //   => for io in [0, 4) { for ii ... { S } }  for io in [4, 5) { for ii ... { if ... { S } } }
@@ -68,11 +69,15 @@ protected:
 
         GuardCollector guards;
         guards.visit_stmt(op->body);
+        // Per guard, per conjunct of its condition: where that conjunct holds.
+        std::vector<std::vector<std::optional<Split>>> splits;
         std::optional<Split> split;
-        std::vector<std::optional<Split>> splits;
         for (const IfThenElse* g : guards.guards) {
-            splits.push_back(analyze(g->cond.as<Call>()->args[0], op->var, guards));
-            if (!split && splits.back()) split = splits.back();
+            splits.emplace_back();
+            for (const PrimExpr& c : conjuncts(g)) {
+                splits.back().push_back(analyze(c, op->var, guards));
+                if (!split && splits.back().back()) split = splits.back().back();
+            }
         }
         if (!split) return StmtMutator::mutate_stmt_(op, self);
 
@@ -149,26 +154,59 @@ private:
         return Split{analyzer_.simplify(k), false};
     }
 
-    // The body without the guards that hold wherever `chosen` holds.
-    Stmt drop(const Stmt& body, const GuardCollector& c, const std::vector<std::optional<Split>>& s,
-              const Split& chosen) {
-        std::unordered_set<const IfThenElse*> remove;
-        for (size_t i = 0; i < c.guards.size(); ++i) {
-            if (!s[i] || s[i]->safe_below != chosen.safe_below) continue;
-            PrimExpr covers = chosen.safe_below ? s[i]->k >= chosen.k : s[i]->k <= chosen.k;
-            if (s[i]->k.same_as(chosen.k) || analyzer_.can_prove(covers)) {
-                remove.insert(c.guards[i]);
+    // The terms of a guard's condition `likely(c1 && c2 && ...)`.
+    static std::vector<PrimExpr> conjuncts(const IfThenElse* g) {
+        std::vector<PrimExpr> out;
+        std::vector<PrimExpr> todo = {g->cond.as<Call>()->args[0]};
+        while (!todo.empty()) {
+            PrimExpr c = todo.back();
+            todo.pop_back();
+            if (auto* a = c.as<And>()) {
+                todo.push_back(a->b);
+                todo.push_back(a->a);
+            } else {
+                out.push_back(c);
             }
         }
+        return out;
+    }
+
+    // The body without the guard terms that hold wherever `chosen` holds; a guard left with
+    // no terms goes, leaving its then-branch.
+    Stmt drop(const Stmt& body, const GuardCollector& c,
+              const std::vector<std::vector<std::optional<Split>>>& s, const Split& chosen) {
+        std::unordered_map<const IfThenElse*, PrimExpr> rewrite;  // undefined: remove the guard
+        for (size_t g = 0; g < c.guards.size(); ++g) {
+            std::vector<PrimExpr> terms = conjuncts(c.guards[g]);
+            PrimExpr kept;
+            bool dropped = false;
+            for (size_t t = 0; t < terms.size(); ++t) {
+                const std::optional<Split>& sp = s[g][t];
+                bool covered = false;
+                if (sp && sp->safe_below == chosen.safe_below) {
+                    PrimExpr covers = chosen.safe_below ? sp->k >= chosen.k : sp->k <= chosen.k;
+                    covered = sp->k.same_as(chosen.k) || analyzer_.can_prove(covers);
+                }
+                dropped |= covered;
+                if (!covered) kept = kept.defined() ? (kept && terms[t]) : terms[t];
+            }
+            if (!dropped) continue;
+            rewrite[c.guards[g]] =
+                kept.defined() ? make_call(DataType::bool_(), intrin::kLikely, {kept}) : kept;
+        }
         struct Remover : StmtMutator {
-            std::unordered_set<const IfThenElse*>* remove;
+            std::unordered_map<const IfThenElse*, PrimExpr>* rewrite;
             Stmt mutate_stmt_(const IfThenElse* op, const Stmt& self) override {
-                if (remove->count(op)) return mutate_stmt(op->then_case);
-                return StmtMutator::mutate_stmt_(op, self);
+                auto it = rewrite->find(op);
+                if (it == rewrite->end()) return StmtMutator::mutate_stmt_(op, self);
+                Stmt then_case = mutate_stmt(op->then_case);
+                if (!it->second.defined()) return then_case;
+                Stmt else_case = op->else_case.defined() ? mutate_stmt(op->else_case) : Stmt();
+                return make_if(it->second, then_case, else_case, op->loc);
             }
             PrimExpr mutate_expr(const PrimExpr& e) override { return e; }
         } r;
-        r.remove = &remove;
+        r.rewrite = &rewrite;
         return r.mutate_stmt(body);
     }
 

@@ -454,6 +454,20 @@ TEST(Arith, HalfPrecisionRoundTrips) {
     }
 }
 
+TEST(Arith, HalfOnBaselineX86) {
+    // Without F16C, LLVM converts float16 through compiler-rt/libgcc helpers (__extendhfsf2),
+    // which the JIT must find in the process.
+    if (host_target().mtriple.rfind("x86_64", 0) != 0) GTEST_SKIP() << "x86-64 only";
+    DataType h = DataType::float16();
+    auto f = elementwise2("hadd", h, h, h, 8, 8, [](PrimExpr a, PrimExpr b) { return a * b + a; });
+    runtime::Module m = codegen::build_llvm({f}, Target::parse("llvm -mcpu=x86-64"));
+    std::vector<double> a{1, 2, 3, 0.5, -1, 10, 0.25, 7}, b{2, 0.5, -1, 4, 3, 0.1, 8, 1};
+    runtime::NDArray A = array_of(h, a), B = array_of(h, b), C = make_empty(h, {8});
+    m.get_function("hadd")(A, B, C);
+    std::vector<double> ta = typed(h, a), tb = typed(h, b), got = values_of(h, C);
+    for (int i = 0; i < 8; ++i) EXPECT_NEAR(got[i], ta[i] * tb[i] + ta[i], 1e-2) << i;
+}
+
 TEST(Arith, ReinterpretAndLikely) {
     auto f = elementwise2(
         "bits", DataType::float32(), DataType::float32(), DataType::int32(), 4, 4,

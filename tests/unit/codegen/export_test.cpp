@@ -217,6 +217,12 @@ TEST(Export, AArch64ObjectAndQemu) {
         fs::remove_all(dir);
         GTEST_SKIP() << "aarch64-linux-gnu-gcc or qemu-aarch64 not installed";
     }
+    // A shared library for the foreign ISA, linked by the cross compiler.
+    fs::path lib = dir / "vadd_exp.so";
+    codegen::export_library(m, lib.string());
+    EXPECT_EQ(read_elf(lib).machine, kEmAArch64);
+    EXPECT_EQ(read_elf(lib).type, 3);  // ET_DYN
+
     fs::path driver = dir / "driver.c", exe = dir / "driver";
     std::ofstream(driver) << kAArch64Driver;
     int status = 0;

@@ -22,9 +22,8 @@ std::map<std::string, std::set<const Buffer*>> buffers_by_name(const Ref<PrimFun
 TEST(FlattenStorage, MatmulBecomesOneDimensional) {
     auto f = make_matmul(5, 13, 7, 4, ForKind::Serial);
     auto g = flatten_storage(f, LowerContext{});
-    for (const auto& p : g->params) EXPECT_EQ(p->shape.size(), 1u) << p->name;
-    EXPECT_TRUE(is_const_int(g->params[0]->shape[0], 35));
-    EXPECT_TRUE(is_const_int(g->params[2]->shape[0], 65));
+    // Parameters keep their identity and declared shapes (the entry checks callers' tensors).
+    for (size_t k = 0; k < f->params.size(); ++k) EXPECT_TRUE(g->params[k].same_as(f->params[k]));
     visit_exprs(g->body, [](const PrimExpr& e) {
         if (auto* l = e.as<Load>()) {
             EXPECT_EQ(l->indices.size(), 1u);
@@ -54,7 +53,6 @@ TEST(FlattenStorage, AllocationsAndZeroDimensionalBuffers) {
                          make_allocate(T, make_seq({fill, use})));
     auto f = make_prim_func("f", {A, B, S}, body);
     auto g = flatten_storage(f, LowerContext{});
-    EXPECT_TRUE(is_const_int(g->params[2]->shape[0], 1));
     int allocs = 0;
     pre_order_visit(g->body, [&](const Stmt& s) {
         if (auto* a = s.as<Allocate>()) {

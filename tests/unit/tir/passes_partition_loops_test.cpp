@@ -90,3 +90,40 @@ TEST(PartitionLoops, UnrecognisedGuardsStay) {
 
 }  // namespace
 }  // namespace anvil::tir::testing
+
+namespace anvil::tir::testing {
+namespace {
+
+// Two split axes guarded by one conjunction, as schedule_to_loops writes it: each loop level
+// removes its own term.
+TEST(PartitionLoops, ConjunctionGuards) {
+    auto A = make_buffer("A", DataType::float32(), {10, 13});
+    auto B = make_buffer("B", DataType::float32(), {10, 13});
+    auto yo = make_var("yo"), yi = make_var("yi"), xo = make_var("xo"), xi = make_var("xi");
+    PrimExpr y = PrimExpr(yo) * 4 + yi, x = PrimExpr(xo) * 8 + xi;
+    Stmt store = make_store(B, make_load(A, {y, x}) * 2.0f, {y, x});
+    Stmt body = make_for(yo, 0, 3, ForKind::Serial, make_for(xo, 0, 2, ForKind::Serial,
+        make_for(yi, 0, 4, ForKind::Serial, make_for(xi, 0, 8, ForKind::Vectorized,
+            make_if(likely(y < 10 && x < 13), store)))));
+    auto f = make_prim_func("f", {A, B}, body);
+    auto g = apply(f, partition_loops);
+    // yo: [0, 2) and [2, 3); each has xo: [0, 1) and [1, 2). Only the first of the four nests
+    // is guard-free; the others keep the terms they need.
+    EXPECT_EQ(count_ifs(g->body), 3);
+    std::vector<std::string> conds;
+    pre_order_visit(g->body, [&](const Stmt& s) {
+        if (auto* i = s.as<IfThenElse>()) conds.push_back(to_string(i->cond));
+    });
+    expect_equivalent(f, g);
+    auto v = apply(apply(apply(flatten_storage(f, LowerContext{}), simplify), partition_loops),
+                   simplify);
+    v = apply(v, vectorize_loops);
+    EXPECT_GE(count_stmts(v->body, [](const Stmt& s) {
+                  auto* st = s.as<Store>();
+                  return st && st->value.dtype().lanes() == 8;
+              }), 1);
+    expect_equivalent(f, v);
+}
+
+}  // namespace
+}  // namespace anvil::tir::testing

@@ -263,17 +263,25 @@ Value Interpreter::eval(const PrimExpr& e) {
 }
 
 int64_t Interpreter::flat_offset(const Buffer* b, const std::vector<int64_t>& idx) {
-    if (idx.size() != std::max<size_t>(b->shape.size(), 1) && !(idx.empty() && b->shape.empty())) {
+    std::vector<int64_t> extents;
+    for (const auto& d : b->shape) extents.push_back(eval(d).as_int(0));
+    // One index into a multi-dimensional buffer is a row-major offset (flatten_storage keeps
+    // parameters' declared shapes); it is checked against the whole buffer.
+    if (idx.size() == 1 && extents.size() != 1) {
+        int64_t size = 1;
+        for (int64_t e : extents) size *= e;
+        extents = {size};
+    }
+    if (idx.size() != extents.size() && !(idx.empty() && extents.empty())) {
         fail("wrong number of indices into " + b->name);
     }
     int64_t off = 0;
-    for (size_t d = 0; d < b->shape.size(); ++d) {
-        int64_t extent = eval(b->shape[d]).as_int(0);
-        if (idx[d] < 0 || idx[d] >= extent) {
+    for (size_t d = 0; d < extents.size(); ++d) {
+        if (idx[d] < 0 || idx[d] >= extents[d]) {
             fail("index " + std::to_string(idx[d]) + " out of bounds [0, " +
-                 std::to_string(extent) + ") of " + b->name);
+                 std::to_string(extents[d]) + ") of " + b->name);
         }
-        off = off * extent + idx[d];
+        off = off * extents[d] + idx[d];
     }
     return off;
 }
