@@ -10,6 +10,7 @@
 #include "ir/intrinsics.h"
 #include "tir/passes/passes.h"
 #include "tir/stmt_functor.h"
+#include "tir/verifier.h"
 #include "tir_interpreter.h"
 
 namespace anvil::tir::testing {
@@ -72,6 +73,7 @@ inline Ref<PrimFunc> apply(const Ref<PrimFunc>& f, Stmt (*pass)(const Stmt&, con
 inline void expect_equivalent(const Ref<PrimFunc>& before, const Ref<PrimFunc>& after,
                               const std::vector<int64_t>& scalars = {},
                               bool expect_writes = true) {
+    EXPECT_NO_THROW(verify(after));
     auto inputs = make_inputs(before, scalars);
     auto a = run_func(before, inputs, scalars);
     auto b = run_func(after, inputs, scalars);
