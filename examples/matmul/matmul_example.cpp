@@ -1,6 +1,9 @@
 // The matmul walk: each schedule variant is compiled, checked against a reference and timed.
 //
-//   matmul_example [--size N] [--variant NAME] [--print-ir] [--threads T]
+//   matmul_example [--size N] [--variant NAME] [--print-ir] [--source ll|asm] [--threads T]
+//
+// --print-ir prints each variant's schedule record and its loop IR after lowering; --source
+// prints the generated LLVM IR or assembly.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -26,6 +29,7 @@ struct Options {
     int64_t size = 1024;
     std::string variant;  // empty: all
     bool print_ir = false;
+    std::string source;  // "ll" or "asm": print the generated code
     int threads = 0;
 };
 
@@ -46,12 +50,25 @@ Options parse_args(int argc, char** argv) {
             o.variant = value();
         } else if (a == "--print-ir") {
             o.print_ir = true;
+        } else if (a == "--source") {
+            o.source = value();
+            if (o.source != "ll" && o.source != "asm") {
+                std::fprintf(stderr, "error: --source takes ll or asm, not '%s'\n", o.source.c_str());
+                std::exit(2);
+            }
         } else if (a == "--threads") {
             o.threads = std::atoi(value().c_str());
         } else {
             std::fprintf(stderr,
                          "usage: matmul_example [--size N] [--variant NAME] [--print-ir] "
-                         "[--threads T]\n");
+                         "[--source ll|asm] [--threads T]\n");
+            std::exit(2);
+        }
+    }
+    if (!o.variant.empty()) {
+        auto names = examples::matmul_variants();
+        if (std::find(names.begin(), names.end(), o.variant) == names.end()) {
+            std::fprintf(stderr, "error: unknown variant '%s'\n", o.variant.c_str());
             std::exit(2);
         }
     }
@@ -116,6 +133,7 @@ int main(int argc, char** argv) {
             }
             runtime::Module mod = driver::build(m.schedule, {m.A, m.B, m.C}, "llvm -mcpu=native",
                                                 "matmul_" + name);
+            if (!opt.source.empty()) std::cout << codegen::get_source(mod, opt.source);
             runtime::PackedFunc f = mod.get_function("matmul_" + name);
             std::memset(c.raw_data(), 0, c.nbytes());
             f(a, b, c);

@@ -108,46 +108,36 @@ llvm::FastMathFlags contract_only() {
 
 }  // namespace
 
+// + - *: floats compute (through float32 for half types) with contraction allowed; bools are
+// arithmetic modulo 2; signed index arithmetic is marked no-signed-wrap so loops analyze well.
+llvm::Value* CodeGenLLVM::emit_arith(const BinaryExpr* op, llvm::Instruction::BinaryOps float_op,
+                                     llvm::Instruction::BinaryOps int_op,
+                                     llvm::Instruction::BinaryOps bool_op) {
+    DataType t = op->dtype;
+    llvm::Value* a = emit(op->a);
+    llvm::Value* b = emit(op->b);
+    if (t.is_floating()) {
+        llvm::IRBuilder<>::FastMathFlagGuard guard(builder_);
+        builder_.setFastMathFlags(contract_only());
+        return from_compute_float(
+            t, builder_.CreateBinOp(float_op, to_compute_float(t, a), to_compute_float(t, b)));
+    }
+    if (t.is_bool()) return builder_.CreateBinOp(bool_op, a, b);
+    llvm::Value* v = builder_.CreateBinOp(int_op, a, b);
+    if (auto* inst = llvm::dyn_cast<llvm::BinaryOperator>(v); inst && in_index_ && t.is_int()) {
+        inst->setHasNoSignedWrap(true);
+    }
+    return v;
+}
+
 llvm::Value* CodeGenLLVM::emit_(const Add* op) {
-    DataType t = op->dtype;
-    llvm::Value* a = emit(op->a);
-    llvm::Value* b = emit(op->b);
-    if (t.is_floating()) {
-        llvm::IRBuilder<>::FastMathFlagGuard guard(builder_);
-        builder_.setFastMathFlags(contract_only());
-        return from_compute_float(
-            t, builder_.CreateFAdd(to_compute_float(t, a), to_compute_float(t, b)));
-    }
-    if (t.is_bool()) return builder_.CreateXor(a, b);
-    return builder_.CreateAdd(a, b, "", false, in_index_ && t.is_int());
+    return emit_arith(op, llvm::Instruction::FAdd, llvm::Instruction::Add, llvm::Instruction::Xor);
 }
-
 llvm::Value* CodeGenLLVM::emit_(const Sub* op) {
-    DataType t = op->dtype;
-    llvm::Value* a = emit(op->a);
-    llvm::Value* b = emit(op->b);
-    if (t.is_floating()) {
-        llvm::IRBuilder<>::FastMathFlagGuard guard(builder_);
-        builder_.setFastMathFlags(contract_only());
-        return from_compute_float(
-            t, builder_.CreateFSub(to_compute_float(t, a), to_compute_float(t, b)));
-    }
-    if (t.is_bool()) return builder_.CreateXor(a, b);
-    return builder_.CreateSub(a, b, "", false, in_index_ && t.is_int());
+    return emit_arith(op, llvm::Instruction::FSub, llvm::Instruction::Sub, llvm::Instruction::Xor);
 }
-
 llvm::Value* CodeGenLLVM::emit_(const Mul* op) {
-    DataType t = op->dtype;
-    llvm::Value* a = emit(op->a);
-    llvm::Value* b = emit(op->b);
-    if (t.is_floating()) {
-        llvm::IRBuilder<>::FastMathFlagGuard guard(builder_);
-        builder_.setFastMathFlags(contract_only());
-        return from_compute_float(
-            t, builder_.CreateFMul(to_compute_float(t, a), to_compute_float(t, b)));
-    }
-    if (t.is_bool()) return builder_.CreateAnd(a, b);
-    return builder_.CreateMul(a, b, "", false, in_index_ && t.is_int());
+    return emit_arith(op, llvm::Instruction::FMul, llvm::Instruction::Mul, llvm::Instruction::And);
 }
 
 llvm::Value* CodeGenLLVM::emit_(const Div* op) {

@@ -61,8 +61,9 @@ PrimExpr lower_exp(const Builder& b, const PrimExpr& x) {
     PrimExpr n = b.floor(xc * b.f(1.4426950408889634) + b.f(0.5));
     PrimExpr r = (xc - n * b.f(0.693359375)) - n * b.f(-2.12194440054690583e-4);
     PrimExpr p = b.f(1.0) + r +
-                 r * r * b.poly(r, {5.000000095e-01, 1.666651885e-01, 4.166620598e-02,
-                                    8.368887841e-03, 1.395048100e-03});
+                 r * r *
+                     b.poly(r, {5.000000095e-01, 1.666651885e-01, 4.166620598e-02, 8.368887841e-03,
+                                1.395048100e-03});
     PrimExpr ni = b.to_int(n);
     PrimExpr n1 = ni / b.i(2);
     PrimExpr n2 = ni - n1;
@@ -102,8 +103,9 @@ PrimExpr lower_log(const Builder& b, const PrimExpr& x) {
 PrimExpr lower_tanh(const Builder& b, const PrimExpr& x) {
     PrimExpr ax = b.abs(x);
     PrimExpr x2 = x * x;
-    PrimExpr small = x + x * x2 * b.poly(x2, {-3.333328398e-01, 1.333149246e-01, -5.374356253e-02,
-                                              2.065071702e-02, -5.717127473e-03});
+    PrimExpr small = x + x * x2 *
+                             b.poly(x2, {-3.333328398e-01, 1.333149246e-01, -5.374356253e-02,
+                                         2.065071702e-02, -5.717127473e-03});
     PrimExpr t = b.f(1.0) - b.f(2.0) / (lower_exp(b, ax + ax) + b.f(1.0));
     PrimExpr large = select(x < b.f(0.0), b.f(0.0) - t, t);
     return select(ax < b.f(0.625), small, large);

@@ -115,11 +115,20 @@ private:
         PrimExpr d;
         auto* cmp = static_cast<const BinaryExpr*>(cond.get());  // read only for comparisons
         switch (cond->kind) {
-            case ExprKind::LT: d = cmp->a - cmp->b; break;
-            case ExprKind::LE: d = cmp->a - cmp->b - 1; break;
-            case ExprKind::GT: d = cmp->b - cmp->a; break;
-            case ExprKind::GE: d = cmp->b - cmp->a - 1; break;
-            default: return std::nullopt;
+            case ExprKind::LT:
+                d = cmp->a - cmp->b;
+                break;
+            case ExprKind::LE:
+                d = cmp->a - cmp->b - 1;
+                break;
+            case ExprKind::GT:
+                d = cmp->b - cmp->a;
+                break;
+            case ExprKind::GE:
+                d = cmp->b - cmp->a - 1;
+                break;
+            default:
+                return std::nullopt;
         }
         if (!d.dtype().is_int() || d.dtype().is_vector()) return std::nullopt;
         LinearSum sum = to_linear(analyzer_.simplify(d));
@@ -138,9 +147,8 @@ private:
         if (coef == 0) return std::nullopt;
         Interval range = analyzer_.eval_interval(from_linear(rest), c.relax);
         PrimExpr worst = range.max;
-        if (!worst.defined() || mentions(worst, [&](const Var* x) {
-                return x == v.get() || c.bound.count(x) > 0;
-            })) {
+        if (!worst.defined() ||
+            mentions(worst, [&](const Var* x) { return x == v.get() || c.bound.count(x) > 0; })) {
             return std::nullopt;
         }
         DataType t = worst.dtype();

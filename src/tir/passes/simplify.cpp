@@ -13,7 +13,9 @@ namespace anvil::tir {
 
 namespace {
 
-Stmt no_op() { return make_seq({}); }
+Stmt no_op() {
+    return make_seq({});
+}
 
 bool is_no_op(const Stmt& s) {
     if (auto* seq = s.as<SeqStmt>()) return seq->seq.empty();
@@ -148,6 +150,8 @@ private:
 
 }  // namespace
 
-Stmt simplify(const Stmt& s, const LowerContext& ctx) { return Simplifier().mutate_stmt(s); }
+Stmt simplify(const Stmt& s, const LowerContext& ctx) {
+    return Simplifier().mutate_stmt(s);
+}
 
 }  // namespace anvil::tir

@@ -70,9 +70,9 @@ protected:
         return self;
     }
 
-#define ANVIL_X(name)                                                     \
-    PrimExpr mutate_(const name* op, const PrimExpr& self) override {     \
-        return binary(ExprKind::name, op, self);                          \
+#define ANVIL_X(name)                                                 \
+    PrimExpr mutate_(const name* op, const PrimExpr& self) override { \
+        return binary(ExprKind::name, op, self);                      \
     }
     ANVIL_FOR_EACH_BINARY_EXPR(ANVIL_X)
 #undef ANVIL_X
@@ -151,9 +151,13 @@ protected:
     }
 
     // Runs once per iteration in the source; once in total after vectorization.
-    Stmt mutate_stmt_(const Evaluate*, const Stmt&) override { throw CannotVectorize{}; }
+    Stmt mutate_stmt_(const Evaluate*, const Stmt&) override {
+        throw CannotVectorize{};
+    }
     // Each iteration owns its buffer; sharing one across lanes would need it widened.
-    Stmt mutate_stmt_(const Allocate*, const Stmt&) override { throw CannotVectorize{}; }
+    Stmt mutate_stmt_(const Allocate*, const Stmt&) override {
+        throw CannotVectorize{};
+    }
 
 private:
     PrimExpr binary(ExprKind kind, const BinaryExpr* op, const PrimExpr& self) {

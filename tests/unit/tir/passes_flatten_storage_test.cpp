@@ -45,12 +45,14 @@ TEST(FlattenStorage, AllocationsAndZeroDimensionalBuffers) {
     auto S = make_buffer("S", DataType::float32(), {});
     auto T = make_buffer("T", DataType::float32(), {5, 2}, "local");
     auto i = make_var("i"), j = make_var("j"), k = make_var("k");
-    Stmt fill = make_for(j, 0, 5, ForKind::Serial, make_for(k, 0, 2, ForKind::Serial,
-        make_store(T, make_load(A, {i, j, k}) * 2.0f, {j, k})));
-    Stmt use = make_for(j, 0, 5, ForKind::Serial, make_for(k, 0, 2, ForKind::Serial,
-        make_store(B, make_load(T, {j, k}) + make_load(S, {}), {i, PrimExpr(j) * 2 + k})));
-    Stmt body = make_for(i, 0, 3, ForKind::Serial,
-                         make_allocate(T, make_seq({fill, use})));
+    Stmt fill = make_for(
+        j, 0, 5, ForKind::Serial,
+        make_for(k, 0, 2, ForKind::Serial, make_store(T, make_load(A, {i, j, k}) * 2.0f, {j, k})));
+    Stmt use = make_for(
+        j, 0, 5, ForKind::Serial,
+        make_for(k, 0, 2, ForKind::Serial,
+                 make_store(B, make_load(T, {j, k}) + make_load(S, {}), {i, PrimExpr(j) * 2 + k})));
+    Stmt body = make_for(i, 0, 3, ForKind::Serial, make_allocate(T, make_seq({fill, use})));
     auto f = make_prim_func("f", {A, B, S}, body);
     auto g = flatten_storage(f, LowerContext{});
     int allocs = 0;
@@ -72,8 +74,9 @@ TEST(FlattenStorage, SymbolicShapes) {
     auto A = make_buffer("A", DataType::float32(), {n, m});
     auto B = make_buffer("B", DataType::float32(), {m, n});
     auto i = make_var("i"), j = make_var("j");
-    Stmt body = make_for(i, 0, n, ForKind::Serial, make_for(j, 0, m, ForKind::Serial,
-        make_store(B, make_load(A, {i, j}) + 1.0f, {j, i})));
+    Stmt body = make_for(
+        i, 0, n, ForKind::Serial,
+        make_for(j, 0, m, ForKind::Serial, make_store(B, make_load(A, {i, j}) + 1.0f, {j, i})));
     auto f = make_prim_func("transpose", {A, B}, body, {n, m});
     auto g = flatten_storage(f, LowerContext{});
     expect_equivalent(f, g, {7, 3});

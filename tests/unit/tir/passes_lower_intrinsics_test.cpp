@@ -84,11 +84,21 @@ Errors measure(const std::string& name, const std::vector<float>& xs, double (*r
     return e;
 }
 
-double sigmoid_ref(double x) { return 1.0 / (1.0 + std::exp(-x)); }
-double exp_ref(double x) { return std::exp(x); }
-double log_ref(double x) { return std::log(x); }
-double tanh_ref(double x) { return std::tanh(x); }
-double erf_ref(double x) { return std::erf(x); }
+double sigmoid_ref(double x) {
+    return 1.0 / (1.0 + std::exp(-x));
+}
+double exp_ref(double x) {
+    return std::exp(x);
+}
+double log_ref(double x) {
+    return std::log(x);
+}
+double tanh_ref(double x) {
+    return std::tanh(x);
+}
+double erf_ref(double x) {
+    return std::erf(x);
+}
 
 TEST(LowerIntrinsics, ExpAccuracy) {
     auto xs = sweep(-87.3, 88.72, 100000);
@@ -97,8 +107,8 @@ TEST(LowerIntrinsics, ExpAccuracy) {
     auto tiny = sweep(-103.9, -87.4, 20000);  // denormal results
     auto d = measure("exp", tiny, exp_ref, 1e300);
     EXPECT_LE(d.max_abs, 1.5e-45);
-    auto s = eval_lowered("exp", {-kInf, kInf, kNaN, 0.0f, -0.0f, 88.73f, 100.0f, -104.0f,
-                                  -1000.0f, 1e-30f});
+    auto s = eval_lowered(
+        "exp", {-kInf, kInf, kNaN, 0.0f, -0.0f, 88.73f, 100.0f, -104.0f, -1000.0f, 1e-30f});
     EXPECT_EQ(s[0], 0.0);
     EXPECT_EQ(s[1], kInf);
     EXPECT_TRUE(std::isnan(s[2]));
@@ -194,9 +204,10 @@ TEST(LowerIntrinsics, ScalarMatchesVectorAndOtherTypesStay) {
     auto A = make_buffer("A", DataType::float32(), {64});
     auto B = make_buffer("B", DataType::float32(), {64});
     auto i = make_var("i");
-    for (const char* name : {intrin::kExp, intrin::kLog, intrin::kTanh, intrin::kErf,
-                             intrin::kSigmoid}) {
-        Stmt scalar = make_for(i, 0, 64, ForKind::Serial,
+    for (const char* name :
+         {intrin::kExp, intrin::kLog, intrin::kTanh, intrin::kErf, intrin::kSigmoid}) {
+        Stmt scalar = make_for(
+            i, 0, 64, ForKind::Serial,
             make_store(B, make_call(DataType::float32(), name, {make_load(A, {i}) * 3.0f}), {i}));
         std::vector<double> a(64), b(64);
         for (int k = 0; k < 64; ++k) a[k] = static_cast<float>(0.37 * k - 11.3);
@@ -212,9 +223,11 @@ TEST(LowerIntrinsics, ScalarMatchesVectorAndOtherTypesStay) {
         }
     }
     auto C = make_buffer("C", DataType::float64(), {4});
-    Stmt f64 = make_store(C, make_call(DataType::float64(), intrin::kExp, {make_load(C, {0})}), {1});
+    Stmt f64 =
+        make_store(C, make_call(DataType::float64(), intrin::kExp, {make_load(C, {0})}), {1});
     EXPECT_TRUE(lower_intrinsics(f64, LowerContext{}).same_as(f64));
-    Stmt sq = make_store(A, make_call(DataType::float32(), intrin::kSqrt, {make_load(A, {0})}), {1});
+    Stmt sq =
+        make_store(A, make_call(DataType::float32(), intrin::kSqrt, {make_load(A, {0})}), {1});
     EXPECT_TRUE(lower_intrinsics(sq, LowerContext{}).same_as(sq));
 }
 

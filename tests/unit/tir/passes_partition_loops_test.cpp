@@ -62,8 +62,8 @@ TEST(PartitionLoops, LowerBoundsAndOtherComparisons) {
                         make_if(likely(cond), make_store(A, make_load(A, {i}) + 1, {i})));
     };
     PrimExpr iv = i;
-    std::vector<PrimExpr> conds = {iv >= 5, iv > 5, iv * 3 + 1 <= 20, 7 > iv, 0 - iv * 2 < -9,
-                                   iv < 100, iv >= -3};
+    std::vector<PrimExpr> conds = {iv >= 5,         iv > 5,   iv * 3 + 1 <= 20, 7 > iv,
+                                   0 - iv * 2 < -9, iv < 100, iv >= -3};
     for (const auto& c : conds) {
         auto f = make_prim_func("f", {A}, loop(c));
         auto g = apply(f, partition_loops);
@@ -103,9 +103,11 @@ TEST(PartitionLoops, ConjunctionGuards) {
     auto yo = make_var("yo"), yi = make_var("yi"), xo = make_var("xo"), xi = make_var("xi");
     PrimExpr y = PrimExpr(yo) * 4 + yi, x = PrimExpr(xo) * 8 + xi;
     Stmt store = make_store(B, make_load(A, {y, x}) * 2.0f, {y, x});
-    Stmt body = make_for(yo, 0, 3, ForKind::Serial, make_for(xo, 0, 2, ForKind::Serial,
-        make_for(yi, 0, 4, ForKind::Serial, make_for(xi, 0, 8, ForKind::Vectorized,
-            make_if(likely(y < 10 && x < 13), store)))));
+    Stmt body = make_for(yo, 0, 3, ForKind::Serial,
+                         make_for(xo, 0, 2, ForKind::Serial,
+                                  make_for(yi, 0, 4, ForKind::Serial,
+                                           make_for(xi, 0, 8, ForKind::Vectorized,
+                                                    make_if(likely(y < 10 && x < 13), store)))));
     auto f = make_prim_func("f", {A, B}, body);
     auto g = apply(f, partition_loops);
     // yo splits into [0, 2) and [2, 3), each xo into [0, 1) and [1, 2), and in the yo tail the
@@ -114,18 +116,20 @@ TEST(PartitionLoops, ConjunctionGuards) {
     pre_order_visit(g->body, [&](const Stmt& s) {
         if (auto* i = s.as<IfThenElse>()) conds.push_back(to_string(i->cond.as<Call>()->args[0]));
     });
-    EXPECT_EQ(conds, (std::vector<std::string>{
-                         "xo * 8 + xi < 13", "yo * 4 + yi < 10", "xo * 8 + xi < 13",
-                         "yo * 4 + yi < 10 && xo * 8 + xi < 13"}))
+    EXPECT_EQ(conds,
+              (std::vector<std::string>{"xo * 8 + xi < 13", "yo * 4 + yi < 10", "xo * 8 + xi < 13",
+                                        "yo * 4 + yi < 10 && xo * 8 + xi < 13"}))
         << print(g);
     expect_equivalent(f, g);
     auto v = apply(apply(apply(flatten_storage(f, LowerContext{}), simplify), partition_loops),
                    simplify);
     v = apply(v, vectorize_loops);
-    EXPECT_GE(count_stmts(v->body, [](const Stmt& s) {
-                  auto* st = s.as<Store>();
-                  return st && st->value.dtype().lanes() == 8;
-              }), 1);
+    EXPECT_GE(count_stmts(v->body,
+                          [](const Stmt& s) {
+                              auto* st = s.as<Store>();
+                              return st && st->value.dtype().lanes() == 8;
+                          }),
+              1);
     expect_equivalent(f, v);
 }
 

@@ -19,7 +19,9 @@ inline PrimExpr likely(const PrimExpr& cond) {
     return make_call(DataType::bool_(), intrin::kLikely, {cond});
 }
 
-inline PrimExpr ceil_div(const PrimExpr& a, int64_t b) { return floordiv(a + int(b - 1), int(b)); }
+inline PrimExpr ceil_div(const PrimExpr& a, int64_t b) {
+    return floordiv(a + int(b - 1), int(b));
+}
 
 // C[i] = A[i] + B[i] for i < n, i split by `factor`; the inner loop has kind `kind`. When n is
 // not a multiple of factor (or `symbolic`), the body is guarded by likely(io*factor + ii < n).
@@ -55,11 +57,11 @@ inline Ref<PrimFunc> make_matmul(int M, int N, int K, int factor, ForKind kind) 
                         make_for(ji, 0, factor, kind, s));
     };
     Stmt init = inner([&](const PrimExpr& j) { return make_store(C, 0.0f, {i, j}); });
-    Stmt update = make_for(k, 0, K, ForKind::Serial, inner([&](const PrimExpr& j) {
-                               PrimExpr acc = make_load(C, {i, j}) +
-                                              make_load(A, {i, k}) * make_load(B, {k, j});
-                               return make_store(C, acc, {i, j});
-                           }));
+    Stmt update = make_for(
+        k, 0, K, ForKind::Serial, inner([&](const PrimExpr& j) {
+            PrimExpr acc = make_load(C, {i, j}) + make_load(A, {i, k}) * make_load(B, {k, j});
+            return make_store(C, acc, {i, j});
+        }));
     Stmt body = make_for(i, 0, M, ForKind::Serial, make_seq({init, update}));
     return make_prim_func("matmul", {A, B, C}, body);
 }
@@ -71,8 +73,7 @@ inline Ref<PrimFunc> apply(const Ref<PrimFunc>& f, Stmt (*pass)(const Stmt&, con
 
 // Runs both functions on the same pseudo-random inputs and expects identical outputs.
 inline void expect_equivalent(const Ref<PrimFunc>& before, const Ref<PrimFunc>& after,
-                              const std::vector<int64_t>& scalars = {},
-                              bool expect_writes = true) {
+                              const std::vector<int64_t>& scalars = {}, bool expect_writes = true) {
     EXPECT_NO_THROW(verify(after));
     auto inputs = make_inputs(before, scalars);
     auto a = run_func(before, inputs, scalars);

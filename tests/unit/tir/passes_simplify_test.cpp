@@ -3,7 +3,9 @@
 namespace anvil::tir::testing {
 namespace {
 
-Stmt run(const Stmt& s) { return simplify(s, LowerContext{}); }
+Stmt run(const Stmt& s) {
+    return simplify(s, LowerContext{});
+}
 
 TEST(Simplify, IndexArithmeticUnderLoopRanges) {
     auto A = make_buffer("A", DataType::float32(), {64});
@@ -23,9 +25,9 @@ TEST(Simplify, ProvableBranchesAndUnitLoopsDisappear) {
     Stmt then_s = make_store(A, 1.0f, {i});
     Stmt else_s = make_store(A, 2.0f, {i});
     Stmt body = make_seq({
-        make_if(likely(PrimExpr(i) < 16), then_s),          // always true
-        make_if(PrimExpr(i) >= 16, then_s, else_s),          // always false: else branch
-        make_if(PrimExpr(i) > 20, then_s),                   // always false, no else: removed
+        make_if(likely(PrimExpr(i) < 16), then_s),   // always true
+        make_if(PrimExpr(i) >= 16, then_s, else_s),  // always false: else branch
+        make_if(PrimExpr(i) > 20, then_s),           // always false, no else: removed
         make_for(j, 0, 1, ForKind::Serial, make_store(A, 3.0f, {PrimExpr(i) + j})),
         make_evaluate(0),
     });

@@ -22,8 +22,8 @@ Ref<PrimFunc> make_nest(ForKind kind, int extent) {
     auto B = make_buffer("B", DataType::float32(), {4 * extent + 4});
     auto T = make_buffer("T", DataType::float32(), {4}, "local");
     auto i = make_var("i"), j = make_var("j"), j2 = make_var("j"), t = make_var("t");
-    Stmt fill = make_for(j, 0, 4, ForKind::Serial,
-                         make_store(T, make_load(A, {PrimExpr(t) + j}), {j}));
+    Stmt fill =
+        make_for(j, 0, 4, ForKind::Serial, make_store(T, make_load(A, {PrimExpr(t) + j}), {j}));
     Stmt use = make_for(j2, 0, 4, ForKind::Serial,
                         make_store(B, make_load(T, {j2}) * 2.0f, {PrimExpr(i) * 4 + j2}));
     Stmt body = make_let(t, PrimExpr(i) * 2, make_allocate(T, make_seq({fill, use})));
@@ -53,8 +53,9 @@ TEST(UnrollLoops, CopiesGetFreshBinders) {
 TEST(UnrollLoops, NestedUnrolledLoopsFlatten) {
     auto A = make_buffer("A", DataType::int32(), {5, 3});
     auto i = make_var("i"), j = make_var("j");
-    Stmt body = make_for(i, 0, 5, ForKind::Unrolled, make_for(j, 0, 3, ForKind::Unrolled,
-        make_store(A, make_load(A, {i, j}) * PrimExpr(i) + j, {i, j})));
+    Stmt body = make_for(i, 0, 5, ForKind::Unrolled,
+                         make_for(j, 0, 3, ForKind::Unrolled,
+                                  make_store(A, make_load(A, {i, j}) * PrimExpr(i) + j, {i, j})));
     auto f = make_prim_func("f", {A}, body);
     auto g = apply(f, unroll_loops);
     EXPECT_EQ(count_stmts(g->body, [](const Stmt& s) { return s.is<For>(); }), 0);

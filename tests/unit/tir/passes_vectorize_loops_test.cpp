@@ -3,7 +3,9 @@
 namespace anvil::tir::testing {
 namespace {
 
-Ref<PrimFunc> vectorize(const Ref<PrimFunc>& f) { return apply(f, vectorize_loops); }
+Ref<PrimFunc> vectorize(const Ref<PrimFunc>& f) {
+    return apply(f, vectorize_loops);
+}
 
 // Loads and stores of `lanes` lanes whose index is a ramp with stride 1.
 int count_ramp_accesses(const Stmt& s, int lanes) {
@@ -27,7 +29,7 @@ TEST(VectorizeLoops, ElementwiseBecomesRampAccesses) {
     auto g = vectorize(f);
     EXPECT_EQ(count_loops(g->body, ForKind::Vectorized), 0);
     EXPECT_EQ(count_loops(g->body, ForKind::Serial), 1);  // only the outer loop
-    EXPECT_EQ(count_ramp_accesses(g->body, 8), 3);         // two loads, one store
+    EXPECT_EQ(count_ramp_accesses(g->body, 8), 3);        // two loads, one store
     expect_equivalent(f, g);
 }
 
@@ -57,8 +59,10 @@ TEST(VectorizeLoops, InnerLoopWithInvariantBoundsStaysALoop) {
     auto A = make_buffer("A", DataType::float32(), {30});
     auto C = make_buffer("C", DataType::float32(), {6});
     auto i = make_var("i"), k = make_var("k");
-    Stmt body = make_for(i, 0, 6, ForKind::Vectorized, make_for(k, 0, 5, ForKind::Serial,
-        make_store(C, make_load(C, {i}) + make_load(A, {PrimExpr(i) * 5 + k}), {i})));
+    Stmt body = make_for(
+        i, 0, 6, ForKind::Vectorized,
+        make_for(k, 0, 5, ForKind::Serial,
+                 make_store(C, make_load(C, {i}) + make_load(A, {PrimExpr(i) * 5 + k}), {i})));
     auto f = make_prim_func("rowsum", {A, C}, body);
     auto g = vectorize(f);
     ASSERT_EQ(count_loops(g->body, ForKind::Serial), 1);
@@ -128,7 +132,8 @@ TEST(VectorizeLoops, UnvectorizableBodiesStaySerial) {
     Stmt invariant = make_for(i, 0, 8, ForKind::Vectorized,
                               make_store(B, make_load(B, {0}) + make_load(A, {i}), {0}));
     // A call that is not an elementwise intrinsic.
-    Stmt external = make_for(i, 0, 8, ForKind::Vectorized,
+    Stmt external = make_for(
+        i, 0, 8, ForKind::Vectorized,
         make_store(B, make_call(DataType::float32(), "my_func", {make_load(A, {i})}), {i}));
     for (const Stmt& s : {invariant, external}) {
         Stmt v = vectorize_loops(s, LowerContext{});

@@ -11,7 +11,9 @@ namespace anvil::tir::testing {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& what) { throw std::runtime_error("interpreter: " + what); }
+[[noreturn]] void fail(const std::string& what) {
+    throw std::runtime_error("interpreter: " + what);
+}
 
 // Wraps an integer to the width and signedness of `t` (bool becomes 0/1).
 int64_t wrap(int64_t v, DataType t) {
@@ -43,7 +45,8 @@ Value make_value(DataType t) {
 // Repeats a scalar to `lanes` lanes.
 Value widen(const Value& v, int lanes) {
     if (v.lanes() == lanes) return v;
-    if (v.lanes() != 1) fail("lane mismatch " + std::to_string(v.lanes()) + " vs " + std::to_string(lanes));
+    if (v.lanes() != 1)
+        fail("lane mismatch " + std::to_string(v.lanes()) + " vs " + std::to_string(lanes));
     Value out = make_value(v.dtype.with_lanes(lanes));
     for (int l = 0; l < lanes; ++l) {
         if (v.dtype.is_floating()) {
@@ -91,7 +94,9 @@ void Interpreter::bind_buffer(const Ref<Buffer>& b, std::vector<double>* data) {
     buffers_[b.get()] = data;
 }
 
-void Interpreter::bind_var(const Ref<Var>& v, Value value) { vars_[v.get()] = {std::move(value)}; }
+void Interpreter::bind_var(const Ref<Var>& v, Value value) {
+    vars_[v.get()] = {std::move(value)};
+}
 
 void Interpreter::bind_int(const Ref<Var>& v, int64_t x) {
     Value val = make_value(v->dtype);
@@ -104,8 +109,12 @@ Value Interpreter::eval(const PrimExpr& e) {
     Value out = make_value(t);
     int lanes = t.lanes();
     switch (e->kind) {
-        case ExprKind::IntImm: out.i[0] = wrap(e.as<IntImm>()->value, t); return out;
-        case ExprKind::FloatImm: out.f[0] = round_to(e.as<FloatImm>()->value, t); return out;
+        case ExprKind::IntImm:
+            out.i[0] = wrap(e.as<IntImm>()->value, t);
+            return out;
+        case ExprKind::FloatImm:
+            out.f[0] = round_to(e.as<FloatImm>()->value, t);
+            return out;
         case ExprKind::Var: {
             auto it = vars_.find(static_cast<const Var*>(e.get()));
             if (it == vars_.end() || it->second.empty()) fail("unbound variable " + to_string(e));
@@ -142,7 +151,8 @@ Value Interpreter::eval(const PrimExpr& e) {
                     if (t.is_bool()) {
                         out.i[l] = d != 0;
                     } else {
-                        if (!std::isfinite(d) || std::fabs(d) > 9.2e18) fail("cast of " + std::to_string(d));
+                        if (!std::isfinite(d) || std::fabs(d) > 9.2e18)
+                            fail("cast of " + std::to_string(d));
                         out.i[l] = wrap(static_cast<int64_t>(std::trunc(d)), t);
                     }
                 } else {
@@ -186,16 +196,20 @@ Value Interpreter::eval(const PrimExpr& e) {
             }
             return out;
         }
-        case ExprKind::Load: return eval_load(e.as<Load>());
+        case ExprKind::Load:
+            return eval_load(e.as<Load>());
         case ExprKind::Ramp: {
             auto* op = e.as<Ramp>();
             Value b = eval(op->base), s = eval(op->stride);
             for (int l = 0; l < lanes; ++l) out.i[l] = wrap(b.i[0] + l * s.i[0], t);
             return out;
         }
-        case ExprKind::Broadcast: return widen(eval(e.as<Broadcast>()->value), lanes);
-        case ExprKind::Reduce: fail("Reduce in loop IR");
-        default: break;
+        case ExprKind::Broadcast:
+            return widen(eval(e.as<Broadcast>()->value), lanes);
+        case ExprKind::Reduce:
+            fail("Reduce in loop IR");
+        default:
+            break;
     }
     // Binary operators.
     auto* op = static_cast<const BinaryExpr*>(e.get());
@@ -207,20 +221,54 @@ Value Interpreter::eval(const PrimExpr& e) {
             double r = 0;
             bool cmp = true;
             switch (e->kind) {
-                case ExprKind::Add: r = x + y; cmp = false; break;
-                case ExprKind::Sub: r = x - y; cmp = false; break;
-                case ExprKind::Mul: r = x * y; cmp = false; break;
-                case ExprKind::Div: r = x / y; cmp = false; break;
-                case ExprKind::Min: r = std::fmin(x, y); cmp = false; break;
-                case ExprKind::Max: r = std::fmax(x, y); cmp = false; break;
-                case ExprKind::FloorDiv: r = std::floor(x / y); cmp = false; break;
-                case ExprKind::EQ: out.i[l] = x == y; break;
-                case ExprKind::NE: out.i[l] = x != y; break;
-                case ExprKind::LT: out.i[l] = x < y; break;
-                case ExprKind::LE: out.i[l] = x <= y; break;
-                case ExprKind::GT: out.i[l] = x > y; break;
-                case ExprKind::GE: out.i[l] = x >= y; break;
-                default: fail(std::string("float ") + expr_kind_name(e->kind));
+                case ExprKind::Add:
+                    r = x + y;
+                    cmp = false;
+                    break;
+                case ExprKind::Sub:
+                    r = x - y;
+                    cmp = false;
+                    break;
+                case ExprKind::Mul:
+                    r = x * y;
+                    cmp = false;
+                    break;
+                case ExprKind::Div:
+                    r = x / y;
+                    cmp = false;
+                    break;
+                case ExprKind::Min:
+                    r = std::fmin(x, y);
+                    cmp = false;
+                    break;
+                case ExprKind::Max:
+                    r = std::fmax(x, y);
+                    cmp = false;
+                    break;
+                case ExprKind::FloorDiv:
+                    r = std::floor(x / y);
+                    cmp = false;
+                    break;
+                case ExprKind::EQ:
+                    out.i[l] = x == y;
+                    break;
+                case ExprKind::NE:
+                    out.i[l] = x != y;
+                    break;
+                case ExprKind::LT:
+                    out.i[l] = x < y;
+                    break;
+                case ExprKind::LE:
+                    out.i[l] = x <= y;
+                    break;
+                case ExprKind::GT:
+                    out.i[l] = x > y;
+                    break;
+                case ExprKind::GE:
+                    out.i[l] = x >= y;
+                    break;
+                default:
+                    fail(std::string("float ") + expr_kind_name(e->kind));
             }
             if (!cmp) out.f[l] = round_to(r, t);
             continue;
@@ -229,9 +277,15 @@ Value Interpreter::eval(const PrimExpr& e) {
         // Wrapping arithmetic in unsigned to avoid C++ overflow UB.
         auto ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
         switch (e->kind) {
-            case ExprKind::Add: r = static_cast<int64_t>(ux + uy); break;
-            case ExprKind::Sub: r = static_cast<int64_t>(ux - uy); break;
-            case ExprKind::Mul: r = static_cast<int64_t>(ux * uy); break;
+            case ExprKind::Add:
+                r = static_cast<int64_t>(ux + uy);
+                break;
+            case ExprKind::Sub:
+                r = static_cast<int64_t>(ux - uy);
+                break;
+            case ExprKind::Mul:
+                r = static_cast<int64_t>(ux * uy);
+                break;
             case ExprKind::Div:
             case ExprKind::Mod:
             case ExprKind::FloorDiv:
@@ -245,17 +299,38 @@ Value Interpreter::eval(const PrimExpr& e) {
                 if (e->kind == ExprKind::FloorMod) r = adjust ? m + y : m;
                 break;
             }
-            case ExprKind::Min: r = std::min(x, y); break;
-            case ExprKind::Max: r = std::max(x, y); break;
-            case ExprKind::EQ: r = x == y; break;
-            case ExprKind::NE: r = x != y; break;
-            case ExprKind::LT: r = x < y; break;
-            case ExprKind::LE: r = x <= y; break;
-            case ExprKind::GT: r = x > y; break;
-            case ExprKind::GE: r = x >= y; break;
-            case ExprKind::And: r = x && y; break;
-            case ExprKind::Or: r = x || y; break;
-            default: fail(std::string("int ") + expr_kind_name(e->kind));
+            case ExprKind::Min:
+                r = std::min(x, y);
+                break;
+            case ExprKind::Max:
+                r = std::max(x, y);
+                break;
+            case ExprKind::EQ:
+                r = x == y;
+                break;
+            case ExprKind::NE:
+                r = x != y;
+                break;
+            case ExprKind::LT:
+                r = x < y;
+                break;
+            case ExprKind::LE:
+                r = x <= y;
+                break;
+            case ExprKind::GT:
+                r = x > y;
+                break;
+            case ExprKind::GE:
+                r = x >= y;
+                break;
+            case ExprKind::And:
+                r = x && y;
+                break;
+            case ExprKind::Or:
+                r = x || y;
+                break;
+            default:
+                fail(std::string("int ") + expr_kind_name(e->kind));
         }
         out.i[l] = wrap(r, t);
     }
@@ -343,7 +418,9 @@ void Interpreter::run(const Stmt& s) {
             }
             return;
         }
-        case StmtKind::Store: exec_store(s.as<Store>()); return;
+        case StmtKind::Store:
+            exec_store(s.as<Store>());
+            return;
         case StmtKind::Allocate: {
             auto* op = s.as<Allocate>();
             int64_t size = 1;
@@ -366,7 +443,9 @@ void Interpreter::run(const Stmt& s) {
             }
             return;
         }
-        case StmtKind::Evaluate: eval(s.as<Evaluate>()->value); return;
+        case StmtKind::Evaluate:
+            eval(s.as<Evaluate>()->value);
+            return;
         case StmtKind::SeqStmt:
             for (const auto& c : s.as<SeqStmt>()->seq) run(c);
             return;

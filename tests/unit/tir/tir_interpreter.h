@@ -50,7 +50,7 @@ private:
 
     std::unordered_map<const Buffer*, std::vector<double>*> buffers_;
     std::unordered_map<const Var*, std::vector<Value>> vars_;  // a stack per variable
-    std::vector<std::vector<double>> owned_;                    // Allocate storage
+    std::vector<std::vector<double>> owned_;                   // Allocate storage
     int64_t steps_ = 0;
 };
 
