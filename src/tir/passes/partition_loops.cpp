@@ -31,7 +31,12 @@ struct GuardCollector : StmtVisitor {
     std::unordered_set<const Var*> bound;            // every variable bound inside the body
 
     void visit_stmt_(const For* op) override {
-        relax[op->var.get()] = {op->min, op->min + op->extent - make_int(op->extent.dtype(), 1)};
+        Interval range{op->min, op->min + op->extent - make_int(op->extent.dtype(), 1)};
+        // Sibling copies of a loop may bind one Var over different ranges: take the hull.
+        if (auto it = relax.find(op->var.get()); it != relax.end()) {
+            range = {min(it->second.min, range.min), max(it->second.max, range.max)};
+        }
+        relax[op->var.get()] = range;
         bound.insert(op->var.get());
         StmtVisitor::visit_stmt_(op);
     }

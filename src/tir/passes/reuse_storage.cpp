@@ -60,12 +60,20 @@ protected:
         auto* seq = s.as<SeqStmt>();
         if (!seq) return s;
 
+        // A buffer allocated more than once (loop partitioning copies bodies) cannot be renamed
+        // at one place only: leave such buffers alone.
+        std::unordered_map<const Buffer*, int> allocations;
+        pre_order_visit(s, [&](const Stmt& x) {
+            if (auto* a = x.as<Allocate>()) ++allocations[a->buffer.get()];
+        });
+
         // Assign each top-level allocation chain member to a slot; the k-th member of a chain
         // of one scope and type only competes with the k-th members of the other statements.
         std::vector<Slot> slots;
         for (size_t i = 0; i < seq->seq.size(); ++i) {
             std::vector<int> used;
             for (Stmt c = seq->seq[i]; auto* alloc = c.as<Allocate>(); c = alloc->body) {
+                if (allocations[alloc->buffer.get()] > 1) continue;
                 PrimExpr size = flat_size(alloc->buffer);
                 int chosen = -1;
                 for (size_t k = 0; size.defined() && k < slots.size() && chosen < 0; ++k) {

@@ -55,6 +55,21 @@ TEST(ReuseStorage, DifferentScopesTypesAndOverlappingLifetimesStayApart) {
     expect_equivalent(f, g);
 }
 
+TEST(ReuseStorage, ABufferAllocatedInSeveralPlacesIsLeftAlone) {
+    // partition_loops copies a loop body, so one Allocate's buffer is allocated at several
+    // sibling places, one of them inside a loop; merging it would nest it inside itself.
+    auto A = make_buffer("A", DataType::float32(), {16});
+    auto B = make_buffer("B", DataType::float32(), {16});
+    Stmt copy = stage(A, B, "T", 8, 2.0f);
+    auto i = make_var("i");
+    Stmt body = make_seq({copy, make_for(i, 0, 2, ForKind::Serial, copy), copy,
+                          stage(A, B, "T2", 8, 3.0f)});
+    auto f = make_prim_func("f", {A, B}, body);
+    auto g = apply(f, reuse_storage);
+    EXPECT_EQ(count_allocs(g->body), 4);
+    expect_equivalent(f, g);
+}
+
 TEST(ReuseStorage, NothingToShareLeavesTheStatement) {
     auto A = make_buffer("A", DataType::float32(), {16});
     auto B = make_buffer("B", DataType::float32(), {16});
