@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <unistd.h>
 #include <functional>
 #include <map>
 #include <random>
@@ -43,6 +45,17 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Interleaved runs share the cores: libgomp's workers otherwise spin for a while after each
+    // oneDNN call and take the second core from Anvil's pool (and Anvil's workers, which spin
+    // 100 us, would do the same to oneDNN). Passive waiting costs each side microseconds.
+    // libgomp reads its environment before main runs, so set it and start again.
+    if (!std::getenv("OMP_WAIT_POLICY")) {
+        setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
+        execv("/proc/self/exe", argv);
+        std::perror("matmul_bench: re-exec with OMP_WAIT_POLICY=PASSIVE failed");
+        return 1;
+    }
+    std::printf("OMP_WAIT_POLICY=%s\n", std::getenv("OMP_WAIT_POLICY"));
     bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
     const std::vector<Shape> shapes = {{1024, 1024, 1024, "1024^3"},
                                        {3136, 64, 576, "resnet conv2_x"},
