@@ -3,15 +3,15 @@
 // the ResNet-18 convolutions as GEMMs. Prints medians, GFLOP/s and the ratio Anvil / oneDNN.
 //
 //   matmul_bench [--quick]   (--quick: fewer repetitions, skips the naive variant)
-#include <oneapi/dnnl/dnnl.h>
 #include <omp.h>
+#include <oneapi/dnnl/dnnl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <unistd.h>
 #include <functional>
 #include <map>
 #include <random>
@@ -98,7 +98,8 @@ int main(int argc, char** argv) {
                 onednn();
                 // Slow variants get few repetitions; fast ones enough for a stable median.
                 double once = seconds_of(anvil_call);
-                int reps = quick ? 5 : std::clamp(static_cast<int>(0.6 / std::max(once, 1e-6)), 3, 100);
+                int reps =
+                    quick ? 5 : std::clamp(static_cast<int>(0.6 / std::max(once, 1e-6)), 3, 100);
                 std::vector<double> ta, tb;
                 for (int r = 0; r < reps; ++r) {
                     ta.push_back(seconds_of(anvil_call));

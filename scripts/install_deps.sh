@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-    build-essential cmake ninja-build ccache pkg-config
+    build-essential cmake ninja-build ccache pkg-config clang-format git
     llvm-19-dev libdlpack-dev nlohmann-json3-dev libfmt-dev libcli11-dev
     libgtest-dev libgmock-dev libbenchmark-dev libdnnl-dev
 )

@@ -53,7 +53,8 @@ Options parse_args(int argc, char** argv) {
         } else if (a == "--source") {
             o.source = value();
             if (o.source != "ll" && o.source != "asm") {
-                std::fprintf(stderr, "error: --source takes ll or asm, not '%s'\n", o.source.c_str());
+                std::fprintf(stderr, "error: --source takes ll or asm, not '%s'\n",
+                             o.source.c_str());
                 std::exit(2);
             }
         } else if (a == "--threads") {
@@ -115,7 +116,8 @@ int main(int argc, char** argv) {
     samples.emplace_back(n - 1, n - 1);
     auto reference = [&](int64_t i, int64_t j) {
         double acc = 0;
-        for (int64_t k = 0; k < n; ++k) acc += double(a.data<float>()[i * n + k]) * b.data<float>()[k * n + j];
+        for (int64_t k = 0; k < n; ++k)
+            acc += double(a.data<float>()[i * n + k]) * b.data<float>()[k * n + j];
         return acc;
     };
 
@@ -127,12 +129,13 @@ int main(int argc, char** argv) {
             if (!opt.variant.empty() && name != opt.variant) continue;
             examples::Matmul m = examples::make_matmul(name, n, n, n);
             if (opt.print_ir) {
-                std::cout << "// schedule '" << name << "':\n" << te::print_record(m.schedule.record());
-                std::cout << tir::print(driver::lower(m.schedule, {m.A, m.B, m.C}, "matmul_" + name,
-                                                      Target::host()));
+                std::cout << "// schedule '" << name << "':\n"
+                          << te::print_record(m.schedule.record());
+                std::cout << tir::print(
+                    driver::lower(m.schedule, {m.A, m.B, m.C}, "matmul_" + name, Target::host()));
             }
-            runtime::Module mod = driver::build(m.schedule, {m.A, m.B, m.C}, "llvm -mcpu=native",
-                                                "matmul_" + name);
+            runtime::Module mod =
+                driver::build(m.schedule, {m.A, m.B, m.C}, "llvm -mcpu=native", "matmul_" + name);
             if (!opt.source.empty()) std::cout << codegen::get_source(mod, opt.source);
             runtime::PackedFunc f = mod.get_function("matmul_" + name);
             std::memset(c.raw_data(), 0, c.nbytes());
@@ -142,7 +145,8 @@ int main(int argc, char** argv) {
                 max_err = std::max(max_err, std::abs(c.data<float>()[i * n + j] - reference(i, j)));
             }
             if (max_err > 1e-3 * std::sqrt(double(n))) {
-                std::fprintf(stderr, "error: variant '%s' is wrong: max error %g\n", name.c_str(), max_err);
+                std::fprintf(stderr, "error: variant '%s' is wrong: max error %g\n", name.c_str(),
+                             max_err);
                 return 1;
             }
             // The naive loop nest at 1024^3 takes seconds a call; time it once.
@@ -153,7 +157,8 @@ int main(int argc, char** argv) {
             }()
                                                           : time_call(f, {a, b, c});
             double gflops = 2.0 * n * n * n / seconds * 1e-9;
-            std::printf("%-12s %10.2f %10.1f %12.2e\n", name.c_str(), seconds * 1e3, gflops, max_err);
+            std::printf("%-12s %10.2f %10.1f %12.2e\n", name.c_str(), seconds * 1e3, gflops,
+                        max_err);
             std::fflush(stdout);
         }
     } catch (const UserError& e) {

@@ -20,7 +20,9 @@ struct TirPassEntry {
     bool (*enabled)(const tir::LowerContext&) = nullptr;
 };
 
-bool is_cpu(const tir::LowerContext& ctx) { return !ctx.is_gpu; }
+bool is_cpu(const tir::LowerContext& ctx) {
+    return !ctx.is_gpu;
+}
 
 // THE loop-IR pipeline. Guards from non-divisible splits are partitioned away before
 // vectorizing, so the main loops vectorize; math intrinsics are lowered after vectorizing so

@@ -8,12 +8,24 @@ std::string DataType::str() const {
     if (is_void()) return "void";
     std::string base;
     switch (code_) {
-        case Code::Int: base = "int" + std::to_string(bits_); break;
-        case Code::UInt: base = "uint" + std::to_string(bits_); break;
-        case Code::Float: base = "float" + std::to_string(bits_); break;
-        case Code::BFloat: base = "bfloat" + std::to_string(bits_); break;
-        case Code::Bool: base = "bool"; break;
-        case Code::Handle: base = "handle"; break;
+        case Code::Int:
+            base = "int" + std::to_string(bits_);
+            break;
+        case Code::UInt:
+            base = "uint" + std::to_string(bits_);
+            break;
+        case Code::Float:
+            base = "float" + std::to_string(bits_);
+            break;
+        case Code::BFloat:
+            base = "bfloat" + std::to_string(bits_);
+            break;
+        case Code::Bool:
+            base = "bool";
+            break;
+        case Code::Handle:
+            base = "handle";
+            break;
     }
     if (lanes_ > 1) base += "x" + std::to_string(lanes_);
     return base;
@@ -53,7 +65,8 @@ bool DataType::parse(const std::string& text, DataType* out) {
         return lanes == 1;
     }
     return with_bits("uint", Code::UInt, int_bits) || with_bits("int", Code::Int, int_bits) ||
-           with_bits("bfloat", Code::BFloat, bf_bits) || with_bits("float", Code::Float, float_bits);
+           with_bits("bfloat", Code::BFloat, bf_bits) ||
+           with_bits("float", Code::Float, float_bits);
 }
 
 }  // namespace anvil

@@ -11,8 +11,9 @@ namespace anvil {
 
 const char* expr_kind_name(ExprKind kind) {
     switch (kind) {
-#define ANVIL_X(name) \
-    case ExprKind::name: return #name;
+#define ANVIL_X(name)    \
+    case ExprKind::name: \
+        return #name;
         ANVIL_FOR_EACH_EXPR(ANVIL_X)
 #undef ANVIL_X
     }
@@ -39,9 +40,13 @@ PrimExpr make_const(DataType t, double value) {
     return make_int(t, static_cast<int64_t>(value));
 }
 
-PrimExpr make_bool(bool value) { return make_int(DataType::bool_(), value ? 1 : 0); }
+PrimExpr make_bool(bool value) {
+    return make_int(DataType::bool_(), value ? 1 : 0);
+}
 
-Ref<Var> make_var(const std::string& name, DataType t) { return Ref<Var>(new Var(t, name)); }
+Ref<Var> make_var(const std::string& name, DataType t) {
+    return Ref<Var>(new Var(t, name));
+}
 
 static bool is_compare(ExprKind k) {
     return k == ExprKind::EQ || k == ExprKind::NE || k == ExprKind::LT || k == ExprKind::LE ||
@@ -59,11 +64,13 @@ PrimExpr make_binary(ExprKind kind, PrimExpr a, PrimExpr b) {
         ANVIL_CHECK(a.dtype().is_bool()) << "logical op on " << a.dtype().str();
     }
     switch (kind) {
-#define ANVIL_X(name) \
-    case ExprKind::name: return PrimExpr(new name(t, std::move(a), std::move(b)));
+#define ANVIL_X(name)    \
+    case ExprKind::name: \
+        return PrimExpr(new name(t, std::move(a), std::move(b)));
         ANVIL_FOR_EACH_BINARY_EXPR(ANVIL_X)
 #undef ANVIL_X
-        default: internal_error() << "make_binary of non-binary kind " << expr_kind_name(kind);
+        default:
+            internal_error() << "make_binary of non-binary kind " << expr_kind_name(kind);
     }
     ANVIL_UNREACHABLE();
 }
@@ -100,8 +107,8 @@ PrimExpr make_load(Ref<Buffer> buffer, std::vector<PrimExpr> indices) {
         << "load from " << buffer->name << " without indices";
     int lanes = indices.empty() ? 1 : indices.back().dtype().lanes();
     for (const auto& i : indices) {
-        ANVIL_CHECK(i.dtype().is_integer()) << "index of type " << i.dtype().str() << " into "
-                                            << buffer->name;
+        ANVIL_CHECK(i.dtype().is_integer())
+            << "index of type " << i.dtype().str() << " into " << buffer->name;
     }
     DataType t = buffer->dtype.with_lanes(lanes);
     return PrimExpr(new Load(t, std::move(buffer), std::move(indices)));
@@ -143,7 +150,9 @@ PrimExpr CommReducer::combine(const PrimExpr& a, const PrimExpr& b) const {
 
 namespace {
 
-bool is_literal(const PrimExpr& e) { return e.is<IntImm>() || e.is<FloatImm>(); }
+bool is_literal(const PrimExpr& e) {
+    return e.is<IntImm>() || e.is<FloatImm>();
+}
 
 // Gives a literal operand the other operand's type (broadcasting to its lanes).
 void match_types(PrimExpr& a, PrimExpr& b, const char* op) {
@@ -151,7 +160,8 @@ void match_types(PrimExpr& a, PrimExpr& b, const char* op) {
     auto convert = [](const PrimExpr& lit, DataType to) {
         double v = lit.is<IntImm>() ? static_cast<double>(lit.as<IntImm>()->value)
                                     : lit.as<FloatImm>()->value;
-        if (to.element_of().is_integer() && lit.is<FloatImm>() && v != std::floor(v)) return PrimExpr();
+        if (to.element_of().is_integer() && lit.is<FloatImm>() && v != std::floor(v))
+            return PrimExpr();
         return make_const(to, v);
     };
     PrimExpr converted;
@@ -167,8 +177,7 @@ void match_types(PrimExpr& a, PrimExpr& b, const char* op) {
         b = make_broadcast(b, a.dtype().lanes());
     } else {
         user_error() << "operands of '" << op << "' have different types: " << a.dtype().str()
-                     << " (" << a << ") and " << b.dtype().str() << " (" << b
-                     << "); insert a cast";
+                     << " (" << a << ") and " << b.dtype().str() << " (" << b << "); insert a cast";
     }
 }
 
@@ -179,25 +188,63 @@ PrimExpr binary(ExprKind kind, PrimExpr a, PrimExpr b, const char* op) {
 
 }  // namespace
 
-PrimExpr operator+(PrimExpr a, PrimExpr b) { return binary(ExprKind::Add, a, b, "+"); }
-PrimExpr operator-(PrimExpr a, PrimExpr b) { return binary(ExprKind::Sub, a, b, "-"); }
-PrimExpr operator-(PrimExpr a) { return binary(ExprKind::Sub, make_const(a.dtype(), 0), a, "-"); }
-PrimExpr operator*(PrimExpr a, PrimExpr b) { return binary(ExprKind::Mul, a, b, "*"); }
-PrimExpr operator/(PrimExpr a, PrimExpr b) { return binary(ExprKind::Div, a, b, "/"); }
-PrimExpr operator%(PrimExpr a, PrimExpr b) { return binary(ExprKind::Mod, a, b, "%"); }
-PrimExpr floordiv(PrimExpr a, PrimExpr b) { return binary(ExprKind::FloorDiv, a, b, "floordiv"); }
-PrimExpr floormod(PrimExpr a, PrimExpr b) { return binary(ExprKind::FloorMod, a, b, "floormod"); }
-PrimExpr min(PrimExpr a, PrimExpr b) { return binary(ExprKind::Min, a, b, "min"); }
-PrimExpr max(PrimExpr a, PrimExpr b) { return binary(ExprKind::Max, a, b, "max"); }
-PrimExpr eq(PrimExpr a, PrimExpr b) { return binary(ExprKind::EQ, a, b, "=="); }
-PrimExpr ne(PrimExpr a, PrimExpr b) { return binary(ExprKind::NE, a, b, "!="); }
-PrimExpr operator<(PrimExpr a, PrimExpr b) { return binary(ExprKind::LT, a, b, "<"); }
-PrimExpr operator<=(PrimExpr a, PrimExpr b) { return binary(ExprKind::LE, a, b, "<="); }
-PrimExpr operator>(PrimExpr a, PrimExpr b) { return binary(ExprKind::GT, a, b, ">"); }
-PrimExpr operator>=(PrimExpr a, PrimExpr b) { return binary(ExprKind::GE, a, b, ">="); }
-PrimExpr operator&&(PrimExpr a, PrimExpr b) { return binary(ExprKind::And, a, b, "&&"); }
-PrimExpr operator||(PrimExpr a, PrimExpr b) { return binary(ExprKind::Or, a, b, "||"); }
-PrimExpr operator!(PrimExpr a) { return make_not(std::move(a)); }
+PrimExpr operator+(PrimExpr a, PrimExpr b) {
+    return binary(ExprKind::Add, a, b, "+");
+}
+PrimExpr operator-(PrimExpr a, PrimExpr b) {
+    return binary(ExprKind::Sub, a, b, "-");
+}
+PrimExpr operator-(PrimExpr a) {
+    return binary(ExprKind::Sub, make_const(a.dtype(), 0), a, "-");
+}
+PrimExpr operator*(PrimExpr a, PrimExpr b) {
+    return binary(ExprKind::Mul, a, b, "*");
+}
+PrimExpr operator/(PrimExpr a, PrimExpr b) {
+    return binary(ExprKind::Div, a, b, "/");
+}
+PrimExpr operator%(PrimExpr a, PrimExpr b) {
+    return binary(ExprKind::Mod, a, b, "%");
+}
+PrimExpr floordiv(PrimExpr a, PrimExpr b) {
+    return binary(ExprKind::FloorDiv, a, b, "floordiv");
+}
+PrimExpr floormod(PrimExpr a, PrimExpr b) {
+    return binary(ExprKind::FloorMod, a, b, "floormod");
+}
+PrimExpr min(PrimExpr a, PrimExpr b) {
+    return binary(ExprKind::Min, a, b, "min");
+}
+PrimExpr max(PrimExpr a, PrimExpr b) {
+    return binary(ExprKind::Max, a, b, "max");
+}
+PrimExpr eq(PrimExpr a, PrimExpr b) {
+    return binary(ExprKind::EQ, a, b, "==");
+}
+PrimExpr ne(PrimExpr a, PrimExpr b) {
+    return binary(ExprKind::NE, a, b, "!=");
+}
+PrimExpr operator<(PrimExpr a, PrimExpr b) {
+    return binary(ExprKind::LT, a, b, "<");
+}
+PrimExpr operator<=(PrimExpr a, PrimExpr b) {
+    return binary(ExprKind::LE, a, b, "<=");
+}
+PrimExpr operator>(PrimExpr a, PrimExpr b) {
+    return binary(ExprKind::GT, a, b, ">");
+}
+PrimExpr operator>=(PrimExpr a, PrimExpr b) {
+    return binary(ExprKind::GE, a, b, ">=");
+}
+PrimExpr operator&&(PrimExpr a, PrimExpr b) {
+    return binary(ExprKind::And, a, b, "&&");
+}
+PrimExpr operator||(PrimExpr a, PrimExpr b) {
+    return binary(ExprKind::Or, a, b, "||");
+}
+PrimExpr operator!(PrimExpr a) {
+    return make_not(std::move(a));
+}
 
 PrimExpr select(PrimExpr cond, PrimExpr t, PrimExpr f) {
     match_types(t, f, "select");
@@ -221,8 +268,12 @@ bool is_const_int(const PrimExpr& e, int64_t value) {
     const int64_t* v = as_const_int(e);
     return v && *v == value;
 }
-bool is_zero(const PrimExpr& e) { return is_const_int(e, 0); }
-bool is_one(const PrimExpr& e) { return is_const_int(e, 1); }
+bool is_zero(const PrimExpr& e) {
+    return is_const_int(e, 0);
+}
+bool is_one(const PrimExpr& e) {
+    return is_const_int(e, 1);
+}
 
 PrimExpr min_value(DataType t) {
     if (t.is_int()) {
@@ -243,7 +294,8 @@ PrimExpr max_value(DataType t) {
     }
     if (t.is_bool()) return make_int(t, 1);
     if (t.is_uint()) {
-        return make_int(t, t.bits() == 64 ? -1 : static_cast<int64_t>((uint64_t{1} << t.bits()) - 1));
+        return make_int(t,
+                        t.bits() == 64 ? -1 : static_cast<int64_t>((uint64_t{1} << t.bits()) - 1));
     }
     if (t.bits() == 16 && t.is_float()) return make_float(t, 65504.0);
     if (t.is_bfloat()) return make_float(t, 3.38953139e38);

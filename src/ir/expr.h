@@ -141,11 +141,11 @@ struct BinaryExpr : PrimExprNode {
     const PrimExpr b;
 };
 
-#define ANVIL_DECLARE_BINARY(name)                                         \
-    struct name : BinaryExpr {                                             \
-        static constexpr ExprKind kKind = ExprKind::name;                  \
-        name(DataType t, PrimExpr a, PrimExpr b)                           \
-            : BinaryExpr(kKind, t, std::move(a), std::move(b)) {}          \
+#define ANVIL_DECLARE_BINARY(name)                                \
+    struct name : BinaryExpr {                                    \
+        static constexpr ExprKind kKind = ExprKind::name;         \
+        name(DataType t, PrimExpr a, PrimExpr b)                  \
+            : BinaryExpr(kKind, t, std::move(a), std::move(b)) {} \
     };
 ANVIL_FOR_EACH_BINARY_EXPR(ANVIL_DECLARE_BINARY)
 #undef ANVIL_DECLARE_BINARY
@@ -160,7 +160,9 @@ struct Not : PrimExprNode {
 struct Select : PrimExprNode {
     static constexpr ExprKind kKind = ExprKind::Select;
     Select(DataType t, PrimExpr c, PrimExpr tv, PrimExpr fv)
-        : PrimExprNode(kKind, t), cond(std::move(c)), true_value(std::move(tv)),
+        : PrimExprNode(kKind, t),
+          cond(std::move(c)),
+          true_value(std::move(tv)),
           false_value(std::move(fv)) {}
     const PrimExpr cond;
     const PrimExpr true_value;
@@ -220,7 +222,8 @@ struct Ramp : PrimExprNode {
 
 struct Broadcast : PrimExprNode {
     static constexpr ExprKind kKind = ExprKind::Broadcast;
-    Broadcast(DataType t, PrimExpr v, int l) : PrimExprNode(kKind, t), value(std::move(v)), lanes(l) {}
+    Broadcast(DataType t, PrimExpr v, int l)
+        : PrimExprNode(kKind, t), value(std::move(v)), lanes(l) {}
     const PrimExpr value;
     const int lanes;
 };
@@ -241,7 +244,10 @@ struct IterVar : Object {
 // A commutative, associative combiner `result(lhs, rhs)` with its identity element.
 struct CommReducer : Object {
     CommReducer(Ref<Var> l, Ref<Var> r, PrimExpr res, PrimExpr id, std::string n)
-        : lhs(std::move(l)), rhs(std::move(r)), result(std::move(res)), identity(std::move(id)),
+        : lhs(std::move(l)),
+          rhs(std::move(r)),
+          result(std::move(res)),
+          identity(std::move(id)),
           name(std::move(n)) {}
     const Ref<Var> lhs;
     const Ref<Var> rhs;
@@ -256,8 +262,11 @@ struct CommReducer : Object {
 struct Reduce : PrimExprNode {
     static constexpr ExprKind kKind = ExprKind::Reduce;
     Reduce(DataType t, Ref<CommReducer> c, PrimExpr s, std::vector<Ref<IterVar>> ax, PrimExpr cond)
-        : PrimExprNode(kKind, t), combiner(std::move(c)), source(std::move(s)),
-          axis(std::move(ax)), condition(std::move(cond)) {}
+        : PrimExprNode(kKind, t),
+          combiner(std::move(c)),
+          source(std::move(s)),
+          axis(std::move(ax)),
+          condition(std::move(cond)) {}
     const Ref<CommReducer> combiner;
     const PrimExpr source;
     const std::vector<Ref<IterVar>> axis;

@@ -6,9 +6,9 @@ namespace anvil {
 
 void ExprVisitor::visit(const PrimExpr& e) {
     switch (e->kind) {
-#define ANVIL_X(name)                                       \
-    case ExprKind::name:                                    \
-        visit_(static_cast<const name*>(e.get()));          \
+#define ANVIL_X(name)                              \
+    case ExprKind::name:                           \
+        visit_(static_cast<const name*>(e.get())); \
         return;
         ANVIL_FOR_EACH_EXPR(ANVIL_X)
 #undef ANVIL_X
@@ -25,13 +25,17 @@ void ExprVisitor::visit_(const Var*) {}
     }
 ANVIL_FOR_EACH_BINARY_EXPR(ANVIL_X)
 #undef ANVIL_X
-void ExprVisitor::visit_(const Not* op) { visit(op->a); }
+void ExprVisitor::visit_(const Not* op) {
+    visit(op->a);
+}
 void ExprVisitor::visit_(const Select* op) {
     visit(op->cond);
     visit(op->true_value);
     visit(op->false_value);
 }
-void ExprVisitor::visit_(const Cast* op) { visit(op->value); }
+void ExprVisitor::visit_(const Cast* op) {
+    visit(op->value);
+}
 void ExprVisitor::visit_(const Call* op) {
     for (const auto& a : op->args) visit(a);
 }
@@ -43,7 +47,9 @@ void ExprVisitor::visit_(const Ramp* op) {
     visit(op->base);
     visit(op->stride);
 }
-void ExprVisitor::visit_(const Broadcast* op) { visit(op->value); }
+void ExprVisitor::visit_(const Broadcast* op) {
+    visit(op->value);
+}
 void ExprVisitor::visit_(const Reduce* op) {
     visit(op->source);
     if (op->condition.defined()) visit(op->condition);
@@ -51,8 +57,9 @@ void ExprVisitor::visit_(const Reduce* op) {
 
 PrimExpr ExprMutator::mutate(const PrimExpr& e) {
     switch (e->kind) {
-#define ANVIL_X(name) \
-    case ExprKind::name: return mutate_(static_cast<const name*>(e.get()), e);
+#define ANVIL_X(name)    \
+    case ExprKind::name: \
+        return mutate_(static_cast<const name*>(e.get()), e);
         ANVIL_FOR_EACH_EXPR(ANVIL_X)
 #undef ANVIL_X
     }
@@ -70,15 +77,21 @@ bool ExprMutator::mutate_all(const std::vector<PrimExpr>& in, std::vector<PrimEx
     return changed;
 }
 
-PrimExpr ExprMutator::mutate_(const IntImm*, const PrimExpr& self) { return self; }
-PrimExpr ExprMutator::mutate_(const FloatImm*, const PrimExpr& self) { return self; }
-PrimExpr ExprMutator::mutate_(const Var*, const PrimExpr& self) { return self; }
-#define ANVIL_X(name)                                                       \
-    PrimExpr ExprMutator::mutate_(const name* op, const PrimExpr& self) {   \
-        PrimExpr a = mutate(op->a);                                         \
-        PrimExpr b = mutate(op->b);                                         \
-        if (a.same_as(op->a) && b.same_as(op->b)) return self;              \
-        return make_binary(ExprKind::name, a, b);                           \
+PrimExpr ExprMutator::mutate_(const IntImm*, const PrimExpr& self) {
+    return self;
+}
+PrimExpr ExprMutator::mutate_(const FloatImm*, const PrimExpr& self) {
+    return self;
+}
+PrimExpr ExprMutator::mutate_(const Var*, const PrimExpr& self) {
+    return self;
+}
+#define ANVIL_X(name)                                                     \
+    PrimExpr ExprMutator::mutate_(const name* op, const PrimExpr& self) { \
+        PrimExpr a = mutate(op->a);                                       \
+        PrimExpr b = mutate(op->b);                                       \
+        if (a.same_as(op->a) && b.same_as(op->b)) return self;            \
+        return make_binary(ExprKind::name, a, b);                         \
     }
 ANVIL_FOR_EACH_BINARY_EXPR(ANVIL_X)
 #undef ANVIL_X

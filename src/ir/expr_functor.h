@@ -35,7 +35,9 @@ protected:
     ANVIL_FOR_EACH_EXPR(ANVIL_X)
 #undef ANVIL_X
     // Lets a pass replace the buffer of a Load (e.g. flatten_storage); default keeps it.
-    virtual Ref<Buffer> mutate_buffer(const Ref<Buffer>& b) { return b; }
+    virtual Ref<Buffer> mutate_buffer(const Ref<Buffer>& b) {
+        return b;
+    }
     // Mutates each element; returns true when any changed.
     bool mutate_all(const std::vector<PrimExpr>& in, std::vector<PrimExpr>* out);
 };

@@ -14,50 +14,77 @@ namespace {
 // Binding strength of infix operators; higher binds tighter.
 int precedence(ExprKind k) {
     switch (k) {
-        case ExprKind::Or: return 1;
-        case ExprKind::And: return 2;
+        case ExprKind::Or:
+            return 1;
+        case ExprKind::And:
+            return 2;
         case ExprKind::EQ:
-        case ExprKind::NE: return 3;
+        case ExprKind::NE:
+            return 3;
         case ExprKind::LT:
         case ExprKind::LE:
         case ExprKind::GT:
-        case ExprKind::GE: return 4;
+        case ExprKind::GE:
+            return 4;
         case ExprKind::Add:
-        case ExprKind::Sub: return 5;
+        case ExprKind::Sub:
+            return 5;
         case ExprKind::Mul:
         case ExprKind::Div:
-        case ExprKind::Mod: return 6;
-        case ExprKind::Not: return 7;
-        default: return 8;  // atoms and call syntax
+        case ExprKind::Mod:
+            return 6;
+        case ExprKind::Not:
+            return 7;
+        default:
+            return 8;  // atoms and call syntax
     }
 }
 
 const char* infix_symbol(ExprKind k) {
     switch (k) {
-        case ExprKind::Add: return " + ";
-        case ExprKind::Sub: return " - ";
-        case ExprKind::Mul: return " * ";
-        case ExprKind::Div: return " / ";
-        case ExprKind::Mod: return " % ";
-        case ExprKind::EQ: return " == ";
-        case ExprKind::NE: return " != ";
-        case ExprKind::LT: return " < ";
-        case ExprKind::LE: return " <= ";
-        case ExprKind::GT: return " > ";
-        case ExprKind::GE: return " >= ";
-        case ExprKind::And: return " && ";
-        case ExprKind::Or: return " || ";
-        default: return nullptr;
+        case ExprKind::Add:
+            return " + ";
+        case ExprKind::Sub:
+            return " - ";
+        case ExprKind::Mul:
+            return " * ";
+        case ExprKind::Div:
+            return " / ";
+        case ExprKind::Mod:
+            return " % ";
+        case ExprKind::EQ:
+            return " == ";
+        case ExprKind::NE:
+            return " != ";
+        case ExprKind::LT:
+            return " < ";
+        case ExprKind::LE:
+            return " <= ";
+        case ExprKind::GT:
+            return " > ";
+        case ExprKind::GE:
+            return " >= ";
+        case ExprKind::And:
+            return " && ";
+        case ExprKind::Or:
+            return " || ";
+        default:
+            return nullptr;
     }
 }
 
 const char* call_style_name(ExprKind k) {
     switch (k) {
-        case ExprKind::FloorDiv: return "floordiv";
-        case ExprKind::FloorMod: return "floormod";
-        case ExprKind::Min: return "min";
-        case ExprKind::Max: return "max";
-        default: return nullptr;
+        case ExprKind::FloorDiv:
+            return "floordiv";
+        case ExprKind::FloorMod:
+            return "floormod";
+        case ExprKind::Min:
+            return "min";
+        case ExprKind::Max:
+            return "max";
+        default:
+            return nullptr;
     }
 }
 
@@ -141,7 +168,9 @@ void ExprPrinter::print(std::ostream& os, const PrimExpr& e, int parent_prec) co
             }
             return;
         }
-        case ExprKind::Var: os << var_name(e.as<Var>()); return;
+        case ExprKind::Var:
+            os << var_name(e.as<Var>());
+            return;
         case ExprKind::Not:
             os << "!";
             print(os, e.as<Not>()->a, prec);
@@ -160,8 +189,8 @@ void ExprPrinter::print(std::ostream& os, const PrimExpr& e, int parent_prec) co
             return;
         case ExprKind::Call: {
             auto* c = e.as<Call>();
-            bool plain = intrin::is_math(c->name) && !c->args.empty() &&
-                         c->args[0].dtype() == e.dtype();
+            bool plain =
+                intrin::is_math(c->name) && !c->args.empty() && c->args[0].dtype() == e.dtype();
             if (plain) {
                 os << c->name << "(";
             } else {
@@ -210,7 +239,8 @@ void ExprPrinter::print(std::ostream& os, const PrimExpr& e, int parent_prec) co
             os << ")";
             return;
         }
-        default: internal_error() << "unhandled expression kind " << expr_kind_name(k);
+        default:
+            internal_error() << "unhandled expression kind " << expr_kind_name(k);
     }
 }
 
@@ -219,6 +249,8 @@ std::ostream& operator<<(std::ostream& os, const PrimExpr& e) {
     return os;
 }
 
-std::string to_string(const PrimExpr& e) { return ExprPrinter().str(e); }
+std::string to_string(const PrimExpr& e) {
+    return ExprPrinter().str(e);
+}
 
 }  // namespace anvil

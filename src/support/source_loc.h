@@ -8,7 +8,7 @@
 namespace anvil {
 
 struct SourceLoc {
-    std::string file;       // model file or C++/Python source file
+    std::string file;  // model file or C++/Python source file
     int line = 0;
     std::string node_name;  // model node name, when the origin is a model
     std::string op_type;    // model op type, e.g. "Conv"

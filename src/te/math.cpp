@@ -18,16 +18,36 @@ PrimExpr float_call(const char* name, PrimExpr x) {
 
 }  // namespace
 
-PrimExpr exp(PrimExpr x) { return float_call(intrin::kExp, std::move(x)); }
-PrimExpr log(PrimExpr x) { return float_call(intrin::kLog, std::move(x)); }
-PrimExpr sqrt(PrimExpr x) { return float_call(intrin::kSqrt, std::move(x)); }
-PrimExpr rsqrt(PrimExpr x) { return float_call(intrin::kRsqrt, std::move(x)); }
-PrimExpr tanh(PrimExpr x) { return float_call(intrin::kTanh, std::move(x)); }
-PrimExpr sigmoid(PrimExpr x) { return float_call(intrin::kSigmoid, std::move(x)); }
-PrimExpr erf(PrimExpr x) { return float_call(intrin::kErf, std::move(x)); }
-PrimExpr floor(PrimExpr x) { return float_call(intrin::kFloor, std::move(x)); }
-PrimExpr ceil(PrimExpr x) { return float_call(intrin::kCeil, std::move(x)); }
-PrimExpr round(PrimExpr x) { return float_call(intrin::kRound, std::move(x)); }
+PrimExpr exp(PrimExpr x) {
+    return float_call(intrin::kExp, std::move(x));
+}
+PrimExpr log(PrimExpr x) {
+    return float_call(intrin::kLog, std::move(x));
+}
+PrimExpr sqrt(PrimExpr x) {
+    return float_call(intrin::kSqrt, std::move(x));
+}
+PrimExpr rsqrt(PrimExpr x) {
+    return float_call(intrin::kRsqrt, std::move(x));
+}
+PrimExpr tanh(PrimExpr x) {
+    return float_call(intrin::kTanh, std::move(x));
+}
+PrimExpr sigmoid(PrimExpr x) {
+    return float_call(intrin::kSigmoid, std::move(x));
+}
+PrimExpr erf(PrimExpr x) {
+    return float_call(intrin::kErf, std::move(x));
+}
+PrimExpr floor(PrimExpr x) {
+    return float_call(intrin::kFloor, std::move(x));
+}
+PrimExpr ceil(PrimExpr x) {
+    return float_call(intrin::kCeil, std::move(x));
+}
+PrimExpr round(PrimExpr x) {
+    return float_call(intrin::kRound, std::move(x));
+}
 
 PrimExpr pow(PrimExpr x, PrimExpr y) {
     if (y.is<IntImm>() || y.is<FloatImm>()) y = cast(x.dtype(), y);

@@ -8,8 +8,10 @@ namespace anvil::te {
 
 namespace {
 
-PrimExpr make_reduce(const std::string& name, const std::function<PrimExpr(PrimExpr, PrimExpr)>& combine,
-                     const PrimExpr& identity_value, PrimExpr source, const Axes& axis, PrimExpr where) {
+PrimExpr make_reduce(const std::string& name,
+                     const std::function<PrimExpr(PrimExpr, PrimExpr)>& combine,
+                     const PrimExpr& identity_value, PrimExpr source, const Axes& axis,
+                     PrimExpr where) {
     for (const auto& iv : axis) {
         if (iv->kind != IterKind::Reduce) {
             user_error() << name << "(): axis '" << iv->var->name
@@ -36,21 +38,22 @@ PrimExpr make_reduce(const std::string& name, const std::function<PrimExpr(PrimE
 
 PrimExpr sum(PrimExpr source, const Axes& axis, PrimExpr where) {
     PrimExpr id = make_const(source.dtype(), 0);
-    return make_reduce("sum", [](PrimExpr x, PrimExpr y) { return x + y; }, id, source, axis, where);
+    return make_reduce(
+        "sum", [](PrimExpr x, PrimExpr y) { return x + y; }, id, source, axis, where);
 }
 
 PrimExpr max(PrimExpr source, const Axes& axis, PrimExpr where) {
     PrimExpr id = min_value(source.dtype());
     if (source.dtype().is_floating()) id = make_const(source.dtype(), -INFINITY);
-    return make_reduce("max", [](PrimExpr x, PrimExpr y) { return anvil::max(x, y); }, id, source,
-                       axis, where);
+    return make_reduce(
+        "max", [](PrimExpr x, PrimExpr y) { return anvil::max(x, y); }, id, source, axis, where);
 }
 
 PrimExpr min(PrimExpr source, const Axes& axis, PrimExpr where) {
     PrimExpr id = max_value(source.dtype());
     if (source.dtype().is_floating()) id = make_const(source.dtype(), INFINITY);
-    return make_reduce("min", [](PrimExpr x, PrimExpr y) { return anvil::min(x, y); }, id, source,
-                       axis, where);
+    return make_reduce(
+        "min", [](PrimExpr x, PrimExpr y) { return anvil::min(x, y); }, id, source, axis, where);
 }
 
 Reducer comm_reducer(const std::function<PrimExpr(PrimExpr, PrimExpr)>& combine,

@@ -26,7 +26,9 @@ Ref<IterVar> Stage::find_axis(const std::string& n) const {
     return nullptr;
 }
 
-bool Stage::is_reduce_axis(const Ref<IterVar>& axis) const { return axis->kind == IterKind::Reduce; }
+bool Stage::is_reduce_axis(const Ref<IterVar>& axis) const {
+    return axis->kind == IterKind::Reduce;
+}
 
 // ---- StageRef: the object API, recorded as primitives by name -------------------------------
 
@@ -48,7 +50,9 @@ std::string StageRef::axis_name(const Ref<IterVar>& axis, const char* primitive)
     ANVIL_UNREACHABLE();
 }
 
-const Stage& StageRef::stage() const { return sch_->stage(name_); }
+const Stage& StageRef::stage() const {
+    return sch_->stage(name_);
+}
 
 std::vector<Ref<IterVar>> StageRef::op_axis() const {
     if (auto* c = stage().op.as<ComputeOp>()) return c->axis;
@@ -66,10 +70,11 @@ std::pair<Ref<IterVar>, Ref<IterVar>> StageRef::split(const Ref<IterVar>& axis, 
     return {st.find_axis(n + ".outer"), st.find_axis(n + ".inner")};
 }
 
-std::pair<Ref<IterVar>, Ref<IterVar>> StageRef::split_nparts(const Ref<IterVar>& axis, int64_t nparts) {
+std::pair<Ref<IterVar>, Ref<IterVar>> StageRef::split_nparts(const Ref<IterVar>& axis,
+                                                             int64_t nparts) {
     std::string n = axis_name(axis, "split");
-    sch_->apply(
-        Primitive{.kind = "split", .stage = name_, .axes = {n}, .factors = {nparts}, .nparts = true});
+    sch_->apply(Primitive{
+        .kind = "split", .stage = name_, .axes = {n}, .factors = {nparts}, .nparts = true});
     const Stage& st = stage();
     return {st.find_axis(n + ".outer"), st.find_axis(n + ".inner")};
 }
@@ -94,14 +99,17 @@ Ref<IterVar> StageRef::fuse(const std::vector<Ref<IterVar>>& axes) {
     std::vector<std::string> names;
     for (const auto& a : axes) names.push_back(axis_name(a, "fuse"));
     sch_->apply(Primitive{.kind = "fuse", .stage = name_, .axes = names});
-    return stage().leaf_axes.empty() ? nullptr : stage().find_axis(stage().axis_names.back().second);
+    return stage().leaf_axes.empty() ? nullptr
+                                     : stage().find_axis(stage().axis_names.back().second);
 }
 
 void StageRef::vectorize(const Ref<IterVar>& axis) {
-    sch_->apply(Primitive{.kind = "vectorize", .stage = name_, .axes = {axis_name(axis, "vectorize")}});
+    sch_->apply(
+        Primitive{.kind = "vectorize", .stage = name_, .axes = {axis_name(axis, "vectorize")}});
 }
 void StageRef::parallel(const Ref<IterVar>& axis) {
-    sch_->apply(Primitive{.kind = "parallel", .stage = name_, .axes = {axis_name(axis, "parallel")}});
+    sch_->apply(
+        Primitive{.kind = "parallel", .stage = name_, .axes = {axis_name(axis, "parallel")}});
 }
 void StageRef::unroll(const Ref<IterVar>& axis) {
     sch_->apply(Primitive{.kind = "unroll", .stage = name_, .axes = {axis_name(axis, "unroll")}});
@@ -115,8 +123,12 @@ void StageRef::compute_at(StageRef parent, const Ref<IterVar>& axis) {
     sch_->apply(
         Primitive{.kind = "compute_at", .stage = name_, .axes = {n}, .target = parent.name()});
 }
-void StageRef::compute_inline() { sch_->apply(Primitive{.kind = "compute_inline", .stage = name_}); }
-void StageRef::compute_root() { sch_->apply(Primitive{.kind = "compute_root", .stage = name_}); }
+void StageRef::compute_inline() {
+    sch_->apply(Primitive{.kind = "compute_inline", .stage = name_});
+}
+void StageRef::compute_root() {
+    sch_->apply(Primitive{.kind = "compute_root", .stage = name_});
+}
 
 // ---- Schedule -------------------------------------------------------------------------------
 
@@ -141,7 +153,8 @@ Schedule::Schedule(const std::vector<Tensor>& outputs) : outputs_(outputs) {
 
 std::string Schedule::unique_stage_name(const std::string& base) const {
     auto taken = [&](const std::string& n) {
-        return std::any_of(stages_.begin(), stages_.end(), [&](const Stage& s) { return s.name == n; });
+        return std::any_of(stages_.begin(), stages_.end(),
+                           [&](const Stage& s) { return s.name == n; });
     };
     if (!taken(base)) return base;
     for (int i = 1;; ++i) {
@@ -200,7 +213,9 @@ const Stage* Schedule::find_stage(const Operation* op) const {
     return it == stage_of_op_.end() ? nullptr : &stage(it->second);
 }
 
-Tensor Schedule::tensor(const std::string& stage_name) const { return Tensor(stage(stage_name).op); }
+Tensor Schedule::tensor(const std::string& stage_name) const {
+    return Tensor(stage(stage_name).op);
+}
 
 Tensor Schedule::cache_read(const Tensor& t, const std::string& scope,
                             const std::vector<Tensor>& readers) {
@@ -230,10 +245,10 @@ void Schedule::apply(const ScheduleRecord& record) {
 }
 
 void Schedule::apply(const Primitive& p) {
-    static const char* kKinds[] = {"split",  "tile",       "reorder",    "fuse",
-                                   "vectorize", "parallel", "unroll",    "bind",
-                                   "compute_at", "compute_inline", "compute_root",
-                                   "cache_read", "cache_write"};
+    static const char* kKinds[] = {"split",      "tile",           "reorder",      "fuse",
+                                   "vectorize",  "parallel",       "unroll",       "bind",
+                                   "compute_at", "compute_inline", "compute_root", "cache_read",
+                                   "cache_write"};
     if (std::find(std::begin(kKinds), std::end(kKinds), p.kind) == std::end(kKinds)) {
         user_error() << "unknown schedule primitive '" << p.kind << "'";
     }
@@ -286,7 +301,8 @@ Ref<IterVar> Schedule::require_leaf_axis(const Stage& st, const Primitive& p,
     Ref<IterVar> iv = st.find_axis(axis);
     if (!iv.defined()) {
         std::string known;
-        for (const auto& leaf : st.leaf_axes) known += (known.empty() ? "" : ", ") + st.axis_name(leaf);
+        for (const auto& leaf : st.leaf_axes)
+            known += (known.empty() ? "" : ", ") + st.axis_name(leaf);
         user_error() << p.kind << " on stage '" << st.name << "': no axis '" << axis
                      << "' (loops: " << known << ")";
     }
@@ -314,15 +330,20 @@ void Schedule::apply_split(Stage& st, const Primitive& p) {
     Ref<IterVar> parent = require_leaf_axis(st, p, p.axes[0]);
     int64_t f = p.factors[0];
     if (f <= 0) {
-        user_error() << "split on stage '" << st.name << "', axis '" << p.axes[0] << "': "
-                     << (p.nparts ? "nparts" : "factor") << " " << f << " must be positive";
+        user_error() << "split on stage '" << st.name << "', axis '" << p.axes[0]
+                     << "': " << (p.nparts ? "nparts" : "factor") << " " << f
+                     << " must be positive";
     }
     const std::string& n = p.axes[0];
     IterKind kind = parent->kind;
     auto outer = make_iter_var({0, PrimExpr()}, n + ".outer", kind);
     auto inner = make_iter_var({0, PrimExpr()}, n + ".inner", kind);
-    st.relations.push_back(Relation{.kind = Relation::Kind::Split, .parent = parent, .outer = outer,
-                                    .inner = inner, .factor = f, .nparts = p.nparts});
+    st.relations.push_back(Relation{.kind = Relation::Kind::Split,
+                                    .parent = parent,
+                                    .outer = outer,
+                                    .inner = inner,
+                                    .factor = f,
+                                    .nparts = p.nparts});
     auto it = std::find_if(st.leaf_axes.begin(), st.leaf_axes.end(),
                            [&](const Ref<IterVar>& l) { return l.same_as(parent); });
     *it = inner;
@@ -333,9 +354,14 @@ void Schedule::apply_split(Stage& st, const Primitive& p) {
 
 void Schedule::apply_tile(Stage& st, const Primitive& p) {
     check_arity(p, 2, 2);
-    apply_split(st, Primitive{.kind = "tile", .stage = p.stage, .axes = {p.axes[0]}, .factors = {p.factors[0]}});
-    apply_split(st, Primitive{.kind = "tile", .stage = p.stage, .axes = {p.axes[1]}, .factors = {p.factors[1]}});
-    apply_reorder(st, Primitive{.kind = "tile", .stage = p.stage,
+    apply_split(
+        st, Primitive{
+                .kind = "tile", .stage = p.stage, .axes = {p.axes[0]}, .factors = {p.factors[0]}});
+    apply_split(
+        st, Primitive{
+                .kind = "tile", .stage = p.stage, .axes = {p.axes[1]}, .factors = {p.factors[1]}});
+    apply_reorder(st, Primitive{.kind = "tile",
+                                .stage = p.stage,
                                 .axes = {p.axes[0] + ".outer", p.axes[1] + ".outer",
                                          p.axes[0] + ".inner", p.axes[1] + ".inner"}});
 }
@@ -374,7 +400,8 @@ void Schedule::apply_reorder(Stage& st, const Primitive& p) {
 }
 
 void Schedule::apply_fuse(Stage& st, const Primitive& p) {
-    if (p.axes.size() < 2) user_error() << "fuse on stage '" << st.name << "': give two or more axes";
+    if (p.axes.size() < 2)
+        user_error() << "fuse on stage '" << st.name << "': give two or more axes";
     std::vector<size_t> pos;
     for (const auto& n : p.axes) {
         Ref<IterVar> iv = require_leaf_axis(st, p, n);
@@ -384,8 +411,9 @@ void Schedule::apply_fuse(Stage& st, const Primitive& p) {
     }
     for (size_t i = 1; i < pos.size(); ++i) {
         if (pos[i] != pos[i - 1] + 1) {
-            user_error() << "fuse on stage '" << st.name << "': axes '" << p.axes[i - 1] << "' and '"
-                         << p.axes[i] << "' are not adjacent loops, outer to inner; reorder first";
+            user_error() << "fuse on stage '" << st.name << "': axes '" << p.axes[i - 1]
+                         << "' and '" << p.axes[i]
+                         << "' are not adjacent loops, outer to inner; reorder first";
         }
     }
     bool reduce = st.leaf_axes[pos[0]]->kind == IterKind::Reduce;
@@ -402,9 +430,10 @@ void Schedule::apply_fuse(Stage& st, const Primitive& p) {
         Ref<IterVar> inner = st.leaf_axes[pos[0] + i];
         name += "." + p.axes[i];
         std::string fused_name = name + ".fused";
-        auto result = make_iter_var({0, PrimExpr()}, fused_name, reduce ? IterKind::Reduce : IterKind::DataPar);
-        st.relations.push_back(
-            Relation{.kind = Relation::Kind::Fuse, .parent = result, .outer = fused, .inner = inner});
+        auto result = make_iter_var({0, PrimExpr()}, fused_name,
+                                    reduce ? IterKind::Reduce : IterKind::DataPar);
+        st.relations.push_back(Relation{
+            .kind = Relation::Kind::Fuse, .parent = result, .outer = fused, .inner = inner});
         st.axis_names.emplace_back(result, fused_name);
         fused = result;
     }
@@ -417,7 +446,7 @@ void Schedule::apply_annotation(Stage& st, const Primitive& p) {
     size_t expected_axes = 1;
     check_arity(p, expected_axes, 0);
     Ref<IterVar> iv = require_leaf_axis(st, p, p.axes[0]);
-    LoopAnnotation ann = p.kind == "vectorize" ? LoopAnnotation::Vectorize
+    LoopAnnotation ann = p.kind == "vectorize"  ? LoopAnnotation::Vectorize
                          : p.kind == "parallel" ? LoopAnnotation::Parallel
                          : p.kind == "unroll"   ? LoopAnnotation::Unroll
                                                 : LoopAnnotation::Bind;
@@ -433,7 +462,7 @@ void Schedule::apply_annotation(Stage& st, const Primitive& p) {
                      << st.axis_name(st.leaf_axes.back()) << "')";
     }
     if (ann == LoopAnnotation::Bind) {
-        static const char* kTags[] = {"blockIdx.x", "blockIdx.y", "blockIdx.z",
+        static const char* kTags[] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z",
                                       "threadIdx.x", "threadIdx.y", "threadIdx.z"};
         if (std::find(std::begin(kTags), std::end(kTags), p.target) == std::end(kTags)) {
             user_error() << "bind on stage '" << st.name << "', axis '" << p.axes[0]
@@ -451,14 +480,16 @@ namespace {
 bool reads(const Ref<Operation>& reader, const Ref<Operation>& producer) {
     auto* c = reader.as<ComputeOp>();
     if (!c) return false;
-    return std::any_of(c->inputs.begin(), c->inputs.end(),
-                       [&](const Ref<Operation>& in) { return in->buffer.same_as(producer->buffer); });
+    return std::any_of(c->inputs.begin(), c->inputs.end(), [&](const Ref<Operation>& in) {
+        return in->buffer.same_as(producer->buffer);
+    });
 }
 
 }  // namespace
 
 void Schedule::apply_compute_at(Stage& st, const Primitive& p) {
-    if (p.axes.size() != 1) user_error() << "compute_at on stage '" << st.name << "': give one axis";
+    if (p.axes.size() != 1)
+        user_error() << "compute_at on stage '" << st.name << "': give one axis";
     Stage& parent = stage(p.target);
     Ref<IterVar> axis = require_leaf_axis(parent, p, p.axes[0]);
     if (st.is_output) {
@@ -466,7 +497,8 @@ void Schedule::apply_compute_at(Stage& st, const Primitive& p) {
                      << "': it is an output of the schedule and must be computed at root";
     }
     if (parent.name == st.name) {
-        user_error() << "compute_at on stage '" << st.name << "': a stage cannot be computed inside itself";
+        user_error() << "compute_at on stage '" << st.name
+                     << "': a stage cannot be computed inside itself";
     }
     // The parent must consume this stage: read it directly or through other stages (which are
     // then computed inside the parent's loops; lowering checks that the loop encloses them).
@@ -515,7 +547,10 @@ void Schedule::apply_cache_read(const Primitive& p) {
     std::vector<std::string> axis_names;
     for (size_t d = 0; d < source.ndim(); ++d) axis_names.push_back("ax" + std::to_string(d));
     Tensor cache = compute(
-        source.shape(), [&](std::span<const PrimExpr> idx) { return source(std::vector<PrimExpr>(idx.begin(), idx.end())); },
+        source.shape(),
+        [&](std::span<const PrimExpr> idx) {
+            return source(std::vector<PrimExpr>(idx.begin(), idx.end()));
+        },
         cache_name, st.op->loc, axis_names);
     for (const auto& reader_name : p.readers) {
         Stage& reader = stage(reader_name);
@@ -560,15 +595,18 @@ void Schedule::apply_cache_write(Stage& st, const Primitive& p) {
     stage_of_op_[st.op.get()] = st.name;
     st.root_axes = c->axis;
     st.leaf_axes = c->axis;
-    st.axis_names.erase(std::remove_if(st.axis_names.begin(), st.axis_names.end(),
-                                       [](const auto& e) { return e.first->kind == IterKind::Reduce; }),
-                        st.axis_names.end());
+    st.axis_names.erase(
+        std::remove_if(st.axis_names.begin(), st.axis_names.end(),
+                       [](const auto& e) { return e.first->kind == IterKind::Reduce; }),
+        st.axis_names.end());
     size_t pos = 0;
     while (stages_[pos].name != st.name) ++pos;
     add_stage_for(cache_op, pos);
     stages_[pos].scope = p.target;
 }
 
-Schedule create_schedule(const std::vector<Tensor>& outputs) { return Schedule(outputs); }
+Schedule create_schedule(const std::vector<Tensor>& outputs) {
+    return Schedule(outputs);
+}
 
 }  // namespace anvil::te

@@ -31,23 +31,23 @@ struct Relation {
     Ref<IterVar> parent;  // split: the axis split; fuse: the fused result
     Ref<IterVar> outer;
     Ref<IterVar> inner;
-    int64_t factor = 0;   // split: inner extent (when !nparts) or outer extent (when nparts)
+    int64_t factor = 0;  // split: inner extent (when !nparts) or outer extent (when nparts)
     bool nparts = false;
 };
 
 struct Stage {
     std::string name;
-    Ref<Operation> op;                     // current op (cache primitives replace it)
-    std::vector<Ref<IterVar>> root_axes;   // op's axes then its reduce axes
-    std::vector<Ref<IterVar>> leaf_axes;   // the loops, outermost first
-    std::vector<Relation> relations;       // in application order
+    Ref<Operation> op;                    // current op (cache primitives replace it)
+    std::vector<Ref<IterVar>> root_axes;  // op's axes then its reduce axes
+    std::vector<Ref<IterVar>> leaf_axes;  // the loops, outermost first
+    std::vector<Relation> relations;      // in application order
     std::vector<std::pair<Ref<IterVar>, std::string>> axis_names;  // unique within the stage
     std::unordered_map<const IterVar*, LoopAnnotation> annotations;
     std::unordered_map<const IterVar*, std::string> thread_tags;
     AttachKind attach = AttachKind::Root;
-    std::string attach_stage;              // for Scope
-    Ref<IterVar> attach_axis;              // for Scope: a leaf axis of attach_stage
-    std::string scope = "global";          // storage scope of the stage's buffer
+    std::string attach_stage;      // for Scope
+    Ref<IterVar> attach_axis;      // for Scope: a leaf axis of attach_stage
+    std::string scope = "global";  // storage scope of the stage's buffer
     bool is_output = false;
 
     bool is_placeholder() const { return op->kind == OpKind::Placeholder; }
@@ -99,7 +99,8 @@ public:
     StageRef operator[](const std::string& stage_name);
 
     // Returns the cache tensor. Readers' bodies are rewritten to read the cache.
-    Tensor cache_read(const Tensor& t, const std::string& scope, const std::vector<Tensor>& readers);
+    Tensor cache_read(const Tensor& t, const std::string& scope,
+                      const std::vector<Tensor>& readers);
     // Returns the cache tensor, which now computes t's body; t copies from it.
     Tensor cache_write(const Tensor& t, const std::string& scope);
 

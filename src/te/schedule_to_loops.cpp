@@ -179,8 +179,8 @@ void Lowerer::prepare_stages() {
         if (std::none_of(parent.stage->leaf_axes.begin(), parent.stage->leaf_axes.end(),
                          [&](const Ref<IterVar>& l) { return l.same_as(st.attach_axis); })) {
             user_error() << "compute_at of stage '" << st.name << "' at '"
-                         << parent.stage->axis_name(st.attach_axis) << "' of '" << parent.stage->name
-                         << "': that axis was split or fused afterwards";
+                         << parent.stage->axis_name(st.attach_axis) << "' of '"
+                         << parent.stage->name << "': that axis was split or fused afterwards";
         }
         std::vector<const StageBounds*> readers;
         for (const StageBounds* reader : order_) {
@@ -225,8 +225,8 @@ void Lowerer::check_encloses(const StageBounds& producer, const StageBounds& rea
     while (s != &target) {
         if (s->stage->attach != AttachKind::Scope) {
             user_error() << "compute_at of stage '" << pst.name << "' at '"
-                         << target.stage->axis_name(pst.attach_axis) << "' of '" << target.stage->name
-                         << "': its reader '" << reader.stage->name
+                         << target.stage->axis_name(pst.attach_axis) << "' of '"
+                         << target.stage->name << "': its reader '" << reader.stage->name
                          << "' is not computed inside that loop, so the loop is not an ancestor "
                             "of the consumer";
         }
@@ -236,14 +236,15 @@ void Lowerer::check_encloses(const StageBounds& producer, const StageBounds& rea
     if (!enclosing.defined()) return;
     const auto& leaves = target.stage->leaf_axes;
     auto pos = [&](const Ref<IterVar>& a) {
-        return std::find_if(leaves.begin(), leaves.end(), [&](const auto& l) { return l.same_as(a); }) -
+        return std::find_if(leaves.begin(), leaves.end(),
+                            [&](const auto& l) { return l.same_as(a); }) -
                leaves.begin();
     };
     if (pos(enclosing) < pos(pst.attach_axis)) {
         user_error() << "compute_at of stage '" << pst.name << "' at '"
                      << target.stage->axis_name(pst.attach_axis) << "' of '" << target.stage->name
-                     << "': its reader '" << reader.stage->name << "' is computed at the outer loop '"
-                     << target.stage->axis_name(enclosing)
+                     << "': its reader '" << reader.stage->name
+                     << "' is computed at the outer loop '" << target.stage->axis_name(enclosing)
                      << "', so that loop is not an ancestor of the consumer";
     }
 }
@@ -255,7 +256,8 @@ ForKind Lowerer::loop_kind(const StageBounds& b, const Ref<IterVar>& leaf, bool 
     const PrimExpr& ext = b.extent.at(leaf.get());
     const std::string& axis = st.axis_name(leaf);
     switch (it->second) {
-        case LoopAnnotation::None: return ForKind::Serial;
+        case LoopAnnotation::None:
+            return ForKind::Serial;
         case LoopAnnotation::Parallel:
             if (in_parallel) {
                 user_error() << "parallel on stage '" << st.name << "', axis '" << axis
@@ -269,8 +271,10 @@ ForKind Lowerer::loop_kind(const StageBounds& b, const Ref<IterVar>& leaf, bool 
                              << " on stage '" << st.name << "', axis '" << axis << "': its extent "
                              << ext << " is not a constant; split it by a constant factor first";
             }
-            return it->second == LoopAnnotation::Vectorize ? ForKind::Vectorized : ForKind::Unrolled;
-        case LoopAnnotation::Bind: return ForKind::ThreadBinding;
+            return it->second == LoopAnnotation::Vectorize ? ForKind::Vectorized
+                                                           : ForKind::Unrolled;
+        case LoopAnnotation::Bind:
+            return ForKind::ThreadBinding;
     }
     ANVIL_UNREACHABLE();
 }

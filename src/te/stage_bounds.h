@@ -12,8 +12,8 @@ namespace anvil::te {
 
 struct StageBounds {
     const Stage* stage = nullptr;
-    const ComputeOp* op = nullptr;  // null for placeholders
-    PrimExpr body;                  // the op's body with inlined producers substituted
+    const ComputeOp* op = nullptr;    // null for placeholders
+    PrimExpr body;                    // the op's body with inlined producers substituted
     std::vector<StageBounds*> reads;  // non-inlined stages the body loads
     // For an attached stage: its one reader (the attach target or a stage attached inside it).
     const StageBounds* reads_from_me = nullptr;

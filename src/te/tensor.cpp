@@ -7,7 +7,8 @@
 
 namespace anvil::te {
 
-PlaceholderOp::PlaceholderOp(std::string n, std::vector<PrimExpr> shape, DataType dtype, SourceLoc l)
+PlaceholderOp::PlaceholderOp(std::string n, std::vector<PrimExpr> shape, DataType dtype,
+                             SourceLoc l)
     : Operation(kKind, std::move(n), std::move(l)) {
     buffer = Ref<Buffer>(new Buffer(name, dtype, std::move(shape), "global", this));
 }
@@ -49,7 +50,8 @@ ComputeOp::ComputeOp(std::string n, std::vector<Ref<IterVar>> ax, PrimExpr b, So
     pre_order_visit(body, [&](const PrimExpr& sub) {
         if (auto* load = sub.as<Load>()) {
             Ref<Operation> producer = producer_of(load->buffer);
-            if (producer.defined() && seen.insert(producer.get()).second) inputs.push_back(producer);
+            if (producer.defined() && seen.insert(producer.get()).second)
+                inputs.push_back(producer);
         }
     });
 }
@@ -89,7 +91,8 @@ Tensor placeholder(std::vector<PrimExpr> shape, DataType dtype, const std::strin
                    SourceLoc loc) {
     for (const auto& d : shape) {
         if (!d.dtype().is_integer()) {
-            user_error(loc) << "placeholder '" << name << "': dimension " << d << " is not an integer";
+            user_error(loc) << "placeholder '" << name << "': dimension " << d
+                            << " is not an integer";
         }
         if (auto* v = as_const_int(d); v && *v <= 0) {
             user_error(loc) << "placeholder '" << name << "': dimension " << *v
@@ -118,8 +121,8 @@ Tensor compute(std::vector<PrimExpr> shape, const ComputeFn& fn, const std::stri
                             << "; extents must be positive";
         }
         std::string axis_name = d < axis_names.size() ? axis_names[d]
-                                : d < 8                ? kDefaultNames[d]
-                                                       : "ax" + std::to_string(d);
+                                : d < 8               ? kDefaultNames[d]
+                                                      : "ax" + std::to_string(d);
         axis.push_back(make_iter_var({make_int(shape[d].dtype(), 0), shape[d]}, axis_name));
         vars.push_back(axis.back()->var);
     }
@@ -127,20 +130,24 @@ Tensor compute(std::vector<PrimExpr> shape, const ComputeFn& fn, const std::stri
     if (!body.defined()) user_error(loc) << "compute '" << name << "': the body is empty";
     if (body.dtype().is_vector()) {
         user_error(loc) << "compute '" << name << "': the body has vector type "
-                        << body.dtype().str() << "; write scalar bodies and vectorize in the schedule";
+                        << body.dtype().str()
+                        << "; write scalar bodies and vectorize in the schedule";
     }
     return Tensor(Ref<Operation>(new ComputeOp(name, std::move(axis), body, std::move(loc))));
 }
 
 Tensor compute(std::vector<PrimExpr> shape, const std::function<PrimExpr(PrimExpr)>& fn,
                const std::string& name, SourceLoc loc) {
-    if (shape.size() != 1) user_error(loc) << "compute '" << name << "': a 1-argument body needs a 1-d shape";
-    return compute(std::move(shape), [&](std::span<const PrimExpr> v) { return fn(v[0]); }, name, loc);
+    if (shape.size() != 1)
+        user_error(loc) << "compute '" << name << "': a 1-argument body needs a 1-d shape";
+    return compute(
+        std::move(shape), [&](std::span<const PrimExpr> v) { return fn(v[0]); }, name, loc);
 }
 
 Tensor compute(std::vector<PrimExpr> shape, const std::function<PrimExpr(PrimExpr, PrimExpr)>& fn,
                const std::string& name, SourceLoc loc) {
-    if (shape.size() != 2) user_error(loc) << "compute '" << name << "': a 2-argument body needs a 2-d shape";
+    if (shape.size() != 2)
+        user_error(loc) << "compute '" << name << "': a 2-argument body needs a 2-d shape";
     return compute(
         std::move(shape), [&](std::span<const PrimExpr> v) { return fn(v[0], v[1]); }, name, loc);
 }
@@ -148,7 +155,8 @@ Tensor compute(std::vector<PrimExpr> shape, const std::function<PrimExpr(PrimExp
 Tensor compute(std::vector<PrimExpr> shape,
                const std::function<PrimExpr(PrimExpr, PrimExpr, PrimExpr)>& fn,
                const std::string& name, SourceLoc loc) {
-    if (shape.size() != 3) user_error(loc) << "compute '" << name << "': a 3-argument body needs a 3-d shape";
+    if (shape.size() != 3)
+        user_error(loc) << "compute '" << name << "': a 3-argument body needs a 3-d shape";
     return compute(
         std::move(shape), [&](std::span<const PrimExpr> v) { return fn(v[0], v[1], v[2]); }, name,
         loc);
@@ -157,10 +165,11 @@ Tensor compute(std::vector<PrimExpr> shape,
 Tensor compute(std::vector<PrimExpr> shape,
                const std::function<PrimExpr(PrimExpr, PrimExpr, PrimExpr, PrimExpr)>& fn,
                const std::string& name, SourceLoc loc) {
-    if (shape.size() != 4) user_error(loc) << "compute '" << name << "': a 4-argument body needs a 4-d shape";
+    if (shape.size() != 4)
+        user_error(loc) << "compute '" << name << "': a 4-argument body needs a 4-d shape";
     return compute(
-        std::move(shape),
-        [&](std::span<const PrimExpr> v) { return fn(v[0], v[1], v[2], v[3]); }, name, loc);
+        std::move(shape), [&](std::span<const PrimExpr> v) { return fn(v[0], v[1], v[2], v[3]); },
+        name, loc);
 }
 
 Ref<IterVar> reduce_axis(PrimExpr extent, const std::string& name) {

@@ -23,11 +23,12 @@ namespace anvil::te {
 enum class OpKind : uint8_t { Placeholder, Compute };
 
 struct Operation : Object {
-    Operation(OpKind k, std::string n, SourceLoc l) : kind(k), name(std::move(n)), loc(std::move(l)) {}
+    Operation(OpKind k, std::string n, SourceLoc l)
+        : kind(k), name(std::move(n)), loc(std::move(l)) {}
     const OpKind kind;
     const std::string name;
-    const SourceLoc loc;   // the user's call site
-    Ref<Buffer> buffer;    // set once by the constructor of the concrete op
+    const SourceLoc loc;  // the user's call site
+    Ref<Buffer> buffer;   // set once by the constructor of the concrete op
 };
 
 struct PlaceholderOp : Operation {
@@ -46,7 +47,7 @@ struct ComputeOp : Operation {
     std::vector<Ref<IterVar>> axis;         // data-parallel axes, one per output dimension
     std::vector<Ref<IterVar>> reduce_axis;  // from the body's Reduce, if it is one
     PrimExpr body;
-    std::vector<Ref<Operation>> inputs;     // operations whose buffers the body loads, in order
+    std::vector<Ref<Operation>> inputs;  // operations whose buffers the body loads, in order
     bool is_reduction() const { return body.is<Reduce>(); }
 };
 
@@ -81,15 +82,15 @@ Ref<Operation> producer_of(const Ref<Buffer>& buffer);
 // ---- building tensor expressions --------------------------------------------------------
 
 Tensor placeholder(std::vector<PrimExpr> shape, DataType dtype = DataType::float32(),
-                   const std::string& name = "placeholder",
-                   SourceLoc loc = SourceLoc::here());
+                   const std::string& name = "placeholder", SourceLoc loc = SourceLoc::here());
 
 using ComputeFn = std::function<PrimExpr(std::span<const PrimExpr>)>;
 
 // out[i0, i1, ...] = fn(i0, i1, ...); axis variables are named i, j, k, l, m, ... unless
 // `axis_names` gives names.
-Tensor compute(std::vector<PrimExpr> shape, const ComputeFn& fn, const std::string& name = "compute",
-               SourceLoc loc = SourceLoc::here(), std::vector<std::string> axis_names = {});
+Tensor compute(std::vector<PrimExpr> shape, const ComputeFn& fn,
+               const std::string& name = "compute", SourceLoc loc = SourceLoc::here(),
+               std::vector<std::string> axis_names = {});
 Tensor compute(std::vector<PrimExpr> shape, const std::function<PrimExpr(PrimExpr)>& fn,
                const std::string& name = "compute", SourceLoc loc = SourceLoc::here());
 Tensor compute(std::vector<PrimExpr> shape, const std::function<PrimExpr(PrimExpr, PrimExpr)>& fn,

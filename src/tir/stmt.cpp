@@ -6,8 +6,9 @@ namespace anvil::tir {
 
 const char* stmt_kind_name(StmtKind kind) {
     switch (kind) {
-#define ANVIL_X(name) \
-    case StmtKind::name: return #name;
+#define ANVIL_X(name)    \
+    case StmtKind::name: \
+        return #name;
         ANVIL_FOR_EACH_STMT(ANVIL_X)
 #undef ANVIL_X
     }
@@ -16,11 +17,16 @@ const char* stmt_kind_name(StmtKind kind) {
 
 const char* for_kind_name(ForKind kind) {
     switch (kind) {
-        case ForKind::Serial: return "serial";
-        case ForKind::Parallel: return "parallel";
-        case ForKind::Vectorized: return "vectorized";
-        case ForKind::Unrolled: return "unrolled";
-        case ForKind::ThreadBinding: return "thread_binding";
+        case ForKind::Serial:
+            return "serial";
+        case ForKind::Parallel:
+            return "parallel";
+        case ForKind::Vectorized:
+            return "vectorized";
+        case ForKind::Unrolled:
+            return "unrolled";
+        case ForKind::ThreadBinding:
+            return "thread_binding";
     }
     return "?";
 }
@@ -61,8 +67,8 @@ Stmt make_store(Ref<Buffer> buffer, PrimExpr value, std::vector<PrimExpr> indice
         << buffer->dtype.str();
     if (!indices.empty()) {
         ANVIL_CHECK(indices.back().dtype().lanes() == value.dtype().lanes())
-            << "store into " << buffer->name << ": index lanes "
-            << indices.back().dtype().lanes() << " vs value lanes " << value.dtype().lanes();
+            << "store into " << buffer->name << ": index lanes " << indices.back().dtype().lanes()
+            << " vs value lanes " << value.dtype().lanes();
     }
     return Stmt(new Store(std::move(buffer), std::move(value), std::move(indices), std::move(loc)));
 }
@@ -99,7 +105,8 @@ Stmt make_seq(std::vector<Stmt> seq, SourceLoc loc) {
 
 Stmt make_assert(PrimExpr cond, std::string message, Stmt body, SourceLoc loc) {
     ANVIL_CHECK(cond.dtype() == DataType::bool_()) << "assert of type " << cond.dtype().str();
-    return Stmt(new AssertStmt(std::move(cond), std::move(message), std::move(body), std::move(loc)));
+    return Stmt(
+        new AssertStmt(std::move(cond), std::move(message), std::move(body), std::move(loc)));
 }
 
 Ref<PrimFunc> make_prim_func(std::string name, std::vector<Ref<Buffer>> params, Stmt body,

@@ -59,7 +59,10 @@ using Stmt = Ref<StmtNode>;
 struct LetStmt : StmtNode {
     static constexpr StmtKind kKind = StmtKind::LetStmt;
     LetStmt(Ref<Var> v, PrimExpr val, Stmt b, SourceLoc l = {})
-        : StmtNode(kKind, std::move(l)), var(std::move(v)), value(std::move(val)), body(std::move(b)) {}
+        : StmtNode(kKind, std::move(l)),
+          var(std::move(v)),
+          value(std::move(val)),
+          body(std::move(b)) {}
     const Ref<Var> var;
     const PrimExpr value;
     const Stmt body;
@@ -73,8 +76,13 @@ struct For : StmtNode {
     static constexpr StmtKind kKind = StmtKind::For;
     For(Ref<Var> v, PrimExpr mn, PrimExpr ext, ForKind k, Stmt b, std::string tag = "",
         SourceLoc l = {})
-        : StmtNode(kKind, std::move(l)), var(std::move(v)), min(std::move(mn)),
-          extent(std::move(ext)), for_kind(k), body(std::move(b)), thread_tag(std::move(tag)) {}
+        : StmtNode(kKind, std::move(l)),
+          var(std::move(v)),
+          min(std::move(mn)),
+          extent(std::move(ext)),
+          for_kind(k),
+          body(std::move(b)),
+          thread_tag(std::move(tag)) {}
     const Ref<Var> var;
     const PrimExpr min;
     const PrimExpr extent;
@@ -86,7 +94,9 @@ struct For : StmtNode {
 struct Store : StmtNode {
     static constexpr StmtKind kKind = StmtKind::Store;
     Store(Ref<Buffer> b, PrimExpr v, std::vector<PrimExpr> idx, SourceLoc l = {})
-        : StmtNode(kKind, std::move(l)), buffer(std::move(b)), value(std::move(v)),
+        : StmtNode(kKind, std::move(l)),
+          buffer(std::move(b)),
+          value(std::move(v)),
           indices(std::move(idx)) {}
     const Ref<Buffer> buffer;
     const PrimExpr value;
@@ -104,7 +114,9 @@ struct Allocate : StmtNode {
 struct IfThenElse : StmtNode {
     static constexpr StmtKind kKind = StmtKind::IfThenElse;
     IfThenElse(PrimExpr c, Stmt t, Stmt e, SourceLoc l = {})
-        : StmtNode(kKind, std::move(l)), cond(std::move(c)), then_case(std::move(t)),
+        : StmtNode(kKind, std::move(l)),
+          cond(std::move(c)),
+          then_case(std::move(t)),
           else_case(std::move(e)) {}
     const PrimExpr cond;
     const Stmt then_case;
@@ -119,14 +131,18 @@ struct Evaluate : StmtNode {
 
 struct SeqStmt : StmtNode {
     static constexpr StmtKind kKind = StmtKind::SeqStmt;
-    SeqStmt(std::vector<Stmt> s, SourceLoc l = {}) : StmtNode(kKind, std::move(l)), seq(std::move(s)) {}
+    SeqStmt(std::vector<Stmt> s, SourceLoc l = {})
+        : StmtNode(kKind, std::move(l)), seq(std::move(s)) {}
     const std::vector<Stmt> seq;
 };
 
 struct AssertStmt : StmtNode {
     static constexpr StmtKind kKind = StmtKind::AssertStmt;
     AssertStmt(PrimExpr c, std::string m, Stmt b, SourceLoc l = {})
-        : StmtNode(kKind, std::move(l)), cond(std::move(c)), message(std::move(m)), body(std::move(b)) {}
+        : StmtNode(kKind, std::move(l)),
+          cond(std::move(c)),
+          message(std::move(m)),
+          body(std::move(b)) {}
     const PrimExpr cond;
     const std::string message;
     const Stmt body;
@@ -136,7 +152,8 @@ struct AssertStmt : StmtNode {
 Stmt make_let(Ref<Var> var, PrimExpr value, Stmt body, SourceLoc loc = {});
 Stmt make_for(Ref<Var> var, PrimExpr min, PrimExpr extent, ForKind kind, Stmt body,
               std::string thread_tag = "", SourceLoc loc = {});
-Stmt make_store(Ref<Buffer> buffer, PrimExpr value, std::vector<PrimExpr> indices, SourceLoc loc = {});
+Stmt make_store(Ref<Buffer> buffer, PrimExpr value, std::vector<PrimExpr> indices,
+                SourceLoc loc = {});
 Stmt make_allocate(Ref<Buffer> buffer, Stmt body, SourceLoc loc = {});
 Stmt make_if(PrimExpr cond, Stmt then_case, Stmt else_case = Stmt(), SourceLoc loc = {});
 Stmt make_evaluate(PrimExpr value, SourceLoc loc = {});
@@ -148,7 +165,10 @@ Stmt make_assert(PrimExpr cond, std::string message, Stmt body, SourceLoc loc = 
 // The caller passes one DLTensor per buffer parameter, in order, then the scalars.
 struct PrimFunc : Object {
     PrimFunc(std::string n, std::vector<Ref<Buffer>> p, std::vector<Ref<Var>> s, Stmt b)
-        : name(std::move(n)), params(std::move(p)), scalar_params(std::move(s)), body(std::move(b)) {}
+        : name(std::move(n)),
+          params(std::move(p)),
+          scalar_params(std::move(s)),
+          body(std::move(b)) {}
     const std::string name;
     const std::vector<Ref<Buffer>> params;
     const std::vector<Ref<Var>> scalar_params;

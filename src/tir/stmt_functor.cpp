@@ -6,9 +6,9 @@ namespace anvil::tir {
 
 void StmtVisitor::visit_stmt(const Stmt& s) {
     switch (s->kind) {
-#define ANVIL_X(name)                                    \
-    case StmtKind::name:                                 \
-        visit_stmt_(static_cast<const name*>(s.get()));  \
+#define ANVIL_X(name)                                   \
+    case StmtKind::name:                                \
+        visit_stmt_(static_cast<const name*>(s.get())); \
         return;
         ANVIL_FOR_EACH_STMT(ANVIL_X)
 #undef ANVIL_X
@@ -38,7 +38,9 @@ void StmtVisitor::visit_stmt_(const IfThenElse* op) {
     visit_stmt(op->then_case);
     if (op->else_case.defined()) visit_stmt(op->else_case);
 }
-void StmtVisitor::visit_stmt_(const Evaluate* op) { visit_expr(op->value); }
+void StmtVisitor::visit_stmt_(const Evaluate* op) {
+    visit_expr(op->value);
+}
 void StmtVisitor::visit_stmt_(const SeqStmt* op) {
     for (const auto& s : op->seq) visit_stmt(s);
 }
@@ -49,8 +51,9 @@ void StmtVisitor::visit_stmt_(const AssertStmt* op) {
 
 Stmt StmtMutator::mutate_stmt(const Stmt& s) {
     switch (s->kind) {
-#define ANVIL_X(name) \
-    case StmtKind::name: return mutate_stmt_(static_cast<const name*>(s.get()), s);
+#define ANVIL_X(name)    \
+    case StmtKind::name: \
+        return mutate_stmt_(static_cast<const name*>(s.get()), s);
         ANVIL_FOR_EACH_STMT(ANVIL_X)
 #undef ANVIL_X
     }

@@ -19,7 +19,9 @@ protected:
 #define ANVIL_X(name) virtual void visit_stmt_(const name* op);
     ANVIL_FOR_EACH_STMT(ANVIL_X)
 #undef ANVIL_X
-    virtual void visit_expr(const PrimExpr& e) { visit(e); }
+    virtual void visit_expr(const PrimExpr& e) {
+        visit(e);
+    }
 };
 
 // Rebuilds statements bottom-up and returns the same node when nothing changed.
@@ -32,7 +34,9 @@ protected:
 #define ANVIL_X(name) virtual Stmt mutate_stmt_(const name* op, const Stmt& self);
     ANVIL_FOR_EACH_STMT(ANVIL_X)
 #undef ANVIL_X
-    virtual PrimExpr mutate_expr(const PrimExpr& e) { return mutate(e); }
+    virtual PrimExpr mutate_expr(const PrimExpr& e) {
+        return mutate(e);
+    }
 };
 
 // Calls `f` on every statement, parents before children.

@@ -17,7 +17,8 @@ class MatmulVariants : public ::testing::TestWithParam<std::string> {};
 TEST_P(MatmulVariants, MatchReferenceAtOddSizes) {
     for (Size sz : {Size{1, 1, 1}, Size{5, 7, 3}, Size{13, 33, 17}, Size{70, 65, 31}}) {
         examples::Matmul m = examples::make_matmul(GetParam(), sz.M, sz.N, sz.K);
-        auto a = testing::random_tensor({sz.M, sz.K}, 11), b = testing::random_tensor({sz.K, sz.N}, 12);
+        auto a = testing::random_tensor({sz.M, sz.K}, 11),
+             b = testing::random_tensor({sz.K, sz.N}, 12);
         auto c = testing::zeros({sz.M, sz.N});
         testing::build_and_run(m.schedule, {m.A, m.B, m.C}, {a, b, c});
         for (int64_t i = 0; i < sz.M; ++i) {
@@ -27,7 +28,8 @@ TEST_P(MatmulVariants, MatchReferenceAtOddSizes) {
                     ref += double(a.data<float>()[i * sz.K + k]) * b.data<float>()[k * sz.N + j];
                 }
                 ASSERT_NEAR(c.data<float>()[i * sz.N + j], ref, 1e-4)
-                    << GetParam() << " " << sz.M << "x" << sz.N << "x" << sz.K << " at " << i << ", " << j;
+                    << GetParam() << " " << sz.M << "x" << sz.N << "x" << sz.K << " at " << i
+                    << ", " << j;
             }
         }
     }

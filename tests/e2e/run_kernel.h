@@ -23,7 +23,8 @@ inline runtime::NDArray random_tensor(const std::vector<int64_t>& shape, uint32_
     return t;
 }
 
-inline runtime::NDArray zeros(const std::vector<int64_t>& shape, const std::string& dtype = "float32") {
+inline runtime::NDArray zeros(const std::vector<int64_t>& shape,
+                              const std::string& dtype = "float32") {
     auto t = runtime::NDArray::empty(shape, runtime::dl_dtype_from_string(dtype));
     std::memset(t.raw_data(), 0, t.nbytes());
     return t;

@@ -26,7 +26,8 @@ Matmul matmul() {
     te::Tensor B = te::placeholder({K, N}, DataType::float32(), "B");
     auto k = te::reduce_axis(K, "k");
     te::Tensor C = te::compute(
-        {M, N}, [&](PrimExpr i, PrimExpr j) { return te::sum(A(i, k->var) * B(k->var, j), {k}); }, "C");
+        {M, N}, [&](PrimExpr i, PrimExpr j) { return te::sum(A(i, k->var) * B(k->var, j), {k}); },
+        "C");
     return {A, B, C};
 }
 
@@ -127,9 +128,12 @@ TEST(Primitives, CacheReadPacksAPanel) {
 
 TEST(Primitives, ComputeInlineAndRoot) {
     te::Tensor A = te::placeholder({41}, DataType::float32(), "A");
-    te::Tensor B = te::compute({41}, [&](PrimExpr i) { return A(i) * 2.0f; }, "B");
-    te::Tensor C = te::compute({41}, [&](PrimExpr i) { return B(i) + 1.0f; }, "C");
-    te::Tensor D = te::compute({41}, [&](PrimExpr i) { return C(i) * C(i); }, "D");
+    te::Tensor B = te::compute(
+        {41}, [&](PrimExpr i) { return A(i) * 2.0f; }, "B");
+    te::Tensor C = te::compute(
+        {41}, [&](PrimExpr i) { return B(i) + 1.0f; }, "C");
+    te::Tensor D = te::compute(
+        {41}, [&](PrimExpr i) { return C(i) * C(i); }, "D");
     te::Schedule s = te::create_schedule({D});
     s[B].compute_inline();
     s[C].compute_root();
@@ -144,8 +148,10 @@ TEST(Primitives, ComputeInlineAndRoot) {
 TEST(Primitives, ComputeAtWithHalo) {
     // A 3-point stencil over a producer computed per tile, including its halo.
     te::Tensor A = te::placeholder({100}, DataType::float32(), "A");
-    te::Tensor B = te::compute({100}, [&](PrimExpr i) { return A(i) * 3.0f; }, "B");
-    te::Tensor C = te::compute({98}, [&](PrimExpr i) { return B(i) + B(i + 1) + B(i + 2); }, "C");
+    te::Tensor B = te::compute(
+        {100}, [&](PrimExpr i) { return A(i) * 3.0f; }, "B");
+    te::Tensor C = te::compute(
+        {98}, [&](PrimExpr i) { return B(i) + B(i + 1) + B(i + 2); }, "C");
     te::Schedule s = te::create_schedule({C});
     auto [o, in] = s[C].split(s[C].op_axis()[0], 16);
     s[B].compute_at(s[C], o);
@@ -164,13 +170,17 @@ TEST(Primitives, Reductions) {
     auto k2 = te::reduce_axis(27, "k");
     auto k3 = te::reduce_axis(27, "k");
     auto k4 = te::reduce_axis(27, "k");
-    te::Tensor S = te::compute({13}, [&](PrimExpr i) { return te::sum(A(i, k1->var), {k1}); }, "S");
-    te::Tensor Mx = te::compute({13}, [&](PrimExpr i) { return te::max(A(i, k2->var), {k2}); }, "Mx");
-    te::Tensor Mn = te::compute({13}, [&](PrimExpr i) { return te::min(A(i, k3->var), {k3}); }, "Mn");
+    te::Tensor S = te::compute(
+        {13}, [&](PrimExpr i) { return te::sum(A(i, k1->var), {k1}); }, "S");
+    te::Tensor Mx = te::compute(
+        {13}, [&](PrimExpr i) { return te::max(A(i, k2->var), {k2}); }, "Mx");
+    te::Tensor Mn = te::compute(
+        {13}, [&](PrimExpr i) { return te::min(A(i, k3->var), {k3}); }, "Mn");
     te::Reducer sum_sq = te::comm_reducer([](PrimExpr x, PrimExpr y) { return x + y; },
                                           [](DataType t) { return make_const(t, 0); }, "sum_sq");
     te::Tensor Q = te::compute(
-        {13}, [&](PrimExpr i) { return sum_sq(A(i, k4->var) * A(i, k4->var), {k4}, PrimExpr()); }, "Q");
+        {13}, [&](PrimExpr i) { return sum_sq(A(i, k4->var) * A(i, k4->var), {k4}, PrimExpr()); },
+        "Q");
     te::Schedule s = te::create_schedule({S, Mx, Mn, Q});
     auto [ko, ki] = s[S].split(k1, 8);
     (void)ko;
@@ -200,7 +210,8 @@ TEST(Primitives, ReductionWithCondition) {
     auto k = te::reduce_axis(31, "k");
     // Sum of the even columns only.
     te::Tensor S = te::compute(
-        {9}, [&](PrimExpr i) { return te::sum(A(i, k->var), {k}, eq(floormod(k->var, 2), 0)); }, "S");
+        {9}, [&](PrimExpr i) { return te::sum(A(i, k->var), {k}, eq(floormod(k->var, 2), 0)); },
+        "S");
     te::Schedule s = te::create_schedule({S});
     auto a = random_tensor({9, 31}, 6), r = zeros({9});
     build_and_run(s, {A, S}, {a, r});
@@ -214,10 +225,13 @@ TEST(Primitives, ReductionWithCondition) {
 TEST(Primitives, PaddingWithIfThenElse) {
     // Reads outside A only under a false condition: must not touch memory there.
     te::Tensor A = te::placeholder({5, 7}, DataType::float32(), "A");
-    te::Tensor P = te::compute({9, 11}, [&](PrimExpr i, PrimExpr j) {
-        PrimExpr inside = i >= 2 && i < 7 && j >= 2 && j < 9;
-        return te::if_then_else(inside, A(i - 2, j - 2), 0.0f);
-    }, "P");
+    te::Tensor P = te::compute(
+        {9, 11},
+        [&](PrimExpr i, PrimExpr j) {
+            PrimExpr inside = i >= 2 && i < 7 && j >= 2 && j < 9;
+            return te::if_then_else(inside, A(i - 2, j - 2), 0.0f);
+        },
+        "P");
     te::Schedule s = te::create_schedule({P});
     auto [jo, ji] = s[P].split(s[P].op_axis()[1], 4);
     s[P].vectorize(ji);

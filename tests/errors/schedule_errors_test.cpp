@@ -22,13 +22,13 @@ std::string error_of(const std::function<void()>& f) {
     return "";
 }
 
-#define EXPECT_MESSAGE(statement, ...)                                              \
-    do {                                                                            \
-        std::string message = error_of([&] { statement; });                         \
-        for (const char* part : {__VA_ARGS__}) {                                    \
-            EXPECT_NE(message.find(part), std::string::npos)                        \
-                << "message: " << message << "\nmissing: " << part;                 \
-        }                                                                           \
+#define EXPECT_MESSAGE(statement, ...)                              \
+    do {                                                            \
+        std::string message = error_of([&] { statement; });         \
+        for (const char* part : {__VA_ARGS__}) {                    \
+            EXPECT_NE(message.find(part), std::string::npos)        \
+                << "message: " << message << "\nmissing: " << part; \
+        }                                                           \
     } while (0)
 
 struct Graph {
@@ -40,10 +40,15 @@ struct Graph {
 Graph graph() {
     Graph g;
     g.A = placeholder({16, 16}, DataType::float32(), "A");
-    g.B = compute({16, 16}, [&](PrimExpr i, PrimExpr j) { return g.A(i, j) * 2.0f; }, "B");
+    g.B = compute(
+        {16, 16}, [&](PrimExpr i, PrimExpr j) { return g.A(i, j) * 2.0f; }, "B");
     g.k = reduce_axis(16, "k");
-    g.C = compute({16, 16}, [&](PrimExpr i, PrimExpr j) { return sum(g.B(i, g.k->var) * g.A(g.k->var, j), {g.k}); }, "C");
-    g.D = compute({16, 16}, [&](PrimExpr i, PrimExpr j) { return g.C(i, j) + 1.0f; }, "D");
+    g.C = compute(
+        {16, 16},
+        [&](PrimExpr i, PrimExpr j) { return sum(g.B(i, g.k->var) * g.A(g.k->var, j), {g.k}); },
+        "C");
+    g.D = compute(
+        {16, 16}, [&](PrimExpr i, PrimExpr j) { return g.C(i, j) + 1.0f; }, "D");
     return g;
 }
 
@@ -92,7 +97,8 @@ TEST(ScheduleErrors, ReorderMovesVectorizedAxisOut) {
 TEST(ScheduleErrors, ComputeAtNonConsumer) {
     Graph g = graph();
     Schedule s = create_schedule({g.D});
-    Tensor E = compute({16}, [&](PrimExpr i) { return g.A(i, 0) * 3.0f; }, "E");
+    Tensor E = compute(
+        {16}, [&](PrimExpr i) { return g.A(i, 0) * 3.0f; }, "E");
     Schedule s2 = create_schedule({g.D, E});
     auto e = s2[E].op_axis();
     EXPECT_MESSAGE(s2[g.B].compute_at(s2[E], e[0]), "compute_at", "stage 'B'", "axis 'i'",
@@ -150,7 +156,8 @@ TEST(ScheduleErrors, FuseNonAdjacent) {
 TEST(ScheduleErrors, UnknownAxisInRecord) {
     Graph g = graph();
     Schedule s = create_schedule({g.D});
-    EXPECT_MESSAGE(s.apply(parse_record("split(D, q, factor=4)")), "split", "stage 'D'", "no axis 'q'");
+    EXPECT_MESSAGE(s.apply(parse_record("split(D, q, factor=4)")), "split", "stage 'D'",
+                   "no axis 'q'");
 }
 
 TEST(ScheduleErrors, UnknownStageInRecord) {
@@ -162,7 +169,8 @@ TEST(ScheduleErrors, UnknownStageInRecord) {
 TEST(ScheduleErrors, PrimitiveOnPlaceholder) {
     Graph g = graph();
     Schedule s = create_schedule({g.D});
-    EXPECT_MESSAGE(s.apply(parse_record("split(A, i, factor=4)")), "split", "stage 'A'", "placeholder");
+    EXPECT_MESSAGE(s.apply(parse_record("split(A, i, factor=4)")), "split", "stage 'A'",
+                   "placeholder");
 }
 
 TEST(ScheduleErrors, BindUnknownThreadAxis) {
@@ -196,13 +204,15 @@ TEST(ScheduleErrors, NestedParallel) {
     s[g.D].parallel(d[0]);
     s[g.C].compute_at(s[g.D], d[0]);
     s[g.C].parallel(s[g.C].op_axis()[0]);
-    EXPECT_MESSAGE(schedule_to_loops(s, {g.A, g.D}, "f"), "parallel", "stage 'C'", "axis 'i'", "nested");
+    EXPECT_MESSAGE(schedule_to_loops(s, {g.A, g.D}, "f"), "parallel", "stage 'C'", "axis 'i'",
+                   "nested");
 }
 
 TEST(ScheduleErrors, MissingArgument) {
     Graph g = graph();
     Schedule s = create_schedule({g.D});
-    EXPECT_MESSAGE(schedule_to_loops(s, {g.D}, "f"), "input 'A'", "not among the function's arguments");
+    EXPECT_MESSAGE(schedule_to_loops(s, {g.D}, "f"), "input 'A'",
+                   "not among the function's arguments");
     EXPECT_MESSAGE(schedule_to_loops(s, {g.A}, "f"), "output 'D'", "not among");
 }
 
@@ -210,7 +220,8 @@ TEST(ScheduleErrors, CacheWriteAfterOtherPrimitives) {
     Graph g = graph();
     Schedule s = create_schedule({g.D});
     s[g.D].split(s[g.D].op_axis()[0], 4);
-    EXPECT_MESSAGE(s.cache_write(g.D, "local"), "cache_write", "stage 'D'", "before other primitives");
+    EXPECT_MESSAGE(s.cache_write(g.D, "local"), "cache_write", "stage 'D'",
+                   "before other primitives");
 }
 
 TEST(TensorErrors, WrongIndexCount) {
@@ -221,19 +232,22 @@ TEST(TensorErrors, WrongIndexCount) {
 TEST(TensorErrors, MixedTypes) {
     Tensor A = placeholder({4}, DataType::float32(), "A");
     Tensor I = placeholder({4}, DataType::int32(), "I");
-    EXPECT_MESSAGE(compute({4}, [&](PrimExpr i) { return A(i) + I(i); }, "C"), "float32", "int32",
-                   "insert a cast");
+    EXPECT_MESSAGE(compute(
+                       {4}, [&](PrimExpr i) { return A(i) + I(i); }, "C"),
+                   "float32", "int32", "insert a cast");
 }
 
 TEST(TensorErrors, NestedReduction) {
     Tensor A = placeholder({4, 4}, DataType::float32(), "A");
     auto k = reduce_axis(4, "k");
-    EXPECT_MESSAGE(compute({4}, [&](PrimExpr i) { return sum(A(i, k->var), {k}) + 1.0f; }, "C"),
+    EXPECT_MESSAGE(compute(
+                       {4}, [&](PrimExpr i) { return sum(A(i, k->var), {k}) + 1.0f; }, "C"),
                    "compute 'C'", "must be the whole body");
 }
 
 TEST(TensorErrors, NonPositiveExtent) {
-    EXPECT_MESSAGE(placeholder({4, 0}, DataType::float32(), "A"), "placeholder 'A'", "must be positive");
+    EXPECT_MESSAGE(placeholder({4, 0}, DataType::float32(), "A"), "placeholder 'A'",
+                   "must be positive");
 }
 
 }  // namespace

@@ -85,7 +85,8 @@ private:
     ANVIL_FOR_EACH_EXPR(ANVIL_X)
 #undef ANVIL_X
     llvm::Value* emit_arith(const BinaryExpr* op, llvm::Instruction::BinaryOps float_op,
-                            llvm::Instruction::BinaryOps int_op, llvm::Instruction::BinaryOps bool_op);
+                            llvm::Instruction::BinaryOps int_op,
+                            llvm::Instruction::BinaryOps bool_op);
     llvm::Value* emit_if_then_else(const Call* op);
     llvm::Value* emit_call_intrinsic(const Call* op);
     llvm::Value* emit_math(const std::string& name, DataType t, std::vector<llvm::Value*> args);

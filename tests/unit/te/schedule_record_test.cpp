@@ -21,7 +21,8 @@ Matmul matmul(int M, int N, int K) {
     Tensor A = placeholder({M, K}, DataType::float32(), "A");
     Tensor B = placeholder({K, N}, DataType::float32(), "B");
     auto k = reduce_axis(K, "k");
-    Tensor C = compute({M, N}, [&](PrimExpr i, PrimExpr j) { return sum(A(i, k->var) * B(k->var, j), {k}); }, "C");
+    Tensor C = compute(
+        {M, N}, [&](PrimExpr i, PrimExpr j) { return sum(A(i, k->var) * B(k->var, j), {k}); }, "C");
     return {A, B, C};
 }
 
@@ -55,7 +56,8 @@ TEST(ScheduleRecord, TextRoundTrip) {
     EXPECT_EQ(parse_record(text), s.record());
     EXPECT_NE(text.find("split(C, j.inner, nparts=2)"), std::string::npos) << text;
     EXPECT_NE(text.find("cache_read(A, global, [C.local])"), std::string::npos) << text;
-    EXPECT_NE(text.find("compute_at(C.local, C, i.outer.j.outer.fused)"), std::string::npos) << text;
+    EXPECT_NE(text.find("compute_at(C.local, C, i.outer.j.outer.fused)"), std::string::npos)
+        << text;
 }
 
 TEST(ScheduleRecord, JsonRoundTrip) {

@@ -15,7 +15,8 @@ std::string lower_text(const Schedule& s, const std::vector<Tensor>& args) {
 
 TEST(ScheduleToLoops, ElementwiseDefault) {
     Tensor A = placeholder({7, 5}, DataType::float32(), "A");
-    Tensor B = compute({7, 5}, [&](PrimExpr i, PrimExpr j) { return A(i, j) * 2.0f; }, "B");
+    Tensor B = compute(
+        {7, 5}, [&](PrimExpr i, PrimExpr j) { return A(i, j) * 2.0f; }, "B");
     Schedule s = create_schedule({B});
     EXPECT_EQ(lower_text(s, {A, B}),
               "prim_func f(A: float32[7, 5], B: float32[7, 5]) {\n"
@@ -27,7 +28,8 @@ TEST(ScheduleToLoops, ElementwiseDefault) {
 
 TEST(ScheduleToLoops, DivisibleSplitHasNoGuard) {
     Tensor A = placeholder({64}, DataType::float32(), "A");
-    Tensor B = compute({64}, [&](PrimExpr i) { return A(i) + 1.0f; }, "B");
+    Tensor B = compute(
+        {64}, [&](PrimExpr i) { return A(i) + 1.0f; }, "B");
     Schedule s = create_schedule({B});
     auto [o, in] = s[B].split(s[B].op_axis()[0], 16);
     std::string text = lower_text(s, {A, B});
@@ -37,7 +39,8 @@ TEST(ScheduleToLoops, DivisibleSplitHasNoGuard) {
 
 TEST(ScheduleToLoops, NonDivisibleSplitIsGuarded) {
     Tensor A = placeholder({67}, DataType::float32(), "A");
-    Tensor B = compute({67}, [&](PrimExpr i) { return A(i) + 1.0f; }, "B");
+    Tensor B = compute(
+        {67}, [&](PrimExpr i) { return A(i) + 1.0f; }, "B");
     Schedule s = create_schedule({B});
     s[B].split(s[B].op_axis()[0], 16);
     std::string text = lower_text(s, {A, B});
@@ -48,8 +51,10 @@ TEST(ScheduleToLoops, NonDivisibleSplitIsGuarded) {
 
 TEST(ScheduleToLoops, InlineSubstitutesTheProducer) {
     Tensor A = placeholder({10}, DataType::float32(), "A");
-    Tensor B = compute({10}, [&](PrimExpr i) { return exp(A(i)); }, "B");
-    Tensor C = compute({10}, [&](PrimExpr i) { return B(i) * 3.0f; }, "C");
+    Tensor B = compute(
+        {10}, [&](PrimExpr i) { return exp(A(i)); }, "B");
+    Tensor C = compute(
+        {10}, [&](PrimExpr i) { return B(i) * 3.0f; }, "C");
     Schedule s = create_schedule({C});
     s[B].compute_inline();
     std::string text = lower_text(s, {A, C});
@@ -59,8 +64,10 @@ TEST(ScheduleToLoops, InlineSubstitutesTheProducer) {
 
 TEST(ScheduleToLoops, RootIntermediateIsAllocated) {
     Tensor A = placeholder({10}, DataType::float32(), "A");
-    Tensor B = compute({10}, [&](PrimExpr i) { return A(i) + 1.0f; }, "B");
-    Tensor C = compute({10}, [&](PrimExpr i) { return B(i) * 3.0f; }, "C");
+    Tensor B = compute(
+        {10}, [&](PrimExpr i) { return A(i) + 1.0f; }, "B");
+    Tensor C = compute(
+        {10}, [&](PrimExpr i) { return B(i) * 3.0f; }, "C");
     Schedule s = create_schedule({C});
     std::string text = lower_text(s, {A, C});
     EXPECT_NE(text.find("allocate B: float32[10]"), std::string::npos) << text;
@@ -69,8 +76,10 @@ TEST(ScheduleToLoops, RootIntermediateIsAllocated) {
 TEST(ScheduleToLoops, ComputeAtInfersTheRegion) {
     // C[i] = B[i] + B[i + 2]: computed at C's outer loop, B covers the tile plus a halo of 2.
     Tensor A = placeholder({40}, DataType::float32(), "A");
-    Tensor B = compute({40}, [&](PrimExpr i) { return A(i) * 2.0f; }, "B");
-    Tensor C = compute({38}, [&](PrimExpr i) { return B(i) + B(i + 2); }, "C");
+    Tensor B = compute(
+        {40}, [&](PrimExpr i) { return A(i) * 2.0f; }, "B");
+    Tensor C = compute(
+        {38}, [&](PrimExpr i) { return B(i) + B(i + 2); }, "C");
     Schedule s = create_schedule({C});
     auto [o, in] = s[C].split(s[C].op_axis()[0], 8);
     s[B].compute_at(s[C], o);
@@ -81,7 +90,8 @@ TEST(ScheduleToLoops, ComputeAtInfersTheRegion) {
 TEST(ScheduleToLoops, ReductionInitAndUpdate) {
     Tensor A = placeholder({6, 9}, DataType::float32(), "A");
     auto k = reduce_axis(9, "k");
-    Tensor B = compute({6}, [&](PrimExpr i) { return max(A(i, k->var), {k}); }, "B");
+    Tensor B = compute(
+        {6}, [&](PrimExpr i) { return max(A(i, k->var), {k}); }, "B");
     Schedule s = create_schedule({B});
     std::string text = lower_text(s, {A, B});
     EXPECT_NE(text.find("B[i] = -inff"), std::string::npos) << text;
@@ -93,7 +103,8 @@ TEST(ScheduleToLoops, CustomReducerAndCondition) {
     auto k = reduce_axis(8, "k");
     Reducer product = comm_reducer([](PrimExpr x, PrimExpr y) { return x * y; },
                                    [](DataType t) { return make_const(t, 1); }, "product");
-    Tensor B = compute({5}, [&](PrimExpr i) { return product(A(i, k->var), {k}, k->var < 4); }, "B");
+    Tensor B = compute(
+        {5}, [&](PrimExpr i) { return product(A(i, k->var), {k}, k->var < 4); }, "B");
     Schedule s = create_schedule({B});
     std::string text = lower_text(s, {A, B});
     EXPECT_NE(text.find("B[i] = 1"), std::string::npos) << text;

@@ -62,8 +62,8 @@ TEST(ReuseStorage, ABufferAllocatedInSeveralPlacesIsLeftAlone) {
     auto B = make_buffer("B", DataType::float32(), {16});
     Stmt copy = stage(A, B, "T", 8, 2.0f);
     auto i = make_var("i");
-    Stmt body = make_seq({copy, make_for(i, 0, 2, ForKind::Serial, copy), copy,
-                          stage(A, B, "T2", 8, 3.0f)});
+    Stmt body = make_seq(
+        {copy, make_for(i, 0, 2, ForKind::Serial, copy), copy, stage(A, B, "T2", 8, 3.0f)});
     auto f = make_prim_func("f", {A, B}, body);
     auto g = apply(f, reuse_storage);
     EXPECT_EQ(count_allocs(g->body), 4);
