@@ -40,6 +40,14 @@ TEST_F(StructuralEqualTest, FloatsCompareBitwise) {
                                  make_float(DataType::float32(), NAN)));
     EXPECT_FALSE(structural_equal(make_float(DataType::float32(), 0.0),
                                   make_float(DataType::float32(), -0.0)));
+    // NaNs of other sign or payload differ unless asked otherwise (the text loses those bits).
+    PrimExpr nan = make_float(DataType::float32(), NAN);
+    PrimExpr minus_nan = make_float(DataType::float32(), -NAN);
+    EXPECT_FALSE(structural_equal(nan, minus_nan));
+    EXPECT_TRUE(StructuralEqualizer({.ignore_nan_bits = true}).equal(nan, minus_nan));
+    EXPECT_FALSE(
+        StructuralEqualizer({.ignore_nan_bits = true})
+            .equal(make_float(DataType::float32(), 0.0), make_float(DataType::float32(), -0.0)));
 }
 
 TEST_F(StructuralEqualTest, VarsByIdentityUnlessMapped) {
@@ -62,6 +70,51 @@ TEST_F(StructuralEqualTest, RecordedCorrespondences) {
     EXPECT_FALSE(eq.equal_var(z_.get(), y_.get()));
     EXPECT_FALSE(eq.bind_var(x_.get(), z_.get()));  // already bound to y
     EXPECT_TRUE(eq.bind_var(x_.get(), y_.get()));   // rebinding the same pair is fine
+}
+
+// A Scope's bindings end with it: one Var bound by two sibling loops on the left may correspond
+// to two distinct Vars on the right, and an inner binding shadows an outer one until it ends.
+TEST_F(StructuralEqualTest, ScopedBindingsEndWithTheirScope) {
+    StructuralEqualizer eq;
+    {
+        StructuralEqualizer::Scope first(eq);
+        ASSERT_TRUE(first.bind_var(x_.get(), y_.get()));
+        EXPECT_TRUE(eq.equal(x * 4 + 1, y * 4 + 1));
+        EXPECT_FALSE(eq.renames_nothing());
+    }
+    EXPECT_TRUE(eq.renames_nothing());
+    {
+        StructuralEqualizer::Scope second(eq);
+        ASSERT_TRUE(second.bind_var(x_.get(), z_.get()));  // the same x, another partner
+        EXPECT_TRUE(eq.equal(x * 4 + 1, z * 4 + 1));
+        EXPECT_FALSE(eq.equal(x * 4 + 1, y * 4 + 1));
+    }
+    EXPECT_TRUE(eq.equal(x + 1, x + 1));  // free again, so equal to itself only
+    EXPECT_FALSE(eq.equal(x + 1, z + 1));
+
+    StructuralEqualizer::Scope outer(eq);
+    ASSERT_TRUE(outer.bind_var(x_.get(), y_.get()));
+    {
+        StructuralEqualizer::Scope inner(eq);
+        ASSERT_TRUE(inner.bind_var(x_.get(), z_.get()));  // an inner loop over the same x
+        EXPECT_TRUE(eq.equal_var(x_.get(), z_.get()));
+        EXPECT_FALSE(eq.equal_var(x_.get(), y_.get()));
+    }
+    EXPECT_TRUE(eq.equal_var(x_.get(), y_.get()));  // the outer binding is back
+    EXPECT_FALSE(eq.equal_var(x_.get(), z_.get()));
+    EXPECT_TRUE(eq.equal_var(z_.get(), z_.get()));  // z's binding ended with the inner scope
+    EXPECT_FALSE(outer.bind_var(x_.get(), make_var("w", DataType::int64()).get()));
+
+    Ref<Buffer> a = make_buffer("A", DataType::float32(), {16});
+    Ref<Buffer> b = make_buffer("B", DataType::float32(), {16});
+    {
+        StructuralEqualizer::Scope alloc(eq);
+        alloc.bind_buffer(a.get(), b.get());
+        EXPECT_TRUE(eq.equal_buffer(a.get(), b.get()));
+        EXPECT_FALSE(eq.equal_buffer(a.get(), a.get()));
+    }
+    EXPECT_TRUE(eq.equal_buffer(a.get(), a.get()));
+    EXPECT_FALSE(eq.equal_buffer(a.get(), b.get()));
 }
 
 TEST_F(StructuralEqualTest, Buffers) {
