@@ -1,45 +1,93 @@
 #include "ir/structural_equal.h"
 
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "support/error.h"
 
 namespace anvil {
 
-bool StructuralEqualizer::bind_var(const Var* a, const Var* b) {
-    if (a->dtype != b->dtype) return false;
-    auto ia = var_a_to_b_.find(a);
-    auto ib = var_b_to_a_.find(b);
-    if (ia != var_a_to_b_.end() || ib != var_b_to_a_.end()) {
-        return ia != var_a_to_b_.end() && ia->second == b && ib != var_b_to_a_.end() &&
-               ib->second == a;
+namespace {
+
+template <typename T>
+using Map = std::unordered_map<const T*, const T*>;
+
+template <typename T>
+const T* lookup(const Map<T>& m, const T* key) {
+    auto it = m.find(key);
+    return it == m.end() ? nullptr : it->second;
+}
+
+// Maps key to value, or unmaps key where value is null (it was unmapped before a scope).
+template <typename T>
+void put(Map<T>& m, const T* key, const T* value) {
+    if (value) {
+        m[key] = value;
+    } else {
+        m.erase(key);
     }
-    var_a_to_b_[a] = b;
-    var_b_to_a_[b] = a;
+}
+
+// Records a <-> b unless either already corresponds to something else.
+template <typename T>
+bool bind_pair(Map<T>& a_to_b, Map<T>& b_to_a, const T* a, const T* b) {
+    const T* old_b = lookup(a_to_b, a);
+    const T* old_a = lookup(b_to_a, b);
+    if (old_b || old_a) return old_b == b && old_a == a;
+    a_to_b[a] = b;
+    b_to_a[b] = a;
     return true;
+}
+
+// Undoes a Scope's bindings, latest first, so that a shadowed binding comes back.
+template <typename T, typename Saved>
+void restore(Map<T>& a_to_b, Map<T>& b_to_a, const std::vector<Saved>& saved) {
+    for (auto it = saved.rbegin(); it != saved.rend(); ++it) {
+        put(a_to_b, it->a, it->old_a_to_b);
+        put(b_to_a, it->b, it->old_b_to_a);
+    }
+}
+
+}  // namespace
+
+StructuralEqualizer::Scope::~Scope() {
+    restore(eq_.var_a_to_b_, eq_.var_b_to_a_, vars_);
+    restore(eq_.buf_a_to_b_, eq_.buf_b_to_a_, buffers_);
+}
+
+bool StructuralEqualizer::Scope::bind_var(const Var* a, const Var* b) {
+    if (a->dtype != b->dtype) return false;
+    vars_.push_back({a, b, lookup(eq_.var_a_to_b_, a), lookup(eq_.var_b_to_a_, b)});
+    eq_.var_a_to_b_[a] = b;
+    eq_.var_b_to_a_[b] = a;
+    return true;
+}
+
+void StructuralEqualizer::Scope::bind_buffer(const Buffer* a, const Buffer* b) {
+    buffers_.push_back({a, b, lookup(eq_.buf_a_to_b_, a), lookup(eq_.buf_b_to_a_, b)});
+    eq_.buf_a_to_b_[a] = b;
+    eq_.buf_b_to_a_[b] = a;
+}
+
+bool StructuralEqualizer::bind_var(const Var* a, const Var* b) {
+    return a->dtype == b->dtype && bind_pair(var_a_to_b_, var_b_to_a_, a, b);
 }
 
 bool StructuralEqualizer::equal_var(const Var* a, const Var* b) {
     auto ia = var_a_to_b_.find(a);
     if (ia != var_a_to_b_.end()) return ia->second == b;
     if (var_b_to_a_.count(b)) return false;  // b corresponds to another variable
-    if (!map_free_vars_) return a == b;
+    if (!options_.map_free_vars) return a == b;
     return bind_var(a, b);
 }
 
 bool StructuralEqualizer::bind_buffer(const Buffer* a, const Buffer* b) {
-    auto ia = buf_a_to_b_.find(a);
-    auto ib = buf_b_to_a_.find(b);
-    if (ia != buf_a_to_b_.end() || ib != buf_b_to_a_.end()) {
-        return ia != buf_a_to_b_.end() && ia->second == b && ib != buf_b_to_a_.end() &&
-               ib->second == a;
-    }
-    buf_a_to_b_[a] = b;
-    buf_b_to_a_[b] = a;
-    return true;
+    return bind_pair(buf_a_to_b_, buf_b_to_a_, a, b);
 }
 
 bool StructuralEqualizer::equal_buffer(const Buffer* a, const Buffer* b) {
@@ -47,15 +95,12 @@ bool StructuralEqualizer::equal_buffer(const Buffer* a, const Buffer* b) {
     if (ia != buf_a_to_b_.end()) return ia->second == b;
     if (buf_b_to_a_.count(b)) return false;
     if (a == b) return true;
-    if (!map_free_vars_) return false;
+    if (!options_.map_free_vars) return false;
     if (a->name != b->name || a->dtype != b->dtype || a->scope != b->scope ||
         a->shape.size() != b->shape.size()) {
         return false;
     }
-    for (size_t i = 0; i < a->shape.size(); ++i) {
-        if (!equal(a->shape[i], b->shape[i])) return false;
-    }
-    return bind_buffer(a, b);
+    return equal(a->shape, b->shape) && bind_buffer(a, b);
 }
 
 bool StructuralEqualizer::equal_reduce(const Reduce* a, const Reduce* b) {
@@ -80,12 +125,8 @@ bool StructuralEqualizer::equal_reduce(const Reduce* a, const Reduce* b) {
 }
 
 bool StructuralEqualizer::equal(const PrimExpr& a, const PrimExpr& b) {
-    // A shared subtree is equal to itself unless a correspondence renames its vars (or, with
-    // map_free_vars, its vars must still be recorded as mapped to themselves).
-    if (a.same_as(b) &&
-        (!a.defined() || (!map_free_vars_ && var_a_to_b_.empty() && buf_a_to_b_.empty()))) {
-        return true;
-    }
+    // With map_free_vars a shared subtree's vars must still be recorded as mapped to themselves.
+    if (a.same_as(b) && (!a.defined() || renames_nothing())) return true;
     if (!a.defined() || !b.defined()) return false;
     if (a->kind != b->kind || a.dtype() != b.dtype()) return false;
     switch (a->kind) {
@@ -94,6 +135,7 @@ bool StructuralEqualizer::equal(const PrimExpr& a, const PrimExpr& b) {
         case ExprKind::FloatImm: {
             // Bitwise, so that NaN equals NaN and 0.0 differs from -0.0.
             double x = a.as<FloatImm>()->value, y = b.as<FloatImm>()->value;
+            if (options_.ignore_nan_bits && std::isnan(x) && std::isnan(y)) return true;
             return std::memcmp(&x, &y, sizeof(double)) == 0;
         }
         case ExprKind::Var:
@@ -117,20 +159,11 @@ bool StructuralEqualizer::equal(const PrimExpr& a, const PrimExpr& b) {
             return equal(a.as<Cast>()->value, b.as<Cast>()->value);
         case ExprKind::Call: {
             auto *x = a.as<Call>(), *y = b.as<Call>();
-            if (x->name != y->name || x->args.size() != y->args.size()) return false;
-            for (size_t i = 0; i < x->args.size(); ++i) {
-                if (!equal(x->args[i], y->args[i])) return false;
-            }
-            return true;
+            return x->name == y->name && equal(x->args, y->args);
         }
         case ExprKind::Load: {
             auto *x = a.as<Load>(), *y = b.as<Load>();
-            if (!equal_buffer(x->buffer.get(), y->buffer.get())) return false;
-            if (x->indices.size() != y->indices.size()) return false;
-            for (size_t i = 0; i < x->indices.size(); ++i) {
-                if (!equal(x->indices[i], y->indices[i])) return false;
-            }
-            return true;
+            return equal_buffer(x->buffer.get(), y->buffer.get()) && equal(x->indices, y->indices);
         }
         case ExprKind::Ramp: {
             auto *x = a.as<Ramp>(), *y = b.as<Ramp>();
@@ -144,6 +177,14 @@ bool StructuralEqualizer::equal(const PrimExpr& a, const PrimExpr& b) {
             return equal_reduce(a.as<Reduce>(), b.as<Reduce>());
     }
     ANVIL_UNREACHABLE();
+}
+
+bool StructuralEqualizer::equal(const std::vector<PrimExpr>& a, const std::vector<PrimExpr>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+        if (!equal(a[i], b[i])) return false;
+    }
+    return true;
 }
 
 bool structural_equal(const PrimExpr& a, const PrimExpr& b, bool map_free_vars) {

@@ -26,10 +26,6 @@ Ref<IterVar> Stage::find_axis(const std::string& n) const {
     return nullptr;
 }
 
-bool Stage::is_reduce_axis(const Ref<IterVar>& axis) const {
-    return axis->kind == IterKind::Reduce;
-}
-
 // ---- StageRef: the object API, recorded as primitives by name -------------------------------
 
 std::string StageRef::axis_name(const Ref<IterVar>& axis, const char* primitive) const {

@@ -23,7 +23,7 @@
 namespace anvil::te {
 
 enum class AttachKind : uint8_t { Root, Inline, Scope };
-enum class LoopAnnotation : uint8_t { None, Parallel, Vectorize, Unroll, Bind };
+enum class LoopAnnotation : uint8_t { Parallel, Vectorize, Unroll, Bind };
 
 // parent = outer * factor + inner (split), fused = outer * extent(inner) + inner (fuse).
 struct Relation {
@@ -53,7 +53,6 @@ struct Stage {
     bool is_placeholder() const { return op->kind == OpKind::Placeholder; }
     const std::string& axis_name(const Ref<IterVar>& axis) const;
     Ref<IterVar> find_axis(const std::string& name) const;  // null when absent
-    bool is_reduce_axis(const Ref<IterVar>& axis) const;    // reduction axis or derived from one
 };
 
 class Schedule;

@@ -256,8 +256,6 @@ ForKind Lowerer::loop_kind(const StageBounds& b, const Ref<IterVar>& leaf, bool 
     const PrimExpr& ext = b.extent.at(leaf.get());
     const std::string& axis = st.axis_name(leaf);
     switch (it->second) {
-        case LoopAnnotation::None:
-            return ForKind::Serial;
         case LoopAnnotation::Parallel:
             if (in_parallel) {
                 user_error() << "parallel on stage '" << st.name << "', axis '" << axis

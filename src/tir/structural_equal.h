@@ -10,11 +10,10 @@
 // SourceLoc is ignored.
 //
 // This is what parse(print(x)) is checked against, and what tests use to compare the output of a
-// pass with an expected IR. The expression part lives in the .cpp rather than reusing
-// anvil::StructuralEqualizer (ir/structural_equal.h) because that one's bindings last for the
-// whole comparison, with no unbinding: one Var bound by two sibling loops on one side (as
-// unroll_loops and partition_loops leave it) against two Vars on the other would fail there.
-// Here a binding ends with its scope.
+// pass with an expected IR. Expressions are compared by anvil::StructuralEqualizer
+// (ir/structural_equal.h) with scoped bindings: a binding ends with its scope, so one Var bound
+// by two sibling loops on one side (as unroll_loops and partition_loops leave it) equals two
+// Vars on the other. Any NaN equals any NaN, as the text writes them all as `nan`.
 #pragma once
 
 #include "tir/stmt.h"
