@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # ccache keeps its cache under $HOME; give it a place when the environment has no HOME.
-export CCACHE_DIR="${CCACHE_DIR:-${HOME:-/tmp}/.ccache}"
+[[ -n "${HOME:-}" || -n "${CCACHE_DIR:-}" ]] || export CCACHE_DIR=/tmp/anvil-ccache
 scripts/install_deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DANVIL_BUILD_BENCH=ON
 cmake --build build --target matmul_bench
