@@ -1,0 +1,82 @@
+#include "graph/attrs.h"
+
+#include <functional>
+#include <sstream>
+
+#include "support/error.h"
+
+namespace anvil::graph {
+
+namespace {
+
+// Collects every field as (name, printed value) in declaration order. Printing gives one
+// canonical spelling per value, which equality and hashing reuse.
+class FieldPrinter : public AttrVisitor {
+public:
+    std::vector<std::pair<std::string, std::string>> fields;
+
+    void visit(const char* name, int64_t* v) override { add(name, std::to_string(*v)); }
+    void visit(const char* name, double* v) override { add(name, number(*v)); }
+    void visit(const char* name, bool* v) override { add(name, *v ? "True" : "False"); }
+    void visit(const char* name, std::string* v) override { add(name, "\"" + *v + "\""); }
+    void visit(const char* name, std::vector<int64_t>* v) override {
+        std::string s = "[";
+        for (size_t i = 0; i < v->size(); ++i) s += (i ? ", " : "") + std::to_string((*v)[i]);
+        add(name, s + "]");
+    }
+    void visit(const char* name, std::vector<double>* v) override {
+        std::string s = "[";
+        for (size_t i = 0; i < v->size(); ++i) s += (i ? ", " : "") + number((*v)[i]);
+        add(name, s + "]");
+    }
+    void visit(const char* name, DataType* v) override {
+        add(name, "\"" + (v->is_void() ? std::string("") : v->str()) + "\"");
+    }
+
+private:
+    void add(const char* name, std::string value) { fields.emplace_back(name, std::move(value)); }
+    static std::string number(double v) {
+        std::ostringstream os;
+        os.precision(17);
+        os << v;
+        std::string s = os.str();
+        if (s.find_first_of(".eEn") == std::string::npos) s += ".0";  // keep it a float literal
+        return s;
+    }
+};
+
+std::vector<std::pair<std::string, std::string>> fields_of(const Attrs& a) {
+    FieldPrinter p;
+    const_cast<Attrs&>(a).visit_fields(p);  // FieldPrinter only reads
+    return std::move(p.fields);
+}
+
+}  // namespace
+
+bool attrs_equal(const Attrs& a, const Attrs& b) {
+    if (&a == &b) return true;
+    return std::string(a.type_name()) == b.type_name() && fields_of(a) == fields_of(b);
+}
+
+size_t attrs_hash(const Attrs& a) {
+    size_t h = std::hash<std::string>()(a.type_name());
+    for (const auto& [name, value] : fields_of(a)) {
+        h = h * 31 + std::hash<std::string>()(name + "=" + value);
+    }
+    return h;
+}
+
+std::string attrs_str(const Attrs& a, const Attrs* defaults) {
+    auto fields = fields_of(a);
+    std::vector<std::pair<std::string, std::string>> base;
+    if (defaults) base = fields_of(*defaults);
+    std::string out;
+    for (size_t i = 0; i < fields.size(); ++i) {
+        if (defaults && i < base.size() && base[i] == fields[i]) continue;
+        if (!out.empty()) out += ", ";
+        out += fields[i].first + "=" + fields[i].second;
+    }
+    return out;
+}
+
+}  // namespace anvil::graph

@@ -1,0 +1,395 @@
+// Elementwise ops: unary math, relu, cast, numpy-broadcast binary arithmetic, comparisons,
+// logical ops and where. All are ElemWise/Broadcast (fuse into anything) and use the injective
+// schedule when they stand alone.
+#include "ops/elementwise.h"
+
+#include <functional>
+
+#include "graph/op.h"
+#include "ops/injective_schedule.h"
+#include "ops/tensor_shape.h"
+#include "support/error.h"
+#include "te/math.h"
+
+namespace anvil::ops {
+
+using graph::Attrs;
+using graph::Op;
+using graph::OpPattern;
+using graph::Type;
+
+namespace {
+
+Ref<Attrs> no_attrs() {
+    return Ref<Attrs>(new graph::NoAttrs());
+}
+
+enum class Domain { Any, Float, Bool };
+
+// ---- unary --------------------------------------------------------------------------------
+
+using UnaryFn = PrimExpr (*)(PrimExpr);
+
+struct UnaryInfo {
+    UnaryFn fn;
+    Domain domain;
+};
+
+// Unary ops share their rules; the function and domain come from a table keyed by op name.
+const UnaryInfo& unary_info(const std::string& name);
+
+Type unary_type(const Op& op, const std::vector<Type>& args, const Attrs&, const SourceLoc& loc) {
+    const auto& t = graph::expect_tensor(args[0], loc, "the input of " + op.name);
+    Domain d = unary_info(op.name).domain;
+    if (d == Domain::Float && !t.dtype.is_floating()) {
+        user_error(loc) << op.name << " needs a floating-point input, got " << t.dtype.str();
+    }
+    if (d == Domain::Bool && !t.dtype.is_bool()) {
+        user_error(loc) << op.name << " needs a bool input, got " << t.dtype.str();
+    }
+    return args[0];
+}
+
+Ref<Op> make_unary(const std::string& name, graph::ComputeRule compute) {
+    auto op = make_ref<Op>();
+    auto* o = const_cast<Op*>(op.get());
+    o->name = name;
+    o->num_inputs = 1;
+    o->make_default_attrs = no_attrs;
+    o->infer_type = unary_type;
+    o->compute = compute;
+    o->schedule = schedule_injective;
+    o->pattern = OpPattern::ElemWise;
+    o->description = "elementwise " + name;
+    return op;
+}
+
+PrimExpr relu_fn(PrimExpr x) {
+    return max(x, make_const(x.dtype(), 0));
+}
+PrimExpr negative_fn(PrimExpr x) {
+    return -x;
+}
+PrimExpr logical_not_fn(PrimExpr x) {
+    return !x;
+}
+
+const UnaryInfo& unary_info(const std::string& name) {
+    static const std::vector<std::pair<std::string, UnaryInfo>> table = {
+        {"negative", {negative_fn, Domain::Any}},
+        {"abs", {te::abs, Domain::Any}},
+        {"exp", {te::exp, Domain::Float}},
+        {"log", {te::log, Domain::Float}},
+        {"sqrt", {te::sqrt, Domain::Float}},
+        {"rsqrt", {te::rsqrt, Domain::Float}},
+        {"tanh", {te::tanh, Domain::Float}},
+        {"sigmoid", {te::sigmoid, Domain::Float}},
+        {"erf", {te::erf, Domain::Float}},
+        {"floor", {te::floor, Domain::Float}},
+        {"ceil", {te::ceil, Domain::Float}},
+        {"round", {te::round, Domain::Float}},
+        {"logical_not", {logical_not_fn, Domain::Bool}},
+        {"nn.relu", {relu_fn, Domain::Any}},
+    };
+    for (const auto& [n, info] : table) {
+        if (n == name) return info;
+    }
+    internal_error() << "no unary function for " << name;
+    ANVIL_UNREACHABLE();
+}
+
+// One compute per unary op, generated from the table by name.
+template <const char* Name>
+std::vector<te::Tensor> unary_compute_of(const std::vector<te::Tensor>& in, const Attrs&,
+                                         const Type& out) {
+    UnaryFn fn = unary_info(Name).fn;
+    te::Tensor x = in[0];
+    return {te::compute(
+        te_shape(out),
+        [&](std::span<const PrimExpr> i) {
+            return fn(x(std::vector<PrimExpr>(i.begin(), i.end())));
+        },
+        Name)};
+}
+
+// ---- binary -------------------------------------------------------------------------------
+
+using BinaryFn = PrimExpr (*)(PrimExpr, PrimExpr);
+
+struct BinaryInfo {
+    BinaryFn fn;
+    Domain domain;
+    bool returns_bool;
+};
+
+PrimExpr add_fn(PrimExpr a, PrimExpr b) {
+    return a + b;
+}
+PrimExpr sub_fn(PrimExpr a, PrimExpr b) {
+    return a - b;
+}
+PrimExpr mul_fn(PrimExpr a, PrimExpr b) {
+    return a * b;
+}
+PrimExpr div_fn(PrimExpr a, PrimExpr b) {
+    return a / b;
+}
+PrimExpr pow_fn(PrimExpr a, PrimExpr b) {
+    return te::pow(a, b);
+}
+PrimExpr max_fn(PrimExpr a, PrimExpr b) {
+    return max(a, b);
+}
+PrimExpr min_fn(PrimExpr a, PrimExpr b) {
+    return min(a, b);
+}
+PrimExpr eq_fn(PrimExpr a, PrimExpr b) {
+    return eq(a, b);
+}
+PrimExpr ne_fn(PrimExpr a, PrimExpr b) {
+    return ne(a, b);
+}
+PrimExpr lt_fn(PrimExpr a, PrimExpr b) {
+    return a < b;
+}
+PrimExpr le_fn(PrimExpr a, PrimExpr b) {
+    return a <= b;
+}
+PrimExpr gt_fn(PrimExpr a, PrimExpr b) {
+    return a > b;
+}
+PrimExpr ge_fn(PrimExpr a, PrimExpr b) {
+    return a >= b;
+}
+PrimExpr and_fn(PrimExpr a, PrimExpr b) {
+    return a && b;
+}
+PrimExpr or_fn(PrimExpr a, PrimExpr b) {
+    return a || b;
+}
+
+const BinaryInfo& binary_info(const std::string& name) {
+    static const std::vector<std::pair<std::string, BinaryInfo>> table = {
+        {"add", {add_fn, Domain::Any, false}},
+        {"subtract", {sub_fn, Domain::Any, false}},
+        {"multiply", {mul_fn, Domain::Any, false}},
+        {"divide", {div_fn, Domain::Any, false}},
+        {"power", {pow_fn, Domain::Float, false}},
+        {"maximum", {max_fn, Domain::Any, false}},
+        {"minimum", {min_fn, Domain::Any, false}},
+        {"equal", {eq_fn, Domain::Any, true}},
+        {"not_equal", {ne_fn, Domain::Any, true}},
+        {"less", {lt_fn, Domain::Any, true}},
+        {"less_equal", {le_fn, Domain::Any, true}},
+        {"greater", {gt_fn, Domain::Any, true}},
+        {"greater_equal", {ge_fn, Domain::Any, true}},
+        {"logical_and", {and_fn, Domain::Bool, true}},
+        {"logical_or", {or_fn, Domain::Bool, true}},
+    };
+    for (const auto& [n, info] : table) {
+        if (n == name) return info;
+    }
+    internal_error() << "no binary function for " << name;
+    ANVIL_UNREACHABLE();
+}
+
+Type binary_type(const Op& op, const std::vector<Type>& args, const Attrs&, const SourceLoc& loc) {
+    const auto& a = graph::expect_tensor(args[0], loc, "input 0 of " + op.name);
+    const auto& b = graph::expect_tensor(args[1], loc, "input 1 of " + op.name);
+    if (a.dtype != b.dtype) {
+        user_error(loc) << op.name << ": operand types " << a.dtype.str() << " and "
+                        << b.dtype.str() << " differ; insert a cast";
+    }
+    const BinaryInfo& info = binary_info(op.name);
+    if (info.domain == Domain::Float && !a.dtype.is_floating()) {
+        user_error(loc) << op.name << " needs floating-point inputs, got " << a.dtype.str();
+    }
+    if (info.domain == Domain::Bool && !a.dtype.is_bool()) {
+        user_error(loc) << op.name << " needs bool inputs, got " << a.dtype.str();
+    }
+    auto shape = broadcast_shape({a.shape, b.shape}, loc, op.name);
+    return graph::make_tensor_type(shape, info.returns_bool ? DataType::bool_() : a.dtype);
+}
+
+template <const char* Name>
+std::vector<te::Tensor> binary_compute_of(const std::vector<te::Tensor>& in, const Attrs&,
+                                          const Type& out) {
+    BinaryFn fn = binary_info(Name).fn;
+    te::Tensor a = in[0], b = in[1];
+    return {te::compute(
+        te_shape(out),
+        [&](std::span<const PrimExpr> i) {
+            return fn(a(broadcast_index(a.shape(), i)), b(broadcast_index(b.shape(), i)));
+        },
+        Name)};
+}
+
+Ref<Op> make_binary(const std::string& name, graph::ComputeRule compute) {
+    auto op = make_ref<Op>();
+    auto* o = const_cast<Op*>(op.get());
+    o->name = name;
+    o->num_inputs = 2;
+    o->make_default_attrs = no_attrs;
+    o->infer_type = binary_type;
+    o->compute = compute;
+    o->schedule = schedule_injective;
+    o->pattern = OpPattern::Broadcast;
+    o->description = "numpy-broadcast " + name;
+    return op;
+}
+
+// Names as template arguments need linkage.
+#define ANVIL_NAME(id, text) constexpr char k_##id[] = text;
+ANVIL_NAME(negative, "negative")
+ANVIL_NAME(abs, "abs")
+ANVIL_NAME(exp, "exp")
+ANVIL_NAME(log, "log")
+ANVIL_NAME(sqrt, "sqrt")
+ANVIL_NAME(rsqrt, "rsqrt")
+ANVIL_NAME(tanh, "tanh")
+ANVIL_NAME(sigmoid, "sigmoid")
+ANVIL_NAME(erf, "erf")
+ANVIL_NAME(floor, "floor")
+ANVIL_NAME(ceil, "ceil")
+ANVIL_NAME(round, "round")
+ANVIL_NAME(logical_not, "logical_not")
+ANVIL_NAME(relu, "nn.relu")
+ANVIL_NAME(add, "add")
+ANVIL_NAME(subtract, "subtract")
+ANVIL_NAME(multiply, "multiply")
+ANVIL_NAME(divide, "divide")
+ANVIL_NAME(power, "power")
+ANVIL_NAME(maximum, "maximum")
+ANVIL_NAME(minimum, "minimum")
+ANVIL_NAME(equal, "equal")
+ANVIL_NAME(not_equal, "not_equal")
+ANVIL_NAME(less, "less")
+ANVIL_NAME(less_equal, "less_equal")
+ANVIL_NAME(greater, "greater")
+ANVIL_NAME(greater_equal, "greater_equal")
+ANVIL_NAME(logical_and, "logical_and")
+ANVIL_NAME(logical_or, "logical_or")
+#undef ANVIL_NAME
+
+// ---- cast and where -----------------------------------------------------------------------
+
+Ref<Attrs> cast_attrs() {
+    return Ref<Attrs>(new CastAttrs());
+}
+
+Type cast_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
+               const SourceLoc& loc) {
+    const auto& t = graph::expect_tensor(args[0], loc, "the input of cast");
+    return graph::make_tensor_type(t.shape, static_cast<const CastAttrs&>(attrs).dtype);
+}
+
+std::vector<te::Tensor> cast_compute(const std::vector<te::Tensor>& in, const Attrs& attrs,
+                                     const Type& out) {
+    DataType to = static_cast<const CastAttrs&>(attrs).dtype;
+    te::Tensor x = in[0];
+    return {te::compute(
+        te_shape(out),
+        [&](std::span<const PrimExpr> i) {
+            return cast(to, x(std::vector<PrimExpr>(i.begin(), i.end())));
+        },
+        "cast")};
+}
+
+Type where_type(const Op& op, const std::vector<Type>& args, const Attrs&, const SourceLoc& loc) {
+    const auto& c = graph::expect_tensor(args[0], loc, "the condition of where");
+    const auto& x = graph::expect_tensor(args[1], loc, "input 1 of where");
+    const auto& y = graph::expect_tensor(args[2], loc, "input 2 of where");
+    if (!c.dtype.is_bool())
+        user_error(loc) << "where: the condition has type " << c.dtype.str() << ", not bool";
+    if (x.dtype != y.dtype) {
+        user_error(loc) << "where: the two values have types " << x.dtype.str() << " and "
+                        << y.dtype.str();
+    }
+    return graph::make_tensor_type(broadcast_shape({c.shape, x.shape, y.shape}, loc, "where"),
+                                   x.dtype);
+}
+
+std::vector<te::Tensor> where_compute(const std::vector<te::Tensor>& in, const Attrs&,
+                                      const Type& out) {
+    te::Tensor c = in[0], x = in[1], y = in[2];
+    return {te::compute(
+        te_shape(out),
+        [&](std::span<const PrimExpr> i) {
+            return select(c(broadcast_index(c.shape(), i)), x(broadcast_index(x.shape(), i)),
+                          y(broadcast_index(y.shape(), i)));
+        },
+        "where")};
+}
+
+}  // namespace
+
+#define ANVIL_UNARY(id)                                      \
+    Ref<Op> make_##id##_op() {                               \
+        return make_unary(k_##id, unary_compute_of<k_##id>); \
+    }
+ANVIL_UNARY(negative)
+ANVIL_UNARY(abs)
+ANVIL_UNARY(exp)
+ANVIL_UNARY(log)
+ANVIL_UNARY(sqrt)
+ANVIL_UNARY(rsqrt)
+ANVIL_UNARY(tanh)
+ANVIL_UNARY(sigmoid)
+ANVIL_UNARY(erf)
+ANVIL_UNARY(floor)
+ANVIL_UNARY(ceil)
+ANVIL_UNARY(round)
+ANVIL_UNARY(logical_not)
+ANVIL_UNARY(relu)
+#undef ANVIL_UNARY
+
+#define ANVIL_BINARY(id)                                       \
+    Ref<Op> make_##id##_op() {                                 \
+        return make_binary(k_##id, binary_compute_of<k_##id>); \
+    }
+ANVIL_BINARY(add)
+ANVIL_BINARY(subtract)
+ANVIL_BINARY(multiply)
+ANVIL_BINARY(divide)
+ANVIL_BINARY(power)
+ANVIL_BINARY(maximum)
+ANVIL_BINARY(minimum)
+ANVIL_BINARY(equal)
+ANVIL_BINARY(not_equal)
+ANVIL_BINARY(less)
+ANVIL_BINARY(less_equal)
+ANVIL_BINARY(greater)
+ANVIL_BINARY(greater_equal)
+ANVIL_BINARY(logical_and)
+ANVIL_BINARY(logical_or)
+#undef ANVIL_BINARY
+
+Ref<Op> make_cast_op() {
+    auto op = make_ref<Op>();
+    auto* o = const_cast<Op*>(op.get());
+    o->name = "cast";
+    o->num_inputs = 1;
+    o->make_default_attrs = cast_attrs;
+    o->infer_type = cast_type;
+    o->compute = cast_compute;
+    o->schedule = schedule_injective;
+    o->pattern = OpPattern::ElemWise;
+    o->description = "elementwise conversion to attrs.dtype";
+    return op;
+}
+
+Ref<Op> make_where_op() {
+    auto op = make_ref<Op>();
+    auto* o = const_cast<Op*>(op.get());
+    o->name = "where";
+    o->num_inputs = 3;
+    o->make_default_attrs = no_attrs;
+    o->infer_type = where_type;
+    o->compute = where_compute;
+    o->schedule = schedule_injective;
+    o->pattern = OpPattern::Broadcast;
+    o->description = "select x where cond else y, numpy-broadcast";
+    return op;
+}
+
+}  // namespace anvil::ops

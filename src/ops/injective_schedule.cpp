@@ -1,0 +1,40 @@
+#include "ops/injective_schedule.h"
+
+namespace anvil::ops {
+
+namespace {
+// Below this many elements a parallel launch costs more than it saves.
+constexpr int64_t kMinParallelElements = 16384;
+}  // namespace
+
+void schedule_injective_stage(te::Schedule& s, const te::Tensor& t,
+                              const tir::LowerContext& target) {
+    te::StageRef st = s[t];
+    std::vector<Ref<IterVar>> axes = st.leaf_axes();
+    if (axes.empty()) return;
+    Ref<IterVar> fused = axes.size() == 1 ? axes[0] : st.fuse(axes);
+    int64_t total = 1;
+    bool known = true;
+    for (const auto& d : t.shape()) {
+        if (auto* v = as_const_int(d)) {
+            total *= *v;
+        } else {
+            known = false;
+        }
+    }
+    int lanes = std::max(1, target.vector_bits / std::max(8, t.dtype().bits()));
+    if (target.is_gpu) return;
+    if (known && total >= lanes && lanes > 1) {
+        auto [outer, inner] = st.split(fused, lanes);
+        st.vectorize(inner);
+        fused = outer;
+    }
+    if (!known || total >= kMinParallelElements) st.parallel(fused);
+}
+
+void schedule_injective(te::Schedule& s, const te::Tensor& anchor,
+                        const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
+    for (const auto& out : outputs) schedule_injective_stage(s, out, target);
+}
+
+}  // namespace anvil::ops

@@ -1,0 +1,21 @@
+// The default schedule for injective computations (elementwise, broadcast, layout moves): each
+// output's axes fused into one loop, split into SIMD-wide vectors and parallel chunks.
+#pragma once
+
+#include <vector>
+
+#include "te/schedule.h"
+#include "tir/passes/passes.h"
+
+namespace anvil::ops {
+
+void schedule_injective(te::Schedule& s, const te::Tensor& anchor,
+                        const std::vector<te::Tensor>& outputs, const tir::LowerContext& target);
+
+// Fuses all loops of `t`'s stage into one, vectorizes `lanes` elements innermost and runs the
+// rest in parallel when there is enough work. Used by other schedules for their elementwise
+// outputs.
+void schedule_injective_stage(te::Schedule& s, const te::Tensor& t,
+                              const tir::LowerContext& target);
+
+}  // namespace anvil::ops

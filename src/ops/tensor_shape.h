@@ -1,0 +1,28 @@
+// Shapes for op type rules and computes: numpy broadcasting, and graph shapes (int64
+// dimensions) as tensor-expression shapes (int32 loop extents).
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "graph/type.h"
+#include "te/tensor.h"
+
+namespace anvil::ops {
+
+// The numpy-broadcast shape of the operands; UserError at `loc` naming `op` when two dimensions
+// are neither equal nor 1.
+std::vector<PrimExpr> broadcast_shape(const std::vector<std::vector<PrimExpr>>& shapes,
+                                      const SourceLoc& loc, const std::string& op);
+// The index into an operand of `operand_shape` for output index `out` (right-aligned; size-1
+// dimensions read element 0).
+std::vector<PrimExpr> broadcast_index(const std::vector<PrimExpr>& operand_shape,
+                                      std::span<const PrimExpr> out);
+
+// A tensor type's shape with int32 dimensions, for te::compute / te::placeholder.
+std::vector<PrimExpr> te_shape(const graph::Type& t);
+// A te tensor's type as a graph type.
+graph::Type graph_type(const te::Tensor& t);
+
+}  // namespace anvil::ops
