@@ -1,0 +1,20 @@
+// Running a lowered module's "main" in this process, kernel by kernel, allocating each result.
+// Constant folding evaluates subgraphs with it, and tests check whole models with it; deployed
+// models run on the runtime's graph executor instead (planned memory, no compiler).
+#pragma once
+
+#include <vector>
+
+#include "graph/module.h"
+#include "runtime/module.h"
+#include "runtime/ndarray.h"
+
+namespace anvil::driver {
+
+// `m` must be lowered (main calls kernels through call_tir only); `kernels` holds the compiled
+// kernels. Returns main's result flattened (a tuple gives several arrays).
+std::vector<runtime::NDArray> evaluate_lowered(const graph::IRModule& m,
+                                               const runtime::Module& kernels,
+                                               const std::vector<runtime::NDArray>& inputs);
+
+}  // namespace anvil::driver

@@ -1,0 +1,274 @@
+#include "driver/lower_graph.h"
+
+#include <unordered_map>
+
+#include "driver/build.h"
+#include "graph/expr_functor.h"
+#include "ops/call_tir.h"
+#include "ops/injective_schedule.h"
+#include "ops/tensor_shape.h"
+#include "support/error.h"
+
+namespace anvil::driver {
+
+using graph::Expr;
+
+namespace {
+
+// The TE form of one fused function: its inputs as placeholders, each node's value as tensors.
+class GroupBuilder {
+public:
+    explicit GroupBuilder(const graph::Function& f) : f_(f) {}
+
+    void build() {
+        for (size_t i = 0; i < f_.params.size(); ++i) {
+            const auto& p = f_.params[i];
+            te::Tensor t = te::placeholder(ops::te_shape(p->type), tensor_dtype(p->type),
+                                           "p" + std::to_string(i), p->loc);
+            inputs_.push_back(t);
+            values_[p.get()] = {t};
+        }
+        graph::post_order_visit(f_.body, [&](const Expr& e) { visit(e); });
+        outputs_ = values_.at(f_.body.get());
+    }
+
+    const std::vector<te::Tensor>& inputs() const { return inputs_; }
+    const std::vector<te::Tensor>& outputs() const { return outputs_; }
+    const std::vector<Expr>& lifted() const { return lifted_; }
+
+    struct OpCall {
+        const graph::Op* op;
+        std::vector<te::Tensor> results;
+    };
+    const std::vector<OpCall>& calls() const { return calls_; }
+
+private:
+    static DataType tensor_dtype(const graph::Type& t) {
+        auto* tt = t.as<graph::TensorType>();
+        if (!tt)
+            user_error() << "a fused function takes a " << graph::type_str(t) << "; only tensors";
+        return tt->dtype;
+    }
+
+    void visit(const Expr& e) {
+        if (values_.count(e.get())) return;
+        if (auto* c = e.as<graph::Constant>()) {
+            // Weights enter as kernel arguments, so identical groups share code.
+            te::Tensor t = te::placeholder(ops::te_shape(e->type), tensor_dtype(e->type),
+                                           "c" + std::to_string(lifted_.size()), e->loc);
+            lifted_.push_back(e);
+            inputs_.push_back(t);
+            values_[c] = {t};
+        } else if (auto* call = e.as<graph::Call>()) {
+            if (!call->op.defined()) {
+                user_error(e->loc)
+                    << "a fused function calls another function; fuse_ops makes flat groups";
+            }
+            if (!call->op->compute) {
+                user_error(e->loc)
+                    << "op " << call->op->name << " has no tensor-expression compute";
+            }
+            std::vector<te::Tensor> in;
+            for (const auto& a : call->args) {
+                const auto& v = values_.at(a.get());
+                in.insert(in.end(), v.begin(), v.end());
+            }
+            std::vector<te::Tensor> out = call->op->compute(in, *call->attrs, e->type);
+            calls_.push_back({call->op.get(), out});
+            values_[call] = out;
+        } else if (auto* tuple = e.as<graph::Tuple>()) {
+            std::vector<te::Tensor> all;
+            for (const auto& f : tuple->fields) {
+                const auto& v = values_.at(f.get());
+                all.insert(all.end(), v.begin(), v.end());
+            }
+            values_[tuple] = all;
+        } else if (auto* item = e.as<graph::TupleGetItem>()) {
+            values_[item] = {values_.at(item->tuple.get()).at(item->index)};
+        } else if (!e.is<graph::Var>()) {
+            user_error(e->loc) << "a fused function contains a " << graph::expr_kind_name(e->kind);
+        }
+    }
+
+    const graph::Function& f_;
+    std::vector<te::Tensor> inputs_, outputs_;
+    std::vector<Expr> lifted_;
+    std::vector<OpCall> calls_;
+    std::unordered_map<const graph::ExprNode*, std::vector<te::Tensor>> values_;
+};
+
+// A kernel's outputs must be distinct computed tensors: copy a passed-through input or a tensor
+// returned twice.
+std::vector<te::Tensor> distinct_outputs(const std::vector<te::Tensor>& outputs) {
+    std::vector<te::Tensor> out;
+    for (const auto& t : outputs) {
+        bool repeated = false;
+        for (const auto& o : out) repeated |= o.same_as(t);
+        if (t.op->kind == te::OpKind::Placeholder || repeated) {
+            out.push_back(te::compute(
+                t.shape(),
+                [&](std::span<const PrimExpr> i) {
+                    return t(std::vector<PrimExpr>(i.begin(), i.end()));
+                },
+                t.name() + "_copy"));
+        } else {
+            out.push_back(t);
+        }
+    }
+    return out;
+}
+
+bool contains(const std::vector<te::Tensor>& ts, const te::Tensor& t) {
+    for (const auto& x : ts) {
+        if (x.same_as(t)) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+LoweredFunction lower_primitive_function(const graph::Function& f, const std::string& name,
+                                         const Target& target, const PipelineOptions& options) {
+    GroupBuilder group(f);
+    group.build();
+    std::vector<te::Tensor> outputs = distinct_outputs(group.outputs());
+    te::Schedule s = te::create_schedule(outputs);
+    // The anchor: the op with the highest fusion pattern; the last one among equals.
+    const GroupBuilder::OpCall* anchor = nullptr;
+    for (const auto& c : group.calls()) {
+        if (!anchor || c.op->pattern >= anchor->op->pattern) anchor = &c;
+    }
+    bool injective_group = !anchor || anchor->op->pattern <= graph::OpPattern::Injective;
+    // Elementwise and injective intermediates are computed where they are read.
+    for (const auto& c : group.calls()) {
+        if (c.op->pattern > graph::OpPattern::Injective) continue;
+        if (!injective_group && &c == anchor) continue;
+        for (const auto& t : c.results) {
+            if (!contains(outputs, t)) s[t].compute_inline();
+        }
+    }
+    tir::LowerContext ctx = make_lower_context(target);
+    if (injective_group || !anchor->op->schedule) {
+        ops::schedule_injective(s, outputs[0], outputs, ctx);
+    } else {
+        anchor->op->schedule(s, anchor->results[0], outputs, ctx);
+    }
+    std::vector<te::Tensor> args = group.inputs();
+    args.insert(args.end(), outputs.begin(), outputs.end());
+    return {lower(s, args, name, target, options), group.lifted()};
+}
+
+namespace {
+
+// A key equal for fused functions that compute the same thing on same-typed inputs (constants
+// count by type only: they become arguments).
+std::string function_key(const graph::Function& f) {
+    std::unordered_map<const graph::ExprNode*, int> ids;
+    std::string key;
+    for (const auto& p : f.params) {
+        ids[p.get()] = static_cast<int>(ids.size());
+        key += "param " + graph::type_str(p->type) + ";";
+    }
+    graph::post_order_visit(f.body, [&](const Expr& e) {
+        if (ids.count(e.get())) return;
+        std::string line;
+        if (auto* c = e.as<graph::Call>()) {
+            line = c->op->name + "(" + graph::attrs_str(*c->attrs, nullptr) + ")";
+            for (const auto& a : c->args) line += " %" + std::to_string(ids.at(a.get()));
+        } else if (auto* t = e.as<graph::Tuple>()) {
+            line = "tuple";
+            for (const auto& a : t->fields) line += " %" + std::to_string(ids.at(a.get()));
+        } else if (auto* g = e.as<graph::TupleGetItem>()) {
+            line =
+                "item " + std::to_string(g->index) + " %" + std::to_string(ids.at(g->tuple.get()));
+        } else if (e.is<graph::Constant>()) {
+            line = "const";
+        }
+        ids[e.get()] = static_cast<int>(ids.size());
+        key += line + ":" + graph::type_str(e->type) + ";";
+    });
+    return key;
+}
+
+std::string kernel_base_name(const graph::Function& f) {
+    std::string name = "fused";
+    int n = 0;
+    graph::post_order_visit(f.body, [&](const Expr& e) {
+        auto* c = e.as<graph::Call>();
+        if (!c || !c->op.defined() || n >= 4) return;
+        std::string op = c->op->name;
+        for (auto& ch : op) {
+            if (ch == '.') ch = '_';
+        }
+        if (op.rfind("nn_", 0) == 0) op = op.substr(3);
+        name += "_" + op;
+        ++n;
+    });
+    return name;
+}
+
+class FusedCallLowerer : public graph::ExprMutator {
+public:
+    FusedCallLowerer(graph::IRModule& m, const Target& target, const PipelineOptions& options)
+        : module_(m), target_(target), options_(options) {}
+
+protected:
+    Expr mutate_(const graph::Call* op, const Expr& self) override {
+        Expr base = ExprMutator::mutate_(op, self);
+        auto* call = base.as<graph::Call>();
+        if (!call->callee.defined()) return base;
+        auto* fn = call->callee.as<graph::Function>();
+        if (!fn || !fn->primitive) return base;
+        std::string key = function_key(*fn);
+        auto it = kernels_.find(key);
+        if (it == kernels_.end()) {
+            std::string name = kernel_base_name(*fn);
+            std::string unique = name;
+            for (int i = 1; module_.kernels.count(unique); ++i)
+                unique = name + "_" + std::to_string(i);
+            LoweredFunction lowered = lower_primitive_function(*fn, unique, target_, options_);
+            module_.kernels[unique] = lowered.kernel;
+            it = kernels_.emplace(key, std::make_pair(unique, lowered.lifted_constants.size()))
+                     .first;
+            lifted_[fn] = lowered.lifted_constants;
+        }
+        std::vector<Expr> args = call->args;
+        // Constants inside this function (same positions as in the kernel's first lowering,
+        // since the key matched) become trailing arguments.
+        if (!lifted_.count(fn)) {
+            GroupBuilder g(*fn);
+            g.build();
+            lifted_[fn] = g.lifted();
+        }
+        for (const auto& c : lifted_.at(fn)) args.push_back(c);
+        return ops::make_call_tir(it->second.first, std::move(args), call->type, call->loc);
+    }
+
+    // Primitive functions are lowered, never rewritten inside.
+    Expr mutate_(const graph::Function* op, const Expr& self) override {
+        if (op->primitive) return self;
+        return ExprMutator::mutate_(op, self);
+    }
+
+private:
+    graph::IRModule& module_;
+    const Target& target_;
+    const PipelineOptions& options_;
+    std::unordered_map<std::string, std::pair<std::string, size_t>> kernels_;
+    std::unordered_map<const graph::Function*, std::vector<Expr>> lifted_;
+};
+
+}  // namespace
+
+graph::IRModule lower_fused_functions(const graph::IRModule& m, const Target& target,
+                                      const PipelineOptions& options) {
+    graph::IRModule out = m;
+    FusedCallLowerer lowerer(out, target, options);
+    for (auto& [name, fn] : out.functions) {
+        Expr lowered = lowerer.mutate(Expr(fn));
+        fn = lowered.cast<graph::Function>();
+    }
+    return out;
+}
+
+}  // namespace anvil::driver
