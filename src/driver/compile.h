@@ -1,0 +1,32 @@
+// Compiling a graph module: the graph pipeline (driver/pipeline.cpp), lowering of every fused
+// group to a kernel (driver/lower_graph.h), and LLVM code generation of all kernels.
+//
+//   graph::IRModule m = frontend::onnx::from_onnx("model.onnx", {});
+//   driver::CompiledModel c = driver::compile_model(m, "llvm -mcpu=native", {});
+//   auto outputs = driver::evaluate_lowered(c.module, c.kernels, inputs);
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "codegen/target.h"
+#include "driver/pipeline.h"
+#include "graph/module.h"
+#include "runtime/module.h"
+
+namespace anvil::driver {
+
+struct CompiledModel {
+    graph::IRModule module;   // main calls kernels through call_tir; kernels holds their loop IR
+    runtime::Module kernels;  // the compiled kernels (JIT; export with codegen::export_library)
+    Target target;
+};
+
+CompiledModel compile_model(const graph::IRModule& m, const std::string& target,
+                            const PipelineOptions& options = {});
+
+// Compiles and runs a closed expression (no free variables) on the host; constant folding's
+// evaluator.
+runtime::NDArray evaluate_constant(const graph::Expr& e);
+
+}  // namespace anvil::driver

@@ -1,0 +1,84 @@
+#include "runtime/npz.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "support/error.h"
+
+namespace anvil::runtime {
+namespace {
+
+std::string temp_path(const std::string& name) {
+    return (std::filesystem::temp_directory_path() / (std::to_string(getpid()) + "_" + name))
+        .string();
+}
+
+TEST(Npz, RoundTripsEveryDtype) {
+    std::vector<std::pair<std::string, NDArray>> arrays;
+    for (const char* t : {"float32", "float64", "int64", "int32", "uint8", "int8", "float16"}) {
+        NDArray a = NDArray::empty({2, 3}, dl_dtype_from_string(t));
+        auto* bytes = static_cast<uint8_t*>(a.raw_data());
+        for (size_t i = 0; i < a.nbytes(); ++i) bytes[i] = static_cast<uint8_t>(i * 7 + 1);
+        arrays.emplace_back(t, a);
+    }
+    arrays.emplace_back("scalar", NDArray::empty({}, dl_dtype_from_string("float32")));
+    arrays.emplace_back("vector", NDArray::empty({5}, dl_dtype_from_string("int64")));
+    std::string path = temp_path("a.npz");
+    write_npz(path, arrays);
+    auto back = read_npz(path);
+    ASSERT_EQ(back.size(), arrays.size());
+    for (size_t i = 0; i < arrays.size(); ++i) {
+        EXPECT_EQ(back[i].first, arrays[i].first);
+        EXPECT_EQ(back[i].second.str(), arrays[i].second.str());
+        EXPECT_EQ(std::memcmp(back[i].second.raw_data(), arrays[i].second.raw_data(),
+                              arrays[i].second.nbytes()),
+                  0);
+    }
+    std::filesystem::remove(path);
+}
+
+// Files written by NumPy itself (stored and deflated), when Debian's python3-numpy is present.
+TEST(Npz, ReadsWhatNumpyWrites) {
+    if (std::system("/usr/bin/python3 -c 'import numpy' 2>/dev/null") != 0)
+        GTEST_SKIP() << "no numpy";
+    std::string plain = temp_path("np.npz"), packed = temp_path("npc.npz");
+    std::string script =
+        "/usr/bin/python3 -c \"import numpy as np; a = np.arange(12, dtype=np.float32).reshape(3, "
+        "4); "
+        "b = np.array([True, False, True]); np.savez('" +
+        plain +
+        "', a=a, b=b); "
+        "np.savez_compressed('" +
+        packed + "', a=a, b=b)\"";
+    ASSERT_EQ(std::system(script.c_str()), 0);
+    for (const auto& path : {plain, packed}) {
+        auto arrays = read_npz(path);
+        ASSERT_EQ(arrays.size(), 2u) << path;
+        EXPECT_EQ(arrays[0].first, "a");
+        EXPECT_EQ(arrays[0].second.str(), "float32[3, 4]");
+        EXPECT_EQ(arrays[0].second.data<float>()[11], 11.0f);
+        EXPECT_EQ(arrays[1].second.num_elements(), 3);
+        std::filesystem::remove(path);
+    }
+}
+
+TEST(Npz, ErrorsNameTheFile) {
+    std::string path = temp_path("bad.npz");
+    std::ofstream(path) << "not a zip";
+    try {
+        read_npz(path);
+        ADD_FAILURE() << "no error";
+    } catch (const UserError& e) {
+        EXPECT_NE(std::string(e.what()).find("bad.npz' is not an .npz"), std::string::npos)
+            << e.what();
+    }
+    EXPECT_THROW(read_npz(temp_path("missing.npz")), UserError);
+    std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace anvil::runtime
