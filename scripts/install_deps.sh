@@ -5,12 +5,13 @@ set -euo pipefail
 
 packages=(
     build-essential cmake ninja-build ccache pkg-config clang-format git
-    llvm-19-dev libdlpack-dev nlohmann-json3-dev libfmt-dev libcli11-dev
+    zlib1g-dev llvm-19-dev libdlpack-dev nlohmann-json3-dev libfmt-dev libcli11-dev
     libgtest-dev libgmock-dev libbenchmark-dev libdnnl-dev
+    libonnx-dev libprotobuf-dev protobuf-compiler
 )
 if [[ "${1:-}" == "--tests" ]]; then
     # AArch64 objects are linked with the cross compiler and run under qemu-user in tests.
-    packages+=(g++-aarch64-linux-gnu qemu-user)
+    packages+=(g++-aarch64-linux-gnu qemu-user python3-numpy)
 fi
 
 missing=()

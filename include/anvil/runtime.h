@@ -112,6 +112,53 @@ ANVIL_API int anvil_module_free(AnvilModuleHandle module);
  * ended by an empty name. */
 #define ANVIL_MODULE_FUNCTION_LIST_SYMBOL "__anvil_function_names"
 
+/* ---- graph executor ---------------------------------------------------------------------------
+ * Runs a compiled model: one shared library holding the kernels, the execution plan and the
+ * parameters. A data blob NAME in a module comes with a uint64_t NAME ANVIL_BLOB_SIZE_SUFFIX
+ * holding its size; the bytes are 64-byte aligned and followed by one NUL byte. */
+#define ANVIL_GRAPH_PLAN_SYMBOL "__anvil_graph_plan"
+#define ANVIL_GRAPH_PARAMS_SYMBOL "__anvil_graph_params"
+#define ANVIL_BLOB_SIZE_SUFFIX "_size"
+
+typedef struct AnvilGraphExecutorObj* AnvilGraphExecutorHandle;
+/* Loads a model library (anvil compile's output) and allocates its buffers once. */
+ANVIL_API int anvil_graph_executor_create_from_file(const char* path,
+                                                    AnvilGraphExecutorHandle* out);
+/* From a plan (JSON, see src/runtime/graph_plan.h), a parameter blob (copied) and a module holding
+ * the kernels (borrowed; the executor keeps its own reference). */
+ANVIL_API int anvil_graph_executor_create(const char* plan_json, const void* params,
+                                          size_t params_size, AnvilModuleHandle module,
+                                          AnvilGraphExecutorHandle* out);
+ANVIL_API int anvil_graph_executor_free(AnvilGraphExecutorHandle executor);
+ANVIL_API int anvil_graph_executor_get_num_inputs(AnvilGraphExecutorHandle executor, int* out);
+ANVIL_API int anvil_graph_executor_get_num_outputs(AnvilGraphExecutorHandle executor, int* out);
+/* Name, rank, shape and dtype of an input/output; any out pointer may be NULL. The name and shape
+ * stay valid until the executor is freed. */
+ANVIL_API int anvil_graph_executor_get_input_info(AnvilGraphExecutorHandle executor, int index,
+                                                  const char** name, int* ndim,
+                                                  const int64_t** shape, DLDataType* dtype);
+ANVIL_API int anvil_graph_executor_get_output_info(AnvilGraphExecutorHandle executor, int index,
+                                                   const char** name, int* ndim,
+                                                   const int64_t** shape, DLDataType* dtype);
+/* Copies `value` (a CPU tensor of exactly the input's shape and dtype) into the input. */
+ANVIL_API int anvil_graph_executor_set_input(AnvilGraphExecutorHandle executor, const char* name,
+                                             const DLTensor* value);
+ANVIL_API int anvil_graph_executor_set_input_index(AnvilGraphExecutorHandle executor, int index,
+                                                   const DLTensor* value);
+/* Runs every kernel; on failure the last error names the node, the kernel and its message. */
+ANVIL_API int anvil_graph_executor_run(AnvilGraphExecutorHandle executor);
+/* *out borrows the executor's output buffer: valid until the executor is freed, overwritten by
+ * every run. */
+ANVIL_API int anvil_graph_executor_get_output(AnvilGraphExecutorHandle executor, int index,
+                                              DLTensor** out);
+/* Copies output `index` into `dst` (same shape and dtype, CPU, compact). */
+ANVIL_API int anvil_graph_executor_copy_output(AnvilGraphExecutorHandle executor, int index,
+                                               DLTensor* dst);
+/* Activation memory after sharing, one buffer per tensor, and the parameters; any may be NULL. */
+ANVIL_API int anvil_graph_executor_get_memory(AnvilGraphExecutorHandle executor,
+                                              int64_t* planned_bytes, int64_t* unshared_bytes,
+                                              int64_t* param_bytes);
+
 #ifdef __cplusplus
 }
 #endif

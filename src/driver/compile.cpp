@@ -3,6 +3,8 @@
 #include "codegen/llvm/llvm_module.h"
 #include "driver/evaluate.h"
 #include "driver/lower_graph.h"
+#include "driver/make_plan.h"
+#include "driver/plan_memory.h"
 #include "ops/op_table.h"
 #include "support/error.h"
 
@@ -34,6 +36,15 @@ CompiledModel compile_model(const graph::IRModule& m, const std::string& target,
     graph::IRModule optimized = run_graph_pipeline(m, pass_context(), options);
     graph::IRModule lowered = lower_fused_functions(optimized, t, options);
     return {lowered, build_kernels(lowered, t), t};
+}
+
+std::string export_model(const CompiledModel& c, const std::string& path) {
+    ExecutablePlan p = make_plan(c.module);
+    MemoryPlan memory = plan_graph_memory(p.plan);
+    codegen::add_blob(c.kernels, ANVIL_GRAPH_PLAN_SYMBOL, runtime::plan_to_json(p.plan));
+    codegen::add_blob(c.kernels, ANVIL_GRAPH_PARAMS_SYMBOL, std::move(p.params));
+    codegen::export_library(c.kernels, path);
+    return memory.summary();
 }
 
 runtime::NDArray evaluate_constant(const graph::Expr& e) {

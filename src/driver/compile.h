@@ -25,6 +25,11 @@ struct CompiledModel {
 CompiledModel compile_model(const graph::IRModule& m, const std::string& target,
                             const PipelineOptions& options = {});
 
+// Writes the deployable artifact: one shared library with the kernels, the executor plan (memory
+// planned) and the weights, loadable by the runtime alone (runtime::GraphExecutor::load).
+// Returns the memory planner's summary line.
+std::string export_model(const CompiledModel& c, const std::string& path);
+
 // Compiles and runs a closed expression (no free variables) on the host; constant folding's
 // evaluator.
 runtime::NDArray evaluate_constant(const graph::Expr& e);

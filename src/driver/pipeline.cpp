@@ -3,6 +3,7 @@
 #include <chrono>
 #include <iostream>
 
+#include "graph/printer.h"
 #include "support/error.h"
 #include "tir/printer.h"
 #include "tir/verifier.h"
@@ -39,14 +40,94 @@ const TirPassEntry kTirPipeline[] = {
     {"simplify", tir::simplify},
 };
 
+using GraphPass = graph::IRModule (*)(const graph::IRModule&, const graph::PassContext&);
+
+struct GraphPassEntry {
+    const char* name;
+    GraphPass pass;
+    int min_opt_level;  // skipped when the build's opt_level is lower
+};
+
+// THE graph pipeline. Inference simplification and constant folding before fold_scale_axis
+// (which needs constant weights and scales), folding again after it, and fuse_ops last: it
+// runs at every level (at -O0 each op becomes its own kernel).
+const GraphPassEntry kGraphPipeline[] = {
+    {"infer_types", graph::infer_types, 0},
+    {"simplify_inference", graph::simplify_inference, 0},
+    {"simplify_expr", graph::simplify_expr, 1},
+    {"fold_constants", graph::fold_constants, 1},
+    {"fold_scale_axis", graph::fold_scale_axis, 2},
+    {"fold_constants", graph::fold_constants, 2},
+    {"eliminate_common_subexpr", graph::eliminate_common_subexpr, 2},
+    {"dead_code_elimination", graph::dead_code_elimination, 1},
+    {"fuse_ops", graph::fuse_ops, 0},
+};
+
 bool is_pass_name(const std::string& name) {
     for (const auto& e : kTirPipeline) {
+        if (name == e.name) return true;
+    }
+    for (const auto& e : kGraphPipeline) {
         if (name == e.name) return true;
     }
     return false;
 }
 
+void check_pass_names(const PipelineOptions& options) {
+    for (const auto& name : options.disabled_passes) {
+        if (!is_pass_name(name)) user_error() << "--disable-pass: unknown pass '" << name << "'";
+    }
+    if (!options.print_after.empty() && options.print_after != "all" &&
+        !is_pass_name(options.print_after)) {
+        user_error() << "--print-after: unknown pass '" << options.print_after << "'";
+    }
+}
+
+bool is_disabled(const PipelineOptions& options, const char* name) {
+    for (const auto& d : options.disabled_passes) {
+        if (d == name) return true;
+    }
+    return false;
+}
+
 }  // namespace
+
+std::vector<std::string> graph_pass_names() {
+    std::vector<std::string> names;
+    for (const auto& e : kGraphPipeline) names.push_back(e.name);
+    return names;
+}
+
+graph::IRModule run_graph_pipeline(const graph::IRModule& input, graph::PassContext ctx,
+                                   const PipelineOptions& options) {
+    check_pass_names(options);
+    ctx.opt_level = options.opt_level;
+    ctx.disabled_passes = options.disabled_passes;
+    std::ostream& log = options.log ? *options.log : std::cerr;
+    graph::IRModule m = input;
+    for (const auto& entry : kGraphPipeline) {
+        bool required = std::string(entry.name) == "fuse_ops";
+        if (!required &&
+            (is_disabled(options, entry.name) || options.opt_level < entry.min_opt_level)) {
+            continue;
+        }
+        auto start = std::chrono::steady_clock::now();
+        try {
+            m = entry.pass(m, ctx);
+        } catch (const UserError& e) {
+            throw UserError(std::string(e.what()) + "\nnote: in graph pass '" + entry.name + "'");
+        }
+        auto end = std::chrono::steady_clock::now();
+        if (options.time_passes) {
+            log << "pass " << entry.name << ": "
+                << std::chrono::duration<double, std::milli>(end - start).count() << " ms\n";
+        }
+        if (options.print_after == "all" || options.print_after == entry.name) {
+            log << "// after " << entry.name << "\n" << graph::print(m) << "\n";
+        }
+    }
+    return m;
+}
 
 std::vector<std::string> tir_pass_names() {
     std::vector<std::string> names;
@@ -56,20 +137,12 @@ std::vector<std::string> tir_pass_names() {
 
 Ref<tir::PrimFunc> run_tir_pipeline(const Ref<tir::PrimFunc>& input, const tir::LowerContext& ctx,
                                     const PipelineOptions& options) {
-    for (const auto& name : options.disabled_passes) {
-        if (!is_pass_name(name)) user_error() << "--disable-pass: unknown pass '" << name << "'";
-    }
-    if (!options.print_after.empty() && options.print_after != "all" &&
-        !is_pass_name(options.print_after)) {
-        user_error() << "--print-after: unknown pass '" << options.print_after << "'";
-    }
+    check_pass_names(options);
     std::ostream& log = options.log ? *options.log : std::cerr;
     Ref<tir::PrimFunc> f = input;
     if (options.verify) tir::verify(f);
     for (const auto& entry : kTirPipeline) {
-        bool disabled = false;
-        for (const auto& d : options.disabled_passes) disabled |= d == entry.name;
-        if (disabled || (entry.enabled && !entry.enabled(ctx))) continue;
+        if (is_disabled(options, entry.name) || (entry.enabled && !entry.enabled(ctx))) continue;
         auto start = std::chrono::steady_clock::now();
         if (std::string(entry.name) == "flatten_storage") {
             f = tir::flatten_storage(f, ctx);

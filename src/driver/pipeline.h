@@ -6,12 +6,15 @@
 #include <string>
 #include <vector>
 
+#include "graph/module.h"
+#include "graph/passes/passes.h"
 #include "tir/passes/passes.h"
 
 namespace anvil::driver {
 
 struct PipelineOptions {
-    std::vector<std::string> disabled_passes;  // pass names to skip
+    int opt_level = 3;                         // graph passes above this level are skipped
+    std::vector<std::string> disabled_passes;  // pass names (graph or loop IR) to skip
     std::string print_after;                   // a pass name, or "all"
     bool time_passes = false;                  // report each pass's wall time
     bool verify = true;                        // run the loop-IR verifier after every pass
@@ -20,6 +23,13 @@ struct PipelineOptions {
 
 // The names of the loop-IR passes, in pipeline order.
 std::vector<std::string> tir_pass_names();
+// The names of the graph passes, in pipeline order.
+std::vector<std::string> graph_pass_names();
+
+// Runs the graph pipeline (ending with fuse_ops). `ctx` carries the evaluator and op table;
+// its opt_level and disabled passes come from `options`.
+graph::IRModule run_graph_pipeline(const graph::IRModule& m, graph::PassContext ctx,
+                                   const PipelineOptions& options);
 
 // Runs the loop-IR pipeline on a function produced by schedule_to_loops.
 // UserError for an unknown name in disabled_passes or print_after.

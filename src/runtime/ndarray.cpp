@@ -201,8 +201,21 @@ std::string describe_tensor(const DLTensor& tensor) {
     return dl_dtype_to_string(tensor.dtype) + shape_string(tensor.shape, tensor.ndim);
 }
 
+NDArrayNode::NDArrayNode(void* data, std::vector<int64_t> shape, DLDataType dtype,
+                         Ref<Object> owner)
+    : view_shape_(std::move(shape)), owner_(std::move(owner)) {
+    view_tensor_ = DLTensor{.data = data,
+                            .device = {kDLCPU, 0},
+                            .ndim = static_cast<int>(view_shape_.size()),
+                            .dtype = dtype,
+                            .shape = view_shape_.data(),
+                            .strides = nullptr,
+                            .byte_offset = 0};
+    tensor_ = &view_tensor_;
+}
+
 NDArrayNode::~NDArrayNode() {
-    free_tensor(tensor_);
+    if (tensor_ != &view_tensor_) free_tensor(tensor_);
 }
 
 NDArray NDArray::empty(const std::vector<int64_t>& shape, DLDataType dtype, DLDevice device) {
@@ -218,6 +231,36 @@ NDArray NDArray::adopt(DLTensor* tensor) {
         free_tensor(tensor);
         throw;
     }
+}
+
+NDArray NDArray::wrap(void* data, std::vector<int64_t> shape, DLDataType dtype, Ref<Object> owner) {
+    int64_t nbytes = checked_nbytes(shape.data(), static_cast<int>(shape.size()), dtype);
+    for (int64_t dim : shape) {
+        if (dim < 0) nbytes = -1;
+    }
+    if (nbytes < 0) {
+        user_error() << "NDArray::wrap: invalid shape "
+                     << shape_string(shape.data(), static_cast<int>(shape.size()));
+    }
+    if (data == nullptr && nbytes > 0) user_error() << "NDArray::wrap: data is NULL";
+    return NDArray(make_ref<NDArrayNode>(data, std::move(shape), dtype, std::move(owner)));
+}
+
+NDArray NDArray::view(std::vector<int64_t> shape, DLDataType dtype, int64_t byte_offset) const {
+    if (!defined()) user_error() << "view of a null NDArray";
+    int64_t nbytes = checked_nbytes(shape.data(), static_cast<int>(shape.size()), dtype);
+    for (int64_t dim : shape) {
+        if (dim < 0) nbytes = -1;
+    }
+    auto have = static_cast<int64_t>(this->nbytes());
+    if (nbytes < 0 || byte_offset < 0 || byte_offset > have || nbytes > have - byte_offset) {
+        user_error() << "view " << dl_dtype_to_string(dtype)
+                     << shape_string(shape.data(), static_cast<int>(shape.size()))
+                     << " at byte offset " << byte_offset << " does not fit in tensor " << str()
+                     << " (" << have << " bytes)";
+    }
+    char* base = static_cast<char*>(raw_data()) + tensor()->byte_offset + byte_offset;
+    return NDArray(make_ref<NDArrayNode>(base, std::move(shape), dtype, node_));
 }
 
 int64_t NDArray::num_elements() const {

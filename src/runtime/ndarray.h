@@ -34,7 +34,10 @@ std::string describe_tensor(const DLTensor& tensor);
 
 class NDArrayNode : public Object {
 public:
+    // Owns `tensor`, which anvil_tensor_alloc made.
     explicit NDArrayNode(DLTensor* tensor) : tensor_(tensor) {}
+    // A view: describes memory that `owner` keeps alive (another tensor, a loaded library).
+    NDArrayNode(void* data, std::vector<int64_t> shape, DLDataType dtype, Ref<Object> owner);
     NDArrayNode(const NDArrayNode&) = delete;
     NDArrayNode& operator=(const NDArrayNode&) = delete;
     ~NDArrayNode() override;
@@ -42,7 +45,10 @@ public:
     DLTensor* tensor() const { return tensor_; }
 
 private:
-    DLTensor* tensor_;  // from anvil_tensor_alloc; freed with the node
+    DLTensor* tensor_;        // from anvil_tensor_alloc, or &view_tensor_ for a view
+    DLTensor view_tensor_{};  // views only
+    std::vector<int64_t> view_shape_;
+    Ref<Object> owner_;  // views only: what keeps the data alive
 };
 
 class NDArray {
@@ -54,6 +60,15 @@ public:
                          DLDevice device = {kDLCPU, 0});
     // Takes ownership of a tensor made by anvil_tensor_alloc.
     static NDArray adopt(DLTensor* tensor);
+    // A tensor over CPU memory it does not own; `owner` keeps the memory alive as long as the
+    // result (and every copy of its handle) lives. `data` should be ANVIL_TENSOR_ALIGNMENT
+    // aligned when kernels are to read it (they check).
+    static NDArray wrap(void* data, std::vector<int64_t> shape, DLDataType dtype,
+                        Ref<Object> owner);
+
+    // A view of this tensor's data from byte `byte_offset` on, with another shape and dtype; it
+    // keeps this tensor's memory alive. Throws UserError when the view does not fit.
+    NDArray view(std::vector<int64_t> shape, DLDataType dtype, int64_t byte_offset = 0) const;
 
     bool defined() const { return node_.defined(); }
     explicit operator bool() const { return defined(); }

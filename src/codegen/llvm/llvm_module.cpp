@@ -20,6 +20,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <unordered_map>
 #include <unordered_set>
@@ -155,6 +156,47 @@ public:
 
     const Target& target() const { return target_; }
 
+    void add_blob(const std::string& symbol, std::string bytes) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        bytes.push_back('\0');
+        blobs_[symbol] = std::move(bytes);
+    }
+    bool has_blobs() const { return !blobs_.empty(); }
+    const std::vector<std::string>& names() const { return names_; }
+
+    // The blobs as their own object file: a second, data-only LLVM module for the same target, so
+    // the kernels' module is neither changed nor copied with megabytes of params in it.
+    void write_blob_object(const std::string& path) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        llvm::LLVMContext ctx;
+        llvm::Module data("anvil_blobs", ctx);
+        data.setTargetTriple(target_.mtriple);
+        data.setDataLayout(tm_->createDataLayout());
+        for (const auto& [symbol, bytes] : blobs_) {
+            auto* init =
+                llvm::ConstantDataArray::getRaw(llvm::StringRef(bytes.data(), bytes.size()),
+                                                bytes.size(), llvm::Type::getInt8Ty(ctx));
+            auto* blob = new llvm::GlobalVariable(data, init->getType(), /*isConstant=*/true,
+                                                  llvm::GlobalValue::ExternalLinkage, init, symbol);
+            blob->setAlignment(llvm::Align(ANVIL_TENSOR_ALIGNMENT));
+            auto* i64 = llvm::Type::getInt64Ty(ctx);
+            auto* size = new llvm::GlobalVariable(
+                data, i64, /*isConstant=*/true, llvm::GlobalValue::ExternalLinkage,
+                llvm::ConstantInt::get(i64, bytes.size() - 1), symbol + ANVIL_BLOB_SIZE_SUFFIX);
+            size->setAlignment(llvm::Align(8));
+        }
+        std::error_code ec;
+        llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
+        if (ec) user_error() << "cannot write object '" << path << "': " << ec.message();
+        llvm::legacy::PassManager pm;
+        if (tm_->addPassesToEmitFile(pm, out, nullptr, llvm::CodeGenFileType::ObjectFile)) {
+            internal_error() << "LLVM cannot emit an object file for " << target_.str();
+        }
+        pm.run(data);
+        out.close();
+        if (out.has_error()) user_error() << "cannot write object '" << path << "'";
+    }
+
 private:
     // Code generation passes change the IR they run on, so they get a copy.
     void emit(llvm::raw_pwrite_stream& out, llvm::CodeGenFileType type) {
@@ -207,6 +249,7 @@ private:
     std::unique_ptr<llvm::Module> module_;  // optimized
     std::unique_ptr<llvm::orc::LLJIT> jit_;
     std::unordered_map<std::string, AnvilPackedCFunc> addresses_;
+    std::map<std::string, std::string> blobs_;  // symbol -> bytes plus a NUL
     std::mutex mutex_;
 };
 
@@ -292,11 +335,16 @@ void export_library(const runtime::Module& m, const std::string& path, const std
     namespace fs = std::filesystem;
     std::error_code ec;
     fs::path object = fs::path(path).string() + ".o";
+    fs::path blob_object = fs::path(path).string() + ".blobs.o";
     node->write_object(object.string());
+    std::string objects = shell_quote(object.string());
+    if (node->has_blobs()) {
+        node->write_blob_object(blob_object.string());
+        objects += " " + shell_quote(blob_object.string());
+    }
     fs::path log = fs::path(path).string() + ".link.log";
     std::string command = shell_quote(compiler) + " -shared -o " + shell_quote(path) + " " +
-                          shell_quote(object.string()) + " -lm > " + shell_quote(log.string()) +
-                          " 2>&1";
+                          objects + " -lm > " + shell_quote(log.string()) + " 2>&1";
     int rc = std::system(command.c_str());
     std::string output;
     if (FILE* f = std::fopen(log.c_str(), "r")) {
@@ -306,11 +354,36 @@ void export_library(const runtime::Module& m, const std::string& path, const std
         std::fclose(f);
     }
     fs::remove(object, ec);
+    fs::remove(blob_object, ec);
     fs::remove(log, ec);
     if (rc != 0) {
         user_error() << "export_library: linking '" << path << "' with '" << compiler
                      << "' failed (status " << rc << ")" << (output.empty() ? "" : ":\n") << output;
     }
+}
+
+void add_blob(const runtime::Module& m, const std::string& symbol, std::string bytes) {
+    LLVMModuleNode* node = as_llvm(m, "add_blob");
+    bool identifier = !symbol.empty() && !std::isdigit(static_cast<unsigned char>(symbol[0]));
+    for (char c : symbol) {
+        identifier = identifier && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+    }
+    if (!identifier) {
+        user_error() << "add_blob: '" << symbol
+                     << "' is not usable as a symbol; use letters, digits and '_', not starting "
+                        "with a digit";
+    }
+    for (const std::string& fn : node->names()) {
+        if (fn == symbol || fn == symbol + ANVIL_BLOB_SIZE_SUFFIX) {
+            user_error() << "add_blob: '" << symbol << "' clashes with the module's function '"
+                         << fn << "'";
+        }
+    }
+    if (symbol == ANVIL_MODULE_FUNCTION_LIST_SYMBOL ||
+        symbol + ANVIL_BLOB_SIZE_SUFFIX == ANVIL_MODULE_FUNCTION_LIST_SYMBOL) {
+        user_error() << "add_blob: '" << symbol << "' is reserved for the module's function list";
+    }
+    node->add_blob(symbol, std::move(bytes));
 }
 
 }  // namespace anvil::codegen

@@ -41,8 +41,16 @@ std::string get_source(const runtime::Module& m, const std::string& format);
 // Writes a relocatable ELF object (position-independent) for the module's target.
 void emit_object(const runtime::Module& m, const std::string& path);
 // Writes a shared library loadable by runtime::load_module: the object linked with `cc`
-// (default: "cc" for host targets, "aarch64-linux-gnu-gcc" for AArch64 ones).
+// (default: "cc" for host targets, "aarch64-linux-gnu-gcc" for AArch64 ones), plus the module's
+// blobs (add_blob).
 void export_library(const runtime::Module& m, const std::string& path, const std::string& cc = "");
+// Attaches a named byte blob that export_library writes into the library as two exported read-only
+// symbols: `symbol`, the bytes (64-byte aligned, followed by one NUL byte, so a text blob is a C
+// string), and `symbol` ANVIL_BLOB_SIZE_SUFFIX, a uint64_t holding the byte count. This is how a
+// model's plan and params travel with its kernels (ANVIL_GRAPH_PLAN_SYMBOL,
+// ANVIL_GRAPH_PARAMS_SYMBOL). A blob of the same name is replaced; the JIT does not see blobs.
+// UserError when the name is not a C identifier or clashes with a function or reserved symbol.
+void add_blob(const runtime::Module& m, const std::string& symbol, std::string bytes);
 // The target a module was built for.
 Target module_target(const runtime::Module& m);
 

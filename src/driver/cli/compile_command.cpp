@@ -1,0 +1,97 @@
+// anvil compile MODEL.onnx --target "llvm -mcpu=native" -o model.so [-O 0-3]
+//               [--input-shapes NAME:[1,3,224,224] ...] [--print-after NAME|all] [--time-passes]
+//               [--disable-pass NAME ...]
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+
+#include "commands.h"
+#include "driver/compile.h"
+#include "frontend/onnx/from_onnx.h"
+#include "support/error.h"
+
+namespace anvil::cli {
+
+namespace {
+
+struct CompileArgs {
+    std::string model;
+    std::string target = "llvm -mcpu=native";
+    std::string output = "model.so";
+    int opt_level = 3;
+    std::vector<std::string> input_shapes;
+    std::string print_after;
+    bool time_passes = false;
+    std::vector<std::string> disabled;
+};
+
+// "input:[1,3,224,224]" (several may share one argument, separated by spaces).
+std::map<std::string, std::vector<int64_t>> parse_input_shapes(
+    const std::vector<std::string>& args) {
+    std::map<std::string, std::vector<int64_t>> shapes;
+    for (const auto& arg : args) {
+        std::istringstream words(arg);
+        std::string spec;
+        while (words >> spec) {
+            size_t colon = spec.rfind(":[");
+            if (colon == std::string::npos || spec.back() != ']') {
+                user_error() << "--input-shapes: '" << spec << "' is not NAME:[d0,d1,...]";
+            }
+            std::vector<int64_t> dims;
+            std::string body = spec.substr(colon + 2, spec.size() - colon - 3);
+            std::istringstream ds(body);
+            std::string d;
+            while (std::getline(ds, d, ',')) {
+                try {
+                    size_t used = 0;
+                    dims.push_back(std::stoll(d, &used));
+                    if (used != d.size() || dims.back() < 0) throw std::invalid_argument(d);
+                } catch (const std::exception&) {
+                    user_error() << "--input-shapes: '" << d << "' in '" << spec
+                                 << "' is not a dimension";
+                }
+            }
+            shapes[spec.substr(0, colon)] = dims;
+        }
+    }
+    return shapes;
+}
+
+int run_compile(const CompileArgs& a) {
+    auto start = std::chrono::steady_clock::now();
+    frontend::ImportOptions import;
+    import.input_shapes = parse_input_shapes(a.input_shapes);
+    graph::IRModule m = frontend::from_onnx(a.model, import);
+    driver::PipelineOptions options;
+    options.opt_level = a.opt_level;
+    options.print_after = a.print_after;
+    options.time_passes = a.time_passes;
+    options.disabled_passes = a.disabled;
+    driver::CompiledModel c = driver::compile_model(m, a.target, options);
+    std::string memory = driver::export_model(c, a.output);
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("compiled %s -> %s: %zu kernels, target '%s', %.2f s\n%s\n", a.model.c_str(),
+                a.output.c_str(), c.module.kernels.size(), c.target.str().c_str(), seconds,
+                memory.c_str());
+    return 0;
+}
+
+}  // namespace
+
+void add_compile_command(CLI::App& app, int* status) {
+    auto args = std::make_shared<CompileArgs>();
+    CLI::App* cmd = app.add_subcommand("compile", "compile an ONNX model into one shared library");
+    cmd->add_option("model", args->model, "the ONNX model")->required();
+    cmd->add_option("--target", args->target, "target, e.g. \"llvm -mcpu=native\"");
+    cmd->add_option("-o,--output", args->output, "the library to write");
+    cmd->add_option("-O,--opt-level", args->opt_level, "optimization level")
+        ->check(CLI::Range(0, 3));
+    cmd->add_option("--input-shapes", args->input_shapes, "NAME:[d0,d1,...] shape overrides");
+    cmd->add_option("--print-after", args->print_after, "print the IR after a pass, or 'all'");
+    cmd->add_flag("--time-passes", args->time_passes, "report each pass's time");
+    cmd->add_option("--disable-pass", args->disabled, "skip a pass (repeatable)");
+    cmd->callback([args, status] { *status = run_compile(*args); });
+}
+
+}  // namespace anvil::cli

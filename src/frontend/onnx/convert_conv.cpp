@@ -1,0 +1,179 @@
+// Converters of ONNX's convolutions: Conv and ConvTranspose, 1-D (as 2-D with a unit height)
+// and 2-D, with auto_pad, groups, dilations and an optional bias.
+#include "frontend/onnx/convert_ops.h"
+#include "ops/conv.h"
+#include "ops/transform.h"
+
+namespace anvil::frontend {
+
+using graph::Expr;
+
+namespace {
+
+// The attributes shared by Conv and ConvTranspose, per spatial dimension, before the 1-D → 2-D
+// lifting.
+struct ConvGeometry {
+    std::vector<int64_t> kernel, strides, dilations, pads_begin, pads_end;
+    int64_t groups = 1;
+    std::string auto_pad;
+};
+
+ConvGeometry read_geometry(ConvertContext& ctx, const std::vector<int64_t>& w_shape) {
+    size_t nd = w_shape.size() - 2;
+    ConvGeometry g;
+    g.kernel.assign(w_shape.begin() + 2, w_shape.end());
+    std::vector<int64_t> ks = ctx.attr_ints("kernel_shape", g.kernel);
+    if (ks != g.kernel) {
+        ctx.error() << "kernel_shape " << ints_str(ks) << " does not match the weight shape "
+                    << ints_str(w_shape);
+    }
+    g.strides = ctx.attr_ints("strides", std::vector<int64_t>(nd, 1));
+    g.dilations = ctx.attr_ints("dilations", std::vector<int64_t>(nd, 1));
+    std::vector<int64_t> pads = ctx.attr_ints("pads", std::vector<int64_t>(2 * nd, 0));
+    if (g.strides.size() != nd || g.dilations.size() != nd || pads.size() != 2 * nd) {
+        ctx.error() << "strides, dilations and pads must have " << nd << ", " << nd << " and "
+                    << 2 * nd << " values for a " << nd << "-D convolution";
+    }
+    g.pads_begin.assign(pads.begin(), pads.begin() + nd);
+    g.pads_end.assign(pads.begin() + nd, pads.end());
+    g.groups = ctx.attr_int("group", 1);
+    g.auto_pad = ctx.attr_string("auto_pad", "NOTSET");
+    if (g.auto_pad != "NOTSET" && g.auto_pad != "SAME_UPPER" && g.auto_pad != "SAME_LOWER" &&
+        g.auto_pad != "VALID") {
+        ctx.error() << "auto_pad '" << g.auto_pad << "' is not supported";
+    }
+    return g;
+}
+
+// Splits `total` padding between begin and end as SAME_UPPER (extra at the end) or SAME_LOWER.
+void split_same(int64_t total, bool upper, int64_t* begin, int64_t* end) {
+    *begin = upper ? total / 2 : total - total / 2;
+    *end = total - *begin;
+}
+
+// 1-D operands as 2-D with a unit height: data [N, C, L] → [N, C, 1, L].
+Expr lift_1d(ConvertContext& ctx, const Expr& x) {
+    auto attrs = make_ref<ops::ExpandDimsAttrs>();
+    const_cast<ops::ExpandDimsAttrs*>(attrs.get())->axis = 2;
+    return ctx.call("expand_dims", {x}, attrs);
+}
+
+Expr lower_1d(ConvertContext& ctx, const Expr& y) {
+    auto attrs = make_ref<ops::SqueezeAttrs>();
+    const_cast<ops::SqueezeAttrs*>(attrs.get())->axes = {2};
+    return ctx.call("squeeze", {y}, attrs);
+}
+
+std::vector<int64_t> to_2d(const std::vector<int64_t>& v, int64_t unit) {
+    return v.size() == 2 ? v : std::vector<int64_t>{unit, v[0]};
+}
+
+// The weight as 2-D ([O, C, K] → [O, C, 1, K]) and its shape.
+Expr weight_2d(ConvertContext& ctx, const Expr& w, std::vector<int64_t> shape) {
+    if (shape.size() == 4) return w;
+    shape.insert(shape.begin() + 2, 1);
+    return reshape_to(ctx, w, shape);
+}
+
+// y + bias along axis 1.
+Expr add_bias(ConvertContext& ctx, const Expr& y, const Expr& bias) {
+    if (!bias.defined()) return y;
+    std::vector<int64_t> b = ctx.static_shape(bias, "the bias");
+    if (b.size() != 1) ctx.error() << "the bias must be 1-D";
+    std::vector<int64_t> shape(ctx.rank(y) - 1, 1);
+    shape[0] = b[0];
+    return ctx.call("add", {y, reshape_to(ctx, bias, shape)});
+}
+
+int64_t spatial_rank(ConvertContext& ctx, const Expr& x) {
+    int64_t nd = ctx.rank(x) - 2;
+    if (nd != 1 && nd != 2) {
+        ctx.error() << nd << "-D convolutions are not supported (1-D and 2-D are)";
+    }
+    return nd;
+}
+
+}  // namespace
+
+Exprs convert_conv(ConvertContext& ctx) {
+    Expr x = ctx.input(0), w = ctx.input(1);
+    int64_t nd = spatial_rank(ctx, x);
+    std::vector<int64_t> w_shape = ctx.static_shape(w, "the weight");
+    if (static_cast<int64_t>(w_shape.size()) != nd + 2) {
+        ctx.error() << "the weight has rank " << w_shape.size() << ", the data " << nd + 2;
+    }
+    ConvGeometry g = read_geometry(ctx, w_shape);
+    if (g.auto_pad != "NOTSET") {
+        std::vector<int64_t> in = ctx.static_shape(x, "the data");
+        for (int64_t i = 0; i < nd; ++i) {
+            int64_t total = 0;
+            if (g.auto_pad != "VALID") {
+                int64_t size = in[i + 2], s = g.strides[i];
+                int64_t out = (size + s - 1) / s;
+                int64_t extent = (g.kernel[i] - 1) * g.dilations[i] + 1;
+                total = std::max<int64_t>(0, (out - 1) * s + extent - size);
+            }
+            split_same(total, g.auto_pad == "SAME_UPPER", &g.pads_begin[i], &g.pads_end[i]);
+        }
+    }
+    auto attrs = make_ref<ops::Conv2DAttrs>();
+    auto* a = const_cast<ops::Conv2DAttrs*>(attrs.get());
+    a->strides = to_2d(g.strides, 1);
+    a->dilation = to_2d(g.dilations, 1);
+    std::vector<int64_t> b = to_2d(g.pads_begin, 0), e = to_2d(g.pads_end, 0);
+    a->padding = {b[0], b[1], e[0], e[1]};
+    a->groups = g.groups;
+    Expr data = nd == 1 ? lift_1d(ctx, x) : x;
+    Expr y = ctx.call("nn.conv2d", {data, weight_2d(ctx, w, w_shape)}, attrs);
+    if (nd == 1) y = lower_1d(ctx, y);
+    return {add_bias(ctx, y, ctx.optional_input(2))};
+}
+
+Exprs convert_conv_transpose(ConvertContext& ctx) {
+    Expr x = ctx.input(0), w = ctx.input(1);
+    int64_t nd = spatial_rank(ctx, x);
+    std::vector<int64_t> w_shape = ctx.static_shape(w, "the weight");
+    if (static_cast<int64_t>(w_shape.size()) != nd + 2) {
+        ctx.error() << "the weight has rank " << w_shape.size() << ", the data " << nd + 2;
+    }
+    ConvGeometry g = read_geometry(ctx, w_shape);
+    std::vector<int64_t> out_pad =
+        ctx.attr_ints("output_padding", std::vector<int64_t>(nd, 0));
+    std::vector<int64_t> out_shape = ctx.attr_ints("output_shape");
+    if (out_pad.size() != static_cast<size_t>(nd)) ctx.error() << "output_padding has a wrong length";
+    if (out_shape.size() > static_cast<size_t>(nd)) {
+        out_shape.erase(out_shape.begin(), out_shape.end() - nd);  // [N, C, ...] given in full
+    }
+    bool same = g.auto_pad == "SAME_UPPER" || g.auto_pad == "SAME_LOWER";
+    if (!out_shape.empty() || same || g.auto_pad == "VALID") {
+        std::vector<int64_t> in = ctx.static_shape(x, "the data");
+        for (int64_t i = 0; i < nd; ++i) {
+            int64_t extent = (g.kernel[i] - 1) * g.dilations[i] + 1;
+            int64_t full = g.strides[i] * (in[i + 2] - 1) + out_pad[i] + extent;
+            int64_t target = !out_shape.empty() ? out_shape[i]
+                             : same              ? in[i + 2] * g.strides[i]
+                                                 : full;
+            int64_t total = full - target;
+            if (total < 0) {
+                ctx.error() << "output_shape " << target << " needs output_padding "
+                            << -total + out_pad[i] << " on axis " << i;
+            }
+            // ONNX: the extra element goes to the end only for SAME_UPPER.
+            split_same(total, g.auto_pad == "SAME_UPPER", &g.pads_begin[i], &g.pads_end[i]);
+        }
+    }
+    auto attrs = make_ref<ops::Conv2DTransposeAttrs>();
+    auto* a = const_cast<ops::Conv2DTransposeAttrs*>(attrs.get());
+    a->strides = to_2d(g.strides, 1);
+    a->dilation = to_2d(g.dilations, 1);
+    a->output_padding = to_2d(out_pad, 0);
+    std::vector<int64_t> b = to_2d(g.pads_begin, 0), e = to_2d(g.pads_end, 0);
+    a->padding = {b[0], b[1], e[0], e[1]};
+    a->groups = g.groups;
+    Expr data = nd == 1 ? lift_1d(ctx, x) : x;
+    Expr y = ctx.call("nn.conv2d_transpose", {data, weight_2d(ctx, w, w_shape)}, attrs);
+    if (nd == 1) y = lower_1d(ctx, y);
+    return {add_bias(ctx, y, ctx.optional_input(2))};
+}
+
+}  // namespace anvil::frontend

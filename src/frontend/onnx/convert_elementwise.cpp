@@ -1,0 +1,216 @@
+// Converters of ONNX's elementwise ops: arithmetic, comparisons, unary math, activations, Cast,
+// Identity, Dropout.
+#include <cmath>
+#include <limits>
+
+#include "frontend/onnx/convert_ops.h"
+#include "ops/activation.h"
+#include "ops/elementwise.h"
+
+namespace anvil::frontend {
+
+namespace {
+
+using graph::Expr;
+
+// ONNX op type → graph op, for the ops that map one to one.
+const char* direct_op(const std::string& op_type) {
+    static const std::pair<const char*, const char*> table[] = {
+        {"Add", "add"},
+        {"Sub", "subtract"},
+        {"Mul", "multiply"},
+        {"Div", "divide"},
+        {"Pow", "power"},
+        {"Equal", "equal"},
+        {"Less", "less"},
+        {"Greater", "greater"},
+        {"LessOrEqual", "less_equal"},
+        {"GreaterOrEqual", "greater_equal"},
+        {"And", "logical_and"},
+        {"Or", "logical_or"},
+        {"Not", "logical_not"},
+        {"Relu", "nn.relu"},
+        {"Sigmoid", "sigmoid"},
+        {"Tanh", "tanh"},
+        {"Erf", "erf"},
+        {"Sqrt", "sqrt"},
+        {"Exp", "exp"},
+        {"Log", "log"},
+        {"Neg", "negative"},
+        {"Abs", "abs"},
+        {"Floor", "floor"},
+        {"Ceil", "ceil"},
+        {"Round", "round"},
+        {"Softplus", "nn.softplus"},
+        {"HardSwish", "nn.hardswish"},
+        {"Mish", "nn.mish"},
+    };
+    for (const auto& [onnx_name, op] : table) {
+        if (op_type == onnx_name) return op;
+    }
+    internal_error() << "no graph op for " << op_type;
+    ANVIL_UNREACHABLE();
+}
+
+// Before opset 7, binary ops broadcast only with `broadcast=1`, aligning B's dimensions at
+// `axis` of A (default: the trailing ones). Such a B is reshaped with trailing 1s so that numpy
+// broadcasting means the same.
+Expr legacy_broadcast_operand(ConvertContext& ctx, const Expr& a, Expr b) {
+    if (ctx.opset() >= 7 || ctx.attr_int("broadcast", 0) == 0 || !ctx.has_attr("axis")) return b;
+    int64_t ra = ctx.rank(a), rb = ctx.rank(b);
+    int64_t axis = ctx.normalize_axis(ctx.attr_int("axis", 0), ra, "axis");
+    int64_t trailing = ra - axis - rb;
+    if (trailing < 0) ctx.error() << "operand B of rank " << rb << " does not fit at axis " << axis;
+    if (trailing == 0) return b;
+    std::vector<int64_t> shape = ctx.static_shape(b, "operand B");
+    shape.insert(shape.end(), trailing, 1);
+    return reshape_to(ctx, b, shape);
+}
+
+}  // namespace
+
+Exprs convert_binary(ConvertContext& ctx) {
+    Expr a = ctx.input(0);
+    Expr b = legacy_broadcast_operand(ctx, a, ctx.input(1));
+    if (ctx.node().op_type() == "Pow") {
+        // The exponent may have another element type (opset 12+); the op wants one.
+        DataType ta = ctx.tensor_type(a, "the base").dtype;
+        if (ctx.tensor_type(b, "the exponent").dtype != ta) b = cast_to(ctx, b, ta);
+    }
+    return {ctx.call(direct_op(ctx.node().op_type()), {a, b})};
+}
+
+Exprs convert_unary(ConvertContext& ctx) {
+    return {ctx.call(direct_op(ctx.node().op_type()), {ctx.input(0)})};
+}
+
+Exprs convert_xor(ConvertContext& ctx) {
+    return {ctx.call("not_equal", {ctx.input(0), ctx.input(1)})};
+}
+
+Exprs convert_reciprocal(ConvertContext& ctx) {
+    Expr x = ctx.input(0);
+    DataType dt = ctx.tensor_type(x, "the input").dtype;
+    return {ctx.call("divide", {ctx.constant_scalar(dt, 1.0), x})};
+}
+
+// Max, Min, Sum, Mean: variadic, folded left.
+Exprs convert_variadic(ConvertContext& ctx) {
+    const std::string& op_type = ctx.node().op_type();
+    const char* op = op_type == "Max" ? "maximum" : op_type == "Min" ? "minimum" : "add";
+    Expr acc = ctx.input(0);
+    for (size_t i = 1; i < ctx.num_inputs(); ++i) acc = ctx.call(op, {acc, ctx.input(i)});
+    if (op_type == "Mean" && ctx.num_inputs() > 1) {
+        DataType dt = ctx.tensor_type(acc, "the sum").dtype;
+        acc = ctx.call("divide", {acc, ctx.constant_scalar(dt, double(ctx.num_inputs()))});
+    }
+    return {acc};
+}
+
+Exprs convert_where(ConvertContext& ctx) {
+    return {ctx.call("where", {ctx.input(0), ctx.input(1), ctx.input(2)})};
+}
+
+// Clip: bounds are attributes before opset 11 and optional inputs from 11 on. Constant bounds
+// become nn.clip's attributes; computed bounds become maximum/minimum.
+Exprs convert_clip(ConvertContext& ctx) {
+    Expr x = ctx.input(0);
+    auto attrs = make_ref<ops::ClipAttrs>();
+    auto* a = const_cast<ops::ClipAttrs*>(attrs.get());
+    if (ctx.opset() < 11) {
+        a->a_min = ctx.attr_float("min", -std::numeric_limits<float>::infinity());
+        a->a_max = ctx.attr_float("max", std::numeric_limits<float>::infinity());
+        return {ctx.call("nn.clip", {x}, attrs)};
+    }
+    Expr lo = ctx.optional_input(1), hi = ctx.optional_input(2);
+    bool lo_const = !lo.defined() || constant_data(lo).defined();
+    bool hi_const = !hi.defined() || constant_data(hi).defined();
+    if (lo_const && hi_const) {
+        if (lo.defined()) a->a_min = ctx.const_scalar(lo, "min");
+        if (hi.defined()) a->a_max = ctx.const_scalar(hi, "max");
+        return {ctx.call("nn.clip", {x}, attrs)};
+    }
+    if (lo.defined()) x = ctx.call("maximum", {x, lo});
+    if (hi.defined()) x = ctx.call("minimum", {x, hi});
+    return {x};
+}
+
+Exprs convert_leaky_relu(ConvertContext& ctx) {
+    auto attrs = make_ref<ops::LeakyReluAttrs>();
+    const_cast<ops::LeakyReluAttrs*>(attrs.get())->alpha = ctx.attr_float("alpha", 0.01f);
+    return {ctx.call("nn.leaky_relu", {ctx.input(0)}, attrs)};
+}
+
+Exprs convert_prelu(ConvertContext& ctx) {
+    // ONNX PRelu broadcasts the slope numpy-style onto x (unidirectionally),
+    // so a 1-D slope runs along x's last axis (PyTorch exports per-channel slopes as [C, 1, 1]).
+    Expr x = ctx.input(0), slope = ctx.input(1);
+    auto attrs = make_ref<ops::PReluAttrs>();
+    if (ctx.rank(slope) == 1) const_cast<ops::PReluAttrs*>(attrs.get())->axis = ctx.rank(x) - 1;
+    return {ctx.call("nn.prelu", {x, slope}, attrs)};
+}
+
+Exprs convert_elu(ConvertContext& ctx) {
+    auto attrs = make_ref<ops::EluAttrs>();
+    const_cast<ops::EluAttrs*>(attrs.get())->alpha = ctx.attr_float("alpha", 1.0f);
+    return {ctx.call("nn.elu", {ctx.input(0)}, attrs)};
+}
+
+Exprs convert_selu(ConvertContext& ctx) {
+    auto attrs = make_ref<ops::SeluAttrs>();
+    auto* a = const_cast<ops::SeluAttrs*>(attrs.get());
+    a->alpha = ctx.attr_float("alpha", 1.67326319217681884765625f);
+    a->gamma = ctx.attr_float("gamma", 1.05070102214813232421875f);
+    return {ctx.call("nn.selu", {ctx.input(0)}, attrs)};
+}
+
+Exprs convert_hard_sigmoid(ConvertContext& ctx) {
+    auto attrs = make_ref<ops::HardSigmoidAttrs>();
+    auto* a = const_cast<ops::HardSigmoidAttrs*>(attrs.get());
+    a->alpha = ctx.attr_float("alpha", 0.2f);
+    a->beta = ctx.attr_float("beta", 0.5f);
+    return {ctx.call("nn.hardsigmoid", {ctx.input(0)}, attrs)};
+}
+
+Exprs convert_gelu(ConvertContext& ctx) {
+    std::string approximate = ctx.attr_string("approximate", "none");
+    if (approximate != "none" && approximate != "tanh") {
+        ctx.error() << "approximate '" << approximate << "' is not supported (none, tanh)";
+    }
+    auto attrs = make_ref<ops::GeluAttrs>();
+    const_cast<ops::GeluAttrs*>(attrs.get())->approximate = approximate;
+    return {ctx.call("nn.gelu", {ctx.input(0)}, attrs)};
+}
+
+Exprs convert_cast(ConvertContext& ctx) {
+    auto to = static_cast<int>(ctx.attr_int("to", 0));
+    std::optional<DataType> dt = dtype_from_onnx(to);
+    if (!dt) ctx.error() << "cast to " << onnx_dtype_name(to) << " is not supported";
+    return {cast_to(ctx, ctx.input(0), *dt)};
+}
+
+Exprs convert_identity(ConvertContext& ctx) {
+    return {ctx.input(0)};
+}
+
+// Inference: Dropout is the identity; its mask output (all true) is not produced.
+Exprs convert_dropout(ConvertContext& ctx) {
+    if (ctx.opset() >= 12) {
+        Expr training = ctx.optional_input(2);
+        if (training.defined() && ctx.const_ints(training, "training_mode")[0] != 0) {
+            ctx.error() << "training_mode true is not supported (inference only)";
+        }
+    }
+    // Before opset 7, old exporters left is_test at 0 even for inference; the identity is still
+    // what inference means.
+    return {ctx.input(0)};
+}
+
+Expr cast_to(ConvertContext& ctx, const Expr& x, DataType dtype) {
+    if (ctx.tensor_type(x, "the input").dtype == dtype) return x;
+    auto attrs = make_ref<ops::CastAttrs>();
+    const_cast<ops::CastAttrs*>(attrs.get())->dtype = dtype;
+    return ctx.call("cast", {x}, attrs);
+}
+
+}  // namespace anvil::frontend

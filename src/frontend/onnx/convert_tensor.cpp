@@ -1,0 +1,76 @@
+// Converters of ONNX's constant and shape ops: Constant, Shape, Size, ConstantOfShape.
+#include <algorithm>
+#include <cstring>
+
+#include "frontend/onnx/convert_ops.h"
+
+namespace anvil::frontend {
+
+using graph::Expr;
+
+Exprs convert_constant(ConvertContext& ctx) {
+    if (ctx.has_attr("value")) return {ctx.constant(ctx.attr_tensor("value"))};
+    if (ctx.has_attr("value_float")) {
+        return {ctx.constant_scalar(DataType::float32(), ctx.attr_float("value_float", 0))};
+    }
+    if (ctx.has_attr("value_int")) {
+        return {ctx.constant_scalar(DataType::int64(), double(ctx.attr_int("value_int", 0)))};
+    }
+    if (ctx.has_attr("value_ints")) {
+        std::vector<int64_t> v = ctx.attr_ints("value_ints");
+        return {ctx.constant_int64(v, {static_cast<int64_t>(v.size())})};
+    }
+    if (ctx.has_attr("value_floats")) {
+        std::vector<float> v = ctx.attr_floats("value_floats");
+        runtime::NDArray a = runtime::NDArray::empty({static_cast<int64_t>(v.size())},
+                                                     graph::dl_dtype_of(DataType::float32()));
+        a.copy_from(v);
+        return {ctx.constant(a)};
+    }
+    for (const char* name : {"sparse_value", "value_string", "value_strings"}) {
+        if (ctx.has_attr(name)) ctx.error() << "a Constant given by " << name << " is not supported";
+    }
+    ctx.error() << "the Constant has no value attribute";
+    ANVIL_UNREACHABLE();
+}
+
+// Shape of a static tensor: a constant (opset 15's start/end select a range of dimensions).
+Exprs convert_shape(ConvertContext& ctx) {
+    std::vector<int64_t> shape = ctx.static_shape(ctx.input(0), "the input");
+    auto rank = static_cast<int64_t>(shape.size());
+    int64_t start = ctx.attr_int("start", 0), end = ctx.attr_int("end", rank);
+    if (start < 0) start += rank;
+    if (end < 0) end += rank;
+    start = std::clamp<int64_t>(start, 0, rank);
+    end = std::clamp<int64_t>(end, start, rank);
+    std::vector<int64_t> dims(shape.begin() + start, shape.begin() + end);
+    return {ctx.constant_int64(dims, {static_cast<int64_t>(dims.size())})};
+}
+
+Exprs convert_size(ConvertContext& ctx) {
+    int64_t n = 1;
+    for (int64_t d : ctx.static_shape(ctx.input(0), "the input")) n *= d;
+    return {ctx.constant_int64({n}, {})};
+}
+
+// Integer fills are folded as shape arithmetic; this makes the floating-point ones.
+Exprs convert_constant_of_shape(ConvertContext& ctx) {
+    std::vector<int64_t> shape = ctx.const_ints(ctx.input(0), "the shape");
+    runtime::NDArray value;
+    if (ctx.has_attr("value")) {
+        value = ctx.attr_tensor("value");
+        if (value.num_elements() != 1) ctx.error() << "the value must have one element";
+    } else {
+        value = runtime::NDArray::empty({1}, graph::dl_dtype_of(DataType::float32()));
+        value.copy_from(std::vector<float>{0.0f});
+    }
+    runtime::NDArray out = runtime::NDArray::empty(shape, value.dtype());
+    auto bytes = static_cast<size_t>(runtime::dl_dtype_bytes(value.dtype()));
+    auto* dst = static_cast<uint8_t*>(out.raw_data());
+    for (int64_t i = 0; i < out.num_elements(); ++i) {
+        std::memcpy(dst + i * bytes, value.raw_data(), bytes);
+    }
+    return {ctx.constant(out)};
+}
+
+}  // namespace anvil::frontend

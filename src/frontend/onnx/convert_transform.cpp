@@ -1,0 +1,214 @@
+// Converters of ONNX's data-movement ops: Reshape, Flatten, Transpose, Squeeze, Unsqueeze,
+// Concat, Split, Expand, Tile, Slice, Gather, GatherElements, Pad, DepthToSpace, SpaceToDepth.
+// Operands that say how to move the data (shapes, axes, pads, starts/ends) must be known at
+// import time; they become the op's attributes.
+#include <algorithm>
+
+#include "frontend/onnx/convert_ops.h"
+#include "ops/transform.h"
+
+namespace anvil::frontend {
+
+using graph::Expr;
+
+namespace {
+
+template <typename A>
+std::pair<Ref<graph::Attrs>, A*> new_attrs() {
+    auto attrs = make_ref<A>();
+    return {attrs, const_cast<A*>(attrs.get())};
+}
+
+// Axes given as an attribute before `input_from_opset` and as optional input `index` from then
+// on; empty when neither is given.
+std::vector<int64_t> axes_operand(ConvertContext& ctx, int input_from_opset, size_t index,
+                                  const std::string& attr = "axes") {
+    if (ctx.opset() < input_from_opset) return ctx.attr_ints(attr);
+    Expr a = ctx.optional_input(index);
+    return a.defined() ? ctx.const_ints(a, "the " + attr) : std::vector<int64_t>{};
+}
+
+}  // namespace
+
+Expr reshape_to(ConvertContext& ctx, const Expr& x, const std::vector<int64_t>& shape) {
+    if (runtime::NDArray data = constant_data(x); data.defined()) {
+        runtime::NDArray out = runtime::NDArray::empty(shape, data.dtype());
+        out.copy_from(data.raw_data(), data.nbytes());
+        return ctx.constant(out);
+    }
+    auto [attrs, a] = new_attrs<ops::ReshapeAttrs>();
+    a->newshape = shape;
+    a->allowzero = true;  // the shape is exact
+    return ctx.call("reshape", {x}, attrs);
+}
+
+Exprs convert_reshape(ConvertContext& ctx) {
+    auto [attrs, a] = new_attrs<ops::ReshapeAttrs>();
+    a->newshape = ctx.opset() < 5 ? ctx.attr_ints("shape") : ctx.const_ints(ctx.input(1), "the shape");
+    a->allowzero = ctx.attr_int("allowzero", 0) != 0;
+    return {ctx.call("reshape", {ctx.input(0)}, attrs)};
+}
+
+Exprs convert_flatten(ConvertContext& ctx) {
+    auto [attrs, a] = new_attrs<ops::FlattenAttrs>();
+    a->axis = ctx.attr_int("axis", 1);
+    return {ctx.call("flatten", {ctx.input(0)}, attrs)};
+}
+
+Exprs convert_transpose(ConvertContext& ctx) {
+    auto [attrs, a] = new_attrs<ops::TransposeAttrs>();
+    a->axes = ctx.attr_ints("perm");
+    return {ctx.call("transpose", {ctx.input(0)}, attrs)};
+}
+
+Exprs convert_squeeze(ConvertContext& ctx) {
+    auto [attrs, a] = new_attrs<ops::SqueezeAttrs>();
+    a->axes = axes_operand(ctx, 13, 1);
+    return {ctx.call("squeeze", {ctx.input(0)}, attrs)};
+}
+
+// One expand_dims per axis, ascending, each normalized against the output rank.
+Exprs convert_unsqueeze(ConvertContext& ctx) {
+    Expr x = ctx.input(0);
+    std::vector<int64_t> axes = axes_operand(ctx, 13, 1);
+    if (axes.empty()) ctx.error() << "no axes given";
+    int64_t out_rank = ctx.rank(x) + static_cast<int64_t>(axes.size());
+    for (auto& axis : axes) axis = ctx.normalize_axis(axis, out_rank, "axis");
+    std::sort(axes.begin(), axes.end());
+    if (std::adjacent_find(axes.begin(), axes.end()) != axes.end()) {
+        ctx.error() << "an axis is repeated";
+    }
+    for (int64_t axis : axes) {
+        auto [attrs, a] = new_attrs<ops::ExpandDimsAttrs>();
+        a->axis = axis;
+        x = ctx.call("expand_dims", {x}, attrs);
+    }
+    return {x};
+}
+
+Exprs convert_concat(ConvertContext& ctx) {
+    if (!ctx.has_attr("axis") && ctx.opset() >= 4) ctx.error() << "attribute 'axis' is required";
+    auto [attrs, a] = new_attrs<ops::ConcatenateAttrs>();
+    a->axis = ctx.attr_int("axis", 1);
+    std::vector<Expr> args;
+    for (size_t i = 0; i < ctx.num_inputs(); ++i) args.push_back(ctx.input(i));
+    return {ctx.call("concatenate", args, attrs)};
+}
+
+// Split sizes: attribute `split` before opset 13, optional input 1 from 13; opset 18 adds
+// num_outputs. Without sizes the outputs are equal parts.
+Exprs convert_split(ConvertContext& ctx) {
+    Expr x = ctx.input(0);
+    auto [attrs, a] = new_attrs<ops::SplitAttrs>();
+    a->axis = ctx.normalize_axis(ctx.attr_int("axis", 0), ctx.rank(x), "axis");
+    std::vector<int64_t> sizes = axes_operand(ctx, 13, 1, "split");
+    int outputs = ctx.node().output_size();
+    if (!sizes.empty()) {
+        if (static_cast<int>(sizes.size()) != outputs) {
+            ctx.error() << "split has " << sizes.size() << " sizes for " << outputs << " outputs";
+        }
+        int64_t at = 0;
+        for (size_t i = 0; i + 1 < sizes.size(); ++i) a->indices.push_back(at += sizes[i]);
+    } else {
+        a->sections = ctx.attr_int("num_outputs", outputs);
+    }
+    Expr parts = ctx.call("split", {x}, attrs);
+    Exprs outs;
+    for (int i = 0; i < outputs; ++i) outs.push_back(graph::make_tuple_get_item(parts, i, ctx.loc()));
+    return outs;
+}
+
+Exprs convert_expand(ConvertContext& ctx) {
+    auto [attrs, a] = new_attrs<ops::BroadcastToAttrs>();
+    a->shape = ctx.const_ints(ctx.input(1), "the shape");
+    return {ctx.call("broadcast_to", {ctx.input(0)}, attrs)};
+}
+
+Exprs convert_tile(ConvertContext& ctx) {
+    auto [attrs, a] = new_attrs<ops::TileAttrs>();
+    a->reps = ctx.const_ints(ctx.input(1), "the repeats");
+    return {ctx.call("tile", {ctx.input(0)}, attrs)};
+}
+
+// Starts/ends/axes are attributes before opset 10, inputs (with steps) from 10 on.
+Exprs convert_slice(ConvertContext& ctx) {
+    auto [attrs, a] = new_attrs<ops::StridedSliceAttrs>();
+    if (ctx.opset() < 10) {
+        a->begin = ctx.attr_ints("starts");
+        a->end = ctx.attr_ints("ends");
+        a->axes = ctx.attr_ints("axes");
+    } else {
+        a->begin = ctx.const_ints(ctx.input(1), "the starts");
+        a->end = ctx.const_ints(ctx.input(2), "the ends");
+        if (Expr axes = ctx.optional_input(3); axes.defined()) a->axes = ctx.const_ints(axes, "the axes");
+        if (Expr steps = ctx.optional_input(4); steps.defined()) {
+            a->strides = ctx.const_ints(steps, "the steps");
+        }
+    }
+    return {ctx.call("strided_slice", {ctx.input(0)}, attrs)};
+}
+
+Exprs convert_gather(ConvertContext& ctx) {
+    auto [attrs, a] = new_attrs<ops::TakeAttrs>();
+    a->axis = ctx.attr_int("axis", 0);
+    return {ctx.call("take", {ctx.input(0), ctx.input(1)}, attrs)};
+}
+
+Exprs convert_gather_elements(ConvertContext& ctx) {
+    auto [attrs, a] = new_attrs<ops::GatherElementsAttrs>();
+    a->axis = ctx.attr_int("axis", 0);
+    return {ctx.call("gather_elements", {ctx.input(0), ctx.input(1)}, attrs)};
+}
+
+// Pads: attribute `pads` (`paddings` in opset 1) before opset 11, input 1 from 11 (with input 3,
+// axes, from 18); ONNX's [b0, b1, ..., e0, e1, ...] becomes pad_width [b0, e0, b1, e1, ...].
+Exprs convert_pad(ConvertContext& ctx) {
+    Expr x = ctx.input(0);
+    int64_t rank = ctx.rank(x);
+    auto [attrs, a] = new_attrs<ops::PadAttrs>();
+    a->mode = ctx.attr_string("mode", "constant");
+    if (a->mode != "constant" && a->mode != "reflect" && a->mode != "edge" &&
+        !(a->mode == "wrap" && ctx.opset() >= 19)) {
+        ctx.error() << "mode '" << a->mode << "' is not supported (constant, reflect, edge, wrap)";
+    }
+    std::vector<int64_t> pads, axes;
+    if (ctx.opset() < 11) {
+        pads = ctx.attr_ints(ctx.opset() < 2 ? "paddings" : "pads");
+        a->pad_value = ctx.attr_float("value", 0.0f);
+    } else {
+        pads = ctx.const_ints(ctx.input(1), "the pads");
+        if (Expr v = ctx.optional_input(2); v.defined()) {
+            a->pad_value = ctx.const_scalar(v, "the constant value");
+        }
+        if (Expr ax = ctx.optional_input(3); ax.defined()) axes = ctx.const_ints(ax, "the axes");
+    }
+    if (axes.empty()) {
+        for (int64_t i = 0; i < rank; ++i) axes.push_back(i);
+    }
+    if (pads.size() != 2 * axes.size()) {
+        ctx.error() << "pads has " << pads.size() << " values for " << axes.size() << " axes";
+    }
+    a->pad_width.assign(2 * rank, 0);
+    for (size_t i = 0; i < axes.size(); ++i) {
+        int64_t axis = ctx.normalize_axis(axes[i], rank, "axis");
+        a->pad_width[2 * axis] = pads[i];
+        a->pad_width[2 * axis + 1] = pads[i + axes.size()];
+    }
+    return {ctx.call("pad", {x}, attrs)};
+}
+
+Exprs convert_depth_to_space(ConvertContext& ctx) {
+    auto [attrs, a] = new_attrs<ops::DepthToSpaceAttrs>();
+    a->blocksize = ctx.attr_int("blocksize", 0);
+    a->mode = ctx.attr_string("mode", "DCR");
+    if (a->mode != "DCR" && a->mode != "CRD") ctx.error() << "mode '" << a->mode << "' is unknown";
+    return {ctx.call("depth_to_space", {ctx.input(0)}, attrs)};
+}
+
+Exprs convert_space_to_depth(ConvertContext& ctx) {
+    auto [attrs, a] = new_attrs<ops::SpaceToDepthAttrs>();
+    a->blocksize = ctx.attr_int("blocksize", 0);
+    return {ctx.call("space_to_depth", {ctx.input(0)}, attrs)};
+}
+
+}  // namespace anvil::frontend

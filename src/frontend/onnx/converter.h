@@ -1,0 +1,123 @@
+// The importer's converter interface (internal to frontend/onnx).
+//
+// A converter turns one ONNX node into graph expressions, one per node output it supports (a
+// converter may return fewer than the node has, e.g. Dropout's mask; a later use of a missing
+// output is an error naming it). All converters are listed in ONE table (converter_table.cpp),
+// keyed by op type and the opset range whose semantics they implement.
+//
+// Integer tensors whose values are known at import time (Shape of a static tensor, initializers,
+// Constant nodes) are graph Constants; the shape-math converters evaluate on them directly (see
+// shape_eval.h), so PyTorch's Shape → Gather → Unsqueeze → Concat → Reshape chains fold here.
+#pragma once
+
+#include <onnx/onnx_pb.h>  // ONNX_ML=1 (CMake): the onnx-ml.pb.h that libonnx_proto has
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frontend/onnx/from_onnx.h"
+#include "graph/expr.h"
+#include "support/error.h"
+
+namespace anvil::frontend {
+
+class ConvertContext;
+using ConvertFn = std::vector<graph::Expr> (*)(ConvertContext& ctx);
+
+// The newest opset whose changes the converter ranges take into account; a model of a newer
+// opset is refused rather than imported with semantics that may have changed.
+constexpr int kNewestOpset = 22;
+
+struct Converter {
+    const char* op_type;
+    int min_opset;  // inclusive
+    int max_opset;  // inclusive
+    ConvertFn convert;
+};
+
+// The one table of converters.
+const std::vector<Converter>& converter_table();
+
+// The importer's view of the node being converted.
+class ConvertContext {
+public:
+    ConvertContext(const ::onnx::NodeProto& node, int opset, SourceLoc loc,
+                   std::vector<graph::Expr> inputs, std::string base_dir)
+        : node_(node),
+          opset_(opset),
+          loc_(std::move(loc)),
+          inputs_(std::move(inputs)),
+          base_dir_(std::move(base_dir)) {}
+
+    const ::onnx::NodeProto& node() const { return node_; }
+    int opset() const { return opset_; }
+    const SourceLoc& loc() const { return loc_; }
+
+    // Inputs: `input` requires input i to be given; `optional_input` is undefined when the node
+    // omits it (absent, or named "").
+    size_t num_inputs() const { return inputs_.size(); }
+    const graph::Expr& input(size_t i) const;
+    graph::Expr optional_input(size_t i) const;
+    const std::vector<graph::Expr>& inputs() const { return inputs_; }
+
+    // Attributes, with the default used when the node does not set one. A present attribute of
+    // the wrong kind is a UserError.
+    bool has_attr(const std::string& name) const;
+    int64_t attr_int(const std::string& name, int64_t fallback) const;
+    float attr_float(const std::string& name, float fallback) const;
+    std::string attr_string(const std::string& name, const std::string& fallback) const;
+    std::vector<int64_t> attr_ints(const std::string& name,
+                                   const std::vector<int64_t>& fallback = {}) const;
+    std::vector<float> attr_floats(const std::string& name) const;
+    runtime::NDArray attr_tensor(const std::string& name) const;  // required
+    const ::onnx::AttributeProto* find_attr(const std::string& name) const;
+
+    // The tensor type of `e`; `what` names it in the error ("input 0").
+    const graph::TensorType& tensor_type(const graph::Expr& e, const std::string& what) const;
+    // Its static shape; UserError when a dimension is symbolic.
+    std::vector<int64_t> static_shape(const graph::Expr& e, const std::string& what) const;
+    // Its rank.
+    int64_t rank(const graph::Expr& e) const;
+    // The integer values of a constant tensor (int8..int64, uint, bool); UserError saying that
+    // `what` must be known at import time otherwise.
+    std::vector<int64_t> const_ints(const graph::Expr& e, const std::string& what) const;
+    // The floating-point value of a one-element constant; UserError otherwise.
+    double const_scalar(const graph::Expr& e, const std::string& what) const;
+
+    // A call of the op named `op` (ops.def) at this node's location.
+    graph::Expr call(const std::string& op, std::vector<graph::Expr> args,
+                     Ref<graph::Attrs> attrs = nullptr) const;
+    // Constants at this node's location.
+    graph::Expr constant_int64(const std::vector<int64_t>& values,
+                               const std::vector<int64_t>& shape) const;
+    graph::Expr constant_scalar(DataType dtype, double value) const;
+    graph::Expr constant(runtime::NDArray data) const;
+
+    // `axis` (possibly negative) normalised into [0, rank); UserError naming `what` otherwise.
+    int64_t normalize_axis(int64_t axis, int64_t rank, const std::string& what) const;
+
+    // Raises "<loc>: <message>" (stream the message).
+    detail::ErrorBuilder<UserError> error() const { return user_error(loc_); }
+
+private:
+    const ::onnx::NodeProto& node_;
+    int opset_;
+    SourceLoc loc_;
+    std::vector<graph::Expr> inputs_;
+    std::string base_dir_;
+};
+
+// ---- element types and tensors (tensor_proto.cpp) ---------------------------------------------
+
+// The DataType of an ONNX TensorProto element type; nullopt when Anvil has none (string,
+// complex, float8).
+std::optional<DataType> dtype_from_onnx(int elem_type);
+// ONNX's name of an element type ("FLOAT", "STRING", ...) for messages.
+std::string onnx_dtype_name(int elem_type);
+// "[3, 3]", for messages.
+std::string ints_str(const std::vector<int64_t>& values);
+// The data of `e` when it is a Constant, else an undefined NDArray.
+runtime::NDArray constant_data(const graph::Expr& e);
+
+}  // namespace anvil::frontend

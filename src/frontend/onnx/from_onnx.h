@@ -1,0 +1,57 @@
+// The ONNX front end: an ONNX model → a graph IRModule.
+//
+// The module's "main" takes the graph's inputs (those that are not initializers) as parameters,
+// in the model's order, and returns its outputs (a tuple when there are several). Initializers
+// become graph Constants, so constant folding sees the weights. Every call carries the SourceLoc
+// of the ONNX node it came from (model file, node name, op type, opset), so an error raised by an
+// op's type rule names the model node.
+//
+// Shape arithmetic on static shapes (Shape → Gather → Unsqueeze → Concat → Reshape, as PyTorch
+// exports it) is evaluated during import, so such subgraphs arrive as constants; nothing else is
+// evaluated here (general constant folding is a graph pass).
+//
+// Errors are UserErrors: an unreadable, malformed or truncated file names the file; an op,
+// attribute value or element type the importer does not support names the node, its op type and
+// the opset: `model.onnx: node 'Conv_12' (Conv, opset 13): ...`.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "graph/module.h"
+#include "runtime/ndarray.h"
+
+namespace onnx {
+class ModelProto;
+class TensorProto;
+}  // namespace onnx
+
+namespace anvil::frontend {
+
+struct ImportOptions {
+    // Input name → shape; replaces the model's declared shape (symbolic or not) of that input.
+    // Naming an input the model does not have is an error.
+    std::map<std::string, std::vector<int64_t>> input_shapes;
+};
+
+// Imports the model at `path`. External-data tensors are read relative to its directory.
+graph::IRModule from_onnx(const std::string& path, const ImportOptions& options = {});
+// Imports a parsed model. `model_path` names the model in messages and locates external data
+// (its directory); empty means "<memory>" and the current directory.
+graph::IRModule from_onnx(const ::onnx::ModelProto& model, const ImportOptions& options = {},
+                          const std::string& model_path = "");
+// Imports a serialized model.
+graph::IRModule from_onnx_bytes(std::string_view bytes, const ImportOptions& options = {},
+                                const std::string& model_path = "");
+
+// Reads a serialized TensorProto (an ONNX test_data_set's input_K.pb / output_K.pb).
+runtime::NDArray read_tensor_pb(const std::string& path);
+// The value of a TensorProto; external data is read relative to `base_dir`. Errors are raised at
+// `loc` and name `what` (e.g. "initializer 'fc.weight'").
+runtime::NDArray tensor_from_proto(const ::onnx::TensorProto& tensor, const std::string& base_dir,
+                                   const SourceLoc& loc, const std::string& what);
+
+}  // namespace anvil::frontend

@@ -1,0 +1,264 @@
+// The importer: parses the model, makes parameters of its inputs and constants of its
+// initializers, converts the nodes in order through the converter table, and returns "main".
+#include <google/protobuf/io/coded_stream.h>
+
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <unordered_map>
+
+#include "frontend/onnx/converter.h"
+#include "frontend/onnx/from_onnx.h"
+#include "frontend/onnx/shape_eval.h"
+
+namespace anvil::frontend {
+
+namespace {
+
+using ::onnx::ModelProto;
+using ::onnx::NodeProto;
+using ::onnx::ValueInfoProto;
+
+std::string opset_range(const Converter& c) {
+    std::string out = std::to_string(c.min_opset);
+    out += '-';
+    out += std::to_string(c.max_opset);
+    return out;
+}
+
+class Importer {
+public:
+    Importer(const ModelProto& model, const ImportOptions& options, const std::string& path)
+        : model_(model), options_(options) {
+        file_ = path.empty() ? "<memory>" : path;
+        base_dir_ = path.empty() ? "" : std::filesystem::path(path).parent_path().string();
+    }
+
+    graph::IRModule run() {
+        SourceLoc model_loc{.file = file_};
+        if (!model_.has_graph()) user_error(model_loc) << "the model has no graph";
+        opset_ = default_opset();
+        const auto& g = model_.graph();
+
+        for (const auto& t : g.initializer()) {
+            SourceLoc loc{.file = file_};
+            std::string what = "initializer '" + t.name() + "'";
+            values_[t.name()] =
+                graph::make_constant(tensor_from_proto(t, base_dir_, loc, what), loc);
+        }
+        if (g.sparse_initializer_size()) {
+            user_error(model_loc) << "sparse initializers are not supported";
+        }
+        std::vector<Ref<graph::Var>> params = make_params(g);
+
+        for (int i = 0; i < g.node_size(); ++i) convert_node(g.node(i), i);
+
+        std::vector<graph::Expr> outputs;
+        for (const auto& o : g.output()) outputs.push_back(lookup(o.name(), model_loc, "output"));
+        if (outputs.empty()) user_error(model_loc) << "the graph has no outputs";
+        graph::Expr body = outputs.size() == 1 ? outputs[0] : graph::make_tuple(outputs, model_loc);
+        graph::IRModule mod;
+        mod.functions["main"] = graph::make_function(params, body, false, model_loc);
+        return mod;
+    }
+
+private:
+    // The opset of the default ("" / "ai.onnx") domain.
+    int default_opset() const {
+        for (const auto& o : model_.opset_import()) {
+            if (o.domain().empty() || o.domain() == "ai.onnx") return static_cast<int>(o.version());
+        }
+        // Models before IR version 3 have no opset_import and mean opset 1.
+        return 1;
+    }
+
+    graph::Type input_type(const ValueInfoProto& v, const SourceLoc& loc) {
+        std::string what = "input '" + v.name() + "'";
+        if (!v.type().has_tensor_type()) user_error(loc) << what << " is not a tensor";
+        const auto& tt = v.type().tensor_type();
+        std::optional<DataType> dtype = dtype_from_onnx(tt.elem_type());
+        if (!dtype) {
+            user_error(loc) << what << " has element type " << onnx_dtype_name(tt.elem_type())
+                            << ", which Anvil does not support";
+        }
+        auto override_it = options_.input_shapes.find(v.name());
+        if (override_it != options_.input_shapes.end()) {
+            const auto& shape = override_it->second;
+            if (tt.has_shape() && tt.shape().dim_size() != static_cast<int>(shape.size())) {
+                user_error(loc) << what << " has rank " << tt.shape().dim_size()
+                                << ", the given input shape has rank " << shape.size();
+            }
+            for (int64_t d : shape) {
+                if (d < 0) user_error(loc) << what << ": the given shape has a negative dimension";
+            }
+            return graph::make_tensor_type(shape, *dtype);
+        }
+        if (!tt.has_shape()) {
+            user_error(loc) << what << " has no declared shape; give its shape (--input-shapes "
+                            << v.name() << ":[...])";
+        }
+        std::vector<PrimExpr> dims;
+        for (int i = 0; i < tt.shape().dim_size(); ++i) {
+            const auto& d = tt.shape().dim(i);
+            if (d.has_dim_value()) {
+                dims.push_back(make_int(DataType::int64(), d.dim_value()));
+            } else if (d.has_dim_param() && !d.dim_param().empty()) {
+                // Symbolic dimensions of the same name are the same variable.
+                auto [it, fresh] = dim_vars_.try_emplace(d.dim_param());
+                if (fresh) it->second = make_var(d.dim_param(), DataType::int64());
+                dims.push_back(it->second);
+            } else {
+                user_error(loc) << what << " has an unknown dimension " << i
+                                << "; give its shape (--input-shapes " << v.name() << ":[...])";
+            }
+        }
+        return graph::make_tensor_type(std::move(dims), *dtype);
+    }
+
+    std::vector<Ref<graph::Var>> make_params(const ::onnx::GraphProto& g) {
+        SourceLoc loc{.file = file_};
+        std::set<std::string> names;
+        std::vector<Ref<graph::Var>> params;
+        for (const auto& v : g.input()) {
+            names.insert(v.name());
+            // Before IR version 4, initializers are listed as inputs too; they are constants.
+            if (values_.count(v.name())) continue;
+            auto var = graph::make_var(v.name(), input_type(v, loc), loc);
+            values_[v.name()] = var;
+            params.push_back(var);
+        }
+        for (const auto& [name, shape] : options_.input_shapes) {
+            if (!names.count(name) || !values_[name].is<graph::Var>()) {
+                std::string list;
+                for (const auto& p : params) list += (list.empty() ? "'" : ", '") + p->name + "'";
+                user_error(loc) << "input shape given for '" << name
+                                << "', which is not an input of the model (its inputs: " << list
+                                << ")";
+            }
+        }
+        return params;
+    }
+
+    graph::Expr lookup(const std::string& name, const SourceLoc& loc, const std::string& what) {
+        auto it = values_.find(name);
+        if (it != values_.end()) return it->second;
+        auto dropped = dropped_.find(name);
+        if (dropped != dropped_.end()) {
+            user_error(loc) << what << " '" << name << "' is " << dropped->second
+                            << ", which the importer does not support";
+        }
+        user_error(loc) << what << " '" << name
+                        << "' is neither a graph input, an initializer nor the output of an "
+                           "earlier node";
+        ANVIL_UNREACHABLE();
+    }
+
+    const Converter* find_converter(const NodeProto& node, const SourceLoc& loc) const {
+        const Converter* any = nullptr;
+        for (const auto& c : converter_table()) {
+            if (node.op_type() != c.op_type) continue;
+            if (opset_ >= c.min_opset && opset_ <= c.max_opset) return &c;
+            any = &c;
+        }
+        if (any) {
+            std::string ranges;
+            for (const auto& c : converter_table()) {
+                if (node.op_type() == c.op_type) ranges += (ranges.empty() ? "" : ", ") + opset_range(c);
+            }
+            user_error(loc) << "op " << node.op_type() << " is supported only for opsets " << ranges;
+        }
+        user_error(loc) << "op " << node.op_type() << " is not supported";
+        ANVIL_UNREACHABLE();
+    }
+
+    void convert_node(const NodeProto& node, int index) {
+        // An unnamed node is named by its position, as "#12".
+        std::string name = node.name();
+        if (name.empty()) name.append("#").append(std::to_string(index));
+        SourceLoc loc{.file = file_, .node_name = name, .op_type = node.op_type(), .opset = opset_};
+        if (!node.domain().empty() && node.domain() != "ai.onnx") {
+            user_error(loc) << "op " << node.op_type() << " of domain '" << node.domain()
+                            << "' is not supported";
+        }
+        std::vector<graph::Expr> inputs;
+        for (const auto& name : node.input()) {
+            inputs.push_back(name.empty() ? graph::Expr() : lookup(name, loc, "input"));
+        }
+        ConvertContext ctx(node, opset_, loc, std::move(inputs), base_dir_);
+        std::vector<graph::Expr> outs;
+        try {
+            if (auto folded = fold_shape_node(ctx)) {
+                outs = std::move(*folded);
+            } else {
+                outs = find_converter(node, loc)->convert(ctx);
+            }
+        } catch (const UserError& e) {
+            // Errors from helpers that do not know the node (tensor allocation, ...) get its
+            // location; those raised at the node's location already carry it.
+            std::string where = loc.str();
+            std::string msg = e.what();
+            if (msg.rfind(where, 0) == 0) throw;
+            throw UserError(where + ": " + msg);
+        }
+        for (int i = 0; i < node.output_size(); ++i) {
+            const std::string& out_name = node.output(i);
+            if (out_name.empty()) continue;
+            if (i < static_cast<int>(outs.size()) && outs[i].defined()) {
+                values_[out_name] = outs[i];
+            } else {
+                std::string what = "output ";
+                what.append(std::to_string(i)).append(" of node '").append(loc.node_name);
+                dropped_[out_name] = what.append("' (").append(node.op_type()).append(")");
+            }
+        }
+    }
+
+    const ModelProto& model_;
+    const ImportOptions& options_;
+    std::string file_;
+    std::string base_dir_;
+    int opset_ = 1;
+    std::unordered_map<std::string, graph::Expr> values_;
+    std::unordered_map<std::string, std::string> dropped_;  // outputs no converter produced
+    std::unordered_map<std::string, Ref<Var>> dim_vars_;
+};
+
+bool parse_model(const void* data, size_t size, ModelProto* model) {
+    if (size > static_cast<size_t>(std::numeric_limits<int>::max())) return false;
+    google::protobuf::io::CodedInputStream stream(static_cast<const uint8_t*>(data),
+                                                  static_cast<int>(size));
+    stream.SetTotalBytesLimit(std::numeric_limits<int>::max());
+    return model->ParseFromCodedStream(&stream) && stream.ConsumedEntireMessage();
+}
+
+}  // namespace
+
+graph::IRModule from_onnx(const ModelProto& model, const ImportOptions& options,
+                          const std::string& model_path) {
+    return Importer(model, options, model_path).run();
+}
+
+graph::IRModule from_onnx_bytes(std::string_view bytes, const ImportOptions& options,
+                                const std::string& model_path) {
+    ModelProto model;
+    if (!parse_model(bytes.data(), bytes.size(), &model)) {
+        user_error() << (model_path.empty() ? "<memory>" : model_path)
+                     << ": not a valid ONNX model (the protobuf is truncated or malformed)";
+    }
+    return from_onnx(model, options, model_path);
+}
+
+graph::IRModule from_onnx(const std::string& path, const ImportOptions& options) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+        user_error() << path << ": is a directory, not an ONNX model file";
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) user_error() << path << ": cannot open the model file";
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.bad()) user_error() << path << ": cannot read the model file";
+    return from_onnx_bytes(bytes, options, path);
+}
+
+}  // namespace anvil::frontend

@@ -1,0 +1,381 @@
+// Import-time integer shape arithmetic; see shape_eval.h.
+#include "frontend/onnx/shape_eval.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <numeric>
+
+namespace anvil::frontend {
+
+namespace {
+
+// Shape arithmetic tensors are small; a bigger integer constant is data, not a shape.
+constexpr int64_t kMaxElements = 1 << 20;
+
+struct IntTensor {
+    std::vector<int64_t> shape;
+    std::vector<int64_t> data;  // row-major, widened to int64
+    DataType dtype;
+};
+
+int64_t count_of(const std::vector<int64_t>& shape) {
+    return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
+}
+
+std::vector<int64_t> strides_of(const std::vector<int64_t>& shape) {
+    std::vector<int64_t> s(shape.size(), 1);
+    for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i) s[i] = s[i + 1] * shape[i + 1];
+    return s;
+}
+
+std::optional<IntTensor> int_tensor_of(const ConvertContext& ctx, const graph::Expr& e) {
+    runtime::NDArray data = constant_data(e);
+    if (!data.defined() || data.num_elements() > kMaxElements) return std::nullopt;
+    DataType dt = graph::dtype_of(data.dtype());
+    if (!dt.is_integer() && !dt.is_bool()) return std::nullopt;
+    return IntTensor{{data.shape().begin(), data.shape().end()}, ctx.const_ints(e, "input"), dt};
+}
+
+graph::Expr expr_of(const ConvertContext& ctx, const IntTensor& t) {
+    runtime::NDArray a = runtime::NDArray::empty(t.shape, graph::dl_dtype_of(t.dtype));
+    auto* p = static_cast<uint8_t*>(a.raw_data());
+    for (size_t i = 0; i < t.data.size(); ++i) {
+        int64_t v = t.data[i];
+        if (t.dtype.is_bool()) v = v != 0;
+        // Little-endian: the low bytes of the int64 are the narrower integer.
+        std::memcpy(p + i * t.dtype.bytes(), &v, t.dtype.bytes());
+    }
+    return ctx.constant(a);
+}
+
+// Element of `t` at output index `idx` of a broadcast result of rank `rank`.
+int64_t broadcast_at(const IntTensor& t, const std::vector<int64_t>& idx) {
+    size_t off = idx.size() - t.shape.size();
+    int64_t flat = 0;
+    for (size_t d = 0; d < t.shape.size(); ++d) {
+        flat = flat * t.shape[d] + (t.shape[d] == 1 ? 0 : idx[off + d]);
+    }
+    return t.data[flat];
+}
+
+std::vector<int64_t> broadcast_shapes(const ConvertContext& ctx,
+                                      const std::vector<const IntTensor*>& ts) {
+    size_t rank = 0;
+    for (const auto* t : ts) rank = std::max(rank, t->shape.size());
+    std::vector<int64_t> out(rank, 1);
+    for (const auto* t : ts) {
+        size_t off = rank - t->shape.size();
+        for (size_t d = 0; d < t->shape.size(); ++d) {
+            int64_t& o = out[off + d];
+            if (t->shape[d] == o || t->shape[d] == 1) continue;
+            if (o != 1) ctx.error() << "operand shapes do not broadcast";
+            o = t->shape[d];
+        }
+    }
+    return out;
+}
+
+// out[i] = f(operands at i) with numpy broadcasting.
+IntTensor map_broadcast(const ConvertContext& ctx, const std::vector<const IntTensor*>& ts,
+                        DataType dtype,
+                        const std::function<int64_t(const std::vector<int64_t>&)>& f) {
+    IntTensor out{broadcast_shapes(ctx, ts), {}, dtype};
+    int64_t n = count_of(out.shape);
+    if (n > kMaxElements) ctx.error() << "shape arithmetic result too large";
+    std::vector<int64_t> idx(out.shape.size(), 0), args(ts.size());
+    for (int64_t i = 0; i < n; ++i) {
+        for (size_t k = 0; k < ts.size(); ++k) args[k] = broadcast_at(*ts[k], idx);
+        out.data.push_back(f(args));
+        for (int d = static_cast<int>(idx.size()) - 1; d >= 0; --d) {
+            if (++idx[d] < out.shape[d]) break;
+            idx[d] = 0;
+        }
+    }
+    return out;
+}
+
+std::optional<int64_t> binary(const std::string& op, int64_t a, int64_t b,
+                              const ConvertContext& ctx) {
+    if (op == "Add") return a + b;
+    if (op == "Sub") return a - b;
+    if (op == "Mul") return a * b;
+    if (op == "Div" || op == "Mod") {
+        if (b == 0) ctx.error() << "integer division by zero in shape arithmetic";
+        if (op == "Div") return a / b;
+        // ONNX Mod with fmod=0 takes the sign of the divisor (Python's %).
+        int64_t r = a % b;
+        if (ctx.attr_int("fmod", 0) == 0 && r != 0 && ((r < 0) != (b < 0))) r += b;
+        return r;
+    }
+    if (op == "Max") return std::max(a, b);
+    if (op == "Min") return std::min(a, b);
+    if (op == "Equal") return a == b;
+    if (op == "Less") return a < b;
+    if (op == "Greater") return a > b;
+    if (op == "LessOrEqual") return a <= b;
+    if (op == "GreaterOrEqual") return a >= b;
+    if (op == "And") return a && b;
+    if (op == "Or") return a || b;
+    return std::nullopt;
+}
+
+bool is_comparison(const std::string& op) {
+    return op == "Equal" || op == "Less" || op == "Greater" || op == "LessOrEqual" ||
+           op == "GreaterOrEqual";
+}
+
+// Unsqueeze/Squeeze/Reduce axes: an attribute before opset 13, an input from 13 on.
+std::vector<int64_t> axes_of(ConvertContext& ctx, const std::vector<std::optional<IntTensor>>& in,
+                             int input_from_opset) {
+    if (ctx.opset() < input_from_opset) return ctx.attr_ints("axes");
+    return in.size() > 1 && in[1] ? in[1]->data : std::vector<int64_t>{};
+}
+
+IntTensor gather(ConvertContext& ctx, const IntTensor& data, const IntTensor& indices) {
+    int64_t rank = static_cast<int64_t>(data.shape.size());
+    int64_t axis = ctx.normalize_axis(ctx.attr_int("axis", 0), rank, "axis");
+    IntTensor out{{}, {}, data.dtype};
+    out.shape.assign(data.shape.begin(), data.shape.begin() + axis);
+    out.shape.insert(out.shape.end(), indices.shape.begin(), indices.shape.end());
+    out.shape.insert(out.shape.end(), data.shape.begin() + axis + 1, data.shape.end());
+    int64_t outer = count_of({data.shape.begin(), data.shape.begin() + axis});
+    int64_t inner = count_of({data.shape.begin() + axis + 1, data.shape.end()});
+    int64_t dim = data.shape[axis];
+    for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t idx : indices.data) {
+            if (idx < -dim || idx >= dim) {
+                ctx.error() << "index " << idx << " is out of range for a dimension of " << dim;
+            }
+            if (idx < 0) idx += dim;
+            for (int64_t i = 0; i < inner; ++i) {
+                out.data.push_back(data.data[(o * dim + idx) * inner + i]);
+            }
+        }
+    }
+    return out;
+}
+
+IntTensor concat(ConvertContext& ctx, const std::vector<std::optional<IntTensor>>& in) {
+    int64_t rank = static_cast<int64_t>(in[0]->shape.size());
+    int64_t axis = ctx.normalize_axis(ctx.attr_int("axis", 0), rank, "axis");
+    IntTensor out{in[0]->shape, {}, in[0]->dtype};
+    out.shape[axis] = 0;
+    for (const auto& t : in) {
+        if (static_cast<int64_t>(t->shape.size()) != rank) ctx.error() << "inputs differ in rank";
+        out.shape[axis] += t->shape[axis];
+    }
+    int64_t outer = count_of({out.shape.begin(), out.shape.begin() + axis});
+    for (int64_t o = 0; o < outer; ++o) {
+        for (const auto& t : in) {
+            int64_t chunk = count_of({t->shape.begin() + axis, t->shape.end()});
+            out.data.insert(out.data.end(), t->data.begin() + o * chunk,
+                            t->data.begin() + (o + 1) * chunk);
+        }
+    }
+    return out;
+}
+
+IntTensor slice(ConvertContext& ctx, const std::vector<std::optional<IntTensor>>& in) {
+    const IntTensor& x = *in[0];
+    int64_t rank = static_cast<int64_t>(x.shape.size());
+    std::vector<int64_t> starts, ends, axes, steps;
+    if (ctx.opset() < 10) {
+        starts = ctx.attr_ints("starts");
+        ends = ctx.attr_ints("ends");
+        axes = ctx.attr_ints("axes");
+    } else {
+        starts = in[1]->data;
+        ends = in[2]->data;
+        if (in.size() > 3 && in[3]) axes = in[3]->data;
+        if (in.size() > 4 && in[4]) steps = in[4]->data;
+    }
+    if (axes.empty()) {
+        for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
+    }
+    if (steps.empty()) steps.assign(starts.size(), 1);
+    std::vector<int64_t> begin(rank, 0), step(rank, 1), len = x.shape;
+    for (size_t i = 0; i < axes.size(); ++i) {
+        int64_t a = ctx.normalize_axis(axes[i], rank, "axis");
+        int64_t dim = x.shape[a], s = steps[i];
+        if (s == 0) ctx.error() << "slice step 0";
+        // ONNX's clamping: [0, dim] for a positive step; [0, dim - 1] for the start and
+        // [-1, dim - 1] for the end with a negative step.
+        auto clamp = [&](int64_t v, bool is_end) {
+            if (v < 0) v += dim;
+            if (s > 0) return std::clamp<int64_t>(v, 0, dim);
+            return std::clamp<int64_t>(v, is_end ? -1 : 0, dim - 1);
+        };
+        int64_t b = clamp(starts[i], false), e = clamp(ends[i], true);
+        begin[a] = b;
+        step[a] = s;
+        len[a] = s > 0 ? std::max<int64_t>(0, (e - b + s - 1) / s)
+                       : std::max<int64_t>(0, (b - e + (-s) - 1) / (-s));
+    }
+    IntTensor out{len, {}, x.dtype};
+    std::vector<int64_t> xs = strides_of(x.shape), idx(rank, 0);
+    for (int64_t n = count_of(len), i = 0; i < n; ++i) {
+        int64_t flat = 0;
+        for (int64_t d = 0; d < rank; ++d) flat += (begin[d] + idx[d] * step[d]) * xs[d];
+        out.data.push_back(x.data[flat]);
+        for (int64_t d = rank - 1; d >= 0; --d) {
+            if (++idx[d] < len[d]) break;
+            idx[d] = 0;
+        }
+    }
+    return out;
+}
+
+std::vector<int64_t> reshape_target(ConvertContext& ctx, const std::vector<int64_t>& in_shape,
+                                    std::vector<int64_t> shape, bool allowzero) {
+    int64_t known = 1, infer = -1;
+    for (size_t i = 0; i < shape.size(); ++i) {
+        if (shape[i] == 0 && !allowzero) {
+            if (i >= in_shape.size()) ctx.error() << "shape entry 0 copies a missing dimension";
+            shape[i] = in_shape[i];
+        }
+        if (shape[i] == -1) {
+            if (infer >= 0) ctx.error() << "the target shape has more than one -1";
+            infer = static_cast<int64_t>(i);
+        } else {
+            known *= shape[i];
+        }
+    }
+    int64_t total = count_of(in_shape);
+    if (infer >= 0) {
+        if (known == 0 || total % known) ctx.error() << "cannot infer the -1 of the target shape";
+        shape[infer] = total / known;
+    } else if (known != total) {
+        ctx.error() << "cannot reshape " << total << " elements into " << known;
+    }
+    return shape;
+}
+
+}  // namespace
+
+std::optional<std::vector<graph::Expr>> fold_shape_node(ConvertContext& ctx) {
+    const std::string& op = ctx.node().op_type();
+    if (ctx.num_inputs() == 0 && op != "Range") return std::nullopt;
+    std::vector<std::optional<IntTensor>> in;
+    for (const auto& e : ctx.inputs()) {
+        if (!e.defined()) {
+            in.emplace_back();
+            continue;
+        }
+        auto t = int_tensor_of(ctx, e);
+        if (!t) return std::nullopt;
+        in.push_back(std::move(t));
+    }
+    if (!in[0]) return std::nullopt;
+    const IntTensor& x = *in[0];
+    auto one = [&](const IntTensor& t) { return std::vector<graph::Expr>{expr_of(ctx, t)}; };
+
+    if (op == "Identity") return one(x);
+    if (op == "Neg" || op == "Abs" || op == "Not") {
+        IntTensor out = x;
+        for (auto& v : out.data) v = op == "Neg" ? -v : op == "Abs" ? std::abs(v) : !v;
+        return one(out);
+    }
+    if (binary(op, 1, 1, ctx).has_value()) {
+        std::vector<const IntTensor*> ts;
+        for (const auto& t : in) {
+            if (!t) return std::nullopt;
+            ts.push_back(&*t);
+        }
+        if (ts.size() != 2 && op != "Max" && op != "Min") return std::nullopt;
+        DataType dt = is_comparison(op) ? DataType::bool_() : x.dtype;
+        return one(map_broadcast(ctx, ts, dt, [&](const std::vector<int64_t>& a) {
+            int64_t acc = a[0];
+            for (size_t k = 1; k < a.size(); ++k) acc = *binary(op, acc, a[k], ctx);
+            return acc;
+        }));
+    }
+    if (op == "Where" && in.size() == 3 && in[1] && in[2]) {
+        return one(map_broadcast(ctx, {&x, &*in[1], &*in[2]}, in[1]->dtype,
+                                 [](const std::vector<int64_t>& a) { return a[0] ? a[1] : a[2]; }));
+    }
+    if (op == "Gather" && in.size() == 2 && in[1]) return one(gather(ctx, x, *in[1]));
+    if (op == "Concat") {
+        for (const auto& t : in) {
+            if (!t) return std::nullopt;
+        }
+        return one(concat(ctx, in));
+    }
+    if (op == "Slice" && (ctx.opset() < 10 || (in.size() >= 3 && in[1] && in[2]))) {
+        return one(slice(ctx, in));
+    }
+    if (op == "Unsqueeze" || op == "Squeeze") {
+        IntTensor out = x;
+        std::vector<int64_t> axes = axes_of(ctx, in, 13);
+        if (op == "Unsqueeze") {
+            int64_t rank = static_cast<int64_t>(x.shape.size() + axes.size());
+            std::vector<bool> inserted(rank, false);
+            for (int64_t a : axes) inserted[ctx.normalize_axis(a, rank, "axis")] = true;
+            out.shape.clear();
+            for (int64_t d = 0, k = 0; d < rank; ++d) {
+                out.shape.push_back(inserted[d] ? 1 : x.shape[k++]);
+            }
+        } else {
+            int64_t rank = static_cast<int64_t>(x.shape.size());
+            std::vector<bool> removed(rank, axes.empty());
+            for (int64_t a : axes) removed[ctx.normalize_axis(a, rank, "axis")] = true;
+            out.shape.clear();
+            for (int64_t d = 0; d < rank; ++d) {
+                if (removed[d] && x.shape[d] != 1 && !axes.empty()) {
+                    ctx.error() << "cannot squeeze dimension " << d << " of size " << x.shape[d];
+                }
+                if (!(removed[d] && x.shape[d] == 1)) out.shape.push_back(x.shape[d]);
+            }
+        }
+        return one(out);
+    }
+    if (op == "Reshape" && in.size() == 2 && in[1]) {
+        IntTensor out = x;
+        out.shape = reshape_target(ctx, x.shape, in[1]->data, ctx.attr_int("allowzero", 0) != 0);
+        return one(out);
+    }
+    if (op == "Cast") {
+        auto to = dtype_from_onnx(static_cast<int>(ctx.attr_int("to", 0)));
+        if (!to || !(to->is_integer() || to->is_bool())) return std::nullopt;
+        IntTensor out = x;
+        out.dtype = *to;
+        return one(out);
+    }
+    if (op == "Expand" && in.size() == 2 && in[1]) {
+        IntTensor target{in[1]->data, std::vector<int64_t>(count_of(in[1]->data), 0), x.dtype};
+        return one(map_broadcast(ctx, {&x, &target}, x.dtype,
+                                 [](const std::vector<int64_t>& a) { return a[0]; }));
+    }
+    if (op == "Range" && in.size() == 3 && in[1] && in[2]) {
+        int64_t start = x.data.at(0), limit = in[1]->data.at(0), delta = in[2]->data.at(0);
+        if (delta == 0) ctx.error() << "Range with delta 0";
+        IntTensor out{{0}, {}, x.dtype};
+        for (int64_t v = start; delta > 0 ? v < limit : v > limit; v += delta) {
+            out.data.push_back(v);
+            if (static_cast<int64_t>(out.data.size()) > kMaxElements) return std::nullopt;
+        }
+        out.shape[0] = static_cast<int64_t>(out.data.size());
+        return one(out);
+    }
+    if (op == "ConstantOfShape") {
+        // The value's element type decides the result's; only integer fills are shape math.
+        IntTensor out{x.data, {}, DataType::float32()};
+        int64_t fill = 0;
+        if (ctx.has_attr("value")) {
+            graph::Expr v = ctx.constant(ctx.attr_tensor("value"));
+            auto vt = int_tensor_of(ctx, v);
+            if (!vt) return std::nullopt;
+            out.dtype = vt->dtype;
+            fill = vt->data.at(0);
+        } else {
+            return std::nullopt;  // float32 zeros: the converter makes them
+        }
+        if (count_of(out.shape) > kMaxElements) return std::nullopt;
+        out.data.assign(count_of(out.shape), fill);
+        return one(out);
+    }
+    return std::nullopt;
+}
+
+}  // namespace anvil::frontend

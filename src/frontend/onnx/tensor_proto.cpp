@@ -1,0 +1,223 @@
+// ONNX TensorProto → runtime::NDArray: element types, the typed data fields, raw_data and
+// external data, and the reader for test_data_set .pb files.
+#include <google/protobuf/io/coded_stream.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+
+#include "frontend/onnx/converter.h"
+#include "frontend/onnx/from_onnx.h"
+
+namespace anvil::frontend {
+
+using ::onnx::TensorProto;
+
+std::optional<DataType> dtype_from_onnx(int elem_type) {
+    switch (elem_type) {
+        case TensorProto::FLOAT:
+            return DataType::float32();
+        case TensorProto::UINT8:
+            return DataType::uint(8);
+        case TensorProto::INT8:
+            return DataType::int_(8);
+        case TensorProto::UINT16:
+            return DataType::uint(16);
+        case TensorProto::INT16:
+            return DataType::int_(16);
+        case TensorProto::INT32:
+            return DataType::int32();
+        case TensorProto::INT64:
+            return DataType::int64();
+        case TensorProto::BOOL:
+            return DataType::bool_();
+        case TensorProto::FLOAT16:
+            return DataType::float16();
+        case TensorProto::DOUBLE:
+            return DataType::float64();
+        case TensorProto::UINT32:
+            return DataType::uint(32);
+        case TensorProto::UINT64:
+            return DataType::uint(64);
+        case TensorProto::BFLOAT16:
+            return DataType::bfloat16();
+        default:
+            return std::nullopt;
+    }
+}
+
+std::string onnx_dtype_name(int elem_type) {
+    if (TensorProto::DataType_IsValid(elem_type)) {
+        return TensorProto::DataType_Name(static_cast<TensorProto::DataType>(elem_type));
+    }
+    return "element type " + std::to_string(elem_type);
+}
+
+runtime::NDArray constant_data(const graph::Expr& e) {
+    if (const auto* c = e.as<graph::Constant>()) return c->data;
+    return {};
+}
+
+namespace {
+
+// Copies typed-field values into the tensor's storage, narrowing to the element type; int32_data
+// holds the bit pattern for 16-bit floats.
+template <typename Field>
+void copy_typed(const Field& field, const runtime::NDArray& out, DataType dtype) {
+    auto* dst = static_cast<uint8_t*>(out.raw_data());
+    for (int i = 0; i < field.size(); ++i) {
+        auto v = field.Get(i);
+        switch (dtype.bytes()) {
+            case 1: {
+                auto x = static_cast<uint8_t>(v);
+                if (dtype.is_bool()) x = v != 0;
+                dst[i] = x;
+                break;
+            }
+            case 2: {
+                auto x = static_cast<uint16_t>(v);
+                std::memcpy(dst + 2 * i, &x, 2);
+                break;
+            }
+            case 4: {
+                if (dtype.is_float()) {
+                    float x = static_cast<float>(v);
+                    std::memcpy(dst + 4 * i, &x, 4);
+                } else {
+                    auto x = static_cast<uint32_t>(v);
+                    std::memcpy(dst + 4 * i, &x, 4);
+                }
+                break;
+            }
+            default: {
+                if (dtype.is_float()) {
+                    double x = static_cast<double>(v);
+                    std::memcpy(dst + 8 * i, &x, 8);
+                } else {
+                    auto x = static_cast<uint64_t>(v);
+                    std::memcpy(dst + 8 * i, &x, 8);
+                }
+                break;
+            }
+        }
+    }
+}
+
+void read_external(const TensorProto& t, const runtime::NDArray& out, const std::string& base_dir,
+                   const SourceLoc& loc, const std::string& what) {
+    std::string location;
+    int64_t offset = 0, length = -1;
+    for (const auto& kv : t.external_data()) {
+        try {
+            if (kv.key() == "location") location = kv.value();
+            if (kv.key() == "offset") offset = std::stoll(kv.value());
+            if (kv.key() == "length") length = std::stoll(kv.value());
+        } catch (const std::exception&) {
+            user_error(loc) << what << ": external data " << kv.key() << " '" << kv.value()
+                            << "' is not a number";
+        }
+    }
+    if (location.empty()) user_error(loc) << what << ": external data without a location";
+    std::filesystem::path file = std::filesystem::path(base_dir.empty() ? "." : base_dir) / location;
+    std::ifstream in(file, std::ios::binary);
+    if (!in) {
+        user_error(loc) << what << ": cannot open its external data file '" << file.string()
+                        << "'";
+    }
+    auto nbytes = static_cast<int64_t>(out.nbytes());
+    if (length >= 0 && length != nbytes) {
+        user_error(loc) << what << ": external data length " << length << " does not match "
+                        << out.str() << " (" << nbytes << " bytes)";
+    }
+    in.seekg(offset);
+    in.read(static_cast<char*>(out.raw_data()), nbytes);
+    if (!in || in.gcount() != nbytes) {
+        user_error(loc) << what << ": external data file '" << file.string() << "' ends before "
+                        << nbytes << " bytes at offset " << offset;
+    }
+}
+
+}  // namespace
+
+runtime::NDArray tensor_from_proto(const TensorProto& t, const std::string& base_dir,
+                                   const SourceLoc& loc, const std::string& what) {
+    std::optional<DataType> dtype = dtype_from_onnx(t.data_type());
+    if (!dtype) {
+        user_error(loc) << what << " has element type " << onnx_dtype_name(t.data_type())
+                        << ", which Anvil does not support";
+    }
+    if (t.has_segment()) user_error(loc) << what << ": segmented tensors are not supported";
+    std::vector<int64_t> shape(t.dims().begin(), t.dims().end());
+    int64_t count = 1;
+    for (int64_t d : shape) {
+        if (d < 0) user_error(loc) << what << " has a negative dimension " << d;
+        if (d != 0 && count > std::numeric_limits<int64_t>::max() / d) {
+            user_error(loc) << what << " has too many elements";
+        }
+        count *= d;
+    }
+    runtime::NDArray out = runtime::NDArray::empty(shape, graph::dl_dtype_of(*dtype));
+    auto nbytes = static_cast<int64_t>(out.nbytes());
+
+    if (t.data_location() == TensorProto::EXTERNAL) {
+        read_external(t, out, base_dir, loc, what);
+        return out;
+    }
+    if (t.has_raw_data()) {
+        if (static_cast<int64_t>(t.raw_data().size()) != nbytes) {
+            user_error(loc) << what << ": raw_data has " << t.raw_data().size()
+                            << " bytes, its type " << out.str() << " needs " << nbytes;
+        }
+        if (nbytes) std::memcpy(out.raw_data(), t.raw_data().data(), nbytes);
+        return out;
+    }
+    // Typed fields: which one holds the data depends on the declared element type.
+    int64_t given = -1;
+    switch (t.data_type()) {
+        case TensorProto::FLOAT:
+            given = t.float_data_size();
+            if (given == count) copy_typed(t.float_data(), out, *dtype);
+            break;
+        case TensorProto::DOUBLE:
+            given = t.double_data_size();
+            if (given == count) copy_typed(t.double_data(), out, *dtype);
+            break;
+        case TensorProto::INT64:
+            given = t.int64_data_size();
+            if (given == count) copy_typed(t.int64_data(), out, *dtype);
+            break;
+        case TensorProto::UINT32:
+        case TensorProto::UINT64:
+            given = t.uint64_data_size();
+            if (given == count) copy_typed(t.uint64_data(), out, *dtype);
+            break;
+        default:  // int32, int16, int8, uint16, uint8, bool, float16, bfloat16
+            given = t.int32_data_size();
+            if (given == count) copy_typed(t.int32_data(), out, *dtype);
+            break;
+    }
+    if (given != count) {
+        user_error(loc) << what << " holds " << given << " value(s), its type " << out.str()
+                        << " needs " << count;
+    }
+    return out;
+}
+
+runtime::NDArray read_tensor_pb(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) user_error() << path << ": cannot open the tensor file";
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    TensorProto t;
+    google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                                  static_cast<int>(bytes.size()));
+    stream.SetTotalBytesLimit(std::numeric_limits<int>::max());
+    if (!t.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage()) {
+        user_error() << path << ": not a valid ONNX TensorProto (truncated or malformed)";
+    }
+    std::string dir = std::filesystem::path(path).parent_path().string();
+    SourceLoc loc{.file = path};
+    return tensor_from_proto(t, dir, loc, "tensor '" + t.name() + "'");
+}
+
+}  // namespace anvil::frontend

@@ -1,0 +1,780 @@
+#include "graph/parser.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <limits>
+#include <optional>
+#include <unordered_map>
+
+#include "graph/text_lexer.h"
+#include "support/error.h"
+#include "tir/parser.h"
+
+namespace anvil::graph {
+
+namespace {
+
+using text::describe;
+using text::fail_at;
+using text::lex_text;
+using text::Tok;
+using text::Token;
+
+// ---------------------------------------------------------------------------------------------
+// Attribute values, written into an op's attribute struct by the field names it declares
+
+struct AttrValue {
+    enum class Kind { Int, Float, Bool, String, Name, List };
+    Kind kind = Kind::Int;
+    int64_t i = 0;
+    double f = 0;
+    bool b = false;
+    std::string s;  // a string's contents or a bare name (a dtype)
+    std::vector<AttrValue> items;
+    Token at;
+};
+
+const char* kind_text(const AttrValue& v) {
+    switch (v.kind) {
+        case AttrValue::Kind::Int:
+            return "an integer";
+        case AttrValue::Kind::Float:
+            return "a floating-point number";
+        case AttrValue::Kind::Bool:
+            return "a boolean";
+        case AttrValue::Kind::String:
+            return "a string";
+        case AttrValue::Kind::Name:
+            return "a name";
+        case AttrValue::Kind::List:
+            return "a list";
+    }
+    return "?";
+}
+
+struct AttrArg {
+    Token name;
+    AttrValue value;
+    bool used = false;
+};
+
+class AttrWriter : public AttrVisitor {
+public:
+    AttrWriter(std::vector<AttrArg>& args, const std::string& op) : args_(args), op_(op) {}
+
+    void visit(const char* name, int64_t* v) override {
+        if (const AttrValue* a = find(name)) *v = integer(*a, name, "an integer");
+    }
+    void visit(const char* name, double* v) override {
+        if (const AttrValue* a = find(name)) *v = number(*a, name, "a number");
+    }
+    void visit(const char* name, bool* v) override {
+        const AttrValue* a = find(name);
+        if (!a) return;
+        if (a->kind != AttrValue::Kind::Bool) wrong(*a, name, "True or False");
+        *v = a->b;
+    }
+    void visit(const char* name, std::string* v) override {
+        const AttrValue* a = find(name);
+        if (!a) return;
+        if (a->kind != AttrValue::Kind::String) wrong(*a, name, "a string");
+        *v = a->s;
+    }
+    void visit(const char* name, std::vector<int64_t>* v) override {
+        const AttrValue* a = find(name);
+        if (!a) return;
+        if (a->kind != AttrValue::Kind::List) wrong(*a, name, "a list of integers");
+        v->clear();
+        for (const auto& item : a->items) v->push_back(integer(item, name, "a list of integers"));
+    }
+    void visit(const char* name, std::vector<double>* v) override {
+        const AttrValue* a = find(name);
+        if (!a) return;
+        if (a->kind != AttrValue::Kind::List) wrong(*a, name, "a list of numbers");
+        v->clear();
+        for (const auto& item : a->items) v->push_back(number(item, name, "a list of numbers"));
+    }
+    void visit(const char* name, DataType* v) override {
+        const AttrValue* a = find(name);
+        if (!a) return;
+        if (a->kind != AttrValue::Kind::String && a->kind != AttrValue::Kind::Name) {
+            wrong(*a, name, "a type name such as \"float32\"");
+        }
+        if (a->s.empty()) {
+            *v = DataType::void_();
+        } else if (!DataType::parse(a->s, v)) {
+            fail_at(a->at.line, a->at.col,
+                    "attribute '" + std::string(name) + "' of " + op_ + ": unknown type '" +
+                        a->s + "'");
+        }
+    }
+    std::vector<std::string> fields;  // every name visited, for the unknown-attribute message
+
+private:
+    const AttrValue* find(const char* name) {
+        fields.emplace_back(name);
+        for (auto& a : args_) {
+            if (a.name.text == name) {
+                a.used = true;
+                return &a.value;
+            }
+        }
+        return nullptr;
+    }
+    [[noreturn]] void wrong(const AttrValue& a, const char* name, const std::string& want) const {
+        fail_at(a.at.line, a.at.col,
+                "attribute '" + std::string(name) + "' of " + op_ + " takes " + want + ", found " +
+                    kind_text(a));
+    }
+    int64_t integer(const AttrValue& a, const char* name, const std::string& want) const {
+        if (a.kind != AttrValue::Kind::Int) wrong(a, name, want);
+        return a.i;
+    }
+    double number(const AttrValue& a, const char* name, const std::string& want) const {
+        if (a.kind == AttrValue::Kind::Int) return static_cast<double>(a.i);
+        if (a.kind != AttrValue::Kind::Float) wrong(a, name, want);
+        return a.f;
+    }
+
+    std::vector<AttrArg>& args_;
+    const std::string& op_;
+};
+
+std::vector<uint8_t> base64_decode(const std::string& s, const Token& at) {
+    auto digit = [&](char c) -> int {
+        if (c >= 'A' && c <= 'Z') return c - 'A';
+        if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+        if (c >= '0' && c <= '9') return c - '0' + 52;
+        if (c == '+') return 62;
+        if (c == '/') return 63;
+        fail_at(at.line, at.col, std::string("invalid base64 character '") + c + "' in constant");
+    };
+    if (s.size() % 4 != 0) fail_at(at.line, at.col, "base64 data length is not a multiple of 4");
+    std::vector<uint8_t> out;
+    out.reserve(s.size() / 4 * 3);
+    for (size_t i = 0; i < s.size(); i += 4) {
+        int pad = (s[i + 3] == '=') + (s[i + 2] == '=' && s[i + 3] == '=');
+        if (pad && i + 4 != s.size()) fail_at(at.line, at.col, "base64 padding inside the data");
+        uint32_t v = 0;
+        for (int k = 0; k < 4; ++k) v = (v << 6) | (k < 4 - pad ? digit(s[i + k]) : 0);
+        out.push_back(static_cast<uint8_t>(v >> 16));
+        if (pad < 2) out.push_back(static_cast<uint8_t>(v >> 8));
+        if (pad < 1) out.push_back(static_cast<uint8_t>(v));
+    }
+    return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parser
+
+class Parser {
+public:
+    Parser(const std::string& text, const OpTable& ops) : text_(text), ops_(ops) {
+        toks_ = lex_text(text);
+        split_metadata();
+    }
+
+    void declare_free_vars(const std::vector<Ref<Var>>& vars) {
+        for (const auto& v : vars) scopes_.back().names.push_back({v->name, Expr(v), Token{}});
+    }
+
+    IRModule module() {
+        IRModule m;
+        while (peek().kind != Tok::End) {
+            if (is_keyword("def")) {
+                next();
+                const Token& at = peek();
+                if (at.kind != Tok::Global) expected("a function name such as @main");
+                std::string name = next().text;
+                if (m.functions.count(name)) fail(at, "function @" + name + " is defined twice");
+                m.functions[name] = function_rest();
+            } else if (is_keyword("prim_func")) {
+                const Token& at = peek();
+                Ref<tir::PrimFunc> k = kernel();
+                if (m.kernels.count(k->name)) fail(at, "kernel " + k->name + " is defined twice");
+                m.kernels[k->name] = k;
+            } else {
+                expected("'def' or 'prim_func'");
+            }
+        }
+        return m;
+    }
+
+    Expr expr_text() {
+        Expr e = block_body();
+        if (peek().kind != Tok::End) expected("end of input after the result");
+        return e;
+    }
+
+private:
+    // ---- tokens
+
+    const Token& peek(size_t k = 0) const { return toks_[std::min(pos_ + k, toks_.size() - 1)]; }
+    const Token& next() {
+        const Token& t = peek();
+        if (pos_ < toks_.size() - 1) ++pos_;
+        return t;
+    }
+    bool is_punct(const char* p, size_t k = 0) const {
+        return peek(k).kind == Tok::Punct && peek(k).text == p;
+    }
+    bool is_keyword(const char* w, size_t k = 0) const {
+        return peek(k).kind == Tok::Ident && peek(k).text == w;
+    }
+    bool accept(const char* p) {
+        if (!is_punct(p)) return false;
+        next();
+        return true;
+    }
+    [[noreturn]] void fail(const Token& t, const std::string& message) const {
+        fail_at(t.line, t.col, message);
+    }
+    [[noreturn]] void expected(const std::string& what) const {
+        fail(peek(), "expected " + what + ", found " + describe(peek()));
+    }
+    void expect(const char* p, const std::string& context) {
+        if (!accept(p)) expected(std::string("'") + p + "' " + context);
+    }
+    void expect_keyword(const char* w, const std::string& context) {
+        if (!is_keyword(w)) expected(std::string("'") + w + "' " + context);
+        next();
+    }
+    int64_t integer(const std::string& what) {
+        const Token& t = peek();
+        if (t.kind != Tok::Number || !t.suffix.empty() ||
+            t.text.find_first_not_of("0123456789") != std::string::npos) {
+            expected(what);
+        }
+        int64_t v = 0;
+        auto r = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
+        if (r.ec != std::errc()) fail(t, "integer " + t.text + " is out of range");
+        next();
+        return v;
+    }
+
+    // Runs a checking constructor; its complaint becomes a parse error at `at`.
+    template <typename F>
+    auto build(const Token& at, const std::string& what, F&& f) -> decltype(f()) {
+        try {
+            return f();
+        } catch (const Error& e) {
+            fail(at, what + ": " + e.what());
+        }
+    }
+
+    // ---- names
+
+    struct Binding {
+        std::string name;
+        Expr value;
+        Token at;
+    };
+    struct Scope {
+        std::vector<Binding> names;
+        bool sees_parent;
+    };
+
+    const Binding* lookup(const std::string& name) const {
+        for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+            for (const auto& b : it->names) {
+                if (b.name == name) return &b;
+            }
+            if (!it->sees_parent) break;
+        }
+        return nullptr;
+    }
+    void define(const Token& at, Expr value) {
+        if (const Binding* b = lookup(at.text)) {
+            std::string where = b->at.line ? " at " + std::to_string(b->at.line) + ":" +
+                                                 std::to_string(b->at.col)
+                                           : " (a free variable)";
+            fail(at, "'%" + at.text + "' is already defined" + where);
+        }
+        scopes_.back().names.push_back({at.text, std::move(value), at});
+    }
+
+    // ---- metadata and kernels
+
+    // The metadata section is read first, since the text above it refers to its constants.
+    void split_metadata() {
+        for (size_t k = 0; k + 3 < toks_.size(); ++k) {
+            const Token& t = toks_[k];
+            if (!(t.kind == Tok::Punct && t.text == "#" && toks_[k + 1].text == "[" &&
+                  toks_[k + 2].text == "metadata" && toks_[k + 3].text == "]")) {
+                continue;
+            }
+            std::vector<Token> main(toks_.begin(), toks_.begin() + static_cast<ptrdiff_t>(k));
+            Token end = t;  // the module text ends where the metadata starts
+            end.kind = Tok::End;
+            end.text.clear();
+            main.push_back(end);
+            toks_.erase(toks_.begin(), toks_.begin() + static_cast<ptrdiff_t>(k + 4));
+            pos_ = 0;
+            while (peek().kind != Tok::End) constant_entry();
+            toks_ = std::move(main);
+            pos_ = 0;
+            return;
+        }
+    }
+
+    void constant_entry() {
+        const Token& at = peek();
+        expect_keyword("meta", "to start a constant (meta[Constant][i]: type = \"base64\")");
+        expect("[", "after 'meta'");
+        expect_keyword("Constant", "in meta[Constant][i]");
+        expect("]", "after 'Constant'");
+        expect("[", "before the constant's index");
+        int64_t index = integer("the constant's index");
+        expect("]", "after the constant's index");
+        if (constants_.count(index)) fail(at, "constant " + std::to_string(index) + " is defined twice");
+        expect(":", "before the constant's type");
+        const Token& type_at = peek();
+        Type t = type();
+        auto* tt = t.as<TensorType>();
+        if (!tt || !tt->is_static()) fail(type_at, "a constant needs a static tensor type");
+        expect("=", "before the constant's data");
+        const Token& data_at = peek();
+        if (data_at.kind != Tok::String) expected("the constant's data (a base64 string)");
+        std::vector<uint8_t> bytes = base64_decode(next().text, data_at);
+        auto data = build(type_at, "constant " + std::to_string(index), [&] {
+            return runtime::NDArray::empty(tt->static_shape(), dl_dtype_of(tt->dtype));
+        });
+        if (bytes.size() != data.nbytes()) {
+            fail(data_at, "constant " + std::to_string(index) + " of type " + type_str(t) +
+                              " needs " + std::to_string(data.nbytes()) + " bytes, the data has " +
+                              std::to_string(bytes.size()));
+        }
+        data.copy_from(bytes.data(), bytes.size());
+        Expr c = make_constant(data);
+        if (!type_equal(c->type, t)) fail(type_at, "type " + type_str(t) + " cannot be stored");
+        constants_[index] = c;
+    }
+
+    // A kernel is handed to the loop-IR parser as its own text, padded so that its line and
+    // column numbers stay those of the module text.
+    Ref<tir::PrimFunc> kernel() {
+        const Token& start = peek();
+        size_t depth = 0;
+        while (!is_punct("{")) {
+            if (peek().kind == Tok::End) expected("'{' to open the kernel's body");
+            next();
+        }
+        for (;;) {
+            const Token& t = next();
+            if (t.kind == Tok::End) fail(start, "unbalanced braces: the kernel is not closed");
+            if (t.kind != Tok::Punct) continue;
+            if (t.text == "{") ++depth;
+            if (t.text == "}" && --depth == 0) {
+                std::string source(static_cast<size_t>(start.line - 1), '\n');
+                source.append(static_cast<size_t>(start.col - 1), ' ');
+                source += text_.substr(start.offset, t.offset + 1 - start.offset);
+                return tir::parse_prim_func(source);
+            }
+        }
+    }
+
+    // ---- types
+
+    Type type() {
+        const Token& at = peek();
+        if (is_keyword("Tensor")) {
+            next();
+            expect("[", "after 'Tensor'");
+            expect("(", "to open the tensor's shape");
+            std::vector<PrimExpr> shape;
+            while (!accept(")")) {
+                shape.push_back(dim(DataType::int64()));
+                if (!is_punct(")")) expect(",", "between dimensions");
+            }
+            expect(",", "before the tensor's element type");
+            DataType t = dtype();
+            expect("]", "to close the tensor type");
+            return build(at, "tensor type", [&] { return make_tensor_type(shape, t); });
+        }
+        if (accept("(")) {
+            std::vector<Type> fields;
+            bool comma = false;
+            while (!accept(")")) {
+                fields.push_back(type());
+                comma = accept(",");
+                if (!comma && !is_punct(")")) expected("',' or ')' in a tuple type");
+            }
+            if (fields.size() == 1 && !comma) return fields[0];
+            return make_tuple_type(std::move(fields));
+        }
+        if (is_keyword("fn")) {
+            next();
+            expect("(", "to open the parameter types");
+            std::vector<Type> params;
+            while (!accept(")")) {
+                params.push_back(type());
+                if (!is_punct(")")) expect(",", "between parameter types");
+            }
+            expect("->", "before the result type");
+            Type ret = type();
+            return make_func_type(std::move(params), ret);
+        }
+        expected("a type such as Tensor[(1, 3), float32]");
+    }
+
+    DataType dtype() {
+        const Token& t = peek();
+        if (t.kind != Tok::Ident) expected("an element type such as float32");
+        DataType out;
+        if (!DataType::parse(t.text, &out)) fail(t, "unknown element type '" + t.text + "'");
+        next();
+        return out;
+    }
+
+    // Dimensions: `t` is the type a bare literal or a new symbolic name takes here.
+    PrimExpr dim(DataType t) {
+        PrimExpr lhs = dim_term(t);
+        while (is_punct("+") || is_punct("-")) {
+            const Token& op = next();
+            PrimExpr rhs = dim_term(t);
+            anvil::ExprKind k = op.text == "+" ? anvil::ExprKind::Add : anvil::ExprKind::Sub;
+            lhs = build(op, "dimension", [&] { return make_binary(k, lhs, rhs); });
+        }
+        return lhs;
+    }
+    PrimExpr dim_term(DataType t) {
+        PrimExpr lhs = dim_atom(t);
+        while (is_punct("*") || is_punct("/") || is_punct("%")) {
+            const Token& op = next();
+            PrimExpr rhs = dim_atom(t);
+            anvil::ExprKind k = op.text == "*"   ? anvil::ExprKind::Mul
+                         : op.text == "/" ? anvil::ExprKind::Div
+                                          : anvil::ExprKind::Mod;
+            lhs = build(op, "dimension", [&] { return make_binary(k, lhs, rhs); });
+        }
+        return lhs;
+    }
+    PrimExpr dim_atom(DataType t) {
+        const Token& at = peek();
+        if (at.kind == Tok::Number) {
+            DataType lt = at.suffix == "i64"   ? DataType::int64()
+                          : at.suffix == "i32" ? DataType::int32()
+                                               : t;
+            int64_t v = 0;
+            auto r = std::from_chars(at.text.data(), at.text.data() + at.text.size(), v);
+            if ((!at.suffix.empty() && at.suffix != "i64" && at.suffix != "i32") ||
+                r.ptr != at.text.data() + at.text.size()) {
+                fail(at, "a dimension must be an integer, found " + describe(at));
+            }
+            if (r.ec != std::errc()) fail(at, "dimension " + at.text + " is out of range");
+            next();
+            return make_int(lt, v);
+        }
+        if (accept("(")) {
+            PrimExpr e = dim(t);
+            expect(")", "to close the dimension");
+            return e;
+        }
+        if (at.kind != Tok::Ident) expected("a dimension (an integer or a name)");
+        static const std::pair<const char*, anvil::ExprKind> kCalls[] = {{"floordiv", anvil::ExprKind::FloorDiv},
+                                                                  {"floormod", anvil::ExprKind::FloorMod},
+                                                                  {"min", anvil::ExprKind::Min},
+                                                                  {"max", anvil::ExprKind::Max}};
+        for (const auto& [name, kind] : kCalls) {
+            if (at.text != name || !is_punct("(", 1)) continue;
+            next();
+            next();
+            PrimExpr a = dim(t);
+            expect(",", std::string("between the operands of ") + name);
+            PrimExpr b = dim(t);
+            expect(")", std::string("to close ") + name);
+            return build(at, "dimension", [&] { return make_binary(kind, a, b); });
+        }
+        if (at.text == "cast" && is_punct("<", 1)) {
+            next();
+            next();
+            DataType to = dtype();
+            expect(">", "after the cast's type");
+            expect("(", "to open the cast");
+            PrimExpr v = dim(DataType::int32());
+            expect(")", "to close the cast");
+            return build(at, "dimension", [&] { return make_cast(to, v); });
+        }
+        next();
+        auto [it, added] = dim_vars_.emplace(at.text, Ref<anvil::Var>());
+        if (added) it->second = anvil::make_var(at.text, t);
+        if (it->second->dtype != t) {
+            fail(at, "dimension '" + at.text + "' is used as " + t.str() + " here and as " +
+                         it->second->dtype.str() + " before");
+        }
+        return PrimExpr(it->second);
+    }
+
+    // ---- functions and blocks
+
+    // After `def @name` or `fn`: params, return type, body.
+    Ref<Function> function_rest() {
+        scopes_.push_back({{}, false});  // functions are closed
+        expect("(", "to open the parameter list");
+        std::vector<Ref<Var>> params;
+        bool primitive = false;
+        while (!accept(")")) {
+            if (is_keyword("primitive") && is_punct("=", 1)) {
+                next();
+                next();
+                primitive = integer("0 or 1 after 'primitive='") != 0;
+                expect(")", "after 'primitive=...' (it comes last)");
+                break;
+            }
+            const Token& at = peek();
+            if (at.kind != Tok::Local) expected("a parameter such as %x: Tensor[(1,), float32]");
+            next();
+            expect(":", "after the parameter's name");
+            Ref<Var> v = make_var(at.text, type());
+            define(at, Expr(v));
+            params.push_back(v);
+            if (!is_punct(")")) expect(",", "between parameters");
+        }
+        std::optional<std::pair<Token, Type>> ret;
+        if (accept("->")) {
+            const Token& at = peek();
+            ret.emplace(at, type());
+        }
+        expect("{", "to open the function's body");
+        Expr body = block_body();
+        expect("}", "to close the function's body");
+        scopes_.pop_back();
+        if (ret && !type_equal(ret->second, body->type)) {
+            fail(ret->first, "the function is declared to return " + type_str(ret->second) +
+                                 " but its body has type " + type_str(body->type));
+        }
+        return make_function(std::move(params), body, primitive);
+    }
+
+    // Bindings and lets, then the result; the caller reads what closes the block.
+    Expr block_body() {
+        for (;;) {
+            if (is_keyword("let")) {
+                const Token& let_at = next();
+                const Token& at = peek();
+                if (at.kind != Tok::Local) expected("a variable after 'let'");
+                next();
+                std::optional<Type> t;
+                if (accept(":")) t = type();
+                expect("=", "after the let variable");
+                Expr value = expr();
+                expect(";", "after the let's value");
+                Ref<Var> v = make_var(at.text, t ? *t : value->type);
+                define(at, Expr(v));
+                Expr body = block_body();
+                return build(let_at, "let %" + at.text, [&] { return make_let(v, value, body); });
+            }
+            if (peek().kind == Tok::Local && is_punct("=", 1)) {
+                const Token& at = next();
+                next();
+                Expr value = expr();
+                expect(";", "after the binding of %" + at.text);
+                define(at, value);
+                continue;
+            }
+            return expr();
+        }
+    }
+
+    // ---- expressions
+
+    Expr expr() {
+        Expr e = primary();
+        for (;;) {
+            const Token& at = peek();
+            if (accept(".")) {
+                int64_t index = integer("a tuple index after '.'");
+                e = build(at, "tuple projection",
+                          [&] { return make_tuple_get_item(e, static_cast<int>(index)); });
+            } else if (is_punct("(")) {
+                if (!e.is<Function>()) {
+                    fail(at, std::string("only a function can be called; this is a ") +
+                                 expr_kind_name(e->kind));
+                }
+                next();
+                std::vector<Expr> args;
+                while (!accept(")")) {
+                    args.push_back(expr());
+                    if (!is_punct(")")) expect(",", "between arguments");
+                }
+                e = build(at, "call of a function",
+                          [&] { return make_call_function(e.cast<Function>(), args); });
+            } else {
+                return e;
+            }
+        }
+    }
+
+    Expr primary() {
+        const Token& at = peek();
+        if (at.kind == Tok::Local) {
+            next();
+            const Binding* b = lookup(at.text);
+            if (!b) fail(at, "undefined variable '%" + at.text + "'");
+            return b->value;
+        }
+        if (accept("(")) {
+            std::vector<Expr> fields;
+            bool comma = false;
+            while (!accept(")")) {
+                fields.push_back(expr());
+                comma = accept(",");
+                if (!comma && !is_punct(")")) expected("',' or ')' in a tuple");
+            }
+            if (fields.size() == 1 && !comma) return fields[0];
+            return make_tuple(std::move(fields));
+        }
+        if (accept("{")) {
+            scopes_.push_back({{}, true});
+            Expr e = block_body();
+            expect("}", "to close the block");
+            scopes_.pop_back();
+            return e;
+        }
+        if (at.kind != Tok::Ident) expected("an expression");
+        if (at.text == "fn") {
+            next();
+            return Expr(function_rest());
+        }
+        if (at.text == "meta") return constant_ref();
+        return op_call();
+    }
+
+    Expr constant_ref() {
+        const Token& at = next();
+        expect("[", "after 'meta'");
+        expect_keyword("Constant", "in meta[Constant][i]");
+        expect("]", "after 'Constant'");
+        expect("[", "before the constant's index");
+        int64_t index = integer("the constant's index");
+        expect("]", "after the constant's index");
+        auto it = constants_.find(index);
+        if (it == constants_.end()) {
+            fail(at, "meta[Constant][" + std::to_string(index) + "] is not in the metadata " +
+                         "section (#[metadata] at the end of the text)");
+        }
+        return it->second;
+    }
+
+    Expr op_call() {
+        const Token& at = next();
+        const Op* op = ops_.find(at.text);
+        if (!op) fail(at, "unknown op '" + at.text + "'");
+        expect("(", "after the op's name");
+        std::vector<Expr> args;
+        std::vector<AttrArg> attrs;
+        while (!accept(")")) {
+            if (peek().kind == Tok::Ident && is_punct("=", 1)) {
+                AttrArg a;
+                a.name = next();
+                next();
+                for (const auto& other : attrs) {
+                    if (other.name.text == a.name.text) {
+                        fail(a.name, "attribute '" + a.name.text + "' of " + op->name +
+                                         " is given twice");
+                    }
+                }
+                a.value = attr_value();
+                attrs.push_back(std::move(a));
+            } else {
+                if (!attrs.empty()) fail(peek(), "arguments of " + op->name + " come before its attributes");
+                args.push_back(expr());
+            }
+            if (!is_punct(")")) expect(",", "between the arguments of " + op->name);
+        }
+        Ref<Attrs> values = op->make_default_attrs()->clone();
+        AttrWriter writer(attrs, op->name);
+        const_cast<Attrs*>(values.get())->visit_fields(writer);  // a fresh clone, ours to write
+        for (const auto& a : attrs) {
+            if (a.used) continue;
+            std::string known;
+            for (const auto& f : writer.fields) known += (known.empty() ? "" : ", ") + f;
+            fail(a.name, op->name + " has no attribute '" + a.name.text + "' (" +
+                             (known.empty() ? "it has none" : "it has " + known) + ")");
+        }
+        return build(at, op->name, [&] { return make_call(*op, args, values); });
+    }
+
+    AttrValue attr_value() {
+        AttrValue v;
+        v.at = peek();
+        if (accept("[")) {
+            v.kind = AttrValue::Kind::List;
+            while (!accept("]")) {
+                v.items.push_back(attr_value());
+                if (!is_punct("]")) expect(",", "between list items");
+            }
+            return v;
+        }
+        bool negative = accept("-");
+        const Token& t = peek();
+        if (t.kind == Tok::Number) {
+            if (!t.suffix.empty()) fail(t, "unexpected suffix '" + t.suffix + "' on a number");
+            next();
+            if (t.text.find_first_of(".eE") != std::string::npos) {
+                v.kind = AttrValue::Kind::Float;
+                v.f = std::strtod(t.text.c_str(), nullptr);
+                if (negative) v.f = -v.f;
+                return v;
+            }
+            v.kind = AttrValue::Kind::Int;
+            uint64_t magnitude = 0;
+            auto r = std::from_chars(t.text.data(), t.text.data() + t.text.size(), magnitude);
+            uint64_t limit = uint64_t(INT64_MAX) + (negative ? 1 : 0);
+            if (r.ec != std::errc() || magnitude > limit) {
+                fail(t, "integer " + t.text + " is out of range");
+            }
+            v.i = negative ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude);
+            return v;
+        }
+        if (t.kind == Tok::Ident && (t.text == "nan" || t.text == "inf")) {
+            next();
+            v.kind = AttrValue::Kind::Float;
+            v.f = t.text == "nan" ? std::numeric_limits<double>::quiet_NaN()
+                                  : std::numeric_limits<double>::infinity();
+            if (negative) v.f = -v.f;
+            return v;
+        }
+        if (negative) expected("a number after '-'");
+        if (t.kind == Tok::String) {
+            v.kind = AttrValue::Kind::String;
+            v.s = next().text;
+            return v;
+        }
+        if (t.kind == Tok::Ident) {
+            next();
+            if (t.text == "True" || t.text == "False") {
+                v.kind = AttrValue::Kind::Bool;
+                v.b = t.text == "True";
+            } else {
+                v.kind = AttrValue::Kind::Name;
+                v.s = t.text;
+            }
+            return v;
+        }
+        expected("an attribute value");
+    }
+
+    const std::string& text_;
+    const OpTable& ops_;
+    std::vector<Token> toks_;
+    size_t pos_ = 0;
+    std::vector<Scope> scopes_{Scope{{}, false}};
+    std::unordered_map<int64_t, Expr> constants_;
+    std::unordered_map<std::string, Ref<anvil::Var>> dim_vars_;
+};
+
+}  // namespace
+
+IRModule parse_module(const std::string& text, const OpTable& ops) {
+    return Parser(text, ops).module();
+}
+
+Expr parse_expr(const std::string& text, const OpTable& ops, const std::vector<Ref<Var>>& free_vars) {
+    Parser p(text, ops);
+    p.declare_free_vars(free_vars);
+    return p.expr_text();
+}
+
+}  // namespace anvil::graph

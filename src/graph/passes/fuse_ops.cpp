@@ -1,0 +1,410 @@
+// Operator fusion, TVM's dominator-based algorithm (relay/transforms/fuse_ops.cc):
+//  1. a forward dataflow graph in post-order; each node has a pattern (its op's OpPattern,
+//     Tuple for tuples) and edges to its users, each edge with the user's pattern
+//     (Broadcast on an operand of the output's shape counts as ElemWise);
+//  2. the post-dominator tree: a node's parent is the least common post-dominator of its users,
+//     with the strongest pattern on the way;
+//  3. three phases of merging a node's group into its post-dominator's group when every path
+//     between them qualifies: (0) anchors take an elementwise/broadcast tail, elementwise ops
+//     join injective/reduce/anchor users; (1) injective ops and tuples join; (2) injective ops
+//     join tuples already fused into injective users.
+// Every group then becomes a primitive Function called from the rewritten function.
+#include <memory>
+#include <unordered_map>
+
+#include "graph/expr_functor.h"
+#include "graph/passes/passes.h"
+#include "ir/structural_equal.h"
+#include "support/error.h"
+
+namespace anvil::graph {
+
+namespace {
+
+// OpPattern values, plus Tuple between CommReduce and Opaque as in TVM.
+constexpr int kElemWise = 0, kBroadcast = 1, kInjective = 2, kCommReduce = 3, kOutEWiseFusable = 4,
+              kTuple = 7, kOpaque = 8;
+constexpr int kMaxFuseDepth = 256;
+
+struct Node;
+struct Edge {
+    Node* node;
+    int pattern;
+};
+struct Node {
+    const ExprNode* ref = nullptr;
+    size_t index = 0;
+    bool extern_ref = false;  // used outside any fusible user (the function's result, a let)
+    int pattern = kOpaque;
+    std::vector<Edge> outputs;
+};
+
+// The forward graph of a function body, nodes in post-order (operands first).
+class GraphBuilder : public ExprVisitor {
+public:
+    std::vector<std::unique_ptr<Node>> nodes;
+    std::unordered_map<const ExprNode*, Node*> node_of;
+
+    void build(const Expr& body) {
+        visit(body);
+        update(body, nullptr, kOpaque);
+    }
+
+protected:
+    Node* add(const ExprNode* e, int pattern) {
+        auto n = std::make_unique<Node>();
+        n->ref = e;
+        n->index = nodes.size();
+        n->pattern = pattern;
+        node_of[e] = n.get();
+        nodes.push_back(std::move(n));
+        return nodes.back().get();
+    }
+    void update(const Expr& e, Node* user, int pattern) {
+        Node* n = node_of.at(e.get());
+        if (user) {
+            n->outputs.push_back({user, pattern});
+        } else {
+            n->extern_ref = true;
+        }
+    }
+
+    void visit_(const Var* op) override { add(op, kOpaque); }
+    void visit_(const Constant* op) override {
+        // Scalars are part of the kernel's arithmetic; tensors are parameters of the kernel.
+        add(op, op->data.ndim() == 0 ? kElemWise : kOpaque);
+    }
+    void visit_(const Call* op) override {
+        for (const auto& a : op->args) visit(a);
+        if (!op->op.defined()) {  // a call of a function (an already fused group): opaque
+            Node* n = add(op, kOpaque);
+            for (const auto& a : op->args) update(a, n, kOpaque);
+            return;
+        }
+        int pattern = static_cast<int>(op->op->pattern);
+        Node* n = add(op, pattern);
+        auto* out = op->type.as<TensorType>();
+        for (const auto& a : op->args) {
+            // A broadcast operand of the output's shape is read elementwise.
+            int edge = pattern;
+            auto* in = a->type.as<TensorType>();
+            if (edge == kBroadcast && out && in && in->shape.size() == out->shape.size()) {
+                bool same = true;
+                for (size_t i = 0; i < in->shape.size(); ++i)
+                    same &= structural_equal(in->shape[i], out->shape[i]);
+                if (same) edge = kElemWise;
+            }
+            update(a, n, edge);
+        }
+    }
+    void visit_(const Tuple* op) override {
+        for (const auto& f : op->fields) visit(f);
+        Node* n = add(op, kTuple);
+        for (const auto& f : op->fields) {
+            update(f, f->type.is<TensorType>() ? n : nullptr, kInjective);
+        }
+    }
+    void visit_(const TupleGetItem* op) override {
+        visit(op->tuple);
+        Node* n = add(op, kInjective);
+        update(op->tuple, n, kInjective);
+    }
+    void visit_(const Function* op) override { add(op, kOpaque); }  // not entered
+    void visit_(const Let* op) override {
+        visit(Expr(op->var));
+        visit(op->value);
+        visit(op->body);
+        add(op, kOpaque);
+        update(op->value, nullptr, kOpaque);
+        update(op->body, nullptr, kOpaque);
+    }
+};
+
+// The post-dominator tree.
+struct DomNode {
+    DomNode* parent = nullptr;
+    int depth = 0;
+    int pattern = kOpaque;  // the strongest pattern between the node and its parent
+};
+
+class DominatorTree {
+public:
+    explicit DominatorTree(const std::vector<std::unique_ptr<Node>>& graph) : nodes(graph.size()) {
+        for (size_t i = graph.size(); i-- > 0;) {
+            const Node& g = *graph[i];
+            DomNode& d = nodes[i];
+            if (g.extern_ref || g.outputs.empty()) {
+                d.depth = 1;
+                continue;
+            }
+            int pattern = kElemWise;
+            DomNode* parent = &nodes[g.outputs[0].node->index];
+            pattern = std::max(pattern, g.outputs[0].pattern);
+            for (size_t k = 1; k < g.outputs.size(); ++k) {
+                parent = lca(parent, &nodes[g.outputs[k].node->index], &pattern);
+                pattern = std::max(pattern, g.outputs[k].pattern);
+            }
+            d.parent = parent;
+            d.depth = parent ? parent->depth + 1 : 1;
+            d.pattern = pattern;
+        }
+    }
+    std::vector<DomNode> nodes;
+
+private:
+    static DomNode* lca(DomNode* a, DomNode* b, int* pattern) {
+        while (a != b) {
+            if (!a || !b) return nullptr;
+            if (a->depth < b->depth) {
+                *pattern = std::max(*pattern, b->pattern);
+                b = b->parent;
+            } else if (b->depth < a->depth) {
+                *pattern = std::max(*pattern, a->pattern);
+                a = a->parent;
+            } else {
+                *pattern = std::max({*pattern, a->pattern, b->pattern});
+                a = a->parent;
+                b = b->parent;
+            }
+        }
+        return a;
+    }
+};
+
+struct Group {
+    Group* parent = nullptr;
+    int pattern = kOpaque;
+    const ExprNode* root_ref = nullptr;  // the group's output
+    bool has_anchor = false;
+    int num_nodes = 1;
+    // Filled while rewriting: the group's parameters and the outer arguments bound to them.
+    std::vector<Ref<Var>> params;
+    std::vector<Expr> arguments;
+    std::unordered_map<const ExprNode*, Ref<Var>> param_of;
+
+    Group* root() {
+        Group* g = this;
+        while (g->parent) g = g->parent;
+        for (Group* p = this; p->parent;) {  // path compression
+            Group* next = p->parent;
+            p->parent = g;
+            p = next;
+        }
+        return g;
+    }
+};
+
+class Partitioner {
+public:
+    Partitioner(const std::vector<std::unique_ptr<Node>>& graph, const DominatorTree& dom)
+        : graph_(graph), dom_(dom), groups_(graph.size()) {
+        for (size_t i = 0; i < graph.size(); ++i) {
+            groups_[i].pattern = graph[i]->pattern;
+            groups_[i].root_ref = graph[i]->ref;
+            groups_[i].has_anchor = graph[i]->pattern == kOutEWiseFusable;
+        }
+    }
+
+    std::vector<Group>& run(int opt_level) {
+        if (opt_level > 0) {
+            for (int phase = 0; phase < 3; ++phase) run_phase(phase);
+        }
+        return groups_;
+    }
+
+private:
+    Group* group_of(const Node* n) { return &groups_[n->index]; }
+
+    template <typename F>
+    bool check_path_(Node* src, Node* sink, F cond) {
+        if (!visited_.emplace(src, true).second) return true;
+        if (!cond(group_of(src)->root()->pattern, src == sink)) return false;
+        if (src == sink) return true;
+        for (const auto& e : src->outputs) {
+            if (!check_path_(e.node, sink, cond)) return false;
+        }
+        return true;
+    }
+    // Whether every node on every path from src (exclusive) to sink satisfies `cond`.
+    template <typename F>
+    bool check_path(Node* src, Node* sink, F cond) {
+        visited_.clear();
+        for (const auto& e : src->outputs) {
+            if (!check_path_(e.node, sink, cond)) return false;
+        }
+        return true;
+    }
+
+    void merge(Group* child, Group* parent) {
+        child = child->root();
+        parent = parent->root();
+        if (child == parent) return;
+        parent->num_nodes += child->num_nodes;
+        child->parent = parent;
+        if (child->has_anchor) {
+            parent->has_anchor = true;
+            parent->pattern = std::max(child->pattern, parent->pattern);
+        }
+    }
+    void commit_(Node* src, Node* sink, Group* target) {
+        if (src == sink || !visited_.emplace(src, true).second) return;
+        merge(group_of(src), target);
+        for (const auto& e : src->outputs) commit_(e.node, sink, target);
+    }
+    void commit(Node* src, Node* sink) {
+        visited_.clear();
+        commit_(src, sink, group_of(sink));
+    }
+
+    // The size of the group that fusing `child` into `parent`'s group would make (TVM's
+    // CountFusedNodesWithNewChild).
+    int count_up_to(Node* src, Node* sink) {
+        if (src == sink || !visited_.emplace(src, true).second) return 0;
+        int n = group_of(src)->num_nodes;
+        for (const auto& e : src->outputs) n += count_up_to(e.node, sink);
+        return n;
+    }
+    int count_fused(Node* child, Node* parent) {
+        visited_.clear();
+        return group_of(parent)->root()->num_nodes + count_up_to(child, parent);
+    }
+
+    void run_phase(int phase) {
+        for (size_t i = 0; i < graph_.size(); ++i) {
+            Node* node = graph_[i].get();
+            const DomNode& dom = dom_.nodes[i];
+            Group* group = group_of(node);  // the node's own, which keeps its pattern
+            if (group->pattern == kOpaque || !dom.parent || node->extern_ref) continue;
+            Node* sink = graph_[static_cast<size_t>(dom.parent - dom_.nodes.data())].get();
+            Group* sink_group = group_of(sink);
+            if (count_fused(node, sink) > kMaxFuseDepth) continue;
+            int pattern = group->pattern;
+            if (phase == 2) {
+                // Injective ops join a tuple that has joined injective users.
+                if (pattern > kInjective) continue;
+                Group* sink_root = sink_group->root();
+                if (sink_root->pattern == kTuple) continue;
+                if (sink_group->pattern == kTuple && sink_root->pattern <= kInjective &&
+                    check_path(node, sink, [](int k, bool) { return k <= kInjective; })) {
+                    commit(node, sink);
+                }
+                continue;
+            }
+            if (group->root() == sink_group->root()) continue;
+            if (sink_group->pattern == kTuple) continue;  // do not fuse into tuples
+            if (pattern == kOutEWiseFusable) {
+                if (phase != 0 || dom.pattern != kElemWise) continue;
+                if (check_path(node, sink, [](int k, bool) { return k <= kBroadcast; }))
+                    commit(node, sink);
+            } else if (pattern <= kBroadcast) {
+                if (dom.pattern > kInjective && dom.pattern != kCommReduce) continue;
+                auto cond = [](int k, bool is_sink) {
+                    return is_sink ? (k <= kOutEWiseFusable) : k <= kInjective;
+                };
+                if (check_path(node, sink, cond)) commit(node, sink);
+            } else if (pattern == kInjective || pattern == kTuple) {
+                if (phase != 1) continue;
+                if (check_path(node, sink, [](int k, bool) { return k <= kInjective; }))
+                    commit(node, sink);
+            }
+        }
+    }
+
+    const std::vector<std::unique_ptr<Node>>& graph_;
+    const DominatorTree& dom_;
+    std::vector<Group> groups_;
+    std::unordered_map<const Node*, bool> visited_;
+};
+
+// Rebuilds the body with every group as a call of a primitive function.
+class FuseMutator : public ExprMutator {
+public:
+    FuseMutator(const std::unordered_map<const ExprNode*, Node*>& node_of,
+                std::vector<Group>& groups)
+        : node_of_(node_of), groups_(groups) {}
+
+protected:
+    Group* group_of(const ExprNode* e) {
+        auto it = node_of_.find(e);
+        ANVIL_CHECK(it != node_of_.end()) << "fuse_ops: a node outside the dataflow graph";
+        return groups_[it->second->index].root();
+    }
+
+    // Operands of a node in `group`: those of another group become the group's parameters.
+    std::vector<Expr> arguments(const std::vector<Expr>& args, Group* group) {
+        std::vector<Expr> out;
+        for (const auto& a : args) {
+            if (group_of(a.get()) == group) {
+                out.push_back(mutate(a));
+                continue;
+            }
+            auto it = group->param_of.find(a.get());
+            if (it == group->param_of.end()) {
+                Expr outer = mutate(a);
+                Ref<Var> p = make_var("p" + std::to_string(group->params.size()), outer->type);
+                group->params.push_back(p);
+                group->arguments.push_back(outer);
+                it = group->param_of.emplace(a.get(), p).first;
+            }
+            out.push_back(Expr(it->second));
+        }
+        return out;
+    }
+
+    Expr make_group_call(Group* group, const Expr& body, const SourceLoc& loc) {
+        Ref<Function> fn = make_function(group->params, body, /*primitive=*/true, loc);
+        return make_call_function(fn, group->arguments, loc);
+    }
+
+    Expr mutate_(const Call* op, const Expr& self) override {
+        if (!op->op.defined()) return ExprMutator::mutate_(op, self);
+        Group* group = group_of(op);
+        Expr call = make_call(op->op, arguments(op->args, group), op->attrs, op->loc);
+        if (group->root_ref == op) return make_group_call(group, call, op->loc);
+        return call;
+    }
+    Expr mutate_(const Tuple* op, const Expr& self) override {
+        Group* group = group_of(op);
+        if (group->root_ref == op) return ExprMutator::mutate_(op, self);
+        return make_tuple(arguments(op->fields, group), op->loc);
+    }
+    Expr mutate_(const TupleGetItem* op, const Expr& self) override {
+        Group* group = group_of(op);
+        if (group->root_ref == op && group_of(op->tuple.get()) != group) {
+            return ExprMutator::mutate_(op, self);  // an item of an opaque op's tuple
+        }
+        Expr item = make_tuple_get_item(arguments({op->tuple}, group)[0], op->index, op->loc);
+        if (group->root_ref == op) return make_group_call(group, item, op->loc);
+        return item;
+    }
+    Expr mutate_(const Function* op, const Expr& self) override { return self; }
+
+private:
+    const std::unordered_map<const ExprNode*, Node*>& node_of_;
+    std::vector<Group>& groups_;
+};
+
+Ref<Function> fuse_function(const Ref<Function>& f, int opt_level) {
+    GraphBuilder builder;
+    for (const auto& p : f->params) builder.visit(Expr(p));
+    builder.build(f->body);
+    DominatorTree dom(builder.nodes);
+    Partitioner partitioner(builder.nodes, dom);
+    std::vector<Group>& groups = partitioner.run(opt_level);
+    FuseMutator mutator(builder.node_of, groups);
+    Expr body = mutator.mutate(f->body);
+    if (body.same_as(f->body)) return f;
+    return make_function(f->params, body, f->primitive, f->loc);
+}
+
+}  // namespace
+
+IRModule fuse_ops(const IRModule& m, const PassContext& ctx) {
+    IRModule out = m;
+    for (auto& [name, f] : out.functions) {
+        if (!f->primitive) f = fuse_function(f, ctx.opt_level);
+    }
+    return out;
+}
+
+}  // namespace anvil::graph

@@ -1,0 +1,110 @@
+#include "graph/passes/graph_rewrite.h"
+
+#include "graph/expr_functor.h"
+#include "support/error.h"
+
+namespace anvil::graph {
+
+IRModule rewrite_functions(const IRModule& m,
+                           const std::function<Ref<Function>(const Ref<Function>&)>& rewrite) {
+    IRModule out = m;
+    for (auto& [name, f] : out.functions) {
+        if (!f->primitive) f = rewrite(f);
+    }
+    return out;
+}
+
+const Call* as_op_call(const Expr& e, const std::string& name) {
+    auto* call = e.as<Call>();
+    if (!call || !call->op.defined() || call->op->name != name) return nullptr;
+    return call;
+}
+
+const Op* find_op(const PassContext& ctx, const std::string& name) {
+    return ctx.ops ? ctx.ops->find(name) : nullptr;
+}
+
+std::unordered_map<const ExprNode*, int> count_uses(const Expr& body) {
+    std::unordered_map<const ExprNode*, int> uses;
+    uses[body.get()]++;
+    post_order_visit(body, [&](const Expr& e) {
+        auto use = [&](const Expr& operand) { uses[operand.get()]++; };
+        if (auto* c = e.as<Call>()) {
+            for (const auto& a : c->args) use(a);
+        } else if (auto* t = e.as<Tuple>()) {
+            for (const auto& f : t->fields) use(f);
+        } else if (auto* g = e.as<TupleGetItem>()) {
+            use(g->tuple);
+        } else if (auto* l = e.as<Let>()) {
+            use(l->value);
+            use(l->body);
+        }
+    });
+    return uses;
+}
+
+namespace {
+
+template <typename T>
+void read_as_double(const runtime::NDArray& a, std::vector<double>* out) {
+    const T* p = static_cast<const T*>(a.raw_data());
+    out->assign(p, p + a.num_elements());
+}
+
+template <typename T>
+void write_from_double(const std::vector<double>& v, const runtime::NDArray& a) {
+    T* p = static_cast<T*>(a.raw_data());
+    for (size_t i = 0; i < v.size(); ++i) p[i] = static_cast<T>(v[i]);
+}
+
+}  // namespace
+
+std::optional<std::vector<double>> constant_values(const Expr& e) {
+    auto* c = e.as<Constant>();
+    if (!c) return std::nullopt;
+    DLDataType t = c->data.dtype();
+    std::vector<double> out;
+    if (t.lanes != 1) return std::nullopt;
+    if (t.code == kDLFloat && t.bits == 32) {
+        read_as_double<float>(c->data, &out);
+    } else if (t.code == kDLFloat && t.bits == 64) {
+        read_as_double<double>(c->data, &out);
+    } else if (t.code == kDLInt && t.bits == 32) {
+        read_as_double<int32_t>(c->data, &out);
+    } else if (t.code == kDLInt && t.bits == 64) {
+        read_as_double<int64_t>(c->data, &out);
+    } else {
+        return std::nullopt;
+    }
+    return out;
+}
+
+std::optional<double> uniform_value(const Expr& e) {
+    auto values = constant_values(e);
+    if (!values || values->empty()) return std::nullopt;
+    for (double v : *values) {
+        if (v != values->front()) return std::nullopt;
+    }
+    return values->front();
+}
+
+Expr make_constant_of(const std::vector<int64_t>& shape, DataType dtype,
+                      const std::vector<double>& values, SourceLoc loc) {
+    runtime::NDArray a = runtime::NDArray::empty(shape, dl_dtype_of(dtype));
+    ANVIL_CHECK(static_cast<int64_t>(values.size()) == a.num_elements())
+        << values.size() << " values for a constant of " << a.num_elements() << " elements";
+    if (dtype == DataType::float32()) {
+        write_from_double<float>(values, a);
+    } else if (dtype == DataType::float64()) {
+        write_from_double<double>(values, a);
+    } else if (dtype == DataType::int32()) {
+        write_from_double<int32_t>(values, a);
+    } else if (dtype == DataType::int64()) {
+        write_from_double<int64_t>(values, a);
+    } else {
+        internal_error() << "constant of dtype " << dtype.str();
+    }
+    return make_constant(a, std::move(loc));
+}
+
+}  // namespace anvil::graph

@@ -1,0 +1,89 @@
+// Every graph pass, with what it requires of its input and ensures of its output.
+// One pass per file, named like the function; driver/pipeline.cpp lists them in order.
+//
+// Signature: IRModule pass(const IRModule&, const PassContext&). Passes rewrite every
+// non-primitive function of the module (primitive functions are fused groups, already final).
+// The graph is eagerly typed, so a pass rebuilds nodes with make_* / ExprMutator and the types
+// follow; a rewrite never edits a node in place.
+//
+// The graph level does not depend on ops/: passes find the ops they create in ctx.ops and read or
+// write attributes by field name (attr_fields.h), following the one field list each attribute
+// struct declares. A pass that would need an op the table lacks leaves that part of the graph
+// unchanged.
+//
+// Recommended order (what driver/pipeline.cpp should list):
+//   infer_types, simplify_inference, simplify_expr, fold_constants, fold_scale_axis,
+//   fold_constants, eliminate_common_subexpr, dead_code_elimination, fuse_ops
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "graph/module.h"
+#include "runtime/ndarray.h"
+
+namespace anvil::graph {
+
+struct PassContext {
+    // 0: no optional rewrite; fuse_ops still wraps every op in its own primitive function.
+    int opt_level = 3;
+    std::vector<std::string> disabled_passes;  // read by the pipeline runner, not by passes
+    // Set by the driver: compiles and runs a closed expression (no free variables) and returns
+    // its value. fold_constants does nothing while it is null.
+    std::function<runtime::NDArray(const Expr&)> evaluate;
+    // The op table (ops::op_table()), for passes that create calls of ops the graph may not
+    // contain yet (simplify_inference). Null: such rewrites are skipped.
+    const OpTable* ops = nullptr;
+};
+
+// Requires: nothing.  Ensures: every node of every function is rebuilt, so its type is derived
+// from the current parameter types; a UserError names the model node whose type rule fails.
+// Checks that each function uses no variable it does not bind.
+IRModule infer_types(const IRModule& m, const PassContext& ctx);
+// Substitution for a shape override: `f` with its parameters replaced (positionally) by
+// `params`, every type in the body re-derived. UserError when a new shape does not fit.
+Ref<Function> rebind_params(const Ref<Function>& f, const std::vector<Ref<Var>>& params);
+
+// Requires: ctx.evaluate (else no change).  Ensures: every maximal expression that depends on
+// no variable (a call whose arguments are constants, transitively) and has a tensor type is
+// replaced by one Constant holding its value; TupleGetItem of a constant tuple by the field.
+IRModule fold_constants(const IRModule& m, const PassContext& ctx);
+
+// Requires: ctx.ops.  Ensures: no nn.batch_norm (becomes x * scale + shift with per-channel
+// constants shaped to broadcast along its axis; computed here when the statistics are float
+// constants) and no nn.dropout (the identity). nn.layer_norm stays an op: it lowers to one
+// fused kernel already, and its statistics depend on the input, so nothing folds.
+IRModule simplify_inference(const IRModule& m, const PassContext& ctx);
+
+// Requires: nothing.  Ensures: no two calls of the same op with equal attributes and the same
+// (identical) arguments, no two equal TupleGetItems: later ones are replaced by the first.
+IRModule eliminate_common_subexpr(const IRModule& m, const PassContext& ctx);
+
+// Requires: nothing.  Ensures: no let binding whose variable is unused. Tuples keep all their
+// fields (a field nobody reads is still computed by the op that makes the tuple).
+IRModule dead_code_elimination(const IRModule& m, const PassContext& ctx);
+
+// Requires: nothing.  Ensures: no reshape of a reshape, no transpose of a transpose (composed,
+// or removed when the composition is the identity), no reshape to the input's shape, no cast to
+// the input's dtype, no add/subtract of zero or multiply/divide by one (constants whose elements
+// are all equal) where the result has the other operand's type.
+IRModule simplify_expr(const IRModule& m, const PassContext& ctx);
+
+// Requires: NCHW/OIHW nn.conv2d, nn.dense with (units, in) weights, constant weights.
+// Ensures: multiply(conv2d(x, w), s) with s a constant per output channel (or scalar), also
+// through a bias (nn.bias_add or add of a per-channel constant) between them, becomes
+// conv2d(x, w * s) [+ b * s] when the conv's output has no other user; likewise for nn.dense.
+IRModule fold_scale_axis(const IRModule& m, const PassContext& ctx);
+
+// Requires: a dataflow body (lets are fusion barriers).  Ensures: every op call in a
+// non-primitive function lies in exactly one primitive Function called from it
+// (make_call_function). Groups follow TVM's dominator-based algorithm over OpPattern: an
+// OutEWiseFusable anchor (conv2d, dense) takes its elementwise/broadcast successors (bias,
+// activation, a residual add); injective chains join; a reduction takes the injective ops
+// before it; opaque ops stay alone. Group parameters are the group's external inputs, tensor
+// constants included (so groups differing only in weights are structurally equal); scalar
+// constants stay inside. opt_level 0: one op per group.
+IRModule fuse_ops(const IRModule& m, const PassContext& ctx);
+
+}  // namespace anvil::graph

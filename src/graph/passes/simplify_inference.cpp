@@ -1,0 +1,145 @@
+// Inference forms of training-time ops:
+//   nn.batch_norm(x, gamma, beta, mean, var)  ->  x * scale + shift, per channel along `axis`,
+//       scale = gamma / sqrt(var + epsilon), shift = beta - mean * scale
+//     With constant statistics (the usual case: a model's parameters) scale and shift are
+//     computed here, in double, as constants of shape (C, 1, ..., 1) that broadcast along the
+//     axis; fold_scale_axis can then move the scale into a preceding conv's weights. Otherwise
+//     the arithmetic is built from ops and reshaped to broadcast the same way.
+//   nn.dropout(x)  ->  x
+// A batch_norm or dropout that returns a tuple (value, statistics or mask) is replaced where its
+// first field is read; the other fields have no inference meaning.
+// nn.layer_norm stays an op: its statistics depend on the input, and it lowers to one kernel.
+#include <array>
+#include <cmath>
+#include <tuple>
+
+#include "graph/expr_functor.h"
+#include "graph/passes/attr_fields.h"
+#include "graph/passes/graph_rewrite.h"
+
+namespace anvil::graph {
+
+namespace {
+
+class InferenceSimplifier : public ExprMutator {
+public:
+    explicit InferenceSimplifier(const PassContext& ctx) : ctx_(ctx) {}
+
+protected:
+    Expr mutate_(const Call* op, const Expr& self) override {
+        Expr e = ExprMutator::mutate_(op, self);
+        if (!e->type.is<TensorType>()) return e;  // a tuple: rewritten where field 0 is read
+        return rewrite(e);
+    }
+    Expr mutate_(const TupleGetItem* op, const Expr& self) override {
+        Expr tuple = mutate(op->tuple);
+        if (op->index == 0 && tuple.is<Call>()) {
+            Expr r = rewrite(tuple);
+            if (!r.same_as(tuple)) return r;
+        }
+        return tuple.same_as(op->tuple) ? self : make_tuple_get_item(tuple, op->index, op->loc);
+    }
+
+private:
+    // The inference form of a batch_norm or dropout call (its first output), else `e`.
+    Expr rewrite(const Expr& e) {
+        if (auto* call = as_op_call(e, "nn.dropout")) return call->args[0];
+        if (auto* call = as_op_call(e, "nn.batch_norm")) {
+            Expr r = lower_batch_norm(*call);
+            return r.defined() ? r : e;
+        }
+        return e;
+    }
+
+    Expr lower_batch_norm(const Call& call) {
+        const Op* add = find_op(ctx_, "add");
+        const Op* multiply = find_op(ctx_, "multiply");
+        auto* xt = call.args[0]->type.as<TensorType>();
+        auto axis = attr_int(*call.attrs, "axis");
+        auto epsilon = attr_float(*call.attrs, "epsilon");
+        if (!add || !multiply || !xt || !axis || !epsilon || call.args.size() != 5) return {};
+        int64_t ndim = static_cast<int64_t>(xt->ndim());
+        int64_t ax = *axis < 0 ? *axis + ndim : *axis;
+        if (ax < 0 || ax >= ndim) return {};
+        const int64_t* channels = as_const_int(xt->shape[ax]);
+        if (!channels) return {};
+        // (C, 1, ..., 1): broadcasts along `axis` of x.
+        std::vector<int64_t> shape(static_cast<size_t>(ndim - ax), 1);
+        shape[0] = *channels;
+        bool use_gamma = attr_bool(*call.attrs, "scale").value_or(true);
+        bool use_beta = attr_bool(*call.attrs, "center").value_or(true);
+
+        Expr scale, shift;
+        bool host_dtype = xt->dtype == DataType::float32() || xt->dtype == DataType::float64();
+        if (auto c = constant_statistics(call, *channels); c && host_dtype) {
+            std::vector<double> s(c->size()), b(c->size());
+            for (int64_t i = 0; i < *channels; ++i) {
+                const auto& [gamma, beta, mean, var] = (*c)[i];
+                s[i] = (use_gamma ? gamma : 1.0) / std::sqrt(var + *epsilon);
+                b[i] = (use_beta ? beta : 0.0) - mean * s[i];
+            }
+            scale = make_constant_of(shape, xt->dtype, s, call.loc);
+            shift = make_constant_of(shape, xt->dtype, b, call.loc);
+        } else {
+            auto arith = statistics_arith(call, shape, *epsilon, use_gamma, use_beta);
+            if (!arith) return {};
+            std::tie(scale, shift) = *arith;
+        }
+        Expr scaled = make_call(*multiply, {call.args[0], scale}, nullptr, call.loc);
+        return make_call(*add, {scaled, shift}, nullptr, call.loc);
+    }
+
+    using Stats = std::vector<std::array<double, 4>>;  // gamma, beta, mean, var per channel
+    static std::optional<Stats> constant_statistics(const Call& call, int64_t channels) {
+        Stats out(static_cast<size_t>(channels));
+        for (int k = 0; k < 4; ++k) {
+            auto v = constant_values(call.args[1 + k]);
+            if (!v || static_cast<int64_t>(v->size()) != channels) return std::nullopt;
+            for (int64_t i = 0; i < channels; ++i) out[i][k] = (*v)[i];
+        }
+        return out;
+    }
+
+    // scale and shift built from ops, reshaped to `shape`.
+    std::optional<std::pair<Expr, Expr>> statistics_arith(const Call& call,
+                                                          const std::vector<int64_t>& shape,
+                                                          double epsilon, bool use_gamma,
+                                                          bool use_beta) {
+        const Op* add = find_op(ctx_, "add");
+        const Op* subtract = find_op(ctx_, "subtract");
+        const Op* multiply = find_op(ctx_, "multiply");
+        const Op* rsqrt = find_op(ctx_, "rsqrt");
+        const Op* reshape = find_op(ctx_, "reshape");
+        if (!subtract || !rsqrt || !reshape) return std::nullopt;
+        Ref<Attrs> reshape_attrs = reshape->make_default_attrs();
+        if (!attr_ints(*reshape_attrs, "newshape")) return std::nullopt;
+        reshape_attrs = attr_with(*reshape_attrs, "newshape", shape);
+        auto* vt = call.args[4]->type.as<TensorType>();
+        if (!vt || !vt->dtype.is_float()) return std::nullopt;
+        const SourceLoc& loc = call.loc;
+        Expr eps = make_constant_of({}, vt->dtype, {epsilon}, loc);
+        Expr scale =
+            make_call(*rsqrt, {make_call(*add, {call.args[4], eps}, nullptr, loc)}, nullptr, loc);
+        if (use_gamma) scale = make_call(*multiply, {call.args[1], scale}, nullptr, loc);
+        Expr shift = make_call(*multiply, {call.args[3], scale}, nullptr, loc);
+        shift = use_beta
+                    ? make_call(*subtract, {call.args[2], shift}, nullptr, loc)
+                    : make_call(*subtract, {make_constant_of({}, vt->dtype, {0.0}, loc), shift},
+                                nullptr, loc);
+        return std::make_pair(make_call(*reshape, {scale}, reshape_attrs, loc),
+                              make_call(*reshape, {shift}, reshape_attrs, loc));
+    }
+
+    const PassContext& ctx_;
+};
+
+}  // namespace
+
+IRModule simplify_inference(const IRModule& m, const PassContext& ctx) {
+    return rewrite_functions(m, [&](const Ref<Function>& f) {
+        Expr body = InferenceSimplifier(ctx).mutate(f->body);
+        return body.same_as(f->body) ? f : make_function(f->params, body, f->primitive, f->loc);
+    });
+}
+
+}  // namespace anvil::graph

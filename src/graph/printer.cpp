@@ -1,0 +1,334 @@
+#include "graph/printer.h"
+
+#include <cctype>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "graph/expr_functor.h"
+#include "support/error.h"
+#include "tir/printer.h"
+
+namespace anvil::graph {
+
+namespace {
+
+constexpr const char* kIndent = "  ";  // Relay's indentation
+
+bool is_identifier(const std::string& s) {
+    if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) {
+        return false;
+    }
+    for (size_t i = 0; i < s.size(); ++i) {
+        char c = s[i];
+        bool dot_ok = c == '.' && i + 1 < s.size() &&
+                      (std::isalpha(static_cast<unsigned char>(s[i + 1])) || s[i + 1] == '_');
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && !dot_ok) return false;
+    }
+    return true;
+}
+
+std::string quote(const std::string& s) {
+    std::string out = "\"";
+    for (char c : s) {
+        switch (c) {
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
+            default:
+                out += c;
+        }
+    }
+    return out + "\"";
+}
+
+// Base64 keeps weights a third larger than their bytes (hex would double them) and is a
+// standard any tool can decode.
+std::string base64_encode(const uint8_t* data, size_t n) {
+    static const char kAlphabet[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    out.reserve((n + 2) / 3 * 4);
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = uint32_t(data[i]) << 16;
+        if (i + 1 < n) v |= uint32_t(data[i + 1]) << 8;
+        if (i + 2 < n) v |= uint32_t(data[i + 2]);
+        out += kAlphabet[(v >> 18) & 63];
+        out += kAlphabet[(v >> 12) & 63];
+        out += i + 1 < n ? kAlphabet[(v >> 6) & 63] : '=';
+        out += i + 2 < n ? kAlphabet[v & 63] : '=';
+    }
+    return out;
+}
+
+// Gives each Var object one name, unique within a def.
+class NameTable {
+public:
+    const std::string& get(const Var* v) {
+        auto it = names_.find(v);
+        if (it != names_.end()) return it->second;
+        std::string base;
+        for (char c : v->name) base += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+        if (base.empty()) base = "v";
+        if (std::isdigit(static_cast<unsigned char>(base[0]))) base = "_" + base;
+        std::string name = base;
+        for (int n = 1; used_.count(name); ++n) name = base + "_" + std::to_string(n);
+        used_.insert(name);
+        return names_.emplace(v, name).first->second;
+    }
+    void clear() {
+        names_.clear();
+        used_.clear();
+    }
+
+private:
+    std::unordered_map<const Var*, std::string> names_;
+    std::unordered_set<std::string> used_;
+};
+
+class Printer {
+public:
+    explicit Printer(const PrintOptions& options) : options_(options) {}
+
+    std::string module(const IRModule& m) {
+        bool first = true;
+        for (const auto& [name, f] : m.functions) {
+            if (!first) out_ += "\n";
+            first = false;
+            begin_def(Expr(f));
+            out_ += "def @" + (is_identifier(name) ? name : quote(name));
+            function_rest(f.get(), 0);
+            out_ += "\n";
+        }
+        for (const auto& [name, k] : m.kernels) {
+            if (!first) out_ += "\n";
+            first = false;
+            out_ += tir::print(k);
+        }
+        metadata(!first);
+        return std::move(out_);
+    }
+
+    std::string expr(const Expr& e) {
+        begin_def(e);
+        block(e, 0);
+        metadata(true);
+        return std::move(out_);
+    }
+
+private:
+    struct Scope {
+        std::unordered_map<const ExprNode*, std::string> names;
+        bool sees_parent;
+    };
+
+    void begin_def(const Expr& root) {
+        names_.clear();
+        next_temp_ = 0;
+        scopes_.clear();
+        scopes_.push_back({{}, false});
+        uses_.clear();
+        post_order_visit(root, [&](const Expr& e) {
+            auto count = [&](const Expr& c) {
+                if (c.defined()) ++uses_[c.get()];
+            };
+            switch (e->kind) {
+                case ExprKind::Call:
+                    count(e.as<Call>()->callee);
+                    for (const auto& a : e.as<Call>()->args) count(a);
+                    break;
+                case ExprKind::Tuple:
+                    for (const auto& f : e.as<Tuple>()->fields) count(f);
+                    break;
+                case ExprKind::TupleGetItem:
+                    count(e.as<TupleGetItem>()->tuple);
+                    break;
+                case ExprKind::Let:
+                    count(e.as<Let>()->value);
+                    count(e.as<Let>()->body);
+                    break;
+                default:
+                    break;
+            }
+        });
+    }
+
+    const std::string* lookup(const ExprNode* e) const {
+        for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+            auto found = it->names.find(e);
+            if (found != it->names.end()) return &found->second;
+            if (!it->sees_parent) break;
+        }
+        return nullptr;
+    }
+
+    void line(int indent, const std::string& text) {
+        for (int i = 0; i < indent; ++i) out_ += kIndent;
+        out_ += text;
+        out_ += "\n";
+    }
+
+    std::string var_ref(const Var* v) { return "%" + names_.get(v); }
+
+    std::string constant_ref(const Constant* c) {
+        auto [it, added] = const_index_.emplace(c, static_cast<int>(constants_.size()));
+        if (added) constants_.push_back(c);
+        return "meta[Constant][" + std::to_string(it->second) + "]";
+    }
+
+    static std::string type_note(const Type& t) { return " /* ty=" + type_str(t) + " */"; }
+
+    // `(%a: T, %b: T, primitive=1) -> R {` then the body and the closing brace (no newline).
+    void function_rest(const Function* f, int indent) {
+        out_ += "(";
+        for (size_t i = 0; i < f->params.size(); ++i) {
+            if (i) out_ += ", ";
+            out_ += var_ref(f->params[i].get()) + ": " + type_str(f->params[i]->type);
+        }
+        if (f->primitive) out_ += f->params.empty() ? "primitive=1" : ", primitive=1";
+        out_ += ") -> " + type_str(f->body->type) + " {\n";
+        // Functions are closed: the body neither sees nor reuses the enclosing names.
+        scopes_.push_back({{}, false});
+        block(f->body, indent + 1);
+        scopes_.pop_back();
+        for (int i = 0; i < indent; ++i) out_ += kIndent;
+        out_ += "}";
+    }
+
+    // The bindings of `e` and its let chain, then the result.
+    void block(Expr e, int indent) {
+        while (auto* let = e.as<Let>()) {
+            const Expr& v = let->value;
+            bool inlined = (v.is<Call>() || v.is<Tuple>() || v.is<TupleGetItem>()) &&
+                           uses_[v.get()] <= 1 && !lookup(v.get());
+            std::string value = inlined ? definition(v, indent) : atom(v, indent);
+            line(indent, "let " + var_ref(let->var.get()) + ": " + type_str(let->var->type) +
+                             " = " + value + ";");
+            e = let->body;
+        }
+        line(indent, atom(e, indent));
+    }
+
+    // The text of a call, tuple or projection whose operands are atoms (their bindings are
+    // emitted first).
+    std::string definition(const Expr& e, int indent) {
+        if (auto* call = e.as<Call>()) {
+            std::string head;
+            if (call->op.defined()) {
+                head = call->op->name;
+            } else {
+                head = atom(call->callee, indent);
+            }
+            std::string text = head + "(";
+            for (size_t i = 0; i < call->args.size(); ++i) {
+                text += (i ? ", " : "") + atom(call->args[i], indent);
+            }
+            if (call->op.defined() && call->attrs.defined()) {
+                Ref<Attrs> defaults = call->op->make_default_attrs();
+                std::string attrs = attrs_str(*call->attrs, defaults.get());
+                if (!attrs.empty()) text += (call->args.empty() ? "" : ", ") + attrs;
+            }
+            return text + ")" + type_note(e->type);
+        }
+        if (auto* tuple = e.as<Tuple>()) {
+            std::string text = "(";
+            for (size_t i = 0; i < tuple->fields.size(); ++i) {
+                text += (i ? ", " : "") + atom(tuple->fields[i], indent);
+            }
+            return text + (tuple->fields.size() == 1 ? ",)" : ")");
+        }
+        if (auto* get = e.as<TupleGetItem>()) {
+            return atom(get->tuple, indent) + "." + std::to_string(get->index) + type_note(e->type);
+        }
+        internal_error() << "no inline text for a " << expr_kind_name(e->kind);
+        ANVIL_UNREACHABLE();
+    }
+
+    // A name for `e`, binding it to a new temporary (after its operands) the first time.
+    std::string atom(const Expr& e, int indent) {
+        ANVIL_CHECK(e.defined()) << "printing an undefined expression";
+        if (auto* v = e.as<Var>()) return var_ref(v);
+        if (auto* c = e.as<Constant>()) return constant_ref(c);
+        if (const std::string* name = lookup(e.get())) return *name;
+        std::string name;
+        if (auto* f = e.as<Function>()) {
+            name = "%" + std::to_string(next_temp_++);
+            for (int i = 0; i < indent; ++i) out_ += kIndent;
+            out_ += name + " = fn ";
+            function_rest(f, indent);
+            out_ += ";\n";
+        } else if (e.is<Let>()) {
+            name = "%" + std::to_string(next_temp_++);
+            line(indent, name + " = {");
+            scopes_.push_back({{}, true});
+            block(e, indent + 1);
+            scopes_.pop_back();
+            line(indent, "};");
+        } else {
+            std::string text = definition(e, indent);
+            name = "%" + std::to_string(next_temp_++);
+            line(indent, name + " = " + text + ";");
+        }
+        scopes_.back().names.emplace(e.get(), name);
+        return name;
+    }
+
+    void metadata(bool separate) {
+        if (constants_.empty()) return;
+        if (separate) out_ += "\n";
+        if (!options_.metadata) {
+            size_t bytes = 0;
+            for (const Constant* c : constants_) bytes += c->data.nbytes();
+            out_ += "// metadata omitted: " + std::to_string(constants_.size()) +
+                    " constant(s), " + std::to_string(bytes) + " bytes\n";
+            return;
+        }
+        out_ += "#[metadata]\n";
+        for (size_t i = 0; i < constants_.size(); ++i) {
+            const Constant* c = constants_[i];
+            out_ += "meta[Constant][" + std::to_string(i) + "]: " + type_str(c->type) + " = \"";
+            out_ += base64_encode(static_cast<const uint8_t*>(c->data.raw_data()),
+                                  c->data.nbytes());
+            out_ += "\"\n";
+        }
+    }
+
+    PrintOptions options_;
+    std::string out_;
+    NameTable names_;
+    int next_temp_ = 0;
+    std::vector<Scope> scopes_;
+    std::unordered_map<const ExprNode*, int> uses_;
+    std::unordered_map<const Constant*, int> const_index_;
+    std::vector<const Constant*> constants_;
+};
+
+}  // namespace
+
+std::string print(const IRModule& m, const PrintOptions& options) {
+    return Printer(options).module(m);
+}
+
+std::string print(const Expr& e, const PrintOptions& options) {
+    if (!e.defined()) return "<undefined>\n";
+    return Printer(options).expr(e);
+}
+
+std::ostream& operator<<(std::ostream& os, const IRModule& m) {
+    return os << print(m);
+}
+
+std::ostream& operator<<(std::ostream& os, const Expr& e) {
+    return os << print(e);
+}
+
+}  // namespace anvil::graph

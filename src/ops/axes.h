@@ -1,0 +1,36 @@
+// Axis attributes of op type rules: numpy-style negative axes, checked against the rank, with
+// UserErrors that name the op, the attribute and the rank.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/expr.h"
+#include "support/source_loc.h"
+
+namespace anvil::ops {
+
+// `axis` in [-ndim, ndim) as an index in [0, ndim); UserError at `loc` otherwise. `what` names the
+// attribute in the message ("axis", "axes[1]").
+int64_t normalize_axis(int64_t axis, int64_t ndim, const SourceLoc& loc, const std::string& op,
+                       const std::string& what = "axis");
+// Each axis normalized; UserError on a repeated axis.
+std::vector<int64_t> normalize_axes(const std::vector<int64_t>& axes, int64_t ndim,
+                                    const SourceLoc& loc, const std::string& op,
+                                    const std::string& what = "axes");
+
+// "(1, 3, n, 4)" for messages.
+std::string shape_str(const std::vector<PrimExpr>& shape);
+
+// "[1, -1, 0]" for messages.
+std::string list_str(const std::vector<int64_t>& values);
+
+// The product of the dimensions, simplified (a constant for static shapes).
+PrimExpr shape_product(const std::vector<PrimExpr>& shape);
+
+// Row-major flat offset of `index` in `shape`, and back. Index arithmetic is int32, as TE axes.
+PrimExpr ravel_index(const std::vector<PrimExpr>& index, const std::vector<PrimExpr>& shape);
+std::vector<PrimExpr> unravel_index(PrimExpr flat, const std::vector<PrimExpr>& shape);
+
+}  // namespace anvil::ops

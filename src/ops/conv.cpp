@@ -1,0 +1,456 @@
+// Convolutions: nn.conv2d and nn.conv2d_transpose (NCHW). Both are OutEWiseFusable anchors.
+//
+// The compute has the shape the x86 schedule needs, so that no layout pass is required:
+//   <name>_pad      zero padding as its own stage (if_then_else reads the input only inside);
+//                   conv2d_transpose instead dilates the input by the stride ("_dilate") and
+//                   convolves it with the flipped kernel.
+//   <name>_pack     weights as [O/VB, C/groups, KH, KW, VB]: VB (8, 16 or 32) output channels
+//                   contiguous, zero-filled past O.
+//   <name>_blocked  the reduction into [N, O/VB, OH, OW, VB].
+//   <name>          the NCHW result, read out of the blocked one.
+// The register tile then is (output pixels of a row) x (VB channels): per reduction step one
+// broadcast input value per row times one packed weight vector, like the GEMM micro-kernel of
+// examples/matmul. Depthwise and other groups whose per-group output channels are not a
+// multiple of 8 use a direct reduction instead, vectorized along the output row.
+#include "ops/conv.h"
+
+#include <functional>
+#include <optional>
+#include <sstream>
+
+#include "graph/op.h"
+#include "ops/injective_schedule.h"
+#include "ops/tensor_shape.h"
+#include "ops/tile_schedule.h"
+#include "support/error.h"
+#include "te/math.h"
+#include "te/reduction.h"
+
+namespace anvil::ops {
+
+using graph::Attrs;
+using graph::Op;
+using graph::OpPattern;
+using graph::Type;
+
+namespace {
+
+PrimExpr I(int64_t v) {
+    return make_int(DataType::int32(), v);
+}
+
+std::string ints_str(const std::vector<int64_t>& v) {
+    std::ostringstream os;
+    os << "[";
+    for (size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
+    os << "]";
+    return os.str();
+}
+
+// ---- type rules ---------------------------------------------------------------------------
+
+void check_ints(const SourceLoc& loc, const std::string& op, const char* name,
+                const std::vector<int64_t>& v, size_t n, int64_t min) {
+    if (v.size() != n) {
+        user_error(loc) << op << ": " << name << " needs " << n << " values, got " << ints_str(v);
+    }
+    for (int64_t x : v) {
+        if (x < min) {
+            user_error(loc) << op << ": " << name << " must be >= " << min << ", got "
+                            << ints_str(v);
+        }
+    }
+}
+
+std::optional<int64_t> known(const PrimExpr& d) {
+    if (auto* v = as_const_int(d)) return *v;
+    return std::nullopt;
+}
+
+int64_t kernel_dim(const SourceLoc& loc, const std::string& op, const PrimExpr& d) {
+    auto v = known(d);
+    if (!v) user_error(loc) << op << ": the kernel size " << d << " must be a constant";
+    return *v;
+}
+
+// Checks rank and dtype of the two operands.
+void check_operands(const SourceLoc& loc, const std::string& op, const std::vector<Type>& args,
+                    const graph::TensorType& d, const graph::TensorType& w,
+                    const char* weight_layout) {
+    if (d.ndim() != 4) {
+        user_error(loc) << op << ": the data must be 4-D (NCHW), got " << graph::type_str(args[0]);
+    }
+    if (w.ndim() != 4) {
+        user_error(loc) << op << ": the weight must be 4-D (" << weight_layout << "), got "
+                        << graph::type_str(args[1]);
+    }
+    if (!d.dtype.is_floating()) {
+        user_error(loc) << op << " needs floating-point data, got " << d.dtype.str();
+    }
+    if (d.dtype != w.dtype) {
+        user_error(loc) << op << ": data and weight types " << d.dtype.str() << " and "
+                        << w.dtype.str() << " differ; insert a cast";
+    }
+}
+
+void check_groups(const SourceLoc& loc, const std::string& op, int64_t groups) {
+    if (groups < 1) user_error(loc) << op << ": groups must be >= 1, got " << groups;
+}
+
+// The output extent of a strided window over an input of `in` (padding included).
+PrimExpr window_out(const SourceLoc& loc, const std::string& op, const char* what,
+                    const PrimExpr& in, int64_t pad, int64_t k, int64_t stride, int64_t dil) {
+    int64_t span = dil * (k - 1) + 1;
+    if (auto v = known(in)) {
+        if (*v + pad < span) {
+            user_error(loc) << op << ": the dilated kernel " << what << " " << span
+                            << " is larger than the padded input " << what << " " << *v + pad;
+        }
+        return make_int(in.dtype(), (*v + pad - span) / stride + 1);
+    }
+    return floordiv(in + make_int(in.dtype(), pad - span), make_int(in.dtype(), stride)) +
+           make_int(in.dtype(), 1);
+}
+
+Type conv2d_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
+                 const SourceLoc& loc) {
+    const auto& a = static_cast<const Conv2DAttrs&>(attrs);
+    const auto& d = graph::expect_tensor(args[0], loc, "the data of " + op.name);
+    const auto& w = graph::expect_tensor(args[1], loc, "the weight of " + op.name);
+    check_operands(loc, op.name, args, d, w, "OIHW");
+    check_ints(loc, op.name, "strides", a.strides, 2, 1);
+    check_ints(loc, op.name, "padding", a.padding, 4, 0);
+    check_ints(loc, op.name, "dilation", a.dilation, 2, 1);
+    check_groups(loc, op.name, a.groups);
+    auto c = known(d.shape[1]), o = known(w.shape[0]), cw = known(w.shape[1]);
+    if (c && *c % a.groups != 0) {
+        user_error(loc) << op.name << ": groups=" << a.groups << " does not divide the " << *c
+                        << " input channels of " << graph::type_str(args[0]);
+    }
+    if (o && *o % a.groups != 0) {
+        user_error(loc) << op.name << ": groups=" << a.groups << " does not divide the " << *o
+                        << " output channels (weight " << graph::type_str(args[1]) << ")";
+    }
+    if (c && cw && *cw * a.groups != *c) {
+        user_error(loc) << op.name << ": the weight " << graph::type_str(args[1]) << " has " << *cw
+                        << " input channels per group, but the data has " << *c << " channels in "
+                        << a.groups << " group(s)";
+    }
+    int64_t kh = kernel_dim(loc, op.name, w.shape[2]), kw = kernel_dim(loc, op.name, w.shape[3]);
+    PrimExpr oh = window_out(loc, op.name, "height", d.shape[2], a.padding[0] + a.padding[2], kh,
+                             a.strides[0], a.dilation[0]);
+    PrimExpr ow = window_out(loc, op.name, "width", d.shape[3], a.padding[1] + a.padding[3], kw,
+                             a.strides[1], a.dilation[1]);
+    return graph::make_tensor_type({d.shape[0], w.shape[0], oh, ow}, d.dtype);
+}
+
+Type conv2d_transpose_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
+                           const SourceLoc& loc) {
+    const auto& a = static_cast<const Conv2DTransposeAttrs&>(attrs);
+    const auto& d = graph::expect_tensor(args[0], loc, "the data of " + op.name);
+    const auto& w = graph::expect_tensor(args[1], loc, "the weight of " + op.name);
+    check_operands(loc, op.name, args, d, w, "IOHW");
+    check_ints(loc, op.name, "strides", a.strides, 2, 1);
+    check_ints(loc, op.name, "padding", a.padding, 4, 0);
+    check_ints(loc, op.name, "output_padding", a.output_padding, 2, 0);
+    check_ints(loc, op.name, "dilation", a.dilation, 2, 1);
+    check_groups(loc, op.name, a.groups);
+    for (int i = 0; i < 2; ++i) {
+        if (a.output_padding[i] >= std::max(a.strides[i], a.dilation[i])) {
+            user_error(loc) << op.name << ": output_padding " << ints_str(a.output_padding)
+                            << " must be smaller than the stride or the dilation";
+        }
+    }
+    auto c = known(d.shape[1]), cw = known(w.shape[0]), og = known(w.shape[1]);
+    if (c && *c % a.groups != 0) {
+        user_error(loc) << op.name << ": groups=" << a.groups << " does not divide the " << *c
+                        << " input channels of " << graph::type_str(args[0]);
+    }
+    if (c && cw && *cw != *c) {
+        user_error(loc) << op.name << ": the weight " << graph::type_str(args[1])
+                        << " has dimension 0 = " << *cw << ", but the data has " << *c
+                        << " channels (the weight is [C, O/groups, KH, KW])";
+    }
+    int64_t kh = kernel_dim(loc, op.name, w.shape[2]), kw = kernel_dim(loc, op.name, w.shape[3]);
+    std::vector<PrimExpr> out{d.shape[0], w.shape[1] * make_int(w.shape[1].dtype(), a.groups)};
+    if (og) out[1] = make_int(w.shape[1].dtype(), *og * a.groups);
+    for (int i = 0; i < 2; ++i) {
+        const PrimExpr& in = d.shape[2 + i];
+        int64_t k = i == 0 ? kh : kw;
+        int64_t extra =
+            a.dilation[i] * (k - 1) + a.output_padding[i] + 1 - a.padding[i] - a.padding[i + 2];
+        if (auto v = known(in)) {
+            int64_t e = (*v - 1) * a.strides[i] + extra;
+            if (e < 1) {
+                user_error(loc) << op.name << ": the padding " << ints_str(a.padding)
+                                << " removes the whole output " << (i == 0 ? "height" : "width");
+            }
+            out.push_back(make_int(in.dtype(), e));
+        } else {
+            out.push_back((in - make_int(in.dtype(), 1)) * make_int(in.dtype(), a.strides[i]) +
+                          make_int(in.dtype(), extra));
+        }
+    }
+    return graph::make_tensor_type(out, d.dtype);
+}
+
+// ---- computes -----------------------------------------------------------------------------
+
+struct ConvGeom {
+    int64_t groups, oc, icg, kh, kw, sh, sw, dh, dw;
+};
+// The weight of output channel oc, input channel ric of its group, kernel tap (kh, kw).
+using WeightFn = std::function<PrimExpr(PrimExpr, PrimExpr, PrimExpr, PrimExpr)>;
+
+// Vector block over output channels, or 0 for the direct (unblocked) reduction: a block must
+// stay inside one group so that all its lanes read the same input channel.
+int64_t conv_block(const ConvGeom& g) {
+    if (g.groups == 1) return pick_block(g.oc);
+    int64_t ocg = g.oc / g.groups;
+    for (int64_t b : {32, 16, 8}) {
+        if (ocg % b == 0) return b;
+    }
+    return 0;
+}
+
+// out[n, oc, oh, ow] = sum xp[n, group(oc) * icg + rc, oh * sh + kh * dh, ow * sw + kw * dw]
+//                          * w(oc, rc, kh, kw)
+te::Tensor conv_core(const std::string& name, const te::Tensor& xp, const WeightFn& w,
+                     const ConvGeom& g, const std::vector<PrimExpr>& out_shape) {
+    auto rc = te::reduce_axis(I(g.icg), "rc");
+    auto rh = te::reduce_axis(I(g.kh), "ry");
+    auto rw = te::reduce_axis(I(g.kw), "rx");
+    int64_t ocg = g.oc / g.groups;
+    auto input = [&](PrimExpr n, PrimExpr c, PrimExpr oh, PrimExpr ow) {
+        return xp(n, c, oh * I(g.sh) + rh->var * I(g.dh), ow * I(g.sw) + rw->var * I(g.dw));
+    };
+    int64_t vb = conv_block(g);
+    if (vb == 0) {
+        return te::compute(
+            out_shape,
+            [&](std::span<const PrimExpr> i) {
+                PrimExpr c = floordiv(i[1], I(ocg)) * I(g.icg) + rc->var;
+                return te::sum(input(i[0], c, i[2], i[3]) * w(i[1], rc->var, rh->var, rw->var),
+                               {rc, rh, rw});
+            },
+            name);
+    }
+    int64_t ocb = (g.oc + vb - 1) / vb;
+    bool padded = ocb * vb != g.oc;
+    te::Tensor pack = te::compute(
+        {I(ocb), I(g.icg), I(g.kh), I(g.kw), I(vb)},
+        [&](std::span<const PrimExpr> i) {
+            PrimExpr oc = i[0] * I(vb) + i[4];
+            PrimExpr v = w(oc, i[1], i[2], i[3]);
+            return padded ? te::if_then_else(oc < I(g.oc), v, make_const(v.dtype(), 0)) : v;
+        },
+        name + "_pack");
+    te::Tensor blocked = te::compute(
+        {out_shape[0], I(ocb), out_shape[2], out_shape[3], I(vb)},
+        [&](std::span<const PrimExpr> i) {
+            PrimExpr c =
+                g.groups == 1 ? rc->var : floordiv(i[1] * I(vb), I(ocg)) * I(g.icg) + rc->var;
+            return te::sum(input(i[0], c, i[2], i[3]) * pack(i[1], rc->var, rh->var, rw->var, i[4]),
+                           {rc, rh, rw});
+        },
+        name + "_blocked");
+    return te::compute(
+        out_shape,
+        [&](std::span<const PrimExpr> i) {
+            return blocked(i[0], floordiv(i[1], I(vb)), i[2], i[3], floormod(i[1], I(vb)));
+        },
+        name);
+}
+
+// Zero padding [top, left, bottom, right] as its own stage (none when all are 0).
+te::Tensor pad_input(const std::string& name, const te::Tensor& x, const std::vector<int64_t>& p) {
+    if (p[0] == 0 && p[1] == 0 && p[2] == 0 && p[3] == 0) return x;
+    const auto& s = x.shape();
+    return te::compute(
+        {s[0], s[1], s[2] + I(p[0] + p[2]), s[3] + I(p[1] + p[3])},
+        [&](std::span<const PrimExpr> i) {
+            PrimExpr y = i[2] - I(p[0]), xx = i[3] - I(p[1]);
+            PrimExpr inside = y >= I(0) && y < s[2] && xx >= I(0) && xx < s[3];
+            return te::if_then_else(inside, x(i[0], i[1], y, xx), make_const(x.dtype(), 0));
+        },
+        name + "_pad");
+}
+
+std::vector<te::Tensor> conv2d_compute(const std::vector<te::Tensor>& in, const Attrs& attrs,
+                                       const Type& out) {
+    const auto& a = static_cast<const Conv2DAttrs&>(attrs);
+    const te::Tensor &x = in[0], &w = in[1];
+    ConvGeom g{a.groups,
+               const_dim(w.shape()[0], "nn.conv2d output channels"),
+               const_dim(w.shape()[1], "nn.conv2d input channels per group"),
+               const_dim(w.shape()[2], "nn.conv2d kernel height"),
+               const_dim(w.shape()[3], "nn.conv2d kernel width"),
+               a.strides[0],
+               a.strides[1],
+               a.dilation[0],
+               a.dilation[1]};
+    te::Tensor xp = pad_input("conv2d", x, a.padding);
+    WeightFn wf = [&](PrimExpr oc, PrimExpr rc, PrimExpr kh, PrimExpr kw) {
+        return w(oc, rc, kh, kw);
+    };
+    return {conv_core("conv2d", xp, wf, g, te_shape(out))};
+}
+
+// conv2d_transpose as a stride-1 convolution: the input spread out by the stride and padded by
+// (dilated kernel extent - 1 - padding) on each side, convolved with the flipped kernel whose
+// in/out channel roles are swapped.
+std::vector<te::Tensor> conv2d_transpose_compute(const std::vector<te::Tensor>& in,
+                                                 const Attrs& attrs, const Type& out) {
+    const auto& a = static_cast<const Conv2DTransposeAttrs&>(attrs);
+    const te::Tensor &x = in[0], &w = in[1];
+    std::vector<PrimExpr> out_shape = te_shape(out);
+    int64_t c = const_dim(w.shape()[0], "nn.conv2d_transpose input channels");
+    int64_t ocg = const_dim(w.shape()[1], "nn.conv2d_transpose output channels per group");
+    int64_t kh = const_dim(w.shape()[2], "nn.conv2d_transpose kernel height");
+    int64_t kw = const_dim(w.shape()[3], "nn.conv2d_transpose kernel width");
+    ConvGeom g{a.groups, ocg * a.groups, c / a.groups, kh, kw, 1, 1, a.dilation[0], a.dilation[1]};
+    int64_t lead_h = a.dilation[0] * (kh - 1) - a.padding[0];
+    int64_t lead_w = a.dilation[1] * (kw - 1) - a.padding[1];
+    const auto& s = x.shape();
+    te::Tensor xd = te::compute(
+        {s[0], s[1], out_shape[2] + I(a.dilation[0] * (kh - 1)),
+         out_shape[3] + I(a.dilation[1] * (kw - 1))},
+        [&](std::span<const PrimExpr> i) {
+            PrimExpr y = i[2] - I(lead_h), xx = i[3] - I(lead_w);
+            PrimExpr iy = floordiv(y, I(a.strides[0])), ix = floordiv(xx, I(a.strides[1]));
+            PrimExpr inside = y >= I(0) && xx >= I(0) && iy < s[2] && ix < s[3];
+            if (a.strides[0] > 1) inside = inside && eq(floormod(y, I(a.strides[0])), I(0));
+            if (a.strides[1] > 1) inside = inside && eq(floormod(xx, I(a.strides[1])), I(0));
+            return te::if_then_else(inside, x(i[0], i[1], iy, ix), make_const(x.dtype(), 0));
+        },
+        "conv2d_transpose_dilate");
+    WeightFn wf = [&](PrimExpr oc, PrimExpr rc, PrimExpr y, PrimExpr xx) {
+        PrimExpr grp = floordiv(oc, I(ocg));
+        return w(grp * I(g.icg) + rc, oc - grp * I(ocg), I(kh - 1) - y, I(kw - 1) - xx);
+    };
+    return {conv_core("conv2d_transpose", xd, wf, g, out_shape)};
+}
+
+// ---- schedules ----------------------------------------------------------------------------
+
+int64_t element_count(const te::Tensor& t) {
+    int64_t n = 1;
+    for (const auto& d : t.shape()) {
+        if (auto* v = as_const_int(d)) n *= *v;
+    }
+    return n;
+}
+
+// A vector width for a row of `extent`: a divisor near the native width, so rows need no tail.
+int64_t row_vector(int64_t extent, int lanes) {
+    if (extent <= lanes || extent % lanes == 0) return std::min<int64_t>(extent, lanes);
+    for (int64_t v = lanes - 1; 2 * v >= lanes; --v) {
+        if (extent % v == 0) return v;
+    }
+    return lanes;
+}
+
+void schedule_conv2d(te::Schedule& s, const te::Tensor& anchor,
+                     const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
+    if (target.is_gpu) {
+        schedule_conv2d_generic(s, anchor, outputs, target);
+    } else {
+        schedule_conv2d_x86(s, anchor, outputs, target);
+    }
+}
+
+}  // namespace
+
+void schedule_conv2d_generic(te::Schedule& s, const te::Tensor& anchor,
+                             const std::vector<te::Tensor>& outputs,
+                             const tir::LowerContext& target) {
+    te::Tensor red = reduction_of(anchor);
+    ANVIL_CHECK(red.op.defined()) << "conv2d anchor " << anchor.name() << " has no reduction";
+    auto* c = red.op.as<te::ComputeOp>();
+    for (const auto& in : c->inputs) {
+        if (in->kind == te::OpKind::Compute) s[te::Tensor(in)].compute_root();
+    }
+}
+
+void schedule_conv2d_x86(te::Schedule& s, const te::Tensor& anchor,
+                         const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
+    te::Tensor red = reduction_of(anchor);
+    ANVIL_CHECK(red.op.defined()) << "conv2d anchor " << anchor.name() << " has no reduction";
+    schedule_helper_inputs(s, red, target);
+    te::Tensor out = tile_target(s, anchor, outputs, target);
+    te::Tensor acc = local_accumulator(s, red, out);
+    int lanes = vector_lanes(target);
+    te::StageRef so = s[out];
+    auto ax = so.op_axis();  // n, c, oh, ow
+    auto aa = s[acc].op_axis();
+    auto ar = s[acc].op_reduce_axis();  // rc, ry, rx
+    int64_t ow = const_dim(out.shape()[3], "conv2d output width");
+    int64_t work = element_count(out) * const_dim(ar[0]->dom.extent, "conv2d channels") *
+                   const_dim(ar[1]->dom.extent, "kernel") * const_dim(ar[2]->dom.extent, "kernel");
+    if (red.ndim() == 5) {
+        // Register tile: `rows` output pixels x vb channels, the reduction outermost inside it.
+        int64_t vb = const_dim(red.shape()[4], "conv2d channel block");
+        int64_t vectors_per_row = (vb + lanes - 1) / lanes;
+        int64_t registers = lanes >= 16 ? 16 : 12;  // accumulators, leaving room for operands
+        int64_t rows = pick_rows(ow, std::max<int64_t>(1, registers / vectors_per_row));
+        auto [co, ci] = so.split(ax[1], vb);
+        auto [wo, wi] = so.split(ax[3], rows);
+        so.reorder({ax[0], co, ax[2], wo, ci, wi});
+        so.vectorize(wi);
+        fuse_parallel(so, {ax[0], co, ax[2]}, work);
+        s[acc].compute_at(so, wo);
+        s[acc].reorder({ar[0], ar[1], ar[2], aa[3], aa[4]});
+        s[acc].unroll(aa[3]);
+        s[acc].vectorize(aa[4]);
+        return;
+    }
+    // Direct (depthwise): a vector along the output row per tap.
+    int64_t v = row_vector(ow, lanes);
+    auto [wo, wi] = so.split(ax[3], v);
+    so.vectorize(wi);
+    fuse_parallel(so, {ax[0], ax[1], ax[2]}, work);
+    s[acc].compute_at(so, wo);
+    s[acc].reorder({ar[0], ar[1], ar[2], aa[3]});
+    s[acc].vectorize(aa[3]);
+}
+
+namespace {
+
+Ref<Attrs> conv2d_attrs() {
+    return Ref<Attrs>(new Conv2DAttrs());
+}
+Ref<Attrs> conv2d_transpose_attrs() {
+    return Ref<Attrs>(new Conv2DTransposeAttrs());
+}
+
+}  // namespace
+
+Ref<Op> make_conv2d_op() {
+    auto op = make_ref<Op>();
+    auto* o = const_cast<Op*>(op.get());
+    o->name = "nn.conv2d";
+    o->num_inputs = 2;
+    o->make_default_attrs = conv2d_attrs;
+    o->infer_type = conv2d_type;
+    o->compute = conv2d_compute;
+    o->schedule = schedule_conv2d;
+    o->pattern = OpPattern::OutEWiseFusable;
+    o->description = "2-D convolution, NCHW data, OIHW weight, groups/depthwise";
+    return op;
+}
+
+Ref<Op> make_conv2d_transpose_op() {
+    auto op = make_ref<Op>();
+    auto* o = const_cast<Op*>(op.get());
+    o->name = "nn.conv2d_transpose";
+    o->num_inputs = 2;
+    o->make_default_attrs = conv2d_transpose_attrs;
+    o->infer_type = conv2d_transpose_type;
+    o->compute = conv2d_transpose_compute;
+    o->schedule = schedule_conv2d;
+    o->pattern = OpPattern::OutEWiseFusable;
+    o->description = "transposed 2-D convolution, NCHW data, IOHW weight";
+    return op;
+}
+
+}  // namespace anvil::ops

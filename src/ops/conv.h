@@ -1,0 +1,60 @@
+// Attributes and schedules of the convolution family (ops/conv.cpp): nn.conv2d and
+// nn.conv2d_transpose, NCHW data with OIHW (conv2d) / IOHW (conv2d_transpose) weights.
+#pragma once
+
+#include <vector>
+
+#include "graph/attrs.h"
+#include "te/schedule.h"
+#include "tir/passes/passes.h"
+
+namespace anvil::ops {
+
+// nn.conv2d(data[N, C, H, W], weight[O, C/groups, KH, KW]) -> [N, O, OH, OW]
+//   OH = (H + pad_top + pad_bottom - dilation_h * (KH - 1) - 1) / stride_h + 1 (floor)
+struct Conv2DAttrs : graph::AttrsBase<Conv2DAttrs> {
+    static constexpr const char* kTypeName = "Conv2DAttrs";
+    std::vector<int64_t> strides{1, 1};        // [h, w]
+    std::vector<int64_t> padding{0, 0, 0, 0};  // [top, left, bottom, right]
+    std::vector<int64_t> dilation{1, 1};       // [h, w]
+    int64_t groups = 1;  // C and O divisible by it; C == O == groups: depthwise
+    void visit_fields(graph::AttrVisitor& v) override {
+        v.visit("strides", &strides);
+        v.visit("padding", &padding);
+        v.visit("dilation", &dilation);
+        v.visit("groups", &groups);
+    }
+};
+
+// nn.conv2d_transpose(data[N, C, H, W], weight[C, O/groups, KH, KW]) -> [N, O, OH, OW]
+//   OH = (H - 1) * stride_h - pad_top - pad_bottom + dilation_h * (KH - 1) + output_padding_h + 1
+// (ONNX ConvTranspose; an explicit output_shape is turned into padding by the importer).
+struct Conv2DTransposeAttrs : graph::AttrsBase<Conv2DTransposeAttrs> {
+    static constexpr const char* kTypeName = "Conv2DTransposeAttrs";
+    std::vector<int64_t> strides{1, 1};
+    std::vector<int64_t> padding{0, 0, 0, 0};  // [top, left, bottom, right]
+    std::vector<int64_t> output_padding{0, 0};
+    std::vector<int64_t> dilation{1, 1};
+    int64_t groups = 1;
+    void visit_fields(graph::AttrVisitor& v) override {
+        v.visit("strides", &strides);
+        v.visit("padding", &padding);
+        v.visit("output_padding", &output_padding);
+        v.visit("dilation", &dilation);
+        v.visit("groups", &groups);
+    }
+};
+
+// The schedules of both ops (the computes share one structure: an optional padded/dilated
+// input stage, then either a channel-blocked reduction over packed weights, unpacked to NCHW,
+// or a direct reduction for depthwise/narrow-group convolutions).
+//   x86: register-blocked micro-kernel (rows of output pixels x a vector block of output
+//        channels, reduction outermost), parallel over (n, channel block, output row).
+//   generic: every stage at root, in the order of the compute.
+void schedule_conv2d_x86(te::Schedule& s, const te::Tensor& anchor,
+                         const std::vector<te::Tensor>& outputs, const tir::LowerContext& target);
+void schedule_conv2d_generic(te::Schedule& s, const te::Tensor& anchor,
+                             const std::vector<te::Tensor>& outputs,
+                             const tir::LowerContext& target);
+
+}  // namespace anvil::ops

@@ -1,0 +1,323 @@
+// Reductions: sum, mean, max, min, prod over a set of axes, and argmax/argmin along one axis.
+// All are CommReduce: they fuse with elementwise producers (inlined) and tails, and the group is
+// scheduled by schedule_reduce.
+//
+// mean is a sum followed by a division (two stages). argmax/argmin are two reductions: the
+// extreme value, then the first (or last) index holding it; TE has no tuple reducers, and the
+// second pass reads data that the first has just brought into cache.
+#include "ops/reduce.h"
+
+#include <unordered_set>
+
+#include "graph/op.h"
+#include "ir/expr_functor.h"
+#include "ops/axes.h"
+#include "ops/injective_schedule.h"
+#include "ops/tensor_shape.h"
+#include "support/error.h"
+#include "te/reduction.h"
+
+namespace anvil::ops {
+
+using graph::Attrs;
+using graph::Op;
+using graph::OpPattern;
+using graph::Type;
+
+namespace {
+
+// Below this many multiply-adds a parallel launch costs more than it saves.
+constexpr int64_t kMinParallelWork = 16384;
+
+template <typename A>
+Ref<Attrs> attrs_of() {
+    return Ref<Attrs>(new A());
+}
+
+// For each input axis, whether it is reduced.
+std::vector<bool> reduced_axes(const ReduceAttrs& a, int64_t ndim, const SourceLoc& loc,
+                               const std::string& op) {
+    std::vector<int64_t> axes = normalize_axes(a.axes, ndim, loc, op);
+    std::vector<bool> reduced(ndim, axes.empty());
+    for (int64_t ax : axes) reduced[ax] = true;
+    if (a.exclude && !axes.empty()) reduced.flip();
+    return reduced;
+}
+
+std::vector<PrimExpr> reduced_shape(const std::vector<PrimExpr>& shape,
+                                    const std::vector<bool>& reduced, bool keepdims) {
+    std::vector<PrimExpr> out;
+    for (size_t d = 0; d < shape.size(); ++d) {
+        if (!reduced[d]) {
+            out.push_back(shape[d]);
+        } else if (keepdims) {
+            out.push_back(make_int(DataType::int64(), 1));
+        }
+    }
+    return out;
+}
+
+Type reduce_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
+                 const SourceLoc& loc) {
+    const auto& x = graph::expect_tensor(args[0], loc, "the input of " + op.name);
+    if (x.dtype.is_bool()) {
+        user_error(loc) << op.name << " of a bool tensor; cast it to a number type first";
+    }
+    const auto& a = static_cast<const ReduceAttrs&>(attrs);
+    auto reduced = reduced_axes(a, static_cast<int64_t>(x.ndim()), loc, op.name);
+    return graph::make_tensor_type(reduced_shape(x.shape, reduced, a.keepdims), x.dtype);
+}
+
+// The input index for output index `i`: reduced positions take the reduction variables in order.
+std::vector<PrimExpr> input_index(std::span<const PrimExpr> i, const std::vector<bool>& reduced,
+                                  bool keepdims, const std::vector<Ref<IterVar>>& raxes) {
+    std::vector<PrimExpr> idx;
+    size_t next_out = 0, next_r = 0;
+    for (bool r : reduced) {
+        if (r) {
+            idx.push_back(raxes[next_r++]->var);
+            if (keepdims) ++next_out;
+        } else {
+            idx.push_back(i[next_out++]);
+        }
+    }
+    return idx;
+}
+
+enum class ReduceKind { Sum, Mean, Max, Min, Prod };
+
+PrimExpr combine(ReduceKind kind, PrimExpr source, const te::Axes& axes) {
+    switch (kind) {
+        case ReduceKind::Sum:
+        case ReduceKind::Mean:
+            return te::sum(source, axes);
+        case ReduceKind::Max:
+            return te::max(source, axes);
+        case ReduceKind::Min:
+            return te::min(source, axes);
+        case ReduceKind::Prod: {
+            static const te::Reducer prod = te::comm_reducer(
+                [](PrimExpr a, PrimExpr b) { return a * b; },
+                [](DataType t) { return make_const(t, 1); }, "prod");
+            return prod(source, axes, PrimExpr());
+        }
+    }
+    ANVIL_UNREACHABLE();
+}
+
+template <ReduceKind Kind>
+std::vector<te::Tensor> reduce_compute(const std::vector<te::Tensor>& in, const Attrs& attrs,
+                                       const Type& out) {
+    static constexpr const char* kNames[] = {"sum", "mean", "max", "min", "prod"};
+    const char* name = kNames[static_cast<int>(Kind)];
+    te::Tensor x = in[0];
+    const auto& a = static_cast<const ReduceAttrs&>(attrs);
+    auto reduced = reduced_axes(a, static_cast<int64_t>(x.ndim()), SourceLoc(), name);
+    std::vector<Ref<IterVar>> raxes;
+    PrimExpr count = make_int(DataType::int32(), 1);
+    for (size_t d = 0; d < reduced.size(); ++d) {
+        if (!reduced[d]) continue;
+        std::string axis_name = "k";
+        axis_name += std::to_string(d);  // "k" + ... trips GCC 12's -Wrestrict false positive
+        raxes.push_back(te::reduce_axis(x.shape()[d], axis_name));
+        count = count * x.shape()[d];
+    }
+    auto shape = te_shape(out);
+    if (raxes.empty()) {  // nothing to reduce (exclude of every axis): a copy
+        return {te::compute(
+            shape,
+            [&](std::span<const PrimExpr> i) {
+                return x(input_index(i, reduced, a.keepdims, raxes));
+            },
+            name)};
+    }
+    std::string stage = Kind == ReduceKind::Mean ? "mean_sum" : name;
+    te::Tensor r = te::compute(
+        shape,
+        [&](std::span<const PrimExpr> i) {
+            return combine(Kind, x(input_index(i, reduced, a.keepdims, raxes)), raxes);
+        },
+        stage);
+    if (Kind != ReduceKind::Mean) return {r};
+    return {te::compute(
+        shape,
+        [&](std::span<const PrimExpr> i) {
+            return r(std::vector<PrimExpr>(i.begin(), i.end())) / cast(x.dtype(), count);
+        },
+        "mean")};
+}
+
+// ---- argmax / argmin ----------------------------------------------------------------------
+
+Type arg_reduce_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
+                     const SourceLoc& loc) {
+    const auto& x = graph::expect_tensor(args[0], loc, "the input of " + op.name);
+    if (x.dtype.is_bool()) {
+        user_error(loc) << op.name << " of a bool tensor; cast it to a number type first";
+    }
+    const auto& a = static_cast<const ArgReduceAttrs&>(attrs);
+    int64_t axis = normalize_axis(a.axis, static_cast<int64_t>(x.ndim()), loc, op.name);
+    std::vector<bool> reduced(x.ndim(), false);
+    reduced[axis] = true;
+    return graph::make_tensor_type(reduced_shape(x.shape, reduced, a.keepdims),
+                                   DataType::int64());
+}
+
+template <bool IsMax>
+std::vector<te::Tensor> arg_reduce_compute(const std::vector<te::Tensor>& in, const Attrs& attrs,
+                                           const Type& out) {
+    const char* name = IsMax ? "argmax" : "argmin";
+    te::Tensor x = in[0];
+    const auto& a = static_cast<const ArgReduceAttrs&>(attrs);
+    int64_t axis = a.axis < 0 ? a.axis + static_cast<int64_t>(x.ndim()) : a.axis;
+    std::vector<bool> reduced(x.ndim(), false);
+    reduced[axis] = true;
+    auto shape = te_shape(out);
+    Ref<IterVar> k1 = te::reduce_axis(x.shape()[axis], "k");
+    te::Tensor extreme = te::compute(
+        shape,
+        [&](std::span<const PrimExpr> i) {
+            PrimExpr v = x(input_index(i, reduced, a.keepdims, {k1}));
+            return IsMax ? te::max(v, {k1}) : te::min(v, {k1});
+        },
+        std::string(name) + "_value");
+    Ref<IterVar> k2 = te::reduce_axis(x.shape()[axis], "k");
+    return {te::compute(
+        shape,
+        [&](std::span<const PrimExpr> i) {
+            PrimExpr v = x(input_index(i, reduced, a.keepdims, {k2}));
+            PrimExpr hit = eq(v, extreme(std::vector<PrimExpr>(i.begin(), i.end())));
+            PrimExpr k = cast(DataType::int64(), k2->var);
+            if (a.select_last_index) {
+                return te::max(select(hit, k, make_int(DataType::int64(), -1)), {k2});
+            }
+            PrimExpr none = cast(DataType::int64(), x.shape()[axis]);
+            return te::min(select(hit, k, none), {k2});
+        },
+        name)};
+}
+
+// ---- schedule -----------------------------------------------------------------------------
+
+int64_t const_extent(const Ref<IterVar>& iv) {
+    const int64_t* v = as_const_int(iv->dom.extent);
+    return v ? *v : -1;
+}
+
+// True when some input read by the reduction has the last data-parallel axis as its innermost
+// index: then vectorizing that axis reads contiguous memory.
+bool inner_axis_is_contiguous(const te::ComputeOp& op) {
+    if (op.axis.empty()) return false;
+    const Var* last = op.axis.back()->var.get();
+    bool found = false;
+    pre_order_visit(op.body.as<Reduce>()->source, [&](const PrimExpr& e) {
+        if (auto* load = e.as<Load>()) {
+            if (!load->indices.empty() && load->indices.back().get() == last) found = true;
+        }
+    });
+    return found;
+}
+
+void schedule_reduce_stage(te::Schedule& s, const te::Tensor& t,
+                           const tir::LowerContext& target) {
+    if (target.is_gpu) return;
+    const auto& op = static_cast<const te::ComputeOp&>(*t.op);
+    te::StageRef st = s[t];
+    std::vector<Ref<IterVar>> dp = st.op_axis(), red = st.op_reduce_axis();
+    if (dp.empty()) return;  // a full reduction: one serial loop nest
+    int64_t work = 1;
+    for (const auto& iv : st.leaf_axes()) work *= std::max<int64_t>(1, const_extent(iv));
+    int lanes = std::max(1, target.vector_bits / std::max(8, t.dtype().bits()));
+    std::vector<Ref<IterVar>> outer(dp.begin(), dp.end() - 1);
+    Ref<IterVar> inner = dp.back();
+    Ref<IterVar> vector_lane;
+    if (inner_axis_is_contiguous(op) && const_extent(inner) >= lanes && lanes > 1) {
+        auto [io, ii] = st.split(inner, lanes);
+        outer.push_back(io);
+        vector_lane = ii;
+        std::vector<Ref<IterVar>> order = outer;
+        order.insert(order.end(), red.begin(), red.end());
+        order.push_back(ii);
+        st.reorder(order);
+        st.vectorize(ii);
+    } else {
+        outer.push_back(inner);
+    }
+    if (work < kMinParallelWork) return;
+    Ref<IterVar> fused = outer.size() == 1 ? outer[0] : st.fuse(outer);
+    st.parallel(fused);
+}
+
+}  // namespace
+
+void schedule_reduce(te::Schedule& s, const te::Tensor& anchor,
+                     const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
+    std::unordered_set<const te::Operation*> seen;
+    std::vector<Ref<te::Operation>> work;
+    for (const auto& out : outputs) work.push_back(out.op);
+    work.push_back(anchor.op);
+    while (!work.empty()) {
+        Ref<te::Operation> op = work.back();
+        work.pop_back();
+        if (op->kind != te::OpKind::Compute || !seen.insert(op.get()).second) continue;
+        const auto& compute = static_cast<const te::ComputeOp&>(*op);
+        if (compute.is_reduction()) schedule_reduce_stage(s, te::Tensor(op), target);
+        for (const auto& input : compute.inputs) work.push_back(input);
+    }
+    for (const auto& out : outputs) {
+        if (out.op->kind != te::OpKind::Compute) continue;
+        if (!static_cast<const te::ComputeOp&>(*out.op).is_reduction()) {
+            schedule_injective_stage(s, out, target);
+        }
+    }
+}
+
+namespace {
+
+Ref<Op> make_reduce_op(const std::string& name, Ref<Attrs> (*attrs)(), graph::TypeRule type,
+                       graph::ComputeRule compute, const std::string& description) {
+    auto op = make_ref<Op>();
+    auto* o = const_cast<Op*>(op.get());
+    o->name = name;
+    o->num_inputs = 1;
+    o->make_default_attrs = attrs;
+    o->infer_type = type;
+    o->compute = compute;
+    o->schedule = schedule_reduce;
+    o->pattern = OpPattern::CommReduce;
+    o->description = description;
+    return op;
+}
+
+}  // namespace
+
+Ref<Op> make_sum_op() {
+    return make_reduce_op("sum", attrs_of<ReduceAttrs>, reduce_type,
+                          reduce_compute<ReduceKind::Sum>, "sum over axes");
+}
+Ref<Op> make_mean_op() {
+    return make_reduce_op("mean", attrs_of<ReduceAttrs>, reduce_type,
+                          reduce_compute<ReduceKind::Mean>, "mean over axes");
+}
+Ref<Op> make_max_op() {
+    return make_reduce_op("max", attrs_of<ReduceAttrs>, reduce_type,
+                          reduce_compute<ReduceKind::Max>, "maximum over axes");
+}
+Ref<Op> make_min_op() {
+    return make_reduce_op("min", attrs_of<ReduceAttrs>, reduce_type,
+                          reduce_compute<ReduceKind::Min>, "minimum over axes");
+}
+Ref<Op> make_prod_op() {
+    return make_reduce_op("prod", attrs_of<ReduceAttrs>, reduce_type,
+                          reduce_compute<ReduceKind::Prod>, "product over axes");
+}
+Ref<Op> make_argmax_op() {
+    return make_reduce_op("argmax", attrs_of<ArgReduceAttrs>, arg_reduce_type,
+                          arg_reduce_compute<true>, "int64 index of the maximum along axis");
+}
+Ref<Op> make_argmin_op() {
+    return make_reduce_op("argmin", attrs_of<ArgReduceAttrs>, arg_reduce_type,
+                          arg_reduce_compute<false>, "int64 index of the minimum along axis");
+}
+
+}  // namespace anvil::ops

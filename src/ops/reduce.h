@@ -1,0 +1,48 @@
+// Attributes and schedule of the reduction family (ops/reduce.cpp).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "graph/attrs.h"
+#include "te/schedule.h"
+#include "tir/passes/passes.h"
+
+namespace anvil::ops {
+
+// sum, mean, max, min, prod. The reduced axes are `axes` (every axis when empty); with
+// `exclude`, every axis except `axes`. `keepdims` keeps reduced axes as size 1.
+struct ReduceAttrs : graph::AttrsBase<ReduceAttrs> {
+    static constexpr const char* kTypeName = "ReduceAttrs";
+    std::vector<int64_t> axes;
+    bool keepdims = false;
+    bool exclude = false;
+    void visit_fields(graph::AttrVisitor& v) override {
+        v.visit("axes", &axes);
+        v.visit("keepdims", &keepdims);
+        v.visit("exclude", &exclude);
+    }
+};
+
+// argmax, argmin along one axis; int64 indices. Ties give the first index, or the last with
+// select_last_index.
+struct ArgReduceAttrs : graph::AttrsBase<ArgReduceAttrs> {
+    static constexpr const char* kTypeName = "ArgReduceAttrs";
+    int64_t axis = 0;
+    bool keepdims = true;
+    bool select_last_index = false;
+    void visit_fields(graph::AttrVisitor& v) override {
+        v.visit("axis", &axis);
+        v.visit("keepdims", &keepdims);
+        v.visit("select_last_index", &select_last_index);
+    }
+};
+
+// The reduction schedule: every reduction stage the outputs depend on gets its data-parallel
+// axes parallelized (and, when the input's innermost dimension is not reduced, its innermost
+// data-parallel axis vectorized with the reduction loops moved outside it); elementwise outputs
+// (mean's division, fused tails) get the injective schedule.
+void schedule_reduce(te::Schedule& s, const te::Tensor& anchor,
+                     const std::vector<te::Tensor>& outputs, const tir::LowerContext& target);
+
+}  // namespace anvil::ops

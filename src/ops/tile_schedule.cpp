@@ -1,0 +1,187 @@
+#include "ops/tile_schedule.h"
+
+#include <algorithm>
+
+#include "ir/analyzer.h"
+#include "ir/structural_equal.h"
+#include "ops/injective_schedule.h"
+#include "support/error.h"
+
+namespace anvil::ops {
+
+namespace {
+
+// Below this many elements of work a parallel launch costs more than it saves.
+constexpr int64_t kMinParallelWork = 16384;
+
+bool contains(const std::vector<te::Tensor>& ts, const te::Tensor& t) {
+    return std::any_of(ts.begin(), ts.end(), [&](const te::Tensor& x) { return x.same_as(t); });
+}
+
+bool same_shape(const te::Tensor& a, const te::Tensor& b) {
+    if (a.ndim() != b.ndim()) return false;
+    for (size_t d = 0; d < a.ndim(); ++d) {
+        if (!structural_equal(simplify(a.shape()[d]), simplify(b.shape()[d]))) return false;
+    }
+    return true;
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() &&
+           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+int64_t product(const std::vector<PrimExpr>& shape, size_t from, size_t to, bool* known) {
+    int64_t n = 1;
+    for (size_t d = from; d < to; ++d) {
+        if (auto* v = as_const_int(shape[d])) {
+            n *= *v;
+        } else {
+            *known = false;
+        }
+    }
+    return n;
+}
+
+}  // namespace
+
+int64_t const_dim(const PrimExpr& d, const char* what) {
+    const int64_t* v = as_const_int(d);
+    ANVIL_CHECK(v) << what << " must be a constant, got " << d;
+    return *v;
+}
+
+int vector_lanes(const tir::LowerContext& target) {
+    return std::max(1, target.vector_bits / 32);
+}
+
+te::Tensor tile_target(te::Schedule& s, const te::Tensor& anchor,
+                       const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
+    bool tail = !contains(outputs, anchor) && outputs.size() == 1 && same_shape(anchor, outputs[0]);
+    if (tail) {
+        if (!anchor.op.as<te::ComputeOp>()->is_reduction()) s[anchor].compute_inline();
+        return outputs[0];
+    }
+    for (const auto& out : outputs) {
+        if (!out.same_as(anchor)) schedule_injective_stage(s, out, target);
+    }
+    return anchor;
+}
+
+te::Tensor local_accumulator(te::Schedule& s, const te::Tensor& r, const te::Tensor& out) {
+    te::Tensor acc = s.cache_write(r, "local");
+    if (!r.same_as(out)) s[r].compute_inline();
+    return acc;
+}
+
+te::Tensor reduction_of(const te::Tensor& anchor) {
+    auto* c = anchor.op.as<te::ComputeOp>();
+    if (!c) return {};
+    if (c->is_reduction()) return anchor;
+    for (const auto& in : c->inputs) {
+        auto* ic = in.as<te::ComputeOp>();
+        if (ic && ic->is_reduction()) return te::Tensor(in);
+    }
+    return {};
+}
+
+void schedule_helper_inputs(te::Schedule& s, const te::Tensor& t, const tir::LowerContext& target) {
+    auto* c = t.op.as<te::ComputeOp>();
+    if (!c) return;
+    for (const auto& in : c->inputs) {
+        auto* ic = in.as<te::ComputeOp>();
+        if (!ic || ic->is_reduction()) continue;
+        const std::string& n = in->name;
+        if (ends_with(n, "_pad") || ends_with(n, "_pack") || ends_with(n, "_dilate") ||
+            ends_with(n, "_exp")) {
+            te::Tensor h(in);
+            s[h].compute_root();
+            schedule_injective_stage(s, h, target);
+        }
+    }
+}
+
+int64_t pick_rows(int64_t extent, int64_t max_rows) {
+    max_rows = std::max<int64_t>(1, max_rows);
+    if (extent <= max_rows) return std::max<int64_t>(1, extent);
+    for (int64_t r = max_rows; r * 2 >= max_rows; --r) {
+        if (extent % r == 0) return r;
+    }
+    return max_rows;
+}
+
+int64_t pick_block(int64_t channels) {
+    // Padded size with a penalty for narrower vectors (fewer flops per instruction).
+    int64_t best = 32;
+    double best_cost = 0;
+    for (int64_t vb : {32, 16, 8}) {
+        double penalty = vb == 32 ? 1.0 : vb == 16 ? 1.1 : 1.3;
+        double cost = static_cast<double>((channels + vb - 1) / vb * vb) * penalty;
+        if (vb == 32 || cost < best_cost) {
+            best = vb;
+            best_cost = cost;
+        }
+    }
+    return best;
+}
+
+void fuse_parallel(te::StageRef st, const std::vector<Ref<IterVar>>& axes, int64_t work) {
+    if (axes.empty()) return;
+    Ref<IterVar> f = axes.size() == 1 ? axes[0] : st.fuse(axes);
+    if (work >= kMinParallelWork) st.parallel(f);
+}
+
+void schedule_rows(te::Schedule& s, const te::Tensor& t, size_t n_outer,
+                   const tir::LowerContext& target) {
+    te::StageRef st = s[t];
+    auto ax = st.op_axis();
+    n_outer = std::min(n_outer, ax.size());
+    bool known = true;
+    int64_t inner = product(t.shape(), n_outer, ax.size(), &known);
+    int64_t total = product(t.shape(), 0, ax.size(), &known);
+    std::vector<Ref<IterVar>> outer(ax.begin(), ax.begin() + static_cast<ptrdiff_t>(n_outer));
+    std::vector<Ref<IterVar>> rest(ax.begin() + static_cast<ptrdiff_t>(n_outer), ax.end());
+    if (!rest.empty() && known && !target.is_gpu) {
+        Ref<IterVar> f = rest.size() == 1 ? rest[0] : st.fuse(rest);
+        int lanes = vector_lanes(target);
+        if (inner >= lanes && lanes > 1) {
+            auto [o, i] = st.split(f, lanes);
+            st.vectorize(i);
+        }
+    }
+    fuse_parallel(st, outer, known ? total : kMinParallelWork);
+}
+
+void schedule_reduction_rows(te::Schedule& s, const te::Tensor& t, size_t n_outer,
+                             const tir::LowerContext& target) {
+    te::StageRef st = s[t];
+    st.compute_root();
+    auto ax = st.op_axis();
+    auto red = st.op_reduce_axis();
+    n_outer = std::min(n_outer, ax.size());
+    bool known = true;
+    int64_t inner = product(t.shape(), n_outer, ax.size(), &known);
+    int64_t total = product(t.shape(), 0, ax.size(), &known);
+    std::vector<Ref<IterVar>> outer(ax.begin(), ax.begin() + static_cast<ptrdiff_t>(n_outer));
+    std::vector<Ref<IterVar>> rest(ax.begin() + static_cast<ptrdiff_t>(n_outer), ax.end());
+    int64_t work = total;
+    for (const auto& r : red) {
+        if (auto* e = as_const_int(r->dom.extent)) work *= *e;
+    }
+    if (!rest.empty() && known && inner > 1 && !target.is_gpu) {
+        // Reduction loops outside the contiguous inner axes: each reduction step updates a
+        // vector of independent accumulators.
+        std::vector<Ref<IterVar>> order = red;
+        order.insert(order.end(), rest.begin(), rest.end());
+        st.reorder(order);
+        Ref<IterVar> f = rest.size() == 1 ? rest[0] : st.fuse(rest);
+        int lanes = vector_lanes(target);
+        if (inner >= lanes && lanes > 1) {
+            auto [o, i] = st.split(f, lanes);
+            st.vectorize(i);
+        }
+    }
+    fuse_parallel(st, outer, known ? work : kMinParallelWork);
+}
+
+}  // namespace anvil::ops

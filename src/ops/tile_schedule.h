@@ -1,0 +1,65 @@
+// Building blocks of the nn families' schedules (conv, dense, pool, norm, softmax).
+//
+// An anchor op's group may end in an elementwise tail (conv2d → add → relu). These helpers pick
+// the stage whose loops are tiled (the tail output, with the anchor inlined into it), move the
+// anchor's reduction into a register-sized local accumulator computed per tile, and size the
+// register tile from the target's vector width.
+#pragma once
+
+#include <vector>
+
+#include "te/schedule.h"
+#include "tir/passes/passes.h"
+
+namespace anvil::ops {
+
+// The constant value of a dimension; InternalError naming `what` when it is symbolic.
+int64_t const_dim(const PrimExpr& d, const char* what);
+
+// float32 lanes of one native vector register.
+int vector_lanes(const tir::LowerContext& target);
+
+// The stage to tile for a group anchored at `anchor`: the group's one output when it is a
+// same-shaped elementwise tail of the anchor (a non-reduction anchor is then inlined into it),
+// otherwise the anchor itself (kept at root; every other output gets the injective schedule).
+te::Tensor tile_target(te::Schedule& s, const te::Tensor& anchor,
+                       const std::vector<te::Tensor>& outputs, const tir::LowerContext& target);
+
+// Moves reduction `r` into a "local" accumulator stage (cache_write) and inlines the stage that
+// copied it back unless that is `out`. The caller attaches the returned stage inside `out`'s
+// tile loop, so the accumulator never leaves registers.
+te::Tensor local_accumulator(te::Schedule& s, const te::Tensor& r, const te::Tensor& out);
+
+// The reduction an anchor's value comes from: the anchor itself, or the first reduction among
+// its direct inputs (conv2d's blocked stage, avg_pool2d's window sum). Undefined when none.
+te::Tensor reduction_of(const te::Tensor& anchor);
+
+// Computes at root, with the injective schedule, every input stage of `t` whose name ends in
+// one of the helper suffixes ("_pad", "_pack", "_dilate", "_exp"): the padded input, packed
+// weights and similar staging copies an op's compute creates.
+void schedule_helper_inputs(te::Schedule& s, const te::Tensor& t, const tir::LowerContext& target);
+
+// Rows of a register tile over an axis of `extent`: `extent` itself when it fits in `max_rows`,
+// else a divisor in [max_rows/2, max_rows] (no tail), else max_rows.
+int64_t pick_rows(int64_t extent, int64_t max_rows);
+
+// The widest vector block (32, 16 or 8 lanes) for a channel count, weighing padding waste
+// against narrower vectors.
+int64_t pick_block(int64_t channels);
+
+// Fuses `axes` (adjacent leaf loops, outer to inner) and marks the result parallel when the
+// iterations are worth a launch (`work` elements in all).
+void fuse_parallel(te::StageRef st, const std::vector<Ref<IterVar>>& axes, int64_t work);
+
+// Loops `n_outer` leading axes of `t` (fused, parallel) around the remaining axes fused and
+// split into vectors: for row-wise ops whose per-row values (max, mean) are read once per row.
+void schedule_rows(te::Schedule& s, const te::Tensor& t, size_t n_outer,
+                   const tir::LowerContext& target);
+
+// A reduction stage at root whose data axes are `n_outer` outer axes, then inner axes that are
+// contiguous in memory: outer axes fused and parallel, reduction loops next, inner axes fused and
+// vectorized innermost (a scalar loop per row when the inner extent is 1).
+void schedule_reduction_rows(te::Schedule& s, const te::Tensor& t, size_t n_outer,
+                             const tir::LowerContext& target);
+
+}  // namespace anvil::ops

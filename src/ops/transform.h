@@ -1,0 +1,198 @@
+// Attributes of the transform family: layout and indexing ops (ops/transform_shape.cpp,
+// ops/transform_index.cpp, ops/transform_resize.cpp). Axes may be negative (counted from the
+// end) wherever an axis is taken.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "graph/attrs.h"
+
+namespace anvil::ops {
+
+// reshape: ONNX Reshape. In `newshape`, -1 (at most once) is inferred from the element count and
+// 0 copies the input's dimension at that position, unless `allowzero` (then 0 is a zero-size
+// dimension).
+struct ReshapeAttrs : graph::AttrsBase<ReshapeAttrs> {
+    static constexpr const char* kTypeName = "ReshapeAttrs";
+    std::vector<int64_t> newshape;
+    bool allowzero = false;
+    void visit_fields(graph::AttrVisitor& v) override {
+        v.visit("newshape", &newshape);
+        v.visit("allowzero", &allowzero);
+    }
+};
+
+// flatten: ONNX Flatten, to 2-D (prod(shape[:axis]), prod(shape[axis:])); axis in [-r, r].
+struct FlattenAttrs : graph::AttrsBase<FlattenAttrs> {
+    static constexpr const char* kTypeName = "FlattenAttrs";
+    int64_t axis = 1;
+    void visit_fields(graph::AttrVisitor& v) override { v.visit("axis", &axis); }
+};
+
+// transpose: output axis i is input axis axes[i]; empty reverses the axes.
+struct TransposeAttrs : graph::AttrsBase<TransposeAttrs> {
+    static constexpr const char* kTypeName = "TransposeAttrs";
+    std::vector<int64_t> axes;
+    void visit_fields(graph::AttrVisitor& v) override { v.visit("axes", &axes); }
+};
+
+// squeeze: removes the listed size-1 axes; empty removes every size-1 axis.
+struct SqueezeAttrs : graph::AttrsBase<SqueezeAttrs> {
+    static constexpr const char* kTypeName = "SqueezeAttrs";
+    std::vector<int64_t> axes;
+    void visit_fields(graph::AttrVisitor& v) override { v.visit("axes", &axes); }
+};
+
+// expand_dims: inserts num_newaxis size-1 axes at `axis` (in [-r-1, r], r the input rank).
+// ONNX Unsqueeze with several axes: one expand_dims per axis, ascending, each axis normalized
+// against the output rank.
+struct ExpandDimsAttrs : graph::AttrsBase<ExpandDimsAttrs> {
+    static constexpr const char* kTypeName = "ExpandDimsAttrs";
+    int64_t axis = 0;
+    int64_t num_newaxis = 1;
+    void visit_fields(graph::AttrVisitor& v) override {
+        v.visit("axis", &axis);
+        v.visit("num_newaxis", &num_newaxis);
+    }
+};
+
+// concatenate (variadic: N tensors of one dtype and rank, equal but for `axis`) along `axis`.
+struct ConcatenateAttrs : graph::AttrsBase<ConcatenateAttrs> {
+    static constexpr const char* kTypeName = "ConcatenateAttrs";
+    int64_t axis = 0;
+    void visit_fields(graph::AttrVisitor& v) override { v.visit("axis", &axis); }
+};
+
+// split along `axis` into a tuple. With `indices` (ascending split points, Relay's
+// indices_or_sections as a list) the parts are [0, i0), [i0, i1), ..., [ik, n). Otherwise into
+// `sections` parts of ceil(n / sections) elements, the last one smaller when n does not divide
+// (ONNX Split-18 num_outputs). ONNX `split` sizes [s0, s1, ...] are indices [s0, s0+s1, ...].
+struct SplitAttrs : graph::AttrsBase<SplitAttrs> {
+    static constexpr const char* kTypeName = "SplitAttrs";
+    std::vector<int64_t> indices;
+    int64_t sections = 0;
+    int64_t axis = 0;
+    void visit_fields(graph::AttrVisitor& v) override {
+        v.visit("indices", &indices);
+        v.visit("sections", &sections);
+        v.visit("axis", &axis);
+    }
+};
+
+// strided_slice: ONNX Slice. For each listed axis (`axes`; empty means 0, 1, ...), elements
+// begin, begin + stride, ... up to but excluding end. Negative begin/end count from the end;
+// out-of-range values are clamped (INT64_MAX / INT64_MIN mean "to the end"); strides may be
+// negative, never 0; empty strides are all 1.
+struct StridedSliceAttrs : graph::AttrsBase<StridedSliceAttrs> {
+    static constexpr const char* kTypeName = "StridedSliceAttrs";
+    std::vector<int64_t> begin;
+    std::vector<int64_t> end;
+    std::vector<int64_t> strides;
+    std::vector<int64_t> axes;
+    void visit_fields(graph::AttrVisitor& v) override {
+        v.visit("begin", &begin);
+        v.visit("end", &end);
+        v.visit("strides", &strides);
+        v.visit("axes", &axes);
+    }
+};
+
+// take(data, indices): ONNX Gather. Output shape data.shape[:axis] + indices.shape +
+// data.shape[axis+1:]. Indices are int32 or int64; a negative index counts from the end; indices
+// still out of range after that are clamped (ONNX leaves them undefined).
+struct TakeAttrs : graph::AttrsBase<TakeAttrs> {
+    static constexpr const char* kTypeName = "TakeAttrs";
+    int64_t axis = 0;
+    void visit_fields(graph::AttrVisitor& v) override { v.visit("axis", &axis); }
+};
+
+// gather_elements(data, indices): ONNX GatherElements; output has the indices' shape;
+// out[i..] = data[i.. with indices[i..] at `axis`]. Index handling as take.
+struct GatherElementsAttrs : graph::AttrsBase<GatherElementsAttrs> {
+    static constexpr const char* kTypeName = "GatherElementsAttrs";
+    int64_t axis = 0;
+    void visit_fields(graph::AttrVisitor& v) override { v.visit("axis", &axis); }
+};
+
+// pad: pad_width = [before_0, after_0, before_1, after_1, ...], one pair per input axis
+// (ONNX's pads [b0, b1, ..., a0, a1, ...] reordered); negative values crop. mode "constant"
+// (pad_value), "reflect" (mirror without repeating the edge), "edge" (repeat the edge) or
+// "wrap" (periodic).
+struct PadAttrs : graph::AttrsBase<PadAttrs> {
+    static constexpr const char* kTypeName = "PadAttrs";
+    std::vector<int64_t> pad_width;
+    std::string mode = "constant";
+    double pad_value = 0.0;
+    void visit_fields(graph::AttrVisitor& v) override {
+        v.visit("pad_width", &pad_width);
+        v.visit("mode", &mode);
+        v.visit("pad_value", &pad_value);
+    }
+};
+
+// broadcast_to: ONNX Expand: the result has the numpy-broadcast shape of the input and `shape`
+// (so a 1 in `shape` keeps the input's dimension).
+struct BroadcastToAttrs : graph::AttrsBase<BroadcastToAttrs> {
+    static constexpr const char* kTypeName = "BroadcastToAttrs";
+    std::vector<int64_t> shape;
+    void visit_fields(graph::AttrVisitor& v) override { v.visit("shape", &shape); }
+};
+
+// tile: numpy.tile; the shorter of reps and the input shape is padded with leading ones.
+struct TileAttrs : graph::AttrsBase<TileAttrs> {
+    static constexpr const char* kTypeName = "TileAttrs";
+    std::vector<int64_t> reps;
+    void visit_fields(graph::AttrVisitor& v) override { v.visit("reps", &reps); }
+};
+
+// resize2d: ONNX Resize on the two spatial axes of an NCHW tensor.
+//   size          output [height, width]
+//   scales        [scale_h, scale_w] as ONNX's `scales` input, used by the coordinate
+//                 transformation; empty means output / input size (ONNX's `sizes` input)
+//   mode          "nearest", "linear" or "cubic"
+//   coordinate_transformation_mode  "half_pixel", "half_pixel_symmetric", "pytorch_half_pixel",
+//                 "align_corners", "asymmetric" or "tf_half_pixel_for_nn"
+//   nearest_mode  "round_prefer_floor", "round_prefer_ceil", "floor" or "ceil"
+//   cubic_coeff_a the cubic kernel's A
+//   exclude_outside  cubic: weights of taps outside the image are 0 and the rest renormalized
+struct Resize2DAttrs : graph::AttrsBase<Resize2DAttrs> {
+    static constexpr const char* kTypeName = "Resize2DAttrs";
+    std::vector<int64_t> size;
+    std::vector<double> scales;
+    std::string mode = "nearest";
+    std::string coordinate_transformation_mode = "half_pixel";
+    std::string nearest_mode = "round_prefer_floor";
+    double cubic_coeff_a = -0.75;
+    bool exclude_outside = false;
+    void visit_fields(graph::AttrVisitor& v) override {
+        v.visit("size", &size);
+        v.visit("scales", &scales);
+        v.visit("mode", &mode);
+        v.visit("coordinate_transformation_mode", &coordinate_transformation_mode);
+        v.visit("nearest_mode", &nearest_mode);
+        v.visit("cubic_coeff_a", &cubic_coeff_a);
+        v.visit("exclude_outside", &exclude_outside);
+    }
+};
+
+// depth_to_space (NCHW): ONNX DepthToSpace; mode "DCR" (depth-column-row) or "CRD".
+struct DepthToSpaceAttrs : graph::AttrsBase<DepthToSpaceAttrs> {
+    static constexpr const char* kTypeName = "DepthToSpaceAttrs";
+    int64_t blocksize = 1;
+    std::string mode = "DCR";
+    void visit_fields(graph::AttrVisitor& v) override {
+        v.visit("blocksize", &blocksize);
+        v.visit("mode", &mode);
+    }
+};
+
+// space_to_depth (NCHW): ONNX SpaceToDepth.
+struct SpaceToDepthAttrs : graph::AttrsBase<SpaceToDepthAttrs> {
+    static constexpr const char* kTypeName = "SpaceToDepthAttrs";
+    int64_t blocksize = 1;
+    void visit_fields(graph::AttrVisitor& v) override { v.visit("blocksize", &blocksize); }
+};
+
+}  // namespace anvil::ops

@@ -1,0 +1,424 @@
+#include "runtime/graph_plan.h"
+
+#include <nlohmann/json.hpp>
+#include <set>
+#include <unordered_map>
+
+#include "support/error.h"
+
+namespace anvil::runtime {
+namespace {
+
+using nlohmann::json;
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+    std::string out = "[";
+    for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+    return out + "]";
+}
+
+// Where a value sits in the document, for messages: "nodes[3] ('conv1')".
+class Reader {
+public:
+    explicit Reader(std::string where) : where_(std::move(where)) {}
+
+    [[noreturn]] void fail(const std::string& what) const {
+        user_error() << "graph plan: " << where_ << ": " << what;
+        ANVIL_UNREACHABLE();
+    }
+    const json& get(const json& obj, const char* key) const {
+        auto it = obj.find(key);
+        if (it == obj.end()) fail(std::string("missing key '") + key + "'");
+        return *it;
+    }
+    int64_t integer(const json& obj, const char* key) const {
+        const json& v = get(obj, key);
+        if (!v.is_number_integer()) fail(std::string("'") + key + "' must be an integer");
+        return v.get<int64_t>();
+    }
+    int small_int(const json& obj, const char* key) const {
+        int64_t v = integer(obj, key);
+        if (v < INT32_MIN || v > INT32_MAX) fail(std::string("'") + key + "' is out of range");
+        return static_cast<int>(v);
+    }
+    std::string string(const json& obj, const char* key) const {
+        const json& v = get(obj, key);
+        if (!v.is_string()) fail(std::string("'") + key + "' must be a string");
+        return v.get<std::string>();
+    }
+    std::vector<int64_t> shape(const json& obj) const {
+        const json& v = get(obj, "shape");
+        if (!v.is_array()) fail("'shape' must be a list of integers");
+        std::vector<int64_t> out;
+        for (const json& d : v) {
+            if (!d.is_number_integer()) fail("'shape' must be a list of integers");
+            out.push_back(d.get<int64_t>());
+        }
+        return out;
+    }
+    DLDataType dtype(const json& obj) const {
+        std::string text = string(obj, "dtype");
+        try {
+            return dl_dtype_from_string(text);
+        } catch (const UserError& e) {
+            fail(e.what());
+        }
+    }
+    const json& array(const json& obj, const char* key) const {
+        const json& v = get(obj, key);
+        if (!v.is_array()) fail(std::string("'") + key + "' must be a list");
+        return v;
+    }
+
+private:
+    std::string where_;
+};
+
+PlanTensor read_tensor(const Reader& r, const json& obj, bool with_storage) {
+    PlanTensor t;
+    t.shape = r.shape(obj);
+    t.dtype = r.dtype(obj);
+    if (with_storage) t.storage = r.small_int(obj, "storage");
+    return t;
+}
+
+PlanEntry read_entry(const Reader& r, const json& v) {
+    if (v.is_number_integer()) return PlanEntry{static_cast<int>(v.get<int64_t>()), 0};
+    if (v.is_array() && v.size() == 2 && v[0].is_number_integer() && v[1].is_number_integer()) {
+        return PlanEntry{static_cast<int>(v[0].get<int64_t>()),
+                         static_cast<int>(v[1].get<int64_t>())};
+    }
+    r.fail("an argument must be a node id or a [node, index] pair, not " + v.dump());
+}
+
+PlanNode read_node(const json& obj, size_t i) {
+    Reader r("nodes[" + std::to_string(i) + "]");
+    if (!obj.is_object()) r.fail("a node must be an object");
+    PlanNode node;
+    node.name = r.string(obj, "name");
+    r = Reader("nodes[" + std::to_string(i) + "] ('" + node.name + "')");
+    std::string kind = r.string(obj, "kind");
+    if (kind == "input") {
+        node.kind = PlanNodeKind::input;
+        node.outputs.push_back(read_tensor(r, obj, true));
+    } else if (kind == "param") {
+        node.kind = PlanNodeKind::param;
+        node.outputs.push_back(read_tensor(r, obj, false));
+    } else if (kind == "kernel") {
+        node.kind = PlanNodeKind::kernel;
+        node.kernel = r.string(obj, "kernel");
+        for (const json& a : r.array(obj, "args")) node.args.push_back(read_entry(r, a));
+        if (obj.contains("outputs")) {
+            if (obj.contains("shape")) r.fail("give either 'outputs' or 'shape', not both");
+            for (const json& o : r.array(obj, "outputs")) {
+                if (!o.is_object()) r.fail("'outputs' must be a list of objects");
+                node.outputs.push_back(read_tensor(r, o, true));
+            }
+            if (node.outputs.empty()) r.fail("a kernel node needs at least one output");
+        } else {
+            node.outputs.push_back(read_tensor(r, obj, true));
+        }
+    } else {
+        r.fail("unknown kind '" + kind + "'; expected input, param or kernel");
+    }
+    return node;
+}
+
+json shape_json(const std::vector<int64_t>& shape) {
+    return json(shape);
+}
+
+const char* kind_name(PlanNodeKind kind) {
+    switch (kind) {
+        case PlanNodeKind::input:
+            return "input";
+        case PlanNodeKind::param:
+            return "param";
+        case PlanNodeKind::kernel:
+            return "kernel";
+    }
+    return "?";
+}
+
+std::string node_where(const GraphPlan& plan, size_t i) {
+    return "nodes[" + std::to_string(i) + "] ('" + plan.nodes[i].name + "')";
+}
+
+}  // namespace
+
+int64_t PlanTensor::nbytes() const {
+    int64_t count = 1;
+    for (int64_t d : shape) {
+        if (d < 0 || __builtin_mul_overflow(count, d, &count)) return -1;
+    }
+    int64_t bytes = 0;
+    if (__builtin_mul_overflow(count, dl_dtype_bytes(dtype), &bytes)) return -1;
+    return bytes;
+}
+
+GraphPlan plan_from_json(std::string_view text) {
+    json doc;
+    try {
+        doc = json::parse(text);
+    } catch (const json::exception& e) {
+        user_error() << "graph plan: not valid JSON: " << e.what();
+    }
+    Reader top("document");
+    if (!doc.is_object()) top.fail("the plan must be a JSON object");
+    int64_t version = top.integer(doc, "version");
+    if (version != GraphPlan::kVersion) {
+        top.fail("version " + std::to_string(version) + " is not supported; this runtime reads " +
+                 std::to_string(GraphPlan::kVersion) + " (recompile the model)");
+    }
+    GraphPlan plan;
+    const json& nodes = top.array(doc, "nodes");
+    for (size_t i = 0; i < nodes.size(); ++i) plan.nodes.push_back(read_node(nodes[i], i));
+
+    const json& inputs = top.array(doc, "inputs");
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        Reader r("inputs[" + std::to_string(i) + "]");
+        if (!inputs[i].is_object()) r.fail("an input must be an object");
+        plan.inputs.push_back({r.string(inputs[i], "name"), r.small_int(inputs[i], "node")});
+    }
+    const json& outputs = top.array(doc, "outputs");
+    for (size_t i = 0; i < outputs.size(); ++i) {
+        Reader r("outputs[" + std::to_string(i) + "]");
+        const json& o = outputs[i];
+        if (!o.is_object()) r.fail("an output must be an object");
+        PlanOutput out;
+        out.entry.node = r.small_int(o, "node");
+        out.entry.index = o.contains("index") ? r.small_int(o, "index") : 0;
+        out.name = o.contains("name") ? r.string(o, "name") : "output" + std::to_string(i);
+        plan.outputs.push_back(std::move(out));
+    }
+    const json& storage = top.array(doc, "storage");
+    for (size_t i = 0; i < storage.size(); ++i) {
+        Reader r("storage[" + std::to_string(i) + "]");
+        const json& s = storage[i];
+        if (!s.is_object()) r.fail("a storage must be an object");
+        PlanStorage st;
+        st.id = r.small_int(s, "id");
+        st.bytes = r.integer(s, "bytes");
+        if (s.contains("device")) st.device = r.string(s, "device");
+        plan.storage.push_back(std::move(st));
+    }
+    if (doc.contains("params")) {
+        const json& params = doc["params"];
+        if (!params.is_object()) top.fail("'params' must be an object keyed by param name");
+        for (const auto& [name, p] : params.items()) {
+            Reader r("params['" + name + "']");
+            if (!p.is_object()) r.fail("a param must be an object");
+            PlanParam param;
+            param.offset = r.integer(p, "offset");
+            param.nbytes = r.integer(p, "nbytes");
+            param.shape = r.shape(p);
+            param.dtype = r.dtype(p);
+            plan.params[name] = std::move(param);
+        }
+    }
+    validate_plan(plan);
+    return plan;
+}
+
+std::string plan_to_json(const GraphPlan& plan, int indent) {
+    json doc;
+    doc["version"] = GraphPlan::kVersion;
+    doc["inputs"] = json::array();
+    for (const PlanInput& in : plan.inputs)
+        doc["inputs"].push_back({{"name", in.name}, {"node", in.node}});
+    doc["outputs"] = json::array();
+    for (const PlanOutput& out : plan.outputs) {
+        doc["outputs"].push_back(
+            {{"node", out.entry.node}, {"index", out.entry.index}, {"name", out.name}});
+    }
+    doc["nodes"] = json::array();
+    for (const PlanNode& node : plan.nodes) {
+        json n = {{"kind", kind_name(node.kind)}, {"name", node.name}};
+        auto put_tensor = [](json& dst, const PlanTensor& t, bool with_storage) {
+            dst["shape"] = shape_json(t.shape);
+            dst["dtype"] = dl_dtype_to_string(t.dtype);
+            if (with_storage) dst["storage"] = t.storage;
+        };
+        if (node.kind == PlanNodeKind::kernel) {
+            n["kernel"] = node.kernel;
+            json args = json::array();
+            for (const PlanEntry& a : node.args) {
+                args.push_back(a.index == 0 ? json(a.node) : json::array({a.node, a.index}));
+            }
+            n["args"] = args;
+        }
+        bool with_storage = node.kind != PlanNodeKind::param;
+        if (node.outputs.size() == 1) {
+            put_tensor(n, node.outputs[0], with_storage);
+        } else {
+            n["outputs"] = json::array();
+            for (const PlanTensor& t : node.outputs) {
+                json o = json::object();
+                put_tensor(o, t, with_storage);
+                n["outputs"].push_back(o);
+            }
+        }
+        doc["nodes"].push_back(std::move(n));
+    }
+    doc["storage"] = json::array();
+    for (const PlanStorage& s : plan.storage) {
+        doc["storage"].push_back({{"id", s.id}, {"bytes", s.bytes}, {"device", s.device}});
+    }
+    doc["params"] = json::object();
+    for (const auto& [name, p] : plan.params) {
+        doc["params"][name] = {{"offset", p.offset},
+                               {"nbytes", p.nbytes},
+                               {"shape", shape_json(p.shape)},
+                               {"dtype", dl_dtype_to_string(p.dtype)}};
+    }
+    return doc.dump(indent);
+}
+
+void validate_plan(const GraphPlan& plan, int64_t params_size) {
+    auto fail = [](const std::string& where, const std::string& what) {
+        user_error() << "graph plan: " << where << ": " << what;
+    };
+    std::unordered_map<int, int64_t> storage_bytes;
+    for (size_t i = 0; i < plan.storage.size(); ++i) {
+        const PlanStorage& s = plan.storage[i];
+        std::string where = "storage[" + std::to_string(i) + "] (id " + std::to_string(s.id) + ")";
+        if (s.id < 0) fail(where, "storage ids must be >= 0");
+        if (s.bytes < 0) fail(where, "'bytes' is negative");
+        if (s.device != "cpu") {
+            fail(where, "device '" + s.device + "' is not supported; this runtime runs on cpu");
+        }
+        if (!storage_bytes.emplace(s.id, s.bytes).second) fail(where, "duplicate storage id");
+    }
+    std::set<std::string> names;
+    for (size_t i = 0; i < plan.nodes.size(); ++i) {
+        const PlanNode& node = plan.nodes[i];
+        std::string where = node_where(plan, i);
+        if (!names.insert(node.name).second) fail(where, "two nodes are named '" + node.name + "'");
+        if (node.kind != PlanNodeKind::kernel && node.outputs.size() != 1) {
+            fail(where, "input and param nodes have exactly one output");
+        }
+        if (node.kind == PlanNodeKind::kernel) {
+            if (node.kernel.empty()) fail(where, "'kernel' is empty");
+            if (node.outputs.empty()) fail(where, "a kernel node needs at least one output");
+            for (const PlanEntry& a : node.args) {
+                if (a.node < 0 || static_cast<size_t>(a.node) >= i) {
+                    fail(where, "argument node " + std::to_string(a.node) +
+                                    " does not refer to an earlier node");
+                }
+                if (a.index < 0 ||
+                    static_cast<size_t>(a.index) >= plan.nodes[a.node].outputs.size()) {
+                    fail(where, "argument [" + std::to_string(a.node) + ", " +
+                                    std::to_string(a.index) + "]: node '" +
+                                    plan.nodes[a.node].name + "' has no output " +
+                                    std::to_string(a.index));
+                }
+            }
+        }
+        for (const PlanTensor& t : node.outputs) {
+            int64_t nbytes = t.nbytes();
+            if (nbytes < 0) fail(where, "invalid shape " + shape_text(t.shape));
+            if (node.kind == PlanNodeKind::param) {
+                auto it = plan.params.find(node.name);
+                if (it == plan.params.end()) fail(where, "no entry in 'params' for this param");
+                const PlanParam& p = it->second;
+                if (p.shape != t.shape || !dl_dtype_equal(p.dtype, t.dtype)) {
+                    fail(where, "node says " + dl_dtype_to_string(t.dtype) + shape_text(t.shape) +
+                                    " but its params entry says " + dl_dtype_to_string(p.dtype) +
+                                    shape_text(p.shape));
+                }
+                continue;
+            }
+            auto st = storage_bytes.find(t.storage);
+            if (st == storage_bytes.end()) {
+                fail(where, "storage id " + std::to_string(t.storage) + " is not declared");
+            }
+            if (st->second < nbytes) {
+                fail(where, "tensor " + dl_dtype_to_string(t.dtype) + shape_text(t.shape) +
+                                " needs " + std::to_string(nbytes) + " bytes but storage " +
+                                std::to_string(t.storage) + " has " + std::to_string(st->second));
+            }
+        }
+    }
+    for (const auto& [name, p] : plan.params) {
+        std::string where = "params['" + name + "']";
+        PlanTensor t{p.shape, p.dtype, -1};
+        if (t.nbytes() < 0) fail(where, "invalid shape " + shape_text(p.shape));
+        if (p.nbytes != t.nbytes()) {
+            fail(where, "'nbytes' is " + std::to_string(p.nbytes) + " but " +
+                            dl_dtype_to_string(p.dtype) + shape_text(p.shape) + " takes " +
+                            std::to_string(t.nbytes()));
+        }
+        if (p.offset < 0 || p.offset % ANVIL_TENSOR_ALIGNMENT != 0) {
+            fail(where, "offset " + std::to_string(p.offset) +
+                            " is not a non-negative multiple of " +
+                            std::to_string(ANVIL_TENSOR_ALIGNMENT));
+        }
+        if (params_size >= 0 && (p.offset > params_size || p.nbytes > params_size - p.offset)) {
+            fail(where, "bytes [" + std::to_string(p.offset) + ", " +
+                            std::to_string(p.offset + p.nbytes) +
+                            ") lie outside the parameter blob of " + std::to_string(params_size) +
+                            " bytes");
+        }
+    }
+    std::set<std::string> input_names;
+    for (size_t i = 0; i < plan.inputs.size(); ++i) {
+        const PlanInput& in = plan.inputs[i];
+        std::string where = "inputs[" + std::to_string(i) + "] ('" + in.name + "')";
+        if (!input_names.insert(in.name).second) fail(where, "duplicate input name");
+        if (in.node < 0 || static_cast<size_t>(in.node) >= plan.nodes.size()) {
+            fail(where, "node " + std::to_string(in.node) + " does not exist");
+        }
+        if (plan.nodes[in.node].kind != PlanNodeKind::input) {
+            fail(where, "node " + std::to_string(in.node) + " ('" + plan.nodes[in.node].name +
+                            "') is not an input node");
+        }
+    }
+    for (size_t i = 0; i < plan.outputs.size(); ++i) {
+        const PlanOutput& out = plan.outputs[i];
+        std::string where = "outputs[" + std::to_string(i) + "] ('" + out.name + "')";
+        if (out.entry.node < 0 || static_cast<size_t>(out.entry.node) >= plan.nodes.size()) {
+            fail(where, "node " + std::to_string(out.entry.node) + " does not exist");
+        }
+        const PlanNode& node = plan.nodes[out.entry.node];
+        if (out.entry.index < 0 || static_cast<size_t>(out.entry.index) >= node.outputs.size()) {
+            fail(where,
+                 "node '" + node.name + "' has no output " + std::to_string(out.entry.index));
+        }
+    }
+}
+
+int64_t plan_storage_bytes(const GraphPlan& plan) {
+    int64_t total = 0;
+    for (const PlanStorage& s : plan.storage) total += s.bytes;
+    return total;
+}
+
+int64_t plan_unshared_bytes(const GraphPlan& plan) {
+    int64_t total = 0;
+    for (const PlanNode& node : plan.nodes) {
+        if (node.kind == PlanNodeKind::param) continue;
+        for (const PlanTensor& t : node.outputs) total += t.nbytes();
+    }
+    return total;
+}
+
+std::string pack_params(const std::vector<std::pair<std::string, NDArray>>& params,
+                        GraphPlan* plan) {
+    if (plan == nullptr) user_error() << "pack_params: plan is NULL";
+    std::string blob;
+    for (const auto& [name, array] : params) {
+        if (!array.defined()) user_error() << "pack_params: param '" << name << "' is null";
+        size_t offset = (blob.size() + ANVIL_TENSOR_ALIGNMENT - 1) / ANVIL_TENSOR_ALIGNMENT *
+                        ANVIL_TENSOR_ALIGNMENT;
+        blob.resize(offset, '\0');
+        const char* data = static_cast<const char*>(array.raw_data()) + array.tensor()->byte_offset;
+        blob.append(data, array.nbytes());
+        plan->params[name] = PlanParam{.offset = static_cast<int64_t>(offset),
+                                       .nbytes = static_cast<int64_t>(array.nbytes()),
+                                       .shape = {array.shape().begin(), array.shape().end()},
+                                       .dtype = array.dtype()};
+    }
+    return blob;
+}
+
+}  // namespace anvil::runtime

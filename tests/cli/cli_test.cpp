@@ -1,0 +1,136 @@
+// The `anvil` command line end to end: compile ONNX models and run them against their reference
+// outputs with --compare; errors exit 1 (model, files) or 2 (usage) with a message and no stack.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+    int status;
+    std::string output;  // stdout and stderr
+};
+
+Result run(const std::string& args) {
+    std::string cmd = std::string(ANVIL_CLI) + " " + args + " 2>&1";
+    FILE* p = popen(cmd.c_str(), "r");
+    std::string out;
+    std::array<char, 4096> buf;
+    while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
+    int status = pclose(p);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+std::string temp_so(const std::string& name) {
+    return (fs::temp_directory_path() /
+            ("anvil_cli_" + std::to_string(getpid()) + "_" + name + ".so"))
+        .string();
+}
+
+// Compiles `dir`/model.onnx and checks it against `dir`/test_data_set_0 at -O`level`.
+void compile_and_compare(const fs::path& dir, int level) {
+    std::string so = temp_so(dir.filename().string() + "_O" + std::to_string(level));
+    Result c = run("compile " + (dir / "model.onnx").string() + " -O " + std::to_string(level) +
+                   " -o " + so);
+    ASSERT_EQ(c.status, 0) << c.output;
+    std::string data = (dir / "test_data_set_0").string();
+    Result r = run("run " + so + " --inputs " + data + " --compare " + data);
+    EXPECT_EQ(r.status, 0) << r.output;
+    EXPECT_EQ(r.output.find("MISMATCH"), std::string::npos) << r.output;
+    fs::remove(so);
+}
+
+const fs::path kNodeTests = "/usr/share/libonnx-testdata/data/node";
+
+class OnnxNodeModels : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(OnnxNodeModels, CompileRunCompare) {
+    fs::path dir = kNodeTests / GetParam();
+    if (!fs::exists(dir)) GTEST_SKIP() << dir << " is not installed (libonnx-testdata)";
+    compile_and_compare(dir, 3);
+}
+
+INSTANTIATE_TEST_SUITE_P(Elementwise, OnnxNodeModels,
+                         ::testing::Values("test_relu", "test_add_bcast", "test_sigmoid",
+                                           "test_exp", "test_mul_bcast", "test_where_example",
+                                           "test_less_bcast", "test_tanh"));
+
+class ReferenceModels : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
+
+TEST_P(ReferenceModels, CompileRunCompare) {
+    fs::path dir =
+        fs::path(ANVIL_SOURCE_DIR) / ".." / "shared" / "models" / std::get<0>(GetParam());
+    if (!fs::exists(dir / "model.onnx")) GTEST_SKIP() << dir << " is not present";
+    compile_and_compare(dir, std::get<1>(GetParam()));
+}
+
+INSTANTIATE_TEST_SUITE_P(SharedModels, ReferenceModels,
+                         ::testing::Combine(::testing::Values("resnet18", "mobilenet_v2"),
+                                            ::testing::Values(0, 3)),
+                         [](const auto& info) {
+                             return std::get<0>(info.param) + "_O" +
+                                    std::to_string(std::get<1>(info.param));
+                         });
+
+TEST(CliErrors, MissingModelFileExitsOne) {
+    Result r = run("compile /nonexistent/model.onnx -o /tmp/x.so");
+    EXPECT_EQ(r.status, 1) << r.output;
+    EXPECT_NE(r.output.find("error: "), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("/nonexistent/model.onnx"), std::string::npos) << r.output;
+}
+
+TEST(CliErrors, BadUsageExitsTwo) {
+    EXPECT_EQ(run("compile").status, 2);
+    EXPECT_EQ(run("frobnicate").status, 2);
+    EXPECT_EQ(run("compile m.onnx -O 7").status, 2);
+}
+
+TEST(CliErrors, BadTargetAndShapesNameTheArgument) {
+    fs::path model = kNodeTests / "test_relu" / "model.onnx";
+    if (!fs::exists(model)) GTEST_SKIP();
+    Result t = run("compile " + model.string() + " --target 'llvm -mcpu=pentium9000' -o /tmp/x.so");
+    EXPECT_EQ(t.status, 1);
+    EXPECT_NE(t.output.find("pentium9000"), std::string::npos) << t.output;
+    Result s = run("compile " + model.string() + " --input-shapes 'x:[3,four]' -o /tmp/x.so");
+    EXPECT_EQ(s.status, 1);
+    EXPECT_NE(s.output.find("'four'"), std::string::npos) << s.output;
+}
+
+TEST(CliErrors, CompareMismatchExitsOne) {
+    fs::path dir = kNodeTests / "test_relu";
+    fs::path other = kNodeTests / "test_sigmoid" / "test_data_set_0";
+    if (!fs::exists(dir) || !fs::exists(other)) GTEST_SKIP();
+    std::string so = temp_so("relu_mismatch");
+    ASSERT_EQ(run("compile " + (dir / "model.onnx").string() + " -o " + so).status, 0);
+    Result r = run("run " + so + " --inputs " + (dir / "test_data_set_0").string() + " --compare " +
+                   other.string());
+    EXPECT_EQ(r.status, 1) << r.output;
+    EXPECT_NE(r.output.find("MISMATCH"), std::string::npos) << r.output;
+    fs::remove(so);
+}
+
+TEST(CliRun, TimingAndTopK) {
+    fs::path dir = kNodeTests / "test_relu";
+    if (!fs::exists(dir)) GTEST_SKIP();
+    std::string so = temp_so("relu_time");
+    ASSERT_EQ(run("compile " + (dir / "model.onnx").string() + " -o " + so).status, 0);
+    Result r = run("run " + so + " --inputs " + (dir / "test_data_set_0").string() +
+                   " --print-time --repeat 5 --number 2 --print-top 3 --threads 1");
+    EXPECT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("time_ms median="), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("runs=5"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("top-3 of output 0:"), std::string::npos) << r.output;
+    Result inspect = run("inspect " + so);
+    EXPECT_EQ(inspect.status, 0) << inspect.output;
+    EXPECT_NE(inspect.output.find("kernels: 1 distinct"), std::string::npos) << inspect.output;
+    fs::remove(so);
+}
+
+}  // namespace

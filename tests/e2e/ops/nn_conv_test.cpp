@@ -1,0 +1,252 @@
+// nn.conv2d and nn.conv2d_transpose against a double-precision reference at odd shapes, with
+// the x86 and the generic schedule, fused with a bias and relu, plus the type rules' errors and
+// the GFLOP/s of a ResNet-18 convolution.
+#include "nn_op_runner.h"
+#include "ops/conv.h"
+#include "runtime/thread_pool.h"
+
+namespace anvil {
+namespace {
+
+using ops::Conv2DAttrs;
+using ops::Conv2DTransposeAttrs;
+using runtime::NDArray;
+using testing::random_tensor;
+using testing::run_op;
+
+struct Shape4 {
+    int64_t n, c, h, w;
+};
+
+Shape4 dims(const NDArray& a) {
+    auto s = a.shape();
+    return {s[0], s[1], s[2], s[3]};
+}
+
+std::vector<double> conv2d_reference(const NDArray& x, const NDArray& w, const Conv2DAttrs& a) {
+    Shape4 xs = dims(x), ws = dims(w);
+    int64_t groups = a.groups, icg = xs.c / groups, ocg = ws.n / groups;
+    int64_t oh =
+        (xs.h + a.padding[0] + a.padding[2] - a.dilation[0] * (ws.h - 1) - 1) / a.strides[0] + 1;
+    int64_t ow =
+        (xs.w + a.padding[1] + a.padding[3] - a.dilation[1] * (ws.w - 1) - 1) / a.strides[1] + 1;
+    std::vector<double> out(xs.n * ws.n * oh * ow, 0.0);
+    const float *px = x.data<float>(), *pw = w.data<float>();
+    for (int64_t n = 0; n < xs.n; ++n)
+        for (int64_t o = 0; o < ws.n; ++o)
+            for (int64_t y = 0; y < oh; ++y)
+                for (int64_t z = 0; z < ow; ++z) {
+                    double acc = 0;
+                    for (int64_t c = 0; c < icg; ++c)
+                        for (int64_t i = 0; i < ws.h; ++i)
+                            for (int64_t j = 0; j < ws.w; ++j) {
+                                int64_t iy = y * a.strides[0] + i * a.dilation[0] - a.padding[0];
+                                int64_t ix = z * a.strides[1] + j * a.dilation[1] - a.padding[1];
+                                if (iy < 0 || iy >= xs.h || ix < 0 || ix >= xs.w) continue;
+                                int64_t ic = (o / ocg) * icg + c;
+                                acc += double(px[((n * xs.c + ic) * xs.h + iy) * xs.w + ix]) *
+                                       pw[((o * ws.c + c) * ws.h + i) * ws.w + j];
+                            }
+                    out[((n * ws.n + o) * oh + y) * ow + z] = acc;
+                }
+    return out;
+}
+
+std::vector<double> conv2d_transpose_reference(const NDArray& x, const NDArray& w,
+                                               const Conv2DTransposeAttrs& a) {
+    Shape4 xs = dims(x), ws = dims(w);
+    int64_t groups = a.groups, icg = xs.c / groups, ocg = ws.c, oc = ocg * groups;
+    int64_t oh = (xs.h - 1) * a.strides[0] - a.padding[0] - a.padding[2] +
+                 a.dilation[0] * (ws.h - 1) + a.output_padding[0] + 1;
+    int64_t ow = (xs.w - 1) * a.strides[1] - a.padding[1] - a.padding[3] +
+                 a.dilation[1] * (ws.w - 1) + a.output_padding[1] + 1;
+    std::vector<double> out(xs.n * oc * oh * ow, 0.0);
+    const float *px = x.data<float>(), *pw = w.data<float>();
+    for (int64_t n = 0; n < xs.n; ++n)
+        for (int64_t ic = 0; ic < xs.c; ++ic)
+            for (int64_t iy = 0; iy < xs.h; ++iy)
+                for (int64_t ix = 0; ix < xs.w; ++ix)
+                    for (int64_t o = 0; o < ocg; ++o)
+                        for (int64_t i = 0; i < ws.h; ++i)
+                            for (int64_t j = 0; j < ws.w; ++j) {
+                                int64_t y = iy * a.strides[0] - a.padding[0] + i * a.dilation[0];
+                                int64_t z = ix * a.strides[1] - a.padding[1] + j * a.dilation[1];
+                                if (y < 0 || y >= oh || z < 0 || z >= ow) continue;
+                                int64_t oo = (ic / icg) * ocg + o;
+                                out[((n * oc + oo) * oh + y) * ow + z] +=
+                                    double(px[((n * xs.c + ic) * xs.h + iy) * xs.w + ix]) *
+                                    pw[((ic * ws.c + o) * ws.h + i) * ws.w + j];
+                            }
+    return out;
+}
+
+Conv2DAttrs conv_attrs(std::vector<int64_t> strides, std::vector<int64_t> padding,
+                       std::vector<int64_t> dilation, int64_t groups) {
+    Conv2DAttrs a;
+    a.strides = strides;
+    a.padding = padding;
+    a.dilation = dilation;
+    a.groups = groups;
+    return a;
+}
+
+struct ConvCase {
+    const char* name;
+    Shape4 x;
+    Shape4 w;
+    Conv2DAttrs attrs;
+};
+
+std::vector<ConvCase> conv_cases() {
+    return {
+        // 5 output channels: a padded 8-channel block; kernel 3x2, stride 2, dilation 2.
+        {"odd", {1, 3, 13, 11}, {5, 3, 3, 2}, conv_attrs({2, 2}, {1, 0, 2, 1}, {2, 2}, 1)},
+        {"stride1", {2, 3, 13, 11}, {5, 3, 3, 2}, conv_attrs({1, 1}, {1, 1, 1, 1}, {1, 1}, 1)},
+        {"block32", {1, 7, 9, 10}, {64, 7, 3, 3}, conv_attrs({1, 2}, {0, 1, 2, 0}, {1, 1}, 1)},
+        {"block_tail", {1, 4, 8, 30}, {33, 4, 1, 1}, conv_attrs({1, 1}, {0, 0, 0, 0}, {1, 1}, 1)},
+        {"depthwise", {1, 6, 13, 11}, {6, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {1, 1}, 6)},
+        {"depthwise_s2", {2, 6, 13, 11}, {6, 1, 3, 2}, conv_attrs({2, 2}, {1, 0, 2, 1}, {2, 1}, 6)},
+        {"depthwise_x2", {1, 3, 12, 17}, {6, 1, 3, 3}, conv_attrs({2, 1}, {1, 1, 1, 1}, {1, 1}, 3)},
+        {"groups2", {1, 4, 9, 10}, {6, 2, 3, 3}, conv_attrs({1, 1}, {1, 2, 0, 1}, {1, 1}, 2)},
+        {"groups2_blocked",
+         {1, 4, 9, 10},
+         {32, 2, 3, 3},
+         conv_attrs({2, 1}, {1, 1, 1, 1}, {1, 2}, 2)},
+    };
+}
+
+class Conv2D : public ::testing::TestWithParam<std::tuple<int, bool>> {};
+
+TEST_P(Conv2D, MatchesReference) {
+    const ConvCase c = conv_cases()[std::get<0>(GetParam())];
+    bool generic = std::get<1>(GetParam());
+    auto x = random_tensor({c.x.n, c.x.c, c.x.h, c.x.w}, 1);
+    auto w = random_tensor({c.w.n, c.w.c, c.w.h, c.w.w}, 2);
+    NDArray y =
+        run_op("nn.conv2d", c.attrs, {x, w}, {}, generic ? ops::schedule_conv2d_generic : nullptr);
+    testing::expect_close(y, conv2d_reference(x, w, c.attrs), 1e-4, c.name);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, Conv2D,
+                         ::testing::Combine(::testing::Range(0, int(conv_cases().size())),
+                                            ::testing::Bool()),
+                         [](const auto& info) {
+                             return std::string(conv_cases()[std::get<0>(info.param)].name) +
+                                    (std::get<1>(info.param) ? "_generic" : "_x86");
+                         });
+
+TEST(Conv2D, FusedBiasRelu) {
+    auto attrs = conv_attrs({2, 1}, {1, 1, 0, 2}, {1, 1}, 1);
+    auto x = random_tensor({1, 3, 13, 11}, 3), w = random_tensor({40, 3, 3, 2}, 4);
+    auto bias = random_tensor({40, 1, 1}, 5);
+    NDArray y = run_op("nn.conv2d", attrs, {x, w}, {{"add", {bias}}, {"nn.relu", {}}});
+    std::vector<double> want = conv2d_reference(x, w, attrs);
+    int64_t plane = static_cast<int64_t>(want.size()) / 40;
+    for (size_t i = 0; i < want.size(); ++i) {
+        want[i] = std::max(0.0, want[i] + bias.data<float>()[i / plane]);
+    }
+    testing::expect_close(y, want, 1e-4, "conv2d+add+relu");
+}
+
+TEST(Conv2D, FusedDepthwiseRelu) {
+    auto attrs = conv_attrs({1, 1}, {1, 1, 1, 1}, {1, 1}, 8);
+    auto x = random_tensor({1, 8, 14, 14}, 6), w = random_tensor({8, 1, 3, 3}, 7);
+    NDArray y = run_op("nn.conv2d", attrs, {x, w}, {{"nn.relu", {}}});
+    std::vector<double> want = conv2d_reference(x, w, attrs);
+    for (auto& v : want) v = std::max(0.0, v);
+    testing::expect_close(y, want, 1e-4, "depthwise+relu");
+}
+
+struct TransposeCase {
+    const char* name;
+    Shape4 x;
+    Shape4 w;
+    std::vector<int64_t> strides, padding, output_padding, dilation;
+    int64_t groups;
+};
+
+TEST(Conv2DTranspose, MatchesReference) {
+    std::vector<TransposeCase> cases = {
+        {"plain", {1, 4, 5, 6}, {4, 3, 3, 3}, {1, 1}, {0, 0, 0, 0}, {0, 0}, {1, 1}, 1},
+        {"strided", {1, 4, 5, 6}, {4, 3, 3, 2}, {2, 3}, {1, 0, 0, 1}, {1, 0}, {1, 2}, 1},
+        {"grouped", {2, 4, 5, 4}, {4, 3, 2, 3}, {2, 2}, {1, 1, 0, 0}, {0, 1}, {1, 1}, 2},
+        {"blocked", {1, 5, 4, 4}, {5, 16, 3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 1},
+        {"big_pad", {1, 2, 6, 6}, {2, 3, 3, 3}, {1, 1}, {3, 2, 2, 3}, {0, 0}, {1, 1}, 1},
+    };
+    for (const auto& c : cases) {
+        Conv2DTransposeAttrs a;
+        a.strides = c.strides;
+        a.padding = c.padding;
+        a.output_padding = c.output_padding;
+        a.dilation = c.dilation;
+        a.groups = c.groups;
+        auto x = random_tensor({c.x.n, c.x.c, c.x.h, c.x.w}, 8);
+        auto w = random_tensor({c.w.n, c.w.c, c.w.h, c.w.w}, 9);
+        for (bool generic : {false, true}) {
+            NDArray y = run_op("nn.conv2d_transpose", a, {x, w}, {},
+                               generic ? ops::schedule_conv2d_generic : nullptr);
+            testing::expect_close(y, conv2d_transpose_reference(x, w, a), 1e-4,
+                                  std::string(c.name) + (generic ? " generic" : " x86"));
+        }
+    }
+}
+
+TEST(Conv2DErrors, TypeRulesNameTheOpAndTheProblem) {
+    Conv2DAttrs plain;
+    std::string e = testing::type_error("nn.conv2d", plain, {{3, 13, 11}, {5, 3, 3, 3}});
+    EXPECT_NE(e.find("node 'node_7'"), std::string::npos) << e;
+    EXPECT_NE(e.find("nn.conv2d: the data must be 4-D (NCHW)"), std::string::npos) << e;
+    e = testing::type_error("nn.conv2d", plain, {{1, 3, 13, 11}, {5, 3, 3}});
+    EXPECT_NE(e.find("nn.conv2d: the weight must be 4-D (OIHW)"), std::string::npos) << e;
+    e = testing::type_error("nn.conv2d", plain, {{1, 3, 13, 11}, {5, 4, 3, 3}});
+    EXPECT_NE(e.find("nn.conv2d: the weight Tensor[(5, 4, 3, 3), float32] has 4 input channels "
+                     "per group, but the data has 3 channels in 1 group(s)"),
+              std::string::npos)
+        << e;
+    Conv2DAttrs g2 = conv_attrs({1, 1}, {0, 0, 0, 0}, {1, 1}, 2);
+    e = testing::type_error("nn.conv2d", g2, {{1, 3, 13, 11}, {4, 1, 3, 3}});
+    EXPECT_NE(e.find("nn.conv2d: groups=2 does not divide the 3 input channels"), std::string::npos)
+        << e;
+    e = testing::type_error("nn.conv2d", g2, {{1, 4, 13, 11}, {5, 2, 3, 3}});
+    EXPECT_NE(e.find("nn.conv2d: groups=2 does not divide the 5 output channels"),
+              std::string::npos)
+        << e;
+    e = testing::type_error("nn.conv2d", plain, {{1, 3, 2, 11}, {5, 3, 3, 3}});
+    EXPECT_NE(e.find("nn.conv2d: the dilated kernel height 3 is larger than the padded input "
+                     "height 2"),
+              std::string::npos)
+        << e;
+    Conv2DAttrs bad = conv_attrs({0, 1}, {0, 0, 0, 0}, {1, 1}, 1);
+    e = testing::type_error("nn.conv2d", bad, {{1, 3, 13, 11}, {5, 3, 3, 3}});
+    EXPECT_NE(e.find("nn.conv2d: strides must be >= 1, got [0, 1]"), std::string::npos) << e;
+    Conv2DTransposeAttrs t;
+    e = testing::type_error("nn.conv2d_transpose", t, {{1, 3, 5, 5}, {4, 2, 3, 3}});
+    EXPECT_NE(e.find("nn.conv2d_transpose: the weight Tensor[(4, 2, 3, 3), float32] has "
+                     "dimension 0 = 4, but the data has 3 channels"),
+              std::string::npos)
+        << e;
+    t.output_padding = {1, 0};
+    e = testing::type_error("nn.conv2d_transpose", t, {{1, 3, 5, 5}, {3, 2, 3, 3}});
+    EXPECT_NE(e.find("nn.conv2d_transpose: output_padding [1, 0] must be smaller than the stride "
+                     "or the dilation"),
+              std::string::npos)
+        << e;
+}
+
+// ResNet-18's 3x3 convolution at 56x56 on one thread; prints GFLOP/s (no assertion on speed).
+TEST(Conv2DPerformance, ResNet18Conv3x3OneThread) {
+    int threads = runtime::num_threads();
+    runtime::set_num_threads(1);
+    auto attrs = conv_attrs({1, 1}, {1, 1, 1, 1}, {1, 1}, 1);
+    auto x = random_tensor({1, 64, 56, 56}, 10), w = random_tensor({64, 64, 3, 3}, 11);
+    double seconds = 0;
+    NDArray y = run_op("nn.conv2d", attrs, {x, w}, {}, nullptr, &seconds, 20);
+    runtime::set_num_threads(threads);
+    double flops = 2.0 * 64 * 64 * 9 * 56 * 56;
+    std::printf("[ perf ] nn.conv2d 1x64x56x56 -> 64, 3x3 pad 1, 1 thread: %.3f ms, %.1f GFLOP/s\n",
+                seconds * 1e3, flops / seconds * 1e-9);
+    testing::expect_close(y, conv2d_reference(x, w, attrs), 1e-3, "resnet18 conv");
+}
+
+}  // namespace
+}  // namespace anvil

@@ -1,0 +1,116 @@
+// Golden tests of the graph passes: for each pass P, P.before.txt is parsed, P runs, and the
+// printed module must equal P.after.txt byte for byte.
+//
+// After an intended change of a pass's output, regenerate with
+//   ANVIL_UPDATE_GOLDEN=1 build/tests/anvil_graph_golden_tests
+// and review the diff of the .after.txt files.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "graph/parser.h"
+#include "graph/passes/passes.h"
+#include "graph/printer.h"
+#include "ops/op_table.h"
+
+namespace anvil::graph {
+namespace {
+
+std::string golden_path(const std::string& name) {
+    return std::string(ANVIL_SOURCE_DIR) + "/tests/golden/graph/" + name;
+}
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path);
+    EXPECT_TRUE(in.good()) << "cannot read " << path;
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// fold_constants' evaluator here: elementwise float32 arithmetic of constants of one shape or
+// scalars (the driver's evaluator compiles; these tests stay at the graph level).
+std::vector<float> evaluate_values(const Expr& e) {
+    if (auto* c = e.as<Constant>()) return c->data.to_vector<float>();
+    auto* call = e.as<Call>();
+    if (!call || !call->op.defined()) throw std::runtime_error("cannot evaluate");
+    std::vector<std::vector<float>> args;
+    for (const auto& a : call->args) args.push_back(evaluate_values(a));
+    const std::string& op = call->op->name;
+    size_t n = 1;
+    for (const auto& a : args) n = std::max(n, a.size());
+    std::vector<float> out(n);
+    for (size_t i = 0; i < n; ++i) {
+        auto at = [&](size_t k) { return args[k][args[k].size() == 1 ? 0 : i]; };
+        if (op == "add")
+            out[i] = at(0) + at(1);
+        else if (op == "subtract")
+            out[i] = at(0) - at(1);
+        else if (op == "multiply")
+            out[i] = at(0) * at(1);
+        else if (op == "divide")
+            out[i] = at(0) / at(1);
+        else if (op == "sqrt")
+            out[i] = std::sqrt(at(0));
+        else if (op == "negative")
+            out[i] = -at(0);
+        else
+            throw std::runtime_error("cannot evaluate " + op);
+    }
+    return out;
+}
+
+runtime::NDArray evaluate(const Expr& e) {
+    auto values = evaluate_values(e);
+    auto a = runtime::NDArray::empty(e->type.as<TensorType>()->static_shape(),
+                                     DLDataType{kDLFloat, 32, 1});
+    a.copy_from(values);
+    return a;
+}
+
+IRModule run_pass(const std::string& pass, const IRModule& m) {
+    PassContext ctx;
+    ctx.ops = &ops::op_table();
+    ctx.evaluate = evaluate;
+    IRModule (*fn)(const IRModule&, const PassContext&) = nullptr;
+    if (pass == "infer_types") fn = infer_types;
+    if (pass == "fold_constants") fn = fold_constants;
+    if (pass == "simplify_inference") fn = simplify_inference;
+    if (pass == "eliminate_common_subexpr") fn = eliminate_common_subexpr;
+    if (pass == "dead_code_elimination") fn = dead_code_elimination;
+    if (pass == "simplify_expr") fn = simplify_expr;
+    if (pass == "fold_scale_axis") fn = fold_scale_axis;
+    if (pass == "fuse_ops") fn = fuse_ops;
+    EXPECT_NE(fn, nullptr) << "unknown pass " << pass;
+    return fn ? fn(m, ctx) : m;
+}
+
+class GraphPassGolden : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GraphPassGolden, MatchesAfterFile) {
+    const std::string pass = GetParam();
+    const std::string before_path = golden_path(pass + ".before.txt");
+    if (!std::ifstream(before_path).good()) GTEST_SKIP() << "no " << before_path;
+    IRModule before = parse_module(read_file(before_path), ops::op_table());
+    std::string got = print(run_pass(pass, before));
+    if (!got.empty() && got.back() != '\n') got += '\n';
+    const std::string after_path = golden_path(pass + ".after.txt");
+    if (std::getenv("ANVIL_UPDATE_GOLDEN")) {
+        std::ofstream(after_path) << got;
+        return;
+    }
+    EXPECT_EQ(got, read_file(after_path));
+    // The expected text is itself valid IR.
+    EXPECT_NO_THROW(parse_module(read_file(after_path), ops::op_table()));
+}
+
+INSTANTIATE_TEST_SUITE_P(GraphPasses, GraphPassGolden,
+                         ::testing::Values("infer_types", "fold_constants", "simplify_inference",
+                                           "eliminate_common_subexpr", "dead_code_elimination",
+                                           "simplify_expr", "fold_scale_axis", "fuse_ops"));
+
+}  // namespace
+}  // namespace anvil::graph

@@ -1,0 +1,208 @@
+// The ONNX importer on tiny models built in code: parameters, constants, shape folding, tensor
+// data encodings, external data and input-shape overrides.
+#include <cstring>
+
+#include "onnx_test_util.h"
+
+namespace anvil::frontend {
+namespace {
+
+using ::onnx::TensorProto;
+using testing::ModelBuilder;
+
+const graph::TensorType& tensor_of(const graph::Expr& e) {
+    return *e->type.as<graph::TensorType>();
+}
+
+std::vector<int64_t> shape_of(const graph::Expr& e) {
+    return tensor_of(e).static_shape();
+}
+
+TEST(OnnxImport, ParamsAreInputsAndInitializersAreConstants) {
+    ModelBuilder b;
+    b.input("x", {2, 3}).output("y");
+    b.float_init("w", {3}, {1, 2, 3});
+    // Before IR version 4 initializers were listed as inputs too; they stay constants.
+    b.input("w", {3});
+    b.node("Add", {"x", "w"}, {"s"});
+    b.node("Relu", {"s"}, {"y"});
+    graph::IRModule mod = b.import();
+    const auto& fn = *mod.main();
+    ASSERT_EQ(fn.params.size(), 1u);
+    EXPECT_EQ(fn.params[0]->name, "x");
+    EXPECT_EQ(graph::type_str(fn.body->type), "Tensor[(2, 3), float32]");
+    EXPECT_EQ(testing::count_constants(fn), 1);
+    auto hist = testing::op_histogram(fn);
+    EXPECT_EQ(hist["add"], 1);
+    EXPECT_EQ(hist["nn.relu"], 1);
+}
+
+TEST(OnnxImport, SourceLocNamesTheModelNode) {
+    ModelBuilder b;
+    b.input("x", {4}).output("y");
+    b.node("Sigmoid", {"x"}, {"y"}, "act_7");
+    graph::IRModule mod = b.import();
+    const SourceLoc& loc = mod.main()->body->loc;
+    EXPECT_EQ(loc.file, "test.onnx");
+    EXPECT_EQ(loc.node_name, "act_7");
+    EXPECT_EQ(loc.op_type, "Sigmoid");
+    EXPECT_EQ(loc.opset, 13);
+}
+
+TEST(OnnxImport, SeveralOutputsMakeATuple) {
+    ModelBuilder b;
+    b.input("x", {4}).output("a").output("b");
+    b.node("Exp", {"x"}, {"a"});
+    b.node("Neg", {"x"}, {"b"});
+    graph::IRModule mod = b.import();
+    EXPECT_TRUE(mod.main()->body.is<graph::Tuple>());
+}
+
+TEST(OnnxImport, InputShapesOverrideSymbolicDimensions) {
+    ModelBuilder b;
+    b.input("x", {0, 8}, TensorProto::FLOAT, {"batch", ""}).output("y");
+    b.node("Relu", {"x"}, {"y"});
+    // Without an override the dimension stays symbolic.
+    graph::IRModule sym = b.import();
+    EXPECT_FALSE(tensor_of(sym.main()->body).is_static());
+    ImportOptions opts;
+    opts.input_shapes["x"] = {5, 8};
+    graph::IRModule mod = b.import(opts);
+    EXPECT_EQ(shape_of(mod.main()->body), (std::vector<int64_t>{5, 8}));
+}
+
+// PyTorch's flatten: Reshape(x, Concat(Unsqueeze(Gather(Shape(x), 0)), [-1])).
+TEST(OnnxImport, ShapeArithmeticFoldsToConstants) {
+    ModelBuilder b;
+    b.input("x", {2, 3, 4}).output("y");
+    b.int64_init("zero", {}, {0});
+    b.int64_init("minus_one", {1}, {-1});
+    b.int64_init("axes", {1}, {0});
+    b.node("Shape", {"x"}, {"shape"});
+    b.node("Gather", {"shape", "zero"}, {"n"});
+    b.node("Unsqueeze", {"n", "axes"}, {"n1"});
+    ModelBuilder::attr_int(b.node("Concat", {"n1", "minus_one"}, {"target"}), "axis", 0);
+    b.node("Reshape", {"x", "target"}, {"y"});
+    graph::IRModule mod = b.import();
+    const auto& fn = *mod.main();
+    EXPECT_EQ(shape_of(fn.body), (std::vector<int64_t>{2, 12}));
+    auto hist = testing::op_histogram(fn);
+    EXPECT_EQ(hist.size(), 1u);
+    EXPECT_EQ(hist["reshape"], 1);
+}
+
+TEST(OnnxImport, IntegerShapeMathEvaluates) {
+    ModelBuilder b(13);
+    b.input("x", {6, 10}).output("y");
+    b.int64_init("two", {}, {2});
+    b.int64_init("starts", {1}, {1});
+    b.int64_init("ends", {1}, {2});
+    b.node("Shape", {"x"}, {"s"});
+    b.node("Mul", {"s", "two"}, {"m"});  // [12, 20]
+    b.node("Slice", {"m", "starts", "ends"}, {"y"});
+    graph::IRModule mod = b.import();
+    const auto* c = mod.main()->body.as<graph::Constant>();
+    ASSERT_NE(c, nullptr);
+    EXPECT_EQ(c->data.to_vector<int64_t>(), (std::vector<int64_t>{20}));
+}
+
+TEST(OnnxImport, TensorDataEncodings) {
+    ModelBuilder b;
+    b.input("x", {2}, TensorProto::FLOAT16).output("y");
+    auto* h = b.graph->add_initializer();  // float16 bits in int32_data
+    h->set_name("h");
+    h->set_data_type(TensorProto::FLOAT16);
+    h->add_dims(2);
+    h->add_int32_data(0x3c00);  // 1.0
+    h->add_int32_data(0xc000);  // -2.0
+    b.node("Add", {"x", "h"}, {"y"});
+    auto* r = b.graph->add_initializer();  // raw_data
+    r->set_name("r");
+    r->set_data_type(TensorProto::INT32);
+    r->add_dims(2);
+    int32_t raw[2] = {7, -9};
+    r->set_raw_data(std::string(reinterpret_cast<const char*>(raw), sizeof raw));
+    b.graph->add_output()->set_name("r");
+    graph::IRModule mod = b.import();
+    const auto* tup = mod.main()->body.as<graph::Tuple>();
+    ASSERT_NE(tup, nullptr);
+    const auto* add = tup->fields[0].as<graph::Call>();
+    ASSERT_NE(add, nullptr);
+    auto half = add->args[1].as<graph::Constant>()->data.to_vector<uint16_t>();
+    EXPECT_EQ(half, (std::vector<uint16_t>{0x3c00, 0xc000}));
+    auto ints = tup->fields[1].as<graph::Constant>()->data.to_vector<int32_t>();
+    EXPECT_EQ(ints, (std::vector<int32_t>{7, -9}));
+}
+
+TEST(OnnxImport, ExternalDataRelativeToTheModel) {
+    auto dir = testing::temp_dir("external");
+    std::vector<float> values = {1.5f, -2.5f, 3.25f};
+    {
+        std::ofstream out(dir / "weights.bin", std::ios::binary);
+        float pad = 0;
+        out.write(reinterpret_cast<const char*>(&pad), sizeof pad);  // data at offset 4
+        out.write(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float));
+    }
+    ModelBuilder b;
+    b.input("x", {3}).output("y");
+    auto* t = b.graph->add_initializer();
+    t->set_name("w");
+    t->set_data_type(TensorProto::FLOAT);
+    t->add_dims(3);
+    t->set_data_location(TensorProto::EXTERNAL);
+    auto kv = [&](const std::string& k, const std::string& v) {
+        auto* e = t->add_external_data();
+        e->set_key(k);
+        e->set_value(v);
+    };
+    kv("location", "weights.bin");
+    kv("offset", "4");
+    kv("length", "12");
+    b.node("Mul", {"x", "w"}, {"y"});
+    std::string path = (dir / "model.onnx").string();
+    {
+        std::ofstream out(path, std::ios::binary);
+        b.model.SerializeToOstream(&out);
+    }
+    graph::IRModule mod = from_onnx(path);
+    const auto* mul = mod.main()->body.as<graph::Call>();
+    ASSERT_NE(mul, nullptr);
+    EXPECT_EQ(mul->args[1].as<graph::Constant>()->data.to_vector<float>(), values);
+    std::filesystem::remove_all(dir);
+}
+
+TEST(OnnxImport, ClipBoundsFromAttributesAndInputs) {
+    for (int opset : {6, 13}) {
+        ModelBuilder b(opset);
+        b.input("x", {4}).output("y");
+        auto* n = b.node("Clip", {"x"}, {"y"});
+        if (opset < 11) {
+            ModelBuilder::attr_float(n, "min", 0.0f);
+            ModelBuilder::attr_float(n, "max", 6.0f);
+        } else {
+            b.float_init("lo", {}, {0.0f});
+            b.float_init("hi", {}, {6.0f});
+            n->add_input("lo");
+            n->add_input("hi");
+        }
+        graph::IRModule mod = b.import();
+        const auto* c = mod.main()->body.as<graph::Call>();
+        ASSERT_NE(c, nullptr) << opset;
+        EXPECT_EQ(c->op->name, "nn.clip");
+        EXPECT_EQ(graph::attrs_str(*c->attrs, nullptr), "a_min=0, a_max=6") << opset;
+    }
+}
+
+TEST(OnnxImport, ConvAutoPadSame) {
+    ModelBuilder b(13);
+    b.input("x", {1, 2, 7, 7}).output("y");
+    b.float_init("w", {4, 2, 3, 3}, std::vector<float>(4 * 2 * 9, 0.5f));
+    auto* n = b.node("Conv", {"x", "w"}, {"y"});
+    ModelBuilder::attr_string(n, "auto_pad", "SAME_UPPER");
+    ModelBuilder::attr_ints(n, "strides", {2, 2});
+    graph::IRModule mod = b.import();
+    EXPECT_EQ(shape_of(mod.main()->body), (std::vector<int64_t>{1, 4, 4, 4}));
+}
+
+}  // namespace
+}  // namespace anvil::frontend

@@ -1,0 +1,143 @@
+// Parse errors of the graph IR's text form: each is a UserError that starts with line:column and
+// says what was expected and what was found.
+#include "graph_test_util.h"
+
+namespace anvil::graph {
+namespace {
+
+using testing::user_error_of;
+
+std::string module_error(const std::string& text) {
+    return user_error_of([&] { parse_module(text, ops::op_table()); });
+}
+
+const char* kHeader = "def @main(%x: Tensor[(2,), float32]) {\n";
+
+TEST(GraphTextErrors, UnknownOp) {
+    EXPECT_EQ(module_error(std::string(kHeader) + "  nn.frobnicate(%x)\n}\n"),
+              "2:3: unknown op 'nn.frobnicate'");
+}
+
+TEST(GraphTextErrors, UnknownAttribute) {
+    EXPECT_EQ(module_error(std::string(kHeader) + "  cast(%x, dtyp=\"int8\")\n}\n"),
+              "2:12: cast has no attribute 'dtyp' (it has dtype)");
+    EXPECT_EQ(module_error(std::string(kHeader) + "  nn.relu(%x, alpha=1.0)\n}\n"),
+              "2:15: nn.relu has no attribute 'alpha' (it has none)");
+}
+
+TEST(GraphTextErrors, WrongAttributeValueKind) {
+    EXPECT_EQ(module_error(std::string(kHeader) + "  cast(%x, dtype=3)\n}\n"),
+              "2:18: attribute 'dtype' of cast takes a type name such as \"float32\", found an "
+              "integer");
+    EXPECT_EQ(module_error(std::string(kHeader) + "  cast(%x, dtype=\"float33\")\n}\n"),
+              "2:18: attribute 'dtype' of cast: unknown type 'float33'");
+    EXPECT_EQ(module_error(std::string(kHeader) + "  cast(%x, dtype=\"int8\", dtype=\"int8\")\n}\n"),
+              "2:27: attribute 'dtype' of cast is given twice");
+    EXPECT_EQ(module_error(std::string(kHeader) + "  cast(dtype=\"int8\", %x)\n}\n"),
+              "2:23: arguments of cast come before its attributes");
+}
+
+TEST(GraphTextErrors, BadTypes) {
+    EXPECT_EQ(module_error("def @main(%x: Tensor[(2,), float33]) {\n  %x\n}\n"),
+              "1:28: unknown element type 'float33'");
+    EXPECT_EQ(module_error("def @main(%x: Tensor[2, float32]) {\n  %x\n}\n"),
+              "1:22: expected '(' to open the tensor's shape, found '2'");
+    EXPECT_EQ(module_error("def @main(%x: Tensr[(2,), float32]) {\n  %x\n}\n"),
+              "1:15: expected a type such as Tensor[(1, 3), float32], found 'Tensr'");
+    EXPECT_EQ(module_error("def @main(%x: Tensor[(2.5,), float32]) {\n  %x\n}\n"),
+              "1:23: a dimension must be an integer, found '2.5'");
+    EXPECT_EQ(module_error("def @main(%x: Tensor[(2,), float32]) -> Tensor[(3,), float32] {\n"
+                           "  %x\n}\n"),
+              "1:41: the function is declared to return Tensor[(3,), float32] but its body has "
+              "type Tensor[(2,), float32]");
+}
+
+TEST(GraphTextErrors, UnbalancedBraces) {
+    EXPECT_EQ(module_error(std::string(kHeader) + "  %x\n"),
+              "3:1: expected '}' to close the function's body, found end of input");
+    EXPECT_EQ(module_error(std::string(kHeader) + "  %x\n}\n}\n"),
+              "4:1: expected 'def' or 'prim_func', found '}'");
+    EXPECT_EQ(module_error(std::string(kHeader) + "  %0 = {\n    exp(%x);\n  %0\n}\n"),
+              "3:11: expected '}' to close the block, found ';'");
+    EXPECT_EQ(module_error("prim_func k(A: float32[4]) {\n  for i in [0, 4) { A[i] = 1f\n}\n"),
+              "1:1: unbalanced braces: the kernel is not closed");
+}
+
+TEST(GraphTextErrors, UndefinedAndRedefinedNames) {
+    EXPECT_EQ(module_error(std::string(kHeader) + "  add(%x, %y)\n}\n"),
+              "2:11: undefined variable '%y'");
+    EXPECT_EQ(module_error(std::string(kHeader) + "  %0 = exp(%x);\n  %0 = exp(%0);\n  %0\n}\n"),
+              "3:3: '%0' is already defined at 2:3");
+    EXPECT_EQ(module_error(std::string(kHeader) + "  let %x = exp(%x);\n  %x\n}\n"),
+              "2:7: '%x' is already defined at 1:11");
+    // A block's names end with it; a function does not see the enclosing names.
+    EXPECT_EQ(module_error(std::string(kHeader) + "  %1 = { %0 = exp(%x); %0 };\n  %0\n}\n"),
+              "3:3: undefined variable '%0'");
+    EXPECT_EQ(module_error(std::string(kHeader) +
+                           "  %0 = fn (%p: Tensor[(2,), float32]) { add(%p, %x) };\n  %0(%x)\n}\n"),
+              "2:50: undefined variable '%x'");
+    EXPECT_EQ(module_error(std::string(kHeader) + "  %x\n}\ndef @main() { meta }\n"),
+              "4:5: function @main is defined twice");
+}
+
+TEST(GraphTextErrors, IllTypedNodes) {
+    EXPECT_EQ(module_error(std::string(kHeader) + "  %0 = add(%x, %x, %x);\n  %0\n}\n")
+                  .substr(0, 38),
+              "2:8: add: add takes 2 input(s), got 3");
+    std::string broadcast = module_error(
+        "def @main(%x: Tensor[(2,), float32], %y: Tensor[(3,), float32]) {\n  add(%x, %y)\n}\n");
+    EXPECT_EQ(broadcast.substr(0, 10), "2:3: add: ") << broadcast;
+    EXPECT_EQ(module_error(std::string(kHeader) + "  %x(%x)\n}\n"),
+              "2:5: only a function can be called; this is a Var");
+    EXPECT_EQ(module_error(std::string(kHeader) + "  (%x, %x).2\n}\n"),
+              "2:12: tuple projection: item 2 of a tuple of 2");
+    EXPECT_EQ(module_error(std::string(kHeader) + "  let %y: Tensor[(3,), float32] = %x;\n  %y\n}\n"),
+              "2:3: let %y: let %y: Tensor[(3,), float32] bound to a Tensor[(2,), float32]");
+}
+
+TEST(GraphTextErrors, Metadata) {
+    EXPECT_EQ(module_error(std::string(kHeader) + "  add(%x, meta[Constant][0])\n}\n"),
+              "2:11: meta[Constant][0] is not in the metadata section (#[metadata] at the end of "
+              "the text)");
+    EXPECT_EQ(module_error(std::string(kHeader) +
+                           "  add(%x, meta[Constant][0])\n}\n#[metadata]\n"
+                           "meta[Constant][0]: Tensor[(2,), float32] = \"AACAPw==\"\n"),
+              "5:44: constant 0 of type Tensor[(2,), float32] needs 8 bytes, the data has 4");
+    EXPECT_EQ(module_error(std::string(kHeader) +
+                           "  %x\n}\n#[metadata]\n"
+                           "meta[Constant][0]: Tensor[(1,), float32] = \"AAC*Pw==\"\n"),
+              "5:44: invalid base64 character '*' in constant");
+    EXPECT_EQ(module_error(std::string(kHeader) +
+                           "  %x\n}\n#[metadata]\n"
+                           "meta[Constant][0]: Tensor[(n,), float32] = \"AACAPw==\"\n"),
+              "5:20: a constant needs a static tensor type");
+}
+
+TEST(GraphTextErrors, LexicalErrors) {
+    EXPECT_EQ(module_error(std::string(kHeader) + "  /* never closed\n  %x\n}\n"),
+              "2:3: unterminated comment");
+    EXPECT_EQ(module_error(std::string(kHeader) + "  cast(%x, dtype=\"int8)\n}\n"),
+              "2:18: unterminated string");
+    EXPECT_EQ(module_error(std::string(kHeader) + "  cast(%x, dtype=\"int8\\q\")\n}\n"),
+              "2:23: unknown escape '\\q' in string (expected \\n, \\t, \\\" or \\\\)");
+}
+
+TEST(GraphTextErrors, KernelErrorsKeepModulePositions) {
+    std::string err = module_error(std::string(kHeader) +
+                                   "  %x\n}\n\nprim_func k(A: float32[4]) {\n"
+                                   "  for i in [0, 4) { A[j] = 1f }\n}\n");
+    EXPECT_EQ(err, "6:23: undefined buffer 'j'") << err;
+}
+
+TEST(GraphTextErrors, ExpressionText) {
+    auto x = make_var("x", testing::tensor({2}));
+    EXPECT_EQ(user_error_of([&] { parse_expr("exp(%x) exp(%x)", ops::op_table(), {x}); }),
+              "1:9: expected end of input after the result, found 'exp'");
+    EXPECT_EQ(user_error_of([&] { parse_expr("exp(%x)", ops::op_table()); }),
+              "1:5: undefined variable '%x'");
+    EXPECT_EQ(user_error_of([&] { parse_expr("let %x = exp(%x);\n%x", ops::op_table(), {x}); }),
+              "1:5: '%x' is already defined (a free variable)");
+}
+
+}  // namespace
+}  // namespace anvil::graph

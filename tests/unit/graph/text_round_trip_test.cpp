@@ -1,0 +1,377 @@
+// The graph IR's text form: the exact spelling of each construct, and print -> parse -> print
+// round trips (structurally equal, identical text) for every node kind, constants bit-exact,
+// shared nodes printed once, symbolic dimensions, attributes of every kind and kernels.
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "graph_test_util.h"
+#include "ops/elementwise.h"
+#include "tir/parser.h"
+
+namespace anvil::graph {
+namespace {
+
+using testing::call;
+using testing::constant;
+using testing::expect_round_trip;
+using testing::module_of;
+using testing::tensor;
+
+TEST(GraphText, PrintsRelayStyleWithNumberedTemporariesAndTypes) {
+    auto x = make_var("x", tensor({2, 3}));
+    auto y = make_var("y", tensor({2, 3}));
+    Expr sum = call("add", {x, y});
+    Expr body = call("multiply", {call("nn.relu", {sum}), sum});
+    std::string text = expect_round_trip(module_of(make_function({x, y}, body)));
+    EXPECT_EQ(text,
+              "def @main(%x: Tensor[(2, 3), float32], %y: Tensor[(2, 3), float32]) -> "
+              "Tensor[(2, 3), float32] {\n"
+              "  %0 = add(%x, %y) /* ty=Tensor[(2, 3), float32] */;\n"
+              "  %1 = nn.relu(%0) /* ty=Tensor[(2, 3), float32] */;\n"
+              "  %2 = multiply(%1, %0) /* ty=Tensor[(2, 3), float32] */;\n"
+              "  %2\n"
+              "}\n");
+}
+
+TEST(GraphText, SharedNodePrintsOnce) {
+    auto x = make_var("x", tensor({4}));
+    Expr e = call("exp", {x});
+    Expr body = call("add", {call("add", {e, e}), call("multiply", {e, e})});
+    IRModule m = module_of(make_function({x}, body));
+    std::string text = expect_round_trip(m);
+    size_t count = 0;
+    for (size_t k = text.find("exp("); k != std::string::npos; k = text.find("exp(", k + 1)) {
+        ++count;
+    }
+    EXPECT_EQ(count, 1u) << text;
+    // The parse shares the node as well.
+    IRModule back = parse_module(text, ops::op_table());
+    auto* outer = back.main()->body.as<Call>();
+    ASSERT_TRUE(outer);
+    EXPECT_TRUE(outer->args[0].as<Call>()->args[0].same_as(outer->args[1].as<Call>()->args[1]));
+}
+
+TEST(GraphText, AttributesPrintOnlyWhenNotDefault) {
+    auto x = make_var("x", tensor({2}));
+    auto attrs = make_ref<ops::CastAttrs>();
+    const_cast<ops::CastAttrs*>(attrs.get())->dtype = DataType::int64();
+    Expr body = make_tuple({call("cast", {x}, attrs), call("cast", {x})});
+    std::string text = expect_round_trip(module_of(make_function({x}, body)));
+    EXPECT_NE(text.find("cast(%x, dtype=\"int64\") /* ty=Tensor[(2,), int64] */"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("cast(%x) /* ty=Tensor[(2,), float32] */"), std::string::npos) << text;
+}
+
+TEST(GraphText, TuplesProjectionsAndLets) {
+    auto x = make_var("x", tensor({3}));
+    auto v = make_var("v", tensor({3}));
+    Expr pair = make_tuple({x, call("negative", {x})});
+    Expr first = make_tuple_get_item(pair, 1);
+    Expr body = make_let(v, call("abs", {first}), make_tuple({v, make_tuple({x}), make_tuple({})}));
+    std::string text = expect_round_trip(module_of(make_function({x}, body)));
+    EXPECT_NE(text.find("%1 = (%x, %0);"), std::string::npos) << text;
+    EXPECT_NE(text.find("%2 = %1.1 /* ty=Tensor[(3,), float32] */;"), std::string::npos) << text;
+    EXPECT_NE(text.find("let %v: Tensor[(3,), float32] = abs(%2) /* ty="), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("(%x,)"), std::string::npos) << text;
+    EXPECT_NE(text.find("= ();"), std::string::npos) << text;
+    EXPECT_NE(text.find("-> (Tensor[(3,), float32], (Tensor[(3,), float32],), ())"),
+              std::string::npos)
+        << text;
+}
+
+TEST(GraphText, LetInOperandPositionPrintsAsBlock) {
+    auto x = make_var("x", tensor({3}));
+    auto v = make_var("v", tensor({3}));
+    Expr inner = make_let(v, call("exp", {x}), call("add", {v, v}));
+    Expr body = call("multiply", {inner, x});
+    std::string text = expect_round_trip(module_of(make_function({x}, body)));
+    EXPECT_NE(text.find("%0 = {\n    let %v"), std::string::npos) << text;
+}
+
+TEST(GraphText, PrimitiveFunctionsAndTheirCalls) {
+    auto x = make_var("x", tensor({1, 8}));
+    auto p0 = make_var("p0", tensor({1, 8}));
+    auto p1 = make_var("p1", tensor({1, 8}));
+    auto fused = make_function({p0, p1}, call("nn.relu", {call("add", {p0, p1})}), true);
+    Expr a = make_call_function(fused, {x, x});
+    Expr b = make_call_function(fused, {a, x});  // the function is shared: bound once
+    auto q0 = make_var("p0", tensor({1, 8}));  // same name, another object: printed as p0_1
+    auto plain = make_function({q0}, call("exp", {q0}));
+    IRModule m = module_of(make_function({x}, make_tuple({b, make_call_function(plain, {b})})));
+    std::string text = expect_round_trip(m);
+    EXPECT_NE(text.find("%0 = fn (%p0: Tensor[(1, 8), float32], %p1: Tensor[(1, 8), float32], "
+                        "primitive=1) -> Tensor[(1, 8), float32] {\n"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("%3 = %0(%x, %x) /* ty=Tensor[(1, 8), float32] */;"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("%4 = %0(%3, %x)"), std::string::npos) << text;
+    EXPECT_NE(text.find("%5 = fn (%p0_1: Tensor[(1, 8), float32]) -> "), std::string::npos)
+        << text;
+}
+
+TEST(GraphText, PrimitiveGlobalFunctionAndNoParameters) {
+    IRModule m;
+    auto c = constant<float>({}, DataType::float32(), {2.5f});
+    m.functions["main"] = make_function({}, call("exp", {c}));
+    auto p = make_var("p", tensor({2}));
+    m.functions["fused_exp"] = make_function({p}, call("exp", {p}), true);
+    std::string text = expect_round_trip(m);
+    EXPECT_NE(text.find("def @fused_exp(%p: Tensor[(2,), float32], primitive=1)"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("def @main() -> Tensor[(), float32]"), std::string::npos) << text;
+}
+
+TEST(GraphText, VariableNamesAreMadeUniqueAndSafe) {
+    auto a = make_var("input.1", tensor({2}));
+    auto b = make_var("input.1", tensor({2}));
+    auto c = make_var("0", tensor({2}));
+    auto d = make_var("", tensor({2}));
+    Expr body = call("add", {call("add", {a, b}), call("add", {c, d})});
+    std::string text = expect_round_trip(module_of(make_function({a, b, c, d}, body)));
+    EXPECT_NE(text.find("(%input_1: Tensor[(2,), float32], %input_1_1: Tensor[(2,), float32], "
+                        "%_0: Tensor[(2,), float32], %v: Tensor[(2,), float32])"),
+              std::string::npos)
+        << text;
+}
+
+TEST(GraphText, ConstantsRoundTripBitExact) {
+    float nan_payload;
+    uint32_t bits = 0x7fc01234u;
+    std::memcpy(&nan_payload, &bits, 4);
+    std::vector<float> floats = {1.5f,
+                                 -0.0f,
+                                 std::numeric_limits<float>::infinity(),
+                                 -std::numeric_limits<float>::infinity(),
+                                 std::numeric_limits<float>::quiet_NaN(),
+                                 nan_payload,
+                                 std::numeric_limits<float>::denorm_min(),
+                                 3.0e38f};
+    std::vector<int64_t> ints = {0, -1, std::numeric_limits<int64_t>::min(),
+                                 std::numeric_limits<int64_t>::max(), 42};
+    std::vector<uint8_t> bools = {1, 0, 0, 1, 1, 0};
+    Expr cf = constant({2, 4}, DataType::float32(), floats);
+    Expr ci = constant({5}, DataType::int64(), ints);
+    Expr cb = constant({2, 3}, DataType::bool_(), bools);
+    Expr ch = constant<uint8_t>({3}, DataType::uint(8), {0, 255, 7});
+    auto x = make_var("x", tensor({2, 4}));
+    auto y = make_var("y", tensor({5}, DataType::int64()));
+    Expr body = make_tuple({call("add", {x, cf}), call("multiply", {y, ci}),
+                            call("logical_not", {cb}), call("abs", {ch}), cf});
+    IRModule m = module_of(make_function({x, y}, body));
+    std::string text = expect_round_trip(m);
+    EXPECT_NE(text.find("#[metadata]\nmeta[Constant][0]: Tensor[(2, 4), float32] = \""),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("meta[Constant][2]: Tensor[(2, 3), bool]"), std::string::npos) << text;
+
+    IRModule back = parse_module(text, ops::op_table());
+    auto* tuple = back.main()->body.as<Tuple>();
+    ASSERT_TRUE(tuple);
+    auto f = tuple->fields[4].as<Constant>()->data;
+    ASSERT_EQ(f.nbytes(), floats.size() * 4);
+    EXPECT_EQ(std::memcmp(f.raw_data(), floats.data(), f.nbytes()), 0);
+    auto i = tuple->fields[1].as<Call>()->args[1].as<Constant>()->data;
+    EXPECT_EQ(i.to_vector<int64_t>(), ints);
+    auto b = tuple->fields[2].as<Call>()->args[0].as<Constant>()->data;
+    EXPECT_EQ(b.to_vector<uint8_t>(), bools);
+    EXPECT_EQ(dtype_of(b.dtype()), DataType::bool_());
+    // The constant used twice is one node after parsing too.
+    EXPECT_TRUE(tuple->fields[4].same_as(tuple->fields[0].as<Call>()->args[1]));
+}
+
+TEST(GraphText, StructuralEqualityComparesConstantBits) {
+    float nan_a = std::numeric_limits<float>::quiet_NaN(), nan_b;
+    uint32_t bits = 0x7fc00001u;
+    std::memcpy(&nan_b, &bits, 4);
+    Expr a = constant<float>({1}, DataType::float32(), {nan_a});
+    Expr b = constant<float>({1}, DataType::float32(), {nan_b});
+    Expr c = constant<float>({1}, DataType::float32(), {nan_a});
+    EXPECT_FALSE(structural_equal(a, b));
+    EXPECT_TRUE(structural_equal(a, c));
+    EXPECT_FALSE(structural_equal(constant<float>({1}, DataType::float32(), {0.0f}),
+                                  constant<float>({1}, DataType::float32(), {-0.0f})));
+    EXPECT_FALSE(structural_equal(constant<int32_t>({2}, DataType::int32(), {1, 2}),
+                                  constant<int32_t>({2, 1}, DataType::int32(), {1, 2})));
+}
+
+TEST(GraphText, StructuralEqualityMatchesBoundVarsByPosition) {
+    auto x = make_var("x", tensor({2}));
+    auto y = make_var("y", tensor({2}));
+    auto f1 = make_function({x, y}, call("subtract", {x, y}));
+    auto a = make_var("a", tensor({2}));
+    auto b = make_var("b", tensor({2}));
+    auto f2 = make_function({a, b}, call("subtract", {a, b}));
+    auto f3 = make_function({a, b}, call("subtract", {b, a}));
+    EXPECT_TRUE(structural_equal(Expr(f1), Expr(f2)));
+    EXPECT_FALSE(structural_equal(Expr(f1), Expr(f3)));
+    // Free variables must be the same objects.
+    EXPECT_TRUE(structural_equal(call("exp", {x}), call("exp", {x})));
+    EXPECT_FALSE(structural_equal(call("exp", {x}), call("exp", {y})));
+    // Attributes and primitive flags count.
+    auto to_int = make_ref<ops::CastAttrs>();
+    const_cast<ops::CastAttrs*>(to_int.get())->dtype = DataType::int32();
+    EXPECT_FALSE(structural_equal(call("cast", {x}, to_int), call("cast", {x})));
+    EXPECT_FALSE(structural_equal(Expr(make_function({a}, a, true)),
+                                  Expr(make_function({a}, a, false))));
+}
+
+TEST(GraphText, SymbolicDimensions) {
+    auto n = anvil::make_var("n", DataType::int64());
+    auto m32 = anvil::make_var("m", DataType::int32());
+    Type t = make_tensor_type({PrimExpr(n), make_int(DataType::int64(), 3)}, DataType::float32());
+    Type u = make_tensor_type({cast(DataType::int64(), m32) * make_int(DataType::int64(), 2)},
+                              DataType::float16());
+    auto x = make_var("x", t);
+    auto y = make_var("y", t);
+    auto z = make_var("z", u);
+    Expr body = make_tuple({call("add", {x, y}), call("exp", {z})});
+    std::string text = expect_round_trip(module_of(make_function({x, y, z}, body)));
+    EXPECT_NE(text.find("%x: Tensor[(n, 3), float32]"), std::string::npos) << text;
+    EXPECT_NE(text.find("Tensor[(cast<int64>(m) * 2i64,), float16]"), std::string::npos) << text;
+}
+
+TEST(GraphText, KernelsPrintAfterFunctionsAndRoundTrip) {
+    auto k = tir::parse_prim_func(
+        "prim_func add_one(A: float32[4], B: float32[4]) {\n"
+        "  for i in [0, 4) { B[i] = A[i] + 1f }\n"
+        "}\n");
+    IRModule m = module_of(make_function({make_var("x", tensor({4}))},
+                                         constant<float>({4}, DataType::float32(), {1, 2, 3, 4})));
+    m.kernels["add_one"] = k;
+    std::string text = expect_round_trip(m);
+    size_t def = text.find("def @main"), kernel = text.find("prim_func add_one"),
+           meta = text.find("#[metadata]");
+    EXPECT_LT(def, kernel);
+    EXPECT_LT(kernel, meta);
+}
+
+// An op with a field of every attribute kind, in a table of its own.
+struct EveryAttrs : AttrsBase<EveryAttrs> {
+    static constexpr const char* kTypeName = "EveryAttrs";
+    int64_t count = 1;
+    double alpha = 0.5;
+    bool flag = false;
+    std::string mode = "nearest";
+    std::vector<int64_t> axes{0};
+    std::vector<double> scales{};
+    DataType out_dtype = DataType::void_();
+    void visit_fields(AttrVisitor& v) override {
+        v.visit("count", &count);
+        v.visit("alpha", &alpha);
+        v.visit("flag", &flag);
+        v.visit("mode", &mode);
+        v.visit("axes", &axes);
+        v.visit("scales", &scales);
+        v.visit("out_dtype", &out_dtype);
+    }
+};
+
+OpTable every_attrs_table() {
+    OpTable table;
+    for (const auto& op : ops::op_table().all()) table.add(op);
+    auto op = make_ref<Op>();
+    auto* o = const_cast<Op*>(op.get());
+    o->name = "test.every_attrs";
+    o->num_inputs = 1;
+    o->make_default_attrs = [] { return Ref<Attrs>(new EveryAttrs()); };
+    o->infer_type = [](const Op&, const std::vector<Type>& args, const Attrs&, const SourceLoc&) {
+        return args[0];
+    };
+    table.add(op);
+    return table;
+}
+
+TEST(GraphText, AttributesOfEveryKindRoundTrip) {
+    OpTable table = every_attrs_table();
+    const Op& op = *table.find("test.every_attrs");
+    auto attrs = make_ref<EveryAttrs>();
+    auto* a = const_cast<EveryAttrs*>(attrs.get());
+    a->count = -9223372036854775807LL - 1;
+    a->alpha = 1e-5;
+    a->flag = true;
+    a->mode = "linear";
+    a->axes = {-1, 2};
+    a->scales = {0.1, -std::numeric_limits<double>::infinity(), 2.0};
+    a->out_dtype = DataType::bfloat16();
+    auto x = make_var("x", tensor({2}));
+    Expr body = make_tuple({make_call(op, {x}, attrs), make_call(op, {x})});
+    IRModule m = module_of(make_function({x}, body));
+    std::string text = print(m);
+    EXPECT_NE(text.find("test.every_attrs(%x, count=-9223372036854775808, "
+                        "alpha=1.0000000000000001e-05, flag=True, mode=\"linear\", axes=[-1, 2], "
+                        "scales=[0.10000000000000001, -inf, 2.0], out_dtype=\"bfloat16\")"),
+              std::string::npos)
+        << text;
+    IRModule back = parse_module(text, table);
+    EXPECT_TRUE(structural_equal(m, back));
+    EXPECT_EQ(print(back), text);
+    // Integers are accepted where numbers are expected; dtypes may be bare names.
+    Expr e = parse_expr("test.every_attrs(%x, alpha=2, scales=[1, 2.5], out_dtype=int8)", table,
+                        {x});
+    auto* parsed = static_cast<const EveryAttrs*>(e.as<Call>()->attrs.get());
+    EXPECT_EQ(parsed->alpha, 2.0);
+    EXPECT_EQ(parsed->scales, (std::vector<double>{1.0, 2.5}));
+    EXPECT_EQ(parsed->out_dtype, DataType::int_(8));
+}
+
+TEST(GraphText, ExpressionsPrintAsBlocksAndParseWithFreeVars) {
+    auto x = make_var("x", tensor({2}));
+    Expr e = call("add", {call("exp", {x}), constant<float>({2}, DataType::float32(), {1, 2})});
+    std::string text = print(e);
+    EXPECT_EQ(text.substr(0, 60),
+              "%0 = exp(%x) /* ty=Tensor[(2,), float32] */;\n%1 = add(%0, meta");
+    Expr back = parse_expr(text, ops::op_table(), {x});
+    EXPECT_TRUE(structural_equal(e, back));
+    EXPECT_EQ(print(back), text);
+    EXPECT_EQ(print(Expr(x)), "%x\n");
+}
+
+TEST(GraphText, HandWrittenTextMayNestAndOmitAnnotations) {
+    auto x = make_var("x", tensor({2}));
+    Expr e = parse_expr(
+        "// a comment\n"
+        "%t = (nn.relu(%x), exp(%x));\n"
+        "let %y = add(%t.0, %t.1);\n"
+        "%f = fn (%x: Tensor[(2,), float32]) { negative(%x) };\n"
+        "%f(%y)",
+        ops::op_table(), {x});
+    Expr expected = [&] {
+        Expr t = make_tuple({call("nn.relu", {x}), call("exp", {x})});
+        auto y = make_var("y", tensor({2}));
+        auto p = make_var("x", tensor({2}));
+        auto f = make_function({p}, call("negative", {p}));
+        Expr sum = call("add", {make_tuple_get_item(t, 0), make_tuple_get_item(t, 1)});
+        return make_let(y, sum, make_call_function(f, {y}));
+    }();
+    EXPECT_TRUE(structural_equal(e, expected)) << print(e);
+}
+
+TEST(GraphText, PrintWithoutMetadataSummarizesConstants) {
+    Expr c = constant<float>({2}, DataType::float32(), {1, 2});
+    std::string text = print(call("exp", {c}), PrintOptions{.metadata = false});
+    EXPECT_NE(text.find("// metadata omitted: 1 constant(s), 8 bytes"), std::string::npos) << text;
+    EXPECT_EQ(text.find("#[metadata]"), std::string::npos) << text;
+}
+
+TEST(GraphText, LargerGraphWithOpsThatMayExist) {
+    // Uses nn.conv2d when the op table has it; the elementwise chain stands in otherwise.
+    auto x = make_var("input", tensor({1, 3, 8, 8}));
+    Expr h = x;
+    if (ops::op_table().find("nn.conv2d")) {
+        std::vector<float> w(4 * 3 * 3 * 3, 0.25f);
+        h = call("nn.conv2d", {h, constant({4, 3, 3, 3}, DataType::float32(), w)});
+    }
+    for (int i = 0; i < 20; ++i) {
+        Expr r = call("nn.relu", {h});
+        h = call(i % 2 ? "add" : "multiply", {r, call("sigmoid", {r})});
+    }
+    expect_round_trip(module_of(make_function({x}, h)));
+}
+
+}  // namespace
+}  // namespace anvil::graph

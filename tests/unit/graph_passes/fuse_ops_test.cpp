@@ -1,0 +1,160 @@
+#include "pass_test_graphs.h"
+
+namespace anvil::graph::testing {
+namespace {
+
+// The calls of primitive functions in main, operands first, each as its ops' names.
+std::vector<std::vector<std::string>> groups_of(const IRModule& m) {
+    std::vector<std::vector<std::string>> out;
+    post_order_visit(m.main()->body, [&](const Expr& e) {
+        auto* c = e.as<Call>();
+        if (!c || !c->callee.defined()) return;
+        auto* fn = c->callee.as<Function>();
+        EXPECT_TRUE(fn->primitive);
+        out.push_back(op_names(fn->body));
+    });
+    return out;
+}
+
+// Every op call of main lies inside a primitive function.
+void expect_all_fused(const IRModule& m) {
+    for (const Call* c : op_calls(m.main()->body)) {
+        ADD_FAILURE() << c->op->name << " left outside a fused function";
+    }
+}
+
+using Groups = std::vector<std::vector<std::string>>;
+
+TEST(FuseOps, ElementwiseChainIsOneGroup) {
+    auto x = tensor_var("x", {2, 8});
+    Expr c = constant({8}, {1.0f});
+    Expr body = call("exp", {call("nn.relu", {call("add", {x, c})})});
+    IRModule m = fuse_ops(module_of(make_function({x}, body)), test_context());
+    expect_all_fused(m);
+    EXPECT_EQ(groups_of(m), (Groups{{"add", "nn.relu", "exp"}}));
+    // The tensor constant is a parameter of the kernel, passed by the call.
+    auto* outer = m.main()->body.as<Call>();
+    ASSERT_TRUE(outer && outer->callee.defined());
+    ASSERT_EQ(outer->args.size(), 2u);
+    EXPECT_TRUE(outer->args[0].same_as(Expr(x)));
+    EXPECT_TRUE(outer->args[1].same_as(c));
+    EXPECT_TRUE(type_equal(m.main()->body->type, body->type));
+}
+
+TEST(FuseOps, ScalarConstantStaysInside) {
+    auto x = tensor_var("x", {4});
+    Expr body = call("multiply", {x, constant({}, {2.0f})});
+    IRModule m = fuse_ops(module_of(make_function({x}, body)), test_context());
+    auto* outer = m.main()->body.as<Call>();
+    ASSERT_TRUE(outer && outer->callee.defined());
+    EXPECT_EQ(outer->args.size(), 1u);
+}
+
+TEST(FuseOps, AnchorTakesBiasActivationAndResidual) {
+    auto anchor = stand_in_op("test.conv", OpPattern::OutEWiseFusable);
+    auto x = tensor_var("x", {1, 4, 8, 8});
+    Expr conv = make_call(anchor, {x});
+    Expr biased = call("add", {conv, constant({4, 1, 1}, {0.5f})});
+    Expr act = call("nn.relu", {biased});
+    Expr residual = call("add", {act, x});
+    Expr conv2 = make_call(anchor, {residual});
+    Expr body = call("nn.relu", {conv2});
+    IRModule m = fuse_ops(module_of(make_function({x}, body)), test_context());
+    expect_all_fused(m);
+    EXPECT_EQ(groups_of(m),
+              (Groups{{"test.conv", "add", "nn.relu", "add"}, {"test.conv", "nn.relu"}}));
+}
+
+TEST(FuseOps, TwoAnchorsNeverShareAGroup) {
+    auto anchor = stand_in_op("test.conv", OpPattern::OutEWiseFusable);
+    auto x = tensor_var("x", {1, 4, 8, 8});
+    Expr body = make_call(anchor, {make_call(anchor, {x})});
+    IRModule m = fuse_ops(module_of(make_function({x}, body)), test_context());
+    EXPECT_EQ(groups_of(m), (Groups{{"test.conv"}, {"test.conv"}}));
+}
+
+TEST(FuseOps, DiamondJoinsAtItsPostDominator) {
+    auto x = tensor_var("x", {16});
+    Expr r = call("nn.relu", {x});
+    Expr body = call("add", {call("exp", {r}), call("tanh", {r})});
+    IRModule m = fuse_ops(module_of(make_function({x}, body)), test_context());
+    ASSERT_EQ(groups_of(m).size(), 1u);
+    EXPECT_EQ(groups_of(m)[0].size(), 4u);
+}
+
+TEST(FuseOps, ReductionTakesItsInputsButNotItsUsers) {
+    auto x = tensor_var("x", {4, 16});
+    Expr s = call("sum", {call("exp", {call("nn.relu", {x})})});
+    Expr body = call("sqrt", {s});
+    IRModule m = fuse_ops(module_of(make_function({x}, body)), test_context());
+    EXPECT_EQ(groups_of(m), (Groups{{"nn.relu", "exp", "sum"}, {"sqrt"}}));
+}
+
+TEST(FuseOps, OpaqueOpsStayAlone) {
+    auto opaque = stand_in_op("test.opaque", OpPattern::Opaque);
+    auto x = tensor_var("x", {16});
+    Expr body = call("exp", {make_call(opaque, {call("nn.relu", {x})})});
+    IRModule m = fuse_ops(module_of(make_function({x}, body)), test_context());
+    EXPECT_EQ(groups_of(m), (Groups{{"nn.relu"}, {"test.opaque"}, {"exp"}}));
+}
+
+TEST(FuseOps, InjectiveChainsJoin) {
+    auto injective = stand_in_op("test.injective", OpPattern::Injective);
+    auto x = tensor_var("x", {16});
+    Expr body = make_call(injective, {call("exp", {make_call(injective, {x})})});
+    IRModule m = fuse_ops(module_of(make_function({x}, body)), test_context());
+    EXPECT_EQ(groups_of(m), (Groups{{"test.injective", "exp", "test.injective"}}));
+}
+
+TEST(FuseOps, AnchorDoesNotTakeAnInjectiveTail) {
+    auto anchor = stand_in_op("test.conv", OpPattern::OutEWiseFusable);
+    auto injective = stand_in_op("test.injective", OpPattern::Injective);
+    auto x = tensor_var("x", {1, 4, 8, 8});
+    Expr body = make_call(injective, {call("nn.relu", {make_call(anchor, {x})})});
+    IRModule m = fuse_ops(module_of(make_function({x}, body)), test_context());
+    EXPECT_EQ(groups_of(m), (Groups{{"test.conv", "nn.relu"}, {"test.injective"}}));
+}
+
+TEST(FuseOps, ValueUsedTwiceOutsideIsAGroupOutput) {
+    auto x = tensor_var("x", {8});
+    Expr r = call("nn.relu", {x});
+    Expr body = make_tuple({r, call("exp", {r})});
+    IRModule m = fuse_ops(module_of(make_function({x}, body)), test_context());
+    expect_all_fused(m);
+    EXPECT_EQ(groups_of(m), (Groups{{"nn.relu"}, {"exp"}}));
+    auto* tuple = m.main()->body.as<Tuple>();
+    ASSERT_TRUE(tuple);
+    // Both uses of relu read the same kernel call.
+    EXPECT_TRUE(tuple->fields[1].as<Call>()->args[0].same_as(tuple->fields[0]));
+}
+
+TEST(FuseOps, OptLevelZeroPutsEachOpAlone) {
+    auto x = tensor_var("x", {2, 8});
+    Expr body = call("exp", {call("nn.relu", {x})});
+    PassContext ctx = test_context();
+    ctx.opt_level = 0;
+    IRModule m = fuse_ops(module_of(make_function({x}, body)), ctx);
+    expect_all_fused(m);
+    EXPECT_EQ(groups_of(m), (Groups{{"nn.relu"}, {"exp"}}));
+}
+
+TEST(FuseOps, IsIdempotent) {
+    auto x = tensor_var("x", {2, 8});
+    Expr body = call("exp", {call("nn.relu", {x})});
+    IRModule once = fuse_ops(module_of(make_function({x}, body)), test_context());
+    IRModule twice = fuse_ops(once, test_context());
+    EXPECT_TRUE(twice.main().same_as(once.main()));
+}
+
+TEST(FuseOps, GroupParametersAreTheExternalInputsOnce) {
+    auto x = tensor_var("x", {8});
+    auto y = tensor_var("y", {8});
+    Expr body = call("multiply", {call("add", {x, y}), call("subtract", {x, y})});
+    IRModule m = fuse_ops(module_of(make_function({x, y}, body)), test_context());
+    auto* outer = m.main()->body.as<Call>();
+    ASSERT_TRUE(outer && outer->callee.defined());
+    EXPECT_EQ(outer->callee.as<Function>()->params.size(), 2u);
+}
+
+}  // namespace
+}  // namespace anvil::graph::testing

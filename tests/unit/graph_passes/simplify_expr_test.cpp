@@ -1,0 +1,81 @@
+#include "graph/passes/attr_fields.h"
+#include "ops/elementwise.h"
+#include "pass_test_graphs.h"
+
+namespace anvil::graph::testing {
+namespace {
+
+Expr simplify(const std::vector<Ref<Var>>& params, const Expr& body) {
+    return simplify_expr(module_of(make_function(params, body)), test_context()).main()->body;
+}
+
+TEST(SimplifyExpr, AddZeroAndMultiplyOneAreIdentities) {
+    auto x = tensor_var("x", {2, 3});
+    Expr body = call(
+        "exp", {call("multiply", {constant({3}, {1.0f}), call("add", {x, constant({}, {0.0f})})})});
+    Expr out = simplify({x}, body);
+    EXPECT_EQ(op_names(out), (std::vector<std::string>{"exp"}));
+    EXPECT_TRUE(out.as<Call>()->args[0].same_as(Expr(x)));
+}
+
+TEST(SimplifyExpr, SubtractAndDivideOnlyOnTheRight) {
+    auto x = tensor_var("x", {3});
+    Expr right =
+        call("divide", {call("subtract", {x, constant({}, {0.0f})}), constant({}, {1.0f})});
+    EXPECT_TRUE(simplify({x}, right).same_as(Expr(x)));
+    Expr left = call("subtract", {constant({3}, {0.0f}), x});
+    EXPECT_EQ(op_names(simplify({x}, left)), (std::vector<std::string>{"subtract"}));
+}
+
+TEST(SimplifyExpr, IdentityThatBroadcastsStays) {
+    auto x = tensor_var("x", {3});
+    Expr body = call("add", {x, constant({2, 3}, {0.0f})});  // result (2, 3), not x's (3,)
+    EXPECT_EQ(op_names(simplify({x}, body)), (std::vector<std::string>{"add"}));
+    Expr nonuniform = call("multiply", {x, constant({3}, {1, 1, 2})});
+    EXPECT_EQ(op_names(simplify({x}, nonuniform)), (std::vector<std::string>{"multiply"}));
+}
+
+TEST(SimplifyExpr, CastToTheSameDtypeIsRemoved) {
+    auto x = tensor_var("x", {3});
+    auto same = make_ref<ops::CastAttrs>();  // float32
+    auto other = make_ref<ops::CastAttrs>();
+    const_cast<ops::CastAttrs*>(other.get())->dtype = DataType::int32();
+    EXPECT_TRUE(simplify({x}, call("cast", {x}, same)).same_as(Expr(x)));
+    EXPECT_EQ(op_names(simplify({x}, call("cast", {x}, other))),
+              (std::vector<std::string>{"cast"}));
+}
+
+Ref<Attrs> with_ints(const std::string& op, const std::string& field, std::vector<int64_t> v) {
+    return attr_with(*ops::get_op(op).make_default_attrs(), field, std::move(v));
+}
+
+TEST(SimplifyExpr, ReshapeChainsCollapse) {
+    if (!ops::op_table().find("reshape")) GTEST_SKIP() << "no reshape op yet";
+    auto x = tensor_var("x", {2, 3, 4});
+    Expr r1 = call("reshape", {x}, with_ints("reshape", "newshape", {6, 4}));
+    Expr r2 = call("reshape", {r1}, with_ints("reshape", "newshape", {4, -1}));
+    Expr out = simplify({x}, call("exp", {r2}));
+    EXPECT_EQ(op_names(out), (std::vector<std::string>{"reshape", "exp"}));
+    EXPECT_TRUE(op_calls(out)[0]->args[0].same_as(Expr(x)));
+    EXPECT_TRUE(
+        type_equal(out->type, make_tensor_type(std::vector<int64_t>{4, 6}, DataType::float32())));
+    // Back to the input's shape: nothing left.
+    Expr back = call("reshape", {r1}, with_ints("reshape", "newshape", {2, 3, 4}));
+    EXPECT_TRUE(simplify({x}, back).same_as(Expr(x)));
+}
+
+TEST(SimplifyExpr, TransposeChainsCompose) {
+    if (!ops::op_table().find("transpose")) GTEST_SKIP() << "no transpose op yet";
+    auto x = tensor_var("x", {2, 3, 4});
+    Expr t1 = call("transpose", {x}, with_ints("transpose", "axes", {1, 2, 0}));   // (3, 4, 2)
+    Expr t2 = call("transpose", {t1}, with_ints("transpose", "axes", {0, 2, 1}));  // (3, 2, 4)
+    Expr out = simplify({x}, t2);
+    ASSERT_EQ(op_names(out), (std::vector<std::string>{"transpose"}));
+    EXPECT_TRUE(out.as<Call>()->args[0].same_as(Expr(x)));
+    EXPECT_EQ(*attr_ints(*out.as<Call>()->attrs, "axes"), (std::vector<int64_t>{1, 0, 2}));
+    Expr inverse = call("transpose", {t1}, with_ints("transpose", "axes", {2, 0, 1}));
+    EXPECT_TRUE(simplify({x}, inverse).same_as(Expr(x)));
+}
+
+}  // namespace
+}  // namespace anvil::graph::testing
