@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "graph/printer.h"
+#include "graph/verifier.h"
 #include "support/error.h"
 #include "tir/printer.h"
 #include "tir/verifier.h"
@@ -123,7 +124,16 @@ graph::IRModule run_graph_pipeline(const graph::IRModule& input, graph::PassCont
                 << std::chrono::duration<double, std::milli>(end - start).count() << " ms\n";
         }
         if (options.print_after == "all" || options.print_after == entry.name) {
-            log << "// after " << entry.name << "\n" << graph::print(m) << "\n";
+            // Without the metadata section: the weights would be megabytes of base64.
+            log << "// after " << entry.name << "\n"
+                << graph::print(m, graph::PrintOptions{.metadata = false}) << "\n";
+        }
+        if (options.verify) {
+            try {
+                graph::verify(m);
+            } catch (const InternalError& e) {
+                internal_error() << e.what() << "\nnote: after graph pass '" << entry.name << "'";
+            }
         }
     }
     return m;

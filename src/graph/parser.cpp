@@ -7,6 +7,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "graph/text_attrs.h"
 #include "graph/text_lexer.h"
 #include "support/error.h"
 #include "tir/parser.h"
@@ -15,131 +16,13 @@ namespace anvil::graph {
 
 namespace {
 
+using text::AttrArg;
+using text::AttrValue;
 using text::describe;
 using text::fail_at;
 using text::lex_text;
 using text::Tok;
 using text::Token;
-
-// ---------------------------------------------------------------------------------------------
-// Attribute values, written into an op's attribute struct by the field names it declares
-
-struct AttrValue {
-    enum class Kind { Int, Float, Bool, String, Name, List };
-    Kind kind = Kind::Int;
-    int64_t i = 0;
-    double f = 0;
-    bool b = false;
-    std::string s;  // a string's contents or a bare name (a dtype)
-    std::vector<AttrValue> items;
-    Token at;
-};
-
-const char* kind_text(const AttrValue& v) {
-    switch (v.kind) {
-        case AttrValue::Kind::Int:
-            return "an integer";
-        case AttrValue::Kind::Float:
-            return "a floating-point number";
-        case AttrValue::Kind::Bool:
-            return "a boolean";
-        case AttrValue::Kind::String:
-            return "a string";
-        case AttrValue::Kind::Name:
-            return "a name";
-        case AttrValue::Kind::List:
-            return "a list";
-    }
-    return "?";
-}
-
-struct AttrArg {
-    Token name;
-    AttrValue value;
-    bool used = false;
-};
-
-class AttrWriter : public AttrVisitor {
-public:
-    AttrWriter(std::vector<AttrArg>& args, const std::string& op) : args_(args), op_(op) {}
-
-    void visit(const char* name, int64_t* v) override {
-        if (const AttrValue* a = find(name)) *v = integer(*a, name, "an integer");
-    }
-    void visit(const char* name, double* v) override {
-        if (const AttrValue* a = find(name)) *v = number(*a, name, "a number");
-    }
-    void visit(const char* name, bool* v) override {
-        const AttrValue* a = find(name);
-        if (!a) return;
-        if (a->kind != AttrValue::Kind::Bool) wrong(*a, name, "True or False");
-        *v = a->b;
-    }
-    void visit(const char* name, std::string* v) override {
-        const AttrValue* a = find(name);
-        if (!a) return;
-        if (a->kind != AttrValue::Kind::String) wrong(*a, name, "a string");
-        *v = a->s;
-    }
-    void visit(const char* name, std::vector<int64_t>* v) override {
-        const AttrValue* a = find(name);
-        if (!a) return;
-        if (a->kind != AttrValue::Kind::List) wrong(*a, name, "a list of integers");
-        v->clear();
-        for (const auto& item : a->items) v->push_back(integer(item, name, "a list of integers"));
-    }
-    void visit(const char* name, std::vector<double>* v) override {
-        const AttrValue* a = find(name);
-        if (!a) return;
-        if (a->kind != AttrValue::Kind::List) wrong(*a, name, "a list of numbers");
-        v->clear();
-        for (const auto& item : a->items) v->push_back(number(item, name, "a list of numbers"));
-    }
-    void visit(const char* name, DataType* v) override {
-        const AttrValue* a = find(name);
-        if (!a) return;
-        if (a->kind != AttrValue::Kind::String && a->kind != AttrValue::Kind::Name) {
-            wrong(*a, name, "a type name such as \"float32\"");
-        }
-        if (a->s.empty()) {
-            *v = DataType::void_();
-        } else if (!DataType::parse(a->s, v)) {
-            fail_at(a->at.line, a->at.col,
-                    "attribute '" + std::string(name) + "' of " + op_ + ": unknown type '" +
-                        a->s + "'");
-        }
-    }
-    std::vector<std::string> fields;  // every name visited, for the unknown-attribute message
-
-private:
-    const AttrValue* find(const char* name) {
-        fields.emplace_back(name);
-        for (auto& a : args_) {
-            if (a.name.text == name) {
-                a.used = true;
-                return &a.value;
-            }
-        }
-        return nullptr;
-    }
-    [[noreturn]] void wrong(const AttrValue& a, const char* name, const std::string& want) const {
-        fail_at(a.at.line, a.at.col,
-                "attribute '" + std::string(name) + "' of " + op_ + " takes " + want + ", found " +
-                    kind_text(a));
-    }
-    int64_t integer(const AttrValue& a, const char* name, const std::string& want) const {
-        if (a.kind != AttrValue::Kind::Int) wrong(a, name, want);
-        return a.i;
-    }
-    double number(const AttrValue& a, const char* name, const std::string& want) const {
-        if (a.kind == AttrValue::Kind::Int) return static_cast<double>(a.i);
-        if (a.kind != AttrValue::Kind::Float) wrong(a, name, want);
-        return a.f;
-    }
-
-    std::vector<AttrArg>& args_;
-    const std::string& op_;
-};
 
 std::vector<uint8_t> base64_decode(const std::string& s, const Token& at) {
     auto digit = [&](char c) -> int {
@@ -176,7 +59,10 @@ public:
     }
 
     void declare_free_vars(const std::vector<Ref<Var>>& vars) {
-        for (const auto& v : vars) scopes_.back().names.push_back({v->name, Expr(v), Token{}});
+        Token nowhere;
+        nowhere.line = 0;  // declared outside the text
+        for (const auto& v : vars)
+            scopes_.back().names.emplace(v->name, Binding{v->name, Expr(v), nowhere, true});
     }
 
     IRModule module() {
@@ -269,29 +155,29 @@ private:
         std::string name;
         Expr value;
         Token at;
+        bool is_var = false;  // a parameter or let variable, as opposed to a named node
     };
     struct Scope {
-        std::vector<Binding> names;
+        std::unordered_map<std::string, Binding> names;
         bool sees_parent;
     };
 
     const Binding* lookup(const std::string& name) const {
         for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
-            for (const auto& b : it->names) {
-                if (b.name == name) return &b;
-            }
+            auto found = it->names.find(name);
+            if (found != it->names.end()) return &found->second;
             if (!it->sees_parent) break;
         }
         return nullptr;
     }
-    void define(const Token& at, Expr value) {
+    void define(const Token& at, Expr value, bool is_var = false) {
         if (const Binding* b = lookup(at.text)) {
-            std::string where = b->at.line ? " at " + std::to_string(b->at.line) + ":" +
-                                                 std::to_string(b->at.col)
-                                           : " (a free variable)";
+            std::string where =
+                b->at.line ? " at " + std::to_string(b->at.line) + ":" + std::to_string(b->at.col)
+                           : " (a free variable)";
             fail(at, "'%" + at.text + "' is already defined" + where);
         }
-        scopes_.back().names.push_back({at.text, std::move(value), at});
+        scopes_.back().names.emplace(at.text, Binding{at.text, std::move(value), at, is_var});
     }
 
     // ---- metadata and kernels
@@ -327,7 +213,8 @@ private:
         expect("[", "before the constant's index");
         int64_t index = integer("the constant's index");
         expect("]", "after the constant's index");
-        if (constants_.count(index)) fail(at, "constant " + std::to_string(index) + " is defined twice");
+        if (constants_.count(index))
+            fail(at, "constant " + std::to_string(index) + " is defined twice");
         expect(":", "before the constant's type");
         const Token& type_at = peek();
         Type t = type();
@@ -444,8 +331,8 @@ private:
             const Token& op = next();
             PrimExpr rhs = dim_atom(t);
             anvil::ExprKind k = op.text == "*"   ? anvil::ExprKind::Mul
-                         : op.text == "/" ? anvil::ExprKind::Div
-                                          : anvil::ExprKind::Mod;
+                                : op.text == "/" ? anvil::ExprKind::Div
+                                                 : anvil::ExprKind::Mod;
             lhs = build(op, "dimension", [&] { return make_binary(k, lhs, rhs); });
         }
         return lhs;
@@ -472,10 +359,11 @@ private:
             return e;
         }
         if (at.kind != Tok::Ident) expected("a dimension (an integer or a name)");
-        static const std::pair<const char*, anvil::ExprKind> kCalls[] = {{"floordiv", anvil::ExprKind::FloorDiv},
-                                                                  {"floormod", anvil::ExprKind::FloorMod},
-                                                                  {"min", anvil::ExprKind::Min},
-                                                                  {"max", anvil::ExprKind::Max}};
+        static const std::pair<const char*, anvil::ExprKind> kCalls[] = {
+            {"floordiv", anvil::ExprKind::FloorDiv},
+            {"floormod", anvil::ExprKind::FloorMod},
+            {"min", anvil::ExprKind::Min},
+            {"max", anvil::ExprKind::Max}};
         for (const auto& [name, kind] : kCalls) {
             if (at.text != name || !is_punct("(", 1)) continue;
             next();
@@ -527,7 +415,7 @@ private:
             next();
             expect(":", "after the parameter's name");
             Ref<Var> v = make_var(at.text, type());
-            define(at, Expr(v));
+            define(at, Expr(v), true);
             params.push_back(v);
             if (!is_punct(")")) expect(",", "between parameters");
         }
@@ -561,7 +449,7 @@ private:
                 Expr value = expr();
                 expect(";", "after the let's value");
                 Ref<Var> v = make_var(at.text, t ? *t : value->type);
-                define(at, Expr(v));
+                define(at, Expr(v), true);
                 Expr body = block_body();
                 return build(let_at, "let %" + at.text, [&] { return make_let(v, value, body); });
             }
@@ -629,7 +517,13 @@ private:
             scopes_.push_back({{}, true});
             Expr e = block_body();
             expect("}", "to close the block");
+            // Named nodes stay visible after the block (as the printer writes shared nodes);
+            // its let variables end with it.
+            Scope inner = std::move(scopes_.back());
             scopes_.pop_back();
+            for (auto& [name, b] : inner.names) {
+                if (!b.is_var) scopes_.back().names.emplace(name, std::move(b));
+            }
             return e;
         }
         if (at.kind != Tok::Ident) expected("an expression");
@@ -671,28 +565,21 @@ private:
                 next();
                 for (const auto& other : attrs) {
                     if (other.name.text == a.name.text) {
-                        fail(a.name, "attribute '" + a.name.text + "' of " + op->name +
-                                         " is given twice");
+                        fail(a.name,
+                             "attribute '" + a.name.text + "' of " + op->name + " is given twice");
                     }
                 }
                 a.value = attr_value();
                 attrs.push_back(std::move(a));
             } else {
-                if (!attrs.empty()) fail(peek(), "arguments of " + op->name + " come before its attributes");
+                if (!attrs.empty())
+                    fail(peek(), "arguments of " + op->name + " come before its attributes");
                 args.push_back(expr());
             }
             if (!is_punct(")")) expect(",", "between the arguments of " + op->name);
         }
         Ref<Attrs> values = op->make_default_attrs()->clone();
-        AttrWriter writer(attrs, op->name);
-        const_cast<Attrs*>(values.get())->visit_fields(writer);  // a fresh clone, ours to write
-        for (const auto& a : attrs) {
-            if (a.used) continue;
-            std::string known;
-            for (const auto& f : writer.fields) known += (known.empty() ? "" : ", ") + f;
-            fail(a.name, op->name + " has no attribute '" + a.name.text + "' (" +
-                             (known.empty() ? "it has none" : "it has " + known) + ")");
-        }
+        write_attrs(const_cast<Attrs&>(*values), attrs, op->name);  // a fresh clone, ours
         return build(at, op->name, [&] { return make_call(*op, args, values); });
     }
 
@@ -771,7 +658,8 @@ IRModule parse_module(const std::string& text, const OpTable& ops) {
     return Parser(text, ops).module();
 }
 
-Expr parse_expr(const std::string& text, const OpTable& ops, const std::vector<Ref<Var>>& free_vars) {
+Expr parse_expr(const std::string& text, const OpTable& ops,
+                const std::vector<Ref<Var>>& free_vars) {
     Parser p(text, ops);
     p.declare_free_vars(free_vars);
     return p.expr_text();

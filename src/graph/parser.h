@@ -5,8 +5,10 @@
 // set and each takes its declared kind of value. Nodes are built with the checking
 // constructors, which re-derive every type: `/* ty=... */` annotations are comments. A `%name`
 // resolves to the innermost enclosing definition: a parameter, a let variable, a binding, or an
-// entry of the scope given to parse_expr; redefining a name that is visible is an error. Every
-// error is an anvil::UserError reading `line:column: message`.
+// entry of the scope given to parse_expr; redefining a name that is visible is an error. A
+// function body sees no enclosing names; a `{ }` block's let variables end with it while its
+// bindings stay visible after it (see graph/printer.h). Every error is an anvil::UserError
+// reading `line:column: message`.
 //
 // Grammar (`*` repeats, `?` is optional; whitespace, `// ...` and `/* ... */` are ignored):
 //   module   := (def | kernel)* metadata?

@@ -70,7 +70,7 @@ std::string base64_encode(const uint8_t* data, size_t n) {
     return out;
 }
 
-// Gives each Var object one name, unique within a def.
+// Gives each Var object one name, unique within a function scope.
 class NameTable {
 public:
     const std::string& get(const Var* v) {
@@ -84,10 +84,6 @@ public:
         for (int n = 1; used_.count(name); ++n) name = base + "_" + std::to_string(n);
         used_.insert(name);
         return names_.emplace(v, name).first->second;
-    }
-    void clear() {
-        names_.clear();
-        used_.clear();
     }
 
 private:
@@ -104,7 +100,7 @@ public:
         for (const auto& [name, f] : m.functions) {
             if (!first) out_ += "\n";
             first = false;
-            begin_def(Expr(f));
+            begin_def();
             out_ += "def @" + (is_identifier(name) ? name : quote(name));
             function_rest(f.get(), 0);
             out_ += "\n";
@@ -119,7 +115,8 @@ public:
     }
 
     std::string expr(const Expr& e) {
-        begin_def(e);
+        begin_def();
+        enter_function(e);
         block(e, 0);
         metadata(true);
         return std::move(out_);
@@ -131,35 +128,54 @@ private:
         bool sees_parent;
     };
 
-    void begin_def(const Expr& root) {
-        names_.clear();
+    void begin_def() {
         next_temp_ = 0;
         scopes_.clear();
-        scopes_.push_back({{}, false});
+        names_.clear();
         uses_.clear();
-        post_order_visit(root, [&](const Expr& e) {
-            auto count = [&](const Expr& c) {
-                if (c.defined()) ++uses_[c.get()];
-            };
+    }
+
+    // A function body is a scope of its own: its own variable names, and uses counted within
+    // it (a node shared with the outside is printed in both, and counts once in each).
+    void enter_function(const Expr& body) {
+        scopes_.push_back({{}, false});
+        names_.emplace_back();
+        uses_.emplace_back();
+        auto& uses = uses_.back();
+        std::unordered_set<const ExprNode*> seen;
+        std::vector<const ExprNode*> stack{body.get()};
+        auto edge = [&](const Expr& c) {
+            if (!c.defined()) return;
+            if (++uses[c.get()] == 1 && !c.is<Function>()) stack.push_back(c.get());
+        };
+        while (!stack.empty()) {
+            const ExprNode* e = stack.back();
+            stack.pop_back();
+            if (!seen.insert(e).second) continue;
             switch (e->kind) {
                 case ExprKind::Call:
-                    count(e.as<Call>()->callee);
-                    for (const auto& a : e.as<Call>()->args) count(a);
+                    edge(static_cast<const Call*>(e)->callee);
+                    for (const auto& a : static_cast<const Call*>(e)->args) edge(a);
                     break;
                 case ExprKind::Tuple:
-                    for (const auto& f : e.as<Tuple>()->fields) count(f);
+                    for (const auto& f : static_cast<const Tuple*>(e)->fields) edge(f);
                     break;
                 case ExprKind::TupleGetItem:
-                    count(e.as<TupleGetItem>()->tuple);
+                    edge(static_cast<const TupleGetItem*>(e)->tuple);
                     break;
                 case ExprKind::Let:
-                    count(e.as<Let>()->value);
-                    count(e.as<Let>()->body);
+                    edge(static_cast<const Let*>(e)->value);
+                    edge(static_cast<const Let*>(e)->body);
                     break;
                 default:
                     break;
             }
-        });
+        }
+    }
+    void leave_function() {
+        scopes_.pop_back();
+        names_.pop_back();
+        uses_.pop_back();
     }
 
     const std::string* lookup(const ExprNode* e) const {
@@ -177,7 +193,7 @@ private:
         out_ += "\n";
     }
 
-    std::string var_ref(const Var* v) { return "%" + names_.get(v); }
+    std::string var_ref(const Var* v) { return "%" + names_.back().get(v); }
 
     std::string constant_ref(const Constant* c) {
         auto [it, added] = const_index_.emplace(c, static_cast<int>(constants_.size()));
@@ -189,6 +205,7 @@ private:
 
     // `(%a: T, %b: T, primitive=1) -> R {` then the body and the closing brace (no newline).
     void function_rest(const Function* f, int indent) {
+        enter_function(f->body);
         out_ += "(";
         for (size_t i = 0; i < f->params.size(); ++i) {
             if (i) out_ += ", ";
@@ -196,10 +213,8 @@ private:
         }
         if (f->primitive) out_ += f->params.empty() ? "primitive=1" : ", primitive=1";
         out_ += ") -> " + type_str(f->body->type) + " {\n";
-        // Functions are closed: the body neither sees nor reuses the enclosing names.
-        scopes_.push_back({{}, false});
         block(f->body, indent + 1);
-        scopes_.pop_back();
+        leave_function();
         for (int i = 0; i < indent; ++i) out_ += kIndent;
         out_ += "}";
     }
@@ -209,7 +224,7 @@ private:
         while (auto* let = e.as<Let>()) {
             const Expr& v = let->value;
             bool inlined = (v.is<Call>() || v.is<Tuple>() || v.is<TupleGetItem>()) &&
-                           uses_[v.get()] <= 1 && !lookup(v.get());
+                           uses_.back()[v.get()] <= 1 && !lookup(v.get());
             std::string value = inlined ? definition(v, indent) : atom(v, indent);
             line(indent, "let " + var_ref(let->var.get()) + ": " + type_str(let->var->type) +
                              " = " + value + ";");
@@ -271,7 +286,11 @@ private:
             line(indent, name + " = {");
             scopes_.push_back({{}, true});
             block(e, indent + 1);
+            // Temporaries stay visible after the block: one used again outside does not use
+            // the block's let variables (that would be IR the verifier rejects).
+            auto inner = std::move(scopes_.back().names);
             scopes_.pop_back();
+            scopes_.back().names.merge(inner);
             line(indent, "};");
         } else {
             std::string text = definition(e, indent);
@@ -288,26 +307,26 @@ private:
         if (!options_.metadata) {
             size_t bytes = 0;
             for (const Constant* c : constants_) bytes += c->data.nbytes();
-            out_ += "// metadata omitted: " + std::to_string(constants_.size()) +
-                    " constant(s), " + std::to_string(bytes) + " bytes\n";
+            out_ += "// metadata omitted: " + std::to_string(constants_.size()) + " constant(s), " +
+                    std::to_string(bytes) + " bytes\n";
             return;
         }
         out_ += "#[metadata]\n";
         for (size_t i = 0; i < constants_.size(); ++i) {
             const Constant* c = constants_[i];
             out_ += "meta[Constant][" + std::to_string(i) + "]: " + type_str(c->type) + " = \"";
-            out_ += base64_encode(static_cast<const uint8_t*>(c->data.raw_data()),
-                                  c->data.nbytes());
+            out_ +=
+                base64_encode(static_cast<const uint8_t*>(c->data.raw_data()), c->data.nbytes());
             out_ += "\"\n";
         }
     }
 
     PrintOptions options_;
     std::string out_;
-    NameTable names_;
+    std::vector<NameTable> names_;  // per function scope
     int next_temp_ = 0;
     std::vector<Scope> scopes_;
-    std::unordered_map<const ExprNode*, int> uses_;
+    std::vector<std::unordered_map<const ExprNode*, int>> uses_;  // per function scope
     std::unordered_map<const Constant*, int> const_index_;
     std::vector<const Constant*> constants_;
 };

@@ -2,7 +2,8 @@
 // back: parse(print(m)) is structurally equal to m, and print(parse(text)) == text for text the
 // printer produced.
 //
-//   def @main(%x: Tensor[(1, 16), float32], %w: Tensor[(16,), float32]) -> Tensor[(1, 16), float32] {
+//   def @main(%x: Tensor[(1, 16), float32], %w: Tensor[(16,), float32]) -> Tensor[(1, 16), float32]
+//   {
 //     %0 = add(%x, meta[Constant][0]) /* ty=Tensor[(1, 16), float32] */;
 //     %1 = fn (%p0: Tensor[(1, 16), float32], primitive=1) -> Tensor[(1, 16), float32] {
 //       %2 = nn.relu(%p0) /* ty=Tensor[(1, 16), float32] */;
@@ -27,18 +28,21 @@
 // or projection used only as a `let`'s value is written inline there. Numbers
 // count up through a whole `def`, nested functions included, so a name never shadows another.
 //
-// Scopes: a function body is a block of its own and refers to nothing outside but constants
-// (functions are closed); a Let in operand position prints as a block `{ let ...; result }`
-// that sees the enclosing names. A node first needed inside a block and again outside it is
-// printed in both (the text is a tree of scopes; the IR may share more than it can show).
+// Scopes: a function body is a scope of its own and refers to nothing outside but constants
+// (functions are closed), so a node it shares with the enclosing function is printed in both
+// (the IR may share more than the text shows; parsing gives equal, unshared copies). A Let in
+// operand position prints as a block `{ let ...; result }` that sees the enclosing names; its
+// let variables end with it, its numbered temporaries stay visible after it (a node used again
+// outside the block cannot depend on the block's variables in valid IR).
 //
-// Names: every distinct Var object gets its own name, unique within its `def` (`%x`, `%x_1`);
-// characters other than letters, digits and '_' become '_'. Temporaries are plain numbers, so
-// they never collide with variables. Symbolic dimensions print by their own names and are
-// identified by name in text. Calls print attributes that differ from the op's defaults
-// (graph::attrs_str); `/* ty=... */` annotations are comments the parser ignores, as are source
-// locations, which are not printed. Constants print as `meta[Constant][i]`, numbered in order of
-// first use across the module; the metadata section holds their exact bytes.
+// Names: every distinct Var object gets its own name, unique within its function scope (`%x`,
+// `%x_1`; a nested function starts afresh); characters other than letters, digits and '_'
+// become '_'. Temporaries are plain numbers, so they never collide with variables. Symbolic
+// dimensions print by their own names and are identified by name in text. Calls print attributes
+// that differ from the op's defaults (graph::attrs_str); `/* ty=... */` annotations are comments
+// the parser ignores, as are source locations, which are not printed. Constants print as
+// `meta[Constant][i]`, numbered in order of first use across the module; the metadata section holds
+// their exact bytes.
 #pragma once
 
 #include <ostream>

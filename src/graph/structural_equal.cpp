@@ -22,8 +22,8 @@ public:
         if (!a.defined() || !b.defined()) return a.defined() == b.defined();
         if (a->kind != b->kind) return false;
         // Operands of a DAG are reached along many paths; each pair is decided once.
-        auto key = std::make_pair(static_cast<const void*>(a.get()),
-                                  static_cast<const void*>(b.get()));
+        auto key =
+            std::make_pair(static_cast<const void*>(a.get()), static_cast<const void*>(b.get()));
         auto it = memo_.find(key);
         if (it != memo_.end()) return it->second;
         bool result = type_equal(a->type, b->type) && equal_node(a, b);
@@ -57,15 +57,17 @@ private:
                 if (x->primitive != y->primitive || x->params.size() != y->params.size()) {
                     return false;
                 }
+                Bindings scope(*this);
                 for (size_t i = 0; i < x->params.size(); ++i) {
-                    if (!bind(x->params[i].get(), y->params[i].get())) return false;
+                    if (!scope.bind(x->params[i].get(), y->params[i].get())) return false;
                 }
                 return equal(x->body, y->body);
             }
             case ExprKind::Let: {
                 auto *x = a.as<Let>(), *y = b.as<Let>();
-                return bind(x->var.get(), y->var.get()) && equal(x->value, y->value) &&
-                       equal(x->body, y->body);
+                if (!equal(x->value, y->value)) return false;
+                Bindings scope(*this);
+                return scope.bind(x->var.get(), y->var.get()) && equal(x->body, y->body);
             }
         }
         return false;
@@ -79,13 +81,50 @@ private:
         return true;
     }
 
-    // A binding site: a and b stand for each other from here on.
-    bool bind(const Var* a, const Var* b) {
-        if (!type_equal(a->type, b->type)) return false;
-        auto [ia, added_a] = a_to_b_.emplace(a, b);
-        auto [ib, added_b] = b_to_a_.emplace(b, a);
-        return ia->second == b && ib->second == a;
-    }
+    // The variables a binding site binds stand for each other in its scope. Scoped, because
+    // one side may repeat a node that the other shares: the text repeats a closed node used
+    // inside and outside a function, so one Var object faces two.
+    class Bindings {
+    public:
+        explicit Bindings(GraphEqualizer& eq) : eq_(eq) {}
+        Bindings(const Bindings&) = delete;
+        Bindings& operator=(const Bindings&) = delete;
+        ~Bindings() {
+            for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
+                restore(eq_.a_to_b_, it->a, it->old_b);
+                restore(eq_.b_to_a_, it->b, it->old_a);
+            }
+        }
+        bool bind(const Var* a, const Var* b) {
+            if (!eq_.type_equal(a->type, b->type)) return false;
+            saved_.push_back({a, b, lookup(eq_.a_to_b_, a), lookup(eq_.b_to_a_, b)});
+            eq_.a_to_b_[a] = b;
+            eq_.b_to_a_[b] = a;
+            return true;
+        }
+
+    private:
+        using Map = std::unordered_map<const Var*, const Var*>;
+        struct Saved {
+            const Var* a;
+            const Var* b;
+            const Var* old_b;  // what a stood for before; null: nothing
+            const Var* old_a;
+        };
+        static const Var* lookup(const Map& m, const Var* v) {
+            auto it = m.find(v);
+            return it == m.end() ? nullptr : it->second;
+        }
+        static void restore(Map& m, const Var* key, const Var* old) {
+            if (old) {
+                m[key] = old;
+            } else {
+                m.erase(key);
+            }
+        }
+        GraphEqualizer& eq_;
+        std::vector<Saved> saved_;
+    };
 
     bool equal_var(const Var* a, const Var* b) {
         auto ia = a_to_b_.find(a);
@@ -99,8 +138,7 @@ private:
         for (int i = 0; i < a.ndim(); ++i) {
             if (a.shape()[i] != b.shape()[i]) return false;
         }
-        return a.nbytes() == b.nbytes() &&
-               std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()) == 0;
+        return a.nbytes() == b.nbytes() && std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()) == 0;
     }
 
     // Types compare structurally, with symbolic dimensions mapped one-to-one.

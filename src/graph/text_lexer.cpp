@@ -58,7 +58,8 @@ public:
                 return out;
             }
             char c = s_[i_];
-            bool after_dot = !out.empty() && out.back().kind == Tok::Punct && out.back().text == ".";
+            bool after_dot =
+                !out.empty() && out.back().kind == Tok::Punct && out.back().text == ".";
             if (is_alpha(c)) {
                 identifier(t);
             } else if (is_digit(c)) {

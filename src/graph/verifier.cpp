@@ -23,9 +23,8 @@ VarSet set_union(const VarSet& a, const VarSet& b) {
 
 VarSet set_minus(VarSet a, const std::vector<Ref<Var>>& remove) {
     std::erase_if(a, [&](const Var* v) {
-        return std::any_of(remove.begin(), remove.end(), [&](const Ref<Var>& r) {
-            return r.get() == v;
-        });
+        return std::any_of(remove.begin(), remove.end(),
+                           [&](const Ref<Var>& r) { return r.get() == v; });
     });
     return a;
 }
@@ -182,8 +181,8 @@ private:
 
     void check_type(const Expr& e, const Type& expected) {
         if (!type_equal(e->type, expected)) {
-            add(e, "stored type " + type_str(e->type) + " but its parts give " +
-                       type_str(expected));
+            add(e,
+                "stored type " + type_str(e->type) + " but its parts give " + type_str(expected));
         }
     }
 

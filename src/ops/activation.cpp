@@ -69,8 +69,9 @@ PrimExpr clip_bound(DataType t, double v) {
     if (std::isinf(v)) return PrimExpr();
     if (t.is_floating()) return make_const(t, v);
     // Integer tensors: bounds beyond the type's range do not constrain it.
-    const int64_t* lo = as_const_int(min_value(t));
-    const int64_t* hi = as_const_int(max_value(t));
+    PrimExpr min_v = min_value(t), max_v = max_value(t);
+    const int64_t* lo = as_const_int(min_v);
+    const int64_t* hi = as_const_int(max_v);
     if ((lo && v <= static_cast<double>(*lo)) || (hi && v >= static_cast<double>(*hi))) {
         return PrimExpr();
     }
@@ -109,12 +110,8 @@ PrimExpr hardsigmoid_fn(PrimExpr x, const Attrs& attrs) {
 }
 
 // log(1 + exp(x)) without overflow: max(x, 0) + log(1 + exp(-|x|)).
-PrimExpr softplus_of(const PrimExpr& x) {
-    return max(x, c(x, 0)) + te::log(c(x, 1) + te::exp(-te::abs(x)));
-}
-
 PrimExpr softplus_fn(PrimExpr x, const Attrs&) {
-    return softplus_of(x);
+    return max(x, c(x, 0)) + te::log(c(x, 1) + te::exp(-te::abs(x)));
 }
 
 // exp(x) - 1 for the x <= 0 branch; select evaluates both branches, so the exponent is capped
@@ -133,8 +130,13 @@ PrimExpr selu_fn(PrimExpr x, const Attrs& attrs) {
     return c(x, a.gamma) * select(x > c(x, 0), x, c(x, a.alpha) * expm1_negative(x));
 }
 
+// tanh(log(1 + u)) = n / (n + 2) with u = exp(x) and n = u (u + 2): one exp instead of three
+// nested transcendental functions, whose polynomial expansions would multiply. Beyond x = 20
+// the factor is 1 in float32, and clamping there keeps n finite.
 PrimExpr mish_fn(PrimExpr x, const Attrs&) {
-    return x * te::tanh(softplus_of(x));
+    PrimExpr u = te::exp(min(x, c(x, 20)));
+    PrimExpr n = u * (u + c(x, 2));
+    return x * (n / (n + c(x, 2)));
 }
 
 using ActivationFn = PrimExpr (*)(PrimExpr, const Attrs&);
@@ -184,9 +186,9 @@ Type prelu_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
         if (!is_one(alpha.shape[0]) &&
             !(as_const_int(alpha.shape[0]) && as_const_int(x.shape[axis]) &&
               *as_const_int(alpha.shape[0]) == *as_const_int(x.shape[axis]))) {
-            user_error(loc) << op.name << ": the slope has " << alpha.shape[0]
+            user_error(loc) << op.name << ": the slope has " << dim_str(alpha.shape[0])
                             << " elements but axis " << axis << " of the input "
-                            << shape_str(x.shape) << " has " << x.shape[axis];
+                            << shape_str(x.shape) << " has " << dim_str(x.shape[axis]);
         }
         return args[0];
     }

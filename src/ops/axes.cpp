@@ -1,7 +1,6 @@
 #include "ops/axes.h"
 
 #include <algorithm>
-#include <sstream>
 
 #include "ir/analyzer.h"
 #include "support/error.h"
@@ -23,8 +22,7 @@ std::vector<int64_t> normalize_axes(const std::vector<int64_t>& axes, int64_t nd
                                     const std::string& what) {
     std::vector<int64_t> out;
     for (size_t i = 0; i < axes.size(); ++i) {
-        int64_t a =
-            normalize_axis(axes[i], ndim, loc, op, what + "[" + std::to_string(i) + "]");
+        int64_t a = normalize_axis(axes[i], ndim, loc, op, what + "[" + std::to_string(i) + "]");
         if (std::find(out.begin(), out.end(), a) != out.end()) {
             user_error(loc) << op << ": " << what << " names axis " << a << " twice";
         }
@@ -33,12 +31,15 @@ std::vector<int64_t> normalize_axes(const std::vector<int64_t>& axes, int64_t nd
     return out;
 }
 
+std::string dim_str(const PrimExpr& dim) {
+    if (const int64_t* v = as_const_int(dim)) return std::to_string(*v);
+    return to_string(dim);
+}
+
 std::string shape_str(const std::vector<PrimExpr>& shape) {
-    std::ostringstream os;
-    os << "(";
-    for (size_t i = 0; i < shape.size(); ++i) os << (i ? ", " : "") << shape[i];
-    os << ")";
-    return os.str();
+    std::string s = "(";
+    for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + dim_str(shape[i]);
+    return s + ")";
 }
 
 std::string list_str(const std::vector<int64_t>& values) {

@@ -20,6 +20,8 @@ std::vector<int64_t> normalize_axes(const std::vector<int64_t>& axes, int64_t nd
                                     const SourceLoc& loc, const std::string& op,
                                     const std::string& what = "axes");
 
+// "64" or "n * 2" for messages (constants without their type suffix).
+std::string dim_str(const PrimExpr& dim);
 // "(1, 3, n, 4)" for messages.
 std::string shape_str(const std::vector<PrimExpr>& shape);
 

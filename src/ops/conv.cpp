@@ -341,15 +341,6 @@ int64_t element_count(const te::Tensor& t) {
     return n;
 }
 
-// A vector width for a row of `extent`: a divisor near the native width, so rows need no tail.
-int64_t row_vector(int64_t extent, int lanes) {
-    if (extent <= lanes || extent % lanes == 0) return std::min<int64_t>(extent, lanes);
-    for (int64_t v = lanes - 1; 2 * v >= lanes; --v) {
-        if (extent % v == 0) return v;
-    }
-    return lanes;
-}
-
 void schedule_conv2d(te::Schedule& s, const te::Tensor& anchor,
                      const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
     if (target.is_gpu) {
@@ -405,7 +396,7 @@ void schedule_conv2d_x86(te::Schedule& s, const te::Tensor& anchor,
         return;
     }
     // Direct (depthwise): a vector along the output row per tap.
-    int64_t v = row_vector(ow, lanes);
+    int64_t v = pick_vector(ow, lanes);
     auto [wo, wi] = so.split(ax[3], v);
     so.vectorize(wi);
     fuse_parallel(so, {ax[0], ax[1], ax[2]}, work);

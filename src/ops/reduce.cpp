@@ -96,9 +96,9 @@ PrimExpr combine(ReduceKind kind, PrimExpr source, const te::Axes& axes) {
         case ReduceKind::Min:
             return te::min(source, axes);
         case ReduceKind::Prod: {
-            static const te::Reducer prod = te::comm_reducer(
-                [](PrimExpr a, PrimExpr b) { return a * b; },
-                [](DataType t) { return make_const(t, 1); }, "prod");
+            static const te::Reducer prod =
+                te::comm_reducer([](PrimExpr a, PrimExpr b) { return a * b; },
+                                 [](DataType t) { return make_const(t, 1); }, "prod");
             return prod(source, axes, PrimExpr());
         }
     }
@@ -159,8 +159,7 @@ Type arg_reduce_type(const Op& op, const std::vector<Type>& args, const Attrs& a
     int64_t axis = normalize_axis(a.axis, static_cast<int64_t>(x.ndim()), loc, op.name);
     std::vector<bool> reduced(x.ndim(), false);
     reduced[axis] = true;
-    return graph::make_tensor_type(reduced_shape(x.shape, reduced, a.keepdims),
-                                   DataType::int64());
+    return graph::make_tensor_type(reduced_shape(x.shape, reduced, a.keepdims), DataType::int64());
 }
 
 template <bool IsMax>
@@ -218,8 +217,7 @@ bool inner_axis_is_contiguous(const te::ComputeOp& op) {
     return found;
 }
 
-void schedule_reduce_stage(te::Schedule& s, const te::Tensor& t,
-                           const tir::LowerContext& target) {
+void schedule_reduce_stage(te::Schedule& s, const te::Tensor& t, const tir::LowerContext& target) {
     if (target.is_gpu) return;
     const auto& op = static_cast<const te::ComputeOp&>(*t.op);
     te::StageRef st = s[t];
@@ -252,6 +250,12 @@ void schedule_reduce_stage(te::Schedule& s, const te::Tensor& t,
 
 void schedule_reduce(te::Schedule& s, const te::Tensor& anchor,
                      const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
+    auto is_output = [&](const te::Tensor& t) {
+        for (const auto& out : outputs) {
+            if (out.same_as(t)) return true;
+        }
+        return false;
+    };
     std::unordered_set<const te::Operation*> seen;
     std::vector<Ref<te::Operation>> work;
     for (const auto& out : outputs) work.push_back(out.op);
@@ -261,7 +265,14 @@ void schedule_reduce(te::Schedule& s, const te::Tensor& anchor,
         work.pop_back();
         if (op->kind != te::OpKind::Compute || !seen.insert(op.get()).second) continue;
         const auto& compute = static_cast<const te::ComputeOp&>(*op);
-        if (compute.is_reduction()) schedule_reduce_stage(s, te::Tensor(op), target);
+        te::Tensor t(op);
+        if (compute.is_reduction()) {
+            schedule_reduce_stage(s, t, target);
+        } else if (!is_output(t) && s.find_stage(op.get())->attach != te::AttachKind::Inline) {
+            // Elementwise steps between the reduction and the outputs (mean's division) are
+            // computed where they are read.
+            s[t].compute_inline();
+        }
         for (const auto& input : compute.inputs) work.push_back(input);
     }
     for (const auto& out : outputs) {

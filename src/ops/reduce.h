@@ -40,8 +40,9 @@ struct ArgReduceAttrs : graph::AttrsBase<ArgReduceAttrs> {
 
 // The reduction schedule: every reduction stage the outputs depend on gets its data-parallel
 // axes parallelized (and, when the input's innermost dimension is not reduced, its innermost
-// data-parallel axis vectorized with the reduction loops moved outside it); elementwise outputs
-// (mean's division, fused tails) get the injective schedule.
+// data-parallel axis vectorized with the reduction loops moved outside it); other intermediate
+// stages (mean's division when a fused tail follows) are inlined, and elementwise outputs get the
+// injective schedule.
 void schedule_reduce(te::Schedule& s, const te::Tensor& anchor,
                      const std::vector<te::Tensor>& outputs, const tir::LowerContext& target);
 

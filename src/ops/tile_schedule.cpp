@@ -92,11 +92,10 @@ void schedule_helper_inputs(te::Schedule& s, const te::Tensor& t, const tir::Low
         auto* ic = in.as<te::ComputeOp>();
         if (!ic || ic->is_reduction()) continue;
         const std::string& n = in->name;
-        if (ends_with(n, "_pad") || ends_with(n, "_pack") || ends_with(n, "_dilate") ||
-            ends_with(n, "_exp")) {
+        if (ends_with(n, "_pad") || ends_with(n, "_pack") || ends_with(n, "_dilate")) {
             te::Tensor h(in);
             s[h].compute_root();
-            schedule_injective_stage(s, h, target);
+            schedule_rows(s, h, h.ndim() - 1, target);
         }
     }
 }
@@ -108,6 +107,14 @@ int64_t pick_rows(int64_t extent, int64_t max_rows) {
         if (extent % r == 0) return r;
     }
     return max_rows;
+}
+
+int64_t pick_vector(int64_t extent, int lanes) {
+    if (extent <= lanes || extent % lanes == 0) return std::min<int64_t>(extent, lanes);
+    for (int64_t v = lanes - 1; 2 * v >= lanes; --v) {
+        if (extent % v == 0) return v;
+    }
+    return lanes;
 }
 
 int64_t pick_block(int64_t channels) {
@@ -182,6 +189,68 @@ void schedule_reduction_rows(te::Schedule& s, const te::Tensor& t, size_t n_oute
         }
     }
     fuse_parallel(st, outer, known ? work : kMinParallelWork);
+}
+
+namespace {
+
+// The stages an op's compute created for `anchor`: compute ops it reads, directly or through
+// each other, named "<anchor>_...".
+std::vector<te::Tensor> op_stages(const te::Tensor& anchor) {
+    std::vector<te::Tensor> found;
+    std::vector<Ref<te::Operation>> work{anchor.op};
+    std::string prefix = anchor.name() + "_";
+    while (!work.empty()) {
+        Ref<te::Operation> op = work.back();
+        work.pop_back();
+        auto* c = op.as<te::ComputeOp>();
+        if (!c) continue;
+        for (const auto& in : c->inputs) {
+            if (in->kind != te::OpKind::Compute || in->name.rfind(prefix, 0) != 0) continue;
+            te::Tensor t(in);
+            if (contains(found, t)) continue;
+            found.push_back(t);
+            work.push_back(in);
+        }
+    }
+    return found;
+}
+
+}  // namespace
+
+void schedule_row_reduction_op(te::Schedule& s, const te::Tensor& anchor,
+                               const std::vector<te::Tensor>& outputs,
+                               const tir::LowerContext& target) {
+    std::vector<te::Tensor> stages = op_stages(anchor);
+    // The reduced axes: extent 1 in a reduction, not in the result.
+    size_t nd = anchor.ndim(), first = nd, last = 0;
+    for (const auto& t : stages) {
+        if (!t.op.as<te::ComputeOp>()->is_reduction() || t.ndim() != nd) continue;
+        for (size_t d = 0; d < nd; ++d) {
+            if (is_one(t.shape()[d]) && !is_one(anchor.shape()[d])) {
+                first = std::min(first, d);
+                last = std::max(last, d);
+            }
+        }
+    }
+    // Elementwise stages loop over rows up to the reduced axes and vectorize what follows them
+    // (the contiguous inner axes when there are any, else the reduced axes themselves).
+    size_t rows = first == nd ? 0 : (last + 1 < nd ? last + 1 : first);
+    for (const auto& t : stages) {
+        s[t].compute_root();
+        if (t.op.as<te::ComputeOp>()->is_reduction()) {
+            schedule_reduction_rows(s, t, first == nd ? 0 : first, target);
+        } else {
+            schedule_rows(s, t, rows, target);
+        }
+    }
+    te::Tensor out = tile_target(s, anchor, outputs, target);
+    schedule_rows(s, out, rows, target);
+}
+
+void schedule_row_reduction_op_generic(te::Schedule& s, const te::Tensor& anchor,
+                                       const std::vector<te::Tensor>& outputs,
+                                       const tir::LowerContext& target) {
+    for (const auto& t : op_stages(anchor)) s[t].compute_root();
 }
 
 }  // namespace anvil::ops

@@ -34,14 +34,18 @@ te::Tensor local_accumulator(te::Schedule& s, const te::Tensor& r, const te::Ten
 // its direct inputs (conv2d's blocked stage, avg_pool2d's window sum). Undefined when none.
 te::Tensor reduction_of(const te::Tensor& anchor);
 
-// Computes at root, with the injective schedule, every input stage of `t` whose name ends in
-// one of the helper suffixes ("_pad", "_pack", "_dilate", "_exp"): the padded input, packed
-// weights and similar staging copies an op's compute creates.
+// Computes at root, row by row (schedule_rows), every input stage of `t` whose name ends in
+// one of the helper suffixes ("_pad", "_pack", "_dilate"): the padded input, packed weights and
+// similar staging copies an op's compute creates.
 void schedule_helper_inputs(te::Schedule& s, const te::Tensor& t, const tir::LowerContext& target);
 
 // Rows of a register tile over an axis of `extent`: `extent` itself when it fits in `max_rows`,
 // else a divisor in [max_rows/2, max_rows] (no tail), else max_rows.
 int64_t pick_rows(int64_t extent, int64_t max_rows);
+
+// A vector width for a row of `extent`: the native width when it divides the row or exceeds it
+// (then the row itself), else a divisor in [lanes/2, lanes) so rows need no tail.
+int64_t pick_vector(int64_t extent, int lanes);
 
 // The widest vector block (32, 16 or 8 lanes) for a channel count, weighing padding waste
 // against narrower vectors.
@@ -61,5 +65,19 @@ void schedule_rows(te::Schedule& s, const te::Tensor& t, size_t n_outer,
 // vectorized innermost (a scalar loop per row when the inner extent is 1).
 void schedule_reduction_rows(te::Schedule& s, const te::Tensor& t, size_t n_outer,
                              const tir::LowerContext& target);
+
+// The schedule of ops built from keep-dims reductions over some axes (max, sum, mean, variance
+// with those axes of extent 1) and full-shape elementwise stages: softmax, layer_norm,
+// instance_norm. The op's own stages are found by name ("<anchor>_..."). Reductions go to root
+// as reduction rows, elementwise stages loop over rows with the contiguous axes vectorized; the
+// anchor (or its elementwise tail) likewise.
+void schedule_row_reduction_op(te::Schedule& s, const te::Tensor& anchor,
+                               const std::vector<te::Tensor>& outputs,
+                               const tir::LowerContext& target);
+
+// The same ops on targets without a tuned schedule: their stages at root.
+void schedule_row_reduction_op_generic(te::Schedule& s, const te::Tensor& anchor,
+                                       const std::vector<te::Tensor>& outputs,
+                                       const tir::LowerContext& target);
 
 }  // namespace anvil::ops

@@ -92,8 +92,8 @@ std::vector<AxisSlice> slices_of(const StridedSliceAttrs& a, const std::vector<P
     size_t n = a.begin.size();
     if (a.end.size() != n || (!a.strides.empty() && a.strides.size() != n) ||
         (!a.axes.empty() && a.axes.size() != n)) {
-        user_error(loc) << op << ": begin, end, strides and axes have " << n << ", "
-                        << a.end.size() << ", " << a.strides.size() << " and " << a.axes.size()
+        user_error(loc) << op << ": begin, end, strides and axes have " << n << ", " << a.end.size()
+                        << ", " << a.strides.size() << " and " << a.axes.size()
                         << " entries; they must match (strides and axes may be empty)";
     }
     if (a.axes.empty() && static_cast<int64_t>(n) > r) {
@@ -117,6 +117,11 @@ std::vector<AxisSlice> slices_of(const StridedSliceAttrs& a, const std::vector<P
                             << " is sliced, so it must be static";
         }
         out[axis] = resolve_slice(a.begin[k], a.end[k], stride, *dim);
+        if (out[axis].length == 0) {
+            user_error(loc) << op << ": begin " << a.begin[k] << ", end " << a.end[k] << ", stride "
+                            << stride << " select no element of axis " << axis << " (size " << *dim
+                            << "); empty tensors are not supported";
+        }
     }
     return out;
 }
@@ -133,8 +138,8 @@ Type strided_slice_type(const Op& op, const std::vector<Type>& args, const Attrs
     return graph::make_tensor_type(out, x.dtype);
 }
 
-std::vector<te::Tensor> strided_slice_compute(const std::vector<te::Tensor>& in,
-                                              const Attrs& attrs, const Type& out) {
+std::vector<te::Tensor> strided_slice_compute(const std::vector<te::Tensor>& in, const Attrs& attrs,
+                                              const Type& out) {
     te::Tensor x = in[0];
     auto slices = slices_of(attrs_as<StridedSliceAttrs>(attrs), x.shape(), {}, "strided_slice");
     return {te::compute(
@@ -256,9 +261,10 @@ Type pad_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
     for (size_t d = 0; d < x.ndim(); ++d) {
         int64_t before = a.pad_width[2 * d], after = a.pad_width[2 * d + 1];
         const int64_t* n = as_const_int(x.shape[d]);
-        if (n && *n + before + after < 0) {
+        if (n && *n + before + after <= 0) {
             user_error(loc) << op.name << ": pads " << before << " and " << after
-                            << " crop more than the " << *n << " elements of axis " << d;
+                            << " leave nothing of the " << *n << " elements of axis " << d
+                            << "; empty tensors are not supported";
         }
         if (a.mode != "constant" && (before > 0 || after > 0) && n && *n == 0) {
             user_error(loc) << op.name << ": " << a.mode << " padding of the empty axis " << d;
@@ -320,8 +326,8 @@ Ref<Op> make_take_op() {
                           "select slices along axis by index (ONNX Gather)");
 }
 Ref<Op> make_gather_elements_op() {
-    return make_injective("gather_elements", 2, attrs_of<GatherElementsAttrs>,
-                          gather_elements_type, gather_elements_compute,
+    return make_injective("gather_elements", 2, attrs_of<GatherElementsAttrs>, gather_elements_type,
+                          gather_elements_compute,
                           "select elements along axis by a same-rank index tensor");
 }
 Ref<Op> make_pad_op() {

@@ -156,8 +156,8 @@ Taps cubic_taps(const PrimExpr& x, int64_t n, float a, bool exclude_outside) {
         PrimExpr raw = i0 + make_int(DataType::int32(), k - 1);
         taps.index.push_back(clamp_index(raw, n));
         if (exclude_outside) {
-            PrimExpr inside = raw >= make_int(DataType::int32(), 0) &&
-                              raw < make_int(DataType::int32(), n);
+            PrimExpr inside =
+                raw >= make_int(DataType::int32(), 0) && raw < make_int(DataType::int32(), n);
             w[k] = select(inside, w[k], f32(0.0f));
         }
     }

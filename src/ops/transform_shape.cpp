@@ -171,8 +171,8 @@ std::vector<int64_t> permutation(const TransposeAttrs& a, int64_t r, const Sourc
         return p;
     }
     if (static_cast<int64_t>(a.axes.size()) != r) {
-        user_error(loc) << op << ": axes has " << a.axes.size() << " entries for a tensor of "
-                        << r << " dimensions";
+        user_error(loc) << op << ": axes has " << a.axes.size() << " entries for a tensor of " << r
+                        << " dimensions";
     }
     return normalize_axes(a.axes, r, loc, op);
 }
@@ -180,8 +180,8 @@ std::vector<int64_t> permutation(const TransposeAttrs& a, int64_t r, const Sourc
 Type transpose_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
                     const SourceLoc& loc) {
     const auto& x = graph::expect_tensor(args[0], loc, "the input of " + op.name);
-    auto p = permutation(attrs_as<TransposeAttrs>(attrs), static_cast<int64_t>(x.ndim()), loc,
-                         op.name);
+    auto p =
+        permutation(attrs_as<TransposeAttrs>(attrs), static_cast<int64_t>(x.ndim()), loc, op.name);
     std::vector<PrimExpr> out;
     for (int64_t a : p) out.push_back(x.shape[a]);
     return graph::make_tensor_type(out, x.dtype);
@@ -215,7 +215,7 @@ std::vector<bool> squeezed_axes(const TensorType& x, const SqueezeAttrs& a, cons
     for (int64_t axis : normalize_axes(a.axes, static_cast<int64_t>(x.ndim()), loc, op)) {
         if (!is_one(x.shape[axis])) {
             user_error(loc) << op << ": axis " << axis << " of " << shape_str(x.shape)
-                            << " has size " << x.shape[axis] << ", not 1";
+                            << " has size " << dim_str(x.shape[axis]) << ", not 1";
         }
         drop[axis] = true;
     }
@@ -308,8 +308,8 @@ Type concatenate_type(const Op& op, const std::vector<Type>& args, const Attrs& 
             if (d == axis) continue;
             if (!dims_equal(t.shape[d], first.shape[d])) {
                 user_error(loc) << op.name << ": input " << k << " " << shape_str(t.shape)
-                                << " differs from input 0 " << shape_str(first.shape)
-                                << " in axis " << d << " (only axis " << axis << " may differ)";
+                                << " differs from input 0 " << shape_str(first.shape) << " in axis "
+                                << d << " (only axis " << axis << " may differ)";
             }
         }
         out[axis] = simplify(out[axis] + t.shape[axis]);
@@ -317,8 +317,8 @@ Type concatenate_type(const Op& op, const std::vector<Type>& args, const Attrs& 
     return graph::make_tensor_type(out, first.dtype);
 }
 
-std::vector<te::Tensor> concatenate_compute(const std::vector<te::Tensor>& in,
-                                            const Attrs& attrs, const Type& out) {
+std::vector<te::Tensor> concatenate_compute(const std::vector<te::Tensor>& in, const Attrs& attrs,
+                                            const Type& out) {
     int64_t axis = attrs_as<ConcatenateAttrs>(attrs).axis;
     if (axis < 0) axis += static_cast<int64_t>(in[0].ndim());
     std::vector<PrimExpr> offsets{make_int(DataType::int32(), 0)};
@@ -343,21 +343,26 @@ std::vector<te::Tensor> concatenate_compute(const std::vector<te::Tensor>& in,
 
 // The [begin, end) ranges of split's parts along an axis of `n` elements.
 std::vector<std::pair<int64_t, int64_t>> split_ranges(const SplitAttrs& a, int64_t n,
-                                                      const SourceLoc& loc,
-                                                      const std::string& op) {
+                                                      const SourceLoc& loc, const std::string& op) {
     std::vector<std::pair<int64_t, int64_t>> parts;
     if (!a.indices.empty()) {
         int64_t prev = 0;
         for (size_t k = 0; k < a.indices.size(); ++k) {
             int64_t v = a.indices[k];
             if (v < prev || v > n) {
-                user_error(loc) << op << ": indices[" << k << "] = " << v << " is not in ["
-                                << prev << ", " << n << "] (split points ascend within the axis)";
+                user_error(loc) << op << ": indices[" << k << "] = " << v << " is not in [" << prev
+                                << ", " << n << "] (split points ascend within the axis)";
             }
             parts.emplace_back(prev, v);
             prev = v;
         }
         parts.emplace_back(prev, n);
+        for (size_t k = 0; k < parts.size(); ++k) {
+            if (parts[k].first == parts[k].second) {
+                user_error(loc) << op << ": part " << k << " of indices " << list_str(a.indices)
+                                << " is empty; empty tensors are not supported";
+            }
+        }
         return parts;
     }
     if (a.sections <= 0 || a.sections > n) {
@@ -494,8 +499,7 @@ Type depth_to_space_type(const Op& op, const std::vector<Type>& args, const Attr
     const auto& a = attrs_as<DepthToSpaceAttrs>(attrs);
     const auto& x = expect_nchw(args, a.blocksize, op, loc);
     if (a.mode != "DCR" && a.mode != "CRD") {
-        user_error(loc) << op.name << ": mode must be \"DCR\" or \"CRD\", got \"" << a.mode
-                        << "\"";
+        user_error(loc) << op.name << ": mode must be \"DCR\" or \"CRD\", got \"" << a.mode << "\"";
     }
     int64_t b = a.blocksize;
     check_divisible(x.shape[1], b * b, "channels", x, op, loc);

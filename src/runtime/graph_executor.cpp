@@ -274,6 +274,17 @@ void GraphExecutor::run() {
     }
 }
 
+NDArray GraphExecutor::get_param(const std::string& name) const {
+    const State& s = *state_;
+    for (size_t i = 0; i < s.plan.nodes.size(); ++i) {
+        if (s.plan.nodes[i].kind == PlanNodeKind::param && s.plan.nodes[i].name == name) {
+            return s.tensors[i][0];
+        }
+    }
+    user_error() << "graph executor: the model has no param named '" << name << "'";
+    ANVIL_UNREACHABLE();
+}
+
 NDArray GraphExecutor::get_output(int index) const {
     output_info(index);
     return state_->output_tensors[index];

@@ -70,6 +70,9 @@ public:
     // followed by the kernel's own message.
     void run();
 
+    // The param named `name` (a view of the parameter blob; kernels never write it).
+    NDArray get_param(const std::string& name) const;
+
     // A view of output `index`: valid as long as the caller holds it, overwritten by every run.
     NDArray get_output(int index) const;
     // Copies output `index` into `dst` (same shape and dtype, compact, CPU).

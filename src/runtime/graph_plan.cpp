@@ -128,6 +128,11 @@ json shape_json(const std::vector<int64_t>& shape) {
     return json(shape);
 }
 
+// What an allocation of `bytes` takes: buffers are ANVIL_TENSOR_ALIGNMENT aligned.
+int64_t round_to_alignment(int64_t bytes) {
+    return (bytes + ANVIL_TENSOR_ALIGNMENT - 1) / ANVIL_TENSOR_ALIGNMENT * ANVIL_TENSOR_ALIGNMENT;
+}
+
 const char* kind_name(PlanNodeKind kind) {
     switch (kind) {
         case PlanNodeKind::input:
@@ -389,7 +394,7 @@ void validate_plan(const GraphPlan& plan, int64_t params_size) {
 
 int64_t plan_storage_bytes(const GraphPlan& plan) {
     int64_t total = 0;
-    for (const PlanStorage& s : plan.storage) total += s.bytes;
+    for (const PlanStorage& s : plan.storage) total += round_to_alignment(s.bytes);
     return total;
 }
 
@@ -397,7 +402,7 @@ int64_t plan_unshared_bytes(const GraphPlan& plan) {
     int64_t total = 0;
     for (const PlanNode& node : plan.nodes) {
         if (node.kind == PlanNodeKind::param) continue;
-        for (const PlanTensor& t : node.outputs) total += t.nbytes();
+        for (const PlanTensor& t : node.outputs) total += round_to_alignment(t.nbytes());
     }
     return total;
 }

@@ -121,7 +121,8 @@ std::string plan_to_json(const GraphPlan& plan, int indent = -1);
 void validate_plan(const GraphPlan& plan, int64_t params_size = -1);
 
 // Sum of the storage sizes (what the executor allocates) and of one buffer per input/kernel
-// tensor (what it would allocate without sharing).
+// tensor (what it would allocate without sharing), each rounded up to a multiple of
+// ANVIL_TENSOR_ALIGNMENT bytes as allocations are.
 int64_t plan_storage_bytes(const GraphPlan& plan);
 int64_t plan_unshared_bytes(const GraphPlan& plan);
 

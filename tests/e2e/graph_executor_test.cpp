@@ -3,6 +3,7 @@
 // runtime alone, and run by the C deployment example (examples/c_deploy/run_model.c).
 #include "runtime/graph_executor.h"
 
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -39,12 +40,13 @@ runtime::PlanTensor f32(std::vector<int64_t> shape) {
 //   y = scale(add(scale(add(x, w)), w))
 // whose intermediate tensors share storage.
 TinyModel make_tiny_model(int64_t n) {
-    te::Tensor A = te::placeholder({1, n}, DataType::float32(), "A");
-    te::Tensor B = te::placeholder({1, n}, DataType::float32(), "B");
+    PrimExpr extent = static_cast<int>(n);
+    te::Tensor A = te::placeholder({1, extent}, DataType::float32(), "A");
+    te::Tensor B = te::placeholder({1, extent}, DataType::float32(), "B");
     te::Tensor sum = te::compute(
-        {1, n}, [&](PrimExpr i, PrimExpr j) { return A(i, j) + B(i, j); }, "C");
+        {1, extent}, [&](PrimExpr i, PrimExpr j) { return A(i, j) + B(i, j); }, "C");
     te::Tensor scaled = te::compute(
-        {1, n}, [&](PrimExpr i, PrimExpr j) { return A(i, j) * 2.0f + 1.0f; }, "C");
+        {1, extent}, [&](PrimExpr i, PrimExpr j) { return A(i, j) * 2.0f + 1.0f; }, "C");
     Target host = Target::host();
     auto add = driver::lower(te::create_schedule({sum}), {A, B, sum}, "add", host);
     auto scale = driver::lower(te::create_schedule({scaled}), {A, scaled}, "scale", host);
@@ -157,6 +159,13 @@ TEST(GraphArtifact, RoundTripsThroughOneSharedLibrary) {
     ex.run();
     NDArray y = ex.get_output(0);
     EXPECT_EQ(y.to_vector<float>(), reference(x.to_vector<float>(), model.w));
+
+    // Params are read in place from the loaded library, not copied.
+    void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
+    ASSERT_NE(library, nullptr);
+    EXPECT_EQ(ex.get_param("w").raw_data(), dlsym(library, ANVIL_GRAPH_PARAMS_SYMBOL));
+    dlclose(library);
+    EXPECT_EQ(ex.get_param("w").to_vector<float>(), model.w);
 
     // The output view outlives the executor.
     std::vector<float> expected = y.to_vector<float>();

@@ -133,7 +133,7 @@ runtime::PlanTensor f32(std::vector<int64_t> shape) {
 }
 
 TEST(PlanGraphMemory, AssignsStorageToAPlan) {
-    // x -> a = k(x, w) -> b = k(a) -> c = k(b, a) -> d = k(c) -> out d; also out a.
+    // x -> b = k(x, w) -> c = k(b) -> (d0, d1) = k(c) -> e = k(d0, d1) -> f = k(e); outputs f, c.
     GraphPlan plan;
     plan.nodes = {
         {.kind = PlanNodeKind::input, .name = "x", .outputs = {f32({256})}},
@@ -171,7 +171,7 @@ TEST(PlanGraphMemory, AssignsStorageToAPlan) {
     runtime::validate_plan(plan);  // every tensor has a declared, large enough storage
     auto storage = [&](int node, int k = 0) { return plan.nodes[node].outputs[k].storage; };
     EXPECT_EQ(storage(1), -1);             // params are not planned
-    EXPECT_EQ(storage(5), storage(2));     // b is dead after c: e reuses it
+    EXPECT_EQ(storage(4, 0), storage(2));  // b is last read by c: d reuses its buffer
     EXPECT_NE(storage(5), storage(4, 0));  // e's own inputs are live
     EXPECT_NE(storage(5), storage(4, 1));
     EXPECT_NE(storage(4, 0), storage(4, 1));

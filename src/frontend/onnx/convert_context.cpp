@@ -69,7 +69,7 @@ int attr_kind(const AttributeProto& a) {
 
 }  // namespace
 
-#define ANVIL_EXPECT_KIND(a, kind)                                                            \
+#define ANVIL_EXPECT_KIND(a, kind)                                                           \
     if (attr_kind(*a) != AttributeProto::kind && attr_kind(*a) != AttributeProto::UNDEFINED) \
         error() << "attribute '" << name << "' is " << attr_kind_name(attr_kind(*a))         \
                 << ", expected " #kind;

@@ -1,7 +1,10 @@
-// Converters of ONNX's convolutions: Conv and ConvTranspose, 1-D (as 2-D with a unit height)
-// and 2-D, with auto_pad, groups, dilations and an optional bias.
-#include "frontend/onnx/convert_ops.h"
+// Converters of ONNX's window ops: Conv, ConvTranspose, MaxPool, AveragePool and the global
+// pools, 1-D (as 2-D with a unit height) and 2-D, with auto_pad, dilations, groups, ceil_mode
+// and an optional bias.
 #include "ops/conv.h"
+
+#include "frontend/onnx/convert_ops.h"
+#include "ops/pool.h"
 #include "ops/transform.h"
 
 namespace anvil::frontend {
@@ -10,29 +13,31 @@ using graph::Expr;
 
 namespace {
 
-// The attributes shared by Conv and ConvTranspose, per spatial dimension, before the 1-D → 2-D
-// lifting.
+// The window geometry Conv, ConvTranspose and the pools share, per spatial dimension, before
+// the 1-D → 2-D lifting.
 struct ConvGeometry {
     std::vector<int64_t> kernel, strides, dilations, pads_begin, pads_end;
     int64_t groups = 1;
     std::string auto_pad;
 };
 
-ConvGeometry read_geometry(ConvertContext& ctx, const std::vector<int64_t>& w_shape) {
-    size_t nd = w_shape.size() - 2;
+// `kernel` is the weight's spatial shape (convolutions), which kernel_shape must match, or
+// empty (pools: kernel_shape is required).
+ConvGeometry read_geometry(ConvertContext& ctx, size_t nd, const std::vector<int64_t>& kernel) {
     ConvGeometry g;
-    g.kernel.assign(w_shape.begin() + 2, w_shape.end());
-    std::vector<int64_t> ks = ctx.attr_ints("kernel_shape", g.kernel);
-    if (ks != g.kernel) {
-        ctx.error() << "kernel_shape " << ints_str(ks) << " does not match the weight shape "
-                    << ints_str(w_shape);
+    g.kernel = ctx.attr_ints("kernel_shape", kernel);
+    if (kernel.empty() && g.kernel.empty()) ctx.error() << "attribute 'kernel_shape' is required";
+    if (!kernel.empty() && g.kernel != kernel) {
+        ctx.error() << "kernel_shape " << ints_str(g.kernel) << " does not match the weight's "
+                    << "spatial shape " << ints_str(kernel);
     }
     g.strides = ctx.attr_ints("strides", std::vector<int64_t>(nd, 1));
     g.dilations = ctx.attr_ints("dilations", std::vector<int64_t>(nd, 1));
     std::vector<int64_t> pads = ctx.attr_ints("pads", std::vector<int64_t>(2 * nd, 0));
-    if (g.strides.size() != nd || g.dilations.size() != nd || pads.size() != 2 * nd) {
-        ctx.error() << "strides, dilations and pads must have " << nd << ", " << nd << " and "
-                    << 2 * nd << " values for a " << nd << "-D convolution";
+    if (g.kernel.size() != nd || g.strides.size() != nd || g.dilations.size() != nd ||
+        pads.size() != 2 * nd) {
+        ctx.error() << "kernel_shape, strides, dilations and pads must have " << nd << ", " << nd
+                    << ", " << nd << " and " << 2 * nd << " values for " << nd << "-D data";
     }
     g.pads_begin.assign(pads.begin(), pads.begin() + nd);
     g.pads_end.assign(pads.begin() + nd, pads.end());
@@ -49,6 +54,23 @@ ConvGeometry read_geometry(ConvertContext& ctx, const std::vector<int64_t>& w_sh
 void split_same(int64_t total, bool upper, int64_t* begin, int64_t* end) {
     *begin = upper ? total / 2 : total - total / 2;
     *end = total - *begin;
+}
+
+// Explicit pads for auto_pad SAME_* / VALID of a convolution or pool over `x` (static shape):
+// SAME gives ceil(in / stride) outputs.
+void resolve_auto_pad(ConvertContext& ctx, ConvGeometry& g, const Expr& x) {
+    if (g.auto_pad == "NOTSET") return;
+    std::vector<int64_t> in = ctx.static_shape(x, "the data");
+    for (size_t i = 0; i < g.kernel.size(); ++i) {
+        int64_t total = 0;
+        if (g.auto_pad != "VALID") {
+            int64_t size = in[i + 2], s = g.strides[i];
+            int64_t out = (size + s - 1) / s;
+            int64_t extent = (g.kernel[i] - 1) * g.dilations[i] + 1;
+            total = std::max<int64_t>(0, (out - 1) * s + extent - size);
+        }
+        split_same(total, g.auto_pad == "SAME_UPPER", &g.pads_begin[i], &g.pads_end[i]);
+    }
 }
 
 // 1-D operands as 2-D with a unit height: data [N, C, L] → [N, C, 1, L].
@@ -75,20 +97,10 @@ Expr weight_2d(ConvertContext& ctx, const Expr& w, std::vector<int64_t> shape) {
     return reshape_to(ctx, w, shape);
 }
 
-// y + bias along axis 1.
-Expr add_bias(ConvertContext& ctx, const Expr& y, const Expr& bias) {
-    if (!bias.defined()) return y;
-    std::vector<int64_t> b = ctx.static_shape(bias, "the bias");
-    if (b.size() != 1) ctx.error() << "the bias must be 1-D";
-    std::vector<int64_t> shape(ctx.rank(y) - 1, 1);
-    shape[0] = b[0];
-    return ctx.call("add", {y, reshape_to(ctx, bias, shape)});
-}
-
 int64_t spatial_rank(ConvertContext& ctx, const Expr& x) {
     int64_t nd = ctx.rank(x) - 2;
     if (nd != 1 && nd != 2) {
-        ctx.error() << nd << "-D convolutions are not supported (1-D and 2-D are)";
+        ctx.error() << nd << "-D data is not supported (1-D and 2-D are)";
     }
     return nd;
 }
@@ -102,20 +114,8 @@ Exprs convert_conv(ConvertContext& ctx) {
     if (static_cast<int64_t>(w_shape.size()) != nd + 2) {
         ctx.error() << "the weight has rank " << w_shape.size() << ", the data " << nd + 2;
     }
-    ConvGeometry g = read_geometry(ctx, w_shape);
-    if (g.auto_pad != "NOTSET") {
-        std::vector<int64_t> in = ctx.static_shape(x, "the data");
-        for (int64_t i = 0; i < nd; ++i) {
-            int64_t total = 0;
-            if (g.auto_pad != "VALID") {
-                int64_t size = in[i + 2], s = g.strides[i];
-                int64_t out = (size + s - 1) / s;
-                int64_t extent = (g.kernel[i] - 1) * g.dilations[i] + 1;
-                total = std::max<int64_t>(0, (out - 1) * s + extent - size);
-            }
-            split_same(total, g.auto_pad == "SAME_UPPER", &g.pads_begin[i], &g.pads_end[i]);
-        }
-    }
+    ConvGeometry g = read_geometry(ctx, nd, {w_shape.begin() + 2, w_shape.end()});
+    resolve_auto_pad(ctx, g, x);
     auto attrs = make_ref<ops::Conv2DAttrs>();
     auto* a = const_cast<ops::Conv2DAttrs*>(attrs.get());
     a->strides = to_2d(g.strides, 1);
@@ -126,7 +126,7 @@ Exprs convert_conv(ConvertContext& ctx) {
     Expr data = nd == 1 ? lift_1d(ctx, x) : x;
     Expr y = ctx.call("nn.conv2d", {data, weight_2d(ctx, w, w_shape)}, attrs);
     if (nd == 1) y = lower_1d(ctx, y);
-    return {add_bias(ctx, y, ctx.optional_input(2))};
+    return {add_bias(ctx, y, ctx.optional_input(2), 1)};
 }
 
 Exprs convert_conv_transpose(ConvertContext& ctx) {
@@ -136,11 +136,11 @@ Exprs convert_conv_transpose(ConvertContext& ctx) {
     if (static_cast<int64_t>(w_shape.size()) != nd + 2) {
         ctx.error() << "the weight has rank " << w_shape.size() << ", the data " << nd + 2;
     }
-    ConvGeometry g = read_geometry(ctx, w_shape);
-    std::vector<int64_t> out_pad =
-        ctx.attr_ints("output_padding", std::vector<int64_t>(nd, 0));
+    ConvGeometry g = read_geometry(ctx, nd, {w_shape.begin() + 2, w_shape.end()});
+    std::vector<int64_t> out_pad = ctx.attr_ints("output_padding", std::vector<int64_t>(nd, 0));
     std::vector<int64_t> out_shape = ctx.attr_ints("output_shape");
-    if (out_pad.size() != static_cast<size_t>(nd)) ctx.error() << "output_padding has a wrong length";
+    if (out_pad.size() != static_cast<size_t>(nd))
+        ctx.error() << "output_padding has a wrong length";
     if (out_shape.size() > static_cast<size_t>(nd)) {
         out_shape.erase(out_shape.begin(), out_shape.end() - nd);  // [N, C, ...] given in full
     }
@@ -151,12 +151,13 @@ Exprs convert_conv_transpose(ConvertContext& ctx) {
             int64_t extent = (g.kernel[i] - 1) * g.dilations[i] + 1;
             int64_t full = g.strides[i] * (in[i + 2] - 1) + out_pad[i] + extent;
             int64_t target = !out_shape.empty() ? out_shape[i]
-                             : same              ? in[i + 2] * g.strides[i]
-                                                 : full;
+                             : same             ? in[i + 2] * g.strides[i]
+                                                : full;
             int64_t total = full - target;
             if (total < 0) {
-                ctx.error() << "output_shape " << target << " needs output_padding "
-                            << -total + out_pad[i] << " on axis " << i;
+                // A larger output_shape than the natural one grows the end, as onnxruntime does.
+                out_pad[i] -= total;
+                total = 0;
             }
             // ONNX: the extra element goes to the end only for SAME_UPPER.
             split_same(total, g.auto_pad == "SAME_UPPER", &g.pads_begin[i], &g.pads_end[i]);
@@ -173,7 +174,37 @@ Exprs convert_conv_transpose(ConvertContext& ctx) {
     Expr data = nd == 1 ? lift_1d(ctx, x) : x;
     Expr y = ctx.call("nn.conv2d_transpose", {data, weight_2d(ctx, w, w_shape)}, attrs);
     if (nd == 1) y = lower_1d(ctx, y);
-    return {add_bias(ctx, y, ctx.optional_input(2))};
+    return {add_bias(ctx, y, ctx.optional_input(2), 1)};
+}
+
+Exprs convert_pool(ConvertContext& ctx) {
+    Expr x = ctx.input(0);
+    int64_t nd = spatial_rank(ctx, x);
+    ConvGeometry g = read_geometry(ctx, nd, {});
+    resolve_auto_pad(ctx, g, x);
+    // MaxPool's Indices output (the only one storage_order affects) is not produced.
+    bool is_max = ctx.node().op_type() == "MaxPool";
+    auto attrs = make_ref<ops::Pool2DAttrs>();
+    auto* a = const_cast<ops::Pool2DAttrs*>(attrs.get());
+    a->pool_size = to_2d(g.kernel, 1);
+    a->strides = to_2d(g.strides, 1);
+    a->dilation = to_2d(g.dilations, 1);
+    std::vector<int64_t> b = to_2d(g.pads_begin, 0), e = to_2d(g.pads_end, 0);
+    a->padding = {b[0], b[1], e[0], e[1]};
+    a->ceil_mode = ctx.attr_int("ceil_mode", 0) != 0;
+    a->count_include_pad = !is_max && ctx.attr_int("count_include_pad", 0) != 0;
+    Expr data = nd == 1 ? lift_1d(ctx, x) : x;
+    Expr y = ctx.call(is_max ? "nn.max_pool2d" : "nn.avg_pool2d", {data}, attrs);
+    return {nd == 1 ? lower_1d(ctx, y) : y};
+}
+
+Exprs convert_global_pool(ConvertContext& ctx) {
+    Expr x = ctx.input(0);
+    int64_t nd = spatial_rank(ctx, x);
+    bool is_max = ctx.node().op_type() == "GlobalMaxPool";
+    Expr data = nd == 1 ? lift_1d(ctx, x) : x;
+    Expr y = ctx.call(is_max ? "nn.global_max_pool2d" : "nn.global_avg_pool2d", {data});
+    return {nd == 1 ? lower_1d(ctx, y) : y};
 }
 
 }  // namespace anvil::frontend

@@ -73,9 +73,12 @@ Exprs convert_binary(ConvertContext& ctx) {
     Expr a = ctx.input(0);
     Expr b = legacy_broadcast_operand(ctx, a, ctx.input(1));
     if (ctx.node().op_type() == "Pow") {
-        // The exponent may have another element type (opset 12+); the op wants one.
+        // The exponent may have another element type (opset 12+) and the base may be an integer;
+        // power computes in floating point, on one type.
         DataType ta = ctx.tensor_type(a, "the base").dtype;
-        if (ctx.tensor_type(b, "the exponent").dtype != ta) b = cast_to(ctx, b, ta);
+        DataType tc = ta.is_floating() ? ta : DataType::float64();
+        Expr p = ctx.call("power", {cast_to(ctx, a, tc), cast_to(ctx, b, tc)});
+        return {cast_to(ctx, p, ta)};
     }
     return {ctx.call(direct_op(ctx.node().op_type()), {a, b})};
 }

@@ -33,6 +33,7 @@ Exprs convert_constant(ConvertContext& ctx);
 Exprs convert_shape(ConvertContext& ctx);
 Exprs convert_size(ConvertContext& ctx);
 Exprs convert_constant_of_shape(ConvertContext& ctx);
+Exprs convert_range(ConvertContext& ctx);
 
 // convert_transform.cpp
 Exprs convert_reshape(ConvertContext& ctx);
@@ -50,10 +51,21 @@ Exprs convert_gather_elements(ConvertContext& ctx);
 Exprs convert_pad(ConvertContext& ctx);
 Exprs convert_depth_to_space(ConvertContext& ctx);
 Exprs convert_space_to_depth(ConvertContext& ctx);
+Exprs convert_resize(ConvertContext& ctx);  // Resize, Upsample
 
-// convert_conv.cpp
+// convert_conv.cpp (window ops)
 Exprs convert_conv(ConvertContext& ctx);
 Exprs convert_conv_transpose(ConvertContext& ctx);
+Exprs convert_pool(ConvertContext& ctx);         // MaxPool, AveragePool
+Exprs convert_global_pool(ConvertContext& ctx);  // GlobalMaxPool, GlobalAveragePool
+
+// convert_nn.cpp
+Exprs convert_gemm(ConvertContext& ctx);
+Exprs convert_matmul(ConvertContext& ctx);
+Exprs convert_batch_norm(ConvertContext& ctx);
+Exprs convert_layer_norm(ConvertContext& ctx);
+Exprs convert_instance_norm(ConvertContext& ctx);
+Exprs convert_softmax(ConvertContext& ctx);  // Softmax, LogSoftmax
 
 // convert_reduce.cpp
 Exprs convert_reduce(ConvertContext& ctx);  // ReduceSum, ReduceMean, ReduceMax, ...
@@ -65,5 +77,8 @@ graph::Expr cast_to(ConvertContext& ctx, const graph::Expr& x, DataType dtype);
 // `x` with a new static shape of the same element count.
 graph::Expr reshape_to(ConvertContext& ctx, const graph::Expr& x,
                        const std::vector<int64_t>& shape);
+// y + bias along `axis` (nn.bias_add); y itself when bias is undefined.
+graph::Expr add_bias(ConvertContext& ctx, const graph::Expr& y, const graph::Expr& bias,
+                     int64_t axis);
 
 }  // namespace anvil::frontend

@@ -1,5 +1,6 @@
-// Converters of ONNX's constant and shape ops: Constant, Shape, Size, ConstantOfShape.
+// Converters of ONNX's constant and shape ops: Constant, Shape, Size, ConstantOfShape, Range.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "frontend/onnx/convert_ops.h"
@@ -28,7 +29,8 @@ Exprs convert_constant(ConvertContext& ctx) {
         return {ctx.constant(a)};
     }
     for (const char* name : {"sparse_value", "value_string", "value_strings"}) {
-        if (ctx.has_attr(name)) ctx.error() << "a Constant given by " << name << " is not supported";
+        if (ctx.has_attr(name))
+            ctx.error() << "a Constant given by " << name << " is not supported";
     }
     ctx.error() << "the Constant has no value attribute";
     ANVIL_UNREACHABLE();
@@ -69,6 +71,30 @@ Exprs convert_constant_of_shape(ConvertContext& ctx) {
     auto* dst = static_cast<uint8_t*>(out.raw_data());
     for (int64_t i = 0; i < out.num_elements(); ++i) {
         std::memcpy(dst + i * bytes, value.raw_data(), bytes);
+    }
+    return {ctx.constant(out)};
+}
+
+// Integer ranges are folded as shape arithmetic; this makes floating-point ones from constant
+// bounds.
+Exprs convert_range(ConvertContext& ctx) {
+    double start = ctx.const_scalar(ctx.input(0), "the start");
+    double limit = ctx.const_scalar(ctx.input(1), "the limit");
+    double delta = ctx.const_scalar(ctx.input(2), "the delta");
+    if (delta == 0) ctx.error() << "delta is 0";
+    auto n = static_cast<int64_t>(std::max(0.0, std::ceil((limit - start) / delta)));
+    DataType dt = ctx.tensor_type(ctx.input(0), "the start").dtype;
+    if (dt != DataType::float32() && dt != DataType::float64()) {
+        ctx.error() << "a range of " << dt.str() << " is not supported";
+    }
+    runtime::NDArray out = runtime::NDArray::empty({n}, graph::dl_dtype_of(dt));
+    for (int64_t i = 0; i < n; ++i) {
+        double v = start + static_cast<double>(i) * delta;
+        if (dt == DataType::float32()) {
+            out.data<float>()[i] = static_cast<float>(v);
+        } else {
+            out.data<double>()[i] = v;
+        }
     }
     return {ctx.constant(out)};
 }

@@ -1,8 +1,10 @@
 // Converters of ONNX's data-movement ops: Reshape, Flatten, Transpose, Squeeze, Unsqueeze,
-// Concat, Split, Expand, Tile, Slice, Gather, GatherElements, Pad, DepthToSpace, SpaceToDepth.
+// Concat, Split, Expand, Tile, Slice, Gather, GatherElements, Pad, DepthToSpace, SpaceToDepth,
+// Resize, Upsample.
 // Operands that say how to move the data (shapes, axes, pads, starts/ends) must be known at
 // import time; they become the op's attributes.
 #include <algorithm>
+#include <cmath>
 
 #include "frontend/onnx/convert_ops.h"
 #include "ops/transform.h"
@@ -44,7 +46,8 @@ Expr reshape_to(ConvertContext& ctx, const Expr& x, const std::vector<int64_t>& 
 
 Exprs convert_reshape(ConvertContext& ctx) {
     auto [attrs, a] = new_attrs<ops::ReshapeAttrs>();
-    a->newshape = ctx.opset() < 5 ? ctx.attr_ints("shape") : ctx.const_ints(ctx.input(1), "the shape");
+    a->newshape =
+        ctx.opset() < 5 ? ctx.attr_ints("shape") : ctx.const_ints(ctx.input(1), "the shape");
     a->allowzero = ctx.attr_int("allowzero", 0) != 0;
     return {ctx.call("reshape", {ctx.input(0)}, attrs)};
 }
@@ -114,7 +117,8 @@ Exprs convert_split(ConvertContext& ctx) {
     }
     Expr parts = ctx.call("split", {x}, attrs);
     Exprs outs;
-    for (int i = 0; i < outputs; ++i) outs.push_back(graph::make_tuple_get_item(parts, i, ctx.loc()));
+    for (int i = 0; i < outputs; ++i)
+        outs.push_back(graph::make_tuple_get_item(parts, i, ctx.loc()));
     return outs;
 }
 
@@ -140,7 +144,8 @@ Exprs convert_slice(ConvertContext& ctx) {
     } else {
         a->begin = ctx.const_ints(ctx.input(1), "the starts");
         a->end = ctx.const_ints(ctx.input(2), "the ends");
-        if (Expr axes = ctx.optional_input(3); axes.defined()) a->axes = ctx.const_ints(axes, "the axes");
+        if (Expr axes = ctx.optional_input(3); axes.defined())
+            a->axes = ctx.const_ints(axes, "the axes");
         if (Expr steps = ctx.optional_input(4); steps.defined()) {
             a->strides = ctx.const_ints(steps, "the steps");
         }
@@ -209,6 +214,87 @@ Exprs convert_space_to_depth(ConvertContext& ctx) {
     auto [attrs, a] = new_attrs<ops::SpaceToDepthAttrs>();
     a->blocksize = ctx.attr_int("blocksize", 0);
     return {ctx.call("space_to_depth", {ctx.input(0)}, attrs)};
+}
+
+// Resize (opset 10+) and Upsample (7-9) of an NCHW tensor's two spatial axes. The output size
+// comes from `sizes` or, floored, from `scales`; both must be known at import time.
+Exprs convert_resize(ConvertContext& ctx) {
+    Expr x = ctx.input(0);
+    std::vector<int64_t> in = ctx.static_shape(x, "the data");
+    if (in.size() != 4) ctx.error() << "only 4-D (NCHW) data is supported";
+    bool upsample = ctx.node().op_type() == "Upsample";
+    std::vector<double> scales;
+    std::vector<int64_t> sizes;
+    auto read_scales = [&](const Expr& e) {
+        runtime::NDArray d = constant_data(e);
+        if (!d.defined() || graph::dtype_of(d.dtype()) != DataType::float32()) {
+            ctx.error() << "the scales must be a float32 tensor known at import time";
+        }
+        for (float f : d.to_vector<float>()) scales.push_back(f);
+    };
+    if (upsample && ctx.opset() < 9) {
+        for (float f : ctx.attr_floats("scales")) scales.push_back(f);
+    } else if (upsample || ctx.opset() == 10) {
+        read_scales(ctx.input(1));
+    } else {
+        if (Expr s = ctx.optional_input(2);
+            s.defined() && ctx.rank(s) == 1 && ctx.static_shape(s, "the scales")[0] > 0) {
+            read_scales(s);
+        }
+        if (Expr s = ctx.optional_input(3); s.defined()) sizes = ctx.const_ints(s, "the sizes");
+    }
+    if (ctx.opset() >= 18) {
+        std::vector<int64_t> axes = ctx.attr_ints("axes");
+        if (!axes.empty() && axes != std::vector<int64_t>{2, 3} &&
+            axes != std::vector<int64_t>{-2, -1}) {
+            ctx.error() << "axes " << ints_str(axes) << " are not supported (the spatial axes are)";
+        }
+        if (!axes.empty()) {
+            scales.insert(scales.begin(), scales.empty() ? 0 : 2, 1.0);
+            sizes.insert(sizes.begin(), {in[0], in[1]});
+            if (sizes.size() == 2) sizes.clear();
+        }
+        if (ctx.attr_int("antialias", 0) != 0) ctx.error() << "antialias is not supported";
+        std::string policy = ctx.attr_string("keep_aspect_ratio_policy", "stretch");
+        if (policy != "stretch" && !sizes.empty()) {
+            ctx.error() << "keep_aspect_ratio_policy '" << policy << "' is not supported";
+        }
+    }
+    auto attrs = make_ref<ops::Resize2DAttrs>();
+    auto* a = const_cast<ops::Resize2DAttrs*>(attrs.get());
+    if (!sizes.empty()) {
+        if (sizes.size() != 4 || sizes[0] != in[0] || sizes[1] != in[1]) {
+            ctx.error() << "sizes " << ints_str(sizes) << " must keep N and C of " << ints_str(in);
+        }
+        a->size = {sizes[2], sizes[3]};
+    } else {
+        if (scales.size() != 4 || scales[0] != 1.0 || scales[1] != 1.0) {
+            ctx.error() << "scales must have 4 values, 1 for N and C";
+        }
+        a->scales = {scales[2], scales[3]};
+        a->size = {static_cast<int64_t>(std::floor(in[2] * scales[2])),
+                   static_cast<int64_t>(std::floor(in[3] * scales[3]))};
+    }
+    a->mode = ctx.attr_string("mode", "nearest");
+    if (a->mode == "bilinear" || a->mode == "trilinear") a->mode = "linear";  // Upsample-7
+    if (a->mode != "nearest" && a->mode != "linear" && a->mode != "cubic") {
+        ctx.error() << "mode '" << a->mode << "' is not supported";
+    }
+    // Upsample and Resize-10 sample at asymmetric coordinates, floor-rounding for nearest.
+    bool legacy = upsample || ctx.opset() == 10;
+    a->coordinate_transformation_mode =
+        legacy ? "asymmetric" : ctx.attr_string("coordinate_transformation_mode", "half_pixel");
+    a->nearest_mode = legacy ? "floor" : ctx.attr_string("nearest_mode", "round_prefer_floor");
+    a->cubic_coeff_a = ctx.attr_float("cubic_coeff_a", -0.75f);
+    a->exclude_outside = ctx.attr_int("exclude_outside", 0) != 0;
+    static const char* kModes[] = {"half_pixel",    "half_pixel_symmetric", "pytorch_half_pixel",
+                                   "align_corners", "asymmetric",           "tf_half_pixel_for_nn"};
+    if (std::find(std::begin(kModes), std::end(kModes), a->coordinate_transformation_mode) ==
+        std::end(kModes)) {
+        ctx.error() << "coordinate_transformation_mode '" << a->coordinate_transformation_mode
+                    << "' is not supported";
+    }
+    return {ctx.call("resize2d", {x}, attrs)};
 }
 
 }  // namespace anvil::frontend

@@ -61,6 +61,7 @@ const std::vector<Converter>& converter_table() {
         {"Shape", 1, kNew, convert_shape},
         {"Size", 1, kNew, convert_size},
         {"ConstantOfShape", 9, kNew, convert_constant_of_shape},
+        {"Range", 11, kNew, convert_range},
         // data movement (convert_transform.cpp)
         {"Reshape", 1, kNew, convert_reshape},
         {"Flatten", 1, kNew, convert_flatten},
@@ -77,9 +78,23 @@ const std::vector<Converter>& converter_table() {
         {"Pad", 1, kNew, convert_pad},
         {"DepthToSpace", 1, kNew, convert_depth_to_space},
         {"SpaceToDepth", 1, kNew, convert_space_to_depth},
-        // convolutions (convert_conv.cpp)
+        {"Resize", 10, kNew, convert_resize},
+        {"Upsample", 7, 9, convert_resize},
+        // convolutions and pools (convert_conv.cpp)
         {"Conv", 1, kNew, convert_conv},
         {"ConvTranspose", 1, kNew, convert_conv_transpose},
+        {"MaxPool", 1, kNew, convert_pool},
+        {"AveragePool", 1, kNew, convert_pool},
+        {"GlobalMaxPool", 1, kNew, convert_global_pool},
+        {"GlobalAveragePool", 1, kNew, convert_global_pool},
+        // dense products, normalizations, pools, softmax (convert_nn.cpp)
+        {"Gemm", 1, kNew, convert_gemm},
+        {"MatMul", 1, kNew, convert_matmul},
+        {"BatchNormalization", 1, kNew, convert_batch_norm},
+        {"LayerNormalization", 17, kNew, convert_layer_norm},
+        {"InstanceNormalization", 1, kNew, convert_instance_norm},
+        {"Softmax", 1, kNew, convert_softmax},
+        {"LogSoftmax", 1, kNew, convert_softmax},
         // reductions (convert_reduce.cpp)
         {"ReduceSum", 1, kNew, convert_reduce},
         {"ReduceMean", 1, kNew, convert_reduce},

@@ -164,9 +164,11 @@ private:
         if (any) {
             std::string ranges;
             for (const auto& c : converter_table()) {
-                if (node.op_type() == c.op_type) ranges += (ranges.empty() ? "" : ", ") + opset_range(c);
+                if (node.op_type() == c.op_type)
+                    ranges += (ranges.empty() ? "" : ", ") + opset_range(c);
             }
-            user_error(loc) << "op " << node.op_type() << " is supported only for opsets " << ranges;
+            user_error(loc) << "op " << node.op_type() << " is supported only for opsets "
+                            << ranges;
         }
         user_error(loc) << "op " << node.op_type() << " is not supported";
         ANVIL_UNREACHABLE();
@@ -254,10 +256,13 @@ graph::IRModule from_onnx(const std::string& path, const ImportOptions& options)
     if (std::filesystem::is_directory(path, ec)) {
         user_error() << path << ": is a directory, not an ONNX model file";
     }
-    std::ifstream in(path, std::ios::binary);
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in) user_error() << path << ": cannot open the model file";
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (in.bad()) user_error() << path << ": cannot read the model file";
+    std::string bytes(static_cast<size_t>(in.tellg()), '\0');
+    in.seekg(0);
+    if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()))) {
+        user_error() << path << ": cannot read the model file";
+    }
     return from_onnx_bytes(bytes, options, path);
 }
 

@@ -119,11 +119,11 @@ void read_external(const TensorProto& t, const runtime::NDArray& out, const std:
         }
     }
     if (location.empty()) user_error(loc) << what << ": external data without a location";
-    std::filesystem::path file = std::filesystem::path(base_dir.empty() ? "." : base_dir) / location;
+    std::filesystem::path file =
+        std::filesystem::path(base_dir.empty() ? "." : base_dir) / location;
     std::ifstream in(file, std::ios::binary);
     if (!in) {
-        user_error(loc) << what << ": cannot open its external data file '" << file.string()
-                        << "'";
+        user_error(loc) << what << ": cannot open its external data file '" << file.string() << "'";
     }
     auto nbytes = static_cast<int64_t>(out.nbytes());
     if (length >= 0 && length != nbytes) {
@@ -205,9 +205,13 @@ runtime::NDArray tensor_from_proto(const TensorProto& t, const std::string& base
 }
 
 runtime::NDArray read_tensor_pb(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in) user_error() << path << ": cannot open the tensor file";
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string bytes(static_cast<size_t>(in.tellg()), '\0');
+    in.seekg(0);
+    if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()))) {
+        user_error() << path << ": cannot read the tensor file";
+    }
     TensorProto t;
     google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t*>(bytes.data()),
                                                   static_cast<int>(bytes.size()));

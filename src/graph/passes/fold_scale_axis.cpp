@@ -87,14 +87,10 @@ private:
         auto s = per_channel(scale, out, axis);
         if (!s) return {};
 
-        // The weight scaled along its output-channel axis (0 for OIHW and (units, in)).
         const Expr& w = a.args[1];
-        auto wv = *constant_values(w);
-        const auto& wt = *w->type.as<TensorType>();
-        size_t per_out = wv.size() / s->size();
-        if (wt.static_shape()[0] != static_cast<int64_t>(s->size())) return {};
-        for (size_t i = 0; i < wv.size(); ++i) wv[i] *= (*s)[i / per_out];
-        Expr new_w = make_constant_of(wt.static_shape(), wt.dtype, wv, w->loc);
+        if (w->type.as<TensorType>()->static_shape()[0] != static_cast<int64_t>(s->size()))
+            return {};
+        Expr new_w = scale_rows(*w.as<Constant>(), *s);
         std::vector<Expr> args = {mutate(a.args[0]), new_w};
         if (a.args.size() > 2) {  // the op's own bias, one per output channel
             auto bv = constant_values(a.args[2]);
@@ -129,6 +125,23 @@ private:
         return type_equal(r->type, mul.type) ? r : Expr();
     }
 
+    // The weight with row i (along axis 0, the output channel of OIHW and (units, in)) scaled
+    // by s[i]. Weights are large (millions of elements): scaled in their own type.
+    static Expr scale_rows(const Constant& w, const std::vector<double>& s) {
+        runtime::NDArray out = runtime::NDArray::empty(
+            std::vector<int64_t>(w.data.shape().begin(), w.data.shape().end()), w.data.dtype());
+        size_t n = static_cast<size_t>(w.data.num_elements()), per_row = n / s.size();
+        auto scale = [&](auto* dst, const auto* src) {
+            for (size_t i = 0; i < n; ++i) dst[i] = src[i] * s[i / per_row];
+        };
+        if (w.data.dtype().bits == 32) {
+            scale(out.data<float>(), w.data.data<float>());
+        } else {
+            scale(out.data<double>(), w.data.data<double>());
+        }
+        return make_constant(out, w.loc);
+    }
+
     // A conv2d in NCHW/OIHW or a dense, with a constant float weight.
     static bool is_anchor(const Expr& e) {
         auto* call = e.as<Call>();
@@ -144,7 +157,7 @@ private:
         auto* wt = call->args[1]->type.as<TensorType>();
         if (!out || !wt || !wt->is_static() || !out->is_static()) return false;
         if (wt->dtype != DataType::float32() && wt->dtype != DataType::float64()) return false;
-        return constant_values(call->args[1]).has_value();
+        return call->args[1].is<Constant>();
     }
 
     std::unordered_map<const ExprNode*, int> uses_;

@@ -9,167 +9,21 @@
 //     join injective/reduce/anchor users; (1) injective ops and tuples join; (2) injective ops
 //     join tuples already fused into injective users.
 // Every group then becomes a primitive Function called from the rewritten function.
-#include <memory>
+#include <functional>
 #include <unordered_map>
 
 #include "graph/expr_functor.h"
+#include "graph/passes/fusion_graph.h"
 #include "graph/passes/passes.h"
-#include "ir/structural_equal.h"
 #include "support/error.h"
 
 namespace anvil::graph {
 
 namespace {
 
-// OpPattern values, plus Tuple between CommReduce and Opaque as in TVM.
-constexpr int kElemWise = 0, kBroadcast = 1, kInjective = 2, kCommReduce = 3, kOutEWiseFusable = 4,
-              kTuple = 7, kOpaque = 8;
+using namespace fusion;
+
 constexpr int kMaxFuseDepth = 256;
-
-struct Node;
-struct Edge {
-    Node* node;
-    int pattern;
-};
-struct Node {
-    const ExprNode* ref = nullptr;
-    size_t index = 0;
-    bool extern_ref = false;  // used outside any fusible user (the function's result, a let)
-    int pattern = kOpaque;
-    std::vector<Edge> outputs;
-};
-
-// The forward graph of a function body, nodes in post-order (operands first).
-class GraphBuilder : public ExprVisitor {
-public:
-    std::vector<std::unique_ptr<Node>> nodes;
-    std::unordered_map<const ExprNode*, Node*> node_of;
-
-    void build(const Expr& body) {
-        visit(body);
-        update(body, nullptr, kOpaque);
-    }
-
-protected:
-    Node* add(const ExprNode* e, int pattern) {
-        auto n = std::make_unique<Node>();
-        n->ref = e;
-        n->index = nodes.size();
-        n->pattern = pattern;
-        node_of[e] = n.get();
-        nodes.push_back(std::move(n));
-        return nodes.back().get();
-    }
-    void update(const Expr& e, Node* user, int pattern) {
-        Node* n = node_of.at(e.get());
-        if (user) {
-            n->outputs.push_back({user, pattern});
-        } else {
-            n->extern_ref = true;
-        }
-    }
-
-    void visit_(const Var* op) override { add(op, kOpaque); }
-    void visit_(const Constant* op) override {
-        // Scalars are part of the kernel's arithmetic; tensors are parameters of the kernel.
-        add(op, op->data.ndim() == 0 ? kElemWise : kOpaque);
-    }
-    void visit_(const Call* op) override {
-        for (const auto& a : op->args) visit(a);
-        if (!op->op.defined()) {  // a call of a function (an already fused group): opaque
-            Node* n = add(op, kOpaque);
-            for (const auto& a : op->args) update(a, n, kOpaque);
-            return;
-        }
-        int pattern = static_cast<int>(op->op->pattern);
-        Node* n = add(op, pattern);
-        auto* out = op->type.as<TensorType>();
-        for (const auto& a : op->args) {
-            // A broadcast operand of the output's shape is read elementwise.
-            int edge = pattern;
-            auto* in = a->type.as<TensorType>();
-            if (edge == kBroadcast && out && in && in->shape.size() == out->shape.size()) {
-                bool same = true;
-                for (size_t i = 0; i < in->shape.size(); ++i)
-                    same &= structural_equal(in->shape[i], out->shape[i]);
-                if (same) edge = kElemWise;
-            }
-            update(a, n, edge);
-        }
-    }
-    void visit_(const Tuple* op) override {
-        for (const auto& f : op->fields) visit(f);
-        Node* n = add(op, kTuple);
-        for (const auto& f : op->fields) {
-            update(f, f->type.is<TensorType>() ? n : nullptr, kInjective);
-        }
-    }
-    void visit_(const TupleGetItem* op) override {
-        visit(op->tuple);
-        Node* n = add(op, kInjective);
-        update(op->tuple, n, kInjective);
-    }
-    void visit_(const Function* op) override { add(op, kOpaque); }  // not entered
-    void visit_(const Let* op) override {
-        visit(Expr(op->var));
-        visit(op->value);
-        visit(op->body);
-        add(op, kOpaque);
-        update(op->value, nullptr, kOpaque);
-        update(op->body, nullptr, kOpaque);
-    }
-};
-
-// The post-dominator tree.
-struct DomNode {
-    DomNode* parent = nullptr;
-    int depth = 0;
-    int pattern = kOpaque;  // the strongest pattern between the node and its parent
-};
-
-class DominatorTree {
-public:
-    explicit DominatorTree(const std::vector<std::unique_ptr<Node>>& graph) : nodes(graph.size()) {
-        for (size_t i = graph.size(); i-- > 0;) {
-            const Node& g = *graph[i];
-            DomNode& d = nodes[i];
-            if (g.extern_ref || g.outputs.empty()) {
-                d.depth = 1;
-                continue;
-            }
-            int pattern = kElemWise;
-            DomNode* parent = &nodes[g.outputs[0].node->index];
-            pattern = std::max(pattern, g.outputs[0].pattern);
-            for (size_t k = 1; k < g.outputs.size(); ++k) {
-                parent = lca(parent, &nodes[g.outputs[k].node->index], &pattern);
-                pattern = std::max(pattern, g.outputs[k].pattern);
-            }
-            d.parent = parent;
-            d.depth = parent ? parent->depth + 1 : 1;
-            d.pattern = pattern;
-        }
-    }
-    std::vector<DomNode> nodes;
-
-private:
-    static DomNode* lca(DomNode* a, DomNode* b, int* pattern) {
-        while (a != b) {
-            if (!a || !b) return nullptr;
-            if (a->depth < b->depth) {
-                *pattern = std::max(*pattern, b->pattern);
-                b = b->parent;
-            } else if (b->depth < a->depth) {
-                *pattern = std::max(*pattern, a->pattern);
-                a = a->parent;
-            } else {
-                *pattern = std::max({*pattern, a->pattern, b->pattern});
-                a = a->parent;
-                b = b->parent;
-            }
-        }
-        return a;
-    }
-};
 
 struct Group {
     Group* parent = nullptr;
@@ -196,7 +50,7 @@ struct Group {
 
 class Partitioner {
 public:
-    Partitioner(const std::vector<std::unique_ptr<Node>>& graph, const DominatorTree& dom)
+    Partitioner(const std::vector<std::unique_ptr<Node>>& graph, const std::vector<DomNode>& dom)
         : graph_(graph), dom_(dom), groups_(graph.size()) {
         for (size_t i = 0; i < graph.size(); ++i) {
             groups_[i].pattern = graph[i]->pattern;
@@ -272,10 +126,10 @@ private:
     void run_phase(int phase) {
         for (size_t i = 0; i < graph_.size(); ++i) {
             Node* node = graph_[i].get();
-            const DomNode& dom = dom_.nodes[i];
+            const DomNode& dom = dom_[i];
             Group* group = group_of(node);  // the node's own, which keeps its pattern
             if (group->pattern == kOpaque || !dom.parent || node->extern_ref) continue;
-            Node* sink = graph_[static_cast<size_t>(dom.parent - dom_.nodes.data())].get();
+            Node* sink = graph_[static_cast<size_t>(dom.parent - dom_.data())].get();
             Group* sink_group = group_of(sink);
             if (count_fused(node, sink) > kMaxFuseDepth) continue;
             int pattern = group->pattern;
@@ -311,7 +165,7 @@ private:
     }
 
     const std::vector<std::unique_ptr<Node>>& graph_;
-    const DominatorTree& dom_;
+    const std::vector<DomNode>& dom_;
     std::vector<Group> groups_;
     std::unordered_map<const Node*, bool> visited_;
 };
@@ -330,23 +184,30 @@ protected:
         return groups_[it->second->index].root();
     }
 
+    // The parameter of `group` bound to `outer` (computed outside the group), made on first use.
+    Expr param_for(Group* group, const ExprNode* key, const std::function<Expr()>& outer) {
+        auto it = group->param_of.find(key);
+        if (it == group->param_of.end()) {
+            Expr value = outer();
+            std::string name = "p";  // appended, not "p" + ...: GCC 12 warns falsely on that
+            name += std::to_string(group->params.size());
+            Ref<Var> p = make_var(name, value->type);
+            group->params.push_back(p);
+            group->arguments.push_back(value);
+            it = group->param_of.emplace(key, p).first;
+        }
+        return Expr(it->second);
+    }
+
     // Operands of a node in `group`: those of another group become the group's parameters.
     std::vector<Expr> arguments(const std::vector<Expr>& args, Group* group) {
         std::vector<Expr> out;
         for (const auto& a : args) {
             if (group_of(a.get()) == group) {
                 out.push_back(mutate(a));
-                continue;
+            } else {
+                out.push_back(param_for(group, a.get(), [&] { return mutate(a); }));
             }
-            auto it = group->param_of.find(a.get());
-            if (it == group->param_of.end()) {
-                Expr outer = mutate(a);
-                Ref<Var> p = make_var("p" + std::to_string(group->params.size()), outer->type);
-                group->params.push_back(p);
-                group->arguments.push_back(outer);
-                it = group->param_of.emplace(a.get(), p).first;
-            }
-            out.push_back(Expr(it->second));
         }
         return out;
     }
@@ -370,10 +231,13 @@ protected:
     }
     Expr mutate_(const TupleGetItem* op, const Expr& self) override {
         Group* group = group_of(op);
-        if (group->root_ref == op && group_of(op->tuple.get()) != group) {
-            return ExprMutator::mutate_(op, self);  // an item of an opaque op's tuple
+        if (group_of(op->tuple.get()) != group) {
+            // An item of another group's tuple (a multi-output kernel): taken outside, so the
+            // group's parameter is a tensor, never a tuple.
+            auto outer = [&] { return make_tuple_get_item(mutate(op->tuple), op->index, op->loc); };
+            return group->root_ref == op ? outer() : param_for(group, op, outer);
         }
-        Expr item = make_tuple_get_item(arguments({op->tuple}, group)[0], op->index, op->loc);
+        Expr item = make_tuple_get_item(mutate(op->tuple), op->index, op->loc);
         if (group->root_ref == op) return make_group_call(group, item, op->loc);
         return item;
     }
@@ -385,13 +249,11 @@ private:
 };
 
 Ref<Function> fuse_function(const Ref<Function>& f, int opt_level) {
-    GraphBuilder builder;
-    for (const auto& p : f->params) builder.visit(Expr(p));
-    builder.build(f->body);
-    DominatorTree dom(builder.nodes);
-    Partitioner partitioner(builder.nodes, dom);
+    FusionGraph graph = build_fusion_graph(f->params, f->body);
+    std::vector<DomNode> dom = post_dominators(graph);
+    Partitioner partitioner(graph.nodes, dom);
     std::vector<Group>& groups = partitioner.run(opt_level);
-    FuseMutator mutator(builder.node_of, groups);
+    FuseMutator mutator(graph.node_of, groups);
     Expr body = mutator.mutate(f->body);
     if (body.same_as(f->body)) return f;
     return make_function(f->params, body, f->primitive, f->loc);

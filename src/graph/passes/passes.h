@@ -11,7 +11,10 @@
 // struct declares. A pass that would need an op the table lacks leaves that part of the graph
 // unchanged.
 //
-// Recommended order (what driver/pipeline.cpp should list):
+// Passes read ctx.opt_level only where it changes what they must produce (fuse_ops); which
+// passes run at which level is the pipeline's decision (driver/pipeline.cpp).
+//
+// Recommended order (what driver/pipeline.cpp lists):
 //   infer_types, simplify_inference, simplify_expr, fold_constants, fold_scale_axis,
 //   fold_constants, eliminate_common_subexpr, dead_code_elimination, fuse_ops
 #pragma once

@@ -250,3 +250,81 @@ TEST(Conv2DPerformance, ResNet18Conv3x3OneThread) {
 
 }  // namespace
 }  // namespace anvil
+
+namespace anvil {
+namespace {
+
+// The other layer shapes of ResNet-18 and MobileNetV2 on one thread; prints GFLOP/s.
+TEST(Conv2DPerformance, NetworkLayersOneThread) {
+    struct Layer {
+        const char* name;
+        Shape4 x, w;
+        Conv2DAttrs attrs;
+    };
+    std::vector<Layer> layers = {
+        {"resnet conv1 7x7/2",
+         {1, 3, 224, 224},
+         {64, 3, 7, 7},
+         conv_attrs({2, 2}, {3, 3, 3, 3}, {1, 1}, 1)},
+        {"resnet 3x3/2 64->128",
+         {1, 64, 56, 56},
+         {128, 64, 3, 3},
+         conv_attrs({2, 2}, {1, 1, 1, 1}, {1, 1}, 1)},
+        {"resnet 1x1/2 64->128",
+         {1, 64, 56, 56},
+         {128, 64, 1, 1},
+         conv_attrs({2, 2}, {0, 0, 0, 0}, {1, 1}, 1)},
+        {"resnet 3x3 128 @28",
+         {1, 128, 28, 28},
+         {128, 128, 3, 3},
+         conv_attrs({1, 1}, {1, 1, 1, 1}, {1, 1}, 1)},
+        {"resnet 3x3 256 @14",
+         {1, 256, 14, 14},
+         {256, 256, 3, 3},
+         conv_attrs({1, 1}, {1, 1, 1, 1}, {1, 1}, 1)},
+        {"resnet 3x3 512 @7",
+         {1, 512, 7, 7},
+         {512, 512, 3, 3},
+         conv_attrs({1, 1}, {1, 1, 1, 1}, {1, 1}, 1)},
+        {"mobilenet dw 3x3 32 @112",
+         {1, 32, 112, 112},
+         {32, 1, 3, 3},
+         conv_attrs({1, 1}, {1, 1, 1, 1}, {1, 1}, 32)},
+        {"mobilenet dw 3x3/2 96 @112",
+         {1, 96, 112, 112},
+         {96, 1, 3, 3},
+         conv_attrs({2, 2}, {0, 0, 1, 1}, {1, 1}, 96)},
+        {"mobilenet 1x1 32->16 @112",
+         {1, 32, 112, 112},
+         {16, 32, 1, 1},
+         conv_attrs({1, 1}, {0, 0, 0, 0}, {1, 1}, 1)},
+        {"mobilenet 1x1 16->96 @112",
+         {1, 16, 112, 112},
+         {96, 16, 1, 1},
+         conv_attrs({1, 1}, {0, 0, 0, 0}, {1, 1}, 1)},
+        {"mobilenet 1x1 144->24 @56",
+         {1, 144, 56, 56},
+         {24, 144, 1, 1},
+         conv_attrs({1, 1}, {0, 0, 0, 0}, {1, 1}, 1)},
+        {"mobilenet 1x1 320->1280 @7",
+         {1, 320, 7, 7},
+         {1280, 320, 1, 1},
+         conv_attrs({1, 1}, {0, 0, 0, 0}, {1, 1}, 1)},
+    };
+    int threads = runtime::num_threads();
+    runtime::set_num_threads(1);
+    for (const auto& l : layers) {
+        auto x = random_tensor({l.x.n, l.x.c, l.x.h, l.x.w}, 12);
+        auto w = random_tensor({l.w.n, l.w.c, l.w.h, l.w.w}, 13);
+        double seconds = 0;
+        NDArray y = run_op("nn.conv2d", l.attrs, {x, w}, {}, nullptr, &seconds, 5);
+        Shape4 ys = dims(y);
+        double flops = 2.0 * ys.n * ys.c * ys.h * ys.w * l.w.c * l.w.h * l.w.w;
+        std::printf("[ perf ] nn.conv2d %-28s 1 thread: %8.3f ms, %6.1f GFLOP/s\n", l.name,
+                    seconds * 1e3, flops / seconds * 1e-9);
+    }
+    runtime::set_num_threads(threads);
+}
+
+}  // namespace
+}  // namespace anvil

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
@@ -75,7 +76,9 @@ inline runtime::NDArray run_op(const std::string& op_name, const graph::Attrs& a
     args.push_back(value);
     run_args.push_back(out);
 
-    runtime::Module m = driver::build(s, args, "llvm -mcpu=native", "kernel");
+    driver::PipelineOptions options;
+    if (const char* p = std::getenv("ANVIL_TEST_PRINT_AFTER")) options.print_after = p;
+    runtime::Module m = driver::build(s, args, "llvm -mcpu=native", "kernel", options);
     runtime::PackedFunc f = m.get_function("kernel");
     std::vector<AnvilValue> values(run_args.size());
     std::vector<int> codes(run_args.size(), kAnvilDLTensor);

@@ -83,8 +83,9 @@ struct OpResult {
 // The op's output type for inputs shaped like `inputs`.
 inline graph::Type infer_op_type(const std::string& name,
                                  const std::vector<runtime::NDArray>& inputs,
-                                 const Ref<graph::Attrs>& attrs) {
+                                 Ref<graph::Attrs> attrs) {
     const graph::Op& op = ops::get_op(name);
+    if (!attrs) attrs = op.make_default_attrs();
     std::vector<graph::Type> arg_types;
     for (const auto& in : inputs) {
         arg_types.push_back(graph::make_tensor_type(shape_of(in), graph::dtype_of(in.dtype())));

@@ -14,6 +14,7 @@
 #include "graph/parser.h"
 #include "graph/passes/passes.h"
 #include "graph/printer.h"
+#include "graph/verifier.h"
 #include "ops/op_table.h"
 
 namespace anvil::graph {
@@ -95,7 +96,9 @@ TEST_P(GraphPassGolden, MatchesAfterFile) {
     const std::string before_path = golden_path(pass + ".before.txt");
     if (!std::ifstream(before_path).good()) GTEST_SKIP() << "no " << before_path;
     IRModule before = parse_module(read_file(before_path), ops::op_table());
-    std::string got = print(run_pass(pass, before));
+    IRModule after = run_pass(pass, before);
+    EXPECT_NO_THROW(verify(after));
+    std::string got = print(after);
     if (!got.empty() && got.back() != '\n') got += '\n';
     const std::string after_path = golden_path(pass + ".after.txt");
     if (std::getenv("ANVIL_UPDATE_GOLDEN")) {

@@ -189,7 +189,7 @@ TEST(OnnxImport, ClipBoundsFromAttributesAndInputs) {
         const auto* c = mod.main()->body.as<graph::Call>();
         ASSERT_NE(c, nullptr) << opset;
         EXPECT_EQ(c->op->name, "nn.clip");
-        EXPECT_EQ(graph::attrs_str(*c->attrs, nullptr), "a_min=0, a_max=6") << opset;
+        EXPECT_EQ(graph::attrs_str(*c->attrs, nullptr), "a_min=0.0, a_max=6.0") << opset;
     }
 }
 

@@ -172,6 +172,12 @@ inline int count_constants(const graph::Function& fn) {
     return n;
 }
 
+// `text` contains `part`; the failure message shows both.
+inline ::testing::AssertionResult contains(const std::string& text, const std::string& part) {
+    if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "'" << text << "' does not contain '" << part << "'";
+}
+
 // The message of the UserError `f` throws; fails the test when it throws nothing.
 inline std::string user_error_of(const std::function<void()>& f) {
     try {

@@ -31,10 +31,11 @@ TEST(GraphTextErrors, WrongAttributeValueKind) {
               "integer");
     EXPECT_EQ(module_error(std::string(kHeader) + "  cast(%x, dtype=\"float33\")\n}\n"),
               "2:18: attribute 'dtype' of cast: unknown type 'float33'");
-    EXPECT_EQ(module_error(std::string(kHeader) + "  cast(%x, dtype=\"int8\", dtype=\"int8\")\n}\n"),
-              "2:27: attribute 'dtype' of cast is given twice");
+    EXPECT_EQ(
+        module_error(std::string(kHeader) + "  cast(%x, dtype=\"int8\", dtype=\"int8\")\n}\n"),
+        "2:26: attribute 'dtype' of cast is given twice");
     EXPECT_EQ(module_error(std::string(kHeader) + "  cast(dtype=\"int8\", %x)\n}\n"),
-              "2:23: arguments of cast come before its attributes");
+              "2:22: arguments of cast come before its attributes");
 }
 
 TEST(GraphTextErrors, BadTypes) {
@@ -58,7 +59,7 @@ TEST(GraphTextErrors, UnbalancedBraces) {
     EXPECT_EQ(module_error(std::string(kHeader) + "  %x\n}\n}\n"),
               "4:1: expected 'def' or 'prim_func', found '}'");
     EXPECT_EQ(module_error(std::string(kHeader) + "  %0 = {\n    exp(%x);\n  %0\n}\n"),
-              "3:11: expected '}' to close the block, found ';'");
+              "3:12: expected '}' to close the block, found ';'");
     EXPECT_EQ(module_error("prim_func k(A: float32[4]) {\n  for i in [0, 4) { A[i] = 1f\n}\n"),
               "1:1: unbalanced braces: the kernel is not closed");
 }
@@ -70,29 +71,34 @@ TEST(GraphTextErrors, UndefinedAndRedefinedNames) {
               "3:3: '%0' is already defined at 2:3");
     EXPECT_EQ(module_error(std::string(kHeader) + "  let %x = exp(%x);\n  %x\n}\n"),
               "2:7: '%x' is already defined at 1:11");
-    // A block's names end with it; a function does not see the enclosing names.
-    EXPECT_EQ(module_error(std::string(kHeader) + "  %1 = { %0 = exp(%x); %0 };\n  %0\n}\n"),
-              "3:3: undefined variable '%0'");
+    // A block's let variables end with it (its named nodes do not); a function does not see
+    // the enclosing names.
+    EXPECT_EQ(module_error(std::string(kHeader) + "  %1 = { let %v = exp(%x); %v };\n  %v\n}\n"),
+              "3:3: undefined variable '%v'");
+    EXPECT_EQ(
+        module_error(std::string(kHeader) + "  %1 = { %0 = exp(%x); %0 };\n  %0 = %x;\n  %0\n}\n"),
+        "3:3: '%0' is already defined at 2:10");
     EXPECT_EQ(module_error(std::string(kHeader) +
                            "  %0 = fn (%p: Tensor[(2,), float32]) { add(%p, %x) };\n  %0(%x)\n}\n"),
-              "2:50: undefined variable '%x'");
+              "2:49: undefined variable '%x'");
     EXPECT_EQ(module_error(std::string(kHeader) + "  %x\n}\ndef @main() { meta }\n"),
               "4:5: function @main is defined twice");
 }
 
 TEST(GraphTextErrors, IllTypedNodes) {
-    EXPECT_EQ(module_error(std::string(kHeader) + "  %0 = add(%x, %x, %x);\n  %0\n}\n")
-                  .substr(0, 38),
-              "2:8: add: add takes 2 input(s), got 3");
+    EXPECT_EQ(
+        module_error(std::string(kHeader) + "  %0 = add(%x, %x, %x);\n  %0\n}\n").substr(0, 38),
+        "2:8: add: add takes 2 input(s), got 3");
     std::string broadcast = module_error(
         "def @main(%x: Tensor[(2,), float32], %y: Tensor[(3,), float32]) {\n  add(%x, %y)\n}\n");
     EXPECT_EQ(broadcast.substr(0, 10), "2:3: add: ") << broadcast;
     EXPECT_EQ(module_error(std::string(kHeader) + "  %x(%x)\n}\n"),
               "2:5: only a function can be called; this is a Var");
     EXPECT_EQ(module_error(std::string(kHeader) + "  (%x, %x).2\n}\n"),
-              "2:12: tuple projection: item 2 of a tuple of 2");
-    EXPECT_EQ(module_error(std::string(kHeader) + "  let %y: Tensor[(3,), float32] = %x;\n  %y\n}\n"),
-              "2:3: let %y: let %y: Tensor[(3,), float32] bound to a Tensor[(2,), float32]");
+              "2:11: tuple projection: item 2 of a tuple of 2");
+    EXPECT_EQ(
+        module_error(std::string(kHeader) + "  let %y: Tensor[(3,), float32] = %x;\n  %y\n}\n"),
+        "2:3: let %y: let %y: Tensor[(3,), float32] bound to a Tensor[(2,), float32]");
 }
 
 TEST(GraphTextErrors, Metadata) {
@@ -126,7 +132,7 @@ TEST(GraphTextErrors, KernelErrorsKeepModulePositions) {
     std::string err = module_error(std::string(kHeader) +
                                    "  %x\n}\n\nprim_func k(A: float32[4]) {\n"
                                    "  for i in [0, 4) { A[j] = 1f }\n}\n");
-    EXPECT_EQ(err, "6:23: undefined buffer 'j'") << err;
+    EXPECT_EQ(err, "6:23: undefined variable 'j'") << err;
 }
 
 TEST(GraphTextErrors, ExpressionText) {

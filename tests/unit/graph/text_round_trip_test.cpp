@@ -1,6 +1,7 @@
 // The graph IR's text form: the exact spelling of each construct, and print -> parse -> print
 // round trips (structurally equal, identical text) for every node kind, constants bit-exact,
 // shared nodes printed once, symbolic dimensions, attributes of every kind and kernels.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -98,7 +99,7 @@ TEST(GraphText, PrimitiveFunctionsAndTheirCalls) {
     auto fused = make_function({p0, p1}, call("nn.relu", {call("add", {p0, p1})}), true);
     Expr a = make_call_function(fused, {x, x});
     Expr b = make_call_function(fused, {a, x});  // the function is shared: bound once
-    auto q0 = make_var("p0", tensor({1, 8}));  // same name, another object: printed as p0_1
+    auto q0 = make_var("p0", tensor({1, 8}));    // same name, another object and scope
     auto plain = make_function({q0}, call("exp", {q0}));
     IRModule m = module_of(make_function({x}, make_tuple({b, make_call_function(plain, {b})})));
     std::string text = expect_round_trip(m);
@@ -109,8 +110,26 @@ TEST(GraphText, PrimitiveFunctionsAndTheirCalls) {
     EXPECT_NE(text.find("%3 = %0(%x, %x) /* ty=Tensor[(1, 8), float32] */;"), std::string::npos)
         << text;
     EXPECT_NE(text.find("%4 = %0(%3, %x)"), std::string::npos) << text;
-    EXPECT_NE(text.find("%5 = fn (%p0_1: Tensor[(1, 8), float32]) -> "), std::string::npos)
-        << text;
+    EXPECT_NE(text.find("%5 = fn (%p0: Tensor[(1, 8), float32]) -> "), std::string::npos) << text;
+}
+
+TEST(GraphText, ClosedNodeSharedWithAFunctionPrintsInEach) {
+    // A function body shows everything it uses, so a closed node shared with the enclosing
+    // function (here with a function of its own inside) is printed in both scopes.
+    auto q = make_var("q", tensor({2}));
+    auto helper = make_function({q}, call("exp", {q}));
+    Expr shared = make_call_function(helper, {constant<float>({2}, DataType::float32(), {1, 2})});
+    auto p = make_var("p", tensor({2}));
+    auto fused = make_function({p}, call("add", {p, shared}), true);
+    auto x = make_var("x", tensor({2}));
+    IRModule m =
+        module_of(make_function({x}, call("add", {make_call_function(fused, {x}), shared})));
+    std::string text = expect_round_trip(m);
+    size_t count = 0;
+    for (size_t k = text.find("exp(%q)"); k != std::string::npos; k = text.find("exp(%q)", k + 1)) {
+        ++count;
+    }
+    EXPECT_EQ(count, 2u) << text;
 }
 
 TEST(GraphText, PrimitiveGlobalFunctionAndNoParameters) {
@@ -216,8 +235,8 @@ TEST(GraphText, StructuralEqualityMatchesBoundVarsByPosition) {
     auto to_int = make_ref<ops::CastAttrs>();
     const_cast<ops::CastAttrs*>(to_int.get())->dtype = DataType::int32();
     EXPECT_FALSE(structural_equal(call("cast", {x}, to_int), call("cast", {x})));
-    EXPECT_FALSE(structural_equal(Expr(make_function({a}, a, true)),
-                                  Expr(make_function({a}, a, false))));
+    EXPECT_FALSE(
+        structural_equal(Expr(make_function({a}, a, true)), Expr(make_function({a}, a, false))));
 }
 
 TEST(GraphText, SymbolicDimensions) {
@@ -311,8 +330,8 @@ TEST(GraphText, AttributesOfEveryKindRoundTrip) {
     EXPECT_TRUE(structural_equal(m, back));
     EXPECT_EQ(print(back), text);
     // Integers are accepted where numbers are expected; dtypes may be bare names.
-    Expr e = parse_expr("test.every_attrs(%x, alpha=2, scales=[1, 2.5], out_dtype=int8)", table,
-                        {x});
+    Expr e =
+        parse_expr("test.every_attrs(%x, alpha=2, scales=[1, 2.5], out_dtype=int8)", table, {x});
     auto* parsed = static_cast<const EveryAttrs*>(e.as<Call>()->attrs.get());
     EXPECT_EQ(parsed->alpha, 2.0);
     EXPECT_EQ(parsed->scales, (std::vector<double>{1.0, 2.5}));
@@ -323,8 +342,13 @@ TEST(GraphText, ExpressionsPrintAsBlocksAndParseWithFreeVars) {
     auto x = make_var("x", tensor({2}));
     Expr e = call("add", {call("exp", {x}), constant<float>({2}, DataType::float32(), {1, 2})});
     std::string text = print(e);
-    EXPECT_EQ(text.substr(0, 60),
-              "%0 = exp(%x) /* ty=Tensor[(2,), float32] */;\n%1 = add(%0, meta");
+    EXPECT_EQ(text,
+              "%0 = exp(%x) /* ty=Tensor[(2,), float32] */;\n"
+              "%1 = add(%0, meta[Constant][0]) /* ty=Tensor[(2,), float32] */;\n"
+              "%1\n"
+              "\n"
+              "#[metadata]\n"
+              "meta[Constant][0]: Tensor[(2,), float32] = \"AACAPwAAAEA=\"\n");
     Expr back = parse_expr(text, ops::op_table(), {x});
     EXPECT_TRUE(structural_equal(e, back));
     EXPECT_EQ(print(back), text);

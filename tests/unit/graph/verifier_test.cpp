@@ -42,16 +42,18 @@ TEST(GraphVerifier, VarUsedOutsideItsScope) {
     Expr let = make_let(v, call("exp", {x}), v);
     IRModule m = module_of(make_function({x}, make_tuple({let, call("abs", {v})})));
     std::string p = problems_of(m);
-    EXPECT_TRUE(has(p, "@main: function: %v is used outside the scope that binds it (it is a let "
-                       "in @main)"))
+    EXPECT_TRUE(has(p,
+                    "@main: function: %v is used outside the scope that binds it (it is a let "
+                    "in @main)"))
         << p;
     // A nested function that captures a parameter of the enclosing one.
     auto q = make_var("q", tensor({2}));
     auto inner = make_function({q}, call("add", {q, x}));
     IRModule m2 = module_of(make_function({x}, make_call_function(inner, {x})));
     p = problems_of(m2);
-    EXPECT_TRUE(has(p, "%x is used outside the scope that binds it (it is a parameter of a "
-                       "function in @main)"))
+    EXPECT_TRUE(has(p,
+                    "%x is used outside the scope that binds it (it is a parameter of a "
+                    "function in @main)"))
         << p;
     // A let whose value uses its own variable.
     Expr self = Expr(new Let(v, call("exp", {v}), v, tensor({2}), {}));
@@ -65,31 +67,35 @@ TEST(GraphVerifier, VarBoundTwice) {
     m.functions["a"] = make_function({x}, call("exp", {x}));
     m.functions["b"] = make_function({x}, call("negative", {x}));
     std::string p = problems_of(m);
-    EXPECT_TRUE(has(p, "@b: %x is bound twice: as a parameter of a function in @a and as a "
-                       "parameter of a function in @b"))
+    EXPECT_TRUE(has(p,
+                    "@b: %x is bound twice: as a parameter of a function in @a and as a "
+                    "parameter of a function in @b"))
         << p;
     // Parameter and let in one function.
     auto y = make_var("y", tensor({2}));
-    p = problems_of(module_of(make_function({y}, make_let(y, call("exp", {make_var("z", tensor({2}))}), y))));
+    p = problems_of(
+        module_of(make_function({y}, make_let(y, call("exp", {make_var("z", tensor({2}))}), y))));
     EXPECT_TRUE(has(p, "%y is bound twice")) << p;
 }
 
 TEST(GraphVerifier, StaleCallTypes) {
     auto x = make_var("x", tensor({2}));
     // Built without the type rule, with a wrong type.
-    Expr wrong = Expr(new Call(op_ref("nn.relu"), Expr(), {x}, Ref<Attrs>(new NoAttrs()),
-                               tensor({3}), {}));
+    Expr wrong =
+        Expr(new Call(op_ref("nn.relu"), Expr(), {x}, Ref<Attrs>(new NoAttrs()), tensor({3}), {}));
     std::string p = problems_of(module_of(make_function({x}, wrong)));
-    EXPECT_TRUE(has(p, "@main: call of nn.relu: stored type Tensor[(3,), float32] but the type "
-                       "rule now gives Tensor[(2,), float32]"))
+    EXPECT_TRUE(has(p,
+                    "@main: call of nn.relu: stored type Tensor[(3,), float32] but the type "
+                    "rule now gives Tensor[(2,), float32]"))
         << p;
     // Attributes changed after the call was typed: the rule is run again.
     auto attrs = make_ref<ops::CastAttrs>();
     Expr cast = call("cast", {x}, attrs);
     const_cast<ops::CastAttrs*>(attrs.get())->dtype = DataType::int_(8);
     p = problems_of(module_of(make_function({x}, cast)));
-    EXPECT_TRUE(has(p, "call of cast: stored type Tensor[(2,), float32] but the type rule now "
-                       "gives Tensor[(2,), int8]"))
+    EXPECT_TRUE(has(p,
+                    "call of cast: stored type Tensor[(2,), float32] but the type rule now "
+                    "gives Tensor[(2,), int8]"))
         << p;
     // The rule rejects the arguments outright.
     auto b = make_var("b", tensor({2}, DataType::bool_()));
@@ -99,12 +105,12 @@ TEST(GraphVerifier, StaleCallTypes) {
     EXPECT_TRUE(has(p, "call of exp: the type rule rejects the call: exp needs a floating-point"))
         << p;
     // Wrong attribute type, wrong op arity.
-    Expr attrs_kind = Expr(new Call(op_ref("cast"), Expr(), {x}, Ref<Attrs>(new NoAttrs()),
-                                    tensor({2}), {}));
+    Expr attrs_kind =
+        Expr(new Call(op_ref("cast"), Expr(), {x}, Ref<Attrs>(new NoAttrs()), tensor({2}), {}));
     p = problems_of(module_of(make_function({x}, attrs_kind)));
     EXPECT_TRUE(has(p, "attributes of type NoAttrs, the op takes CastAttrs")) << p;
-    Expr arity = Expr(new Call(op_ref("add"), Expr(), {x}, Ref<Attrs>(new NoAttrs()),
-                               tensor({2}), {}));
+    Expr arity =
+        Expr(new Call(op_ref("add"), Expr(), {x}, Ref<Attrs>(new NoAttrs()), tensor({2}), {}));
     p = problems_of(module_of(make_function({x}, arity)));
     EXPECT_TRUE(has(p, "call of add: 1 argument(s), the op takes 2")) << p;
 }
@@ -113,8 +119,9 @@ TEST(GraphVerifier, StaleTypesOfOtherNodes) {
     auto x = make_var("x", tensor({2}));
     Expr tuple = Expr(new Tuple({x}, make_tuple_type({tensor({3})}), {}));
     std::string p = problems_of(module_of(make_function({x}, tuple)));
-    EXPECT_TRUE(has(p, "@main: Tuple: stored type (Tensor[(3,), float32],) but its parts give "
-                       "(Tensor[(2,), float32],)"))
+    EXPECT_TRUE(has(p,
+                    "@main: Tuple: stored type (Tensor[(3,), float32],) but its parts give "
+                    "(Tensor[(2,), float32],)"))
         << p;
     Expr get = Expr(new TupleGetItem(make_tuple({x}), 1, tensor({2}), {}));
     p = problems_of(module_of(make_function({x}, get)));
@@ -151,15 +158,17 @@ TEST(GraphVerifier, FunctionCallArityAndTypes) {
     auto x = make_var("x", tensor({2}));
     auto p0 = make_var("p0", tensor({2}));
     auto fn = make_function({p0}, call("exp", {p0}), true);
-    Expr two = Expr(new Call(nullptr, Expr(fn), {x, x}, Ref<Attrs>(new NoAttrs()), tensor({2}), {}));
+    Expr two =
+        Expr(new Call(nullptr, Expr(fn), {x, x}, Ref<Attrs>(new NoAttrs()), tensor({2}), {}));
     std::string p = problems_of(module_of(make_function({x}, two)));
     EXPECT_TRUE(has(p, "@main: call of a function: 2 argument(s) for a function of 1 parameter(s)"))
         << p;
     auto i = make_var("i", tensor({2}, DataType::int32()));
     Expr typed = Expr(new Call(nullptr, Expr(fn), {i}, Ref<Attrs>(new NoAttrs()), tensor({2}), {}));
     p = problems_of(module_of(make_function({i}, typed)));
-    EXPECT_TRUE(has(p, "argument 0 has type Tensor[(2,), int32], the parameter %p0 has "
-                       "Tensor[(2,), float32]"))
+    EXPECT_TRUE(has(p,
+                    "argument 0 has type Tensor[(2,), int32], the parameter %p0 has "
+                    "Tensor[(2,), float32]"))
         << p;
     Expr neither = Expr(new Call(nullptr, Expr(), {x}, Ref<Attrs>(new NoAttrs()), tensor({2}), {}));
     p = problems_of(module_of(make_function({x}, neither)));

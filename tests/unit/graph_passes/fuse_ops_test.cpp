@@ -1,3 +1,5 @@
+#include "graph/passes/attr_fields.h"
+#include "graph/verifier.h"
 #include "pass_test_graphs.h"
 
 namespace anvil::graph::testing {
@@ -5,6 +7,7 @@ namespace {
 
 // The calls of primitive functions in main, operands first, each as its ops' names.
 std::vector<std::vector<std::string>> groups_of(const IRModule& m) {
+    EXPECT_NO_THROW(verify(m));
     std::vector<std::vector<std::string>> out;
     post_order_visit(m.main()->body, [&](const Expr& e) {
         auto* c = e.as<Call>();
@@ -18,9 +21,14 @@ std::vector<std::vector<std::string>> groups_of(const IRModule& m) {
 
 // Every op call of main lies inside a primitive function.
 void expect_all_fused(const IRModule& m) {
-    for (const Call* c : op_calls(m.main()->body)) {
-        ADD_FAILURE() << c->op->name << " left outside a fused function";
-    }
+    class OutsideCalls : public ExprVisitor {
+    protected:
+        void visit_(const Call* op) override {
+            if (op->op.defined()) ADD_FAILURE() << op->op->name << " left outside a kernel";
+            for (const auto& a : op->args) visit(a);  // not the callee
+        }
+    };
+    OutsideCalls().visit(m.main()->body);
 }
 
 using Groups = std::vector<std::vector<std::string>>;
@@ -154,6 +162,37 @@ TEST(FuseOps, GroupParametersAreTheExternalInputsOnce) {
     auto* outer = m.main()->body.as<Call>();
     ASSERT_TRUE(outer && outer->callee.defined());
     EXPECT_EQ(outer->callee.as<Function>()->params.size(), 2u);
+}
+
+TEST(FuseOps, ItemsOfAnotherGroupsTupleAreTensorParameters) {
+    auto opaque_pair = stand_in_op("test.pair", OpPattern::Opaque);
+    const_cast<Op*>(opaque_pair.get())->infer_type = [](const Op&, const std::vector<Type>& args,
+                                                        const Attrs&, const SourceLoc&) {
+        return make_tuple_type({args[0], args[0]});
+    };
+    auto x = tensor_var("x", {8});
+    Expr pair = make_call(opaque_pair, {x});
+    Expr body = call(
+        "add", {call("nn.relu", {make_tuple_get_item(pair, 0)}), make_tuple_get_item(pair, 1)});
+    IRModule m = fuse_ops(module_of(make_function({x}, body)), test_context());
+    expect_all_fused(m);
+    EXPECT_EQ(groups_of(m), (Groups{{"test.pair"}, {"nn.relu", "add"}}));
+    auto* outer = m.main()->body.as<Call>();
+    ASSERT_TRUE(outer && outer->callee.defined());
+    for (const auto& p : outer->callee.as<Function>()->params) {
+        EXPECT_TRUE(p->type.is<TensorType>()) << type_str(p->type);
+    }
+}
+
+TEST(FuseOps, SplitPartsJoinTheirConcatenation) {
+    auto x = tensor_var("x", {8});
+    auto split_attrs = ops::get_op("split").make_default_attrs();
+    Expr parts = call("split", {x}, attr_with(*split_attrs, "sections", int64_t{2}));
+    Expr body = call("concatenate", {call("exp", {make_tuple_get_item(parts, 1)}),
+                                     call("nn.relu", {make_tuple_get_item(parts, 0)})});
+    IRModule m = fuse_ops(module_of(make_function({x}, body)), test_context());
+    expect_all_fused(m);
+    ASSERT_EQ(groups_of(m).size(), 1u);
 }
 
 }  // namespace

@@ -1,0 +1,171 @@
+// Converters of ONNX's dense products (Gemm, MatMul), normalizations, pools and softmax.
+#include <cstring>
+
+#include "frontend/onnx/convert_ops.h"
+#include "ops/dense.h"
+#include "ops/norm.h"
+#include "ops/reduce.h"
+#include "ops/softmax.h"
+
+namespace anvil::frontend {
+
+using graph::Expr;
+
+namespace {
+
+template <typename A>
+std::pair<Ref<graph::Attrs>, A*> new_attrs() {
+    auto attrs = make_ref<A>();
+    return {attrs, const_cast<A*>(attrs.get())};
+}
+
+// The transpose of a 2-D constant, [K, N] → [N, K], so that a constant right operand fits
+// nn.dense's [N, K] weight layout.
+Expr transpose_constant(ConvertContext& ctx, const runtime::NDArray& data) {
+    int64_t rows = data.shape()[0], cols = data.shape()[1];
+    runtime::NDArray out = runtime::NDArray::empty({cols, rows}, data.dtype());
+    auto bytes = static_cast<size_t>(runtime::dl_dtype_bytes(data.dtype()));
+    const auto* src = static_cast<const uint8_t*>(data.raw_data());
+    auto* dst = static_cast<uint8_t*>(out.raw_data());
+    for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t c = 0; c < cols; ++c) {
+            std::memcpy(dst + (c * rows + r) * bytes, src + (r * cols + c) * bytes, bytes);
+        }
+    }
+    return ctx.constant(out);
+}
+
+Expr scale(ConvertContext& ctx, const Expr& x, double factor) {
+    if (factor == 1.0) return x;
+    DataType dt = ctx.tensor_type(x, "the operand").dtype;
+    return ctx.call("multiply", {x, ctx.constant_scalar(dt, factor)});
+}
+
+// x @ w for a 2-D w: nn.dense when w is a constant (transposed once, here) or already
+// transposed; nn.matmul otherwise.
+Expr product(ConvertContext& ctx, const Expr& x, const Expr& w, bool trans_a, bool trans_b) {
+    if (!trans_a && ctx.rank(w) == 2) {
+        if (trans_b) return ctx.call("nn.dense", {x, w});
+        if (runtime::NDArray data = constant_data(w); data.defined()) {
+            return ctx.call("nn.dense", {x, transpose_constant(ctx, data)});
+        }
+    }
+    auto [attrs, a] = new_attrs<ops::MatmulAttrs>();
+    a->transpose_a = trans_a;
+    a->transpose_b = trans_b;
+    return ctx.call("nn.matmul", {x, w}, attrs);
+}
+
+}  // namespace
+
+Expr add_bias(ConvertContext& ctx, const Expr& y, const Expr& bias, int64_t axis) {
+    if (!bias.defined()) return y;
+    auto [attrs, a] = new_attrs<ops::BiasAddAttrs>();
+    a->axis = axis;
+    return ctx.call("nn.bias_add", {y, bias}, attrs);
+}
+
+// Y = alpha * A' B' + beta * C, A and B 2-D (before opset 7, C is required and `broadcast`
+// says whether it broadcasts; numpy broadcasting covers both).
+Exprs convert_gemm(ConvertContext& ctx) {
+    Expr a = ctx.input(0), b = ctx.input(1), c = ctx.optional_input(2);
+    if (ctx.rank(a) != 2 || ctx.rank(b) != 2) ctx.error() << "A and B must be 2-D";
+    float alpha = ctx.attr_float("alpha", 1.0f), beta = ctx.attr_float("beta", 1.0f);
+    Expr y = product(ctx, a, b, ctx.attr_int("transA", 0) != 0, ctx.attr_int("transB", 0) != 0);
+    y = scale(ctx, y, alpha);
+    if (!c.defined() || beta == 0.0f) return {y};
+    c = scale(ctx, c, beta);
+    std::vector<int64_t> y_shape = ctx.static_shape(y, "the product");
+    const auto& ct = ctx.tensor_type(c, "C");
+    // A per-column bias [N] (or [1, N]) is a bias_add; anything else broadcasts.
+    if (ct.is_static()) {
+        std::vector<int64_t> cs = ct.static_shape();
+        if (cs.size() == 2 && cs[0] == 1 && cs[1] == y_shape[1]) c = reshape_to(ctx, c, {cs[1]});
+        if (ctx.static_shape(c, "C") == std::vector<int64_t>{y_shape[1]}) {
+            return {add_bias(ctx, y, c, 1)};
+        }
+    }
+    return {ctx.call("add", {y, c})};
+}
+
+Exprs convert_matmul(ConvertContext& ctx) {
+    Expr a = ctx.input(0), b = ctx.input(1);
+    if (ctx.rank(a) >= 2 && ctx.rank(b) == 2 && constant_data(b).defined()) {
+        return {product(ctx, a, b, false, false)};
+    }
+    return {ctx.call("nn.matmul", {a, b}, make_ref<ops::MatmulAttrs>())};
+}
+
+// Inference batch normalization: only Y; the running statistics outputs of training are not
+// produced.
+Exprs convert_batch_norm(ConvertContext& ctx) {
+    if (ctx.opset() < 9 && ctx.attr_int("spatial", 1) == 0) {
+        ctx.error() << "spatial 0 (per-activation statistics) is not supported";
+    }
+    if (ctx.attr_int("training_mode", 0) != 0) {
+        ctx.error() << "training_mode 1 is not supported (inference only)";
+    }
+    auto [attrs, a] = new_attrs<ops::BatchNormAttrs>();
+    a->axis = 1;
+    a->epsilon = ctx.attr_float("epsilon", 1e-5f);
+    return {ctx.call("nn.batch_norm",
+                     {ctx.input(0), ctx.input(1), ctx.input(2), ctx.input(3), ctx.input(4)},
+                     attrs)};
+}
+
+Exprs convert_layer_norm(ConvertContext& ctx) {
+    auto [attrs, a] = new_attrs<ops::LayerNormAttrs>();
+    a->axis = ctx.attr_int("axis", -1);
+    a->epsilon = ctx.attr_float("epsilon", 1e-5f);
+    Expr x = ctx.input(0);
+    std::vector<Expr> args = {x, ctx.input(1)};
+    if (Expr b = ctx.optional_input(2); b.defined()) args.push_back(b);
+    Exprs outs = {ctx.call("nn.layer_norm", args, attrs)};
+    // Mean and InvStdDev (training outputs; inference exports leave them unnamed) only when asked.
+    if (ctx.node().output_size() > 1) {
+        int64_t rank = ctx.rank(x);
+        auto [rattrs, r] = new_attrs<ops::ReduceAttrs>();
+        for (int64_t i = ctx.normalize_axis(a->axis, rank, "axis"); i < rank; ++i) {
+            r->axes.push_back(i);
+        }
+        r->keepdims = true;
+        Expr mean = ctx.call("mean", {x}, rattrs);
+        Expr centered = ctx.call("subtract", {x, mean});
+        Expr var = ctx.call("mean", {ctx.call("multiply", {centered, centered})}, rattrs);
+        DataType dt = ctx.tensor_type(x, "the input").dtype;
+        Expr eps = ctx.constant_scalar(dt, a->epsilon);
+        outs.push_back(mean);
+        outs.push_back(ctx.call("rsqrt", {ctx.call("add", {var, eps})}));
+    }
+    return outs;
+}
+
+Exprs convert_instance_norm(ConvertContext& ctx) {
+    auto [attrs, a] = new_attrs<ops::InstanceNormAttrs>();
+    a->epsilon = ctx.attr_float("epsilon", 1e-5f);
+    return {ctx.call("nn.instance_norm", {ctx.input(0), ctx.input(1), ctx.input(2)}, attrs)};
+}
+
+// Softmax and LogSoftmax. Before opset 13 the input is coerced to 2-D at `axis` (default 1)
+// and normalized over the flattened trailing axes; from 13 on it is normalized along `axis`
+// (default -1).
+Exprs convert_softmax(ConvertContext& ctx) {
+    Expr x = ctx.input(0);
+    const char* op = ctx.node().op_type() == "Softmax" ? "nn.softmax" : "nn.log_softmax";
+    int64_t rank = ctx.rank(x);
+    bool legacy = ctx.opset() < 13;
+    int64_t axis = ctx.normalize_axis(ctx.attr_int("axis", legacy ? 1 : -1), rank, "axis");
+    auto [attrs, a] = new_attrs<ops::SoftmaxAttrs>();
+    if (!legacy || axis == rank - 1) {
+        a->axis = axis;
+        return {ctx.call(op, {x}, attrs)};
+    }
+    std::vector<int64_t> shape = ctx.static_shape(x, "the input");
+    int64_t rows = 1, cols = 1;
+    for (int64_t i = 0; i < rank; ++i) (i < axis ? rows : cols) *= shape[i];
+    a->axis = 1;
+    Expr y = ctx.call(op, {reshape_to(ctx, x, {rows, cols})}, attrs);
+    return {reshape_to(ctx, y, shape)};
+}
+
+}  // namespace anvil::frontend

@@ -1,0 +1,400 @@
+// Dense products: nn.dense, nn.matmul, nn.batch_matmul (OutEWiseFusable anchors) and
+// nn.bias_add (broadcast).
+//
+// All three products share one compute:
+//   <name>_pack     b as panels [b-batch..., N/VB, K, VB]: VB (8, 16 or 32) columns contiguous,
+//                   zero-filled past N, whatever the transposition of b.
+//   <name>_blocked  the reduction into [batch..., M, N padded to VB].
+//   <name>          the result, read out of the blocked one (dropping the dimension of a 1-D
+//                   operand).
+// which the x86 schedule turns into the micro-kernel of examples/matmul: a rows x VB tile in
+// registers, k outermost, one broadcast of a and one vector of the panel per step. A 1-D b (a
+// matrix-vector product) is a direct reduction instead.
+#include "ops/dense.h"
+
+#include <optional>
+
+#include "graph/op.h"
+#include "ops/injective_schedule.h"
+#include "ops/tensor_shape.h"
+#include "ops/tile_schedule.h"
+#include "support/error.h"
+#include "te/math.h"
+#include "te/reduction.h"
+
+namespace anvil::ops {
+
+using graph::Attrs;
+using graph::Op;
+using graph::OpPattern;
+using graph::Type;
+
+namespace {
+
+PrimExpr I(int64_t v) {
+    return make_int(DataType::int32(), v);
+}
+
+std::vector<PrimExpr> slice(const std::vector<PrimExpr>& v, size_t from, size_t to) {
+    return {v.begin() + static_cast<ptrdiff_t>(from), v.begin() + static_cast<ptrdiff_t>(to)};
+}
+
+// ---- shapes -------------------------------------------------------------------------------
+
+// Where M, K and N sit in the operands' shapes.
+struct MatmulShape {
+    bool a_vec = false, b_vec = false;  // 1-D operands
+    std::vector<PrimExpr> a_batch, b_batch, batch;
+    PrimExpr m, k, n;
+};
+
+MatmulShape matmul_shape(const std::vector<PrimExpr>& a, const std::vector<PrimExpr>& b, bool ta,
+                         bool tb, const SourceLoc& loc, const std::string& op) {
+    MatmulShape s;
+    s.a_vec = a.size() == 1;
+    s.b_vec = b.size() == 1;
+    size_t ra = a.size(), rb = b.size();
+    if (s.a_vec) {
+        s.k = a[0];
+    } else {
+        s.a_batch = slice(a, 0, ra - 2);
+        s.m = ta ? a[ra - 1] : a[ra - 2];
+        s.k = ta ? a[ra - 2] : a[ra - 1];
+    }
+    PrimExpr kb;
+    if (s.b_vec) {
+        kb = b[0];
+    } else {
+        s.b_batch = slice(b, 0, rb - 2);
+        kb = tb ? b[rb - 1] : b[rb - 2];
+        s.n = tb ? b[rb - 2] : b[rb - 1];
+    }
+    auto* ka = as_const_int(s.k);
+    auto* kbv = as_const_int(kb);
+    if (ka && kbv && *ka != *kbv) {
+        user_error(loc) << op << ": the reduction dimensions differ: " << *ka << " (of a) and "
+                        << *kbv << " (of b)";
+    }
+    s.batch = broadcast_shape({s.a_batch, s.b_batch}, loc, op);
+    return s;
+}
+
+std::vector<PrimExpr> result_shape(const MatmulShape& s) {
+    std::vector<PrimExpr> out = s.batch;
+    if (!s.a_vec) out.push_back(s.m);
+    if (!s.b_vec) out.push_back(s.n);
+    return out;
+}
+
+void check_float_pair(const SourceLoc& loc, const std::string& op, const graph::TensorType& a,
+                      const graph::TensorType& b) {
+    if (!a.dtype.is_floating()) {
+        user_error(loc) << op << " needs floating-point operands, got " << a.dtype.str();
+    }
+    if (a.dtype != b.dtype) {
+        user_error(loc) << op << ": operand types " << a.dtype.str() << " and " << b.dtype.str()
+                        << " differ; insert a cast";
+    }
+}
+
+Type matmul_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
+                 const SourceLoc& loc) {
+    const auto& at = static_cast<const MatmulAttrs&>(attrs);
+    const auto& a = graph::expect_tensor(args[0], loc, "input 0 of " + op.name);
+    const auto& b = graph::expect_tensor(args[1], loc, "input 1 of " + op.name);
+    check_float_pair(loc, op.name, a, b);
+    size_t min_rank = op.name == "nn.matmul" ? 1 : 2;
+    for (const auto* t : {&a, &b}) {
+        if (t->ndim() < min_rank) {
+            user_error(loc) << op.name << ": operand " << (t == &a ? "a" : "b") << " is "
+                            << graph::type_str(t == &a ? args[0] : args[1]) << "; it needs "
+                            << (min_rank == 1 ? "at least 1 dimension" : "at least 2 dimensions");
+        }
+    }
+    MatmulShape s = matmul_shape(a.shape, b.shape, at.transpose_a, at.transpose_b, loc, op.name);
+    return graph::make_tensor_type(result_shape(s), a.dtype);
+}
+
+Type dense_type(const Op& op, const std::vector<Type>& args, const Attrs&, const SourceLoc& loc) {
+    const auto& x = graph::expect_tensor(args[0], loc, "the data of nn.dense");
+    const auto& w = graph::expect_tensor(args[1], loc, "the weight of nn.dense");
+    check_float_pair(loc, op.name, x, w);
+    if (w.ndim() != 2) {
+        user_error(loc) << "nn.dense: the weight must be 2-D [units, K], got "
+                        << graph::type_str(args[1]);
+    }
+    if (x.ndim() < 1) user_error(loc) << "nn.dense: the data is a scalar";
+    MatmulShape s = matmul_shape(x.shape, w.shape, false, true, loc, op.name);
+    return graph::make_tensor_type(result_shape(s), x.dtype);
+}
+
+// ---- compute ------------------------------------------------------------------------------
+
+te::Tensor matmul_core(const std::string& name, const te::Tensor& a, const te::Tensor& b, bool ta,
+                       bool tb, const std::vector<PrimExpr>& out_shape) {
+    MatmulShape s = matmul_shape(a.shape(), b.shape(), ta, tb, SourceLoc{}, name);
+    size_t nb = s.batch.size();
+    auto k = te::reduce_axis(s.k, "k");
+    // a[batch, m, kk] and b[batch, kk, n] in the operands' own layouts.
+    auto read_a = [&](std::span<const PrimExpr> batch, PrimExpr m, PrimExpr kk) {
+        if (s.a_vec) return a(kk);
+        std::vector<PrimExpr> idx = broadcast_index(s.a_batch, batch);
+        idx.push_back(ta ? kk : m);
+        idx.push_back(ta ? m : kk);
+        return a(idx);
+    };
+    auto read_b = [&](std::vector<PrimExpr> idx, PrimExpr kk, PrimExpr n) {
+        if (s.b_vec) return b(kk);
+        idx.push_back(tb ? n : kk);
+        idx.push_back(tb ? kk : n);
+        return b(idx);
+    };
+    if (s.b_vec) {
+        return te::compute(
+            out_shape,
+            [&](std::span<const PrimExpr> i) {
+                PrimExpr m = s.a_vec ? PrimExpr(0) : i[nb];
+                return te::sum(read_a(i.subspan(0, nb), m, k->var) * read_b({}, k->var, PrimExpr()),
+                               {k});
+            },
+            name);
+    }
+    int64_t n = const_dim(s.n, "the column count of a matrix product");
+    int64_t vb = pick_block(n);
+    int64_t panels = (n + vb - 1) / vb;
+    bool padded = panels * vb != n;
+    std::vector<PrimExpr> pack_shape = s.b_batch;
+    pack_shape.insert(pack_shape.end(), {I(panels), s.k, I(vb)});
+    size_t nbb = s.b_batch.size();
+    te::Tensor pack = te::compute(
+        pack_shape,
+        [&](std::span<const PrimExpr> i) {
+            PrimExpr col = i[nbb] * I(vb) + i[nbb + 2];
+            std::vector<PrimExpr> idx(i.begin(), i.begin() + static_cast<ptrdiff_t>(nbb));
+            PrimExpr v = read_b(idx, i[nbb + 1], col);
+            return padded ? te::if_then_else(col < I(n), v, make_const(v.dtype(), 0)) : v;
+        },
+        name + "_pack");
+    std::vector<PrimExpr> blocked_shape = s.batch;
+    blocked_shape.push_back(s.a_vec ? I(1) : s.m);
+    blocked_shape.push_back(I(panels * vb));
+    te::Tensor blocked = te::compute(
+        blocked_shape,
+        [&](std::span<const PrimExpr> i) {
+            std::vector<PrimExpr> idx = broadcast_index(s.b_batch, i.subspan(0, nb));
+            idx.insert(idx.end(), {floordiv(i[nb + 1], I(vb)), k->var, floormod(i[nb + 1], I(vb))});
+            return te::sum(read_a(i.subspan(0, nb), i[nb], k->var) * pack(idx), {k});
+        },
+        name + "_blocked");
+    return te::compute(
+        out_shape,
+        [&](std::span<const PrimExpr> i) {
+            std::vector<PrimExpr> idx(i.begin(), i.begin() + static_cast<ptrdiff_t>(nb));
+            idx.push_back(s.a_vec ? PrimExpr(0) : i[nb]);
+            idx.push_back(i.back());
+            return blocked(idx);
+        },
+        name);
+}
+
+std::vector<te::Tensor> matmul_compute(const std::vector<te::Tensor>& in, const Attrs& attrs,
+                                       const Type& out) {
+    const auto& a = static_cast<const MatmulAttrs&>(attrs);
+    return {matmul_core("matmul", in[0], in[1], a.transpose_a, a.transpose_b, te_shape(out))};
+}
+
+std::vector<te::Tensor> dense_compute(const std::vector<te::Tensor>& in, const Attrs&,
+                                      const Type& out) {
+    return {matmul_core("dense", in[0], in[1], false, true, te_shape(out))};
+}
+
+// ---- bias_add -----------------------------------------------------------------------------
+
+int64_t bias_axis(const BiasAddAttrs& a, size_t ndim, const SourceLoc& loc) {
+    int64_t r = static_cast<int64_t>(ndim);
+    if (a.axis < -r || a.axis >= r) {
+        user_error(loc) << "nn.bias_add: axis " << a.axis << " is out of range for a " << r
+                        << "-D input";
+    }
+    return a.axis < 0 ? a.axis + r : a.axis;
+}
+
+Type bias_add_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
+                   const SourceLoc& loc) {
+    const auto& x = graph::expect_tensor(args[0], loc, "the data of nn.bias_add");
+    const auto& b = graph::expect_tensor(args[1], loc, "the bias of nn.bias_add");
+    if (x.dtype != b.dtype) {
+        user_error(loc) << "nn.bias_add: data and bias types " << x.dtype.str() << " and "
+                        << b.dtype.str() << " differ";
+    }
+    int64_t axis = bias_axis(static_cast<const BiasAddAttrs&>(attrs), x.ndim(), loc);
+    if (b.ndim() != 1) {
+        user_error(loc) << "nn.bias_add: the bias must be 1-D, got " << graph::type_str(args[1]);
+    }
+    auto* c = as_const_int(x.shape[axis]);
+    auto* bc = as_const_int(b.shape[0]);
+    if (c && bc && *c != *bc) {
+        user_error(loc) << "nn.bias_add: the bias has " << *bc << " elements but axis " << axis
+                        << " of " << graph::type_str(args[0]) << " has " << *c;
+    }
+    return args[0];
+}
+
+std::vector<te::Tensor> bias_add_compute(const std::vector<te::Tensor>& in, const Attrs& attrs,
+                                         const Type& out) {
+    int64_t axis = bias_axis(static_cast<const BiasAddAttrs&>(attrs), in[0].ndim(), SourceLoc{});
+    te::Tensor x = in[0], b = in[1];
+    return {te::compute(
+        te_shape(out),
+        [&](std::span<const PrimExpr> i) {
+            return x(std::vector<PrimExpr>(i.begin(), i.end())) + b(i[axis]);
+        },
+        "bias_add")};
+}
+
+// ---- schedules ----------------------------------------------------------------------------
+
+void schedule_matmul(te::Schedule& s, const te::Tensor& anchor,
+                     const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
+    if (target.is_gpu) {
+        schedule_matmul_generic(s, anchor, outputs, target);
+    } else {
+        schedule_matmul_x86(s, anchor, outputs, target);
+    }
+}
+
+int64_t work_of(const te::Tensor& t, const te::Tensor& red) {
+    int64_t w = 1;
+    for (const auto& d : t.shape()) {
+        if (auto* v = as_const_int(d)) w *= *v;
+    }
+    for (const auto& r : red.reduce_axis()) {
+        if (auto* v = as_const_int(r->dom.extent)) w *= *v;
+    }
+    return w;
+}
+
+}  // namespace
+
+void schedule_matmul_generic(te::Schedule& s, const te::Tensor& anchor,
+                             const std::vector<te::Tensor>& outputs,
+                             const tir::LowerContext& target) {
+    te::Tensor red = reduction_of(anchor);
+    ANVIL_CHECK(red.op.defined()) << "matmul anchor " << anchor.name() << " has no reduction";
+    for (const auto& in : red.op.as<te::ComputeOp>()->inputs) {
+        if (in->kind == te::OpKind::Compute) s[te::Tensor(in)].compute_root();
+    }
+}
+
+void schedule_matmul_x86(te::Schedule& s, const te::Tensor& anchor,
+                         const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
+    te::Tensor red = reduction_of(anchor);
+    ANVIL_CHECK(red.op.defined()) << "matmul anchor " << anchor.name() << " has no reduction";
+    schedule_helper_inputs(s, red, target);
+    int64_t work = work_of(anchor, red);
+    te::Tensor out = tile_target(s, anchor, outputs, target);
+    if (out.ndim() == 0) return;  // a dot product: one scalar loop
+    bool packed = !red.same_as(anchor);
+    te::Tensor acc = local_accumulator(s, red, out);
+    te::StageRef so = s[out];
+    auto ax = so.op_axis();
+    auto aa = s[acc].op_axis();
+    auto k = s[acc].op_reduce_axis()[0];
+    if (!packed) {
+        // Matrix-vector: one scalar accumulator per output element.
+        Ref<IterVar> f = ax.size() == 1 ? ax[0] : so.fuse(ax);
+        if (work >= 16384) so.parallel(f);
+        s[acc].compute_at(so, f);
+        return;
+    }
+    int lanes = vector_lanes(target);
+    // The compute chose the block from the column count the same way.
+    int64_t vb = pick_block(const_dim(out.shape().back(), "matmul columns"));
+    size_t nd = ax.size();
+    bool has_rows = out.ndim() == red.ndim();  // a 1-D a drops the rows
+    size_t batch_dims = nd - (has_rows ? 2 : 1);
+    std::vector<Ref<IterVar>> outer(ax.begin(), ax.begin() + static_cast<ptrdiff_t>(batch_dims));
+    auto [no, ni] = so.split(ax.back(), vb);
+    outer.push_back(no);
+    if (has_rows) {
+        int64_t vectors_per_row = (vb + lanes - 1) / lanes;
+        int64_t registers = lanes >= 16 ? 16 : 12;
+        int64_t m = const_dim(out.shape()[nd - 2], "matmul rows");
+        int64_t rows = pick_rows(m, std::max<int64_t>(1, registers / vectors_per_row));
+        auto [mo, mi] = so.split(ax[nd - 2], rows);
+        std::vector<Ref<IterVar>> order = outer;
+        order.insert(order.end(), {mo, mi, ni});
+        so.reorder(order);
+        outer.push_back(mo);
+    }
+    so.vectorize(ni);
+    fuse_parallel(so, outer, work);
+    // The accumulator lives in the innermost loop outside the tile (fusing may have replaced it).
+    auto leaves = so.leaf_axes();
+    te::StageRef sa = s[acc];
+    sa.compute_at(so, leaves[leaves.size() - (has_rows ? 3 : 2)]);
+    size_t na = aa.size();
+    sa.reorder({k, aa[na - 2], aa[na - 1]});
+    sa.unroll(aa[na - 2]);
+    sa.vectorize(aa[na - 1]);
+}
+
+namespace {
+
+Ref<Attrs> matmul_attrs() {
+    return Ref<Attrs>(new MatmulAttrs());
+}
+Ref<Attrs> no_attrs() {
+    return Ref<Attrs>(new graph::NoAttrs());
+}
+Ref<Attrs> bias_add_attrs() {
+    return Ref<Attrs>(new BiasAddAttrs());
+}
+
+Ref<Op> make_product(const std::string& name, Ref<Attrs> (*attrs)(), graph::TypeRule type,
+                     graph::ComputeRule compute, const std::string& description) {
+    auto op = make_ref<Op>();
+    auto* o = const_cast<Op*>(op.get());
+    o->name = name;
+    o->num_inputs = 2;
+    o->make_default_attrs = attrs;
+    o->infer_type = type;
+    o->compute = compute;
+    o->schedule = schedule_matmul;
+    o->pattern = OpPattern::OutEWiseFusable;
+    o->description = description;
+    return op;
+}
+
+}  // namespace
+
+Ref<Op> make_dense_op() {
+    return make_product("nn.dense", no_attrs, dense_type, dense_compute,
+                        "x [..., K] times the transpose of w [N, K]");
+}
+
+Ref<Op> make_matmul_op() {
+    return make_product("nn.matmul", matmul_attrs, matmul_type, matmul_compute,
+                        "numpy matmul: broadcast batch dimensions, 1-D operands");
+}
+
+Ref<Op> make_batch_matmul_op() {
+    return make_product("nn.batch_matmul", matmul_attrs, matmul_type, matmul_compute,
+                        "batched matmul of operands with at least 2 dimensions, broadcasting");
+}
+
+Ref<Op> make_bias_add_op() {
+    auto op = make_ref<Op>();
+    auto* o = const_cast<Op*>(op.get());
+    o->name = "nn.bias_add";
+    o->num_inputs = 2;
+    o->make_default_attrs = bias_add_attrs;
+    o->infer_type = bias_add_type;
+    o->compute = bias_add_compute;
+    o->schedule = schedule_injective;
+    o->pattern = OpPattern::Broadcast;
+    o->description = "adds a 1-D bias along attrs.axis";
+    return op;
+}
+
+}  // namespace anvil::ops

@@ -1,0 +1,279 @@
+// Normalizations in inference form: nn.batch_norm (per-channel affine with the moving
+// statistics; Broadcast), nn.layer_norm and nn.instance_norm (statistics computed over trailing
+// axes; OutEWiseFusable).
+//
+// layer_norm and instance_norm share one compute: <name>_mean and <name>_var are keep-dims
+// reductions over the normalized axes (the variance from the mean, two passes, so large means
+// do not cancel), then the normalized and scaled result.
+#include "ops/norm.h"
+
+#include <functional>
+
+#include "graph/op.h"
+#include "ops/injective_schedule.h"
+#include "ops/tensor_shape.h"
+#include "ops/tile_schedule.h"
+#include "support/error.h"
+#include "te/math.h"
+#include "te/reduction.h"
+
+namespace anvil::ops {
+
+using graph::Attrs;
+using graph::Op;
+using graph::OpPattern;
+using graph::Type;
+
+namespace {
+
+int64_t norm_axis(int64_t axis, size_t ndim, const SourceLoc& loc, const std::string& op) {
+    int64_t r = static_cast<int64_t>(ndim);
+    if (axis < -r || axis >= r) {
+        user_error(loc) << op << ": axis " << axis << " is out of range for a " << r << "-D input";
+    }
+    return axis < 0 ? axis + r : axis;
+}
+
+const graph::TensorType& expect_float_data(const Op& op, const std::vector<Type>& args,
+                                           const SourceLoc& loc) {
+    const auto& x = graph::expect_tensor(args[0], loc, "the data of " + op.name);
+    if (!x.dtype.is_floating()) {
+        user_error(loc) << op.name << " needs floating-point data, got " << x.dtype.str();
+    }
+    return x;
+}
+
+// A per-channel parameter: 1-D, `channels` long, the data's dtype.
+void expect_channel_param(const Op& op, const std::vector<Type>& args, size_t i, const char* name,
+                          const graph::TensorType& x, int64_t axis, const SourceLoc& loc) {
+    const auto& p = graph::expect_tensor(args[i], loc, std::string(name) + " of " + op.name);
+    if (p.dtype != x.dtype) {
+        user_error(loc) << op.name << ": " << name << " has type " << p.dtype.str() << ", the data "
+                        << x.dtype.str();
+    }
+    auto* c = as_const_int(x.shape[axis]);
+    auto* n = p.ndim() == 1 ? as_const_int(p.shape[0]) : nullptr;
+    if (p.ndim() != 1 || (c && n && *c != *n)) {
+        user_error(loc) << op.name << ": " << name << " is " << graph::type_str(args[i])
+                        << "; it must be 1-D with the " << graph::type_str(args[0])
+                        << " data's axis-" << axis << " length";
+    }
+}
+
+// ---- batch_norm ---------------------------------------------------------------------------
+
+const char* kBatchNormParams[] = {"gamma", "beta", "moving_mean", "moving_var"};
+
+Type batch_norm_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
+                     const SourceLoc& loc) {
+    const auto& x = expect_float_data(op, args, loc);
+    if (x.ndim() == 0) user_error(loc) << op.name << ": the data is a scalar";
+    int64_t axis =
+        norm_axis(static_cast<const BatchNormAttrs&>(attrs).axis, x.ndim(), loc, op.name);
+    for (size_t i = 1; i < 5; ++i) {
+        expect_channel_param(op, args, i, kBatchNormParams[i - 1], x, axis, loc);
+    }
+    return args[0];
+}
+
+std::vector<te::Tensor> batch_norm_compute(const std::vector<te::Tensor>& in, const Attrs& attrs,
+                                           const Type& out) {
+    const auto& a = static_cast<const BatchNormAttrs&>(attrs);
+    size_t axis =
+        static_cast<size_t>(norm_axis(a.axis, in[0].ndim(), SourceLoc{}, "nn.batch_norm"));
+    te::Tensor x = in[0], gamma = in[1], beta = in[2], mean = in[3], var = in[4];
+    PrimExpr eps = make_const(x.dtype(), a.epsilon);
+    return {te::compute(
+        te_shape(out),
+        [&](std::span<const PrimExpr> i) {
+            PrimExpr c = i[axis];
+            PrimExpr scale = gamma(c) * te::rsqrt(var(c) + eps);
+            return (x(std::vector<PrimExpr>(i.begin(), i.end())) - mean(c)) * scale + beta(c);
+        },
+        "batch_norm")};
+}
+
+// ---- layer_norm / instance_norm -----------------------------------------------------------
+
+// Scale/shift of one normalized value at index `i`.
+using Affine = std::function<PrimExpr(PrimExpr, std::span<const PrimExpr>)>;
+
+te::Tensor normalize(const std::string& name, const te::Tensor& x, size_t first, double epsilon,
+                     const std::vector<PrimExpr>& shape, const Affine& affine) {
+    std::vector<PrimExpr> row_shape = shape;
+    std::vector<Ref<IterVar>> axes;
+    int64_t count = 1;
+    for (size_t d = first; d < shape.size(); ++d) {
+        row_shape[d] = make_int(DataType::int32(), 1);
+        axes.push_back(te::reduce_axis(shape[d], "k" + std::to_string(d - first)));
+        count *= const_dim(shape[d], "a normalized extent");
+    }
+    DataType t = x.dtype();
+    PrimExpr inv = make_const(t, 1.0 / static_cast<double>(count));
+    auto element = [&](std::span<const PrimExpr> i) {  // x at the row of i, reduction position
+        std::vector<PrimExpr> idx(i.begin(), i.end());
+        for (size_t d = first; d < shape.size(); ++d) idx[d] = axes[d - first]->var;
+        return x(idx);
+    };
+    auto row = [&](std::span<const PrimExpr> i) {
+        std::vector<PrimExpr> idx(i.begin(), i.end());
+        for (size_t d = first; d < shape.size(); ++d) idx[d] = PrimExpr(0);
+        return idx;
+    };
+    te::Tensor mean = te::compute(
+        row_shape, [&](std::span<const PrimExpr> i) { return te::sum(element(i) * inv, axes); },
+        name + "_mean");
+    te::Tensor var = te::compute(
+        row_shape,
+        [&](std::span<const PrimExpr> i) {
+            PrimExpr dev = element(i) - mean(std::vector<PrimExpr>(i.begin(), i.end()));
+            return te::sum(dev * dev * inv, axes);
+        },
+        name + "_var");
+    PrimExpr eps = make_const(t, epsilon);
+    return te::compute(
+        shape,
+        [&](std::span<const PrimExpr> i) {
+            std::vector<PrimExpr> r = row(i);
+            PrimExpr v =
+                (x(std::vector<PrimExpr>(i.begin(), i.end())) - mean(r)) * te::rsqrt(var(r) + eps);
+            return affine(v, i);
+        },
+        name);
+}
+
+Type layer_norm_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
+                     const SourceLoc& loc) {
+    if (args.size() != 2 && args.size() != 3) {
+        user_error(loc) << op.name << " takes (data, gamma) or (data, gamma, beta), got "
+                        << args.size() << " inputs";
+    }
+    const auto& x = expect_float_data(op, args, loc);
+    if (x.ndim() == 0) user_error(loc) << op.name << ": the data is a scalar";
+    size_t axis = static_cast<size_t>(
+        norm_axis(static_cast<const LayerNormAttrs&>(attrs).axis, x.ndim(), loc, op.name));
+    std::vector<PrimExpr> normalized(x.shape.begin() + static_cast<ptrdiff_t>(axis), x.shape.end());
+    for (size_t i = 1; i < args.size(); ++i) {
+        const char* name = i == 1 ? "gamma" : "beta";
+        const auto& p = graph::expect_tensor(args[i], loc, std::string(name) + " of " + op.name);
+        bool fits = p.dtype == x.dtype && p.ndim() <= normalized.size();
+        for (size_t d = 0; fits && d < p.ndim(); ++d) {
+            const PrimExpr& pd = p.shape[d];
+            const PrimExpr& nd = normalized[d + normalized.size() - p.ndim()];
+            auto* pv = as_const_int(pd);
+            auto* nv = as_const_int(nd);
+            fits = is_one(pd) || !pv || !nv || *pv == *nv;
+        }
+        if (!fits) {
+            user_error(loc) << op.name << ": " << name << " " << graph::type_str(args[i])
+                            << " does not broadcast to the normalized axes " << axis << ".. of "
+                            << graph::type_str(args[0]);
+        }
+    }
+    return args[0];
+}
+
+std::vector<te::Tensor> layer_norm_compute(const std::vector<te::Tensor>& in, const Attrs& attrs,
+                                           const Type& out) {
+    const auto& a = static_cast<const LayerNormAttrs&>(attrs);
+    te::Tensor x = in[0];
+    size_t first = static_cast<size_t>(norm_axis(a.axis, x.ndim(), SourceLoc{}, "nn.layer_norm"));
+    auto param = [&](const te::Tensor& p, std::span<const PrimExpr> i) {
+        return p(broadcast_index(p.shape(), i.subspan(first)));
+    };
+    Affine affine = [&](PrimExpr v, std::span<const PrimExpr> i) {
+        PrimExpr r = v * param(in[1], i);
+        return in.size() > 2 ? r + param(in[2], i) : r;
+    };
+    return {normalize("layer_norm", x, first, a.epsilon, te_shape(out), affine)};
+}
+
+Type instance_norm_type(const Op& op, const std::vector<Type>& args, const Attrs&,
+                        const SourceLoc& loc) {
+    const auto& x = expect_float_data(op, args, loc);
+    if (x.ndim() < 3) {
+        user_error(loc) << op.name << ": the data must be [N, C, spatial...] with at least one "
+                        << "spatial axis, got " << graph::type_str(args[0]);
+    }
+    expect_channel_param(op, args, 1, "gamma", x, 1, loc);
+    expect_channel_param(op, args, 2, "beta", x, 1, loc);
+    return args[0];
+}
+
+std::vector<te::Tensor> instance_norm_compute(const std::vector<te::Tensor>& in, const Attrs& attrs,
+                                              const Type& out) {
+    const auto& a = static_cast<const InstanceNormAttrs&>(attrs);
+    Affine affine = [&](PrimExpr v, std::span<const PrimExpr> i) {
+        return v * in[1](i[1]) + in[2](i[1]);
+    };
+    return {normalize("instance_norm", in[0], 2, a.epsilon, te_shape(out), affine)};
+}
+
+void schedule_norm(te::Schedule& s, const te::Tensor& anchor,
+                   const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
+    if (target.is_gpu) {
+        schedule_norm_generic(s, anchor, outputs, target);
+    } else {
+        schedule_norm_x86(s, anchor, outputs, target);
+    }
+}
+
+Ref<Attrs> batch_norm_attrs() {
+    return Ref<Attrs>(new BatchNormAttrs());
+}
+Ref<Attrs> layer_norm_attrs() {
+    return Ref<Attrs>(new LayerNormAttrs());
+}
+Ref<Attrs> instance_norm_attrs() {
+    return Ref<Attrs>(new InstanceNormAttrs());
+}
+
+Ref<Op> make_norm(const std::string& name, int num_inputs, Ref<Attrs> (*attrs)(),
+                  graph::TypeRule type, graph::ComputeRule compute,
+                  const std::string& description) {
+    auto op = make_ref<Op>();
+    auto* o = const_cast<Op*>(op.get());
+    o->name = name;
+    o->num_inputs = num_inputs;
+    o->make_default_attrs = attrs;
+    o->infer_type = type;
+    o->compute = compute;
+    o->schedule = schedule_norm;
+    o->pattern = OpPattern::OutEWiseFusable;
+    o->description = description;
+    return op;
+}
+
+}  // namespace
+
+void schedule_norm_x86(te::Schedule& s, const te::Tensor& anchor,
+                       const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
+    schedule_row_reduction_op(s, anchor, outputs, target);
+}
+
+void schedule_norm_generic(te::Schedule& s, const te::Tensor& anchor,
+                           const std::vector<te::Tensor>& outputs,
+                           const tir::LowerContext& target) {
+    schedule_row_reduction_op_generic(s, anchor, outputs, target);
+}
+
+Ref<Op> make_batch_norm_op() {
+    auto op = make_norm("nn.batch_norm", 5, batch_norm_attrs, batch_norm_type, batch_norm_compute,
+                        "inference batch normalization along attrs.axis");
+    auto* o = const_cast<Op*>(op.get());
+    o->schedule = schedule_injective;
+    o->pattern = OpPattern::Broadcast;
+    return op;
+}
+
+Ref<Op> make_layer_norm_op() {
+    return make_norm("nn.layer_norm", -1, layer_norm_attrs, layer_norm_type, layer_norm_compute,
+                     "normalization over the axes attrs.axis.. (gamma, optional beta)");
+}
+
+Ref<Op> make_instance_norm_op() {
+    return make_norm("nn.instance_norm", 3, instance_norm_attrs, instance_norm_type,
+                     instance_norm_compute, "per-(n, c) normalization over the spatial axes");
+}
+
+}  // namespace anvil::ops

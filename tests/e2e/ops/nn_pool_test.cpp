@@ -1,0 +1,174 @@
+// The pools against a double-precision reference written from the ONNX/PyTorch definitions:
+// strides, asymmetric padding, dilation, ceil_mode and count_include_pad; global pools; a fused
+// tail; type errors.
+#include <limits>
+
+#include "nn_op_runner.h"
+#include "ops/pool.h"
+
+namespace anvil {
+namespace {
+
+using ops::Pool2DAttrs;
+using runtime::NDArray;
+using testing::random_tensor;
+using testing::run_op;
+
+int64_t out_extent(int64_t in, int64_t lo, int64_t hi, int64_t k, int64_t s, int64_t d,
+                   bool ceil_mode) {
+    double avail = double(in + lo + hi - d * (k - 1) - 1) / double(s);
+    int64_t out = int64_t(ceil_mode ? std::ceil(avail) : std::floor(avail)) + 1;
+    if (ceil_mode && (out - 1) * s >= in + lo) --out;
+    return out;
+}
+
+std::vector<double> pool_reference(const NDArray& x, const Pool2DAttrs& a, bool is_max) {
+    auto s = x.shape();
+    int64_t n = s[0], c = s[1], h = s[2], w = s[3];
+    int64_t oh = out_extent(h, a.padding[0], a.padding[2], a.pool_size[0], a.strides[0],
+                            a.dilation[0], a.ceil_mode);
+    int64_t ow = out_extent(w, a.padding[1], a.padding[3], a.pool_size[1], a.strides[1],
+                            a.dilation[1], a.ceil_mode);
+    std::vector<double> out;
+    const float* p = x.data<float>();
+    for (int64_t b = 0; b < n * c; ++b)
+        for (int64_t y = 0; y < oh; ++y)
+            for (int64_t z = 0; z < ow; ++z) {
+                double acc = is_max ? -std::numeric_limits<double>::infinity() : 0.0;
+                int64_t inside = 0, padded = 0;
+                for (int64_t i = 0; i < a.pool_size[0]; ++i)
+                    for (int64_t j = 0; j < a.pool_size[1]; ++j) {
+                        int64_t iy = y * a.strides[0] - a.padding[0] + i * a.dilation[0];
+                        int64_t ix = z * a.strides[1] - a.padding[1] + j * a.dilation[1];
+                        bool in_pad = iy >= -a.padding[0] && iy < h + a.padding[2] &&
+                                      ix >= -a.padding[1] && ix < w + a.padding[3];
+                        padded += in_pad;
+                        if (iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
+                        ++inside;
+                        double v = p[(b * h + iy) * w + ix];
+                        acc = is_max ? std::max(acc, v) : acc + v;
+                    }
+                if (!is_max) acc /= double(a.count_include_pad ? padded : inside);
+                out.push_back(acc);
+            }
+    return out;
+}
+
+struct PoolCase {
+    const char* name;
+    std::vector<int64_t> x, pool_size, strides, padding, dilation;
+    bool ceil_mode, count_include_pad;
+};
+
+Pool2DAttrs attrs_of(const PoolCase& c) {
+    Pool2DAttrs a;
+    a.pool_size = c.pool_size;
+    a.strides = c.strides;
+    a.padding = c.padding;
+    a.dilation = c.dilation;
+    a.ceil_mode = c.ceil_mode;
+    a.count_include_pad = c.count_include_pad;
+    return a;
+}
+
+std::vector<PoolCase> pool_cases() {
+    return {
+        {"resnet", {1, 3, 16, 16}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, false, false},
+        {"odd", {2, 3, 13, 11}, {3, 2}, {2, 3}, {1, 0, 2, 1}, {1, 1}, false, false},
+        {"ceil", {1, 2, 13, 11}, {3, 3}, {2, 2}, {0, 0, 0, 0}, {1, 1}, true, false},
+        {"ceil_pad", {1, 2, 12, 10}, {3, 2}, {2, 3}, {1, 1, 0, 1}, {1, 1}, true, false},
+        {"include_pad", {1, 2, 13, 11}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, false, true},
+        {"ceil_include_pad", {1, 2, 12, 11}, {3, 3}, {2, 2}, {1, 0, 1, 2}, {1, 1}, true, true},
+        {"dilated", {1, 2, 13, 17}, {2, 3}, {1, 2}, {1, 2, 0, 1}, {2, 2}, true, false},
+        {"dilated_include_pad", {1, 2, 13, 17}, {2, 3}, {1, 2}, {1, 2, 1, 1}, {2, 2}, false, true},
+        {"global_like", {1, 3, 7, 7}, {7, 7}, {1, 1}, {0, 0, 0, 0}, {1, 1}, false, false},
+    };
+}
+
+class Pool2D : public ::testing::TestWithParam<std::tuple<int, bool, bool>> {};
+
+TEST_P(Pool2D, MatchesReference) {
+    const PoolCase c = pool_cases()[std::get<0>(GetParam())];
+    bool is_max = std::get<1>(GetParam()), generic = std::get<2>(GetParam());
+    auto x = random_tensor(c.x, 1);
+    Pool2DAttrs a = attrs_of(c);
+    NDArray y = run_op(is_max ? "nn.max_pool2d" : "nn.avg_pool2d", a, {x}, {},
+                       generic ? ops::schedule_pool_generic : nullptr);
+    testing::expect_close(y, pool_reference(x, a, is_max), 1e-5, c.name);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, Pool2D,
+                         ::testing::Combine(::testing::Range(0, int(pool_cases().size())),
+                                            ::testing::Bool(), ::testing::Bool()),
+                         [](const auto& info) {
+                             return std::string(pool_cases()[std::get<0>(info.param)].name) +
+                                    (std::get<1>(info.param) ? "_max" : "_avg") +
+                                    (std::get<2>(info.param) ? "_generic" : "_x86");
+                         });
+
+TEST(Pool2D, FusedMaxPoolRelu) {
+    PoolCase c{"", {1, 4, 13, 11}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, true, false};
+    Pool2DAttrs a = attrs_of(c);
+    auto x = random_tensor(c.x, 2);
+    NDArray y = run_op("nn.max_pool2d", a, {x}, {{"nn.relu", {}}});
+    auto want = pool_reference(x, a, true);
+    for (auto& v : want) v = std::max(0.0, v);
+    testing::expect_close(y, want, 1e-6, "max_pool2d+relu");
+}
+
+TEST(GlobalPool2D, MatchesReference) {
+    auto x = random_tensor({2, 5, 7, 9}, 3);
+    for (bool is_max : {true, false}) {
+        for (bool generic : {false, true}) {
+            NDArray y =
+                run_op(is_max ? "nn.global_max_pool2d" : "nn.global_avg_pool2d", graph::NoAttrs(),
+                       {x}, {}, generic ? ops::schedule_pool_generic : nullptr);
+            EXPECT_EQ(std::vector<int64_t>(y.shape().begin(), y.shape().end()),
+                      (std::vector<int64_t>{2, 5, 1, 1}));
+            std::vector<double> want;
+            for (int64_t b = 0; b < 10; ++b) {
+                double acc = is_max ? -1e30 : 0.0;
+                for (int64_t i = 0; i < 63; ++i) {
+                    double v = x.data<float>()[b * 63 + i];
+                    acc = is_max ? std::max(acc, v) : acc + v / 63.0;
+                }
+                want.push_back(acc);
+            }
+            testing::expect_close(y, want, 1e-5, is_max ? "global max" : "global avg");
+        }
+    }
+}
+
+TEST(GlobalPool2D, FusedAvgTail) {
+    auto x = random_tensor({1, 8, 7, 7}, 4);
+    auto bias = random_tensor({8, 1, 1}, 5);
+    NDArray y = run_op("nn.global_avg_pool2d", graph::NoAttrs(), {x}, {{"add", {bias}}});
+    std::vector<double> want;
+    for (int64_t b = 0; b < 8; ++b) {
+        double acc = 0;
+        for (int64_t i = 0; i < 49; ++i) acc += x.data<float>()[b * 49 + i];
+        want.push_back(acc / 49.0 + bias.data<float>()[b]);
+    }
+    testing::expect_close(y, want, 1e-5, "global avg + add");
+}
+
+TEST(PoolErrors, TypeRulesNameTheOpAndTheProblem) {
+    Pool2DAttrs a;
+    std::string e = testing::type_error("nn.max_pool2d", a, {{3, 13, 11}});
+    EXPECT_NE(e.find("node 'node_7'"), std::string::npos) << e;
+    EXPECT_NE(e.find("nn.max_pool2d: the data must be 4-D (NCHW)"), std::string::npos) << e;
+    a.pool_size = {5, 5};
+    e = testing::type_error("nn.avg_pool2d", a, {{1, 3, 4, 11}});
+    EXPECT_NE(e.find("nn.avg_pool2d: the (dilated) window height 5 is larger than the padded "
+                     "input height 4"),
+              std::string::npos)
+        << e;
+    a.pool_size = {2};
+    e = testing::type_error("nn.avg_pool2d", a, {{1, 3, 4, 11}});
+    EXPECT_NE(e.find("nn.avg_pool2d: pool_size needs 2 values, got [2]"), std::string::npos) << e;
+    e = testing::type_error("nn.global_avg_pool2d", graph::NoAttrs(), {{3, 4}});
+    EXPECT_NE(e.find("nn.global_avg_pool2d: the data must be 4-D (NCHW)"), std::string::npos) << e;
+}
+
+}  // namespace
+}  // namespace anvil

@@ -1,0 +1,230 @@
+// Reductions (ops/reduce.cpp) against naive references: every reducer over leading, middle,
+// trailing and all axes, keepdims, exclude, and shapes big enough for the vectorized and
+// parallel schedule paths; argmax/argmin with ties; type-rule errors.
+#include "ops/reduce.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "op_runner.h"
+#include "tir/printer.h"
+
+namespace anvil::op_testing {
+namespace {
+
+using ops::ArgReduceAttrs;
+using ops::ReduceAttrs;
+
+double init_of(const std::string& op) {
+    if (op == "max") return -std::numeric_limits<double>::infinity();
+    if (op == "min") return std::numeric_limits<double>::infinity();
+    if (op == "prod") return 1;
+    return 0;
+}
+
+double combine(const std::string& op, double a, double b) {
+    if (op == "max") return std::max(a, b);
+    if (op == "min") return std::min(a, b);
+    if (op == "prod") return a * b;
+    return a + b;
+}
+
+void check_reduce(const std::string& op, const Shape& shape, const std::vector<int64_t>& axes,
+                  bool keepdims, bool exclude = false) {
+    // prod of many values leaves float range unless they stay near 1.
+    auto x = op == "prod" ? random_tensor(shape, 80, 0.9f, 1.1f) : random_tensor(shape, 80);
+    auto r = run_op(op, {x}, make_attrs<ReduceAttrs>([&](auto& a) {
+                        a.axes = axes;
+                        a.keepdims = keepdims;
+                        a.exclude = exclude;
+                    }));
+    std::vector<bool> reduced(shape.size(), axes.empty());
+    for (int64_t a : axes) reduced[a < 0 ? a + static_cast<int64_t>(shape.size()) : a] = true;
+    if (exclude && !axes.empty()) reduced.flip();
+    Shape out_shape, kept_shape;  // kept_shape: keepdims layout, for indexing
+    int64_t count = 1;
+    for (size_t d = 0; d < shape.size(); ++d) {
+        kept_shape.push_back(reduced[d] ? 1 : shape[d]);
+        if (reduced[d]) count *= shape[d];
+        if (!reduced[d] || keepdims) out_shape.push_back(reduced[d] ? 1 : shape[d]);
+    }
+    ASSERT_EQ(shape_of(r.outputs[0]), out_shape);
+    std::vector<double> acc(num_elements(kept_shape), init_of(op));
+    for_each_index(shape, [&](const Shape& i) {
+        Shape o = i;
+        for (size_t d = 0; d < i.size(); ++d) o[d] = reduced[d] ? 0 : i[d];
+        double& a = acc[offset_of(o, kept_shape)];
+        a = combine(op, a, x.data<float>()[offset_of(i, shape)]);
+    });
+    std::vector<float> expected;
+    for (double v : acc) expected.push_back(static_cast<float>(op == "mean" ? v / count : v));
+    expect_close(r.outputs[0], expected, 1e-5f, 2e-5f, op);
+}
+
+TEST(Reduce, EveryReducerAndAxisSet) {
+    for (const char* op : {"sum", "mean", "max", "min", "prod"}) {
+        SCOPED_TRACE(op);
+        check_reduce(op, {3, 5, 7}, {1}, false);
+        check_reduce(op, {3, 5, 7}, {0, 2}, true);
+        check_reduce(op, {3, 5, 7}, {-1}, true);
+        check_reduce(op, {3, 5, 7}, {}, true);  // every axis
+        check_reduce(op, {3, 5, 7}, {1}, false, /*exclude=*/true);
+    }
+}
+
+TEST(Reduce, ToAScalar) {
+    check_reduce("sum", {4, 9}, {}, false);
+    check_reduce("max", {13}, {0}, false);
+}
+
+TEST(Reduce, ScheduledShapes) {
+    // Global average pooling (NCHW, trailing axes reduced): parallel over N*C.
+    check_reduce("mean", {2, 96, 7, 7}, {2, 3}, true);
+    check_reduce("mean", {1, 1280, 7, 7}, {-2, -1}, false);
+    // Leading axis reduced, trailing axis contiguous: vectorized, parallel.
+    check_reduce("sum", {37, 1000}, {0}, false);
+    check_reduce("max", {5, 33, 67}, {1}, true);
+    // Transformer-style reduction over the hidden size.
+    check_reduce("mean", {3, 17, 768}, {-1}, true);
+}
+
+TEST(Reduce, Errors) {
+    auto x = random_tensor({3, 4}, 1);
+    EXPECT_MESSAGE_HAS(user_error_of([&] {
+                           infer_op_type("sum", {x},
+                                         make_attrs<ReduceAttrs>([](auto& a) { a.axes = {2}; }));
+                       }),
+                       "node 'node_0'", "sum", "axes[0] 2 is out of range", "2 dimensions");
+    EXPECT_MESSAGE_HAS(
+        user_error_of([&] {
+            infer_op_type("mean", {x}, make_attrs<ReduceAttrs>([](auto& a) { a.axes = {1, -1}; }));
+        }),
+        "mean", "twice");
+    auto b = tensor_of({3}, "bool");
+    EXPECT_MESSAGE_HAS(user_error_of([&] { infer_op_type("max", {b}, nullptr); }), "max", "bool");
+}
+
+void check_arg_reduce(const std::string& op, const runtime::NDArray& x, int64_t axis, bool keepdims,
+                      bool last) {
+    Shape shape = shape_of(x);
+    auto r = run_op(op, {x}, make_attrs<ArgReduceAttrs>([&](auto& a) {
+                        a.axis = axis;
+                        a.keepdims = keepdims;
+                        a.select_last_index = last;
+                    }));
+    int64_t ax = axis < 0 ? axis + static_cast<int64_t>(shape.size()) : axis;
+    Shape out_shape;
+    for (size_t d = 0; d < shape.size(); ++d) {
+        if (static_cast<int64_t>(d) != ax || keepdims) {
+            out_shape.push_back(static_cast<int64_t>(d) == ax ? 1 : shape[d]);
+        }
+    }
+    ASSERT_EQ(shape_of(r.outputs[0]), out_shape);
+    Shape kept = shape;
+    kept[ax] = 1;
+    const int64_t* got = r.outputs[0].data<int64_t>();
+    for_each_index(kept, [&](const Shape& o) {
+        int64_t best = 0;
+        Shape i = o;
+        for (int64_t k = 0; k < shape[ax]; ++k) {
+            i[ax] = k;
+            float v = x.data<float>()[offset_of(i, shape)];
+            i[ax] = best;
+            float b = x.data<float>()[offset_of(i, shape)];
+            bool better = op == "argmax" ? v > b : v < b;
+            if (better || (last && v == b)) best = k;
+        }
+        EXPECT_EQ(got[offset_of(o, kept)], best) << op << " at output " << offset_of(o, kept);
+    });
+}
+
+TEST(ArgReduce, FirstAndLastIndex) {
+    auto x = random_tensor({4, 9, 5}, 90);
+    // Ties: quantize so that equal values are common.
+    for (int64_t i = 0; i < x.num_elements(); ++i) {
+        x.data<float>()[i] = std::round(x.data<float>()[i] * 2);
+    }
+    for (const char* op : {"argmax", "argmin"}) {
+        for (bool last : {false, true}) {
+            SCOPED_TRACE(std::string(op) + (last ? " last" : " first"));
+            check_arg_reduce(op, x, 1, true, last);
+            check_arg_reduce(op, x, -1, false, last);
+            check_arg_reduce(op, x, 0, false, last);
+        }
+    }
+    auto big = random_tensor({8, 1000}, 91);  // classifier logits
+    check_arg_reduce("argmax", big, -1, false, false);
+}
+
+TEST(ArgReduce, Errors) {
+    auto x = random_tensor({3, 4}, 1);
+    EXPECT_MESSAGE_HAS(user_error_of([&] {
+                           infer_op_type("argmax", {x},
+                                         make_attrs<ArgReduceAttrs>([](auto& a) { a.axis = -3; }));
+                       }),
+                       "argmax", "axis -3 is out of range");
+    auto t = infer_op_type("argmin", {x}, nullptr);
+    EXPECT_EQ(graph::type_str(t), "Tensor[(1, 4), int64]");
+}
+
+}  // namespace
+}  // namespace anvil::op_testing
+
+namespace anvil::op_testing {
+namespace {
+
+// The loop IR of op `name` scheduled by its own schedule for the host.
+std::string lowered(const std::string& name, const Shape& shape, Ref<graph::Attrs> attrs) {
+    const graph::Op& op = ops::get_op(name);
+    auto type = graph::make_tensor_type(shape, DataType::float32());
+    te::Tensor x = te::placeholder(ops::te_shape(type), DataType::float32(), "x");
+    auto out_type = op.infer_type(op, {type}, *attrs, {});
+    auto outs = op.compute({x}, *attrs, out_type);
+    te::Schedule s = te::create_schedule(outs);
+    op.schedule(s, outs[0], outs, make_lower_context(Target::host()));
+    std::vector<te::Tensor> args{x};
+    args.insert(args.end(), outs.begin(), outs.end());
+    return tir::print(driver::lower(s, args, name, Target::host()));
+}
+
+TEST(ReduceSchedule, VectorizesContiguousAxisAndParallelizes) {
+    std::string ir =
+        lowered("sum", {37, 1000}, make_attrs<ReduceAttrs>([](auto& a) { a.axes = {0}; }));
+    EXPECT_NE(ir.find("parallel"), std::string::npos) << ir;
+    EXPECT_NE(ir.find("ramp"), std::string::npos) << ir;
+}
+
+TEST(ReduceSchedule, InlinesMeanDivisionIntoAFusedTail) {
+    // mean over the last axis, then an elementwise tail, as lower_graph composes a fused group.
+    const graph::Op& op = ops::get_op("mean");
+    auto attrs = make_attrs<ReduceAttrs>([](auto& a) { a.axes = {-1}; });
+    auto type = graph::make_tensor_type(Shape{6, 35}, DataType::float32());
+    te::Tensor x = te::placeholder(ops::te_shape(type), DataType::float32(), "x");
+    auto mean = op.compute({x}, *attrs, op.infer_type(op, {type}, *attrs, {}))[0];
+    te::Tensor tail = te::compute(
+        mean.shape(), [&](PrimExpr i) { return mean(i) * 2.0f; }, "tail");
+    te::Schedule s = te::create_schedule({tail});
+    op.schedule(s, mean, {tail}, make_lower_context(Target::host()));
+    std::string ir = tir::print(driver::lower(s, {x, tail}, "mean_tail", Target::host()));
+    EXPECT_EQ(ir.find("allocate mean:"), std::string::npos) << ir;
+    auto in = random_tensor({6, 35}, 3), out = zeros({6});
+    build_and_run(s, {x, tail}, {in, out});
+    for (int64_t r = 0; r < 6; ++r) {
+        double sum = 0;
+        for (int64_t c = 0; c < 35; ++c) sum += in.data<float>()[r * 35 + c];
+        EXPECT_NEAR(out.data<float>()[r], 2 * sum / 35, 1e-5);
+    }
+}
+
+TEST(ReduceSchedule, ParallelizesGlobalPooling) {
+    std::string ir = lowered("mean", {1, 1280, 7, 7}, make_attrs<ReduceAttrs>([](auto& a) {
+                                 a.axes = {2, 3};
+                                 a.keepdims = true;
+                             }));
+    EXPECT_NE(ir.find("parallel"), std::string::npos) << ir;
+}
+
+}  // namespace
+}  // namespace anvil::op_testing

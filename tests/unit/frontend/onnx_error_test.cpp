@@ -1,0 +1,217 @@
+// Every UserError the ONNX importer raises names where: the file, or the node with its op type
+// and opset.
+#include "onnx_test_util.h"
+
+namespace anvil::frontend {
+namespace {
+
+using ::onnx::TensorProto;
+using testing::ModelBuilder;
+using testing::user_error_of;
+
+TEST(OnnxErrors, NonExistentFile) {
+    std::string msg = user_error_of([] { from_onnx("/nonexistent/dir/model.onnx"); });
+    EXPECT_EQ(msg, "/nonexistent/dir/model.onnx: cannot open the model file");
+}
+
+TEST(OnnxErrors, TruncatedFile) {
+    if (!testing::have_model("resnet18")) GTEST_SKIP() << "no shared models";
+    std::ifstream in(testing::models_dir() + "/resnet18/model.onnx", std::ios::binary);
+    std::string head(100, '\0');
+    in.read(head.data(), 100);
+    auto dir = testing::temp_dir("truncated");
+    std::string path = (dir / "truncated.onnx").string();
+    std::ofstream(path, std::ios::binary) << head;
+    std::string msg = user_error_of([&] { from_onnx(path); });
+    EXPECT_EQ(msg, path + ": not a valid ONNX model (the protobuf is truncated or malformed)");
+    std::filesystem::remove_all(dir);
+}
+
+TEST(OnnxErrors, GarbageBytes) {
+    std::string msg = user_error_of([] { from_onnx_bytes("\xff\xff\xff garbage", {}, "g.onnx"); });
+    EXPECT_TRUE(testing::contains(msg, "g.onnx: not a valid ONNX model"));
+}
+
+TEST(OnnxErrors, UnsupportedOp) {
+    ModelBuilder b(13);
+    b.input("x", {4}).output("y");
+    b.node("FancyOp", {"x"}, {"y"}, "fancy_1");
+    EXPECT_EQ(user_error_of([&] { b.import(); }),
+              "test.onnx: node 'fancy_1' (FancyOp, opset 13): op FancyOp is not supported");
+}
+
+TEST(OnnxErrors, OpOfAnotherDomain) {
+    ModelBuilder b(13);
+    b.input("x", {4}).output("y");
+    b.node("Gelu", {"x"}, {"y"}, "g")->set_domain("com.microsoft");
+    EXPECT_TRUE(testing::contains(user_error_of([&] { b.import(); }),
+                                  "node 'g' (Gelu, opset 13): op Gelu of domain 'com.microsoft'"));
+}
+
+TEST(OnnxErrors, OpsetOutsideTheConverterRange) {
+    ModelBuilder b(13);
+    b.input("x", {4}).output("y");
+    b.node("Gelu", {"x"}, {"y"}, "g");  // ONNX Gelu exists from opset 20
+    EXPECT_TRUE(testing::contains(user_error_of([&] { b.import(); }),
+                                  "op Gelu is supported only for opsets 20-"));
+}
+
+TEST(OnnxErrors, UnsupportedAttributeValue) {
+    ModelBuilder b(13);
+    b.input("x", {1, 1, 4, 4}).output("y");
+    b.int64_init("pads", {8}, {0, 0, 1, 1, 0, 0, 1, 1});
+    ModelBuilder::attr_string(b.node("Pad", {"x", "pads"}, {"y"}, "Pad_3"), "mode", "mirror");
+    EXPECT_EQ(user_error_of([&] { b.import(); }),
+              "test.onnx: node 'Pad_3' (Pad, opset 13): mode 'mirror' is not supported "
+              "(constant, reflect, edge, wrap)");
+}
+
+TEST(OnnxErrors, UnknownAutoPad) {
+    ModelBuilder b(13);
+    b.input("x", {1, 2, 7, 7}).output("y");
+    b.float_init("w", {4, 2, 3, 3}, std::vector<float>(72, 1.0f));
+    ModelBuilder::attr_string(b.node("Conv", {"x", "w"}, {"y"}, "Conv_12"), "auto_pad", "FULL");
+    EXPECT_EQ(user_error_of([&] { b.import(); }),
+              "test.onnx: node 'Conv_12' (Conv, opset 13): auto_pad 'FULL' is not supported");
+}
+
+TEST(OnnxErrors, KernelShapeMismatch) {
+    ModelBuilder b(13);
+    b.input("x", {1, 2, 7, 7}).output("y");
+    b.float_init("w", {4, 2, 3, 3}, std::vector<float>(72, 1.0f));
+    ModelBuilder::attr_ints(b.node("Conv", {"x", "w"}, {"y"}, "Conv_1"), "kernel_shape", {5, 5});
+    EXPECT_TRUE(
+        testing::contains(user_error_of([&] { b.import(); }),
+                          "node 'Conv_1' (Conv, opset 13): kernel_shape [5, 5] does not match "
+                          "the weight's spatial shape [3, 3]"));
+}
+
+TEST(OnnxErrors, TypeRuleErrorsNameTheNode) {
+    ModelBuilder b(13);
+    b.input("x", {2, 3}).input("z", {4, 5}).output("y");
+    b.node("Add", {"x", "z"}, {"y"}, "Add_9");
+    EXPECT_TRUE(testing::contains(user_error_of([&] { b.import(); }),
+                                  "test.onnx: node 'Add_9' (Add, opset 13): "));
+}
+
+TEST(OnnxErrors, UnsupportedDtype) {
+    ModelBuilder b(13);
+    b.input("x", {2}, TensorProto::STRING).output("y");
+    b.node("Identity", {"x"}, {"y"});
+    EXPECT_EQ(user_error_of([&] { b.import(); }),
+              "test.onnx: input 'x' has element type STRING, which Anvil does not support");
+}
+
+TEST(OnnxErrors, UnsupportedCastTarget) {
+    ModelBuilder b(13);
+    b.input("x", {2}).output("y");
+    ModelBuilder::attr_int(b.node("Cast", {"x"}, {"y"}, "c"), "to", TensorProto::STRING);
+    EXPECT_EQ(user_error_of([&] { b.import(); }),
+              "test.onnx: node 'c' (Cast, opset 13): cast to STRING is not supported");
+}
+
+TEST(OnnxErrors, InputShapeForAnUnknownInput) {
+    ModelBuilder b(13);
+    b.input("x", {2}).output("y");
+    b.node("Relu", {"x"}, {"y"});
+    ImportOptions opts;
+    opts.input_shapes["data"] = {1, 2};
+    EXPECT_EQ(user_error_of([&] { b.import(opts); }),
+              "test.onnx: input shape given for 'data', which is not an input of the model (its "
+              "inputs: 'x')");
+}
+
+TEST(OnnxErrors, InputShapeOfTheWrongRank) {
+    ModelBuilder b(13);
+    b.input("x", {2, 3}).output("y");
+    b.node("Relu", {"x"}, {"y"});
+    ImportOptions opts;
+    opts.input_shapes["x"] = {6};
+    EXPECT_EQ(user_error_of([&] { b.import(opts); }),
+              "test.onnx: input 'x' has rank 2, the given input shape has rank 1");
+}
+
+TEST(OnnxErrors, ShapeOfASymbolicTensor) {
+    ModelBuilder b(13);
+    b.input("x", {0, 4}, TensorProto::FLOAT, {"batch", ""}).output("y");
+    b.node("Shape", {"x"}, {"y"}, "shape_of_x");
+    EXPECT_EQ(user_error_of([&] { b.import(); }),
+              "test.onnx: node 'shape_of_x' (Shape, opset 13): the input has the symbolic shape "
+              "Tensor[(batch, 4), float32]; give static input shapes (--input-shapes)");
+    ImportOptions opts;
+    opts.input_shapes["x"] = {3, 4};
+    graph::IRModule mod = b.import(opts);
+    const auto* c = mod.main()->body.as<graph::Constant>();
+    ASSERT_NE(c, nullptr);
+    EXPECT_EQ(c->data.to_vector<int64_t>(), (std::vector<int64_t>{3, 4}));
+}
+
+TEST(OnnxErrors, UnknownValueName) {
+    ModelBuilder b(13);
+    b.input("x", {2}).output("y");
+    b.node("Add", {"x", "nowhere"}, {"y"}, "a");
+    EXPECT_TRUE(testing::contains(user_error_of([&] { b.import(); }),
+                                  "node 'a' (Add, opset 13): input 'nowhere' is neither"));
+}
+
+TEST(OnnxErrors, UseOfAnOutputTheImporterDoesNotMake) {
+    ModelBuilder b(13);
+    b.input("x", {2}).output("y");
+    b.node("Dropout", {"x"}, {"d", "mask"}, "drop");
+    b.node("Identity", {"mask"}, {"y"}, "use");
+    EXPECT_TRUE(testing::contains(user_error_of([&] { b.import(); }),
+                                  "input 'mask' is output 1 of node 'drop' (Dropout), which the "
+                                  "importer does not support"));
+}
+
+TEST(OnnxErrors, ComputedReshapeTarget) {
+    ModelBuilder b(13);
+    b.input("x", {2, 3}).input("shape", {2}, TensorProto::INT64).output("y");
+    b.node("Reshape", {"x", "shape"}, {"y"}, "r");
+    EXPECT_TRUE(testing::contains(user_error_of([&] { b.import(); }),
+                                  "node 'r' (Reshape, opset 13): the shape must be known at import "
+                                  "time"));
+}
+
+TEST(OnnxErrors, RawDataOfTheWrongSize) {
+    ModelBuilder b(13);
+    b.input("x", {2}).output("y");
+    auto* t = b.graph->add_initializer();
+    t->set_name("w");
+    t->set_data_type(TensorProto::FLOAT);
+    t->add_dims(2);
+    t->set_raw_data(std::string(7, '\0'));
+    b.node("Add", {"x", "w"}, {"y"});
+    EXPECT_EQ(user_error_of([&] { b.import(); }),
+              "test.onnx: initializer 'w': raw_data has 7 bytes, its type float32[2] needs 8");
+}
+
+TEST(OnnxErrors, MissingExternalDataFile) {
+    ModelBuilder b(13);
+    b.input("x", {2}).output("y");
+    auto* t = b.graph->add_initializer();
+    t->set_name("w");
+    t->set_data_type(TensorProto::FLOAT);
+    t->add_dims(2);
+    t->set_data_location(TensorProto::EXTERNAL);
+    auto* e = t->add_external_data();
+    e->set_key("location");
+    e->set_value("missing.bin");
+    b.node("Add", {"x", "w"}, {"y"});
+    EXPECT_TRUE(
+        testing::contains(user_error_of([&] { from_onnx(b.model, {}, "/tmp/m/test.onnx"); }),
+                          "initializer 'w': cannot open its external data file "
+                          "'/tmp/m/missing.bin'"));
+}
+
+TEST(OnnxErrors, TensorFileThatIsNotATensor) {
+    auto dir = testing::temp_dir("badpb");
+    std::string path = (dir / "input_0.pb").string();
+    std::ofstream(path, std::ios::binary) << "\x0a\xff\xff";
+    EXPECT_TRUE(testing::contains(user_error_of([&] { read_tensor_pb(path); }),
+                                  path + ": not a valid ONNX TensorProto"));
+    std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace anvil::frontend
