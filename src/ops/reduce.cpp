@@ -203,18 +203,23 @@ int64_t const_extent(const Ref<IterVar>& iv) {
     return v ? *v : -1;
 }
 
-// True when some input read by the reduction has the last data-parallel axis as its innermost
-// index: then vectorizing that axis reads contiguous memory.
+// True when the inputs read by the reduction have the last data-parallel axis as their innermost
+// index, so that vectorizing that axis reads contiguous memory; false when some input's innermost
+// index is a reduction axis (vector lanes would gather with a stride).
 bool inner_axis_is_contiguous(const te::ComputeOp& op) {
     if (op.axis.empty()) return false;
     const Var* last = op.axis.back()->var.get();
-    bool found = false;
+    bool contiguous = false, strided = false;
     pre_order_visit(op.body.as<Reduce>()->source, [&](const PrimExpr& e) {
-        if (auto* load = e.as<Load>()) {
-            if (!load->indices.empty() && load->indices.back().get() == last) found = true;
+        auto* load = e.as<Load>();
+        if (!load || load->indices.empty()) return;
+        const PrimExpr& inner = load->indices.back();
+        if (inner.get() == last) contiguous = true;
+        for (const auto& r : op.reduce_axis) {
+            if (inner.get() == r->var.get()) strided = true;
         }
     });
-    return found;
+    return contiguous && !strided;
 }
 
 void schedule_reduce_stage(te::Schedule& s, const te::Tensor& t, const tir::LowerContext& target) {

@@ -19,10 +19,28 @@ namespace anvil::tir {
 
 namespace {
 
+using Bindings = std::vector<std::pair<Ref<Var>, PrimExpr>>;
+
 // Builds expressions of one float32 vector shape and its int32 counterpart.
+//
+// An expansion uses its intermediate values several times. Sharing the nodes would make a DAG
+// that every later walk (simplify, the verifier, codegen, printing) treats as a tree, which is
+// exponential in how deeply transcendentals nest (mish = x * tanh(log(1 + exp(x)))). So bind()
+// names each reused value with a let around the statement; when `lets` is null (inside a
+// guarded if_then_else branch, whose reads are valid only under its condition, so nothing may
+// be hoisted out of it) values are shared as before.
 class Builder {
 public:
-    explicit Builder(DataType t) : ft_(t), it_(DataType::int_(32, t.lanes())) {}
+    Builder(DataType t, Bindings* lets) : ft_(t), it_(DataType::int_(32, t.lanes())), lets_(lets) {}
+
+    PrimExpr bind(const PrimExpr& e, const char* name) const {
+        if (!lets_ || e.is<Var>() || e.is<IntImm>() || e.is<FloatImm>() || e.is<Broadcast>()) {
+            return e;
+        }
+        Ref<Var> v = make_var(name, e.dtype());
+        lets_->emplace_back(v, e);
+        return v;
+    }
 
     PrimExpr f(double v) const { return make_const(ft_, static_cast<float>(v)); }
     PrimExpr i(int64_t v) const { return make_const(it_, static_cast<double>(v)); }
@@ -49,23 +67,25 @@ public:
 
 private:
     DataType ft_, it_;
+    Bindings* lets_;
 };
 
 // exp: x = n*ln2 + r with |r| <= ln2/2 (Cody-Waite: ln2 split so that n*ln2_hi is exact), then
 // exp(r) = 1 + r + r^2 * P(r) and the result scaled by 2^n built in the exponent bits. 2^n is
 // applied as two factors 2^(n/2) * 2^(n - n/2) so that overflow to inf and gradual underflow to
 // denormals round correctly instead of wrapping the exponent field.
-PrimExpr lower_exp(const Builder& b, const PrimExpr& x) {
+PrimExpr lower_exp(const Builder& b, const PrimExpr& arg) {
+    PrimExpr x = b.bind(arg, "exp_x");
     // Outside [-104, 89] the float32 result is 0 or inf; clamping keeps n within two factors.
-    PrimExpr xc = min(max(x, b.f(-104.0)), b.f(89.0));
-    PrimExpr n = b.floor(xc * b.f(1.4426950408889634) + b.f(0.5));
-    PrimExpr r = (xc - n * b.f(0.693359375)) - n * b.f(-2.12194440054690583e-4);
+    PrimExpr xc = b.bind(min(max(x, b.f(-104.0)), b.f(89.0)), "exp_xc");
+    PrimExpr n = b.bind(b.floor(xc * b.f(1.4426950408889634) + b.f(0.5)), "exp_n");
+    PrimExpr r = b.bind((xc - n * b.f(0.693359375)) - n * b.f(-2.12194440054690583e-4), "exp_r");
     PrimExpr p = b.f(1.0) + r +
                  r * r *
                      b.poly(r, {5.000000095e-01, 1.666651885e-01, 4.166620598e-02, 8.368887841e-03,
                                 1.395048100e-03});
-    PrimExpr ni = b.to_int(n);
-    PrimExpr n1 = ni / b.i(2);
+    PrimExpr ni = b.bind(b.to_int(n), "exp_ni");
+    PrimExpr n1 = b.bind(ni / b.i(2), "exp_n1");
     PrimExpr n2 = ni - n1;
     auto pow2 = [&](const PrimExpr& k) { return b.from_bits((k + b.i(127)) * b.i(1 << 23)); };
     return b.keep_nan(x, p * pow2(n1) * pow2(n2));
@@ -75,23 +95,25 @@ PrimExpr lower_exp(const Builder& b, const PrimExpr& x) {
 // (denormals pre-scaled by 2^23). With f = m - 1 and s = f / (2 + f),
 // log(1 + f) = f - f^2/2 + s * (f^2/2 + R(s^2)), R the atanh series 2z/3 + 2z^2/5 + ...,
 // which is accurate to a fraction of an ulp because f is exact and s is only a correction.
-PrimExpr lower_log(const Builder& b, const PrimExpr& x) {
-    PrimExpr tiny = x < b.f(1.17549435e-38);
+PrimExpr lower_log(const Builder& b, const PrimExpr& arg) {
+    PrimExpr x = b.bind(arg, "log_x");
+    PrimExpr tiny = b.bind(x < b.f(1.17549435e-38), "log_tiny");
     PrimExpr xs = select(tiny, x * b.f(8388608.0), x);
-    PrimExpr bits = b.bits_of(xs);
-    PrimExpr biased = bits / b.i(1 << 23);
+    PrimExpr bits = b.bind(b.bits_of(xs), "log_bits");
+    PrimExpr biased = b.bind(bits / b.i(1 << 23), "log_biased");
     PrimExpr e = biased - b.i(127) - select(tiny, b.i(23), b.i(0));
-    PrimExpr m = b.from_bits(bits - biased * b.i(1 << 23) + b.i(127 << 23));
-    PrimExpr big = m > b.f(1.41421356);
+    PrimExpr m = b.bind(b.from_bits(bits - biased * b.i(1 << 23) + b.i(127 << 23)), "log_m");
+    PrimExpr big = b.bind(m > b.f(1.41421356), "log_big");
     m = select(big, m * b.f(0.5), m);
-    PrimExpr ef = b.to_float(e + select(big, b.i(1), b.i(0)));
-    PrimExpr fr = m - b.f(1.0);
-    PrimExpr s = fr / (b.f(2.0) + fr);
-    PrimExpr z = s * s;
+    PrimExpr ef = b.bind(b.to_float(e + select(big, b.i(1), b.i(0))), "log_e");
+    PrimExpr fr = b.bind(m - b.f(1.0), "log_f");
+    PrimExpr s = b.bind(fr / (b.f(2.0) + fr), "log_s");
+    PrimExpr z = b.bind(s * s, "log_z");
     PrimExpr r = z * b.poly(z, {2.0 / 3, 2.0 / 5, 2.0 / 7, 2.0 / 9});
-    PrimExpr hfsq = b.f(0.5) * fr * fr;
+    PrimExpr hfsq = b.bind(b.f(0.5) * fr * fr, "log_hfsq");
     PrimExpr result = ef * b.f(0.693359375) -
                       ((hfsq - (s * (hfsq + r) + ef * b.f(-2.12194440054690583e-4))) - fr);
+    result = b.bind(result, "log_r");
     result = select(x > b.f(3.40282347e38), x, result);  // log(inf) = inf
     result = select(eq(x, b.f(0.0)), b.f(0.0) - b.inf(), result);
     result = select(x < b.f(0.0), b.nan(), result);
@@ -100,29 +122,31 @@ PrimExpr lower_log(const Builder& b, const PrimExpr& x) {
 
 // tanh: an odd polynomial x + x^3 P(x^2) on |x| < 0.625 (fitted there, for relative accuracy
 // near 0); beyond, 1 - 2 / (exp(2|x|) + 1), which saturates to 1 as exp overflows to inf.
-PrimExpr lower_tanh(const Builder& b, const PrimExpr& x) {
-    PrimExpr ax = b.abs(x);
-    PrimExpr x2 = x * x;
+PrimExpr lower_tanh(const Builder& b, const PrimExpr& arg) {
+    PrimExpr x = b.bind(arg, "tanh_x");
+    PrimExpr ax = b.bind(b.abs(x), "tanh_ax");
+    PrimExpr x2 = b.bind(x * x, "tanh_x2");
     PrimExpr small = x + x * x2 *
                              b.poly(x2, {-3.333328398e-01, 1.333149246e-01, -5.374356253e-02,
                                          2.065071702e-02, -5.717127473e-03});
-    PrimExpr t = b.f(1.0) - b.f(2.0) / (lower_exp(b, ax + ax) + b.f(1.0));
+    PrimExpr t = b.bind(b.f(1.0) - b.f(2.0) / (lower_exp(b, ax + ax) + b.f(1.0)), "tanh_t");
     PrimExpr large = select(x < b.f(0.0), b.f(0.0) - t, t);
     return select(ax < b.f(0.625), small, large);
 }
 
 // erf: x P(x^2) on |x| < 1; beyond, 1 - exp(-x^2) Q(t) with t = 1 / (1 + |x|/2), Q fitted to
 // erfc(x) exp(x^2) on [1, 4]. erf(4) rounds to 1 in float32, so |x| is clamped to 4.
-PrimExpr lower_erf(const Builder& b, const PrimExpr& x) {
-    PrimExpr ax = b.abs(x);
-    PrimExpr x2 = x * x;
+PrimExpr lower_erf(const Builder& b, const PrimExpr& arg) {
+    PrimExpr x = b.bind(arg, "erf_x");
+    PrimExpr ax = b.bind(b.abs(x), "erf_ax");
+    PrimExpr x2 = b.bind(x * x, "erf_x2");
     PrimExpr small = x * b.poly(x2, {1.128379129e+00, -3.761235600e-01, 1.128041341e-01,
                                      -2.671774893e-02, 4.924831243e-03, -5.660307535e-04});
-    PrimExpr ac = min(ax, b.f(4.0));
-    PrimExpr t = b.f(1.0) / (b.f(1.0) + b.f(0.5) * ac);
+    PrimExpr ac = b.bind(min(ax, b.f(4.0)), "erf_ac");
+    PrimExpr t = b.bind(b.f(1.0) / (b.f(1.0) + b.f(0.5) * ac), "erf_t");
     PrimExpr q = b.poly(t, {-1.119160120e-04, 2.842852927e-01, 2.636386035e-01, 3.341079030e-01,
                             -7.539678929e-02, 5.287128242e-01, -4.479007007e-01, 1.126757338e-01});
-    PrimExpr large = b.f(1.0) - lower_exp(b, b.f(0.0) - ac * ac) * q;
+    PrimExpr large = b.bind(b.f(1.0) - lower_exp(b, b.f(0.0) - ac * ac) * q, "erf_large");
     large = select(x < b.f(0.0), b.f(0.0) - large, large);
     return b.keep_nan(x, select(ax < b.f(1.0), small, large));
 }
@@ -133,15 +157,39 @@ PrimExpr lower_sigmoid(const Builder& b, const PrimExpr& x) {
 }
 
 class IntrinsicLowerer : public StmtMutator {
+public:
+    // The bindings made while lowering a statement's expressions become lets around it.
+    Stmt mutate_stmt(const Stmt& s) override {
+        Bindings outer = std::move(lets_);
+        lets_.clear();
+        Stmt result = StmtMutator::mutate_stmt(s);
+        for (auto it = lets_.rbegin(); it != lets_.rend(); ++it) {
+            result = make_let(it->first, it->second, result, s->loc);
+        }
+        lets_ = std::move(outer);
+        return result;
+    }
+
 protected:
     PrimExpr mutate_(const Call* op, const PrimExpr& self) override {
+        if (op->name == intrin::kIfThenElse) {
+            // Values inside a guarded branch must stay there (see Builder).
+            PrimExpr cond = mutate(op->args[0]);
+            ++guarded_;
+            PrimExpr t = mutate(op->args[1]), f = mutate(op->args[2]);
+            --guarded_;
+            if (cond.same_as(op->args[0]) && t.same_as(op->args[1]) && f.same_as(op->args[2])) {
+                return self;
+            }
+            return make_call(op->dtype, op->name, {cond, t, f});
+        }
         PrimExpr e = StmtMutator::mutate_(op, self);
         auto* call = e.as<Call>();
         if (!call || call->dtype.element_of() != DataType::float32() || call->args.size() != 1 ||
             call->args[0].dtype() != call->dtype) {
             return e;
         }
-        Builder b(call->dtype);
+        Builder b(call->dtype, guarded_ > 0 ? nullptr : &lets_);
         const PrimExpr& x = call->args[0];
         if (call->name == intrin::kExp) return lower_exp(b, x);
         if (call->name == intrin::kLog) return lower_log(b, x);
@@ -150,6 +198,10 @@ protected:
         if (call->name == intrin::kSigmoid) return lower_sigmoid(b, x);
         return e;
     }
+
+private:
+    Bindings lets_;
+    int guarded_ = 0;
 };
 
 }  // namespace

@@ -156,6 +156,9 @@ TEST(ArgReduce, FirstAndLastIndex) {
     }
     auto big = random_tensor({8, 1000}, 91);  // classifier logits
     check_arg_reduce("argmax", big, -1, false, false);
+    auto wide = random_tensor({3, 50, 40}, 92);  // vectorized and parallel
+    check_arg_reduce("argmin", wide, 1, true, false);
+    check_arg_reduce("argmax", wide, -1, true, true);
 }
 
 TEST(ArgReduce, Errors) {

@@ -233,3 +233,31 @@ TEST(LowerIntrinsics, ScalarMatchesVectorAndOtherTypesStay) {
 
 }  // namespace
 }  // namespace anvil::tir::testing
+
+namespace anvil::tir::testing {
+namespace {
+
+// Nested transcendentals (mish is x * tanh(log(1 + exp(x)))) expand with their intermediate
+// values bound to lets, so the IR grows linearly with nesting. Shared subexpressions would make
+// every later tree walk exponential (a 3-deep chain once took minutes to compile).
+TEST(LowerIntrinsics, NestedCallsGrowLinearly) {
+    auto A = make_buffer("A", DataType::float32(), {8});
+    auto index = make_ramp(0, 1, 8);
+    auto size_of_depth = [&](int depth) {
+        PrimExpr v = make_load(A, {index});
+        for (int d = 0; d < depth; ++d) {
+            const char* fn = d % 3 == 0 ? intrin::kExp : d % 3 == 1 ? intrin::kLog : intrin::kTanh;
+            v = make_call(v.dtype(), fn, {v});
+        }
+        Stmt s = lower_intrinsics(make_store(A, v, {index}), LowerContext{});
+        size_t nodes = 0;
+        visit_exprs(s, [&](const PrimExpr&) { ++nodes; });
+        return nodes;
+    };
+    size_t three = size_of_depth(3), six = size_of_depth(6), twelve = size_of_depth(12);
+    EXPECT_LT(six, 3 * three) << "twice as deep should be about twice as large";
+    EXPECT_LT(twelve, 3 * six);
+}
+
+}  // namespace
+}  // namespace anvil::tir::testing
