@@ -4,10 +4,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -78,6 +80,28 @@ INSTANTIATE_TEST_SUITE_P(SharedModels, ReferenceModels,
                              return std::get<0>(info.param) + "_O" +
                                     std::to_string(std::get<1>(info.param));
                          });
+
+// Models exported from PyTorch by tests/models/generate_models.py: standard vision CNNs and
+// transformer encoders that Anvil was not developed against.
+std::vector<std::string> generated_models() {
+    std::vector<std::string> names;
+    for (const auto& entry :
+         fs::directory_iterator(fs::path(ANVIL_SOURCE_DIR) / "tests" / "models")) {
+        if (fs::exists(entry.path() / "model.onnx"))
+            names.push_back(entry.path().filename().string());
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+class GeneratedModels : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GeneratedModels, CompileRunCompare) {
+    compile_and_compare(fs::path(ANVIL_SOURCE_DIR) / "tests" / "models" / GetParam(), 3);
+}
+
+INSTANTIATE_TEST_SUITE_P(PyTorchExports, GeneratedModels, ::testing::ValuesIn(generated_models()),
+                         [](const auto& info) { return info.param; });
 
 TEST(CliErrors, MissingModelFileExitsOne) {
     Result r = run("compile /nonexistent/model.onnx -o /tmp/x.so");

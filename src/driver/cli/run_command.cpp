@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <numeric>
 
 #include "commands.h"
@@ -31,6 +32,7 @@ struct RunArgs {
     int threads = 0;
     bool print_time = false;
     int print_top = 0;
+    std::string labels;  // one class name per line, for --print-top
 };
 
 // Every element as a double, for comparisons and top-k.
@@ -151,9 +153,22 @@ int run_model(const RunArgs& a) {
         size_t k = std::min<size_t>(a.print_top, v.size());
         std::partial_sort(idx.begin(), idx.begin() + k, idx.end(),
                           [&](size_t x, size_t y) { return v[x] > v[y]; });
+        std::vector<std::string> names;
+        if (!a.labels.empty()) {
+            std::ifstream in(a.labels);
+            if (!in) user_error() << "--labels: cannot open '" << a.labels << "'";
+            for (std::string line; std::getline(in, line);) names.push_back(line);
+        }
         std::printf("top-%zu of output 0:", k);
-        for (size_t i = 0; i < k; ++i) std::printf(" %zu (%.4g)", idx[i], v[idx[i]]);
-        std::printf("\n");
+        if (!names.empty()) std::printf("\n");
+        for (size_t i = 0; i < k; ++i) {
+            if (idx[i] < names.size()) {
+                std::printf("  %5zu  %-30s %.4g\n", idx[i], names[idx[i]].c_str(), v[idx[i]]);
+            } else {
+                std::printf(" %zu (%.4g)", idx[i], v[idx[i]]);
+            }
+        }
+        if (names.empty()) std::printf("\n");
     }
     if (!a.outputs.empty()) {
         std::vector<std::pair<std::string, runtime::NDArray>> named;
@@ -202,6 +217,7 @@ void add_run_command(CLI::App& app, int* status) {
                     "worker threads (default: ANVIL_NUM_THREADS or cores)");
     cmd->add_flag("--print-time", args->print_time, "print run-time statistics");
     cmd->add_option("--print-top", args->print_top, "print the top K entries of output 0");
+    cmd->add_option("--labels", args->labels, "class names, one per line, for --print-top");
     cmd->callback([args, status] { *status = run_model(*args); });
 }
 
