@@ -1,10 +1,13 @@
 #include "driver/compile.h"
 
+#include <iostream>
+
 #include "codegen/llvm/llvm_module.h"
 #include "driver/evaluate.h"
 #include "driver/lower_graph.h"
 #include "driver/make_plan.h"
 #include "driver/plan_memory.h"
+#include "graph/printer.h"
 #include "ops/op_table.h"
 #include "support/error.h"
 
@@ -35,6 +38,11 @@ CompiledModel compile_model(const graph::IRModule& m, const std::string& target,
     }
     graph::IRModule optimized = run_graph_pipeline(m, pass_context(), options);
     graph::IRModule lowered = lower_fused_functions(optimized, t, options);
+    if (options.print_after == "all" || options.print_after == kLowerFusedFunctions) {
+        std::ostream& log = options.log ? *options.log : std::cerr;
+        log << "// after " << kLowerFusedFunctions << "\n"
+            << graph::print(lowered, graph::PrintOptions{.metadata = false}) << "\n";
+    }
     return {lowered, build_kernels(lowered, t), t};
 }
 

@@ -65,6 +65,7 @@ const GraphPassEntry kGraphPipeline[] = {
 };
 
 bool is_pass_name(const std::string& name) {
+    if (name == kLowerFusedFunctions) return true;
     for (const auto& e : kTirPipeline) {
         if (name == e.name) return true;
     }

@@ -21,6 +21,11 @@ struct PipelineOptions {
     std::ostream* log = nullptr;               // where printing and timing go (default: stderr)
 };
 
+// The step between the graph and loop-IR pipelines that turns each fused group into a kernel
+// (driver/lower_graph.h); --print-after accepts it to show main calling kernels next to the
+// kernels' loop IR.
+inline constexpr const char* kLowerFusedFunctions = "lower_fused_functions";
+
 // The names of the loop-IR passes, in pipeline order.
 std::vector<std::string> tir_pass_names();
 // The names of the graph passes, in pipeline order.

@@ -103,6 +103,8 @@ std::string format_npy(const NDArray& array) {
         if (dl_dtype_equal(d.dtype, array.dtype()))
             descr = std::string(one_byte ? "|" : "<") + d.descr;
     }
+    // NumPy has no bfloat16: its bits are saved as uint16.
+    if (array.dtype().code == kDLBfloat && array.dtype().bits == 16) descr = "<u2";
     if (descr.empty()) user_error() << "cannot save a " << array.str() << " as .npy";
     std::string shape = "(";
     for (int64_t d : array.shape()) shape += std::to_string(d) + ", ";

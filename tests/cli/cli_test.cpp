@@ -140,6 +140,23 @@ TEST(CliErrors, CompareMismatchExitsOne) {
     fs::remove(so);
 }
 
+TEST(CliCompile, PrintsBothLevelsAfterLowering) {
+    fs::path model =
+        fs::path(ANVIL_SOURCE_DIR) / "tests" / "models" / "transformer_encoder_relu" / "model.onnx";
+    std::string so = temp_so("print_after");
+    Result r = run("compile " + model.string() + " -o " + so +
+                   " --print-after lower_fused_functions --time-passes");
+    EXPECT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("def @main("), std::string::npos);
+    EXPECT_NE(r.output.find("call_tir("), std::string::npos);
+    EXPECT_NE(r.output.find("prim_func fused_dense("), std::string::npos);
+    EXPECT_NE(r.output.find("pass fuse_ops: "), std::string::npos);
+    Result bad = run("compile " + model.string() + " -o " + so + " --print-after fuse_everything");
+    EXPECT_EQ(bad.status, 1);
+    EXPECT_NE(bad.output.find("unknown pass 'fuse_everything'"), std::string::npos) << bad.output;
+    fs::remove(so);
+}
+
 TEST(CliRun, TimingAndTopK) {
     fs::path dir = kNodeTests / "test_relu";
     if (!fs::exists(dir)) GTEST_SKIP();

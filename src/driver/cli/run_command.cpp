@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
@@ -40,26 +41,53 @@ std::vector<double> to_doubles(const runtime::NDArray& a) {
     std::vector<double> out(static_cast<size_t>(a.num_elements()));
     DLDataType t = a.dtype();
     const void* p = a.raw_data();
-    for (size_t i = 0; i < out.size(); ++i) {
-        if (t.code == kDLFloat && t.bits == 32) {
-            out[i] = static_cast<const float*>(p)[i];
-        } else if (t.code == kDLFloat && t.bits == 64) {
-            out[i] = static_cast<const double*>(p)[i];
-        } else if (t.code == kDLFloat && t.bits == 16) {
-            out[i] = static_cast<double>(static_cast<const _Float16*>(p)[i]);
-        } else if (t.code == kDLInt && t.bits == 64) {
-            out[i] = static_cast<double>(static_cast<const int64_t*>(p)[i]);
-        } else if (t.code == kDLInt && t.bits == 32) {
-            out[i] = static_cast<const int32_t*>(p)[i];
-        } else if (t.code == kDLInt && t.bits == 8) {
-            out[i] = static_cast<const int8_t*>(p)[i];
-        } else if (t.code == kDLUInt && t.bits <= 8) {
-            out[i] = static_cast<const uint8_t*>(p)[i];
-        } else {
-            user_error() << "cannot compare or print a " << a.str();
+    auto each = [&](auto element) {
+        using T = decltype(element);
+        for (size_t i = 0; i < out.size(); ++i)
+            out[i] = static_cast<double>(static_cast<const T*>(p)[i]);
+    };
+    if (t.code == kDLFloat && t.bits == 32) {
+        each(float());
+    } else if (t.code == kDLFloat && t.bits == 64) {
+        each(double());
+    } else if (t.code == kDLFloat && t.bits == 16) {
+        each(_Float16());
+    } else if (t.code == kDLBfloat && t.bits == 16) {
+        // bfloat16 is the upper half of a float32.
+        for (size_t i = 0; i < out.size(); ++i) {
+            uint32_t bits = static_cast<uint32_t>(static_cast<const uint16_t*>(p)[i]) << 16;
+            float f;
+            std::memcpy(&f, &bits, sizeof f);
+            out[i] = f;
         }
+    } else if (t.code == kDLInt && t.bits == 64) {
+        each(int64_t());
+    } else if (t.code == kDLInt && t.bits == 32) {
+        each(int32_t());
+    } else if (t.code == kDLInt && t.bits == 16) {
+        each(int16_t());
+    } else if (t.code == kDLInt && t.bits == 8) {
+        each(int8_t());
+    } else if (t.code == kDLUInt && t.bits == 64) {
+        each(uint64_t());
+    } else if (t.code == kDLUInt && t.bits == 32) {
+        each(uint32_t());
+    } else if (t.code == kDLUInt && t.bits == 16) {
+        each(uint16_t());
+    } else if (t.code == kDLUInt && t.bits <= 8) {
+        each(uint8_t());
+    } else {
+        user_error() << "cannot compare or print a " << a.str();
     }
     return out;
+}
+
+// ONNX files store bfloat16 data as uint16 bits: read them as the type the model declares.
+runtime::NDArray as_declared(const runtime::NDArray& a, DLDataType declared) {
+    bool bits_of_bfloat = a.dtype().code == kDLUInt && a.dtype().bits == 16 &&
+                          declared.code == kDLBfloat && declared.bits == 16;
+    if (!bits_of_bfloat) return a;
+    return a.view(std::vector<int64_t>(a.shape().begin(), a.shape().end()), declared);
 }
 
 std::vector<runtime::NDArray> read_inputs(const std::string& source,
@@ -79,7 +107,7 @@ std::vector<runtime::NDArray> read_inputs(const std::string& source,
                 user_error() << "--inputs: " << path << " is missing (the model has "
                              << ex.num_inputs() << " input(s))";
             }
-            values[i] = frontend::read_tensor_pb(path);
+            values[i] = as_declared(frontend::read_tensor_pb(path), ex.input_info(i).dtype);
         }
     } else {
         auto arrays = runtime::read_npz(source);
@@ -88,9 +116,9 @@ std::vector<runtime::NDArray> read_inputs(const std::string& source,
             auto it = std::find_if(arrays.begin(), arrays.end(),
                                    [&](const auto& a) { return a.first == name; });
             if (it != arrays.end()) {
-                values[i] = it->second;
+                values[i] = as_declared(it->second, ex.input_info(i).dtype);
             } else if (static_cast<size_t>(i) < arrays.size()) {
-                values[i] = arrays[i].second;
+                values[i] = as_declared(arrays[i].second, ex.input_info(i).dtype);
             } else {
                 user_error() << "--inputs: " << source << " has no array for input '" << name
                              << "'";
@@ -107,7 +135,7 @@ bool compare_outputs(const std::string& dir, const std::vector<runtime::NDArray>
     for (size_t k = 0; k < outputs.size(); ++k) {
         std::string path = dir + "/output_" + std::to_string(k) + ".pb";
         if (!std::filesystem::exists(path)) user_error() << "--compare: " << path << " is missing";
-        runtime::NDArray ref = frontend::read_tensor_pb(path);
+        runtime::NDArray ref = as_declared(frontend::read_tensor_pb(path), outputs[k].dtype());
         if (ref.str() != outputs[k].str()) {
             std::printf("output %zu: got %s, expected %s\n", k, outputs[k].str().c_str(),
                         ref.str().c_str());
@@ -118,9 +146,10 @@ bool compare_outputs(const std::string& dir, const std::vector<runtime::NDArray>
         double max_abs = 0, max_rel = 0;
         size_t bad = 0;
         for (size_t i = 0; i < a.size(); ++i) {
+            // Equal values (infinities included) and NaN against NaN agree.
+            if (a[i] == b[i] || (std::isnan(a[i]) && std::isnan(b[i]))) continue;
             double err = std::abs(a[i] - b[i]);
-            bool same_nan = std::isnan(a[i]) && std::isnan(b[i]);
-            if (!same_nan) {
+            {
                 max_abs = std::max(max_abs, err);
                 if (b[i] != 0) max_rel = std::max(max_rel, err / std::abs(b[i]));
                 if (!(err <= atol + rtol * std::abs(b[i]))) ++bad;
