@@ -14,6 +14,7 @@
 #include <numeric>
 
 #include "commands.h"
+#include "driver/compare.h"
 #include "frontend/onnx/from_onnx.h"
 #include "runtime/graph_executor.h"
 #include "runtime/npz.h"
@@ -36,60 +37,6 @@ struct RunArgs {
     std::string labels;  // one class name per line, for --print-top
 };
 
-// Every element as a double, for comparisons and top-k.
-std::vector<double> to_doubles(const runtime::NDArray& a) {
-    std::vector<double> out(static_cast<size_t>(a.num_elements()));
-    DLDataType t = a.dtype();
-    const void* p = a.raw_data();
-    auto each = [&](auto element) {
-        using T = decltype(element);
-        for (size_t i = 0; i < out.size(); ++i)
-            out[i] = static_cast<double>(static_cast<const T*>(p)[i]);
-    };
-    if (t.code == kDLFloat && t.bits == 32) {
-        each(float());
-    } else if (t.code == kDLFloat && t.bits == 64) {
-        each(double());
-    } else if (t.code == kDLFloat && t.bits == 16) {
-        each(_Float16());
-    } else if (t.code == kDLBfloat && t.bits == 16) {
-        // bfloat16 is the upper half of a float32.
-        for (size_t i = 0; i < out.size(); ++i) {
-            uint32_t bits = static_cast<uint32_t>(static_cast<const uint16_t*>(p)[i]) << 16;
-            float f;
-            std::memcpy(&f, &bits, sizeof f);
-            out[i] = f;
-        }
-    } else if (t.code == kDLInt && t.bits == 64) {
-        each(int64_t());
-    } else if (t.code == kDLInt && t.bits == 32) {
-        each(int32_t());
-    } else if (t.code == kDLInt && t.bits == 16) {
-        each(int16_t());
-    } else if (t.code == kDLInt && t.bits == 8) {
-        each(int8_t());
-    } else if (t.code == kDLUInt && t.bits == 64) {
-        each(uint64_t());
-    } else if (t.code == kDLUInt && t.bits == 32) {
-        each(uint32_t());
-    } else if (t.code == kDLUInt && t.bits == 16) {
-        each(uint16_t());
-    } else if (t.code == kDLUInt && t.bits <= 8) {
-        each(uint8_t());
-    } else {
-        user_error() << "cannot compare or print a " << a.str();
-    }
-    return out;
-}
-
-// ONNX files store bfloat16 data as uint16 bits: read them as the type the model declares.
-runtime::NDArray as_declared(const runtime::NDArray& a, DLDataType declared) {
-    bool bits_of_bfloat = a.dtype().code == kDLUInt && a.dtype().bits == 16 &&
-                          declared.code == kDLBfloat && declared.bits == 16;
-    if (!bits_of_bfloat) return a;
-    return a.view(std::vector<int64_t>(a.shape().begin(), a.shape().end()), declared);
-}
-
 std::vector<runtime::NDArray> read_inputs(const std::string& source,
                                           const runtime::GraphExecutor& ex) {
     std::vector<runtime::NDArray> values(ex.num_inputs());
@@ -107,7 +54,7 @@ std::vector<runtime::NDArray> read_inputs(const std::string& source,
                 user_error() << "--inputs: " << path << " is missing (the model has "
                              << ex.num_inputs() << " input(s))";
             }
-            values[i] = as_declared(frontend::read_tensor_pb(path), ex.input_info(i).dtype);
+            values[i] = driver::as_declared(frontend::read_tensor_pb(path), ex.input_info(i).dtype);
         }
     } else {
         auto arrays = runtime::read_npz(source);
@@ -116,9 +63,9 @@ std::vector<runtime::NDArray> read_inputs(const std::string& source,
             auto it = std::find_if(arrays.begin(), arrays.end(),
                                    [&](const auto& a) { return a.first == name; });
             if (it != arrays.end()) {
-                values[i] = as_declared(it->second, ex.input_info(i).dtype);
+                values[i] = driver::as_declared(it->second, ex.input_info(i).dtype);
             } else if (static_cast<size_t>(i) < arrays.size()) {
-                values[i] = as_declared(arrays[i].second, ex.input_info(i).dtype);
+                values[i] = driver::as_declared(arrays[i].second, ex.input_info(i).dtype);
             } else {
                 user_error() << "--inputs: " << source << " has no array for input '" << name
                              << "'";
@@ -135,31 +82,19 @@ bool compare_outputs(const std::string& dir, const std::vector<runtime::NDArray>
     for (size_t k = 0; k < outputs.size(); ++k) {
         std::string path = dir + "/output_" + std::to_string(k) + ".pb";
         if (!std::filesystem::exists(path)) user_error() << "--compare: " << path << " is missing";
-        runtime::NDArray ref = as_declared(frontend::read_tensor_pb(path), outputs[k].dtype());
-        if (ref.str() != outputs[k].str()) {
-            std::printf("output %zu: got %s, expected %s\n", k, outputs[k].str().c_str(),
+        runtime::NDArray ref = frontend::read_tensor_pb(path);
+        driver::Comparison c = driver::compare_tensors(outputs[k], ref, rtol, atol);
+        if (!c.same_type) {
+            std::printf("output %zu: got %s, expected %s: MISMATCH\n", k, outputs[k].str().c_str(),
                         ref.str().c_str());
             ok = false;
             continue;
         }
-        std::vector<double> a = to_doubles(outputs[k]), b = to_doubles(ref);
-        double max_abs = 0, max_rel = 0;
-        size_t bad = 0;
-        for (size_t i = 0; i < a.size(); ++i) {
-            // Equal values (infinities included) and NaN against NaN agree.
-            if (a[i] == b[i] || (std::isnan(a[i]) && std::isnan(b[i]))) continue;
-            double err = std::abs(a[i] - b[i]);
-            {
-                max_abs = std::max(max_abs, err);
-                if (b[i] != 0) max_rel = std::max(max_rel, err / std::abs(b[i]));
-                if (!(err <= atol + rtol * std::abs(b[i]))) ++bad;
-            }
-        }
-        std::printf("output %zu: max abs error %.3g, max rel error %.3g: %s\n", k, max_abs, max_rel,
-                    bad ? "MISMATCH" : "ok");
-        if (bad) {
-            std::printf("  %zu of %zu elements differ (rtol %g, atol %g)\n", bad, a.size(), rtol,
-                        atol);
+        std::printf("output %zu: max abs error %.3g, max rel error %.3g: %s\n", k, c.max_abs_error,
+                    c.max_rel_error, c.ok() ? "ok" : "MISMATCH");
+        if (!c.ok()) {
+            std::printf("  %zu of %zu elements differ (rtol %g, atol %g)\n", c.mismatches,
+                        c.elements, rtol, atol);
             ok = false;
         }
     }
@@ -176,7 +111,7 @@ int run_model(const RunArgs& a) {
     for (int i = 0; i < ex.num_outputs(); ++i) outputs.push_back(ex.get_output(i));
 
     if (a.print_top > 0) {
-        std::vector<double> v = to_doubles(outputs[0]);
+        std::vector<double> v = driver::to_doubles(outputs[0]);
         std::vector<size_t> idx(v.size());
         std::iota(idx.begin(), idx.end(), 0);
         size_t k = std::min<size_t>(a.print_top, v.size());
