@@ -10,6 +10,7 @@
 #include "graph/text_attrs.h"
 #include "graph/text_lexer.h"
 #include "support/error.h"
+#include "support/token_cursor.h"
 #include "tir/parser.h"
 
 namespace anvil::graph {
@@ -51,10 +52,10 @@ std::vector<uint8_t> base64_decode(const std::string& s, const Token& at) {
 // ---------------------------------------------------------------------------------------------
 // Parser
 
-class Parser {
+class Parser : anvil::text::TokenCursor<Token> {
 public:
-    Parser(const std::string& text, const OpTable& ops) : text_(text), ops_(ops) {
-        toks_ = lex_text(text);
+    Parser(const std::string& text, const OpTable& ops)
+        : TokenCursor(lex_text(text)), text_(text), ops_(ops) {
         split_metadata();
     }
 
@@ -89,43 +90,13 @@ public:
 
     Expr expr_text() {
         Expr e = block_body();
-        if (peek().kind != Tok::End) expected("end of input after the result");
+        expect_end("after the result");
         return e;
     }
 
 private:
     // ---- tokens
 
-    const Token& peek(size_t k = 0) const { return toks_[std::min(pos_ + k, toks_.size() - 1)]; }
-    const Token& next() {
-        const Token& t = peek();
-        if (pos_ < toks_.size() - 1) ++pos_;
-        return t;
-    }
-    bool is_punct(const char* p, size_t k = 0) const {
-        return peek(k).kind == Tok::Punct && peek(k).text == p;
-    }
-    bool is_keyword(const char* w, size_t k = 0) const {
-        return peek(k).kind == Tok::Ident && peek(k).text == w;
-    }
-    bool accept(const char* p) {
-        if (!is_punct(p)) return false;
-        next();
-        return true;
-    }
-    [[noreturn]] void fail(const Token& t, const std::string& message) const {
-        fail_at(t.line, t.col, message);
-    }
-    [[noreturn]] void expected(const std::string& what) const {
-        fail(peek(), "expected " + what + ", found " + describe(peek()));
-    }
-    void expect(const char* p, const std::string& context) {
-        if (!accept(p)) expected(std::string("'") + p + "' " + context);
-    }
-    void expect_keyword(const char* w, const std::string& context) {
-        if (!is_keyword(w)) expected(std::string("'") + w + "' " + context);
-        next();
-    }
     int64_t integer(const std::string& what) {
         const Token& t = peek();
         if (t.kind != Tok::Number || !t.suffix.empty() ||
@@ -147,6 +118,22 @@ private:
         } catch (const Error& e) {
             fail(at, what + ": " + e.what());
         }
+    }
+
+    // After '(': the items `read` reads up to ')', separated by commas. The flag is set for one
+    // item without a comma, `(x)`, which is x in parentheses rather than a tuple, `(x,)`.
+    template <typename F>
+    auto tuple_items(F&& read, const std::string& where)
+        -> std::pair<std::vector<decltype(read())>, bool> {
+        std::vector<decltype(read())> items;
+        bool comma = false;
+        while (!accept(")")) {
+            items.push_back(read());
+            comma = accept(",");
+            if (!comma && !is_punct(")")) expected("',' or ')' " + where);
+        }
+        bool parenthesized = items.size() == 1 && !comma;
+        return {std::move(items), parenthesized};
     }
 
     // ---- names
@@ -204,15 +191,21 @@ private:
         }
     }
 
-    void constant_entry() {
-        const Token& at = peek();
-        expect_keyword("meta", "to start a constant (meta[Constant][i]: type = \"base64\")");
+    // After 'meta': `[Constant][i]`, read for i.
+    int64_t constant_index() {
         expect("[", "after 'meta'");
         expect_keyword("Constant", "in meta[Constant][i]");
         expect("]", "after 'Constant'");
         expect("[", "before the constant's index");
         int64_t index = integer("the constant's index");
         expect("]", "after the constant's index");
+        return index;
+    }
+
+    void constant_entry() {
+        const Token& at = peek();
+        expect_keyword("meta", "to start a constant (meta[Constant][i]: type = \"base64\")");
+        int64_t index = constant_index();
         if (constants_.count(index))
             fail(at, "constant " + std::to_string(index) + " is defined twice");
         expect(":", "before the constant's type");
@@ -280,14 +273,8 @@ private:
             return build(at, "tensor type", [&] { return make_tensor_type(shape, t); });
         }
         if (accept("(")) {
-            std::vector<Type> fields;
-            bool comma = false;
-            while (!accept(")")) {
-                fields.push_back(type());
-                comma = accept(",");
-                if (!comma && !is_punct(")")) expected("',' or ')' in a tuple type");
-            }
-            if (fields.size() == 1 && !comma) return fields[0];
+            auto [fields, parenthesized] = tuple_items([&] { return type(); }, "in a tuple type");
+            if (parenthesized) return fields[0];
             return make_tuple_type(std::move(fields));
         }
         if (is_keyword("fn")) {
@@ -503,14 +490,8 @@ private:
             return b->value;
         }
         if (accept("(")) {
-            std::vector<Expr> fields;
-            bool comma = false;
-            while (!accept(")")) {
-                fields.push_back(expr());
-                comma = accept(",");
-                if (!comma && !is_punct(")")) expected("',' or ')' in a tuple");
-            }
-            if (fields.size() == 1 && !comma) return fields[0];
+            auto [fields, parenthesized] = tuple_items([&] { return expr(); }, "in a tuple");
+            if (parenthesized) return fields[0];
             return make_tuple(std::move(fields));
         }
         if (accept("{")) {
@@ -537,12 +518,7 @@ private:
 
     Expr constant_ref() {
         const Token& at = next();
-        expect("[", "after 'meta'");
-        expect_keyword("Constant", "in meta[Constant][i]");
-        expect("]", "after 'Constant'");
-        expect("[", "before the constant's index");
-        int64_t index = integer("the constant's index");
-        expect("]", "after the constant's index");
+        int64_t index = constant_index();
         auto it = constants_.find(index);
         if (it == constants_.end()) {
             fail(at, "meta[Constant][" + std::to_string(index) + "] is not in the metadata " +
@@ -645,8 +621,6 @@ private:
 
     const std::string& text_;
     const OpTable& ops_;
-    std::vector<Token> toks_;
-    size_t pos_ = 0;
     std::vector<Scope> scopes_{Scope{{}, false}};
     std::unordered_map<int64_t, Expr> constants_;
     std::unordered_map<std::string, Ref<anvil::Var>> dim_vars_;

@@ -1,12 +1,13 @@
 #include "graph/printer.h"
 
-#include <cctype>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 #include "graph/expr_functor.h"
 #include "support/error.h"
+#include "support/text_scanner.h"
+#include "support/unique_names.h"
 #include "tir/printer.h"
 
 namespace anvil::graph {
@@ -15,40 +16,18 @@ namespace {
 
 constexpr const char* kIndent = "  ";  // Relay's indentation
 
+using anvil::text::is_name_char;
+using anvil::text::is_name_start;
+using anvil::text::quote;
+
+// True if `s` reads back as one identifier token: names joined by dots (`nn.conv2d`).
 bool is_identifier(const std::string& s) {
-    if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) {
-        return false;
-    }
+    if (s.empty() || !is_name_start(s[0])) return false;
     for (size_t i = 0; i < s.size(); ++i) {
-        char c = s[i];
-        bool dot_ok = c == '.' && i + 1 < s.size() &&
-                      (std::isalpha(static_cast<unsigned char>(s[i + 1])) || s[i + 1] == '_');
-        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && !dot_ok) return false;
+        bool dot_ok = s[i] == '.' && i + 1 < s.size() && is_name_start(s[i + 1]);
+        if (!is_name_char(s[i]) && !dot_ok) return false;
     }
     return true;
-}
-
-std::string quote(const std::string& s) {
-    std::string out = "\"";
-    for (char c : s) {
-        switch (c) {
-            case '"':
-                out += "\\\"";
-                break;
-            case '\\':
-                out += "\\\\";
-                break;
-            case '\n':
-                out += "\\n";
-                break;
-            case '\t':
-                out += "\\t";
-                break;
-            default:
-                out += c;
-        }
-    }
-    return out + "\"";
 }
 
 // Base64 keeps weights a third larger than their bytes (hex would double them) and is a
@@ -69,27 +48,6 @@ std::string base64_encode(const uint8_t* data, size_t n) {
     }
     return out;
 }
-
-// Gives each Var object one name, unique within a function scope.
-class NameTable {
-public:
-    const std::string& get(const Var* v) {
-        auto it = names_.find(v);
-        if (it != names_.end()) return it->second;
-        std::string base;
-        for (char c : v->name) base += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-        if (base.empty()) base = "v";
-        if (std::isdigit(static_cast<unsigned char>(base[0]))) base = "_" + base;
-        std::string name = base;
-        for (int n = 1; used_.count(name); ++n) name = base + "_" + std::to_string(n);
-        used_.insert(name);
-        return names_.emplace(v, name).first->second;
-    }
-
-private:
-    std::unordered_map<const Var*, std::string> names_;
-    std::unordered_set<std::string> used_;
-};
 
 class Printer {
 public:
@@ -193,7 +151,7 @@ private:
         out_ += "\n";
     }
 
-    std::string var_ref(const Var* v) { return "%" + names_.back().get(v); }
+    std::string var_ref(const Var* v) { return "%" + names_.back().get(v, v->name); }
 
     std::string constant_ref(const Constant* c) {
         auto [it, added] = const_index_.emplace(c, static_cast<int>(constants_.size()));
@@ -323,7 +281,7 @@ private:
 
     PrintOptions options_;
     std::string out_;
-    std::vector<NameTable> names_;  // per function scope
+    std::vector<UniqueNames> names_;  // per function scope
     int next_temp_ = 0;
     std::vector<Scope> scopes_;
     std::vector<std::unordered_map<const ExprNode*, int>> uses_;  // per function scope

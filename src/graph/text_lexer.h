@@ -7,13 +7,16 @@
 // Strings are in double quotes with \n \t \" \\ escapes. `//` comments run to the end of the
 // line and `/* */` comments (the printer's type annotations) may span lines. Any other character
 // is one punctuation token, except the pairs -> <= >= == != && ||: the module parser only
-// matches braces inside loop-IR kernels, which tir::parse_prim_func then reads itself.
+// matches braces inside loop-IR kernels, which tir::parse_prim_func then reads itself. The
+// characters are scanned by support/text_scanner.h, which the loop IR's lexer shares.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "support/text_scanner.h"
 
 namespace anvil::graph::text {
 
@@ -33,7 +36,7 @@ struct Token {
 std::vector<Token> lex_text(const std::string& text);
 
 // Throws UserError("line:col: message").
-[[noreturn]] void fail_at(int line, int col, const std::string& message);
+using anvil::text::fail_at;
 
 // How a token reads in "found ..." messages: 'fn', '%x', string "x", end of input.
 std::string describe(const Token& t);

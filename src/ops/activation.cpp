@@ -9,6 +9,7 @@
 #include "graph/op.h"
 #include "ops/axes.h"
 #include "ops/injective_schedule.h"
+#include "ops/op_spec.h"
 #include "ops/tensor_shape.h"
 #include "support/error.h"
 #include "te/math.h"
@@ -21,11 +22,6 @@ using graph::OpPattern;
 using graph::Type;
 
 namespace {
-
-template <typename A>
-Ref<Attrs> attrs_of() {
-    return Ref<Attrs>(new A());
-}
 
 // Every activation here is defined on floats only, except clip, which ONNX also defines for
 // integers.
@@ -153,22 +149,6 @@ std::vector<te::Tensor> activation_compute(const std::vector<te::Tensor>& in, co
         Name)};
 }
 
-Ref<Op> make_activation(const std::string& name, int num_inputs, Ref<Attrs> (*attrs)(),
-                        graph::TypeRule type, graph::ComputeRule compute, OpPattern pattern,
-                        const std::string& description) {
-    auto op = make_ref<Op>();
-    auto* o = const_cast<Op*>(op.get());
-    o->name = name;
-    o->num_inputs = num_inputs;
-    o->make_default_attrs = attrs;
-    o->infer_type = type;
-    o->compute = compute;
-    o->schedule = schedule_injective;
-    o->pattern = pattern;
-    o->description = description;
-    return op;
-}
-
 // ---- prelu --------------------------------------------------------------------------------
 
 Type prelu_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
@@ -241,62 +221,113 @@ ANVIL_NAME(mish, "mish")
 }  // namespace
 
 Ref<Op> make_clip_op() {
-    return make_activation("nn.clip", 1, attrs_of<ClipAttrs>, clip_type,
-                           activation_compute<clip_fn, k_clip>, OpPattern::ElemWise,
-                           "min(max(x, a_min), a_max)");
+    return make_op({.name = "nn.clip",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<ClipAttrs>,
+                    .infer_type = clip_type,
+                    .compute = activation_compute<clip_fn, k_clip>,
+                    .schedule = schedule_injective,
+                    .pattern = OpPattern::ElemWise,
+                    .description = "min(max(x, a_min), a_max)"});
 }
 
 Ref<Op> make_leaky_relu_op() {
-    return make_activation("nn.leaky_relu", 1, attrs_of<LeakyReluAttrs>, float_unary_type,
-                           activation_compute<leaky_relu_fn, k_leaky_relu>, OpPattern::ElemWise,
-                           "x > 0 ? x : alpha * x");
+    return make_op({.name = "nn.leaky_relu",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<LeakyReluAttrs>,
+                    .infer_type = float_unary_type,
+                    .compute = activation_compute<leaky_relu_fn, k_leaky_relu>,
+                    .schedule = schedule_injective,
+                    .pattern = OpPattern::ElemWise,
+                    .description = "x > 0 ? x : alpha * x"});
 }
 
 Ref<Op> make_prelu_op() {
-    return make_activation("nn.prelu", 2, attrs_of<PReluAttrs>, prelu_type, prelu_compute,
-                           OpPattern::Broadcast, "x > 0 ? x : slope * x, slope per channel");
+    return make_op({.name = "nn.prelu",
+                    .num_inputs = 2,
+                    .make_default_attrs = default_attrs<PReluAttrs>,
+                    .infer_type = prelu_type,
+                    .compute = prelu_compute,
+                    .schedule = schedule_injective,
+                    .pattern = OpPattern::Broadcast,
+                    .description = "x > 0 ? x : slope * x, slope per channel"});
 }
 
 Ref<Op> make_gelu_op() {
-    return make_activation("nn.gelu", 1, attrs_of<GeluAttrs>, gelu_type,
-                           activation_compute<gelu_fn, k_gelu>, OpPattern::ElemWise,
-                           "0.5 x (1 + erf(x / sqrt 2)), or its tanh approximation");
+    return make_op({.name = "nn.gelu",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<GeluAttrs>,
+                    .infer_type = gelu_type,
+                    .compute = activation_compute<gelu_fn, k_gelu>,
+                    .schedule = schedule_injective,
+                    .pattern = OpPattern::ElemWise,
+                    .description = "0.5 x (1 + erf(x / sqrt 2)), or its tanh approximation"});
 }
 
 Ref<Op> make_hardswish_op() {
-    return make_activation("nn.hardswish", 1, attrs_of<graph::NoAttrs>, float_unary_type,
-                           activation_compute<hardswish_fn, k_hardswish>, OpPattern::ElemWise,
-                           "x * max(0, min(1, x / 6 + 1/2))");
+    return make_op({.name = "nn.hardswish",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<graph::NoAttrs>,
+                    .infer_type = float_unary_type,
+                    .compute = activation_compute<hardswish_fn, k_hardswish>,
+                    .schedule = schedule_injective,
+                    .pattern = OpPattern::ElemWise,
+                    .description = "x * max(0, min(1, x / 6 + 1/2))"});
 }
 
 Ref<Op> make_hardsigmoid_op() {
-    return make_activation("nn.hardsigmoid", 1, attrs_of<HardSigmoidAttrs>, float_unary_type,
-                           activation_compute<hardsigmoid_fn, k_hardsigmoid>, OpPattern::ElemWise,
-                           "max(0, min(1, alpha * x + beta))");
+    return make_op({.name = "nn.hardsigmoid",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<HardSigmoidAttrs>,
+                    .infer_type = float_unary_type,
+                    .compute = activation_compute<hardsigmoid_fn, k_hardsigmoid>,
+                    .schedule = schedule_injective,
+                    .pattern = OpPattern::ElemWise,
+                    .description = "max(0, min(1, alpha * x + beta))"});
 }
 
 Ref<Op> make_softplus_op() {
-    return make_activation("nn.softplus", 1, attrs_of<graph::NoAttrs>, float_unary_type,
-                           activation_compute<softplus_fn, k_softplus>, OpPattern::ElemWise,
-                           "log(1 + exp(x))");
+    return make_op({.name = "nn.softplus",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<graph::NoAttrs>,
+                    .infer_type = float_unary_type,
+                    .compute = activation_compute<softplus_fn, k_softplus>,
+                    .schedule = schedule_injective,
+                    .pattern = OpPattern::ElemWise,
+                    .description = "log(1 + exp(x))"});
 }
 
 Ref<Op> make_elu_op() {
-    return make_activation("nn.elu", 1, attrs_of<EluAttrs>, float_unary_type,
-                           activation_compute<elu_fn, k_elu>, OpPattern::ElemWise,
-                           "x > 0 ? x : alpha * (exp(x) - 1)");
+    return make_op({.name = "nn.elu",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<EluAttrs>,
+                    .infer_type = float_unary_type,
+                    .compute = activation_compute<elu_fn, k_elu>,
+                    .schedule = schedule_injective,
+                    .pattern = OpPattern::ElemWise,
+                    .description = "x > 0 ? x : alpha * (exp(x) - 1)"});
 }
 
 Ref<Op> make_selu_op() {
-    return make_activation("nn.selu", 1, attrs_of<SeluAttrs>, float_unary_type,
-                           activation_compute<selu_fn, k_selu>, OpPattern::ElemWise,
-                           "gamma * (x > 0 ? x : alpha * (exp(x) - 1))");
+    return make_op({.name = "nn.selu",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<SeluAttrs>,
+                    .infer_type = float_unary_type,
+                    .compute = activation_compute<selu_fn, k_selu>,
+                    .schedule = schedule_injective,
+                    .pattern = OpPattern::ElemWise,
+                    .description = "gamma * (x > 0 ? x : alpha * (exp(x) - 1))"});
 }
 
 Ref<Op> make_mish_op() {
-    return make_activation("nn.mish", 1, attrs_of<graph::NoAttrs>, float_unary_type,
-                           activation_compute<mish_fn, k_mish>, OpPattern::ElemWise,
-                           "x * tanh(softplus(x))");
+    return make_op({.name = "nn.mish",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<graph::NoAttrs>,
+                    .infer_type = float_unary_type,
+                    .compute = activation_compute<mish_fn, k_mish>,
+                    .schedule = schedule_injective,
+                    .pattern = OpPattern::ElemWise,
+                    .description = "x * tanh(softplus(x))"});
 }
 
 }  // namespace anvil::ops

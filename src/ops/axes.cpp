@@ -31,6 +31,34 @@ std::vector<int64_t> normalize_axes(const std::vector<int64_t>& axes, int64_t nd
     return out;
 }
 
+int64_t normalize_input_axis(int64_t axis, size_t ndim, const SourceLoc& loc,
+                             const std::string& op) {
+    int64_t r = static_cast<int64_t>(ndim);
+    if (axis < -r || axis >= r) {
+        user_error(loc) << op << ": axis " << axis << " is out of range for a " << r << "-D input";
+    }
+    return axis < 0 ? axis + r : axis;
+}
+
+void check_int_list(const SourceLoc& loc, const std::string& op, const char* name,
+                    const std::vector<int64_t>& values, size_t n, int64_t min) {
+    if (values.size() != n) {
+        user_error(loc) << op << ": " << name << " needs " << n << " values, got "
+                        << list_str(values);
+    }
+    for (int64_t v : values) {
+        if (v < min) {
+            user_error(loc) << op << ": " << name << " must be >= " << min << ", got "
+                            << list_str(values);
+        }
+    }
+}
+
+std::optional<int64_t> static_dim(const PrimExpr& dim) {
+    if (const int64_t* v = as_const_int(dim)) return *v;
+    return std::nullopt;
+}
+
 std::string dim_str(const PrimExpr& dim) {
     if (const int64_t* v = as_const_int(dim)) return std::to_string(*v);
     return to_string(dim);

@@ -1,8 +1,10 @@
-// Axis attributes of op type rules: numpy-style negative axes, checked against the rank, with
-// UserErrors that name the op, the attribute and the rank.
+// Axis and integer-list attributes of op type rules: numpy-style negative axes, checked against
+// the rank, and per-dimension lists (strides, padding), with UserErrors that name the op, the
+// attribute and the rank.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,19 @@ int64_t normalize_axis(int64_t axis, int64_t ndim, const SourceLoc& loc, const s
 std::vector<int64_t> normalize_axes(const std::vector<int64_t>& axes, int64_t ndim,
                                     const SourceLoc& loc, const std::string& op,
                                     const std::string& what = "axes");
+
+// The same with the shorter message of the nn ops ("nn.softmax: axis 2 is out of range for a
+// 2-D input").
+int64_t normalize_input_axis(int64_t axis, size_t ndim, const SourceLoc& loc,
+                             const std::string& op);
+
+// A per-dimension attribute (strides, padding, ...) `name` of `op`: `n` values, each >= `min`;
+// UserError at `loc` otherwise.
+void check_int_list(const SourceLoc& loc, const std::string& op, const char* name,
+                    const std::vector<int64_t>& values, size_t n, int64_t min);
+
+// The value of a static dimension; nullopt for a symbolic one.
+std::optional<int64_t> static_dim(const PrimExpr& dim);
 
 // "64" or "n * 2" for messages (constants without their type suffix).
 std::string dim_str(const PrimExpr& dim);

@@ -1,5 +1,6 @@
 #include "ops/call_tir.h"
 
+#include "ops/op_spec.h"
 #include "ops/op_table.h"
 #include "support/error.h"
 
@@ -61,10 +62,6 @@ graph::Expr make_call_tir(const std::string& kernel, std::vector<graph::Expr> ar
 
 namespace {
 
-Ref<graph::Attrs> call_tir_attrs() {
-    return Ref<graph::Attrs>(new CallTirAttrs());
-}
-
 Type call_tir_type(const graph::Op&, const std::vector<Type>&, const graph::Attrs& attrs,
                    const SourceLoc&) {
     std::vector<Type> outputs = call_tir_outputs(static_cast<const CallTirAttrs&>(attrs));
@@ -75,15 +72,14 @@ Type call_tir_type(const graph::Op&, const std::vector<Type>&, const graph::Attr
 }  // namespace
 
 Ref<graph::Op> make_call_tir_op() {
-    auto op = make_ref<graph::Op>();
-    auto* o = const_cast<graph::Op*>(op.get());
-    o->name = "call_tir";
-    o->num_inputs = -1;
-    o->make_default_attrs = call_tir_attrs;
-    o->infer_type = call_tir_type;
-    o->pattern = graph::OpPattern::Opaque;  // already a kernel: never fused or lowered again
-    o->description = "call a loop-IR kernel of the module, destination-passing style";
-    return op;
+    // Already a kernel: no compute or schedule, never fused or lowered again.
+    return make_op(
+        {.name = "call_tir",
+         .num_inputs = -1,
+         .make_default_attrs = default_attrs<CallTirAttrs>,
+         .infer_type = call_tir_type,
+         .pattern = graph::OpPattern::Opaque,
+         .description = "call a loop-IR kernel of the module, destination-passing style"});
 }
 
 }  // namespace anvil::ops

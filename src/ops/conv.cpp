@@ -16,10 +16,11 @@
 
 #include <functional>
 #include <optional>
-#include <sstream>
 
 #include "graph/op.h"
+#include "ops/axes.h"
 #include "ops/injective_schedule.h"
+#include "ops/op_spec.h"
 #include "ops/tensor_shape.h"
 #include "ops/tile_schedule.h"
 #include "support/error.h"
@@ -39,36 +40,10 @@ PrimExpr I(int64_t v) {
     return make_int(DataType::int32(), v);
 }
 
-std::string ints_str(const std::vector<int64_t>& v) {
-    std::ostringstream os;
-    os << "[";
-    for (size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
-    os << "]";
-    return os.str();
-}
-
 // ---- type rules ---------------------------------------------------------------------------
 
-void check_ints(const SourceLoc& loc, const std::string& op, const char* name,
-                const std::vector<int64_t>& v, size_t n, int64_t min) {
-    if (v.size() != n) {
-        user_error(loc) << op << ": " << name << " needs " << n << " values, got " << ints_str(v);
-    }
-    for (int64_t x : v) {
-        if (x < min) {
-            user_error(loc) << op << ": " << name << " must be >= " << min << ", got "
-                            << ints_str(v);
-        }
-    }
-}
-
-std::optional<int64_t> known(const PrimExpr& d) {
-    if (auto* v = as_const_int(d)) return *v;
-    return std::nullopt;
-}
-
 int64_t kernel_dim(const SourceLoc& loc, const std::string& op, const PrimExpr& d) {
-    auto v = known(d);
+    auto v = static_dim(d);
     if (!v) user_error(loc) << op << ": the kernel size " << d << " must be a constant";
     return *v;
 }
@@ -97,11 +72,20 @@ void check_groups(const SourceLoc& loc, const std::string& op, int64_t groups) {
     if (groups < 1) user_error(loc) << op << ": groups must be >= 1, got " << groups;
 }
 
+// `channels` (of the data, when static) must split into `groups`.
+void check_groups_divide_channels(const SourceLoc& loc, const std::string& op, int64_t groups,
+                                  std::optional<int64_t> channels, const Type& data) {
+    if (channels && *channels % groups != 0) {
+        user_error(loc) << op << ": groups=" << groups << " does not divide the " << *channels
+                        << " input channels of " << graph::type_str(data);
+    }
+}
+
 // The output extent of a strided window over an input of `in` (padding included).
 PrimExpr window_out(const SourceLoc& loc, const std::string& op, const char* what,
                     const PrimExpr& in, int64_t pad, int64_t k, int64_t stride, int64_t dil) {
     int64_t span = dil * (k - 1) + 1;
-    if (auto v = known(in)) {
+    if (auto v = static_dim(in)) {
         if (*v + pad < span) {
             user_error(loc) << op << ": the dilated kernel " << what << " " << span
                             << " is larger than the padded input " << what << " " << *v + pad;
@@ -118,15 +102,12 @@ Type conv2d_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs
     const auto& d = graph::expect_tensor(args[0], loc, "the data of " + op.name);
     const auto& w = graph::expect_tensor(args[1], loc, "the weight of " + op.name);
     check_operands(loc, op.name, args, d, w, "OIHW");
-    check_ints(loc, op.name, "strides", a.strides, 2, 1);
-    check_ints(loc, op.name, "padding", a.padding, 4, 0);
-    check_ints(loc, op.name, "dilation", a.dilation, 2, 1);
+    check_int_list(loc, op.name, "strides", a.strides, 2, 1);
+    check_int_list(loc, op.name, "padding", a.padding, 4, 0);
+    check_int_list(loc, op.name, "dilation", a.dilation, 2, 1);
     check_groups(loc, op.name, a.groups);
-    auto c = known(d.shape[1]), o = known(w.shape[0]), cw = known(w.shape[1]);
-    if (c && *c % a.groups != 0) {
-        user_error(loc) << op.name << ": groups=" << a.groups << " does not divide the " << *c
-                        << " input channels of " << graph::type_str(args[0]);
-    }
+    auto c = static_dim(d.shape[1]), o = static_dim(w.shape[0]), cw = static_dim(w.shape[1]);
+    check_groups_divide_channels(loc, op.name, a.groups, c, args[0]);
     if (o && *o % a.groups != 0) {
         user_error(loc) << op.name << ": groups=" << a.groups << " does not divide the " << *o
                         << " output channels (weight " << graph::type_str(args[1]) << ")";
@@ -150,22 +131,19 @@ Type conv2d_transpose_type(const Op& op, const std::vector<Type>& args, const At
     const auto& d = graph::expect_tensor(args[0], loc, "the data of " + op.name);
     const auto& w = graph::expect_tensor(args[1], loc, "the weight of " + op.name);
     check_operands(loc, op.name, args, d, w, "IOHW");
-    check_ints(loc, op.name, "strides", a.strides, 2, 1);
-    check_ints(loc, op.name, "padding", a.padding, 4, 0);
-    check_ints(loc, op.name, "output_padding", a.output_padding, 2, 0);
-    check_ints(loc, op.name, "dilation", a.dilation, 2, 1);
+    check_int_list(loc, op.name, "strides", a.strides, 2, 1);
+    check_int_list(loc, op.name, "padding", a.padding, 4, 0);
+    check_int_list(loc, op.name, "output_padding", a.output_padding, 2, 0);
+    check_int_list(loc, op.name, "dilation", a.dilation, 2, 1);
     check_groups(loc, op.name, a.groups);
     for (int i = 0; i < 2; ++i) {
         if (a.output_padding[i] >= std::max(a.strides[i], a.dilation[i])) {
-            user_error(loc) << op.name << ": output_padding " << ints_str(a.output_padding)
+            user_error(loc) << op.name << ": output_padding " << list_str(a.output_padding)
                             << " must be smaller than the stride or the dilation";
         }
     }
-    auto c = known(d.shape[1]), cw = known(w.shape[0]), og = known(w.shape[1]);
-    if (c && *c % a.groups != 0) {
-        user_error(loc) << op.name << ": groups=" << a.groups << " does not divide the " << *c
-                        << " input channels of " << graph::type_str(args[0]);
-    }
+    auto c = static_dim(d.shape[1]), cw = static_dim(w.shape[0]), og = static_dim(w.shape[1]);
+    check_groups_divide_channels(loc, op.name, a.groups, c, args[0]);
     if (c && cw && *cw != *c) {
         user_error(loc) << op.name << ": the weight " << graph::type_str(args[1])
                         << " has dimension 0 = " << *cw << ", but the data has " << *c
@@ -179,10 +157,10 @@ Type conv2d_transpose_type(const Op& op, const std::vector<Type>& args, const At
         int64_t k = i == 0 ? kh : kw;
         int64_t extra =
             a.dilation[i] * (k - 1) + a.output_padding[i] + 1 - a.padding[i] - a.padding[i + 2];
-        if (auto v = known(in)) {
+        if (auto v = static_dim(in)) {
             int64_t e = (*v - 1) * a.strides[i] + extra;
             if (e < 1) {
-                user_error(loc) << op.name << ": the padding " << ints_str(a.padding)
+                user_error(loc) << op.name << ": the padding " << list_str(a.padding)
                                 << " removes the whole output " << (i == 0 ? "height" : "width");
             }
             out.push_back(make_int(in.dtype(), e));
@@ -341,32 +319,17 @@ int64_t element_count(const te::Tensor& t) {
     return n;
 }
 
-void schedule_conv2d(te::Schedule& s, const te::Tensor& anchor,
-                     const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
-    if (target.is_gpu) {
-        schedule_conv2d_generic(s, anchor, outputs, target);
-    } else {
-        schedule_conv2d_x86(s, anchor, outputs, target);
-    }
-}
-
 }  // namespace
 
 void schedule_conv2d_generic(te::Schedule& s, const te::Tensor& anchor,
                              const std::vector<te::Tensor>& outputs,
                              const tir::LowerContext& target) {
-    te::Tensor red = reduction_of(anchor);
-    ANVIL_CHECK(red.op.defined()) << "conv2d anchor " << anchor.name() << " has no reduction";
-    auto* c = red.op.as<te::ComputeOp>();
-    for (const auto& in : c->inputs) {
-        if (in->kind == te::OpKind::Compute) s[te::Tensor(in)].compute_root();
-    }
+    schedule_reduction_inputs_at_root(s, anchor, "conv2d");
 }
 
 void schedule_conv2d_x86(te::Schedule& s, const te::Tensor& anchor,
                          const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
-    te::Tensor red = reduction_of(anchor);
-    ANVIL_CHECK(red.op.defined()) << "conv2d anchor " << anchor.name() << " has no reduction";
+    te::Tensor red = expect_reduction(anchor, "conv2d");
     schedule_helper_inputs(s, red, target);
     te::Tensor out = tile_target(s, anchor, outputs, target);
     te::Tensor acc = local_accumulator(s, red, out);
@@ -381,9 +344,7 @@ void schedule_conv2d_x86(te::Schedule& s, const te::Tensor& anchor,
     if (red.ndim() == 5) {
         // Register tile: `rows` output pixels x vb channels, the reduction outermost inside it.
         int64_t vb = const_dim(red.shape()[4], "conv2d channel block");
-        int64_t vectors_per_row = (vb + lanes - 1) / lanes;
-        int64_t registers = lanes >= 16 ? 16 : 12;  // accumulators, leaving room for operands
-        int64_t rows = pick_rows(ow, std::max<int64_t>(1, registers / vectors_per_row));
+        int64_t rows = pick_register_rows(ow, vb, lanes);
         auto [co, ci] = so.split(ax[1], vb);
         auto [wo, wi] = so.split(ax[3], rows);
         so.reorder({ax[0], co, ax[2], wo, ci, wi});
@@ -396,52 +357,29 @@ void schedule_conv2d_x86(te::Schedule& s, const te::Tensor& anchor,
         return;
     }
     // Direct (depthwise): a vector along the output row per tap.
-    int64_t v = pick_vector(ow, lanes);
-    auto [wo, wi] = so.split(ax[3], v);
-    so.vectorize(wi);
-    fuse_parallel(so, {ax[0], ax[1], ax[2]}, work);
-    s[acc].compute_at(so, wo);
-    s[acc].reorder({ar[0], ar[1], ar[2], aa[3]});
-    s[acc].vectorize(aa[3]);
+    schedule_nchw_row_vectors(s, out, acc, work, target);
 }
-
-namespace {
-
-Ref<Attrs> conv2d_attrs() {
-    return Ref<Attrs>(new Conv2DAttrs());
-}
-Ref<Attrs> conv2d_transpose_attrs() {
-    return Ref<Attrs>(new Conv2DTransposeAttrs());
-}
-
-}  // namespace
 
 Ref<Op> make_conv2d_op() {
-    auto op = make_ref<Op>();
-    auto* o = const_cast<Op*>(op.get());
-    o->name = "nn.conv2d";
-    o->num_inputs = 2;
-    o->make_default_attrs = conv2d_attrs;
-    o->infer_type = conv2d_type;
-    o->compute = conv2d_compute;
-    o->schedule = schedule_conv2d;
-    o->pattern = OpPattern::OutEWiseFusable;
-    o->description = "2-D convolution, NCHW data, OIHW weight, groups/depthwise";
-    return op;
+    return make_op({.name = "nn.conv2d",
+                    .num_inputs = 2,
+                    .make_default_attrs = default_attrs<Conv2DAttrs>,
+                    .infer_type = conv2d_type,
+                    .compute = conv2d_compute,
+                    .schedule = schedule_by_target<schedule_conv2d_x86, schedule_conv2d_generic>,
+                    .pattern = OpPattern::OutEWiseFusable,
+                    .description = "2-D convolution, NCHW data, OIHW weight, groups/depthwise"});
 }
 
 Ref<Op> make_conv2d_transpose_op() {
-    auto op = make_ref<Op>();
-    auto* o = const_cast<Op*>(op.get());
-    o->name = "nn.conv2d_transpose";
-    o->num_inputs = 2;
-    o->make_default_attrs = conv2d_transpose_attrs;
-    o->infer_type = conv2d_transpose_type;
-    o->compute = conv2d_transpose_compute;
-    o->schedule = schedule_conv2d;
-    o->pattern = OpPattern::OutEWiseFusable;
-    o->description = "transposed 2-D convolution, NCHW data, IOHW weight";
-    return op;
+    return make_op({.name = "nn.conv2d_transpose",
+                    .num_inputs = 2,
+                    .make_default_attrs = default_attrs<Conv2DTransposeAttrs>,
+                    .infer_type = conv2d_transpose_type,
+                    .compute = conv2d_transpose_compute,
+                    .schedule = schedule_by_target<schedule_conv2d_x86, schedule_conv2d_generic>,
+                    .pattern = OpPattern::OutEWiseFusable,
+                    .description = "transposed 2-D convolution, NCHW data, IOHW weight"});
 }
 
 }  // namespace anvil::ops

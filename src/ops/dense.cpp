@@ -15,7 +15,9 @@
 #include <optional>
 
 #include "graph/op.h"
+#include "ops/axes.h"
 #include "ops/injective_schedule.h"
+#include "ops/op_spec.h"
 #include "ops/tensor_shape.h"
 #include "ops/tile_schedule.h"
 #include "support/error.h"
@@ -210,15 +212,6 @@ std::vector<te::Tensor> dense_compute(const std::vector<te::Tensor>& in, const A
 
 // ---- bias_add -----------------------------------------------------------------------------
 
-int64_t bias_axis(const BiasAddAttrs& a, size_t ndim, const SourceLoc& loc) {
-    int64_t r = static_cast<int64_t>(ndim);
-    if (a.axis < -r || a.axis >= r) {
-        user_error(loc) << "nn.bias_add: axis " << a.axis << " is out of range for a " << r
-                        << "-D input";
-    }
-    return a.axis < 0 ? a.axis + r : a.axis;
-}
-
 Type bias_add_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
                    const SourceLoc& loc) {
     const auto& x = graph::expect_tensor(args[0], loc, "the data of nn.bias_add");
@@ -227,7 +220,8 @@ Type bias_add_type(const Op& op, const std::vector<Type>& args, const Attrs& att
         user_error(loc) << "nn.bias_add: data and bias types " << x.dtype.str() << " and "
                         << b.dtype.str() << " differ";
     }
-    int64_t axis = bias_axis(static_cast<const BiasAddAttrs&>(attrs), x.ndim(), loc);
+    int64_t axis = normalize_input_axis(static_cast<const BiasAddAttrs&>(attrs).axis, x.ndim(), loc,
+                                        "nn.bias_add");
     if (b.ndim() != 1) {
         user_error(loc) << "nn.bias_add: the bias must be 1-D, got " << graph::type_str(args[1]);
     }
@@ -242,7 +236,8 @@ Type bias_add_type(const Op& op, const std::vector<Type>& args, const Attrs& att
 
 std::vector<te::Tensor> bias_add_compute(const std::vector<te::Tensor>& in, const Attrs& attrs,
                                          const Type& out) {
-    int64_t axis = bias_axis(static_cast<const BiasAddAttrs&>(attrs), in[0].ndim(), SourceLoc{});
+    int64_t axis = normalize_input_axis(static_cast<const BiasAddAttrs&>(attrs).axis, in[0].ndim(),
+                                        SourceLoc{}, "nn.bias_add");
     te::Tensor x = in[0], b = in[1];
     return {te::compute(
         te_shape(out),
@@ -253,15 +248,6 @@ std::vector<te::Tensor> bias_add_compute(const std::vector<te::Tensor>& in, cons
 }
 
 // ---- schedules ----------------------------------------------------------------------------
-
-void schedule_matmul(te::Schedule& s, const te::Tensor& anchor,
-                     const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
-    if (target.is_gpu) {
-        schedule_matmul_generic(s, anchor, outputs, target);
-    } else {
-        schedule_matmul_x86(s, anchor, outputs, target);
-    }
-}
 
 int64_t work_of(const te::Tensor& t, const te::Tensor& red) {
     int64_t w = 1;
@@ -279,34 +265,27 @@ int64_t work_of(const te::Tensor& t, const te::Tensor& red) {
 void schedule_matmul_generic(te::Schedule& s, const te::Tensor& anchor,
                              const std::vector<te::Tensor>& outputs,
                              const tir::LowerContext& target) {
-    te::Tensor red = reduction_of(anchor);
-    ANVIL_CHECK(red.op.defined()) << "matmul anchor " << anchor.name() << " has no reduction";
-    for (const auto& in : red.op.as<te::ComputeOp>()->inputs) {
-        if (in->kind == te::OpKind::Compute) s[te::Tensor(in)].compute_root();
-    }
+    schedule_reduction_inputs_at_root(s, anchor, "matmul");
 }
 
 void schedule_matmul_x86(te::Schedule& s, const te::Tensor& anchor,
                          const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
-    te::Tensor red = reduction_of(anchor);
-    ANVIL_CHECK(red.op.defined()) << "matmul anchor " << anchor.name() << " has no reduction";
+    te::Tensor red = expect_reduction(anchor, "matmul");
     schedule_helper_inputs(s, red, target);
     int64_t work = work_of(anchor, red);
     te::Tensor out = tile_target(s, anchor, outputs, target);
     if (out.ndim() == 0) return;  // a dot product: one scalar loop
     bool packed = !red.same_as(anchor);
     te::Tensor acc = local_accumulator(s, red, out);
+    if (!packed) {
+        // Matrix-vector: one scalar accumulator per output element.
+        schedule_scalar_accumulator(s, out, acc, work);
+        return;
+    }
     te::StageRef so = s[out];
     auto ax = so.op_axis();
     auto aa = s[acc].op_axis();
     auto k = s[acc].op_reduce_axis()[0];
-    if (!packed) {
-        // Matrix-vector: one scalar accumulator per output element.
-        Ref<IterVar> f = ax.size() == 1 ? ax[0] : so.fuse(ax);
-        if (work >= 16384) so.parallel(f);
-        s[acc].compute_at(so, f);
-        return;
-    }
     int lanes = vector_lanes(target);
     // The compute chose the block from the column count the same way.
     int64_t vb = pick_block(const_dim(out.shape().back(), "matmul columns"));
@@ -317,10 +296,8 @@ void schedule_matmul_x86(te::Schedule& s, const te::Tensor& anchor,
     auto [no, ni] = so.split(ax.back(), vb);
     outer.push_back(no);
     if (has_rows) {
-        int64_t vectors_per_row = (vb + lanes - 1) / lanes;
-        int64_t registers = lanes >= 16 ? 16 : 12;
         int64_t m = const_dim(out.shape()[nd - 2], "matmul rows");
-        int64_t rows = pick_rows(m, std::max<int64_t>(1, registers / vectors_per_row));
+        int64_t rows = pick_register_rows(m, vb, lanes);
         auto [mo, mi] = so.split(ax[nd - 2], rows);
         std::vector<Ref<IterVar>> order = outer;
         order.insert(order.end(), {mo, mi, ni});
@@ -339,62 +316,49 @@ void schedule_matmul_x86(te::Schedule& s, const te::Tensor& anchor,
     sa.vectorize(aa[na - 1]);
 }
 
-namespace {
-
-Ref<Attrs> matmul_attrs() {
-    return Ref<Attrs>(new MatmulAttrs());
-}
-Ref<Attrs> no_attrs() {
-    return Ref<Attrs>(new graph::NoAttrs());
-}
-Ref<Attrs> bias_add_attrs() {
-    return Ref<Attrs>(new BiasAddAttrs());
-}
-
-Ref<Op> make_product(const std::string& name, Ref<Attrs> (*attrs)(), graph::TypeRule type,
-                     graph::ComputeRule compute, const std::string& description) {
-    auto op = make_ref<Op>();
-    auto* o = const_cast<Op*>(op.get());
-    o->name = name;
-    o->num_inputs = 2;
-    o->make_default_attrs = attrs;
-    o->infer_type = type;
-    o->compute = compute;
-    o->schedule = schedule_matmul;
-    o->pattern = OpPattern::OutEWiseFusable;
-    o->description = description;
-    return op;
-}
-
-}  // namespace
-
 Ref<Op> make_dense_op() {
-    return make_product("nn.dense", no_attrs, dense_type, dense_compute,
-                        "x [..., K] times the transpose of w [N, K]");
+    return make_op({.name = "nn.dense",
+                    .num_inputs = 2,
+                    .make_default_attrs = default_attrs<graph::NoAttrs>,
+                    .infer_type = dense_type,
+                    .compute = dense_compute,
+                    .schedule = schedule_by_target<schedule_matmul_x86, schedule_matmul_generic>,
+                    .pattern = OpPattern::OutEWiseFusable,
+                    .description = "x [..., K] times the transpose of w [N, K]"});
 }
 
 Ref<Op> make_matmul_op() {
-    return make_product("nn.matmul", matmul_attrs, matmul_type, matmul_compute,
-                        "numpy matmul: broadcast batch dimensions, 1-D operands");
+    return make_op({.name = "nn.matmul",
+                    .num_inputs = 2,
+                    .make_default_attrs = default_attrs<MatmulAttrs>,
+                    .infer_type = matmul_type,
+                    .compute = matmul_compute,
+                    .schedule = schedule_by_target<schedule_matmul_x86, schedule_matmul_generic>,
+                    .pattern = OpPattern::OutEWiseFusable,
+                    .description = "numpy matmul: broadcast batch dimensions, 1-D operands"});
 }
 
 Ref<Op> make_batch_matmul_op() {
-    return make_product("nn.batch_matmul", matmul_attrs, matmul_type, matmul_compute,
-                        "batched matmul of operands with at least 2 dimensions, broadcasting");
+    return make_op(
+        {.name = "nn.batch_matmul",
+         .num_inputs = 2,
+         .make_default_attrs = default_attrs<MatmulAttrs>,
+         .infer_type = matmul_type,
+         .compute = matmul_compute,
+         .schedule = schedule_by_target<schedule_matmul_x86, schedule_matmul_generic>,
+         .pattern = OpPattern::OutEWiseFusable,
+         .description = "batched matmul of operands with at least 2 dimensions, broadcasting"});
 }
 
 Ref<Op> make_bias_add_op() {
-    auto op = make_ref<Op>();
-    auto* o = const_cast<Op*>(op.get());
-    o->name = "nn.bias_add";
-    o->num_inputs = 2;
-    o->make_default_attrs = bias_add_attrs;
-    o->infer_type = bias_add_type;
-    o->compute = bias_add_compute;
-    o->schedule = schedule_injective;
-    o->pattern = OpPattern::Broadcast;
-    o->description = "adds a 1-D bias along attrs.axis";
-    return op;
+    return make_op({.name = "nn.bias_add",
+                    .num_inputs = 2,
+                    .make_default_attrs = default_attrs<BiasAddAttrs>,
+                    .infer_type = bias_add_type,
+                    .compute = bias_add_compute,
+                    .schedule = schedule_injective,
+                    .pattern = OpPattern::Broadcast,
+                    .description = "adds a 1-D bias along attrs.axis"});
 }
 
 }  // namespace anvil::ops

@@ -7,6 +7,7 @@
 
 #include "graph/op.h"
 #include "ops/injective_schedule.h"
+#include "ops/op_spec.h"
 #include "ops/tensor_shape.h"
 #include "support/error.h"
 #include "te/math.h"
@@ -19,10 +20,6 @@ using graph::OpPattern;
 using graph::Type;
 
 namespace {
-
-Ref<Attrs> no_attrs() {
-    return Ref<Attrs>(new graph::NoAttrs());
-}
 
 enum class Domain { Any, Float, Bool };
 
@@ -51,17 +48,14 @@ Type unary_type(const Op& op, const std::vector<Type>& args, const Attrs&, const
 }
 
 Ref<Op> make_unary(const std::string& name, graph::ComputeRule compute) {
-    auto op = make_ref<Op>();
-    auto* o = const_cast<Op*>(op.get());
-    o->name = name;
-    o->num_inputs = 1;
-    o->make_default_attrs = no_attrs;
-    o->infer_type = unary_type;
-    o->compute = compute;
-    o->schedule = schedule_injective;
-    o->pattern = OpPattern::ElemWise;
-    o->description = "elementwise " + name;
-    return op;
+    return make_op({.name = name,
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<graph::NoAttrs>,
+                    .infer_type = unary_type,
+                    .compute = compute,
+                    .schedule = schedule_injective,
+                    .pattern = OpPattern::ElemWise,
+                    .description = "elementwise " + name});
 }
 
 PrimExpr relu_fn(PrimExpr x) {
@@ -225,17 +219,14 @@ std::vector<te::Tensor> binary_compute_of(const std::vector<te::Tensor>& in, con
 }
 
 Ref<Op> make_binary(const std::string& name, graph::ComputeRule compute) {
-    auto op = make_ref<Op>();
-    auto* o = const_cast<Op*>(op.get());
-    o->name = name;
-    o->num_inputs = 2;
-    o->make_default_attrs = no_attrs;
-    o->infer_type = binary_type;
-    o->compute = compute;
-    o->schedule = schedule_injective;
-    o->pattern = OpPattern::Broadcast;
-    o->description = "numpy-broadcast " + name;
-    return op;
+    return make_op({.name = name,
+                    .num_inputs = 2,
+                    .make_default_attrs = default_attrs<graph::NoAttrs>,
+                    .infer_type = binary_type,
+                    .compute = compute,
+                    .schedule = schedule_injective,
+                    .pattern = OpPattern::Broadcast,
+                    .description = "numpy-broadcast " + name});
 }
 
 // Names as template arguments need linkage.
@@ -272,10 +263,6 @@ ANVIL_NAME(logical_or, "logical_or")
 #undef ANVIL_NAME
 
 // ---- cast and where -----------------------------------------------------------------------
-
-Ref<Attrs> cast_attrs() {
-    return Ref<Attrs>(new CastAttrs());
-}
 
 Type cast_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
                const SourceLoc& loc) {
@@ -365,31 +352,25 @@ ANVIL_BINARY(logical_or)
 #undef ANVIL_BINARY
 
 Ref<Op> make_cast_op() {
-    auto op = make_ref<Op>();
-    auto* o = const_cast<Op*>(op.get());
-    o->name = "cast";
-    o->num_inputs = 1;
-    o->make_default_attrs = cast_attrs;
-    o->infer_type = cast_type;
-    o->compute = cast_compute;
-    o->schedule = schedule_injective;
-    o->pattern = OpPattern::ElemWise;
-    o->description = "elementwise conversion to attrs.dtype";
-    return op;
+    return make_op({.name = "cast",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<CastAttrs>,
+                    .infer_type = cast_type,
+                    .compute = cast_compute,
+                    .schedule = schedule_injective,
+                    .pattern = OpPattern::ElemWise,
+                    .description = "elementwise conversion to attrs.dtype"});
 }
 
 Ref<Op> make_where_op() {
-    auto op = make_ref<Op>();
-    auto* o = const_cast<Op*>(op.get());
-    o->name = "where";
-    o->num_inputs = 3;
-    o->make_default_attrs = no_attrs;
-    o->infer_type = where_type;
-    o->compute = where_compute;
-    o->schedule = schedule_injective;
-    o->pattern = OpPattern::Broadcast;
-    o->description = "select x where cond else y, numpy-broadcast";
-    return op;
+    return make_op({.name = "where",
+                    .num_inputs = 3,
+                    .make_default_attrs = default_attrs<graph::NoAttrs>,
+                    .infer_type = where_type,
+                    .compute = where_compute,
+                    .schedule = schedule_injective,
+                    .pattern = OpPattern::Broadcast,
+                    .description = "select x where cond else y, numpy-broadcast"});
 }
 
 }  // namespace anvil::ops

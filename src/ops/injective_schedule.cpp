@@ -2,11 +2,6 @@
 
 namespace anvil::ops {
 
-namespace {
-// Below this many elements a parallel launch costs more than it saves.
-constexpr int64_t kMinParallelElements = 16384;
-}  // namespace
-
 void schedule_injective_stage(te::Schedule& s, const te::Tensor& t,
                               const tir::LowerContext& target) {
     te::StageRef st = s[t];
@@ -29,7 +24,7 @@ void schedule_injective_stage(te::Schedule& s, const te::Tensor& t,
         st.vectorize(inner);
         fused = outer;
     }
-    if (!known || total >= kMinParallelElements) st.parallel(fused);
+    if (!known || total >= kMinParallelWork) st.parallel(fused);
 }
 
 void schedule_injective(te::Schedule& s, const te::Tensor& anchor,

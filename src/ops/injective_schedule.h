@@ -2,12 +2,16 @@
 // output's axes fused into one loop, split into SIMD-wide vectors and parallel chunks.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "te/schedule.h"
 #include "tir/passes/passes.h"
 
 namespace anvil::ops {
+
+// Below this many elements (or multiply-adds) of work a parallel launch costs more than it saves.
+constexpr int64_t kMinParallelWork = 16384;
 
 void schedule_injective(te::Schedule& s, const te::Tensor& anchor,
                         const std::vector<te::Tensor>& outputs, const tir::LowerContext& target);

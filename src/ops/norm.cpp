@@ -10,7 +10,9 @@
 #include <functional>
 
 #include "graph/op.h"
+#include "ops/axes.h"
 #include "ops/injective_schedule.h"
+#include "ops/op_spec.h"
 #include "ops/tensor_shape.h"
 #include "ops/tile_schedule.h"
 #include "support/error.h"
@@ -25,14 +27,6 @@ using graph::OpPattern;
 using graph::Type;
 
 namespace {
-
-int64_t norm_axis(int64_t axis, size_t ndim, const SourceLoc& loc, const std::string& op) {
-    int64_t r = static_cast<int64_t>(ndim);
-    if (axis < -r || axis >= r) {
-        user_error(loc) << op << ": axis " << axis << " is out of range for a " << r << "-D input";
-    }
-    return axis < 0 ? axis + r : axis;
-}
 
 const graph::TensorType& expect_float_data(const Op& op, const std::vector<Type>& args,
                                            const SourceLoc& loc) {
@@ -68,8 +62,8 @@ Type batch_norm_type(const Op& op, const std::vector<Type>& args, const Attrs& a
                      const SourceLoc& loc) {
     const auto& x = expect_float_data(op, args, loc);
     if (x.ndim() == 0) user_error(loc) << op.name << ": the data is a scalar";
-    int64_t axis =
-        norm_axis(static_cast<const BatchNormAttrs&>(attrs).axis, x.ndim(), loc, op.name);
+    int64_t axis = normalize_input_axis(static_cast<const BatchNormAttrs&>(attrs).axis, x.ndim(),
+                                        loc, op.name);
     for (size_t i = 1; i < 5; ++i) {
         expect_channel_param(op, args, i, kBatchNormParams[i - 1], x, axis, loc);
     }
@@ -79,8 +73,8 @@ Type batch_norm_type(const Op& op, const std::vector<Type>& args, const Attrs& a
 std::vector<te::Tensor> batch_norm_compute(const std::vector<te::Tensor>& in, const Attrs& attrs,
                                            const Type& out) {
     const auto& a = static_cast<const BatchNormAttrs&>(attrs);
-    size_t axis =
-        static_cast<size_t>(norm_axis(a.axis, in[0].ndim(), SourceLoc{}, "nn.batch_norm"));
+    size_t axis = static_cast<size_t>(
+        normalize_input_axis(a.axis, in[0].ndim(), SourceLoc{}, "nn.batch_norm"));
     te::Tensor x = in[0], gamma = in[1], beta = in[2], mean = in[3], var = in[4];
     PrimExpr eps = make_const(x.dtype(), a.epsilon);
     return {te::compute(
@@ -150,8 +144,8 @@ Type layer_norm_type(const Op& op, const std::vector<Type>& args, const Attrs& a
     }
     const auto& x = expect_float_data(op, args, loc);
     if (x.ndim() == 0) user_error(loc) << op.name << ": the data is a scalar";
-    size_t axis = static_cast<size_t>(
-        norm_axis(static_cast<const LayerNormAttrs&>(attrs).axis, x.ndim(), loc, op.name));
+    size_t axis = static_cast<size_t>(normalize_input_axis(
+        static_cast<const LayerNormAttrs&>(attrs).axis, x.ndim(), loc, op.name));
     std::vector<PrimExpr> normalized(x.shape.begin() + static_cast<ptrdiff_t>(axis), x.shape.end());
     for (size_t i = 1; i < args.size(); ++i) {
         const char* name = i == 1 ? "gamma" : "beta";
@@ -177,7 +171,8 @@ std::vector<te::Tensor> layer_norm_compute(const std::vector<te::Tensor>& in, co
                                            const Type& out) {
     const auto& a = static_cast<const LayerNormAttrs&>(attrs);
     te::Tensor x = in[0];
-    size_t first = static_cast<size_t>(norm_axis(a.axis, x.ndim(), SourceLoc{}, "nn.layer_norm"));
+    size_t first =
+        static_cast<size_t>(normalize_input_axis(a.axis, x.ndim(), SourceLoc{}, "nn.layer_norm"));
     auto param = [&](const te::Tensor& p, std::span<const PrimExpr> i) {
         return p(broadcast_index(p.shape(), i.subspan(first)));
     };
@@ -209,41 +204,6 @@ std::vector<te::Tensor> instance_norm_compute(const std::vector<te::Tensor>& in,
     return {normalize("instance_norm", in[0], 2, a.epsilon, te_shape(out), affine)};
 }
 
-void schedule_norm(te::Schedule& s, const te::Tensor& anchor,
-                   const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
-    if (target.is_gpu) {
-        schedule_norm_generic(s, anchor, outputs, target);
-    } else {
-        schedule_norm_x86(s, anchor, outputs, target);
-    }
-}
-
-Ref<Attrs> batch_norm_attrs() {
-    return Ref<Attrs>(new BatchNormAttrs());
-}
-Ref<Attrs> layer_norm_attrs() {
-    return Ref<Attrs>(new LayerNormAttrs());
-}
-Ref<Attrs> instance_norm_attrs() {
-    return Ref<Attrs>(new InstanceNormAttrs());
-}
-
-Ref<Op> make_norm(const std::string& name, int num_inputs, Ref<Attrs> (*attrs)(),
-                  graph::TypeRule type, graph::ComputeRule compute,
-                  const std::string& description) {
-    auto op = make_ref<Op>();
-    auto* o = const_cast<Op*>(op.get());
-    o->name = name;
-    o->num_inputs = num_inputs;
-    o->make_default_attrs = attrs;
-    o->infer_type = type;
-    o->compute = compute;
-    o->schedule = schedule_norm;
-    o->pattern = OpPattern::OutEWiseFusable;
-    o->description = description;
-    return op;
-}
-
 }  // namespace
 
 void schedule_norm_x86(te::Schedule& s, const te::Tensor& anchor,
@@ -258,22 +218,37 @@ void schedule_norm_generic(te::Schedule& s, const te::Tensor& anchor,
 }
 
 Ref<Op> make_batch_norm_op() {
-    auto op = make_norm("nn.batch_norm", 5, batch_norm_attrs, batch_norm_type, batch_norm_compute,
-                        "inference batch normalization along attrs.axis");
-    auto* o = const_cast<Op*>(op.get());
-    o->schedule = schedule_injective;
-    o->pattern = OpPattern::Broadcast;
-    return op;
+    return make_op({.name = "nn.batch_norm",
+                    .num_inputs = 5,
+                    .make_default_attrs = default_attrs<BatchNormAttrs>,
+                    .infer_type = batch_norm_type,
+                    .compute = batch_norm_compute,
+                    .schedule = schedule_injective,
+                    .pattern = OpPattern::Broadcast,
+                    .description = "inference batch normalization along attrs.axis"});
 }
 
 Ref<Op> make_layer_norm_op() {
-    return make_norm("nn.layer_norm", -1, layer_norm_attrs, layer_norm_type, layer_norm_compute,
-                     "normalization over the axes attrs.axis.. (gamma, optional beta)");
+    return make_op(
+        {.name = "nn.layer_norm",
+         .num_inputs = -1,
+         .make_default_attrs = default_attrs<LayerNormAttrs>,
+         .infer_type = layer_norm_type,
+         .compute = layer_norm_compute,
+         .schedule = schedule_by_target<schedule_norm_x86, schedule_norm_generic>,
+         .pattern = OpPattern::OutEWiseFusable,
+         .description = "normalization over the axes attrs.axis.. (gamma, optional beta)"});
 }
 
 Ref<Op> make_instance_norm_op() {
-    return make_norm("nn.instance_norm", 3, instance_norm_attrs, instance_norm_type,
-                     instance_norm_compute, "per-(n, c) normalization over the spatial axes");
+    return make_op({.name = "nn.instance_norm",
+                    .num_inputs = 3,
+                    .make_default_attrs = default_attrs<InstanceNormAttrs>,
+                    .infer_type = instance_norm_type,
+                    .compute = instance_norm_compute,
+                    .schedule = schedule_by_target<schedule_norm_x86, schedule_norm_generic>,
+                    .pattern = OpPattern::OutEWiseFusable,
+                    .description = "per-(n, c) normalization over the spatial axes"});
 }
 
 }  // namespace anvil::ops

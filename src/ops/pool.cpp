@@ -9,10 +9,10 @@
 #include "ops/pool.h"
 
 #include <cmath>
-#include <sstream>
 
 #include "graph/op.h"
-#include "ops/injective_schedule.h"
+#include "ops/axes.h"
+#include "ops/op_spec.h"
 #include "ops/tensor_shape.h"
 #include "ops/tile_schedule.h"
 #include "support/error.h"
@@ -30,27 +30,6 @@ namespace {
 
 PrimExpr I(int64_t v) {
     return make_int(DataType::int32(), v);
-}
-
-std::string ints_str(const std::vector<int64_t>& v) {
-    std::ostringstream os;
-    os << "[";
-    for (size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
-    os << "]";
-    return os.str();
-}
-
-void check_ints(const SourceLoc& loc, const std::string& op, const char* name,
-                const std::vector<int64_t>& v, size_t n, int64_t min) {
-    if (v.size() != n) {
-        user_error(loc) << op << ": " << name << " needs " << n << " values, got " << ints_str(v);
-    }
-    for (int64_t x : v) {
-        if (x < min) {
-            user_error(loc) << op << ": " << name << " must be >= " << min << ", got "
-                            << ints_str(v);
-        }
-    }
 }
 
 // Output extent of one spatial dimension (see Pool2DAttrs).
@@ -79,10 +58,10 @@ Type pool2d_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs
                  const SourceLoc& loc) {
     const auto& a = static_cast<const Pool2DAttrs&>(attrs);
     const auto& d = expect_nchw(op, args, loc);
-    check_ints(loc, op.name, "pool_size", a.pool_size, 2, 1);
-    check_ints(loc, op.name, "strides", a.strides, 2, 1);
-    check_ints(loc, op.name, "padding", a.padding, 4, 0);
-    check_ints(loc, op.name, "dilation", a.dilation, 2, 1);
+    check_int_list(loc, op.name, "pool_size", a.pool_size, 2, 1);
+    check_int_list(loc, op.name, "strides", a.strides, 2, 1);
+    check_int_list(loc, op.name, "padding", a.padding, 4, 0);
+    check_int_list(loc, op.name, "dilation", a.dilation, 2, 1);
     std::vector<PrimExpr> out{d.shape[0], d.shape[1]};
     for (int i = 0; i < 2; ++i) {
         const char* what = i == 0 ? "height" : "width";
@@ -237,102 +216,74 @@ std::vector<te::Tensor> global_avg_pool2d_compute(const std::vector<te::Tensor>&
     return global_pool_compute(false, in, out);
 }
 
-void schedule_pool(te::Schedule& s, const te::Tensor& anchor,
-                   const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
-    if (target.is_gpu) {
-        schedule_pool_generic(s, anchor, outputs, target);
-    } else {
-        schedule_pool_x86(s, anchor, outputs, target);
-    }
-}
-
 }  // namespace
 
 void schedule_pool_generic(te::Schedule& s, const te::Tensor& anchor,
                            const std::vector<te::Tensor>& outputs,
                            const tir::LowerContext& target) {
-    te::Tensor red = reduction_of(anchor);
-    ANVIL_CHECK(red.op.defined()) << "pool anchor " << anchor.name() << " has no reduction";
-    for (const auto& in : red.op.as<te::ComputeOp>()->inputs) {
-        if (in->kind == te::OpKind::Compute) s[te::Tensor(in)].compute_root();
-    }
+    schedule_reduction_inputs_at_root(s, anchor, "pool");
 }
 
 void schedule_pool_x86(te::Schedule& s, const te::Tensor& anchor,
                        const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
-    te::Tensor red = reduction_of(anchor);
-    ANVIL_CHECK(red.op.defined()) << "pool anchor " << anchor.name() << " has no reduction";
+    te::Tensor red = expect_reduction(anchor, "pool");
     schedule_helper_inputs(s, red, target);
     te::Tensor out = tile_target(s, anchor, outputs, target);
     te::Tensor acc = local_accumulator(s, red, out);
-    te::StageRef so = s[out];
-    auto ax = so.op_axis();  // n, c, oh, ow
-    auto aa = s[acc].op_axis();
-    auto ar = s[acc].op_reduce_axis();  // ry, rx
     int64_t work = 1;
     for (const auto& d : red.shape()) work *= const_dim(d, "pool output extent");
-    for (const auto& r : ar) work *= const_dim(r->dom.extent, "pool window");
+    for (const auto& r : s[acc].op_reduce_axis()) work *= const_dim(r->dom.extent, "pool window");
     int64_t ow = const_dim(out.shape()[3], "pool output width");
     if (ow == 1 && const_dim(out.shape()[2], "pool output height") == 1) {
         // Global pooling: one scalar accumulator per (n, c).
-        Ref<IterVar> f = so.fuse(ax);
-        if (work >= 16384) so.parallel(f);
-        s[acc].compute_at(so, f);
+        schedule_scalar_accumulator(s, out, acc, work);
         return;
     }
-    int64_t v = pick_vector(ow, vector_lanes(target));
-    auto [wo, wi] = so.split(ax[3], v);
-    so.vectorize(wi);
-    fuse_parallel(so, {ax[0], ax[1], ax[2]}, work);
-    s[acc].compute_at(so, wo);
-    s[acc].reorder({ar[0], ar[1], aa[3]});
-    s[acc].vectorize(aa[3]);
+    schedule_nchw_row_vectors(s, out, acc, work, target);
 }
-
-namespace {
-
-Ref<Attrs> pool2d_attrs() {
-    return Ref<Attrs>(new Pool2DAttrs());
-}
-Ref<Attrs> no_attrs() {
-    return Ref<Attrs>(new graph::NoAttrs());
-}
-
-Ref<Op> make_pool(const std::string& name, Ref<Attrs> (*attrs)(), graph::TypeRule type,
-                  graph::ComputeRule compute, const std::string& description) {
-    auto op = make_ref<Op>();
-    auto* o = const_cast<Op*>(op.get());
-    o->name = name;
-    o->num_inputs = 1;
-    o->make_default_attrs = attrs;
-    o->infer_type = type;
-    o->compute = compute;
-    o->schedule = schedule_pool;
-    o->pattern = OpPattern::OutEWiseFusable;
-    o->description = description;
-    return op;
-}
-
-}  // namespace
 
 Ref<Op> make_max_pool2d_op() {
-    return make_pool("nn.max_pool2d", pool2d_attrs, pool2d_type, max_pool2d_compute,
-                     "2-D max pooling, NCHW");
+    return make_op({.name = "nn.max_pool2d",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<Pool2DAttrs>,
+                    .infer_type = pool2d_type,
+                    .compute = max_pool2d_compute,
+                    .schedule = schedule_by_target<schedule_pool_x86, schedule_pool_generic>,
+                    .pattern = OpPattern::OutEWiseFusable,
+                    .description = "2-D max pooling, NCHW"});
 }
 
 Ref<Op> make_avg_pool2d_op() {
-    return make_pool("nn.avg_pool2d", pool2d_attrs, pool2d_type, avg_pool2d_compute,
-                     "2-D average pooling, NCHW");
+    return make_op({.name = "nn.avg_pool2d",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<Pool2DAttrs>,
+                    .infer_type = pool2d_type,
+                    .compute = avg_pool2d_compute,
+                    .schedule = schedule_by_target<schedule_pool_x86, schedule_pool_generic>,
+                    .pattern = OpPattern::OutEWiseFusable,
+                    .description = "2-D average pooling, NCHW"});
 }
 
 Ref<Op> make_global_max_pool2d_op() {
-    return make_pool("nn.global_max_pool2d", no_attrs, global_pool_type, global_max_pool2d_compute,
-                     "max over H and W, NCHW -> [N, C, 1, 1]");
+    return make_op({.name = "nn.global_max_pool2d",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<graph::NoAttrs>,
+                    .infer_type = global_pool_type,
+                    .compute = global_max_pool2d_compute,
+                    .schedule = schedule_by_target<schedule_pool_x86, schedule_pool_generic>,
+                    .pattern = OpPattern::OutEWiseFusable,
+                    .description = "max over H and W, NCHW -> [N, C, 1, 1]"});
 }
 
 Ref<Op> make_global_avg_pool2d_op() {
-    return make_pool("nn.global_avg_pool2d", no_attrs, global_pool_type, global_avg_pool2d_compute,
-                     "mean over H and W, NCHW -> [N, C, 1, 1]");
+    return make_op({.name = "nn.global_avg_pool2d",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<graph::NoAttrs>,
+                    .infer_type = global_pool_type,
+                    .compute = global_avg_pool2d_compute,
+                    .schedule = schedule_by_target<schedule_pool_x86, schedule_pool_generic>,
+                    .pattern = OpPattern::OutEWiseFusable,
+                    .description = "mean over H and W, NCHW -> [N, C, 1, 1]"});
 }
 
 }  // namespace anvil::ops

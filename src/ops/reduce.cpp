@@ -13,6 +13,7 @@
 #include "ir/expr_functor.h"
 #include "ops/axes.h"
 #include "ops/injective_schedule.h"
+#include "ops/op_spec.h"
 #include "ops/tensor_shape.h"
 #include "support/error.h"
 #include "te/reduction.h"
@@ -25,14 +26,6 @@ using graph::OpPattern;
 using graph::Type;
 
 namespace {
-
-// Below this many multiply-adds a parallel launch costs more than it saves.
-constexpr int64_t kMinParallelWork = 16384;
-
-template <typename A>
-Ref<Attrs> attrs_of() {
-    return Ref<Attrs>(new A());
-}
 
 // For each input axis, whether it is reduced.
 std::vector<bool> reduced_axes(const ReduceAttrs& a, int64_t ndim, const SourceLoc& loc,
@@ -288,52 +281,81 @@ void schedule_reduce(te::Schedule& s, const te::Tensor& anchor,
     }
 }
 
-namespace {
-
-Ref<Op> make_reduce_op(const std::string& name, Ref<Attrs> (*attrs)(), graph::TypeRule type,
-                       graph::ComputeRule compute, const std::string& description) {
-    auto op = make_ref<Op>();
-    auto* o = const_cast<Op*>(op.get());
-    o->name = name;
-    o->num_inputs = 1;
-    o->make_default_attrs = attrs;
-    o->infer_type = type;
-    o->compute = compute;
-    o->schedule = schedule_reduce;
-    o->pattern = OpPattern::CommReduce;
-    o->description = description;
-    return op;
-}
-
-}  // namespace
-
 Ref<Op> make_sum_op() {
-    return make_reduce_op("sum", attrs_of<ReduceAttrs>, reduce_type,
-                          reduce_compute<ReduceKind::Sum>, "sum over axes");
+    return make_op({.name = "sum",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<ReduceAttrs>,
+                    .infer_type = reduce_type,
+                    .compute = reduce_compute<ReduceKind::Sum>,
+                    .schedule = schedule_reduce,
+                    .pattern = OpPattern::CommReduce,
+                    .description = "sum over axes"});
 }
+
 Ref<Op> make_mean_op() {
-    return make_reduce_op("mean", attrs_of<ReduceAttrs>, reduce_type,
-                          reduce_compute<ReduceKind::Mean>, "mean over axes");
+    return make_op({.name = "mean",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<ReduceAttrs>,
+                    .infer_type = reduce_type,
+                    .compute = reduce_compute<ReduceKind::Mean>,
+                    .schedule = schedule_reduce,
+                    .pattern = OpPattern::CommReduce,
+                    .description = "mean over axes"});
 }
+
 Ref<Op> make_max_op() {
-    return make_reduce_op("max", attrs_of<ReduceAttrs>, reduce_type,
-                          reduce_compute<ReduceKind::Max>, "maximum over axes");
+    return make_op({.name = "max",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<ReduceAttrs>,
+                    .infer_type = reduce_type,
+                    .compute = reduce_compute<ReduceKind::Max>,
+                    .schedule = schedule_reduce,
+                    .pattern = OpPattern::CommReduce,
+                    .description = "maximum over axes"});
 }
+
 Ref<Op> make_min_op() {
-    return make_reduce_op("min", attrs_of<ReduceAttrs>, reduce_type,
-                          reduce_compute<ReduceKind::Min>, "minimum over axes");
+    return make_op({.name = "min",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<ReduceAttrs>,
+                    .infer_type = reduce_type,
+                    .compute = reduce_compute<ReduceKind::Min>,
+                    .schedule = schedule_reduce,
+                    .pattern = OpPattern::CommReduce,
+                    .description = "minimum over axes"});
 }
+
 Ref<Op> make_prod_op() {
-    return make_reduce_op("prod", attrs_of<ReduceAttrs>, reduce_type,
-                          reduce_compute<ReduceKind::Prod>, "product over axes");
+    return make_op({.name = "prod",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<ReduceAttrs>,
+                    .infer_type = reduce_type,
+                    .compute = reduce_compute<ReduceKind::Prod>,
+                    .schedule = schedule_reduce,
+                    .pattern = OpPattern::CommReduce,
+                    .description = "product over axes"});
 }
+
 Ref<Op> make_argmax_op() {
-    return make_reduce_op("argmax", attrs_of<ArgReduceAttrs>, arg_reduce_type,
-                          arg_reduce_compute<true>, "int64 index of the maximum along axis");
+    return make_op({.name = "argmax",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<ArgReduceAttrs>,
+                    .infer_type = arg_reduce_type,
+                    .compute = arg_reduce_compute<true>,
+                    .schedule = schedule_reduce,
+                    .pattern = OpPattern::CommReduce,
+                    .description = "int64 index of the maximum along axis"});
 }
+
 Ref<Op> make_argmin_op() {
-    return make_reduce_op("argmin", attrs_of<ArgReduceAttrs>, arg_reduce_type,
-                          arg_reduce_compute<false>, "int64 index of the minimum along axis");
+    return make_op({.name = "argmin",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<ArgReduceAttrs>,
+                    .infer_type = arg_reduce_type,
+                    .compute = arg_reduce_compute<false>,
+                    .schedule = schedule_reduce,
+                    .pattern = OpPattern::CommReduce,
+                    .description = "int64 index of the minimum along axis"});
 }
 
 }  // namespace anvil::ops

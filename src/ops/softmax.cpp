@@ -6,6 +6,8 @@
 #include "ops/softmax.h"
 
 #include "graph/op.h"
+#include "ops/axes.h"
+#include "ops/op_spec.h"
 #include "ops/tensor_shape.h"
 #include "ops/tile_schedule.h"
 #include "support/error.h"
@@ -21,14 +23,6 @@ using graph::Type;
 
 namespace {
 
-int64_t softmax_axis(int64_t axis, size_t ndim, const SourceLoc& loc, const std::string& op) {
-    int64_t r = static_cast<int64_t>(ndim);
-    if (axis < -r || axis >= r) {
-        user_error(loc) << op << ": axis " << axis << " is out of range for a " << r << "-D input";
-    }
-    return axis < 0 ? axis + r : axis;
-}
-
 Type softmax_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
                   const SourceLoc& loc) {
     const auto& x = graph::expect_tensor(args[0], loc, "the input of " + op.name);
@@ -36,7 +30,7 @@ Type softmax_type(const Op& op, const std::vector<Type>& args, const Attrs& attr
         user_error(loc) << op.name << " needs a floating-point input, got " << x.dtype.str();
     }
     if (x.ndim() == 0) user_error(loc) << op.name << ": the input is a scalar; it needs an axis";
-    softmax_axis(static_cast<const SoftmaxAttrs&>(attrs).axis, x.ndim(), loc, op.name);
+    normalize_input_axis(static_cast<const SoftmaxAttrs&>(attrs).axis, x.ndim(), loc, op.name);
     return args[0];
 }
 
@@ -44,8 +38,8 @@ std::vector<te::Tensor> softmax_compute_of(const std::string& name, bool log,
                                            const std::vector<te::Tensor>& in, const Attrs& attrs,
                                            const Type& out) {
     te::Tensor x = in[0];
-    size_t ax = static_cast<size_t>(
-        softmax_axis(static_cast<const SoftmaxAttrs&>(attrs).axis, x.ndim(), SourceLoc{}, name));
+    size_t ax = static_cast<size_t>(normalize_input_axis(
+        static_cast<const SoftmaxAttrs&>(attrs).axis, x.ndim(), SourceLoc{}, name));
     std::vector<PrimExpr> shape = te_shape(out);
     std::vector<PrimExpr> row_shape = shape;
     row_shape[ax] = make_int(DataType::int32(), 1);
@@ -88,34 +82,6 @@ std::vector<te::Tensor> log_softmax_compute(const std::vector<te::Tensor>& in, c
     return softmax_compute_of("log_softmax", true, in, attrs, out);
 }
 
-void schedule_softmax(te::Schedule& s, const te::Tensor& anchor,
-                      const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
-    if (target.is_gpu) {
-        schedule_softmax_generic(s, anchor, outputs, target);
-    } else {
-        schedule_softmax_x86(s, anchor, outputs, target);
-    }
-}
-
-Ref<Attrs> softmax_attrs() {
-    return Ref<Attrs>(new SoftmaxAttrs());
-}
-
-Ref<Op> make_softmax_like(const std::string& name, graph::ComputeRule compute,
-                          const std::string& description) {
-    auto op = make_ref<Op>();
-    auto* o = const_cast<Op*>(op.get());
-    o->name = name;
-    o->num_inputs = 1;
-    o->make_default_attrs = softmax_attrs;
-    o->infer_type = softmax_type;
-    o->compute = compute;
-    o->schedule = schedule_softmax;
-    o->pattern = OpPattern::OutEWiseFusable;
-    o->description = description;
-    return op;
-}
-
 }  // namespace
 
 void schedule_softmax_x86(te::Schedule& s, const te::Tensor& anchor,
@@ -130,12 +96,25 @@ void schedule_softmax_generic(te::Schedule& s, const te::Tensor& anchor,
 }
 
 Ref<Op> make_softmax_op() {
-    return make_softmax_like("nn.softmax", softmax_compute, "softmax along attrs.axis");
+    return make_op({.name = "nn.softmax",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<SoftmaxAttrs>,
+                    .infer_type = softmax_type,
+                    .compute = softmax_compute,
+                    .schedule = schedule_by_target<schedule_softmax_x86, schedule_softmax_generic>,
+                    .pattern = OpPattern::OutEWiseFusable,
+                    .description = "softmax along attrs.axis"});
 }
 
 Ref<Op> make_log_softmax_op() {
-    return make_softmax_like("nn.log_softmax", log_softmax_compute,
-                             "log of softmax along attrs.axis");
+    return make_op({.name = "nn.log_softmax",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<SoftmaxAttrs>,
+                    .infer_type = softmax_type,
+                    .compute = log_softmax_compute,
+                    .schedule = schedule_by_target<schedule_softmax_x86, schedule_softmax_generic>,
+                    .pattern = OpPattern::OutEWiseFusable,
+                    .description = "log of softmax along attrs.axis"});
 }
 
 }  // namespace anvil::ops

@@ -36,6 +36,10 @@ std::vector<PrimExpr> broadcast_index(const std::vector<PrimExpr>& operand_shape
     return idx;
 }
 
+std::vector<PrimExpr> to_vector(std::span<const PrimExpr> index) {
+    return {index.begin(), index.end()};
+}
+
 std::vector<PrimExpr> te_shape(const graph::Type& t) {
     auto* tt = t.as<graph::TensorType>();
     ANVIL_CHECK(tt) << "te_shape of " << graph::type_str(t);

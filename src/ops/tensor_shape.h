@@ -20,6 +20,9 @@ std::vector<PrimExpr> broadcast_shape(const std::vector<std::vector<PrimExpr>>& 
 std::vector<PrimExpr> broadcast_index(const std::vector<PrimExpr>& operand_shape,
                                       std::span<const PrimExpr> out);
 
+// The index a te::compute body receives, as a vector to index a tensor with.
+std::vector<PrimExpr> to_vector(std::span<const PrimExpr> index);
+
 // A tensor type's shape with int32 dimensions, for te::compute / te::placeholder.
 std::vector<PrimExpr> te_shape(const graph::Type& t);
 // A te tensor's type as a graph type.

@@ -11,9 +11,6 @@ namespace anvil::ops {
 
 namespace {
 
-// Below this many elements of work a parallel launch costs more than it saves.
-constexpr int64_t kMinParallelWork = 16384;
-
 bool contains(const std::vector<te::Tensor>& ts, const te::Tensor& t) {
     return std::any_of(ts.begin(), ts.end(), [&](const te::Tensor& x) { return x.same_as(t); });
 }
@@ -74,6 +71,19 @@ te::Tensor local_accumulator(te::Schedule& s, const te::Tensor& r, const te::Ten
     return acc;
 }
 
+te::Tensor expect_reduction(const te::Tensor& anchor, const char* op) {
+    te::Tensor red = reduction_of(anchor);
+    ANVIL_CHECK(red.op.defined()) << op << " anchor " << anchor.name() << " has no reduction";
+    return red;
+}
+
+void schedule_reduction_inputs_at_root(te::Schedule& s, const te::Tensor& anchor, const char* op) {
+    te::Tensor red = expect_reduction(anchor, op);
+    for (const auto& in : red.op.as<te::ComputeOp>()->inputs) {
+        if (in->kind == te::OpKind::Compute) s[te::Tensor(in)].compute_root();
+    }
+}
+
 te::Tensor reduction_of(const te::Tensor& anchor) {
     auto* c = anchor.op.as<te::ComputeOp>();
     if (!c) return {};
@@ -132,63 +142,102 @@ int64_t pick_block(int64_t channels) {
     return best;
 }
 
-void fuse_parallel(te::StageRef st, const std::vector<Ref<IterVar>>& axes, int64_t work) {
-    if (axes.empty()) return;
+Ref<IterVar> fuse_parallel(te::StageRef st, const std::vector<Ref<IterVar>>& axes, int64_t work) {
+    if (axes.empty()) return {};
     Ref<IterVar> f = axes.size() == 1 ? axes[0] : st.fuse(axes);
     if (work >= kMinParallelWork) st.parallel(f);
+    return f;
 }
+
+int64_t pick_register_rows(int64_t extent, int64_t row_width, int lanes) {
+    int64_t vectors_per_row = (row_width + lanes - 1) / lanes;
+    int64_t registers = lanes >= 16 ? 16 : 12;  // accumulators, leaving room for operands
+    return pick_rows(extent, std::max<int64_t>(1, registers / vectors_per_row));
+}
+
+void schedule_scalar_accumulator(te::Schedule& s, const te::Tensor& out, const te::Tensor& acc,
+                                 int64_t work) {
+    te::StageRef so = s[out];
+    s[acc].compute_at(so, fuse_parallel(so, so.op_axis(), work));
+}
+
+void schedule_nchw_row_vectors(te::Schedule& s, const te::Tensor& out, const te::Tensor& acc,
+                               int64_t work, const tir::LowerContext& target) {
+    te::StageRef so = s[out];
+    auto ax = so.op_axis();  // n, c, oh, ow
+    int64_t v = pick_vector(const_dim(out.shape()[3], "NCHW output width"), vector_lanes(target));
+    auto [wo, wi] = so.split(ax[3], v);
+    so.vectorize(wi);
+    fuse_parallel(so, {ax[0], ax[1], ax[2]}, work);
+    te::StageRef sa = s[acc];
+    sa.compute_at(so, wo);
+    std::vector<Ref<IterVar>> order = sa.op_reduce_axis();
+    Ref<IterVar> lane = sa.op_axis()[3];
+    order.push_back(lane);
+    sa.reorder(order);
+    sa.vectorize(lane);
+}
+
+namespace {
+
+// A stage's data-parallel axes cut after the first `n_outer`: the row loops and the rest.
+struct RowAxes {
+    std::vector<Ref<IterVar>> outer, rest;
+    int64_t inner = 1;  // elements per row (the product of the rest's extents)
+    int64_t total = 1;  // elements in all
+    bool known = true;  // false when an extent is symbolic (the products then skip it)
+};
+
+RowAxes row_axes(te::StageRef st, const te::Tensor& t, size_t n_outer) {
+    RowAxes r;
+    auto ax = st.op_axis();
+    n_outer = std::min(n_outer, ax.size());
+    r.inner = product(t.shape(), n_outer, ax.size(), &r.known);
+    r.total = product(t.shape(), 0, ax.size(), &r.known);
+    r.outer.assign(ax.begin(), ax.begin() + static_cast<ptrdiff_t>(n_outer));
+    r.rest.assign(ax.begin() + static_cast<ptrdiff_t>(n_outer), ax.end());
+    return r;
+}
+
+// Fuses the rest of each row into one loop and splits native vectors off it.
+void vectorize_rows(te::StageRef st, const RowAxes& r, const tir::LowerContext& target) {
+    Ref<IterVar> f = r.rest.size() == 1 ? r.rest[0] : st.fuse(r.rest);
+    int lanes = vector_lanes(target);
+    if (r.inner >= lanes && lanes > 1) {
+        auto [o, i] = st.split(f, lanes);
+        st.vectorize(i);
+    }
+}
+
+}  // namespace
 
 void schedule_rows(te::Schedule& s, const te::Tensor& t, size_t n_outer,
                    const tir::LowerContext& target) {
     te::StageRef st = s[t];
-    auto ax = st.op_axis();
-    n_outer = std::min(n_outer, ax.size());
-    bool known = true;
-    int64_t inner = product(t.shape(), n_outer, ax.size(), &known);
-    int64_t total = product(t.shape(), 0, ax.size(), &known);
-    std::vector<Ref<IterVar>> outer(ax.begin(), ax.begin() + static_cast<ptrdiff_t>(n_outer));
-    std::vector<Ref<IterVar>> rest(ax.begin() + static_cast<ptrdiff_t>(n_outer), ax.end());
-    if (!rest.empty() && known && !target.is_gpu) {
-        Ref<IterVar> f = rest.size() == 1 ? rest[0] : st.fuse(rest);
-        int lanes = vector_lanes(target);
-        if (inner >= lanes && lanes > 1) {
-            auto [o, i] = st.split(f, lanes);
-            st.vectorize(i);
-        }
-    }
-    fuse_parallel(st, outer, known ? total : kMinParallelWork);
+    RowAxes r = row_axes(st, t, n_outer);
+    if (!r.rest.empty() && r.known && !target.is_gpu) vectorize_rows(st, r, target);
+    fuse_parallel(st, r.outer, r.known ? r.total : kMinParallelWork);
 }
 
 void schedule_reduction_rows(te::Schedule& s, const te::Tensor& t, size_t n_outer,
                              const tir::LowerContext& target) {
     te::StageRef st = s[t];
     st.compute_root();
-    auto ax = st.op_axis();
+    RowAxes r = row_axes(st, t, n_outer);
     auto red = st.op_reduce_axis();
-    n_outer = std::min(n_outer, ax.size());
-    bool known = true;
-    int64_t inner = product(t.shape(), n_outer, ax.size(), &known);
-    int64_t total = product(t.shape(), 0, ax.size(), &known);
-    std::vector<Ref<IterVar>> outer(ax.begin(), ax.begin() + static_cast<ptrdiff_t>(n_outer));
-    std::vector<Ref<IterVar>> rest(ax.begin() + static_cast<ptrdiff_t>(n_outer), ax.end());
-    int64_t work = total;
-    for (const auto& r : red) {
-        if (auto* e = as_const_int(r->dom.extent)) work *= *e;
+    int64_t work = r.total;
+    for (const auto& iv : red) {
+        if (auto* e = as_const_int(iv->dom.extent)) work *= *e;
     }
-    if (!rest.empty() && known && inner > 1 && !target.is_gpu) {
+    if (!r.rest.empty() && r.known && r.inner > 1 && !target.is_gpu) {
         // Reduction loops outside the contiguous inner axes: each reduction step updates a
         // vector of independent accumulators.
         std::vector<Ref<IterVar>> order = red;
-        order.insert(order.end(), rest.begin(), rest.end());
+        order.insert(order.end(), r.rest.begin(), r.rest.end());
         st.reorder(order);
-        Ref<IterVar> f = rest.size() == 1 ? rest[0] : st.fuse(rest);
-        int lanes = vector_lanes(target);
-        if (inner >= lanes && lanes > 1) {
-            auto [o, i] = st.split(f, lanes);
-            st.vectorize(i);
-        }
+        vectorize_rows(st, r, target);
     }
-    fuse_parallel(st, outer, known ? work : kMinParallelWork);
+    fuse_parallel(st, r.outer, r.known ? work : kMinParallelWork);
 }
 
 namespace {

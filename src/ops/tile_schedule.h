@@ -8,6 +8,7 @@
 
 #include <vector>
 
+#include "graph/op.h"
 #include "te/schedule.h"
 #include "tir/passes/passes.h"
 
@@ -33,6 +34,12 @@ te::Tensor local_accumulator(te::Schedule& s, const te::Tensor& r, const te::Ten
 // The reduction an anchor's value comes from: the anchor itself, or the first reduction among
 // its direct inputs (conv2d's blocked stage, avg_pool2d's window sum). Undefined when none.
 te::Tensor reduction_of(const te::Tensor& anchor);
+// The same, with an InternalError ("<op> anchor ... has no reduction") when there is none.
+te::Tensor expect_reduction(const te::Tensor& anchor, const char* op);
+
+// The schedule of an op anchored on a reduction (conv2d, dense, pools) for targets without a
+// tuned one: the compute stages its reduction reads (padded input, packed weights) at root.
+void schedule_reduction_inputs_at_root(te::Schedule& s, const te::Tensor& anchor, const char* op);
 
 // Computes at root, row by row (schedule_rows), every input stage of `t` whose name ends in
 // one of the helper suffixes ("_pad", "_pack", "_dilate"): the padded input, packed weights and
@@ -51,9 +58,25 @@ int64_t pick_vector(int64_t extent, int lanes);
 // against narrower vectors.
 int64_t pick_block(int64_t channels);
 
+// Rows of a register tile whose rows are `row_width` elements wide: as many as the accumulator
+// registers hold (pick_rows over `extent`).
+int64_t pick_register_rows(int64_t extent, int64_t row_width, int lanes);
+
 // Fuses `axes` (adjacent leaf loops, outer to inner) and marks the result parallel when the
-// iterations are worth a launch (`work` elements in all).
-void fuse_parallel(te::StageRef st, const std::vector<Ref<IterVar>>& axes, int64_t work);
+// iterations are worth a launch (`work` elements in all). Returns the fused loop (undefined when
+// `axes` is empty).
+Ref<IterVar> fuse_parallel(te::StageRef st, const std::vector<Ref<IterVar>>& axes, int64_t work);
+
+// One output element per tile: all of `out`'s axes fused (parallel by `work`), the accumulator
+// `acc` (local_accumulator) a scalar computed inside that loop. Global pooling, matrix-vector.
+void schedule_scalar_accumulator(te::Schedule& s, const te::Tensor& out, const te::Tensor& acc,
+                                 int64_t work);
+
+// An NCHW output tiled along its rows: the width split into vectors, n, c and the row fused and
+// parallel (by `work`), the accumulator `acc` computed per vector with all its reduction loops
+// outside the lanes. Windowed reductions over unblocked channels (pools, depthwise conv2d).
+void schedule_nchw_row_vectors(te::Schedule& s, const te::Tensor& out, const te::Tensor& acc,
+                               int64_t work, const tir::LowerContext& target);
 
 // Loops `n_outer` leading axes of `t` (fused, parallel) around the remaining axes fused and
 // split into vectors: for row-wise ops whose per-row values (max, mean) are read once per row.
@@ -79,5 +102,16 @@ void schedule_row_reduction_op(te::Schedule& s, const te::Tensor& anchor,
 void schedule_row_reduction_op_generic(te::Schedule& s, const te::Tensor& anchor,
                                        const std::vector<te::Tensor>& outputs,
                                        const tir::LowerContext& target);
+
+// An op's schedule rule from its two schedules: `Generic` on GPUs, the tuned `X86` otherwise.
+template <graph::ScheduleRule X86, graph::ScheduleRule Generic>
+void schedule_by_target(te::Schedule& s, const te::Tensor& anchor,
+                        const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
+    if (target.is_gpu) {
+        Generic(s, anchor, outputs, target);
+    } else {
+        X86(s, anchor, outputs, target);
+    }
+}
 
 }  // namespace anvil::ops

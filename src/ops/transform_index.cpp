@@ -8,6 +8,7 @@
 #include "ir/analyzer.h"
 #include "ops/axes.h"
 #include "ops/injective_schedule.h"
+#include "ops/op_spec.h"
 #include "ops/tensor_shape.h"
 #include "ops/transform.h"
 #include "support/error.h"
@@ -23,38 +24,8 @@ using graph::Type;
 
 namespace {
 
-template <typename A>
-Ref<Attrs> attrs_of() {
-    return Ref<Attrs>(new A());
-}
-
-template <typename A>
-const A& attrs_as(const Attrs& a) {
-    return static_cast<const A&>(a);
-}
-
 PrimExpr i32(int64_t v) {
     return make_int(DataType::int32(), v);
-}
-
-std::vector<PrimExpr> to_vector(std::span<const PrimExpr> i) {
-    return {i.begin(), i.end()};
-}
-
-Ref<Op> make_injective(const std::string& name, int num_inputs, Ref<Attrs> (*attrs)(),
-                       graph::TypeRule type, graph::ComputeRule compute,
-                       const std::string& description) {
-    auto op = make_ref<Op>();
-    auto* o = const_cast<Op*>(op.get());
-    o->name = name;
-    o->num_inputs = num_inputs;
-    o->make_default_attrs = attrs;
-    o->infer_type = type;
-    o->compute = compute;
-    o->schedule = schedule_injective;
-    o->pattern = OpPattern::Injective;
-    o->description = description;
-    return op;
 }
 
 // ---- strided_slice ------------------------------------------------------------------------
@@ -318,21 +289,48 @@ std::vector<te::Tensor> pad_compute(const std::vector<te::Tensor>& in, const Att
 }  // namespace
 
 Ref<Op> make_strided_slice_op() {
-    return make_injective("strided_slice", 1, attrs_of<StridedSliceAttrs>, strided_slice_type,
-                          strided_slice_compute, "begin:end:stride per axis (ONNX Slice)");
+    return make_op({.name = "strided_slice",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<StridedSliceAttrs>,
+                    .infer_type = strided_slice_type,
+                    .compute = strided_slice_compute,
+                    .schedule = schedule_injective,
+                    .pattern = OpPattern::Injective,
+                    .description = "begin:end:stride per axis (ONNX Slice)"});
 }
+
 Ref<Op> make_take_op() {
-    return make_injective("take", 2, attrs_of<TakeAttrs>, take_type, take_compute,
-                          "select slices along axis by index (ONNX Gather)");
+    return make_op({.name = "take",
+                    .num_inputs = 2,
+                    .make_default_attrs = default_attrs<TakeAttrs>,
+                    .infer_type = take_type,
+                    .compute = take_compute,
+                    .schedule = schedule_injective,
+                    .pattern = OpPattern::Injective,
+                    .description = "select slices along axis by index (ONNX Gather)"});
 }
+
 Ref<Op> make_gather_elements_op() {
-    return make_injective("gather_elements", 2, attrs_of<GatherElementsAttrs>, gather_elements_type,
-                          gather_elements_compute,
-                          "select elements along axis by a same-rank index tensor");
+    return make_op({.name = "gather_elements",
+                    .num_inputs = 2,
+                    .make_default_attrs = default_attrs<GatherElementsAttrs>,
+                    .infer_type = gather_elements_type,
+                    .compute = gather_elements_compute,
+                    .schedule = schedule_injective,
+                    .pattern = OpPattern::Injective,
+                    .description = "select elements along axis by a same-rank index tensor"});
 }
+
 Ref<Op> make_pad_op() {
-    return make_injective("pad", 1, attrs_of<PadAttrs>, pad_type, pad_compute,
-                          "pad with a constant, the reflection, the edge or periodically");
+    return make_op(
+        {.name = "pad",
+         .num_inputs = 1,
+         .make_default_attrs = default_attrs<PadAttrs>,
+         .infer_type = pad_type,
+         .compute = pad_compute,
+         .schedule = schedule_injective,
+         .pattern = OpPattern::Injective,
+         .description = "pad with a constant, the reflection, the edge or periodically"});
 }
 
 }  // namespace anvil::ops

@@ -9,6 +9,7 @@
 #include "graph/op.h"
 #include "ops/axes.h"
 #include "ops/injective_schedule.h"
+#include "ops/op_spec.h"
 #include "ops/tensor_shape.h"
 #include "ops/transform.h"
 #include "support/error.h"
@@ -210,17 +211,15 @@ std::vector<te::Tensor> resize2d_compute(const std::vector<te::Tensor>& in, cons
 }  // namespace
 
 Ref<Op> make_resize2d_op() {
-    auto op = make_ref<Op>();
-    auto* o = const_cast<Op*>(op.get());
-    o->name = "resize2d";
-    o->num_inputs = 1;
-    o->make_default_attrs = [] { return Ref<Attrs>(new Resize2DAttrs()); };
-    o->infer_type = resize2d_type;
-    o->compute = resize2d_compute;
-    o->schedule = schedule_injective;
-    o->pattern = OpPattern::Injective;
-    o->description = "ONNX Resize of the spatial axes of NCHW (nearest, linear, cubic)";
-    return op;
+    return make_op(
+        {.name = "resize2d",
+         .num_inputs = 1,
+         .make_default_attrs = default_attrs<Resize2DAttrs>,
+         .infer_type = resize2d_type,
+         .compute = resize2d_compute,
+         .schedule = schedule_injective,
+         .pattern = OpPattern::Injective,
+         .description = "ONNX Resize of the spatial axes of NCHW (nearest, linear, cubic)"});
 }
 
 }  // namespace anvil::ops

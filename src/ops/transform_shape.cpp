@@ -11,6 +11,7 @@
 #include "ir/structural_equal.h"
 #include "ops/axes.h"
 #include "ops/injective_schedule.h"
+#include "ops/op_spec.h"
 #include "ops/tensor_shape.h"
 #include "ops/transform.h"
 #include "support/error.h"
@@ -26,47 +27,12 @@ using graph::Type;
 
 namespace {
 
-template <typename A>
-Ref<Attrs> attrs_of() {
-    return Ref<Attrs>(new A());
-}
-
-template <typename A>
-const A& attrs_as(const Attrs& a) {
-    return static_cast<const A&>(a);
-}
-
 PrimExpr i64(int64_t v) {
     return make_int(DataType::int64(), v);
 }
 
-std::optional<int64_t> static_dim(const PrimExpr& d) {
-    if (const int64_t* v = as_const_int(d)) return *v;
-    return std::nullopt;
-}
-
 bool dims_equal(const PrimExpr& a, const PrimExpr& b) {
     return structural_equal(simplify(a), simplify(b));
-}
-
-std::vector<PrimExpr> to_vector(std::span<const PrimExpr> i) {
-    return {i.begin(), i.end()};
-}
-
-Ref<Op> make_injective(const std::string& name, int num_inputs, Ref<Attrs> (*attrs)(),
-                       graph::TypeRule type, graph::ComputeRule compute,
-                       const std::string& description) {
-    auto op = make_ref<Op>();
-    auto* o = const_cast<Op*>(op.get());
-    o->name = name;
-    o->num_inputs = num_inputs;
-    o->make_default_attrs = attrs;
-    o->infer_type = type;
-    o->compute = compute;
-    o->schedule = schedule_injective;
-    o->pattern = OpPattern::Injective;
-    o->description = description;
-    return op;
 }
 
 // out[i] = x[the element at the same row-major position]: reshape and flatten.
@@ -557,48 +523,125 @@ std::vector<te::Tensor> space_to_depth_compute(const std::vector<te::Tensor>& in
 }  // namespace
 
 Ref<Op> make_reshape_op() {
-    return make_injective("reshape", 1, attrs_of<ReshapeAttrs>, reshape_type, reshape_compute,
-                          "same elements in a new shape (ONNX Reshape: 0 copies, -1 infers)");
+    return make_op(
+        {.name = "reshape",
+         .num_inputs = 1,
+         .make_default_attrs = default_attrs<ReshapeAttrs>,
+         .infer_type = reshape_type,
+         .compute = reshape_compute,
+         .schedule = schedule_injective,
+         .pattern = OpPattern::Injective,
+         .description = "same elements in a new shape (ONNX Reshape: 0 copies, -1 infers)"});
 }
+
 Ref<Op> make_flatten_op() {
-    return make_injective("flatten", 1, attrs_of<FlattenAttrs>, flatten_type, flatten_compute,
-                          "to 2-D at axis (ONNX Flatten)");
+    return make_op({.name = "flatten",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<FlattenAttrs>,
+                    .infer_type = flatten_type,
+                    .compute = flatten_compute,
+                    .schedule = schedule_injective,
+                    .pattern = OpPattern::Injective,
+                    .description = "to 2-D at axis (ONNX Flatten)"});
 }
+
 Ref<Op> make_transpose_op() {
-    return make_injective("transpose", 1, attrs_of<TransposeAttrs>, transpose_type,
-                          transpose_compute, "permute axes");
+    return make_op({.name = "transpose",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<TransposeAttrs>,
+                    .infer_type = transpose_type,
+                    .compute = transpose_compute,
+                    .schedule = schedule_injective,
+                    .pattern = OpPattern::Injective,
+                    .description = "permute axes"});
 }
+
 Ref<Op> make_squeeze_op() {
-    return make_injective("squeeze", 1, attrs_of<SqueezeAttrs>, squeeze_type, squeeze_compute,
-                          "remove size-1 axes");
+    return make_op({.name = "squeeze",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<SqueezeAttrs>,
+                    .infer_type = squeeze_type,
+                    .compute = squeeze_compute,
+                    .schedule = schedule_injective,
+                    .pattern = OpPattern::Injective,
+                    .description = "remove size-1 axes"});
 }
+
 Ref<Op> make_expand_dims_op() {
-    return make_injective("expand_dims", 1, attrs_of<ExpandDimsAttrs>, expand_dims_type,
-                          expand_dims_compute, "insert size-1 axes");
+    return make_op({.name = "expand_dims",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<ExpandDimsAttrs>,
+                    .infer_type = expand_dims_type,
+                    .compute = expand_dims_compute,
+                    .schedule = schedule_injective,
+                    .pattern = OpPattern::Injective,
+                    .description = "insert size-1 axes"});
 }
+
 Ref<Op> make_concatenate_op() {
-    return make_injective("concatenate", -1, attrs_of<ConcatenateAttrs>, concatenate_type,
-                          concatenate_compute, "join N tensors along axis");
+    return make_op({.name = "concatenate",
+                    .num_inputs = -1,
+                    .make_default_attrs = default_attrs<ConcatenateAttrs>,
+                    .infer_type = concatenate_type,
+                    .compute = concatenate_compute,
+                    .schedule = schedule_injective,
+                    .pattern = OpPattern::Injective,
+                    .description = "join N tensors along axis"});
 }
+
 Ref<Op> make_split_op() {
-    return make_injective("split", 1, attrs_of<SplitAttrs>, split_type, split_compute,
-                          "cut along axis into a tuple of tensors");
+    return make_op({.name = "split",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<SplitAttrs>,
+                    .infer_type = split_type,
+                    .compute = split_compute,
+                    .schedule = schedule_injective,
+                    .pattern = OpPattern::Injective,
+                    .description = "cut along axis into a tuple of tensors"});
 }
+
 Ref<Op> make_broadcast_to_op() {
-    return make_injective("broadcast_to", 1, attrs_of<BroadcastToAttrs>, broadcast_to_type,
-                          broadcast_to_compute, "numpy-broadcast to a shape (ONNX Expand)");
+    return make_op({.name = "broadcast_to",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<BroadcastToAttrs>,
+                    .infer_type = broadcast_to_type,
+                    .compute = broadcast_to_compute,
+                    .schedule = schedule_injective,
+                    .pattern = OpPattern::Injective,
+                    .description = "numpy-broadcast to a shape (ONNX Expand)"});
 }
+
 Ref<Op> make_tile_op() {
-    return make_injective("tile", 1, attrs_of<TileAttrs>, tile_type, tile_compute,
-                          "repeat the whole tensor reps times per axis (numpy.tile)");
+    return make_op({.name = "tile",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<TileAttrs>,
+                    .infer_type = tile_type,
+                    .compute = tile_compute,
+                    .schedule = schedule_injective,
+                    .pattern = OpPattern::Injective,
+                    .description = "repeat the whole tensor reps times per axis (numpy.tile)"});
 }
+
 Ref<Op> make_depth_to_space_op() {
-    return make_injective("depth_to_space", 1, attrs_of<DepthToSpaceAttrs>, depth_to_space_type,
-                          depth_to_space_compute, "channel blocks to spatial blocks (NCHW)");
+    return make_op({.name = "depth_to_space",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<DepthToSpaceAttrs>,
+                    .infer_type = depth_to_space_type,
+                    .compute = depth_to_space_compute,
+                    .schedule = schedule_injective,
+                    .pattern = OpPattern::Injective,
+                    .description = "channel blocks to spatial blocks (NCHW)"});
 }
+
 Ref<Op> make_space_to_depth_op() {
-    return make_injective("space_to_depth", 1, attrs_of<SpaceToDepthAttrs>, space_to_depth_type,
-                          space_to_depth_compute, "spatial blocks to channel blocks (NCHW)");
+    return make_op({.name = "space_to_depth",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<SpaceToDepthAttrs>,
+                    .infer_type = space_to_depth_type,
+                    .compute = space_to_depth_compute,
+                    .schedule = schedule_injective,
+                    .pattern = OpPattern::Injective,
+                    .description = "spatial blocks to channel blocks (NCHW)"});
 }
 
 }  // namespace anvil::ops

@@ -9,6 +9,7 @@
 
 #include "ir/intrinsics.h"
 #include "support/error.h"
+#include "support/token_cursor.h"
 #include "tir/printer.h"
 #include "tir/structural_equal.h"
 #include "tir/text_lexer.h"
@@ -17,7 +18,6 @@ namespace anvil::tir {
 
 namespace {
 
-using text::describe;
 using text::fail_at;
 using text::lex_text;
 using text::Tok;
@@ -32,9 +32,9 @@ struct Decl {
     Ref<Buffer> buffer;
 };
 
-class Parser {
+class Parser : anvil::text::TokenCursor<Token> {
 public:
-    explicit Parser(const std::string& text) : toks_(lex_text(text)) {}
+    explicit Parser(const std::string& text) : TokenCursor(lex_text(text)) {}
 
     void declare_scope(const ParseScope& scope) {
         for (const auto& v : scope.vars) scope_.push_back({v->name, v, {}});
@@ -42,7 +42,7 @@ public:
     }
 
     Ref<PrimFunc> func() {
-        expect_keyword("prim_func", "a function");
+        expect_keyword("prim_func", "to start a function");
         std::string name;
         if (peek().kind == Tok::String) {
             name = next().text;
@@ -64,39 +64,6 @@ public:
 private:
     // ---- tokens
 
-    const Token& peek(size_t k = 0) const { return toks_[std::min(pos_ + k, toks_.size() - 1)]; }
-    const Token& next() {
-        const Token& t = peek();
-        if (pos_ < toks_.size() - 1) ++pos_;
-        return t;
-    }
-    bool is_punct(const char* p, size_t k = 0) const {
-        return peek(k).kind == Tok::Punct && peek(k).text == p;
-    }
-    bool is_keyword(const char* w, size_t k = 0) const {
-        return peek(k).kind == Tok::Ident && peek(k).text == w;
-    }
-    bool accept(const char* p) {
-        if (!is_punct(p)) return false;
-        next();
-        return true;
-    }
-    [[noreturn]] void fail(const Token& t, const std::string& message) const {
-        fail_at(t.line, t.col, message);
-    }
-    [[noreturn]] void expected(const std::string& what) const {
-        fail(peek(), "expected " + what + ", found " + describe(peek()));
-    }
-    void expect(const char* p, const std::string& context) {
-        if (!accept(p)) expected(std::string("'") + p + "' " + context);
-    }
-    void expect_keyword(const char* w, const std::string& context) {
-        if (!is_keyword(w)) expected(std::string("'") + w + "' to start " + context);
-        next();
-    }
-    void expect_end(const std::string& context) {
-        if (peek().kind != Tok::End) expected("end of input " + context);
-    }
     std::string ident(const std::string& what) {
         if (peek().kind != Tok::Ident) expected(what);
         return next().text;
@@ -324,7 +291,7 @@ private:
         std::string name = declared_name("a loop variable");
         std::optional<DataType> t;
         if (accept(":")) t = dtype();
-        expect_keyword("in", "the loop's range");
+        expect_keyword("in", "to start the loop's range");
         expect("[", "to open the loop's range '[min, end)'");
         PrimExpr min = expr();
         expect(",", "between the loop's min and end");
@@ -486,8 +453,6 @@ private:
     PrimExpr primary();
     PrimExpr call_form(const Token& name);
 
-    std::vector<Token> toks_;
-    size_t pos_ = 0;
     std::vector<Decl> scope_;
     std::unordered_map<std::string, Decl> retired_;
 };

@@ -1,14 +1,15 @@
 #include "tir/printer.h"
 
-#include <cctype>
+#include <algorithm>
 #include <optional>
 #include <sstream>
-#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 #include "ir/expr_printer.h"
 #include "ir/intrinsics.h"
+#include "support/text_scanner.h"
+#include "support/unique_names.h"
 #include "tir/stmt_functor.h"
 
 namespace anvil::tir {
@@ -17,69 +18,23 @@ namespace {
 
 constexpr size_t kColumns = 100;
 
-bool is_identifier(const std::string& s) {
-    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-    for (char c : s) {
-        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
-    }
-    return true;
-}
+using anvil::text::is_digit;
+using anvil::text::is_name_char;
+using anvil::text::is_name_start;
+using anvil::text::quote;
 
-std::string quote(const std::string& s) {
-    std::string out = "\"";
-    for (char c : s) {
-        switch (c) {
-            case '"':
-                out += "\\\"";
-                break;
-            case '\\':
-                out += "\\\\";
-                break;
-            case '\n':
-                out += "\\n";
-                break;
-            case '\t':
-                out += "\\t";
-                break;
-            default:
-                out += c;
-        }
-    }
-    return out + "\"";
+// True if `s` reads back as one name token.
+bool is_identifier(const std::string& s) {
+    return !s.empty() && is_name_start(s[0]) && std::all_of(s.begin(), s.end(), is_name_char);
 }
 
 // Scopes are usually identifiers ("local", "shared") or dotted ("shared.dyn"); anything else is
 // quoted so the parser can still read it.
 std::string scope_text(const std::string& scope) {
     bool bare = !scope.empty() && scope.front() != '.' && scope.back() != '.';
-    for (char c : scope) {
-        bare = bare && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.');
-    }
-    return bare && !std::isdigit(static_cast<unsigned char>(scope[0])) ? scope : quote(scope);
+    for (char c : scope) bare = bare && (is_name_char(c) || c == '.');
+    return bare && !is_digit(scope[0]) ? scope : quote(scope);
 }
-
-// Gives each object one name, unique among all names handed out.
-class NameTable {
-public:
-    const std::string& get(const Object* key, const std::string& hint) {
-        auto it = names_.find(key);
-        if (it != names_.end()) return it->second;
-        std::string base;
-        for (char c : hint) base += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-        if (base.empty()) base = "v";
-        if (std::isdigit(static_cast<unsigned char>(base[0]))) base = "_" + base;
-        std::string name = base;
-        for (int n = 1; used_.count(name) || is_reserved_name(name); ++n) {
-            name = base + "_" + std::to_string(n);
-        }
-        used_.insert(name);
-        return names_.emplace(key, name).first->second;
-    }
-
-private:
-    std::unordered_map<const Object*, std::string> names_;
-    std::unordered_set<std::string> used_;
-};
 
 // Variables and buffers used but not bound inside a statement, in order of first use.
 class FreeCollector : public StmtVisitor {
@@ -334,7 +289,7 @@ private:
     }
 
     ExprPrinter ep_;
-    NameTable names_;
+    UniqueNames names_{is_reserved_name};  // one namespace for the whole function
     std::ostringstream os_;
     int indent_ = 0;
 };

@@ -1,164 +1,62 @@
 #include "tir/text_lexer.h"
 
-#include <cctype>
 #include <cstring>
+#include <string_view>
 
-#include "support/error.h"
+#include "support/token_cursor.h"
 
 namespace anvil::tir::text {
 
-void fail_at(int line, int col, const std::string& message) {
-    user_error() << line << ":" << col << ": " << message;
-    ANVIL_UNREACHABLE();
-}
+using anvil::text::is_digit;
+using anvil::text::is_name_start;
+using anvil::text::TextScanner;
 
 std::string describe(const Token& t) {
-    switch (t.kind) {
-        case Tok::End:
-            return "end of input";
-        case Tok::String:
-            return "string \"" + t.text + "\"";
-        case Tok::Number:
-            return "'" + t.text + t.suffix + "'";
-        default:
-            return "'" + t.text + "'";
-    }
+    return anvil::text::describe_token(t);
 }
 
 namespace {
 
-class Lexer {
-public:
-    explicit Lexer(const std::string& text) : s_(text) {}
-
-    std::vector<Token> run() {
-        std::vector<Token> out;
-        for (;;) {
-            skip_space();
-            Token t;
-            t.line = line_;
-            t.col = col_;
-            if (i_ >= s_.size()) {
-                out.push_back(t);
-                return out;
-            }
-            char c = s_[i_];
-            if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
-                t.kind = Tok::Ident;
-                while (i_ < s_.size() && (is_alnum(s_[i_]) || s_[i_] == '_')) t.text += take();
-            } else if (std::isdigit(static_cast<unsigned char>(c))) {
-                number(t);
-            } else if (c == '"') {
-                string(t);
-            } else {
-                punct(t);
-            }
-            out.push_back(std::move(t));
-        }
+void punct(TextScanner& scan, Token& t) {
+    static constexpr std::string_view kPairs[] = {"<=", ">=", "==", "!=", "&&", "||"};
+    t.kind = Tok::Punct;
+    t.text = scan.take_pair(kPairs);
+    if (!t.text.empty()) return;
+    if (!std::strchr("()[]{}<>!+-*/%,:=.", scan.at())) {
+        fail_at(scan.line(), scan.col(), std::string("unexpected character '") + scan.at() + "'");
     }
-
-private:
-    static bool is_alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)); }
-    static bool is_digit(char c) { return std::isdigit(static_cast<unsigned char>(c)); }
-    char at(size_t k) const { return i_ + k < s_.size() ? s_[i_ + k] : '\0'; }
-    char take() {
-        char c = s_[i_++];
-        if (c == '\n') {
-            ++line_;
-            col_ = 1;
-        } else {
-            ++col_;
-        }
-        return c;
-    }
-
-    void skip_space() {
-        while (i_ < s_.size()) {
-            if (std::isspace(static_cast<unsigned char>(s_[i_]))) {
-                take();
-            } else if (s_[i_] == '/' && at(1) == '/') {
-                while (i_ < s_.size() && s_[i_] != '\n') take();
-            } else {
-                return;
-            }
-        }
-    }
-
-    // digits ('.' digits)? (('e'|'E') ('+'|'-')? digits)? suffix?
-    void number(Token& t) {
-        t.kind = Tok::Number;
-        while (is_digit(at(0))) t.text += take();
-        if (at(0) == '.' && is_digit(at(1))) {
-            t.text += take();
-            while (is_digit(at(0))) t.text += take();
-        }
-        bool sign = at(1) == '+' || at(1) == '-';
-        if ((at(0) == 'e' || at(0) == 'E') && is_digit(at(sign ? 2 : 1))) {
-            t.text += take();
-            if (sign) t.text += take();
-            while (is_digit(at(0))) t.text += take();
-        }
-        while (is_alnum(at(0)) || at(0) == '_') t.suffix += take();
-    }
-
-    void string(Token& t) {
-        t.kind = Tok::String;
-        take();
-        for (;;) {
-            if (i_ >= s_.size() || at(0) == '\n') fail_at(t.line, t.col, "unterminated string");
-            char c = take();
-            if (c == '"') return;
-            if (c != '\\') {
-                t.text += c;
-                continue;
-            }
-            if (i_ >= s_.size()) fail_at(t.line, t.col, "unterminated string");
-            char e = take();
-            switch (e) {
-                case 'n':
-                    t.text += '\n';
-                    break;
-                case 't':
-                    t.text += '\t';
-                    break;
-                case '"':
-                case '\\':
-                    t.text += e;
-                    break;
-                default:
-                    fail_at(line_, col_ - 2,
-                            std::string("unknown escape '\\") + e +
-                                "' in string (expected \\n, \\t, \\\" or \\\\)");
-            }
-        }
-    }
-
-    void punct(Token& t) {
-        t.kind = Tok::Punct;
-        static const char* kTwo[] = {"<=", ">=", "==", "!=", "&&", "||"};
-        for (const char* p : kTwo) {
-            if (at(0) == p[0] && at(1) == p[1]) {
-                t.text += take();
-                t.text += take();
-                return;
-            }
-        }
-        if (!std::strchr("()[]{}<>!+-*/%,:=.", at(0))) {
-            fail_at(line_, col_, std::string("unexpected character '") + at(0) + "'");
-        }
-        t.text += take();
-    }
-
-    const std::string& s_;
-    size_t i_ = 0;
-    int line_ = 1;
-    int col_ = 1;
-};
+    t.text += scan.take();
+}
 
 }  // namespace
 
 std::vector<Token> lex_text(const std::string& text) {
-    return Lexer(text).run();
+    TextScanner scan(text);
+    std::vector<Token> out;
+    for (;;) {
+        while (scan.skip_space() || scan.skip_line_comment()) continue;
+        Token t;
+        t.line = scan.line();
+        t.col = scan.col();
+        if (scan.at_end()) {
+            out.push_back(t);
+            return out;
+        }
+        char c = scan.at();
+        if (is_name_start(c)) {
+            t.kind = Tok::Ident;
+            t.text = scan.take_name();
+        } else if (is_digit(c)) {
+            t.kind = Tok::Number;
+            scan.take_number(t.text, t.suffix);
+        } else if (c == '"') {
+            t.kind = Tok::String;
+            t.text = scan.take_string(t.line, t.col);
+        } else {
+            punct(scan, t);
+        }
+        out.push_back(std::move(t));
+    }
 }
 
 }  // namespace anvil::tir::text

@@ -3,12 +3,15 @@
 // Identifiers, numbers (digits, optional fraction and exponent, then an optional type suffix
 // such as i64, u8, f, f64, bf16), strings in double quotes with \n \t \" \\ escapes, and the
 // punctuation ( ) [ ] { } < > <= >= == != ! && || + - * / % , : = . ; `//` starts a comment
-// that runs to the end of the line. Positions are 1-based line and column.
+// that runs to the end of the line. Positions are 1-based line and column. The characters are
+// scanned by support/text_scanner.h, which the graph IR's lexer shares.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "support/text_scanner.h"
 
 namespace anvil::tir::text {
 
@@ -26,7 +29,7 @@ struct Token {
 std::vector<Token> lex_text(const std::string& text);
 
 // Throws UserError("line:col: message").
-[[noreturn]] void fail_at(int line, int col, const std::string& message);
+using anvil::text::fail_at;
 
 // How a token reads in "found ..." messages: 'for', string "x", end of input.
 std::string describe(const Token& t);

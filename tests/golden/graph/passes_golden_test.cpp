@@ -7,10 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <fstream>
-#include <sstream>
 
+#include "golden/golden_file.h"
 #include "graph/parser.h"
 #include "graph/passes/passes.h"
 #include "graph/printer.h"
@@ -20,16 +19,10 @@
 namespace anvil::graph {
 namespace {
 
-std::string golden_path(const std::string& name) {
-    return std::string(ANVIL_SOURCE_DIR) + "/tests/golden/graph/" + name;
-}
+using golden::read_file;
 
-std::string read_file(const std::string& path) {
-    std::ifstream in(path);
-    EXPECT_TRUE(in.good()) << "cannot read " << path;
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+std::string golden_path(const std::string& name) {
+    return golden::golden_path("graph", name);
 }
 
 // fold_constants' evaluator here: elementwise float32 arithmetic of constants of one shape or
@@ -98,14 +91,8 @@ TEST_P(GraphPassGolden, MatchesAfterFile) {
     IRModule before = parse_module(read_file(before_path), ops::op_table());
     IRModule after = run_pass(pass, before);
     EXPECT_NO_THROW(verify(after));
-    std::string got = print(after);
-    if (!got.empty() && got.back() != '\n') got += '\n';
     const std::string after_path = golden_path(pass + ".after.txt");
-    if (std::getenv("ANVIL_UPDATE_GOLDEN")) {
-        std::ofstream(after_path) << got;
-        return;
-    }
-    EXPECT_EQ(got, read_file(after_path));
+    if (!golden::compare_or_update(print(after), after_path)) return;
     // The expected text is itself valid IR.
     EXPECT_NO_THROW(parse_module(read_file(after_path), ops::op_table()));
 }

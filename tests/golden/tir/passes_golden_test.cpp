@@ -6,10 +6,7 @@
 // and review the diff of the .after.tir files.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
-
+#include "golden/golden_file.h"
 #include "tir/parser.h"
 #include "tir/passes/passes.h"
 #include "tir/printer.h"
@@ -17,16 +14,10 @@
 namespace anvil::tir {
 namespace {
 
-std::string golden_path(const std::string& name) {
-    return std::string(ANVIL_SOURCE_DIR) + "/tests/golden/tir/" + name;
-}
+using golden::read_file;
 
-std::string read_file(const std::string& path) {
-    std::ifstream in(path);
-    EXPECT_TRUE(in.good()) << "cannot read " << path;
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+std::string golden_path(const std::string& name) {
+    return golden::golden_path("tir", name);
 }
 
 Ref<PrimFunc> run_pass(const std::string& pass, const Ref<PrimFunc>& f) {
@@ -48,14 +39,8 @@ class PassGolden : public ::testing::TestWithParam<std::string> {};
 TEST_P(PassGolden, MatchesAfterFile) {
     const std::string pass = GetParam();
     Ref<PrimFunc> before = parse_prim_func(read_file(golden_path(pass + ".before.tir")));
-    std::string got = print(run_pass(pass, before));
-    if (!got.empty() && got.back() != '\n') got += '\n';
     const std::string after_path = golden_path(pass + ".after.tir");
-    if (std::getenv("ANVIL_UPDATE_GOLDEN")) {
-        std::ofstream(after_path) << got;
-        return;
-    }
-    EXPECT_EQ(got, read_file(after_path));
+    if (!golden::compare_or_update(print(run_pass(pass, before)), after_path)) return;
     // The expected text is itself valid IR.
     EXPECT_NO_THROW(parse_prim_func(read_file(after_path)));
 }
