@@ -21,6 +21,13 @@ public:
     explicit GroupBuilder(const graph::Function& f) : f_(f) {}
 
     void build() {
+        // Checked before walking: the walk would otherwise enter the nested function's body.
+        graph::post_order_visit(f_.body, [&](const Expr& e) {
+            if (e.is<graph::Function>()) {
+                user_error(e->loc)
+                    << "a fused function calls another function; fuse_ops makes flat groups";
+            }
+        });
         for (size_t i = 0; i < f_.params.size(); ++i) {
             const auto& p = f_.params[i];
             te::Tensor t = te::placeholder(ops::te_shape(p->type), tensor_dtype(p->type),
