@@ -231,24 +231,20 @@ protected:
         if (it == kernels_.end()) {
             std::string name = kernel_base_name(*fn);
             std::string unique = name;
-            for (int i = 1; module_.kernels.count(unique); ++i)
+            for (int i = 1; module_.kernels.count(unique); ++i) {
                 unique = name + "_" + std::to_string(i);
-            LoweredFunction lowered = lower_primitive_function(*fn, unique, target_, options_);
-            module_.kernels[unique] = lowered.kernel;
-            it = kernels_.emplace(key, std::make_pair(unique, lowered.lifted_constants.size()))
-                     .first;
-            lifted_[fn] = lowered.lifted_constants;
+            }
+            module_.kernels[unique] =
+                lower_primitive_function(*fn, unique, target_, options_).kernel;
+            it = kernels_.emplace(key, unique).first;
         }
+        // The function's constants become trailing arguments, in the order the kernel's first
+        // lowering met them (the same for every function with this key).
         std::vector<Expr> args = call->args;
-        // Constants inside this function (same positions as in the kernel's first lowering,
-        // since the key matched) become trailing arguments.
-        if (!lifted_.count(fn)) {
-            GroupBuilder g(*fn);
-            g.build();
-            lifted_[fn] = g.lifted();
-        }
-        for (const auto& c : lifted_.at(fn)) args.push_back(c);
-        return ops::make_call_tir(it->second.first, std::move(args), call->type, call->loc);
+        graph::post_order_visit(fn->body, [&](const Expr& e) {
+            if (e.is<graph::Constant>()) args.push_back(e);
+        });
+        return ops::make_call_tir(it->second, std::move(args), call->type, call->loc);
     }
 
     // Primitive functions are lowered, never rewritten inside.
@@ -261,8 +257,7 @@ private:
     graph::IRModule& module_;
     const Target& target_;
     const PipelineOptions& options_;
-    std::unordered_map<std::string, std::pair<std::string, size_t>> kernels_;
-    std::unordered_map<const graph::Function*, std::vector<Expr>> lifted_;
+    std::unordered_map<std::string, std::string> kernels_;  // function key → kernel name
 };
 
 }  // namespace
