@@ -3,5 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 git ls-files 'src/*.cpp' 'src/*.h' 'tests/*.cpp' 'tests/*.h' 'examples/*.cpp' 'examples/*.h' \
-    'bench/*.cpp' 'include/*.h' | xargs clang-format --dry-run -Werror
+    'bench/*.cpp' 'include/*.h' \
+    'python/*.cpp' 'python/*.h' | xargs clang-format --dry-run -Werror
 echo "format: ok"

@@ -11,7 +11,9 @@ packages=(
 )
 if [[ "${1:-}" == "--tests" ]]; then
     # AArch64 objects are linked with the cross compiler and run under qemu-user in tests.
+    # The Python package (python/) is built against Debian's python3 and tested with pytest.
     packages+=(g++-aarch64-linux-gnu qemu-user python3-numpy)
+    packages+=(python3-dev pybind11-dev python3-onnx python3-pytest)
 fi
 
 missing=()

@@ -20,6 +20,18 @@ inline constexpr const char* kFloor = "floor";
 inline constexpr const char* kCeil = "ceil";
 inline constexpr const char* kRound = "round";  // half to even, as ONNX and NumPy
 inline constexpr const char* kFma = "fma";
+// Trigonometric and hyperbolic functions (libm).
+inline constexpr const char* kSin = "sin";
+inline constexpr const char* kCos = "cos";
+inline constexpr const char* kTan = "tan";
+inline constexpr const char* kAsin = "asin";
+inline constexpr const char* kAcos = "acos";
+inline constexpr const char* kAtan = "atan";
+inline constexpr const char* kSinh = "sinh";
+inline constexpr const char* kCosh = "cosh";
+inline constexpr const char* kAsinh = "asinh";
+inline constexpr const char* kAcosh = "acosh";
+inline constexpr const char* kAtanh = "atanh";
 // Reinterprets the bits of its argument as the call's dtype (same total width).
 inline constexpr const char* kReinterpret = "reinterpret";
 // if_then_else(cond, a, b): like Select, but evaluates only the chosen branch, so a branch may

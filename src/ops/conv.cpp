@@ -172,11 +172,56 @@ Type conv2d_transpose_type(const Op& op, const std::vector<Type>& args, const At
     return graph::make_tensor_type(out, d.dtype);
 }
 
-// ---- computes -----------------------------------------------------------------------------
-
+// Blocking of nn.conv2d's weight, shared by the compute and nn.conv2d_pack_weight.
 struct ConvGeom {
     int64_t groups, oc, icg, kh, kw, sh, sw, dh, dw;
 };
+int64_t conv_block(const ConvGeom& g);
+
+Type conv2d_pack_weight_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
+                             const SourceLoc& loc) {
+    const auto& a = static_cast<const Conv2DPackWeightAttrs&>(attrs);
+    const auto& w = graph::expect_tensor(args[0], loc, "the weight of " + op.name);
+    check_groups(loc, op.name, a.groups);
+    if (w.ndim() != 4 || !w.is_static() || w.static_shape()[0] % a.groups != 0) {
+        user_error(loc) << op.name << ": the weight must be OIHW with a static shape whose "
+                        << "output channels groups=" << a.groups << " divides, got "
+                        << graph::type_str(args[0]);
+    }
+    std::vector<int64_t> s = w.static_shape();
+    int64_t vb = conv_block({a.groups, s[0], s[1], s[2], s[3], 1, 1, 1, 1});
+    if (vb == 0) return args[0];
+    auto D = [&](int64_t v) { return make_int(w.shape[0].dtype(), v); };
+    return graph::make_tensor_type(
+        {D((s[0] + vb - 1) / vb), w.shape[1], w.shape[2], w.shape[3], D(vb)}, w.dtype);
+}
+
+Type conv2d_packed_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
+                        const SourceLoc& loc) {
+    const auto& a = static_cast<const Conv2DPackedAttrs&>(attrs);
+    const auto& w = graph::expect_tensor(args[1], loc, "the weight of " + op.name);
+    if (w.ndim() != 5 || !w.is_static()) {
+        user_error(loc) << op.name << ": the weight must be packed [O/VB, C/groups, KH, KW, VB] "
+                        << "with a static shape, got " << graph::type_str(args[1]);
+    }
+    std::vector<int64_t> s = w.static_shape();
+    if (a.channels <= (s[0] - 1) * s[4] || a.channels > s[0] * s[4]) {
+        user_error(loc) << op.name << ": channels=" << a.channels << " does not fit the packed "
+                        << "weight " << graph::type_str(args[1]);
+    }
+    // The type of nn.conv2d with the unpacked weight.
+    auto oihw = graph::make_tensor_type(
+        {make_int(w.shape[0].dtype(), a.channels), w.shape[1], w.shape[2], w.shape[3]}, w.dtype);
+    Conv2DAttrs ca;
+    ca.strides = a.strides;
+    ca.padding = a.padding;
+    ca.dilation = a.dilation;
+    ca.groups = a.groups;
+    return conv2d_type(op, {args[0], oihw}, ca, loc);
+}
+
+// ---- computes -----------------------------------------------------------------------------
+
 // The weight of output channel oc, input channel ric of its group, kernel tap (kh, kw).
 using WeightFn = std::function<PrimExpr(PrimExpr, PrimExpr, PrimExpr, PrimExpr)>;
 
@@ -191,10 +236,28 @@ int64_t conv_block(const ConvGeom& g) {
     return 0;
 }
 
+// The weight as [O/VB, C/groups, KH, KW, VB]: VB output channels contiguous, zero past O.
+te::Tensor pack_conv_weight(const std::string& name, const WeightFn& w, const ConvGeom& g,
+                            int64_t vb) {
+    int64_t ocb = (g.oc + vb - 1) / vb;
+    bool padded = ocb * vb != g.oc;
+    return te::compute(
+        {I(ocb), I(g.icg), I(g.kh), I(g.kw), I(vb)},
+        [&](std::span<const PrimExpr> i) {
+            PrimExpr oc = i[0] * I(vb) + i[4];
+            PrimExpr v = w(oc, i[1], i[2], i[3]);
+            return padded ? te::if_then_else(oc < I(g.oc), v, make_const(v.dtype(), 0)) : v;
+        },
+        name + "_pack");
+}
+
 // out[n, oc, oh, ow] = sum xp[n, group(oc) * icg + rc, oh * sh + kh * dh, ow * sw + kw * dw]
 //                          * w(oc, rc, kh, kw)
+// `prepacked`: the weight already in the blocked layout [O/VB, C/groups, KH, KW, VB] (by
+// nn.conv2d_pack_weight, folded at compile time); then `w` is unused and no pack stage is made.
 te::Tensor conv_core(const std::string& name, const te::Tensor& xp, const WeightFn& w,
-                     const ConvGeom& g, const std::vector<PrimExpr>& out_shape) {
+                     const ConvGeom& g, const std::vector<PrimExpr>& out_shape,
+                     const std::optional<te::Tensor>& prepacked = std::nullopt) {
     auto rc = te::reduce_axis(I(g.icg), "rc");
     auto rh = te::reduce_axis(I(g.kh), "ry");
     auto rw = te::reduce_axis(I(g.kw), "rx");
@@ -202,7 +265,8 @@ te::Tensor conv_core(const std::string& name, const te::Tensor& xp, const Weight
     auto input = [&](PrimExpr n, PrimExpr c, PrimExpr oh, PrimExpr ow) {
         return xp(n, c, oh * I(g.sh) + rh->var * I(g.dh), ow * I(g.sw) + rw->var * I(g.dw));
     };
-    int64_t vb = conv_block(g);
+    int64_t vb =
+        prepacked ? const_dim(prepacked->shape()[4], "conv2d channel block") : conv_block(g);
     if (vb == 0) {
         return te::compute(
             out_shape,
@@ -213,16 +277,8 @@ te::Tensor conv_core(const std::string& name, const te::Tensor& xp, const Weight
             },
             name);
     }
-    int64_t ocb = (g.oc + vb - 1) / vb;
-    bool padded = ocb * vb != g.oc;
-    te::Tensor pack = te::compute(
-        {I(ocb), I(g.icg), I(g.kh), I(g.kw), I(vb)},
-        [&](std::span<const PrimExpr> i) {
-            PrimExpr oc = i[0] * I(vb) + i[4];
-            PrimExpr v = w(oc, i[1], i[2], i[3]);
-            return padded ? te::if_then_else(oc < I(g.oc), v, make_const(v.dtype(), 0)) : v;
-        },
-        name + "_pack");
+    te::Tensor pack = prepacked ? *prepacked : pack_conv_weight(name, w, g, vb);
+    int64_t ocb = const_dim(pack.shape()[0], "conv2d channel blocks");
     te::Tensor blocked = te::compute(
         {out_shape[0], I(ocb), out_shape[2], out_shape[3], I(vb)},
         [&](std::span<const PrimExpr> i) {
@@ -244,8 +300,13 @@ te::Tensor conv_core(const std::string& name, const te::Tensor& xp, const Weight
 te::Tensor pad_input(const std::string& name, const te::Tensor& x, const std::vector<int64_t>& p) {
     if (p[0] == 0 && p[1] == 0 && p[2] == 0 && p[3] == 0) return x;
     const auto& s = x.shape();
+    // Constant extents stay constants: the schedule vectorizes rows of known length only.
+    auto grow = [](const PrimExpr& d, int64_t by) {
+        if (auto* v = as_const_int(d)) return make_int(d.dtype(), *v + by);
+        return d + make_int(d.dtype(), by);
+    };
     return te::compute(
-        {s[0], s[1], s[2] + I(p[0] + p[2]), s[3] + I(p[1] + p[3])},
+        {s[0], s[1], grow(s[2], p[0] + p[2]), grow(s[3], p[1] + p[3])},
         [&](std::span<const PrimExpr> i) {
             PrimExpr y = i[2] - I(p[0]), xx = i[3] - I(p[1]);
             PrimExpr inside = y >= I(0) && y < s[2] && xx >= I(0) && xx < s[3];
@@ -272,6 +333,46 @@ std::vector<te::Tensor> conv2d_compute(const std::vector<te::Tensor>& in, const 
         return w(oc, rc, kh, kw);
     };
     return {conv_core("conv2d", xp, wf, g, te_shape(out))};
+}
+
+std::vector<te::Tensor> conv2d_pack_weight_compute(const std::vector<te::Tensor>& in,
+                                                   const Attrs& attrs, const Type& out) {
+    const auto& a = static_cast<const Conv2DPackWeightAttrs&>(attrs);
+    const te::Tensor& w = in[0];
+    auto* t = out.as<graph::TensorType>();
+    if (t->ndim() == 4) {
+        return {te::compute(
+            w.shape(), [&](std::span<const PrimExpr> i) { return w(i[0], i[1], i[2], i[3]); },
+            "conv2d_pack_weight")};
+    }
+    std::vector<int64_t> s = t->static_shape();
+    ConvGeom g{a.groups, const_dim(w.shape()[0], "nn.conv2d_pack_weight output channels"),
+               s[1],     s[2],
+               s[3],     1,
+               1,        1,
+               1};
+    WeightFn wf = [&](PrimExpr oc, PrimExpr rc, PrimExpr kh, PrimExpr kw) {
+        return w(oc, rc, kh, kw);
+    };
+    return {pack_conv_weight("conv2d_pack_weight", wf, g, s[4])};
+}
+
+std::vector<te::Tensor> conv2d_packed_compute(const std::vector<te::Tensor>& in, const Attrs& attrs,
+                                              const Type& out) {
+    const auto& a = static_cast<const Conv2DPackedAttrs&>(attrs);
+    const te::Tensor &x = in[0], &w = in[1];
+    ConvGeom g{a.groups,
+               a.channels,
+               const_dim(w.shape()[1], "nn.conv2d_packed input channels per group"),
+               const_dim(w.shape()[2], "nn.conv2d_packed kernel height"),
+               const_dim(w.shape()[3], "nn.conv2d_packed kernel width"),
+               a.strides[0],
+               a.strides[1],
+               a.dilation[0],
+               a.dilation[1]};
+    te::Tensor xp = pad_input("conv2d", x, a.padding);
+    WeightFn unused = [](PrimExpr, PrimExpr, PrimExpr, PrimExpr) { return PrimExpr(); };
+    return {conv_core("conv2d", xp, unused, g, te_shape(out), w)};
 }
 
 // conv2d_transpose as a stride-1 convolution: the input spread out by the stride and padded by
@@ -369,6 +470,29 @@ Ref<Op> make_conv2d_op() {
                     .schedule = schedule_by_target<schedule_conv2d_x86, schedule_conv2d_generic>,
                     .pattern = OpPattern::OutEWiseFusable,
                     .description = "2-D convolution, NCHW data, OIHW weight, groups/depthwise"});
+}
+
+Ref<Op> make_conv2d_pack_weight_op() {
+    return make_op({.name = "nn.conv2d_pack_weight",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<Conv2DPackWeightAttrs>,
+                    .infer_type = conv2d_pack_weight_type,
+                    .compute = conv2d_pack_weight_compute,
+                    .schedule = schedule_injective,
+                    .pattern = OpPattern::Injective,
+                    .description = "OIHW conv2d weight to the blocked layout of nn.conv2d_packed"});
+}
+
+Ref<Op> make_conv2d_packed_op() {
+    return make_op(
+        {.name = "nn.conv2d_packed",
+         .num_inputs = 2,
+         .make_default_attrs = default_attrs<Conv2DPackedAttrs>,
+         .infer_type = conv2d_packed_type,
+         .compute = conv2d_packed_compute,
+         .schedule = schedule_by_target<schedule_conv2d_x86, schedule_conv2d_generic>,
+         .pattern = OpPattern::OutEWiseFusable,
+         .description = "nn.conv2d with a pre-packed [O/VB, C/groups, KH, KW, VB] weight"});
 }
 
 Ref<Op> make_conv2d_transpose_op() {

@@ -45,6 +45,34 @@ struct Conv2DTransposeAttrs : graph::AttrsBase<Conv2DTransposeAttrs> {
     }
 };
 
+// Weight pre-packing (graph pass prepack_weights, folded at compile time):
+//   nn.conv2d_pack_weight(weight[O, C/groups, KH, KW]) -> [ceil(O/VB), C/groups, KH, KW, VB]
+//     VB output channels contiguous, zero past O, VB chosen like nn.conv2d's compute does; the
+//     weight unchanged when nn.conv2d would not block it (depthwise, narrow groups).
+//   nn.conv2d_packed(data[N, C, H, W], packed weight) -> [N, channels, OH, OW]
+//     nn.conv2d reading the packed weight: no packing stage in the kernel.
+struct Conv2DPackWeightAttrs : graph::AttrsBase<Conv2DPackWeightAttrs> {
+    static constexpr const char* kTypeName = "Conv2DPackWeightAttrs";
+    int64_t groups = 1;
+    void visit_fields(graph::AttrVisitor& v) override { v.visit("groups", &groups); }
+};
+
+struct Conv2DPackedAttrs : graph::AttrsBase<Conv2DPackedAttrs> {
+    static constexpr const char* kTypeName = "Conv2DPackedAttrs";
+    std::vector<int64_t> strides{1, 1};        // as Conv2DAttrs
+    std::vector<int64_t> padding{0, 0, 0, 0};  // [top, left, bottom, right]
+    std::vector<int64_t> dilation{1, 1};
+    int64_t groups = 1;
+    int64_t channels = 0;  // O, the output channels (the packed weight may pad them)
+    void visit_fields(graph::AttrVisitor& v) override {
+        v.visit("strides", &strides);
+        v.visit("padding", &padding);
+        v.visit("dilation", &dilation);
+        v.visit("groups", &groups);
+        v.visit("channels", &channels);
+    }
+};
+
 // The schedules of both ops (the computes share one structure: an optional padded/dilated
 // input stage, then either a channel-blocked reduction over packed weights, unpacked to NCHW,
 // or a direct reduction for depthwise/narrow-group convolutions).

@@ -12,6 +12,7 @@
 // matrix-vector product) is a direct reduction instead.
 #include "ops/dense.h"
 
+#include <functional>
 #include <optional>
 
 #include "graph/op.h"
@@ -132,9 +133,36 @@ Type dense_type(const Op& op, const std::vector<Type>& args, const Attrs&, const
 
 // ---- compute ------------------------------------------------------------------------------
 
+// The columns of `b` in panels [b-batch..., N/VB, K, VB], zero past N.
+te::Tensor pack_panels(
+    const std::string& name, const MatmulShape& s,
+    const std::function<PrimExpr(std::vector<PrimExpr>, PrimExpr, PrimExpr)>& read_b) {
+    int64_t n = const_dim(s.n, "the column count of a matrix product");
+    int64_t vb = pick_block(n);
+    int64_t panels = (n + vb - 1) / vb;
+    bool padded = panels * vb != n;
+    std::vector<PrimExpr> pack_shape = s.b_batch;
+    pack_shape.insert(pack_shape.end(), {I(panels), s.k, I(vb)});
+    size_t nbb = s.b_batch.size();
+    return te::compute(
+        pack_shape,
+        [&](std::span<const PrimExpr> i) {
+            PrimExpr col = i[nbb] * I(vb) + i[nbb + 2];
+            std::vector<PrimExpr> idx(i.begin(), i.begin() + static_cast<ptrdiff_t>(nbb));
+            PrimExpr v = read_b(idx, i[nbb + 1], col);
+            return padded ? te::if_then_else(col < I(n), v, make_const(v.dtype(), 0)) : v;
+        },
+        name + "_pack");
+}
+
+// `prepacked`: b already as panels [N/VB, K, VB] (nn.dense_pack_weight, folded at compile
+// time), b itself unused; then no pack stage is made.
 te::Tensor matmul_core(const std::string& name, const te::Tensor& a, const te::Tensor& b, bool ta,
-                       bool tb, const std::vector<PrimExpr>& out_shape) {
-    MatmulShape s = matmul_shape(a.shape(), b.shape(), ta, tb, SourceLoc{}, name);
+                       bool tb, const std::vector<PrimExpr>& out_shape,
+                       const std::optional<te::Tensor>& prepacked = std::nullopt) {
+    std::vector<PrimExpr> b_shape = b.shape();
+    if (prepacked) b_shape = {out_shape.back(), prepacked->shape()[1]};
+    MatmulShape s = matmul_shape(a.shape(), b_shape, ta, tb, SourceLoc{}, name);
     size_t nb = s.batch.size();
     auto k = te::reduce_axis(s.k, "k");
     // a[batch, m, kk] and b[batch, kk, n] in the operands' own layouts.
@@ -161,22 +189,10 @@ te::Tensor matmul_core(const std::string& name, const te::Tensor& a, const te::T
             },
             name);
     }
-    int64_t n = const_dim(s.n, "the column count of a matrix product");
-    int64_t vb = pick_block(n);
-    int64_t panels = (n + vb - 1) / vb;
-    bool padded = panels * vb != n;
-    std::vector<PrimExpr> pack_shape = s.b_batch;
-    pack_shape.insert(pack_shape.end(), {I(panels), s.k, I(vb)});
-    size_t nbb = s.b_batch.size();
-    te::Tensor pack = te::compute(
-        pack_shape,
-        [&](std::span<const PrimExpr> i) {
-            PrimExpr col = i[nbb] * I(vb) + i[nbb + 2];
-            std::vector<PrimExpr> idx(i.begin(), i.begin() + static_cast<ptrdiff_t>(nbb));
-            PrimExpr v = read_b(idx, i[nbb + 1], col);
-            return padded ? te::if_then_else(col < I(n), v, make_const(v.dtype(), 0)) : v;
-        },
-        name + "_pack");
+    te::Tensor pack = prepacked ? *prepacked : pack_panels(name, s, read_b);
+    size_t pd = pack.ndim();
+    int64_t vb = const_dim(pack.shape()[pd - 1], "matmul column block");
+    int64_t panels = const_dim(pack.shape()[pd - 3], "matmul column panels");
     std::vector<PrimExpr> blocked_shape = s.batch;
     blocked_shape.push_back(s.a_vec ? I(1) : s.m);
     blocked_shape.push_back(I(panels * vb));
@@ -208,6 +224,52 @@ std::vector<te::Tensor> matmul_compute(const std::vector<te::Tensor>& in, const 
 std::vector<te::Tensor> dense_compute(const std::vector<te::Tensor>& in, const Attrs&,
                                       const Type& out) {
     return {matmul_core("dense", in[0], in[1], false, true, te_shape(out))};
+}
+
+Type dense_pack_weight_type(const Op& op, const std::vector<Type>& args, const Attrs&,
+                            const SourceLoc& loc) {
+    const auto& w = graph::expect_tensor(args[0], loc, "the weight of " + op.name);
+    if (w.ndim() != 2 || !w.is_static()) {
+        user_error(loc) << op.name << ": the weight must be [units, K] with a static shape, got "
+                        << graph::type_str(args[0]);
+    }
+    int64_t n = w.static_shape()[0];
+    int64_t vb = pick_block(n);
+    auto D = [&](int64_t v) { return make_int(w.shape[0].dtype(), v); };
+    return graph::make_tensor_type({D((n + vb - 1) / vb), w.shape[1], D(vb)}, w.dtype);
+}
+
+std::vector<te::Tensor> dense_pack_weight_compute(const std::vector<te::Tensor>& in, const Attrs&,
+                                                  const Type&) {
+    const te::Tensor& w = in[0];
+    MatmulShape s;
+    s.k = w.shape()[1];
+    s.n = w.shape()[0];
+    return {pack_panels("dense_pack_weight", s,
+                        [&](std::vector<PrimExpr>, PrimExpr kk, PrimExpr n) { return w(n, kk); })};
+}
+
+Type dense_packed_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
+                       const SourceLoc& loc) {
+    const auto& a = static_cast<const DensePackedAttrs&>(attrs);
+    const auto& w = graph::expect_tensor(args[1], loc, "the weight of " + op.name);
+    if (w.ndim() != 3 || !w.is_static()) {
+        user_error(loc) << op.name << ": the weight must be packed [units/VB, K, VB] with a "
+                        << "static shape, got " << graph::type_str(args[1]);
+    }
+    std::vector<int64_t> s = w.static_shape();
+    if (a.units <= (s[0] - 1) * s[2] || a.units > s[0] * s[2] || pick_block(a.units) != s[2]) {
+        user_error(loc) << op.name << ": units=" << a.units << " does not fit the packed weight "
+                        << graph::type_str(args[1]);
+    }
+    // The type of nn.dense with the unpacked weight.
+    auto nk = graph::make_tensor_type({make_int(w.shape[0].dtype(), a.units), w.shape[1]}, w.dtype);
+    return dense_type(op, {args[0], nk}, attrs, loc);
+}
+
+std::vector<te::Tensor> dense_packed_compute(const std::vector<te::Tensor>& in, const Attrs&,
+                                             const Type& out) {
+    return {matmul_core("dense", in[0], in[1], false, true, te_shape(out), in[1])};
 }
 
 // ---- bias_add -----------------------------------------------------------------------------
@@ -325,6 +387,28 @@ Ref<Op> make_dense_op() {
                     .schedule = schedule_by_target<schedule_matmul_x86, schedule_matmul_generic>,
                     .pattern = OpPattern::OutEWiseFusable,
                     .description = "x [..., K] times the transpose of w [N, K]"});
+}
+
+Ref<Op> make_dense_pack_weight_op() {
+    return make_op({.name = "nn.dense_pack_weight",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<graph::NoAttrs>,
+                    .infer_type = dense_pack_weight_type,
+                    .compute = dense_pack_weight_compute,
+                    .schedule = schedule_injective,
+                    .pattern = OpPattern::Injective,
+                    .description = "[units, K] dense weight to the panels of nn.dense_packed"});
+}
+
+Ref<Op> make_dense_packed_op() {
+    return make_op({.name = "nn.dense_packed",
+                    .num_inputs = 2,
+                    .make_default_attrs = default_attrs<DensePackedAttrs>,
+                    .infer_type = dense_packed_type,
+                    .compute = dense_packed_compute,
+                    .schedule = schedule_by_target<schedule_matmul_x86, schedule_matmul_generic>,
+                    .pattern = OpPattern::OutEWiseFusable,
+                    .description = "nn.dense with a pre-packed [units/VB, K, VB] weight"});
 }
 
 Ref<Op> make_matmul_op() {

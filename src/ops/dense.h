@@ -27,6 +27,15 @@ struct MatmulAttrs : graph::AttrsBase<MatmulAttrs> {
     }
 };
 
+// nn.dense_pack_weight(w[units, K]) -> [ceil(units/VB), K, VB]: VB columns contiguous, zero past
+// units (VB as nn.dense's compute picks it); nn.dense_packed(x[..., K], packed) -> [..., units]
+// is nn.dense reading it, without a packing stage (graph pass prepack_weights).
+struct DensePackedAttrs : graph::AttrsBase<DensePackedAttrs> {
+    static constexpr const char* kTypeName = "DensePackedAttrs";
+    int64_t units = 0;
+    void visit_fields(graph::AttrVisitor& v) override { v.visit("units", &units); }
+};
+
 // nn.bias_add(data, bias [C]) adds bias along `axis` (negative counts from the end), where
 // data.shape[axis] == C.
 struct BiasAddAttrs : graph::AttrsBase<BiasAddAttrs> {

@@ -67,6 +67,13 @@ PrimExpr negative_fn(PrimExpr x) {
 PrimExpr logical_not_fn(PrimExpr x) {
     return !x;
 }
+// -1, 0 or 1 by the sign of x.
+PrimExpr sign_fn(PrimExpr x) {
+    PrimExpr zero = make_const(x.dtype(), 0);
+    PrimExpr one = make_const(x.dtype(), 1);
+    if (x.dtype().is_uint()) return select(x > zero, one, zero);
+    return select(x > zero, one, select(x < zero, make_const(x.dtype(), -1), zero));
+}
 
 const UnaryInfo& unary_info(const std::string& name) {
     static const std::vector<std::pair<std::string, UnaryInfo>> table = {
@@ -83,6 +90,18 @@ const UnaryInfo& unary_info(const std::string& name) {
         {"ceil", {te::ceil, Domain::Float}},
         {"round", {te::round, Domain::Float}},
         {"logical_not", {logical_not_fn, Domain::Bool}},
+        {"sign", {sign_fn, Domain::Any}},
+        {"sin", {te::sin, Domain::Float}},
+        {"cos", {te::cos, Domain::Float}},
+        {"tan", {te::tan, Domain::Float}},
+        {"asin", {te::asin, Domain::Float}},
+        {"acos", {te::acos, Domain::Float}},
+        {"atan", {te::atan, Domain::Float}},
+        {"sinh", {te::sinh, Domain::Float}},
+        {"cosh", {te::cosh, Domain::Float}},
+        {"asinh", {te::asinh, Domain::Float}},
+        {"acosh", {te::acosh, Domain::Float}},
+        {"atanh", {te::atanh, Domain::Float}},
         {"nn.relu", {relu_fn, Domain::Any}},
     };
     for (const auto& [n, info] : table) {
@@ -161,6 +180,17 @@ PrimExpr and_fn(PrimExpr a, PrimExpr b) {
 PrimExpr or_fn(PrimExpr a, PrimExpr b) {
     return a || b;
 }
+// Truncating remainder: the sign of the dividend (C fmod; ONNX Mod with fmod=1).
+PrimExpr mod_fn(PrimExpr a, PrimExpr b) {
+    return a % b;
+}
+// Floored remainder: the sign of the divisor (Python %; ONNX Mod with fmod=0).
+PrimExpr floor_mod_fn(PrimExpr a, PrimExpr b) {
+    if (!a.dtype().is_floating()) return floormod(a, b);
+    PrimExpr r = a % b;
+    PrimExpr zero = make_const(a.dtype(), 0);
+    return select(ne(r, zero) && ne(r < zero, b < zero), r + b, r);
+}
 
 const BinaryInfo& binary_info(const std::string& name) {
     static const std::vector<std::pair<std::string, BinaryInfo>> table = {
@@ -179,6 +209,8 @@ const BinaryInfo& binary_info(const std::string& name) {
         {"greater_equal", {ge_fn, Domain::Any, true}},
         {"logical_and", {and_fn, Domain::Bool, true}},
         {"logical_or", {or_fn, Domain::Bool, true}},
+        {"mod", {mod_fn, Domain::Any, false}},
+        {"floor_mod", {floor_mod_fn, Domain::Any, false}},
     };
     for (const auto& [n, info] : table) {
         if (n == name) return info;
@@ -245,6 +277,18 @@ ANVIL_NAME(ceil, "ceil")
 ANVIL_NAME(round, "round")
 ANVIL_NAME(logical_not, "logical_not")
 ANVIL_NAME(relu, "nn.relu")
+ANVIL_NAME(sign, "sign")
+ANVIL_NAME(sin, "sin")
+ANVIL_NAME(cos, "cos")
+ANVIL_NAME(tan, "tan")
+ANVIL_NAME(asin, "asin")
+ANVIL_NAME(acos, "acos")
+ANVIL_NAME(atan, "atan")
+ANVIL_NAME(sinh, "sinh")
+ANVIL_NAME(cosh, "cosh")
+ANVIL_NAME(asinh, "asinh")
+ANVIL_NAME(acosh, "acosh")
+ANVIL_NAME(atanh, "atanh")
 ANVIL_NAME(add, "add")
 ANVIL_NAME(subtract, "subtract")
 ANVIL_NAME(multiply, "multiply")
@@ -260,6 +304,8 @@ ANVIL_NAME(greater, "greater")
 ANVIL_NAME(greater_equal, "greater_equal")
 ANVIL_NAME(logical_and, "logical_and")
 ANVIL_NAME(logical_or, "logical_or")
+ANVIL_NAME(mod, "mod")
+ANVIL_NAME(floor_mod, "floor_mod")
 #undef ANVIL_NAME
 
 // ---- cast and where -----------------------------------------------------------------------
@@ -328,6 +374,18 @@ ANVIL_UNARY(ceil)
 ANVIL_UNARY(round)
 ANVIL_UNARY(logical_not)
 ANVIL_UNARY(relu)
+ANVIL_UNARY(sign)
+ANVIL_UNARY(sin)
+ANVIL_UNARY(cos)
+ANVIL_UNARY(tan)
+ANVIL_UNARY(asin)
+ANVIL_UNARY(acos)
+ANVIL_UNARY(atan)
+ANVIL_UNARY(sinh)
+ANVIL_UNARY(cosh)
+ANVIL_UNARY(asinh)
+ANVIL_UNARY(acosh)
+ANVIL_UNARY(atanh)
 #undef ANVIL_UNARY
 
 #define ANVIL_BINARY(id)                                       \
@@ -349,6 +407,8 @@ ANVIL_BINARY(greater)
 ANVIL_BINARY(greater_equal)
 ANVIL_BINARY(logical_and)
 ANVIL_BINARY(logical_or)
+ANVIL_BINARY(mod)
+ANVIL_BINARY(floor_mod)
 #undef ANVIL_BINARY
 
 Ref<Op> make_cast_op() {

@@ -13,6 +13,7 @@
 #include "ops/axes.h"
 #include "ops/injective_schedule.h"
 #include "ops/op_spec.h"
+#include "ops/reduce.h"
 #include "ops/tensor_shape.h"
 #include "ops/tile_schedule.h"
 #include "support/error.h"
@@ -204,6 +205,54 @@ std::vector<te::Tensor> instance_norm_compute(const std::vector<te::Tensor>& in,
     return {normalize("instance_norm", in[0], 2, a.epsilon, te_shape(out), affine)};
 }
 
+// ---- lrn ----------------------------------------------------------------------------------
+
+Type lrn_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
+              const SourceLoc& loc) {
+    const auto& x = expect_float_data(op, args, loc);
+    if (x.ndim() < 3) {
+        user_error(loc) << op.name << " needs data of rank 3 or more [N, C, ...], got "
+                        << graph::type_str(args[0]);
+    }
+    int64_t size = attrs_as<LRNAttrs>(attrs).size;
+    if (size < 1) user_error(loc) << op.name << ": size must be positive, got " << size;
+    return args[0];
+}
+
+// The windowed sum of squares is a reduction over `size` channel offsets; offsets outside
+// [0, C) are excluded by the condition (and their reads clamped into range).
+std::vector<te::Tensor> lrn_compute(const std::vector<te::Tensor>& in, const Attrs& attrs,
+                                    const Type& out) {
+    te::Tensor x = in[0];
+    const auto& a = attrs_as<LRNAttrs>(attrs);
+    DataType dt = x.dtype();
+    PrimExpr channels = cast(DataType::int32(), x.shape()[1]);
+    Ref<IterVar> r = te::reduce_axis(make_int(DataType::int32(), a.size), "r");
+    auto shape = te_shape(out);
+    te::Tensor sq = te::compute(
+        shape,
+        [&](std::span<const PrimExpr> i) {
+            std::vector<PrimExpr> idx(i.begin(), i.end());
+            PrimExpr c = cast(DataType::int32(), i[1]) + r->var -
+                         make_int(DataType::int32(), (a.size - 1) / 2);
+            PrimExpr inside = c >= make_int(DataType::int32(), 0) && c < channels;
+            idx[1] = max(min(c, channels - make_int(DataType::int32(), 1)),
+                         make_int(DataType::int32(), 0));
+            PrimExpr v = x(idx);
+            return te::sum(v * v, {r}, inside);
+        },
+        "lrn_square_sum");
+    return {te::compute(
+        shape,
+        [&](std::span<const PrimExpr> i) {
+            std::vector<PrimExpr> idx(i.begin(), i.end());
+            PrimExpr base = make_const(dt, a.bias) +
+                            make_const(dt, a.alpha / static_cast<double>(a.size)) * sq(idx);
+            return x(idx) / te::pow(base, make_const(dt, a.beta));
+        },
+        "lrn")};
+}
+
 }  // namespace
 
 void schedule_norm_x86(te::Schedule& s, const te::Tensor& anchor,
@@ -226,6 +275,17 @@ Ref<Op> make_batch_norm_op() {
                     .schedule = schedule_injective,
                     .pattern = OpPattern::Broadcast,
                     .description = "inference batch normalization along attrs.axis"});
+}
+
+Ref<Op> make_lrn_op() {
+    return make_op({.name = "nn.lrn",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<LRNAttrs>,
+                    .infer_type = lrn_type,
+                    .compute = lrn_compute,
+                    .schedule = schedule_reduce,
+                    .pattern = OpPattern::OutEWiseFusable,
+                    .description = "local response normalization across channels"});
 }
 
 Ref<Op> make_layer_norm_op() {

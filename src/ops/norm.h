@@ -46,6 +46,22 @@ struct InstanceNormAttrs : graph::AttrsBase<InstanceNormAttrs> {
     void visit_fields(graph::AttrVisitor& v) override { v.visit("epsilon", &epsilon); }
 };
 
+// nn.lrn(data[N, C, ...]): ONNX LRN, across channels:
+// out = x / (bias + alpha / size * sum of x^2 over channels c - (size-1)/2 .. c + size/2)^beta.
+struct LRNAttrs : graph::AttrsBase<LRNAttrs> {
+    static constexpr const char* kTypeName = "LRNAttrs";
+    int64_t size = 1;
+    double alpha = 1e-4;
+    double beta = 0.75;
+    double bias = 1.0;
+    void visit_fields(graph::AttrVisitor& v) override {
+        v.visit("size", &size);
+        v.visit("alpha", &alpha);
+        v.visit("beta", &beta);
+        v.visit("bias", &bias);
+    }
+};
+
 // Schedules of layer_norm and instance_norm (batch_norm uses the injective schedule).
 //   x86: mean and variance as parallel row reductions, the normalization vectorized over the
 //        normalized axes.

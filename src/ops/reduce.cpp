@@ -7,6 +7,9 @@
 // second pass reads data that the first has just brought into cache.
 #include "ops/reduce.h"
 
+#include <algorithm>
+#include <cctype>
+#include <map>
 #include <unordered_set>
 
 #include "graph/op.h"
@@ -191,6 +194,211 @@ std::vector<te::Tensor> arg_reduce_compute(const std::vector<te::Tensor>& in, co
 
 // ---- schedule -----------------------------------------------------------------------------
 
+// ---- cumsum -------------------------------------------------------------------------------
+
+Type cumsum_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
+                 const SourceLoc& loc) {
+    const auto& x = graph::expect_tensor(args[0], loc, "the input of " + op.name);
+    if (x.dtype.is_bool()) {
+        user_error(loc) << op.name << " of a bool tensor; cast it to a number type first";
+    }
+    normalize_axis(attrs_as<CumsumAttrs>(attrs).axis, static_cast<int64_t>(x.ndim()), loc, op.name);
+    return args[0];
+}
+
+// A sum over the whole axis with a condition on the reduction variable: quadratic in the axis
+// length, but a plain reduction that the reduction schedule handles.
+std::vector<te::Tensor> cumsum_compute(const std::vector<te::Tensor>& in, const Attrs& attrs,
+                                       const Type& out) {
+    te::Tensor x = in[0];
+    const auto& a = attrs_as<CumsumAttrs>(attrs);
+    int64_t axis = a.axis < 0 ? a.axis + static_cast<int64_t>(x.ndim()) : a.axis;
+    Ref<IterVar> k = te::reduce_axis(x.shape()[axis], "k");
+    return {te::compute(
+        te_shape(out),
+        [&](std::span<const PrimExpr> i) {
+            std::vector<PrimExpr> idx(i.begin(), i.end());
+            PrimExpr j = idx[axis];
+            idx[axis] = k->var;
+            PrimExpr kv = k->var;
+            PrimExpr in_range =
+                a.reverse ? (a.exclusive ? kv > j : kv >= j) : (a.exclusive ? kv < j : kv <= j);
+            return te::sum(x(idx), {k}, in_range);
+        },
+        "cumsum")};
+}
+
+// ---- einsum -------------------------------------------------------------------------------
+
+// An equation resolved against the input ranks: a label per axis (letters as themselves,
+// ellipsis axes as kEllipsis + their position right-aligned across the inputs).
+constexpr int kEllipsis = 256;
+
+struct EinsumPlan {
+    std::vector<std::vector<int>> inputs;
+    std::vector<int> output;
+    std::vector<int> reduced;      // labels summed over, in first-use order
+    std::map<int, PrimExpr> size;  // per label
+};
+
+EinsumPlan plan_einsum(const std::string& equation,
+                       const std::vector<std::vector<PrimExpr>>& shapes, const SourceLoc& loc,
+                       const std::string& op) {
+    std::string eq;
+    for (char c : equation) {
+        if (c != ' ') eq += c;
+    }
+    size_t arrow = eq.find("->");
+    std::string lhs = eq.substr(0, arrow);
+    std::vector<std::string> terms;
+    for (size_t start = 0;;) {
+        size_t comma = lhs.find(',', start);
+        terms.push_back(lhs.substr(start, comma == std::string::npos ? comma : comma - start));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    if (terms.size() != shapes.size()) {
+        user_error(loc) << op << ": equation '" << equation << "' has " << terms.size()
+                        << " operands, the op " << shapes.size() << " inputs";
+    }
+    auto letters_of = [&](const std::string& term, bool* has_ellipsis) {
+        std::string t = term;
+        size_t e = t.find("...");
+        *has_ellipsis = e != std::string::npos;
+        if (*has_ellipsis) t.erase(e, 3);
+        for (char c : t) {
+            if (!std::isalpha(static_cast<unsigned char>(c))) {
+                user_error(loc) << op << ": equation '" << equation << "' has the character '" << c
+                                << "'";
+            }
+        }
+        return e;
+    };
+    EinsumPlan p;
+    size_t ellipsis_rank = 0;
+    std::vector<int> count(kEllipsis, 0);
+    for (size_t t = 0; t < terms.size(); ++t) {
+        bool ell = false;
+        size_t e = letters_of(terms[t], &ell);
+        size_t n_letters = terms[t].size() - (ell ? 3 : 0);
+        if (n_letters > shapes[t].size() || (!ell && n_letters != shapes[t].size())) {
+            user_error(loc) << op << ": operand " << t << " '" << terms[t] << "' does not match "
+                            << "its rank " << shapes[t].size();
+        }
+        size_t k = shapes[t].size() - n_letters;
+        ellipsis_rank = std::max(ellipsis_rank, k);
+        std::vector<int> labels;
+        for (size_t i = 0; i < terms[t].size();) {
+            if (ell && i == e) {
+                for (size_t j = 0; j < k; ++j) labels.push_back(-1 - static_cast<int>(j));
+                i += 3;
+            } else {
+                labels.push_back(static_cast<unsigned char>(terms[t][i++]));
+                ++count[labels.back()];
+            }
+        }
+        p.inputs.push_back(labels);
+    }
+    for (size_t t = 0; t < terms.size(); ++t) {  // ellipsis axes right-aligned
+        size_t k = 0;
+        for (int l : p.inputs[t]) k += l < 0;
+        for (size_t d = 0; d < p.inputs[t].size(); ++d) {
+            int& l = p.inputs[t][d];
+            if (l < 0) l = kEllipsis + static_cast<int>(ellipsis_rank - k) + (-1 - l);
+            const PrimExpr& n = shapes[t][d];
+            auto [it, fresh] = p.size.emplace(l, n);
+            const int64_t *a = as_const_int(it->second), *b = as_const_int(n);
+            if (!fresh && (!a || !b || *a != *b)) {
+                user_error(loc) << op << ": the axes labelled "
+                                << (l >= kEllipsis ? std::string("...")
+                                                   : std::string(1, static_cast<char>(l)))
+                                << " have different lengths";
+            }
+        }
+    }
+    if (arrow != std::string::npos) {
+        std::string rhs = eq.substr(arrow + 2);
+        bool ell = false;
+        size_t e = letters_of(rhs, &ell);
+        for (size_t i = 0; i < rhs.size();) {
+            if (ell && i == e) {
+                for (size_t j = 0; j < ellipsis_rank; ++j) {
+                    p.output.push_back(kEllipsis + static_cast<int>(j));
+                }
+                i += 3;
+                continue;
+            }
+            int l = static_cast<unsigned char>(rhs[i++]);
+            if (!p.size.count(l)) {
+                user_error(loc) << op << ": the output label '" << static_cast<char>(l)
+                                << "' names no input axis";
+            }
+            p.output.push_back(l);
+        }
+    } else {
+        for (size_t j = 0; j < ellipsis_rank; ++j)
+            p.output.push_back(kEllipsis + static_cast<int>(j));
+        for (int l = 0; l < kEllipsis; ++l) {
+            if (count[l] == 1) p.output.push_back(l);
+        }
+    }
+    for (const auto& labels : p.inputs) {
+        for (int l : labels) {
+            bool out = std::find(p.output.begin(), p.output.end(), l) != p.output.end();
+            bool seen = std::find(p.reduced.begin(), p.reduced.end(), l) != p.reduced.end();
+            if (!out && !seen) p.reduced.push_back(l);
+        }
+    }
+    return p;
+}
+
+Type einsum_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
+                 const SourceLoc& loc) {
+    if (args.empty()) user_error(loc) << op.name << " needs at least one input";
+    std::vector<std::vector<PrimExpr>> shapes;
+    DataType dt;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const auto& t =
+            graph::expect_tensor(args[i], loc, "input " + std::to_string(i) + " of " + op.name);
+        if (i == 0) dt = t.dtype;
+        if (t.dtype != dt || t.dtype.is_bool()) {
+            user_error(loc) << op.name << ": input " << i << " has type " << t.dtype.str()
+                            << "; all inputs must have one number type (" << dt.str() << ")";
+        }
+        shapes.push_back(t.shape);
+    }
+    EinsumPlan p = plan_einsum(attrs_as<EinsumAttrs>(attrs).equation, shapes, loc, op.name);
+    std::vector<PrimExpr> out;
+    for (int l : p.output) out.push_back(p.size.at(l));
+    return graph::make_tensor_type(out, dt);
+}
+
+std::vector<te::Tensor> einsum_compute(const std::vector<te::Tensor>& in, const Attrs& attrs,
+                                       const Type& out) {
+    std::vector<std::vector<PrimExpr>> shapes;
+    for (const auto& t : in) shapes.push_back(t.shape());
+    EinsumPlan p =
+        plan_einsum(attrs_as<EinsumAttrs>(attrs).equation, shapes, SourceLoc(), "einsum");
+    std::vector<Ref<IterVar>> raxes;
+    for (int l : p.reduced) raxes.push_back(te::reduce_axis(p.size.at(l), "k" + std::to_string(l)));
+    return {te::compute(
+        te_shape(out),
+        [&](std::span<const PrimExpr> i) {
+            std::map<int, PrimExpr> var;
+            for (size_t d = 0; d < p.output.size(); ++d) var[p.output[d]] = i[d];
+            for (size_t r = 0; r < raxes.size(); ++r) var[p.reduced[r]] = raxes[r]->var;
+            PrimExpr prod;
+            for (size_t t = 0; t < in.size(); ++t) {
+                std::vector<PrimExpr> idx;
+                for (int l : p.inputs[t]) idx.push_back(var.at(l));
+                PrimExpr v = in[t](idx);
+                prod = prod.defined() ? prod * v : v;
+            }
+            return raxes.empty() ? prod : te::sum(prod, raxes);
+        },
+        "einsum")};
+}
+
 int64_t const_extent(const Ref<IterVar>& iv) {
     const int64_t* v = as_const_int(iv->dom.extent);
     return v ? *v : -1;
@@ -279,6 +487,28 @@ void schedule_reduce(te::Schedule& s, const te::Tensor& anchor,
             schedule_injective_stage(s, out, target);
         }
     }
+}
+
+Ref<Op> make_einsum_op() {
+    return make_op({.name = "einsum",
+                    .num_inputs = -1,
+                    .make_default_attrs = default_attrs<EinsumAttrs>,
+                    .infer_type = einsum_type,
+                    .compute = einsum_compute,
+                    .schedule = schedule_reduce,
+                    .pattern = OpPattern::Opaque,
+                    .description = "sum of products by an index equation (ONNX Einsum)"});
+}
+
+Ref<Op> make_cumsum_op() {
+    return make_op({.name = "cumsum",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<CumsumAttrs>,
+                    .infer_type = cumsum_type,
+                    .compute = cumsum_compute,
+                    .schedule = schedule_reduce,
+                    .pattern = OpPattern::CommReduce,
+                    .description = "cumulative sum along an axis (ONNX CumSum)"});
 }
 
 Ref<Op> make_sum_op() {

@@ -38,6 +38,29 @@ struct ArgReduceAttrs : graph::AttrsBase<ArgReduceAttrs> {
     }
 };
 
+// cumsum: ONNX CumSum along `axis`: out[..j..] = sum of x[..k..] over k <= j (k < j when
+// exclusive; k >= j, k > j when reverse). The output has the input's shape and type.
+struct CumsumAttrs : graph::AttrsBase<CumsumAttrs> {
+    static constexpr const char* kTypeName = "CumsumAttrs";
+    int64_t axis = 0;
+    bool exclusive = false;
+    bool reverse = false;
+    void visit_fields(graph::AttrVisitor& v) override {
+        v.visit("axis", &axis);
+        v.visit("exclusive", &exclusive);
+        v.visit("reverse", &reverse);
+    }
+};
+
+// einsum(x0, x1, ...): ONNX Einsum. `equation` names each input's axes with letters ("..."
+// for leading broadcast axes), "->" the output's (implicit: the letters used once, sorted);
+// letters missing from the output are summed over.
+struct EinsumAttrs : graph::AttrsBase<EinsumAttrs> {
+    static constexpr const char* kTypeName = "EinsumAttrs";
+    std::string equation;
+    void visit_fields(graph::AttrVisitor& v) override { v.visit("equation", &equation); }
+};
+
 // The reduction schedule: every reduction stage the outputs depend on gets its data-parallel
 // axes parallelized (and, when the input's innermost dimension is not reduced, its innermost
 // data-parallel axis vectorized with the reduction loops moved outside it); other intermediate

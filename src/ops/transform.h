@@ -116,6 +116,51 @@ struct GatherElementsAttrs : graph::AttrsBase<GatherElementsAttrs> {
     void visit_fields(graph::AttrVisitor& v) override { v.visit("axis", &axis); }
 };
 
+// trilu(x, k): ONNX Trilu. Keeps the elements of the last two axes on and above (upper) or on
+// and below (lower) the k-th diagonal, zeroes the rest. k is an integer tensor of one element
+// read at run time (it never changes the shape).
+struct TriluAttrs : graph::AttrsBase<TriluAttrs> {
+    static constexpr const char* kTypeName = "TriluAttrs";
+    bool upper = true;
+    void visit_fields(graph::AttrVisitor& v) override { v.visit("upper", &upper); }
+};
+
+// gather_nd(data, indices): ONNX GatherND. The last axis of indices (m long, static) indexes
+// data's axes batch_dims .. batch_dims+m-1; the first batch_dims axes of both are shared. Output
+// shape indices.shape[:-1] + data.shape[batch_dims+m:]. Index handling as take.
+struct GatherNDAttrs : graph::AttrsBase<GatherNDAttrs> {
+    static constexpr const char* kTypeName = "GatherNDAttrs";
+    int64_t batch_dims = 0;
+    void visit_fields(graph::AttrVisitor& v) override { v.visit("batch_dims", &batch_dims); }
+};
+
+// reverse_sequence(x, seq_lens): ONNX ReverseSequence. For each b along batch_axis, the first
+// seq_lens[b] elements along time_axis are reversed, the rest copied.
+struct ReverseSequenceAttrs : graph::AttrsBase<ReverseSequenceAttrs> {
+    static constexpr const char* kTypeName = "ReverseSequenceAttrs";
+    int64_t batch_axis = 1;
+    int64_t time_axis = 0;
+    void visit_fields(graph::AttrVisitor& v) override {
+        v.visit("batch_axis", &batch_axis);
+        v.visit("time_axis", &time_axis);
+    }
+};
+
+// scatter_elements(data, indices, updates): ONNX ScatterElements; a copy of data with
+// updates[i..] written to the position i.. with indices[i..] at `axis`. reduction "none"
+// (duplicate positions: the last update wins), "add" or "mul" combines them with the data.
+// scatter_nd(data, indices, updates): ONNX ScatterND; index tuples (the last axis of indices,
+// m long) address data's first m axes, updates are indices.shape[:-1] + data.shape[m:].
+struct ScatterAttrs : graph::AttrsBase<ScatterAttrs> {
+    static constexpr const char* kTypeName = "ScatterAttrs";
+    int64_t axis = 0;  // scatter_elements only
+    std::string reduction = "none";
+    void visit_fields(graph::AttrVisitor& v) override {
+        v.visit("axis", &axis);
+        v.visit("reduction", &reduction);
+    }
+};
+
 // pad: pad_width = [before_0, after_0, before_1, after_1, ...], one pair per input axis
 // (ONNX's pads [b0, b1, ..., a0, a1, ...] reordered); negative values crop. mode "constant"
 // (pad_value), "reflect" (mirror without repeating the edge), "edge" (repeat the edge) or
@@ -157,6 +202,41 @@ struct TileAttrs : graph::AttrsBase<TileAttrs> {
 //   nearest_mode  "round_prefer_floor", "round_prefer_ceil", "floor" or "ceil"
 //   cubic_coeff_a the cubic kernel's A
 //   exclude_outside  cubic: weights of taps outside the image are 0 and the rest renormalized
+// grid_sample(x[N, C, H, W], grid[N, Ho, Wo, 2]): ONNX GridSample (opset 16); grid holds
+// (x, y) in [-1, 1]. mode "bilinear", "nearest" or "bicubic"; padding_mode "zeros", "border" or
+// "reflection"; align_corners maps -1 and 1 to the corner pixels' centres (else their edges).
+struct GridSampleAttrs : graph::AttrsBase<GridSampleAttrs> {
+    static constexpr const char* kTypeName = "GridSampleAttrs";
+    std::string mode = "bilinear";
+    std::string padding_mode = "zeros";
+    bool align_corners = false;
+    void visit_fields(graph::AttrVisitor& v) override {
+        v.visit("mode", &mode);
+        v.visit("padding_mode", &padding_mode);
+        v.visit("align_corners", &align_corners);
+    }
+};
+
+// roi_align(x[N, C, H, W], rois[R, 4], batch_indices[R]): ONNX RoiAlign with mode "avg" and a
+// static sampling_ratio (> 0): out[r, c, i, j] averages sampling_ratio^2 bilinear samples of
+// bin (i, j) of roi r (x1, y1, x2, y2, scaled by spatial_scale). half_pixel shifts coordinates
+// by -0.5; output_half_pixel (the legacy mode) makes rois at least 1 pixel wide.
+struct RoiAlignAttrs : graph::AttrsBase<RoiAlignAttrs> {
+    static constexpr const char* kTypeName = "RoiAlignAttrs";
+    int64_t output_height = 1;
+    int64_t output_width = 1;
+    int64_t sampling_ratio = 1;
+    double spatial_scale = 1.0;
+    bool half_pixel = true;
+    void visit_fields(graph::AttrVisitor& v) override {
+        v.visit("output_height", &output_height);
+        v.visit("output_width", &output_width);
+        v.visit("sampling_ratio", &sampling_ratio);
+        v.visit("spatial_scale", &spatial_scale);
+        v.visit("half_pixel", &half_pixel);
+    }
+};
+
 struct Resize2DAttrs : graph::AttrsBase<Resize2DAttrs> {
     static constexpr const char* kTypeName = "Resize2DAttrs";
     std::vector<int64_t> size;

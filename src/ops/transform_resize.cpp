@@ -208,7 +208,250 @@ std::vector<te::Tensor> resize2d_compute(const std::vector<te::Tensor>& in, cons
         "resize2d")};
 }
 
+// ---- grid_sample --------------------------------------------------------------------------
+//
+// As ONNX's reference (PyTorch's grid sampler): denormalize, round for nearest, move
+// coordinates outside the border into it (border: clamp, reflection: reflect), then read the
+// taps with the padding mode applied to each index.
+
+Type grid_sample_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
+                      const SourceLoc& loc) {
+    const auto& x = graph::expect_tensor(args[0], loc, "the input of " + op.name);
+    const auto& g = graph::expect_tensor(args[1], loc, "the grid of " + op.name);
+    const auto& a = attrs_as<GridSampleAttrs>(attrs);
+    if (x.ndim() != 4 || !x.dtype.is_floating()) {
+        user_error(loc) << op.name << " needs a floating-point NCHW input, got "
+                        << graph::type_str(args[0]);
+    }
+    if (g.ndim() != 4 || !is_const_int(g.shape[3], 2) || g.dtype != x.dtype) {
+        user_error(loc) << op.name
+                        << ": the grid must be [N, H_out, W_out, 2] of the input's type, "
+                        << "got " << graph::type_str(args[1]);
+    }
+    if (!one_of(a.mode, {"bilinear", "nearest", "bicubic"})) {
+        user_error(loc) << op.name << ": mode must be bilinear, nearest or bicubic, got '" << a.mode
+                        << "'";
+    }
+    if (!one_of(a.padding_mode, {"zeros", "border", "reflection"})) {
+        user_error(loc) << op.name << ": padding_mode must be zeros, border or reflection, got '"
+                        << a.padding_mode << "'";
+    }
+    return graph::make_tensor_type({x.shape[0], x.shape[1], g.shape[1], g.shape[2]}, x.dtype);
+}
+
+// Reflects v into [lo, hi] by the nearer border, repeatedly.
+PrimExpr reflect(PrimExpr v, double lo, double hi) {
+    DataType t = v.dtype();
+    auto c = [&](double d) { return make_const(t, d); };
+    double range = hi - lo;
+    auto fold = [&](PrimExpr dx, double near, double far, double sign) {
+        PrimExpr n = te::floor(dx / c(range));
+        PrimExpr r = dx - n * c(range);
+        PrimExpr even = eq(te::floor(n / c(2)) * c(2), n);
+        return select(even, c(near) + c(sign) * r, c(far) - c(sign) * r);
+    };
+    return select(v < c(lo), fold(c(lo) - v, lo, hi, 1),
+                  select(v > c(hi), fold(v - c(hi), hi, lo, -1), v));
+}
+
+std::vector<te::Tensor> grid_sample_compute(const std::vector<te::Tensor>& in, const Attrs& attrs,
+                                            const Type& out) {
+    te::Tensor x = in[0], grid = in[1];
+    const auto& a = attrs_as<GridSampleAttrs>(attrs);
+    DataType t = x.dtype();
+    auto c = [&](double d) { return make_const(t, d); };
+    int64_t h = *as_const_int(x.shape()[2]), w = *as_const_int(x.shape()[3]);
+    return {te::compute(
+        te_shape(out),
+        [&](std::span<const PrimExpr> i) {
+            // Per axis (0: y over h, 1: x over w): the denormalized, adjusted coordinate.
+            int64_t dims[2] = {h, w};
+            PrimExpr coord[2];
+            double lo[2], hi[2];
+            for (int k = 0; k < 2; ++k) {
+                PrimExpr g = grid({i[0], i[2], i[3], make_int(DataType::int32(), 1 - k)});
+                double d = static_cast<double>(dims[k]);
+                PrimExpr v = a.align_corners ? (g + c(1)) / c(2) * c(d - 1)
+                                             : ((g + c(1)) * c(d) - c(1)) / c(2);
+                if (a.mode == "nearest") v = te::round(v);
+                lo[k] = a.align_corners ? 0.0 : -0.5;
+                hi[k] = a.align_corners ? d - 1 : d - 0.5;
+                if (a.padding_mode == "border") {
+                    v = select(v < c(lo[k]) || v > c(hi[k]), max(min(v, c(d - 1)), c(0)), v);
+                } else if (a.padding_mode == "reflection") {
+                    v = reflect(v, lo[k], hi[k]);
+                }
+                coord[k] = v;
+            }
+            // The pixel at integer (float-valued) indices, with the padding mode.
+            auto pixel = [&](PrimExpr iy, PrimExpr ix) {
+                PrimExpr idx[2] = {iy, ix};
+                PrimExpr inside;
+                std::vector<PrimExpr> at = {i[0], i[1]};
+                for (int k = 0; k < 2; ++k) {
+                    PrimExpr v = idx[k];
+                    if (a.padding_mode == "zeros") {
+                        PrimExpr ok = v >= c(0) && v < c(static_cast<double>(dims[k]));
+                        inside = inside.defined() ? (inside && ok) : ok;
+                    } else if (a.padding_mode == "reflection") {
+                        v = reflect(v, lo[k], hi[k]);
+                    }
+                    PrimExpr n = cast(DataType::int32(), v);
+                    at.push_back(max(min(n, make_int(DataType::int32(), dims[k] - 1)),
+                                     make_int(DataType::int32(), 0)));
+                }
+                PrimExpr p = x(at);
+                return inside.defined() ? te::if_then_else(inside, p, c(0)) : p;
+            };
+            if (a.mode == "nearest") return pixel(coord[0], coord[1]);
+            PrimExpr y0 = te::floor(coord[0]), x0 = te::floor(coord[1]);
+            PrimExpr ty = coord[0] - y0, tx = coord[1] - x0;
+            if (a.mode == "bilinear") {
+                return (c(1) - ty) * ((c(1) - tx) * pixel(y0, x0) + tx * pixel(y0, x0 + c(1))) +
+                       ty * ((c(1) - tx) * pixel(y0 + c(1), x0) + tx * pixel(y0 + c(1), x0 + c(1)));
+            }
+            // bicubic: Keys' kernel with A = -0.75 over the taps floor - 1 .. floor + 2.
+            auto coeffs = [&](PrimExpr s) {
+                const double A = -0.75;
+                PrimExpr s1 = s + c(1), r1 = c(1) - s, r2 = c(2) - s;
+                return std::vector<PrimExpr>{
+                    ((c(A) * s1 - c(5 * A)) * s1 + c(8 * A)) * s1 - c(4 * A),
+                    ((c(A + 2) * s - c(A + 3)) * s * s) + c(1),
+                    ((c(A + 2) * r1 - c(A + 3)) * r1 * r1) + c(1),
+                    ((c(A) * r2 - c(5 * A)) * r2 + c(8 * A)) * r2 - c(4 * A)};
+            };
+            std::vector<PrimExpr> cy = coeffs(ty), cx = coeffs(tx);
+            PrimExpr sum;
+            for (int p = 0; p < 4; ++p) {
+                PrimExpr row;
+                for (int q = 0; q < 4; ++q) {
+                    PrimExpr v = cx[q] * pixel(y0 + c(p - 1), x0 + c(q - 1));
+                    row = row.defined() ? row + v : v;
+                }
+                PrimExpr v = cy[p] * row;
+                sum = sum.defined() ? sum + v : v;
+            }
+            return sum;
+        },
+        "grid_sample")};
+}
+
+// ---- roi_align ----------------------------------------------------------------------------
+
+Type roi_align_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
+                    const SourceLoc& loc) {
+    const auto& x = graph::expect_tensor(args[0], loc, "the input of " + op.name);
+    const auto& rois = graph::expect_tensor(args[1], loc, "the rois of " + op.name);
+    const auto& bi = graph::expect_tensor(args[2], loc, "the batch indices of " + op.name);
+    const auto& a = attrs_as<RoiAlignAttrs>(attrs);
+    if (x.ndim() != 4 || !x.dtype.is_floating()) {
+        user_error(loc) << op.name << " needs a floating-point NCHW input, got "
+                        << graph::type_str(args[0]);
+    }
+    if (rois.ndim() != 2 || !is_const_int(rois.shape[1], 4) || rois.dtype != x.dtype) {
+        user_error(loc) << op.name << ": the rois must be [R, 4] of the input's type, got "
+                        << graph::type_str(args[1]);
+    }
+    if (bi.ndim() != 1 || !bi.dtype.is_integer()) {
+        user_error(loc) << op.name << ": the batch indices must be a 1-D integer tensor, got "
+                        << graph::type_str(args[2]);
+    }
+    if (a.output_height < 1 || a.output_width < 1 || a.sampling_ratio < 1) {
+        user_error(loc) << op.name << ": output_height, output_width and sampling_ratio must be "
+                        << "positive (an adaptive sampling ratio is not supported)";
+    }
+    return graph::make_tensor_type(
+        {rois.shape[0], x.shape[1], make_int(DataType::int64(), a.output_height),
+         make_int(DataType::int64(), a.output_width)},
+        x.dtype);
+}
+
+std::vector<te::Tensor> roi_align_compute(const std::vector<te::Tensor>& in, const Attrs& attrs,
+                                          const Type& out) {
+    te::Tensor x = in[0], rois = in[1], bi = in[2];
+    const auto& a = attrs_as<RoiAlignAttrs>(attrs);
+    DataType t = x.dtype();
+    auto c = [&](double d) { return make_const(t, d); };
+    auto i32 = [](int64_t v) { return make_int(DataType::int32(), v); };
+    int64_t h = *as_const_int(x.shape()[2]), w = *as_const_int(x.shape()[3]);
+    int64_t g = a.sampling_ratio;
+    return {te::compute(
+        te_shape(out),
+        [&](std::span<const PrimExpr> i) {
+            PrimExpr r = i[0];
+            double offset = a.half_pixel ? 0.5 : 0.0;
+            auto coord = [&](int64_t k) {
+                return rois({r, i32(k)}) * c(a.spatial_scale) - c(offset);
+            };
+            PrimExpr x0 = coord(0), y0 = coord(1);
+            PrimExpr rw = coord(2) - x0, rh = coord(3) - y0;
+            if (!a.half_pixel) {
+                rw = max(rw, c(1));
+                rh = max(rh, c(1));
+            }
+            PrimExpr bin_h = rh / c(double(a.output_height)),
+                     bin_w = rw / c(double(a.output_width));
+            PrimExpr n = cast(DataType::int32(), bi({r}));
+            PrimExpr ph = cast(t, i[2]), pw = cast(t, i[3]);
+            // A bilinear sample at (yy, xx), 0 outside [-1, size].
+            auto sample = [&](PrimExpr yy, PrimExpr xx) {
+                PrimExpr outside =
+                    yy < c(-1) || yy > c(double(h)) || xx < c(-1) || xx > c(double(w));
+                auto axis = [&](PrimExpr v, int64_t size, PrimExpr* lo, PrimExpr* hi,
+                                PrimExpr* frac) {
+                    v = max(v, c(0));
+                    PrimExpr l = cast(DataType::int32(), v);  // v >= 0: truncation is floor
+                    PrimExpr last = l >= i32(size - 1);
+                    *lo = select(last, i32(size - 1), l);
+                    *hi = select(last, i32(size - 1), l + i32(1));
+                    *frac = select(last, c(0), v - cast(t, l));
+                };
+                PrimExpr yl, yh, ly, xl, xh, lx;
+                axis(yy, h, &yl, &yh, &ly);
+                axis(xx, w, &xl, &xh, &lx);
+                PrimExpr hy = c(1) - ly, hx = c(1) - lx;
+                auto px = [&](PrimExpr iy, PrimExpr ix) { return x({n, i[1], iy, ix}); };
+                PrimExpr v = hy * hx * px(yl, xl) + hy * lx * px(yl, xh) + ly * hx * px(yh, xl) +
+                             ly * lx * px(yh, xh);
+                return select(outside, c(0), v);
+            };
+            PrimExpr sum;
+            for (int64_t iy = 0; iy < g; ++iy) {
+                PrimExpr yy = y0 + ph * bin_h + c((double(iy) + 0.5) / double(g)) * bin_h;
+                for (int64_t ix = 0; ix < g; ++ix) {
+                    PrimExpr xx = x0 + pw * bin_w + c((double(ix) + 0.5) / double(g)) * bin_w;
+                    PrimExpr v = sample(yy, xx);
+                    sum = sum.defined() ? sum + v : v;
+                }
+            }
+            return sum / c(double(g * g));
+        },
+        "roi_align")};
+}
+
 }  // namespace
+
+Ref<Op> make_roi_align_op() {
+    return make_op({.name = "roi_align",
+                    .num_inputs = 3,
+                    .make_default_attrs = default_attrs<RoiAlignAttrs>,
+                    .infer_type = roi_align_type,
+                    .compute = roi_align_compute,
+                    .schedule = schedule_injective,
+                    .pattern = OpPattern::Injective,
+                    .description = "average-pool regions of interest (ONNX RoiAlign)"});
+}
+
+Ref<Op> make_grid_sample_op() {
+    return make_op({.name = "grid_sample",
+                    .num_inputs = 2,
+                    .make_default_attrs = default_attrs<GridSampleAttrs>,
+                    .infer_type = grid_sample_type,
+                    .compute = grid_sample_compute,
+                    .schedule = schedule_injective,
+                    .pattern = OpPattern::Injective,
+                    .description = "sample NCHW at grid coordinates (ONNX GridSample)"});
+}
 
 Ref<Op> make_resize2d_op() {
     return make_op(

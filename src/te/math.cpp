@@ -48,6 +48,39 @@ PrimExpr ceil(PrimExpr x) {
 PrimExpr round(PrimExpr x) {
     return float_call(intrin::kRound, std::move(x));
 }
+PrimExpr sin(PrimExpr x) {
+    return float_call(intrin::kSin, std::move(x));
+}
+PrimExpr cos(PrimExpr x) {
+    return float_call(intrin::kCos, std::move(x));
+}
+PrimExpr tan(PrimExpr x) {
+    return float_call(intrin::kTan, std::move(x));
+}
+PrimExpr asin(PrimExpr x) {
+    return float_call(intrin::kAsin, std::move(x));
+}
+PrimExpr acos(PrimExpr x) {
+    return float_call(intrin::kAcos, std::move(x));
+}
+PrimExpr atan(PrimExpr x) {
+    return float_call(intrin::kAtan, std::move(x));
+}
+PrimExpr sinh(PrimExpr x) {
+    return float_call(intrin::kSinh, std::move(x));
+}
+PrimExpr cosh(PrimExpr x) {
+    return float_call(intrin::kCosh, std::move(x));
+}
+PrimExpr asinh(PrimExpr x) {
+    return float_call(intrin::kAsinh, std::move(x));
+}
+PrimExpr acosh(PrimExpr x) {
+    return float_call(intrin::kAcosh, std::move(x));
+}
+PrimExpr atanh(PrimExpr x) {
+    return float_call(intrin::kAtanh, std::move(x));
+}
 
 PrimExpr pow(PrimExpr x, PrimExpr y) {
     if (y.is<IntImm>() || y.is<FloatImm>()) y = cast(x.dtype(), y);

@@ -149,7 +149,7 @@ TEST(CliCompile, PrintsBothLevelsAfterLowering) {
     EXPECT_EQ(r.status, 0) << r.output;
     EXPECT_NE(r.output.find("def @main("), std::string::npos);
     EXPECT_NE(r.output.find("call_tir("), std::string::npos);
-    EXPECT_NE(r.output.find("prim_func fused_dense("), std::string::npos);
+    EXPECT_NE(r.output.find("prim_func fused_dense_packed("), std::string::npos);
     EXPECT_NE(r.output.find("pass fuse_ops: "), std::string::npos);
     Result bad = run("compile " + model.string() + " -o " + so + " --print-after fuse_everything");
     EXPECT_EQ(bad.status, 1);

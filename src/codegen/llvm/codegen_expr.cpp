@@ -594,6 +594,11 @@ llvm::Value* CodeGenLLVM::emit_math(const std::string& name, DataType t,
     const bool f32 = t.bits() == 32;
     if (name == intrin::kTanh) return emit_libm(f32 ? "tanhf" : "tanh", t, x);
     if (name == intrin::kErf) return emit_libm(f32 ? "erff" : "erf", t, x);
+    for (const char* fn :
+         {intrin::kSin, intrin::kCos, intrin::kTan, intrin::kAsin, intrin::kAcos, intrin::kAtan,
+          intrin::kSinh, intrin::kCosh, intrin::kAsinh, intrin::kAcosh, intrin::kAtanh}) {
+        if (name == fn) return emit_libm(f32 ? name + "f" : name, t, x);
+    }
     internal_error() << func_name_ << ": no code generation for intrinsic " << name;
     ANVIL_UNREACHABLE();
 }

@@ -6,6 +6,7 @@
 #include "frontend/onnx/convert_ops.h"
 #include "ops/activation.h"
 #include "ops/elementwise.h"
+#include "ops/transform.h"
 
 namespace anvil::frontend {
 
@@ -44,6 +45,18 @@ const char* direct_op(const std::string& op_type) {
         {"Softplus", "nn.softplus"},
         {"HardSwish", "nn.hardswish"},
         {"Mish", "nn.mish"},
+        {"Sign", "sign"},
+        {"Sin", "sin"},
+        {"Cos", "cos"},
+        {"Tan", "tan"},
+        {"Asin", "asin"},
+        {"Acos", "acos"},
+        {"Atan", "atan"},
+        {"Sinh", "sinh"},
+        {"Cosh", "cosh"},
+        {"Asinh", "asinh"},
+        {"Acosh", "acosh"},
+        {"Atanh", "atanh"},
     };
     for (const auto& [onnx_name, op] : table) {
         if (op_type == onnx_name) return op;
@@ -89,6 +102,109 @@ Exprs convert_unary(ConvertContext& ctx) {
 
 Exprs convert_xor(ConvertContext& ctx) {
     return {ctx.call("not_equal", {ctx.input(0), ctx.input(1)})};
+}
+
+// Mod: fmod=1 is C's fmod (the dividend's sign), fmod=0 the floored remainder (the divisor's
+// sign), which ONNX defines for integers only.
+Exprs convert_mod(ConvertContext& ctx) {
+    Expr a = ctx.input(0), b = ctx.input(1);
+    bool fmod = ctx.attr_int("fmod", 0) != 0;
+    DataType dt = ctx.tensor_type(a, "input A").dtype;
+    if (!fmod && dt.is_floating()) {
+        ctx.error() << "fmod=0 is defined for integer inputs only, got " << dt.str();
+    }
+    return {ctx.call(fmod ? "mod" : "floor_mod", {a, b})};
+}
+
+// Softsign: x / (1 + |x|).
+Exprs convert_softsign(ConvertContext& ctx) {
+    Expr x = ctx.input(0);
+    DataType dt = ctx.tensor_type(x, "the input").dtype;
+    Expr d = ctx.call("add", {ctx.constant_scalar(dt, 1.0), ctx.call("abs", {x})});
+    return {ctx.call("divide", {x, d})};
+}
+
+// ThresholdedRelu: x where x > alpha, else 0.
+Exprs convert_thresholded_relu(ConvertContext& ctx) {
+    Expr x = ctx.input(0);
+    DataType dt = ctx.tensor_type(x, "the input").dtype;
+    Expr alpha = ctx.constant_scalar(dt, ctx.attr_float("alpha", 1.0f));
+    return {ctx.call("where", {ctx.call("greater", {x, alpha}), x, ctx.constant_scalar(dt, 0.0)})};
+}
+
+// Shrink: x + bias where x < -lambd, x - bias where x > lambd, else 0.
+Exprs convert_shrink(ConvertContext& ctx) {
+    Expr x = ctx.input(0);
+    DataType dt = ctx.tensor_type(x, "the input").dtype;
+    if (!dt.is_floating()) ctx.error() << "Shrink is supported for floating-point inputs only";
+    double lambd = ctx.attr_float("lambd", 0.5f), bias = ctx.attr_float("bias", 0.0f);
+    Expr lo = ctx.call("less", {x, ctx.constant_scalar(dt, -lambd)});
+    Expr hi = ctx.call("greater", {x, ctx.constant_scalar(dt, lambd)});
+    Expr below = ctx.call("add", {x, ctx.constant_scalar(dt, bias)});
+    Expr above = ctx.call("subtract", {x, ctx.constant_scalar(dt, bias)});
+    Expr zero = ctx.constant_scalar(dt, 0.0);
+    return {ctx.call("where", {lo, below, ctx.call("where", {hi, above, zero})})};
+}
+
+// Celu: max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).
+Exprs convert_celu(ConvertContext& ctx) {
+    Expr x = ctx.input(0);
+    DataType dt = ctx.tensor_type(x, "the input").dtype;
+    if (!dt.is_floating()) ctx.error() << "Celu needs a floating-point input, got " << dt.str();
+    double alpha = ctx.attr_float("alpha", 1.0f);
+    Expr zero = ctx.constant_scalar(dt, 0.0);
+    Expr e = ctx.call("exp", {ctx.call("divide", {x, ctx.constant_scalar(dt, alpha)})});
+    Expr neg = ctx.call("multiply", {ctx.constant_scalar(dt, alpha),
+                                     ctx.call("subtract", {e, ctx.constant_scalar(dt, 1.0)})});
+    return {ctx.call("add", {ctx.call("maximum", {zero, x}), ctx.call("minimum", {zero, neg})})};
+}
+
+// IsNaN: x != x.
+Exprs convert_isnan(ConvertContext& ctx) {
+    Expr x = ctx.input(0);
+    DataType dt = ctx.tensor_type(x, "the input").dtype;
+    if (!dt.is_floating()) ctx.error() << "IsNaN needs a floating-point input, got " << dt.str();
+    return {ctx.call("not_equal", {x, x})};
+}
+
+// IsInf: x == +inf (detect_positive) or x == -inf (detect_negative).
+Exprs convert_isinf(ConvertContext& ctx) {
+    Expr x = ctx.input(0);
+    DataType dt = ctx.tensor_type(x, "the input").dtype;
+    if (!dt.is_floating()) ctx.error() << "IsInf needs a floating-point input, got " << dt.str();
+    double inf = std::numeric_limits<double>::infinity();
+    bool pos = ctx.attr_int("detect_positive", 1) != 0;
+    bool neg = ctx.attr_int("detect_negative", 1) != 0;
+    Expr is_pos = ctx.call("equal", {x, ctx.constant_scalar(dt, inf)});
+    Expr is_neg = ctx.call("equal", {x, ctx.constant_scalar(dt, -inf)});
+    if (pos && neg) return {ctx.call("logical_or", {is_pos, is_neg})};
+    if (pos) return {is_pos};
+    if (neg) return {is_neg};
+    return {ctx.call("not_equal", {x, x})};  // ...and x == x: false everywhere
+}
+
+// CastLike: Cast to the element type of input 1.
+Exprs convert_cast_like(ConvertContext& ctx) {
+    DataType to = ctx.tensor_type(ctx.input(1), "the target_type input").dtype;
+    return {cast_to(ctx, ctx.input(0), to)};
+}
+
+// BitShift on unsigned integers, as arithmetic: x << y = x * 2^y (wrapping as the shift does)
+// and x >> y = x / 2^y (truncating). 2^y is exact in float64 for every shift below 64.
+Exprs convert_bit_shift(ConvertContext& ctx) {
+    Expr x = ctx.input(0), y = ctx.input(1);
+    DataType dt = ctx.tensor_type(x, "input X").dtype;
+    if (!dt.is_uint()) ctx.error() << "BitShift needs unsigned integer inputs, got " << dt.str();
+    if (ctx.tensor_type(y, "input Y").dtype != dt) {
+        ctx.error() << "the inputs have different element types";
+    }
+    std::string direction = ctx.attr_string("direction", "");
+    if (direction != "LEFT" && direction != "RIGHT") {
+        ctx.error() << "direction must be LEFT or RIGHT, got '" << direction << "'";
+    }
+    Expr two = ctx.constant_scalar(DataType::float64(), 2.0);
+    Expr factor = cast_to(ctx, ctx.call("power", {two, cast_to(ctx, y, DataType::float64())}), dt);
+    return {ctx.call(direction == "LEFT" ? "multiply" : "divide", {x, factor})};
 }
 
 Exprs convert_reciprocal(ConvertContext& ctx) {
@@ -205,8 +321,16 @@ Exprs convert_dropout(ConvertContext& ctx) {
         }
     }
     // Before opset 7, old exporters left is_test at 0 even for inference; the identity is still
-    // what inference means.
-    return {ctx.input(0)};
+    // what inference means. The mask (second output) keeps everything: all true (opset 10+,
+    // bool) or ones (before, the input's type).
+    Expr x = ctx.input(0);
+    if (ctx.node().output_size() < 2 || ctx.node().output(1).empty()) return {x};
+    DataType mask_type =
+        ctx.opset() >= 10 ? DataType::bool_() : ctx.tensor_type(x, "the input").dtype;
+    Expr one = cast_to(ctx, ctx.constant_scalar(DataType::int64(), 1.0), mask_type);
+    auto attrs = make_ref<ops::BroadcastToAttrs>();
+    const_cast<ops::BroadcastToAttrs*>(attrs.get())->shape = ctx.static_shape(x, "the input");
+    return {x, ctx.call("broadcast_to", {one}, attrs)};
 }
 
 Expr cast_to(ConvertContext& ctx, const Expr& x, DataType dtype) {

@@ -1,4 +1,5 @@
 // Converters of ONNX's dense products (Gemm, MatMul), normalizations, pools and softmax.
+#include <algorithm>
 #include <cstring>
 
 #include "frontend/onnx/convert_ops.h"
@@ -102,15 +103,42 @@ Exprs convert_batch_norm(ConvertContext& ctx) {
     if (ctx.opset() < 9 && ctx.attr_int("spatial", 1) == 0) {
         ctx.error() << "spatial 0 (per-activation statistics) is not supported";
     }
-    if (ctx.attr_int("training_mode", 0) != 0) {
-        ctx.error() << "training_mode 1 is not supported (inference only)";
-    }
     auto [attrs, a] = new_attrs<ops::BatchNormAttrs>();
     a->axis = 1;
     a->epsilon = ctx.attr_float("epsilon", 1e-5f);
-    return {ctx.call("nn.batch_norm",
-                     {ctx.input(0), ctx.input(1), ctx.input(2), ctx.input(3), ctx.input(4)},
-                     attrs)};
+    if (ctx.attr_int("training_mode", 0) == 0) {
+        return {ctx.call("nn.batch_norm",
+                         {ctx.input(0), ctx.input(1), ctx.input(2), ctx.input(3), ctx.input(4)},
+                         attrs)};
+    }
+    // Training mode (opset 14+): normalize with the batch statistics (population variance) and
+    // also output the updated running statistics, running * momentum + batch * (1 - momentum).
+    Expr x = ctx.input(0);
+    DataType dt = ctx.tensor_type(x, "the input").dtype;
+    int64_t rank = ctx.rank(x);
+    auto [keep_attrs, keep] = new_attrs<ops::ReduceAttrs>();
+    auto [flat_attrs, flat] = new_attrs<ops::ReduceAttrs>();
+    for (int64_t d = 0; d < rank; ++d) {
+        if (d != 1) {
+            keep->axes.push_back(d);
+            flat->axes.push_back(d);
+        }
+    }
+    keep->keepdims = true;
+    Expr mean_keep = ctx.call("mean", {x}, keep_attrs);
+    Expr centered = ctx.call("subtract", {x, mean_keep});
+    Expr var = ctx.call("mean", {ctx.call("multiply", {centered, centered})}, flat_attrs);
+    Expr mean = ctx.call("mean", {x}, flat_attrs);
+    Expr y = ctx.call("nn.batch_norm", {x, ctx.input(1), ctx.input(2), mean, var}, attrs);
+    double momentum = ctx.attr_float("momentum", 0.9f);
+    auto update = [&](const Expr& running, const Expr& batch) {
+        return ctx.call("add",
+                        {ctx.call("multiply", {running, ctx.constant_scalar(dt, momentum)}),
+                         ctx.call("multiply", {batch, ctx.constant_scalar(dt, 1.0 - momentum)})});
+    };
+    Exprs out = {y, update(ctx.input(3), mean), update(ctx.input(4), var)};
+    out.resize(std::min(out.size(), static_cast<size_t>(ctx.node().output_size())));
+    return out;
 }
 
 Exprs convert_layer_norm(ConvertContext& ctx) {
@@ -166,6 +194,66 @@ Exprs convert_softmax(ConvertContext& ctx) {
     a->axis = 1;
     Expr y = ctx.call(op, {reshape_to(ctx, x, {rows, cols})}, attrs);
     return {reshape_to(ctx, y, shape)};
+}
+
+Exprs convert_lrn(ConvertContext& ctx) {
+    auto [attrs, a] = new_attrs<ops::LRNAttrs>();
+    if (!ctx.has_attr("size")) ctx.error() << "the attribute size is required";
+    a->size = ctx.attr_int("size", 1);
+    a->alpha = ctx.attr_float("alpha", 1e-4f);
+    a->beta = ctx.attr_float("beta", 0.75f);
+    a->bias = ctx.attr_float("bias", 1.0f);
+    return {ctx.call("nn.lrn", {ctx.input(0)}, attrs)};
+}
+
+// MeanVarianceNormalization, as ONNX's reference: (x - E[x]) / (sqrt(E[x^2] - E[x]^2) + 1e-9)
+// over `axes` (default [0, 2, 3]).
+Exprs convert_mean_variance_norm(ConvertContext& ctx) {
+    Expr x = ctx.input(0);
+    DataType dt = ctx.tensor_type(x, "the input").dtype;
+    if (!dt.is_floating()) ctx.error() << "the input must be floating-point, got " << dt.str();
+    int64_t rank = ctx.rank(x);
+    auto [attrs, a] = new_attrs<ops::ReduceAttrs>();
+    for (int64_t axis : ctx.attr_ints("axes", {0, 2, 3})) {
+        a->axes.push_back(ctx.normalize_axis(axis, rank, "axis"));
+    }
+    a->keepdims = true;
+    Expr mean = ctx.call("mean", {x}, attrs);
+    Expr mean_sq = ctx.call("mean", {ctx.call("multiply", {x, x})}, attrs);
+    Expr var = ctx.call("subtract", {mean_sq, ctx.call("multiply", {mean, mean})});
+    Expr denom = ctx.call("add", {ctx.call("sqrt", {var}), ctx.constant_scalar(dt, 1e-9)});
+    return {ctx.call("divide", {ctx.call("subtract", {x, mean}), denom})};
+}
+
+// Hardmax: 1 at the first maximum along the axis, 0 elsewhere, as equal(iota, argmax). Before
+// opset 13 the input is coerced to 2-D at the axis (as Softmax).
+Exprs convert_hardmax(ConvertContext& ctx) {
+    Expr x = ctx.input(0);
+    int64_t rank = ctx.rank(x);
+    bool legacy = ctx.opset() < 13;
+    int64_t axis = ctx.normalize_axis(ctx.attr_int("axis", legacy ? 1 : -1), rank, "axis");
+    std::vector<int64_t> shape = ctx.static_shape(x, "the input");
+    DataType dt = ctx.tensor_type(x, "the input").dtype;
+    Expr data = x;
+    if (legacy) {
+        int64_t rows = 1, cols = 1;
+        for (int64_t i = 0; i < rank; ++i) (i < axis ? rows : cols) *= shape[i];
+        data = reshape_to(ctx, x, {rows, cols});
+        axis = 1;
+    }
+    std::vector<int64_t> dshape = ctx.static_shape(data, "the input");
+    int64_t n = dshape[static_cast<size_t>(axis)];
+    auto [attrs, a] = new_attrs<ops::ArgReduceAttrs>();
+    a->axis = axis;
+    a->keepdims = true;
+    Expr arg = ctx.call("argmax", {data}, attrs);
+    std::vector<int64_t> iota(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) iota[static_cast<size_t>(i)] = i;
+    std::vector<int64_t> iota_shape(dshape.size() - static_cast<size_t>(axis), 1);
+    iota_shape[0] = n;
+    Expr hit = ctx.call("equal", {ctx.constant_int64(iota, iota_shape), arg});
+    Expr y = cast_to(ctx, hit, dt);
+    return {legacy ? reshape_to(ctx, y, shape) : y};
 }
 
 }  // namespace anvil::frontend

@@ -15,6 +15,15 @@ Exprs convert_binary(ConvertContext& ctx);  // Add, Sub, Mul, Div, Pow, comparis
 Exprs convert_unary(ConvertContext& ctx);   // Relu, Sigmoid, Tanh, Erf, Sqrt, Exp, ...
 Exprs convert_xor(ConvertContext& ctx);
 Exprs convert_reciprocal(ConvertContext& ctx);
+Exprs convert_mod(ConvertContext& ctx);
+Exprs convert_bit_shift(ConvertContext& ctx);
+Exprs convert_cast_like(ConvertContext& ctx);
+Exprs convert_softsign(ConvertContext& ctx);
+Exprs convert_thresholded_relu(ConvertContext& ctx);
+Exprs convert_shrink(ConvertContext& ctx);
+Exprs convert_celu(ConvertContext& ctx);
+Exprs convert_isnan(ConvertContext& ctx);
+Exprs convert_isinf(ConvertContext& ctx);
 Exprs convert_variadic(ConvertContext& ctx);  // Max, Min, Sum, Mean
 Exprs convert_where(ConvertContext& ctx);
 Exprs convert_clip(ConvertContext& ctx);
@@ -34,6 +43,7 @@ Exprs convert_shape(ConvertContext& ctx);
 Exprs convert_size(ConvertContext& ctx);
 Exprs convert_constant_of_shape(ConvertContext& ctx);
 Exprs convert_range(ConvertContext& ctx);
+Exprs convert_eye_like(ConvertContext& ctx);
 
 // convert_transform.cpp
 Exprs convert_reshape(ConvertContext& ctx);
@@ -48,6 +58,12 @@ Exprs convert_tile(ConvertContext& ctx);
 Exprs convert_slice(ConvertContext& ctx);
 Exprs convert_gather(ConvertContext& ctx);
 Exprs convert_gather_elements(ConvertContext& ctx);
+Exprs convert_trilu(ConvertContext& ctx);
+Exprs convert_grid_sample(ConvertContext& ctx);
+Exprs convert_roi_align(ConvertContext& ctx);
+Exprs convert_scatter(ConvertContext& ctx);  // Scatter, ScatterElements, ScatterND
+Exprs convert_gather_nd(ConvertContext& ctx);
+Exprs convert_reverse_sequence(ConvertContext& ctx);
 Exprs convert_pad(ConvertContext& ctx);
 Exprs convert_depth_to_space(ConvertContext& ctx);
 Exprs convert_space_to_depth(ConvertContext& ctx);
@@ -66,10 +82,41 @@ Exprs convert_batch_norm(ConvertContext& ctx);
 Exprs convert_layer_norm(ConvertContext& ctx);
 Exprs convert_instance_norm(ConvertContext& ctx);
 Exprs convert_softmax(ConvertContext& ctx);  // Softmax, LogSoftmax
+Exprs convert_hardmax(ConvertContext& ctx);
+Exprs convert_mean_variance_norm(ConvertContext& ctx);
+Exprs convert_lrn(ConvertContext& ctx);
 
 // convert_reduce.cpp
 Exprs convert_reduce(ConvertContext& ctx);  // ReduceSum, ReduceMean, ReduceMax, ...
 Exprs convert_arg_reduce(ConvertContext& ctx);
+// ReduceL1, ReduceL2, ReduceSumSquare, ReduceLogSum, ReduceLogSumExp
+Exprs convert_composite_reduce(ConvertContext& ctx);
+Exprs convert_cumsum(ConvertContext& ctx);
+Exprs convert_einsum(ConvertContext& ctx);
+
+// convert_quant.cpp
+Exprs convert_quantize_linear(ConvertContext& ctx);
+Exprs convert_dequantize_linear(ConvertContext& ctx);
+Exprs convert_dynamic_quantize_linear(ConvertContext& ctx);
+Exprs convert_matmul_integer(ConvertContext& ctx);
+Exprs convert_conv_integer(ConvertContext& ctx);
+Exprs convert_qlinear_matmul(ConvertContext& ctx);
+Exprs convert_qlinear_conv(ConvertContext& ctx);
+
+// convert_rnn.cpp
+Exprs convert_recurrent(ConvertContext& ctx);  // RNN, GRU, LSTM
+
+// convert_training.cpp (domain ai.onnx.preview.training)
+Exprs convert_adagrad(ConvertContext& ctx);
+Exprs convert_momentum(ConvertContext& ctx);
+Exprs convert_adam(ConvertContext& ctx);
+
+// convert_signal.cpp
+Exprs convert_dft(ConvertContext& ctx);
+
+// convert_loss.cpp
+Exprs convert_nll_loss(ConvertContext& ctx);
+Exprs convert_softmax_cross_entropy_loss(ConvertContext& ctx);
 
 // Shared helpers.
 // `x` converted to `dtype` (x itself when it already has it).

@@ -99,4 +99,25 @@ Exprs convert_range(ConvertContext& ctx) {
     return {ctx.constant(out)};
 }
 
+// EyeLike: ones on the k-th diagonal of a 2-D tensor shaped like the input; a constant.
+Exprs convert_eye_like(ConvertContext& ctx) {
+    Expr x = ctx.input(0);
+    std::vector<int64_t> shape = ctx.static_shape(x, "the input");
+    if (shape.size() != 2) ctx.error() << "the input must be 2-D, got rank " << shape.size();
+    DataType dt = ctx.tensor_type(x, "the input").dtype;
+    if (ctx.has_attr("dtype")) {
+        auto onnx_type = static_cast<int>(ctx.attr_int("dtype", 0));
+        std::optional<DataType> t = dtype_from_onnx(onnx_type);
+        if (!t) ctx.error() << "dtype " << onnx_dtype_name(onnx_type) << " is not supported";
+        dt = *t;
+    }
+    int64_t k = ctx.attr_int("k", 0);
+    std::vector<int64_t> values(static_cast<size_t>(shape[0] * shape[1]), 0);
+    for (int64_t i = 0; i < shape[0]; ++i) {
+        int64_t j = i + k;
+        if (j >= 0 && j < shape[1]) values[static_cast<size_t>(i * shape[1] + j)] = 1;
+    }
+    return {cast_to(ctx, ctx.constant_int64(values, shape), dt)};
+}
+
 }  // namespace anvil::frontend

@@ -159,6 +159,63 @@ Exprs convert_gather(ConvertContext& ctx) {
     return {ctx.call("take", {ctx.input(0), ctx.input(1)}, attrs)};
 }
 
+Exprs convert_gather_nd(ConvertContext& ctx) {
+    auto [attrs, a] = new_attrs<ops::GatherNDAttrs>();
+    a->batch_dims = ctx.attr_int("batch_dims", 0);
+    return {ctx.call("gather_nd", {ctx.input(0), ctx.input(1)}, attrs)};
+}
+
+Exprs convert_reverse_sequence(ConvertContext& ctx) {
+    auto [attrs, a] = new_attrs<ops::ReverseSequenceAttrs>();
+    a->batch_axis = ctx.attr_int("batch_axis", 1);
+    a->time_axis = ctx.attr_int("time_axis", 0);
+    return {ctx.call("reverse_sequence", {ctx.input(0), ctx.input(1)}, attrs)};
+}
+
+// ScatterElements (and its former name Scatter); ScatterND.
+Exprs convert_scatter(ConvertContext& ctx) {
+    auto [attrs, a] = new_attrs<ops::ScatterAttrs>();
+    bool nd = ctx.node().op_type() == "ScatterND";
+    if (!nd) a->axis = ctx.attr_int("axis", 0);
+    a->reduction = ctx.attr_string("reduction", "none");
+    return {ctx.call(nd ? "scatter_nd" : "scatter_elements",
+                     {ctx.input(0), ctx.input(1), ctx.input(2)}, attrs)};
+}
+
+Exprs convert_grid_sample(ConvertContext& ctx) {
+    auto [attrs, a] = new_attrs<ops::GridSampleAttrs>();
+    a->mode = ctx.attr_string("mode", "bilinear");
+    a->padding_mode = ctx.attr_string("padding_mode", "zeros");
+    a->align_corners = ctx.attr_int("align_corners", 0) != 0;
+    return {ctx.call("grid_sample", {ctx.input(0), ctx.input(1)}, attrs)};
+}
+
+// RoiAlign (opset 16: coordinate_transformation_mode; before, the legacy output_half_pixel).
+Exprs convert_roi_align(ConvertContext& ctx) {
+    auto [attrs, a] = new_attrs<ops::RoiAlignAttrs>();
+    if (ctx.attr_string("mode", "avg") != "avg") ctx.error() << "only mode avg is supported";
+    a->output_height = ctx.attr_int("output_height", 1);
+    a->output_width = ctx.attr_int("output_width", 1);
+    a->sampling_ratio = ctx.attr_int("sampling_ratio", 0);
+    a->spatial_scale = ctx.attr_float("spatial_scale", 1.0f);
+    std::string mode = ctx.attr_string("coordinate_transformation_mode",
+                                       ctx.opset() >= 16 ? "half_pixel" : "output_half_pixel");
+    if (mode != "half_pixel" && mode != "output_half_pixel") {
+        ctx.error() << "coordinate_transformation_mode '" << mode << "' is not supported";
+    }
+    a->half_pixel = mode == "half_pixel";
+    return {ctx.call("roi_align", {ctx.input(0), ctx.input(1), ctx.input(2)}, attrs)};
+}
+
+// Trilu: k (optional input, default 0) is read at run time.
+Exprs convert_trilu(ConvertContext& ctx) {
+    auto [attrs, a] = new_attrs<ops::TriluAttrs>();
+    a->upper = ctx.attr_int("upper", 1) != 0;
+    Expr k = ctx.optional_input(1);
+    if (!k.defined()) k = ctx.constant_int64({0}, {});
+    return {ctx.call("trilu", {ctx.input(0), k}, attrs)};
+}
+
 Exprs convert_gather_elements(ConvertContext& ctx) {
     auto [attrs, a] = new_attrs<ops::GatherElementsAttrs>();
     a->axis = ctx.attr_int("axis", 0);

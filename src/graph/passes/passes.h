@@ -16,7 +16,7 @@
 //
 // Recommended order (what driver/pipeline.cpp lists):
 //   infer_types, simplify_inference, simplify_expr, fold_constants, fold_scale_axis,
-//   fold_constants, eliminate_common_subexpr, dead_code_elimination, fuse_ops
+//   prepack_weights, fold_constants, eliminate_common_subexpr, dead_code_elimination, fuse_ops
 #pragma once
 
 #include <functional>
@@ -78,6 +78,13 @@ IRModule simplify_expr(const IRModule& m, const PassContext& ctx);
 // through a bias (nn.bias_add or add of a per-channel constant) between them, becomes
 // conv2d(x, w * s) [+ b * s] when the conv's output has no other user; likewise for nn.dense.
 IRModule fold_scale_axis(const IRModule& m, const PassContext& ctx);
+
+// Requires: ctx.ops (else no change); after fold_scale_axis (which needs OIHW weights).
+// Ensures: nn.conv2d and nn.dense whose weight is a float constant call nn.conv2d_packed /
+// nn.dense_packed on nn.conv2d_pack_weight / nn.dense_pack_weight of it (the blocked layout
+// their kernels read), so that fold_constants packs at compile time; convs whose weight the
+// pack op leaves unblocked (depthwise) are unchanged.
+IRModule prepack_weights(const IRModule& m, const PassContext& ctx);
 
 // Requires: a dataflow body (lets are fusion barriers).  Ensures: every op call in a
 // non-primitive function lies in exactly one primitive Function called from it

@@ -6,7 +6,9 @@
 // happens "once per iteration" in a way vectors cannot express. Whenever the rewrite meets such
 // a construct (a vector condition on a branch, a store to a loop-invariant address, a
 // side-effecting call, an allocation, a vector let used as an index, ...) it gives up on the
-// whole loop and emits a Serial loop instead, which is always correct.
+// whole loop and emits a Serial loop instead, which is always correct. An if_then_else with a
+// vector condition becomes a select over branches whose loads are clamped in bounds (see
+// vector_if_then_else), when its branches cannot trap.
 #include <unordered_set>
 
 #include "ir/intrinsics.h"
@@ -48,6 +50,79 @@ PrimExpr fold(ExprKind kind, const PrimExpr& a, const PrimExpr& b) {
     if (kind == ExprKind::Mul && x && *x == 1) return b;
     return make_binary(kind, a, b);
 }
+
+// True when evaluating `e` (scalar, before vectorizing) where its guard is false cannot trap
+// once its loads are clamped (clamp_loads): no integer division by a non-constant, no call but
+// the pure elementwise intrinsics and if_then_else, loads only of buffers of static shape.
+bool is_speculable(const PrimExpr& e) {
+    bool ok = true;
+    pre_order_visit(e, [&](const PrimExpr& x) {
+        switch (x->kind) {
+            case ExprKind::Div:
+            case ExprKind::Mod:
+            case ExprKind::FloorDiv:
+            case ExprKind::FloorMod: {
+                const auto* b = static_cast<const BinaryExpr*>(x.get());
+                const int64_t* d = as_const_int(b->b);
+                if (!x.dtype().is_floating() && (!d || *d == 0)) ok = false;
+                break;
+            }
+            case ExprKind::Call: {
+                const std::string& n = x.as<Call>()->name;
+                if (!intrin::is_math(n) && n != intrin::kReinterpret && n != intrin::kLikely &&
+                    n != intrin::kIfThenElse) {
+                    ok = false;
+                }
+                break;
+            }
+            case ExprKind::Load: {
+                const Load* l = x.as<Load>();
+                for (const auto& d : l->buffer->shape) {
+                    if (!as_const_int(d)) ok = false;
+                }
+                if (l->indices.size() != 1 && l->indices.size() != l->buffer->shape.size()) {
+                    ok = false;
+                }
+                break;
+            }
+            case ExprKind::Reduce:
+                ok = false;
+                break;
+            default:
+                break;
+        }
+    });
+    return ok;
+}
+
+// Every load index clamped into its dimension (a single index into a buffer of several
+// dimensions, as flatten_storage leaves parameters, into the whole buffer): the access is in
+// bounds whatever the lane, and unchanged where it was in bounds already.
+class LoadClamper : public ExprMutator {
+protected:
+    PrimExpr mutate_(const Load* op, const PrimExpr& self) override {
+        std::vector<PrimExpr> idx;
+        const auto& shape = op->buffer->shape;  // static: is_speculable
+        for (size_t k = 0; k < op->indices.size(); ++k) {
+            PrimExpr i = mutate(op->indices[k]);
+            DataType t = i.dtype().element_of();
+            int64_t extent = 1;
+            if (op->indices.size() == shape.size()) {
+                extent = *as_const_int(shape[k]);
+            } else {
+                for (const auto& d : shape) extent *= *as_const_int(d);
+            }
+            int lanes = i.dtype().lanes();
+            PrimExpr hi = make_int(t, extent - 1), lo = make_int(t, 0);
+            if (lanes > 1) {
+                hi = make_broadcast(hi, lanes);
+                lo = make_broadcast(lo, lanes);
+            }
+            idx.push_back(make_binary(ExprKind::Max, make_binary(ExprKind::Min, i, hi), lo));
+        }
+        return make_load(op->buffer, std::move(idx));
+    }
+};
 
 // Rewrites the body of one Vectorized loop.
 class Vectorizer : public StmtMutator {
@@ -94,6 +169,7 @@ protected:
         int lanes = 1;
         for (const auto& a : args) lanes = std::max(lanes, a.dtype().lanes());
         if (lanes == 1) return make_call(op->dtype, op->name, std::move(args));
+        if (op->name == intrin::kIfThenElse) return vector_if_then_else(op, std::move(args), lanes);
         // Only pure elementwise intrinsics have an obvious lane-wise meaning.
         bool elementwise = intrin::is_math(op->name) || op->name == intrin::kReinterpret ||
                            op->name == intrin::kLikely;
@@ -160,6 +236,21 @@ protected:
     }
 
 private:
+    // A vector if_then_else (or one with vector branches) evaluates both branches for every
+    // lane: a select. Exact when the branches cannot trap: their loads are clamped into their
+    // buffers, so a lane whose guard is false reads some element (the select drops it) instead
+    // of out of bounds, while a lane whose guard holds reads what it did (that access was in
+    // bounds). Padding stages (if_then_else(inside, x[i - p], 0)) vectorize this way.
+    PrimExpr vector_if_then_else(const Call* op, std::vector<PrimExpr> args, int lanes) {
+        for (int k = 1; k < 3; ++k) {
+            if (!is_speculable(op->args[k])) throw CannotVectorize{};
+            args[k] = widen(LoadClamper().mutate(args[k]), lanes);
+        }
+        PrimExpr c = args[0];
+        if (PrimExpr sc = scalar_of(c); sc.defined()) c = sc;
+        return make_select(c, args[1], args[2]);
+    }
+
     PrimExpr binary(ExprKind kind, const BinaryExpr* op, const PrimExpr& self) {
         PrimExpr a = mutate(op->a), b = mutate(op->b);
         if (a.same_as(op->a) && b.same_as(op->b)) return self;

@@ -109,6 +109,18 @@ TEST(UnaryOps, MatchTheStandardLibrary) {
         {"ceil", [](double x) { return std::ceil(x); }, -3, 3},
         {"round", [](double x) { return std::nearbyint(x); }, -3, 3},
         {"nn.relu", [](double x) { return std::max(x, 0.0); }, -3, 3},
+        {"sign", [](double x) { return double((x > 0) - (x < 0)); }, -3, 3},
+        {"sin", [](double x) { return std::sin(x); }, -7, 7},
+        {"cos", [](double x) { return std::cos(x); }, -7, 7},
+        {"tan", [](double x) { return std::tan(x); }, -1.2f, 1.2f},
+        {"asin", [](double x) { return std::asin(x); }, -0.95f, 0.95f},
+        {"acos", [](double x) { return std::acos(x); }, -0.95f, 0.95f},
+        {"atan", [](double x) { return std::atan(x); }, -9, 9},
+        {"sinh", [](double x) { return std::sinh(x); }, -4, 4},
+        {"cosh", [](double x) { return std::cosh(x); }, -4, 4},
+        {"asinh", [](double x) { return std::asinh(x); }, -9, 9},
+        {"acosh", [](double x) { return std::acosh(x); }, 1.05f, 9},
+        {"atanh", [](double x) { return std::atanh(x); }, -0.95f, 0.95f},
     };
     for (const auto& c : cases) {
         auto x = testing::random_tensor({3, 7, 5}, 53, c.lo, c.hi);
@@ -137,6 +149,36 @@ TEST(CastAndWhere, MatchReferences) {
     }
 }
 
+// mod truncates (the dividend's sign, C fmod); floor_mod floors (the divisor's sign, Python %).
+TEST(ModOps, MatchTruncatedAndFlooredReferences) {
+    std::vector<int32_t> av = {7, -7, 7, -7, 0, 5, -13, 13};
+    std::vector<int32_t> bv = {3, 3, -3, -3, 4, 5, 4, -4};
+    auto a = tensor_from<int32_t>({8}, av, "int32"), b = tensor_from<int32_t>({8}, bv, "int32");
+    auto m = run_op("mod", {a, b}), fm = run_op("floor_mod", {a, b});
+    for (size_t i = 0; i < av.size(); ++i) {
+        int32_t trunc = av[i] % bv[i];
+        int32_t floored = (trunc != 0 && ((trunc < 0) != (bv[i] < 0))) ? trunc + bv[i] : trunc;
+        EXPECT_EQ(m.outputs[0].data<int32_t>()[i], trunc) << av[i] << " mod " << bv[i];
+        EXPECT_EQ(fm.outputs[0].data<int32_t>()[i], floored) << av[i] << " floor_mod " << bv[i];
+    }
+    auto x = testing::random_tensor({4, 5}, 58, -10, 10), y = testing::random_tensor({5}, 59, 1, 3);
+    for (int64_t j = 0; j < 5; j += 2) y.data<float>()[j] = -y.data<float>()[j];
+    auto fx = run_op("mod", {x, y}), ffx = run_op("floor_mod", {x, y});
+    for (int64_t i = 0; i < 20; ++i) {
+        float p = x.data<float>()[i], q = y.data<float>()[i % 5];
+        float r = std::fmod(p, q);
+        float fr = (r != 0 && ((r < 0) != (q < 0))) ? r + q : r;
+        EXPECT_FLOAT_EQ(fx.outputs[0].data<float>()[i], r);
+        EXPECT_NEAR(ffx.outputs[0].data<float>()[i], fr, 1e-6f);
+    }
+    auto u = tensor_from<uint8_t>({3}, std::vector<uint8_t>{200, 7, 9}, "uint8");
+    auto v = tensor_from<uint8_t>({3}, std::vector<uint8_t>{7, 200, 3}, "uint8");
+    auto um = run_op("floor_mod", {u, v});
+    EXPECT_EQ(um.outputs[0].data<uint8_t>()[0], 200 % 7);
+    EXPECT_EQ(um.outputs[0].data<uint8_t>()[1], 7);
+    EXPECT_EQ(um.outputs[0].data<uint8_t>()[2], 0);
+}
+
 TEST(ElementwiseErrors, NameTheNodeAndWhatIsWrong) {
     auto f = testing::random_tensor({3, 4}, 56);
     auto i = tensor_of({3, 4}, "int32");
@@ -158,6 +200,12 @@ TEST(ElementwiseErrors, NameTheNodeAndWhatIsWrong) {
                            infer_op_type("where", {f, f, f}, nullptr);
                        }),
                        "where: the condition has type float32, not bool");
+    EXPECT_MESSAGE_HAS(user_error_of([&] { infer_op_type("asin", {i}, nullptr); }), "node 'node_0'",
+                       "asin needs a floating-point input, got int32");
+    EXPECT_MESSAGE_HAS(user_error_of([&] {
+                           infer_op_type("mod", {f, i}, nullptr);
+                       }),
+                       "node 'node_0'", "mod: operand types float32 and int32 differ");
 }
 
 }  // namespace

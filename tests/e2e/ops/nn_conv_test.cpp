@@ -135,6 +135,48 @@ INSTANTIATE_TEST_SUITE_P(Cases, Conv2D,
                                     (std::get<1>(info.param) ? "_generic" : "_x86");
                          });
 
+// nn.conv2d_pack_weight then nn.conv2d_packed (what prepack_weights makes of a conv with a
+// constant weight) equals nn.conv2d; depthwise weights stay unpacked.
+TEST_P(Conv2D, PrepackedMatchesReference) {
+    const ConvCase c = conv_cases()[std::get<0>(GetParam())];
+    bool generic = std::get<1>(GetParam());
+    auto x = random_tensor({c.x.n, c.x.c, c.x.h, c.x.w}, 1);
+    auto w = random_tensor({c.w.n, c.w.c, c.w.h, c.w.w}, 2);
+    ops::Conv2DPackWeightAttrs pa;
+    pa.groups = c.attrs.groups;
+    NDArray packed = run_op("nn.conv2d_pack_weight", pa, {w});
+    if (packed.shape().size() == 4) {
+        EXPECT_EQ(packed.to_vector<float>(), w.to_vector<float>()) << c.name;
+        return;
+    }
+    ASSERT_EQ(packed.shape().size(), 5u) << c.name;
+    int64_t vb = packed.shape()[4];
+    EXPECT_GE(packed.shape()[0] * vb, c.w.n);
+    // Spot-check the layout: [o / vb, c, kh, kw, o % vb].
+    const float* pw = packed.data<float>();
+    const float* ww = w.data<float>();
+    int64_t o = c.w.n - 1, plane = c.w.c * c.w.h * c.w.w;
+    EXPECT_EQ(pw[(o / vb) * plane * vb + o % vb], ww[o * plane]) << c.name;
+    ops::Conv2DPackedAttrs a;
+    a.strides = c.attrs.strides;
+    a.padding = c.attrs.padding;
+    a.dilation = c.attrs.dilation;
+    a.groups = c.attrs.groups;
+    a.channels = c.w.n;
+    NDArray y = run_op("nn.conv2d_packed", a, {x, packed}, {},
+                       generic ? ops::schedule_conv2d_generic : nullptr);
+    testing::expect_close(y, conv2d_reference(x, w, c.attrs), 1e-4, c.name);
+}
+
+TEST(Conv2DErrors, PackedChannelsMustFitTheWeight) {
+    ops::Conv2DPackedAttrs a;
+    a.channels = 40;
+    std::string e = testing::type_error("nn.conv2d_packed", a, {{1, 3, 8, 8}, {1, 3, 3, 3, 32}});
+    EXPECT_NE(e.find("nn.conv2d_packed: channels=40 does not fit"), std::string::npos) << e;
+    e = testing::type_error("nn.conv2d_packed", a, {{1, 3, 8, 8}, {40, 3, 3, 3}});
+    EXPECT_NE(e.find("the weight must be packed"), std::string::npos) << e;
+}
+
 TEST(Conv2D, FusedBiasRelu) {
     auto attrs = conv_attrs({2, 1}, {1, 1, 0, 2}, {1, 1}, 1);
     auto x = random_tensor({1, 3, 13, 11}, 3), w = random_tensor({40, 3, 3, 2}, 4);

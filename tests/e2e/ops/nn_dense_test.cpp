@@ -96,6 +96,33 @@ TEST(Dense, MatchesReferenceAtOddSizes) {
     }
 }
 
+// nn.dense_pack_weight then nn.dense_packed (prepack_weights' rewrite) equals nn.dense.
+TEST(Dense, PrepackedMatchesReference) {
+    for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{7, 9, 13},
+                           {1, 1000, 17},
+                           {20, 100, 33},
+                           {3, 64, 5}}) {
+        auto x = random_tensor({m, k}, 1), w = random_tensor({n, k}, 2);
+        Shape shape;
+        auto want = matmul_reference(x, w, false, true, &shape);
+        NDArray packed = run_op("nn.dense_pack_weight", graph::NoAttrs(), {w});
+        ASSERT_EQ(packed.shape().size(), 3u);
+        ops::DensePackedAttrs a;
+        a.units = n;
+        for (bool generic : {false, true}) {
+            NDArray y = run_op("nn.dense_packed", a, {x, packed}, {},
+                               generic ? ops::schedule_matmul_generic : nullptr);
+            testing::expect_close(y, want, 1e-4,
+                                  "dense_packed " + std::to_string(m) + "x" + std::to_string(n) +
+                                      "x" + std::to_string(k) + (generic ? " generic" : " x86"));
+        }
+    }
+    ops::DensePackedAttrs a;
+    a.units = 40;
+    std::string e = testing::type_error("nn.dense_packed", a, {{2, 5}, {1, 5, 32}});
+    EXPECT_NE(e.find("nn.dense_packed: units=40 does not fit"), std::string::npos) << e;
+}
+
 TEST(Dense, BatchedDataAndBiasReluTail) {
     auto x = random_tensor({2, 5, 13}, 3), w = random_tensor({9, 13}, 4);
     auto bias = random_tensor({9}, 5);

@@ -161,6 +161,34 @@ TEST(LayerNorm, FusedTail) {
     testing::expect_close(y, want, 1e-4, "layer_norm+relu");
 }
 
+// nn.lrn against the ONNX formula, with even and odd window sizes (the window is not centred
+// for even sizes) and a fused tail.
+TEST(LRN, AcrossChannels) {
+    NDArray x = random_tensor({2, 5, 3, 4}, 31, -2, 2);
+    for (int64_t size : {1, 2, 3, 4}) {
+        ops::LRNAttrs a;
+        a.size = size;
+        a.alpha = 0.5;
+        a.beta = 0.8;
+        a.bias = 1.5;
+        NDArray y = run_op("nn.lrn", a, {x}, {{"nn.relu", {}}});
+        Shape s{2, 5, 3, 4};
+        const float* p = x.data<float>();
+        for (int64_t i = 0; i < x.num_elements(); ++i) {
+            int64_t c = (i / 12) % 5;
+            double sq = 0;
+            for (int64_t cc = c - (size - 1) / 2; cc <= c + size / 2; ++cc) {
+                if (cc < 0 || cc >= 5) continue;
+                double v = p[i + (cc - c) * 12];
+                sq += v * v;
+            }
+            double ref = std::max(0.0, p[i] / std::pow(1.5 + 0.5 / double(size) * sq, 0.8));
+            ASSERT_NEAR(y.data<float>()[i], ref, 1e-5 * std::max(1.0, std::abs(ref)))
+                << "size " << size << " element " << i;
+        }
+    }
+}
+
 TEST(NormErrors, TypeRulesNameTheOpAndTheProblem) {
     BatchNormAttrs bn;
     std::string e = testing::type_error("nn.batch_norm", bn, {{1, 4, 5, 5}, {4}, {4}, {3}, {4}});
@@ -187,6 +215,13 @@ TEST(NormErrors, TypeRulesNameTheOpAndTheProblem) {
     e = testing::type_error("nn.instance_norm", in, {{2, 5}, {5}, {5}});
     EXPECT_NE(e.find("nn.instance_norm: the data must be [N, C, spatial...]"), std::string::npos)
         << e;
+    ops::LRNAttrs lrn;
+    e = testing::type_error("nn.lrn", lrn, {{2, 5}});
+    EXPECT_NE(e.find("node 'node_7'"), std::string::npos) << e;
+    EXPECT_NE(e.find("nn.lrn needs data of rank 3 or more [N, C, ...]"), std::string::npos) << e;
+    lrn.size = 0;
+    e = testing::type_error("nn.lrn", lrn, {{2, 5, 3}});
+    EXPECT_NE(e.find("nn.lrn: size must be positive, got 0"), std::string::npos) << e;
 }
 
 }  // namespace

@@ -172,6 +172,114 @@ TEST(ArgReduce, Errors) {
     EXPECT_EQ(graph::type_str(t), "Tensor[(1, 4), int64]");
 }
 
+// cumsum against a running sum along each axis, in all four exclusive/reverse combinations.
+TEST(Cumsum, AxesExclusiveReverse) {
+    Shape shape{3, 4, 5};
+    auto x = random_tensor(shape, 7);
+    for (int64_t axis : {0, 1, 2, -1}) {
+        for (bool exclusive : {false, true}) {
+            for (bool reverse : {false, true}) {
+                auto r = run_op("cumsum", {x}, make_attrs<ops::CumsumAttrs>([&](auto& a) {
+                                    a.axis = axis;
+                                    a.exclusive = exclusive;
+                                    a.reverse = reverse;
+                                }));
+                size_t ax = static_cast<size_t>(axis < 0 ? axis + 3 : axis);
+                std::vector<float> ref;
+                for_each_index(shape, [&](const Shape& idx) {
+                    float acc = 0;
+                    for (int64_t k = 0; k < shape[ax]; ++k) {
+                        bool in = reverse ? (exclusive ? k > idx[ax] : k >= idx[ax])
+                                          : (exclusive ? k < idx[ax] : k <= idx[ax]);
+                        Shape src = idx;
+                        src[ax] = k;
+                        if (in) acc += x.data<float>()[offset_of(src, shape)];
+                    }
+                    ref.push_back(acc);
+                });
+                expect_close(r.outputs[0], ref, 1e-5f, 1e-5f,
+                             "axis " + std::to_string(axis) + (exclusive ? " exclusive" : "") +
+                                 (reverse ? " reverse" : ""));
+            }
+        }
+    }
+    auto i = tensor_from<int64_t>({4}, std::vector<int64_t>{1, 2, 3, 4}, "int64");
+    auto ri = run_op("cumsum", {i}, nullptr);
+    EXPECT_EQ(ri.outputs[0].data<int64_t>()[3], 10);
+}
+
+// einsum against explicit loops: matmul, batch diagonal with an ellipsis, implicit output,
+// transpose and a three-operand contraction.
+TEST(Einsum, Equations) {
+    auto a = random_tensor({3, 4}, 21), b = random_tensor({4, 5}, 22), c = random_tensor({5}, 23);
+    auto at = [](const runtime::NDArray& t, int64_t i) { return t.data<float>()[i]; };
+    auto mm = run_op("einsum", {a, b},
+                     make_attrs<ops::EinsumAttrs>([](auto& e) { e.equation = "ij,jk->ik"; }));
+    std::vector<float> ref;
+    for (int64_t i = 0; i < 3; ++i) {
+        for (int64_t k = 0; k < 5; ++k) {
+            float acc = 0;
+            for (int64_t j = 0; j < 4; ++j) acc += at(a, i * 4 + j) * at(b, j * 5 + k);
+            ref.push_back(acc);
+        }
+    }
+    expect_close(mm.outputs[0], ref, 1e-5f, 1e-5f, "ij,jk->ik");
+    // Implicit output: the letters used once, sorted ("ik").
+    auto implicit = run_op("einsum", {a, b},
+                           make_attrs<ops::EinsumAttrs>([](auto& e) { e.equation = "ij, jk"; }));
+    expect_close(implicit.outputs[0], ref, 1e-5f, 1e-5f, "ij,jk");
+    auto three = run_op("einsum", {a, b, c},
+                        make_attrs<ops::EinsumAttrs>([](auto& e) { e.equation = "ij,jk,k->i"; }));
+    std::vector<float> ref3;
+    for (int64_t i = 0; i < 3; ++i) {
+        float acc = 0;
+        for (int64_t k = 0; k < 5; ++k) acc += ref[static_cast<size_t>(i * 5 + k)] * at(c, k);
+        ref3.push_back(acc);
+    }
+    expect_close(three.outputs[0], ref3, 1e-5f, 1e-5f, "ij,jk,k->i");
+    auto d = random_tensor({2, 3, 3}, 24);
+    auto diag = run_op("einsum", {d},
+                       make_attrs<ops::EinsumAttrs>([](auto& e) { e.equation = "...ii->...i"; }));
+    std::vector<float> refd;
+    for (int64_t n = 0; n < 2; ++n) {
+        for (int64_t i = 0; i < 3; ++i) refd.push_back(at(d, n * 9 + i * 3 + i));
+    }
+    expect_close(diag.outputs[0], refd, 0, 0, "...ii->...i");
+    auto tr =
+        run_op("einsum", {a}, make_attrs<ops::EinsumAttrs>([](auto& e) { e.equation = "ij->ji"; }));
+    EXPECT_EQ(graph::type_str(tr.type), "Tensor[(4, 3), float32]");
+    EXPECT_EQ(tr.outputs[0].data<float>()[1], at(a, 4));
+}
+
+TEST(Einsum, Errors) {
+    auto a = random_tensor({3, 4}, 1), b = random_tensor({5, 2}, 2);
+    auto eq = [](const char* s) {
+        return make_attrs<ops::EinsumAttrs>([s](auto& e) { e.equation = s; });
+    };
+    EXPECT_MESSAGE_HAS(user_error_of([&] {
+                           infer_op_type("einsum", {a, b}, eq("ij,jk->ik"));
+                       }),
+                       "node 'node_0'", "einsum: the axes labelled j have different lengths");
+    EXPECT_MESSAGE_HAS(user_error_of([&] { infer_op_type("einsum", {a}, eq("ij,jk->ik")); }),
+                       "einsum: equation 'ij,jk->ik' has 2 operands, the op 1 inputs");
+    EXPECT_MESSAGE_HAS(user_error_of([&] { infer_op_type("einsum", {a}, eq("ijk->i")); }),
+                       "einsum: operand 0 'ijk' does not match its rank 2");
+    EXPECT_MESSAGE_HAS(user_error_of([&] { infer_op_type("einsum", {a}, eq("ij->iz")); }),
+                       "einsum: the output label 'z' names no input axis");
+}
+
+TEST(Cumsum, Errors) {
+    auto x = random_tensor({3, 4}, 1);
+    EXPECT_MESSAGE_HAS(user_error_of([&] {
+                           infer_op_type("cumsum", {x},
+                                         make_attrs<ops::CumsumAttrs>([](auto& a) { a.axis = 2; }));
+                       }),
+                       "node 'node_0'", "cumsum", "axis 2 is out of range");
+    EXPECT_MESSAGE_HAS(
+        user_error_of([&] { infer_op_type("cumsum", {tensor_of({3}, "bool")}, nullptr); }),
+        "cumsum of a bool tensor");
+}
+
 }  // namespace
 }  // namespace anvil::op_testing
 

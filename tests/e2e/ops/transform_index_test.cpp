@@ -144,6 +144,258 @@ TEST(Take, Errors) {
                        "take", "indices have type float32");
 }
 
+// trilu keeps the k-th diagonal and above (upper) or below (lower) of the last two axes; k is a
+// run-time tensor of one element.
+TEST(Trilu, UpperLowerAndDiagonals) {
+    Shape shape{2, 3, 5};
+    auto x = random_tensor(shape, 11);
+    for (bool upper : {true, false}) {
+        for (int64_t k : {-4, -1, 0, 2, 7}) {
+            auto kt = tensor_from<int64_t>({1}, std::vector<int64_t>{k}, "int64");
+            auto r = run_op("trilu", {x, kt},
+                            make_attrs<ops::TriluAttrs>([&](auto& a) { a.upper = upper; }));
+            std::vector<float> ref;
+            for_each_index(shape, [&](const Shape& idx) {
+                int64_t diag = idx[2] - idx[1];
+                bool keep = upper ? diag >= k : diag <= k;
+                ref.push_back(keep ? x.data<float>()[offset_of(idx, shape)] : 0.0f);
+            });
+            expect_close(r.outputs[0], ref, 0, 0,
+                         std::string(upper ? "upper" : "lower") + " k=" + std::to_string(k));
+        }
+    }
+    auto scalar_k = tensor_from<int64_t>({}, std::vector<int64_t>{1}, "int64");
+    auto r = run_op("trilu", {x, scalar_k}, nullptr);
+    EXPECT_EQ(r.outputs[0].data<float>()[0], 0.0f);
+    EXPECT_EQ(r.outputs[0].data<float>()[1], x.data<float>()[1]);
+}
+
+// gather_nd: index tuples of every length, negative indices and batch axes.
+TEST(GatherND, TuplesAndBatchAxes) {
+    Shape ds{3, 4, 5};
+    auto data = random_tensor(ds, 12);
+    struct Case {
+        Shape is;
+        std::vector<int64_t> iv;
+        int64_t b;
+    };
+    const Case cases[] = {
+        {{2, 1}, {2, -3}, 0},
+        {{2, 2}, {0, 3, 2, -1}, 0},
+        {{2, 2, 3}, {0, 0, 0, 1, 2, 3, 2, 3, 4, -1, -1, -1}, 0},
+        {{3, 1}, {3, 0, 2}, 1},
+        {{3, 2, 2}, {0, 4, 3, 0, 1, 1, 2, 2, 3, 3, 0, 0}, 1},
+    };
+    for (const auto& c : cases) {
+        auto idx = tensor_from<int64_t>(c.is, c.iv, "int64");
+        auto r = run_op("gather_nd", {data, idx},
+                        make_attrs<ops::GatherNDAttrs>([&](auto& a) { a.batch_dims = c.b; }));
+        int64_t m = c.is.back();
+        Shape tuples(c.is.begin(), c.is.end() - 1);
+        Shape rest(ds.begin() + c.b + m, ds.end());
+        std::vector<float> ref;
+        for_each_index(tuples, [&](const Shape& t) {
+            Shape src(t.begin(), t.begin() + c.b);
+            for (int64_t j = 0; j < m; ++j) {
+                Shape ii = t;
+                ii.push_back(j);
+                int64_t v = c.iv[static_cast<size_t>(offset_of(ii, c.is))];
+                src.push_back(v < 0 ? v + ds[c.b + j] : v);
+            }
+            for_each_index(rest, [&](const Shape& rr) {
+                Shape full = src;
+                full.insert(full.end(), rr.begin(), rr.end());
+                ref.push_back(data.data<float>()[offset_of(full, ds)]);
+            });
+        });
+        expect_close(r.outputs[0], ref, 0, 0, "indices of rank " + std::to_string(c.is.size()));
+    }
+}
+
+TEST(GatherND, Errors) {
+    auto data = random_tensor({3, 4}, 1);
+    EXPECT_MESSAGE_HAS(user_error_of([&] {
+                           infer_op_type("gather_nd", {data, tensor_of({2, 3}, "int64")}, nullptr);
+                       }),
+                       "node 'node_0'", "gather_nd: index tuples of 3 elements do not fit data");
+    EXPECT_MESSAGE_HAS(
+        user_error_of([&] {
+            infer_op_type("gather_nd", {data, tensor_of({2, 1}, "float32")}, nullptr);
+        }),
+        "gather_nd: indices have type float32");
+    EXPECT_MESSAGE_HAS(user_error_of([&] {
+                           infer_op_type(
+                               "gather_nd", {data, tensor_of({2, 1}, "int64")},
+                               make_attrs<ops::GatherNDAttrs>([](auto& a) { a.batch_dims = 1; }));
+                       }),
+                       "gather_nd: batch axis 0 has 3 elements in the data and 2 in the indices");
+}
+
+// reverse_sequence with time and batch on either of the first two axes.
+TEST(ReverseSequence, BatchAndTimeAxes) {
+    Shape xs{4, 3, 2};
+    auto x = random_tensor(xs, 13);
+    for (int64_t batch_axis : {0, 1}) {
+        int64_t time_axis = 1 - batch_axis;
+        std::vector<int64_t> lens =
+            batch_axis == 0 ? std::vector<int64_t>{1, 3, 2, 0} : std::vector<int64_t>{4, 1, 3};
+        auto lt = tensor_from<int64_t>({xs[batch_axis]}, lens, "int64");
+        auto r =
+            run_op("reverse_sequence", {x, lt}, make_attrs<ops::ReverseSequenceAttrs>([&](auto& a) {
+                       a.batch_axis = batch_axis;
+                       a.time_axis = time_axis;
+                   }));
+        std::vector<float> ref;
+        for_each_index(xs, [&](const Shape& idx) {
+            Shape src = idx;
+            int64_t len = lens[static_cast<size_t>(idx[batch_axis])], t = idx[time_axis];
+            if (t < len) src[time_axis] = len - 1 - t;
+            ref.push_back(x.data<float>()[offset_of(src, xs)]);
+        });
+        expect_close(r.outputs[0], ref, 0, 0, "batch_axis " + std::to_string(batch_axis));
+    }
+}
+
+TEST(ReverseSequence, Errors) {
+    auto x = random_tensor({4, 3}, 1);
+    EXPECT_MESSAGE_HAS(user_error_of([&] {
+                           infer_op_type("reverse_sequence", {x, tensor_of({4}, "int64")}, nullptr);
+                       }),
+                       "node 'node_0'", "reverse_sequence: 4 sequence lengths for a batch of 3");
+    EXPECT_MESSAGE_HAS(
+        user_error_of([&] {
+            infer_op_type("reverse_sequence", {x, tensor_of({3}, "int64")},
+                          make_attrs<ops::ReverseSequenceAttrs>([](auto& a) { a.time_axis = 1; }));
+        }),
+        "batch_axis 1 and time_axis 1 must be 0 and 1 in some order");
+}
+
+// scatter_elements against a sequential reference (later updates overwrite earlier ones), along
+// each axis, with indices smaller than the data and negative, and the add and mul reductions.
+TEST(ScatterElements, AxesAndReductions) {
+    Shape ds{4, 5}, is{3, 2};
+    auto data = random_tensor(ds, 14);
+    auto updates = random_tensor(is, 15);
+    for (int64_t axis : {0, 1, -1}) {
+        size_t ax = static_cast<size_t>(axis < 0 ? axis + 2 : axis);
+        std::vector<int64_t> iv = {1, -1, 0, 1, 3, 1};  // duplicates along either axis
+        auto idx = tensor_from<int64_t>(is, iv, "int64");
+        for (const char* reduction : {"none", "add", "mul"}) {
+            auto r = run_op("scatter_elements", {data, idx, updates},
+                            make_attrs<ops::ScatterAttrs>([&](auto& a) {
+                                a.axis = axis;
+                                a.reduction = reduction;
+                            }));
+            std::vector<float> ref(data.data<float>(), data.data<float>() + 20);
+            for_each_index(is, [&](const Shape& i) {
+                Shape dst = i;
+                int64_t v = iv[static_cast<size_t>(offset_of(i, is))];
+                dst[ax] = v < 0 ? v + ds[ax] : v;
+                float u = updates.data<float>()[offset_of(i, is)];
+                float& o = ref[static_cast<size_t>(offset_of(dst, ds))];
+                o = std::string(reduction) == "none"  ? u
+                    : std::string(reduction) == "add" ? o + u
+                                                      : o * u;
+            });
+            expect_close(r.outputs[0], ref, 1e-6f, 1e-6f,
+                         std::string(reduction) + " axis " + std::to_string(axis));
+        }
+    }
+}
+
+// scatter_nd with whole-row and single-element index tuples.
+TEST(ScatterND, TuplesAndReductions) {
+    Shape ds{4, 3, 2};
+    auto data = random_tensor(ds, 16);
+    struct Case {
+        Shape is;
+        std::vector<int64_t> iv;
+    };
+    const Case cases[] = {
+        {{2, 1}, {3, -4}}, {{3, 2}, {0, 1, 3, 2, 0, 1}}, {{2, 3}, {1, 1, 1, 2, 0, 0}}};
+    for (const auto& c : cases) {
+        int64_t m = c.is.back();
+        Shape tuples(c.is.begin(), c.is.end() - 1), rest(ds.begin() + m, ds.end());
+        Shape us = tuples;
+        us.insert(us.end(), rest.begin(), rest.end());
+        auto updates = random_tensor(us, 17);
+        auto idx = tensor_from<int64_t>(c.is, c.iv, "int64");
+        for (const char* reduction : {"none", "add", "mul"}) {
+            auto r =
+                run_op("scatter_nd", {data, idx, updates},
+                       make_attrs<ops::ScatterAttrs>([&](auto& a) { a.reduction = reduction; }));
+            std::vector<float> ref(data.data<float>(), data.data<float>() + 24);
+            for_each_index(tuples, [&](const Shape& t) {
+                Shape dst;
+                for (int64_t j = 0; j < m; ++j) {
+                    Shape ii = t;
+                    ii.push_back(j);
+                    int64_t v = c.iv[static_cast<size_t>(offset_of(ii, c.is))];
+                    dst.push_back(v < 0 ? v + ds[j] : v);
+                }
+                for_each_index(rest, [&](const Shape& rr) {
+                    Shape full = dst, ui = t;
+                    full.insert(full.end(), rr.begin(), rr.end());
+                    ui.insert(ui.end(), rr.begin(), rr.end());
+                    float u = updates.data<float>()[offset_of(ui, us)];
+                    float& o = ref[static_cast<size_t>(offset_of(full, ds))];
+                    o = std::string(reduction) == "none"  ? u
+                        : std::string(reduction) == "add" ? o + u
+                                                          : o * u;
+                });
+            });
+            expect_close(r.outputs[0], ref, 1e-6f, 1e-6f,
+                         std::string(reduction) + " m=" + std::to_string(m));
+        }
+    }
+}
+
+TEST(Scatter, Errors) {
+    auto data = random_tensor({4, 5}, 1);
+    auto idx = tensor_of({3, 2}, "int64");
+    EXPECT_MESSAGE_HAS(
+        user_error_of([&] {
+            infer_op_type("scatter_elements", {data, idx, random_tensor({2, 2}, 2)}, nullptr);
+        }),
+        "node 'node_0'", "scatter_elements: the updates have shape (2, 2), expected (3, 2)");
+    EXPECT_MESSAGE_HAS(user_error_of([&] {
+                           infer_op_type(
+                               "scatter_elements", {data, idx, random_tensor({3, 2}, 2)},
+                               make_attrs<ops::ScatterAttrs>([](auto& a) { a.reduction = "max"; }));
+                       }),
+                       "scatter_elements: reduction 'max' is not supported");
+    EXPECT_MESSAGE_HAS(user_error_of([&] {
+                           infer_op_type("scatter_nd",
+                                         {data, tensor_of({2, 3}, "int64"), random_tensor({2}, 2)},
+                                         nullptr);
+                       }),
+                       "scatter_nd: index tuples (2, 3) do not fit data (4, 5)");
+    EXPECT_MESSAGE_HAS(
+        user_error_of([&] {
+            infer_op_type("scatter_nd",
+                          {data, tensor_of({2, 1}, "int64"), random_tensor({2, 4}, 2)}, nullptr);
+        }),
+        "scatter_nd: the updates have shape (2, 4), expected (2, 5)");
+}
+
+TEST(Trilu, Errors) {
+    auto k = tensor_from<int64_t>({1}, std::vector<int64_t>{0}, "int64");
+    EXPECT_MESSAGE_HAS(user_error_of([&] {
+                           infer_op_type("trilu", {random_tensor({5}, 1), k}, nullptr);
+                       }),
+                       "node 'node_0'", "trilu: the input must have rank 2 or more");
+    EXPECT_MESSAGE_HAS(
+        user_error_of([&] {
+            infer_op_type("trilu", {random_tensor({3, 3}, 1), tensor_of({2}, "int64")}, nullptr);
+        }),
+        "trilu: k must have one element");
+    EXPECT_MESSAGE_HAS(
+        user_error_of([&] {
+            infer_op_type("trilu", {random_tensor({3, 3}, 1), tensor_of({1}, "float32")}, nullptr);
+        }),
+        "trilu: k must be an integer tensor, got float32");
+}
+
 TEST(GatherElements, Axes) {
     auto data = random_tensor({3, 4}, 61);
     auto indices = tensor_from<int64_t>({2, 4}, {0, -1, 2, 1, 2, 0, 1, 0}, "int64");

@@ -4,6 +4,7 @@
 // nearest rounding, upsampling and downsampling an odd-sized image.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "op_runner.h"
@@ -173,6 +174,120 @@ TEST(Resize2D, IntegerNearestUpsample) {
                     }));
     std::vector<int32_t> expected = {1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4};
     for (int i = 0; i < 16; ++i) EXPECT_EQ(r.outputs[0].data<int32_t>()[i], expected[i]);
+}
+
+// grid_sample against a direct reference of bilinear and nearest sampling with zeros and
+// border padding (PyTorch's grid sampler), both corner alignments, grid points outside [-1, 1].
+double grid_sample_reference(const runtime::NDArray& x, int64_t n, int64_t ch, double gx, double gy,
+                             const std::string& mode, const std::string& padding, bool align) {
+    int64_t c = x.shape()[1], h = x.shape()[2], w = x.shape()[3];
+    auto denorm = [&](double g, int64_t d) {
+        return align ? (g + 1) / 2 * double(d - 1) : ((g + 1) * double(d) - 1) / 2;
+    };
+    double fx = denorm(gx, w), fy = denorm(gy, h);
+    if (mode == "nearest") {
+        fx = std::nearbyint(fx);
+        fy = std::nearbyint(fy);
+    }
+    auto adjust = [&](double v, int64_t d) {
+        double lo = align ? 0 : -0.5, hi = align ? double(d - 1) : double(d) - 0.5;
+        if (padding == "border" && (v < lo || v > hi)) v = std::clamp(v, 0.0, double(d - 1));
+        return v;
+    };
+    fx = adjust(fx, w);
+    fy = adjust(fy, h);
+    auto pixel = [&](int64_t iy, int64_t ix) -> double {
+        if (padding == "zeros" && (iy < 0 || iy >= h || ix < 0 || ix >= w)) return 0.0;
+        iy = std::clamp<int64_t>(iy, 0, h - 1);
+        ix = std::clamp<int64_t>(ix, 0, w - 1);
+        return x.data<float>()[((n * c + ch) * h + iy) * w + ix];
+    };
+    if (mode == "nearest") return pixel(int64_t(fy), int64_t(fx));
+    double x0 = std::floor(fx), y0 = std::floor(fy), tx = fx - x0, ty = fy - y0;
+    auto ix = int64_t(x0), iy = int64_t(y0);
+    return (1 - ty) * ((1 - tx) * pixel(iy, ix) + tx * pixel(iy, ix + 1)) +
+           ty * ((1 - tx) * pixel(iy + 1, ix) + tx * pixel(iy + 1, ix + 1));
+}
+
+TEST(GridSample, BilinearAndNearestWithPadding) {
+    auto x = random_tensor({2, 3, 4, 5}, 41);
+    auto grid = random_tensor({2, 3, 6, 2}, 42, -1.3f, 1.3f);
+    for (const char* mode : {"bilinear", "nearest"}) {
+        for (const char* padding : {"zeros", "border"}) {
+            for (bool align : {false, true}) {
+                auto r =
+                    run_op("grid_sample", {x, grid}, make_attrs<ops::GridSampleAttrs>([&](auto& a) {
+                               a.mode = mode;
+                               a.padding_mode = padding;
+                               a.align_corners = align;
+                           }));
+                std::vector<float> ref;
+                for_each_index({2, 3, 3, 6}, [&](const Shape& i) {
+                    const float* g = grid.data<float>() + ((i[0] * 3 + i[2]) * 6 + i[3]) * 2;
+                    ref.push_back(static_cast<float>(
+                        grid_sample_reference(x, i[0], i[1], g[0], g[1], mode, padding, align)));
+                });
+                expect_close(r.outputs[0], ref, 1e-5f, 1e-5f,
+                             std::string(mode) + " " + padding + (align ? " aligned" : ""));
+            }
+        }
+    }
+}
+
+TEST(GridSample, Errors) {
+    auto x = random_tensor({1, 2, 4, 4}, 1);
+    EXPECT_MESSAGE_HAS(
+        user_error_of([&] {
+            infer_op_type("grid_sample", {x, random_tensor({1, 3, 3, 3}, 2)}, nullptr);
+        }),
+        "node 'node_0'", "grid_sample: the grid must be [N, H_out, W_out, 2]");
+    EXPECT_MESSAGE_HAS(user_error_of([&] {
+                           infer_op_type(
+                               "grid_sample", {x, random_tensor({1, 3, 3, 2}, 2)},
+                               make_attrs<ops::GridSampleAttrs>([](auto& a) { a.mode = "area"; }));
+                       }),
+                       "grid_sample: mode must be bilinear, nearest or bicubic, got 'area'");
+}
+
+// roi_align on a linear image, where every bilinear sample is exact: each bin averages to the
+// image at the bin's centre.
+TEST(RoiAlign, AveragesLinearImage) {
+    auto x = tensor_of({2, 1, 6, 7}, "float32");
+    for_each_index({2, 1, 6, 7}, [&](const Shape& i) {
+        x.data<float>()[offset_of(i, {2, 1, 6, 7})] = float(i[3] + 10 * i[2] + 100 * i[0]);
+    });
+    auto rois =
+        tensor_from<float>({2, 4}, std::vector<float>{1, 1, 3, 3, 2, 0.5f, 5, 4.5f}, "float32");
+    auto bi = tensor_from<int64_t>({2}, std::vector<int64_t>{0, 1}, "int64");
+    auto r = run_op("roi_align", {x, rois, bi}, make_attrs<ops::RoiAlignAttrs>([](auto& a) {
+                        a.output_height = 2;
+                        a.output_width = 3;
+                        a.sampling_ratio = 2;
+                    }));
+    std::vector<float> ref;
+    for_each_index({2, 1, 2, 3}, [&](const Shape& i) {
+        const float* roi = rois.data<float>() + i[0] * 4;
+        double x0 = roi[0] - 0.5, y0 = roi[1] - 0.5;
+        double bw = (roi[2] - roi[0]) / 3.0, bh = (roi[3] - roi[1]) / 2.0;
+        double cx = x0 + (double(i[3]) + 0.5) * bw, cy = y0 + (double(i[2]) + 0.5) * bh;
+        ref.push_back(float(cx + 10 * cy + 100 * double(i[0])));
+    });
+    expect_close(r.outputs[0], ref, 1e-5f, 1e-4f, "roi_align");
+}
+
+TEST(RoiAlign, Errors) {
+    auto x = random_tensor({1, 2, 4, 4}, 1);
+    auto bi = tensor_of({3}, "int64");
+    EXPECT_MESSAGE_HAS(user_error_of([&] {
+                           infer_op_type("roi_align", {x, random_tensor({3, 5}, 2), bi}, nullptr);
+                       }),
+                       "node 'node_0'", "roi_align: the rois must be [R, 4]");
+    EXPECT_MESSAGE_HAS(
+        user_error_of([&] {
+            infer_op_type("roi_align", {x, random_tensor({3, 4}, 2), bi},
+                          make_attrs<ops::RoiAlignAttrs>([](auto& a) { a.sampling_ratio = 0; }));
+        }),
+        "an adaptive sampling ratio is not supported");
 }
 
 TEST(Resize2D, Errors) {

@@ -102,6 +102,46 @@ TEST(OnnxErrors, UnsupportedDtype) {
               "test.onnx: input 'x' has element type STRING, which Anvil does not support");
 }
 
+TEST(OnnxErrors, FloatModNeedsFmod) {
+    ModelBuilder b(13);
+    b.input("a", {3}).input("c", {3}).output("y");
+    b.node("Mod", {"a", "c"}, {"y"}, "Mod_2");
+    EXPECT_EQ(user_error_of([&] { b.import(); }),
+              "test.onnx: node 'Mod_2' (Mod, opset 13): fmod=0 is defined for integer inputs "
+              "only, got float32");
+}
+
+TEST(OnnxErrors, UnknownLossReduction) {
+    ModelBuilder b(13);
+    b.input("x", {2, 3}).input("t", {2}, TensorProto::INT64).output("y");
+    ModelBuilder::attr_string(b.node("NegativeLogLikelihoodLoss", {"x", "t"}, {"y"}, "nll"),
+                              "reduction", "max");
+    EXPECT_EQ(user_error_of([&] { b.import(); }),
+              "test.onnx: node 'nll' (NegativeLogLikelihoodLoss, opset 13): reduction 'max' is "
+              "not one of none, sum, mean");
+}
+
+TEST(OnnxErrors, QuantizeToAnUnsupportedType) {
+    ModelBuilder b(13);
+    b.input("x", {3}).input("s", {}).input("z", {}, TensorProto::INT32).output("y");
+    b.node("QuantizeLinear", {"x", "s", "z"}, {"y"}, "q");
+    EXPECT_EQ(user_error_of([&] { b.import(); }),
+              "test.onnx: node 'q' (QuantizeLinear, opset 13): quantization to int32 is not "
+              "supported (uint8, int8)");
+}
+
+TEST(OnnxErrors, RecurrentSequenceLengthsReversed) {
+    ModelBuilder b(14);
+    b.input("x", {2, 1, 3}).input("w", {1, 4, 3}).input("r", {1, 4, 4});
+    b.input("lens", {1}, TensorProto::INT32).output("y");
+    auto* n = b.node("RNN", {"x", "w", "r", "", "lens"}, {"y"}, "rnn");
+    ModelBuilder::attr_int(n, "hidden_size", 4);
+    ModelBuilder::attr_string(n, "direction", "reverse");
+    EXPECT_EQ(user_error_of([&] { b.import(); }),
+              "test.onnx: node 'rnn' (RNN, opset 14): sequence_lens is supported for the forward "
+              "direction only");
+}
+
 TEST(OnnxErrors, UnsupportedCastTarget) {
     ModelBuilder b(13);
     b.input("x", {2}).output("y");
@@ -156,11 +196,12 @@ TEST(OnnxErrors, UnknownValueName) {
 
 TEST(OnnxErrors, UseOfAnOutputTheImporterDoesNotMake) {
     ModelBuilder b(13);
-    b.input("x", {2}).output("y");
-    b.node("Dropout", {"x"}, {"d", "mask"}, "drop");
-    b.node("Identity", {"mask"}, {"y"}, "use");
+    b.input("x", {1, 1, 4, 4}).output("y");
+    ModelBuilder::attr_ints(b.node("MaxPool", {"x"}, {"p", "indices"}, "pool"), "kernel_shape",
+                            {2, 2});
+    b.node("Identity", {"indices"}, {"y"}, "use");
     EXPECT_TRUE(testing::contains(user_error_of([&] { b.import(); }),
-                                  "input 'mask' is output 1 of node 'drop' (Dropout), which the "
+                                  "input 'indices' is output 1 of node 'pool' (MaxPool), which the "
                                   "importer does not support"));
 }
 

@@ -1,3 +1,4 @@
+#include "ir/intrinsics.h"
 #include "passes_programs.h"
 
 namespace anvil::tir::testing {
@@ -142,6 +143,39 @@ TEST(VectorizeLoops, UnvectorizableBodiesStaySerial) {
     }
     auto f = make_prim_func("f", {A, B}, invariant);
     expect_equivalent(f, vectorize(f));
+}
+
+TEST(VectorizeLoops, PaddingIfThenElseBecomesASelectOfClampedLoads) {
+    // B[i] = i in [2, 10) ? A[i - 2] : 0: lanes outside the guard would read A out of bounds.
+    auto A = make_buffer("A", DataType::float32(), {8});
+    auto B = make_buffer("B", DataType::float32(), {12});
+    auto i = make_var("i");
+    auto pad = [&](PrimExpr value) {
+        return make_for(
+            i, 0, 12, ForKind::Vectorized,
+            make_store(B,
+                       make_call(DataType::float32(), intrin::kIfThenElse,
+                                 {i >= 2 && i < 10, value, make_float(DataType::float32(), 0.0)}),
+                       {i}));
+    };
+    Stmt v = vectorize_loops(pad(make_load(A, {i - 2})), LowerContext{});
+    EXPECT_EQ(count_loops(v, ForKind::Serial) + count_loops(v, ForKind::Vectorized), 0);
+    int selects = 0, clamped = 0;
+    visit_exprs(v, [&](const PrimExpr& e) {
+        selects += e.is<Select>() && e.dtype().lanes() == 12;
+        if (auto* l = e.as<Load>()) clamped += l->indices[0].is<Max>();
+    });
+    EXPECT_EQ(selects, 1);
+    EXPECT_EQ(clamped, 1);
+    auto f = make_prim_func("f", {A, B}, pad(make_load(A, {i - 2})));
+    expect_equivalent(f, vectorize(f));
+    // A branch that may trap where its guard is false (a division by a loaded value) stays
+    // scalar.
+    auto D = make_buffer("D", DataType::int32(), {8});
+    Stmt div = pad(make_cast(DataType::float32(),
+                             floordiv(make_int(DataType::int32(), 7), make_load(D, {i - 2}))));
+    Stmt sv = vectorize_loops(div, LowerContext{});
+    EXPECT_EQ(count_loops(sv, ForKind::Serial), 1);
 }
 
 TEST(VectorizeLoops, ExtentOneLoopIsSubstituted) {

@@ -163,6 +163,12 @@ Value Interpreter::eval(const PrimExpr& e) {
         }
         case ExprKind::Call: {
             auto* op = e.as<Call>();
+            if (op->name == intrin::kIfThenElse) {
+                // Evaluates only the chosen branch (which may read out of bounds otherwise).
+                Value c = eval(op->args.at(0));
+                if (c.dtype.is_vector()) fail("if_then_else with a vector condition");
+                return widen(eval(op->args.at(c.as_int(0) != 0 ? 1 : 2)), lanes);
+            }
             std::vector<Value> args;
             for (const auto& a : op->args) args.push_back(widen(eval(a), lanes));
             if (op->name == intrin::kLikely) return args.at(0);

@@ -1,0 +1,162 @@
+"""The runtime: modules, packed functions and the graph executor."""
+import os
+import statistics
+import tempfile
+import time
+
+from . import _anvil
+
+PackedFunc = _anvil.PackedFunc
+GraphExecutor = _anvil.GraphExecutor
+
+
+class Module:
+    """Compiled code: a JIT-built kernel module (anvil.build of a schedule) or a loaded library.
+
+    f(a, b, c) calls the entry function; f["name"] gets any function; for a model library,
+    lib["default"](dev) makes its graph executor.
+    """
+
+    def __init__(self, module, entry=None, path=None):
+        self.module = module
+        self.entry = entry
+        self.path = path
+
+    def __getitem__(self, name):
+        f = self.module.get_function(name)
+        if f is not None:
+            return f
+        if name == "default" and self.path is not None:
+            path = self.path
+            return lambda dev=None: GraphExecutor.load(path)
+        raise _anvil.UserError(
+            f"module has no function '{name}'; it has {', '.join(self.module.function_names)}")
+
+    def get_function(self, name):
+        return self[name]
+
+    def __call__(self, *args):
+        if self.entry is None:
+            raise _anvil.UserError("this module has no entry function; use module['name']")
+        return self[self.entry](*args)
+
+    def get_source(self, fmt="ll"):
+        """The module's text: "ll" (optimized LLVM IR) or "asm" (target assembly)."""
+        return self.module.get_source(fmt)
+
+    def export_library(self, path, cc=""):
+        """Writes a shared library loadable with anvil.runtime.load_module."""
+        self.module.export_library(os.fspath(path), cc)
+
+    @property
+    def type_key(self):
+        return self.module.type_key
+
+
+class GraphFactoryModule:
+    """A compiled model (anvil.build of a graph module): export it, or run it in place."""
+
+    def __init__(self, compiled):
+        self.compiled = compiled
+        self._tmp = None
+
+    def export_library(self, path):
+        """Writes one shared library with the kernels, the executor plan and the weights."""
+        return self.compiled.export_library(os.fspath(path))
+
+    def __getitem__(self, name):
+        if name != "default":
+            return self.compiled.kernels.get_function(name)
+        if self._tmp is None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="anvil_")
+            self.compiled.export_library(os.path.join(self._tmp.name, "model.so"))
+        # The factory holds self, so the temporary library outlives the call that loads it.
+        return lambda dev=None: GraphExecutor.load(os.path.join(self._tmp.name, "model.so"))
+
+    def get_source(self, fmt="ll"):
+        return self.compiled.kernels.get_source(fmt)
+
+    @property
+    def ir(self):
+        """The compiled graph module: main calling kernels, with their loop IR."""
+        return self.compiled.module
+
+
+def load_module(path):
+    """Loads a library written by export_library."""
+    path = os.fspath(path)
+    return Module(_anvil.load_module(path), path=path)
+
+
+class BenchmarkResult:
+    """Timings of repeated runs, in milliseconds."""
+
+    def __init__(self, times_ms):
+        self.results = list(times_ms)
+        self.median = statistics.median(self.results)
+        self.mean = statistics.fmean(self.results)
+        self.std = statistics.pstdev(self.results)
+        self.min = min(self.results)
+        self.max = max(self.results)
+
+    def __str__(self):
+        return ("Execution time summary:\n"
+                f" {'mean (ms)':>10} {'median (ms)':>12} {'max (ms)':>10} {'min (ms)':>10} "
+                f"{'std (ms)':>10}\n"
+                f" {self.mean:10.4f} {self.median:12.4f} {self.max:10.4f} {self.min:10.4f} "
+                f"{self.std:10.4f}")
+
+    __repr__ = __str__
+
+
+class GraphModule:
+    """Runs a compiled model: set_input, run, get_output (TVM's graph_executor.GraphModule)."""
+
+    def __init__(self, executor):
+        if not isinstance(executor, GraphExecutor):
+            raise _anvil.UserError("GraphModule expects lib['default'](dev)")
+        self.executor = executor
+
+    def set_input(self, key=None, value=None, **params):
+        """Copies a NumPy array or NDArray into an input (by name or index)."""
+        if key is not None:
+            self.executor.set_input(key, value)
+        for k, v in params.items():
+            self.executor.set_input(k, v)
+
+    def run(self, **inputs):
+        if inputs:
+            self.set_input(**inputs)
+        self.executor.run()
+
+    def get_output(self, index):
+        """A view of output `index` (no copy); the next run overwrites it."""
+        return self.executor.get_output(index)
+
+    def get_input(self, key):
+        index = self.executor.input_index(key) if isinstance(key, str) else key
+        return self.executor.get_input(index)
+
+    def get_num_outputs(self):
+        return self.executor.num_outputs
+
+    def get_num_inputs(self):
+        return self.executor.num_inputs
+
+    def benchmark(self, device=None, repeat=5, number=1, min_repeat_ms=0, end_to_end=False):
+        """Times run(): `repeat` measurements, each the mean of `number` runs (raised until one
+        measurement takes at least min_repeat_ms). Returns a BenchmarkResult in ms."""
+        self.executor.run()  # warm up
+        times = []
+        for _ in range(repeat):
+            n = number
+            while True:
+                start = time.perf_counter()
+                for _ in range(n):
+                    self.executor.run()
+                elapsed = (time.perf_counter() - start) * 1e3
+                if elapsed >= min_repeat_ms or n > 1 << 20:
+                    break
+                n *= 2
+            times.append(elapsed / n)
+        return BenchmarkResult(times)

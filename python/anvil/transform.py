@@ -1,0 +1,47 @@
+"""Graph passes, one at a time: anvil.transform.fold_constants()(mod)."""
+from . import _anvil
+from ._context import PassContext
+
+
+class Pass:
+    """One graph pass; call it on an IRModule."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __call__(self, mod):
+        return _anvil.run_graph_pass(mod, self.name, PassContext.current().opt_level)
+
+    def __repr__(self):
+        return f"Pass({self.name})"
+
+
+class Sequential(Pass):
+    """Runs passes in order."""
+
+    def __init__(self, passes):
+        super().__init__("sequential")
+        self.passes = list(passes)
+
+    def __call__(self, mod):
+        for p in self.passes:
+            mod = p(mod)
+        return mod
+
+
+def pass_names():
+    """The graph passes, in pipeline order, then the loop-IR passes."""
+    return _anvil.graph_pass_names() + _anvil.tir_pass_names()
+
+
+def _make(name):
+    def factory():
+        return Pass(name)
+
+    factory.__name__ = name
+    factory.__doc__ = f"The graph pass '{name}'."
+    return factory
+
+
+for _name in _anvil.graph_pass_names():
+    globals()[_name] = _make(_name)

@@ -1,0 +1,115 @@
+// Graph bindings: the ONNX importer, the graph IR's text form, single graph passes, and
+// compiling a model to a deployable library.
+#include <pybind11/stl.h>
+
+#include <algorithm>
+
+#include "bindings.h"
+#include "driver/compile.h"
+#include "driver/pipeline.h"
+#include "frontend/onnx/from_onnx.h"
+#include "graph/parser.h"
+#include "graph/printer.h"
+#include "ops/op_table.h"
+
+namespace anvil::python {
+
+namespace {
+
+frontend::ImportOptions import_options(const std::map<std::string, std::vector<int64_t>>& shape) {
+    frontend::ImportOptions o;
+    o.input_shapes = shape;
+    return o;
+}
+
+driver::PipelineOptions pipeline_options(int opt_level, std::vector<std::string> disabled) {
+    driver::PipelineOptions o;
+    o.opt_level = opt_level;
+    o.disabled_passes = std::move(disabled);
+    return o;
+}
+
+graph::PassContext pass_context() {
+    graph::PassContext ctx;
+    ctx.evaluate = [](const graph::Expr& e) { return driver::evaluate_constant(e); };
+    ctx.ops = &ops::op_table();
+    return ctx;
+}
+
+// Runs only the named graph pass (through the pipeline runner, so it is verified like any other).
+graph::IRModule run_graph_pass(const graph::IRModule& m, const std::string& name, int opt_level) {
+    std::vector<std::string> all = driver::graph_pass_names();
+    if (std::find(all.begin(), all.end(), name) == all.end()) {
+        std::string known;
+        for (const auto& n : all) known += (known.empty() ? "" : ", ") + n;
+        throw UserError("unknown graph pass '" + name + "'; the graph passes are " + known);
+    }
+    std::vector<std::string> disabled;
+    for (const auto& n : all)
+        if (n != name) disabled.push_back(n);
+    graph::PassContext ctx = pass_context();
+    ctx.opt_level = opt_level;
+    return driver::run_graph_pipeline(m, ctx, pipeline_options(opt_level, disabled));
+}
+
+}  // namespace
+
+void init_graph(py::module_& m) {
+    py::class_<graph::IRModule>(m, "IRModule", "A graph IR module (the model's dataflow graph).")
+        // str() leaves the weights out (a model's would be megabytes of base64); astext() has
+        // them and parses back with anvil.parse.
+        .def("__str__",
+             [](const graph::IRModule& mod) {
+                 return graph::print(mod, graph::PrintOptions{.metadata = false});
+             })
+        .def(
+            "astext",
+            [](const graph::IRModule& mod, bool metadata) {
+                return graph::print(mod, graph::PrintOptions{.metadata = metadata});
+            },
+            py::arg("show_meta_data") = true);
+
+    m.def(
+        "from_onnx_path",
+        [](const std::string& path, const std::map<std::string, std::vector<int64_t>>& shape) {
+            return frontend::from_onnx(path, import_options(shape));
+        },
+        py::arg("path"), py::arg("shape"));
+    m.def(
+        "from_onnx_bytes",
+        [](const py::bytes& bytes, const std::map<std::string, std::vector<int64_t>>& shape,
+           const std::string& name) {
+            std::string data = bytes;
+            return frontend::from_onnx_bytes(data, import_options(shape), name);
+        },
+        py::arg("bytes"), py::arg("shape"), py::arg("name") = "");
+    m.def("read_tensor_pb", &frontend::read_tensor_pb, py::arg("path"));
+
+    m.def(
+        "parse_module",
+        [](const std::string& text) { return graph::parse_module(text, ops::op_table()); },
+        py::arg("text"));
+    m.def("graph_pass_names", &driver::graph_pass_names);
+    m.def("tir_pass_names", &driver::tir_pass_names);
+    m.def("run_graph_pass", &run_graph_pass, py::arg("mod"), py::arg("name"),
+          py::arg("opt_level") = 3);
+
+    py::class_<driver::CompiledModel>(m, "CompiledModel", "A model compiled for one target.")
+        .def_property_readonly("module", [](const driver::CompiledModel& c) { return c.module; })
+        .def_property_readonly("kernels", [](const driver::CompiledModel& c) { return c.kernels; })
+        .def_property_readonly("target",
+                               [](const driver::CompiledModel& c) { return c.target.str(); })
+        .def("export_library", &driver::export_model, py::arg("path"));
+    m.def(
+        "compile_model",
+        [](const graph::IRModule& mod, const std::string& target, int opt_level,
+           std::vector<std::string> disabled) {
+            return driver::compile_model(mod, target,
+                                         pipeline_options(opt_level, std::move(disabled)));
+        },
+        py::arg("mod"), py::arg("target") = "llvm -mcpu=native", py::arg("opt_level") = 3,
+        py::arg("disabled_passes") = std::vector<std::string>{},
+        py::call_guard<py::gil_scoped_release>());
+}
+
+}  // namespace anvil::python

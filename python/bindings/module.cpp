@@ -1,0 +1,31 @@
+// The _anvil extension module: errors first, then each part of the API.
+#include <pybind11/pybind11.h>
+
+#include "bindings.h"
+#include "support/error.h"
+
+namespace py = pybind11;
+
+PYBIND11_MODULE(_anvil, m) {
+    m.doc() = "Anvil's C++ API (use the `anvil` package rather than this module)";
+    // Every anvil::Error becomes anvil.AnvilError or one of its two subclasses; the message is
+    // the compiler's, unchanged.
+    static py::exception<anvil::Error> base(m, "AnvilError");
+    static py::exception<anvil::UserError> user(m, "UserError", base.ptr());
+    static py::exception<anvil::InternalError> internal(m, "InternalError", base.ptr());
+    py::register_exception_translator([](std::exception_ptr p) {
+        try {
+            if (p) std::rethrow_exception(p);
+        } catch (const anvil::UserError& e) {
+            PyErr_SetString(user.ptr(), e.what());
+        } catch (const anvil::InternalError& e) {
+            PyErr_SetString(internal.ptr(), e.what());
+        } catch (const anvil::Error& e) {
+            PyErr_SetString(base.ptr(), e.what());
+        }
+    });
+    anvil::python::init_runtime(m);
+    anvil::python::init_te(m);
+    anvil::python::init_graph(m);
+    anvil::python::init_graph_expr(m);
+}

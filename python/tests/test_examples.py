@@ -1,0 +1,28 @@
+"""The walk-throughs in examples/python run (smaller sizes)."""
+import importlib.util
+import os
+import pathlib
+
+SOURCE_DIR = pathlib.Path(os.environ.get("ANVIL_SOURCE_DIR",
+                                         pathlib.Path(__file__).resolve().parents[2]))
+
+
+def load(name):
+    spec = importlib.util.spec_from_file_location(name, SOURCE_DIR / "examples" / "python" /
+                                                  f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_import_build_run(capsys):
+    err = load("import_build_run").main(SOURCE_DIR / "models" / "mobilenet_v2")
+    assert err < 1e-3
+    out = capsys.readouterr().out
+    assert "def @main" in out and "median (ms)" in out
+
+
+def test_te_matmul(capsys):
+    results = load("te_matmul").main(64)
+    assert set(results) == {"default", "tiled", "vectorized + parallel"}
+    assert "prim_func main" in capsys.readouterr().out

@@ -1,0 +1,205 @@
+// Converters of ONNX's linear quantization (QuantizeLinear, DequantizeLinear,
+// DynamicQuantizeLinear) as compositions of elementwise ops and reductions, following ONNX's
+// reference definitions: round half to even, then saturate to the integer type's range.
+#include "frontend/onnx/convert_ops.h"
+#include "ops/activation.h"
+#include "ops/dense.h"
+#include "ops/reduce.h"
+
+namespace anvil::frontend {
+
+using graph::Expr;
+
+namespace {
+
+// The integer range that quantized values saturate to.
+std::pair<double, double> quant_range(ConvertContext& ctx, DataType t) {
+    if (t == DataType::uint(8)) return {0.0, 255.0};
+    if (t == DataType::int_(8)) return {-128.0, 127.0};
+    ctx.error() << "quantization to " << t.str() << " is not supported (uint8, int8)";
+    ANVIL_UNREACHABLE();
+}
+
+Expr clip(ConvertContext& ctx, const Expr& x, double lo, double hi) {
+    auto attrs = make_ref<ops::ClipAttrs>();
+    auto* a = const_cast<ops::ClipAttrs*>(attrs.get());
+    a->a_min = lo;
+    a->a_max = hi;
+    return ctx.call("nn.clip", {x}, attrs);
+}
+
+// A per-tensor (one element) or per-axis (1-D) quantization parameter shaped to broadcast
+// against x along `axis`.
+Expr param_along_axis(ConvertContext& ctx, const Expr& p, const Expr& x, const char* what) {
+    std::vector<int64_t> shape = ctx.static_shape(p, what);
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    if (shape.empty() || n == 1) return shape.empty() ? p : reshape_to(ctx, p, {});
+    if (shape.size() != 1) ctx.error() << what << " must be a scalar or 1-D";
+    int64_t rank = ctx.rank(x);
+    int64_t axis = ctx.normalize_axis(ctx.attr_int("axis", 1), rank, "axis");
+    std::vector<int64_t> xs = ctx.static_shape(x, "the input");
+    if (xs[static_cast<size_t>(axis)] != n) {
+        ctx.error() << what << " has " << n << " elements for axis " << axis << " of length "
+                    << xs[static_cast<size_t>(axis)];
+    }
+    std::vector<int64_t> b(static_cast<size_t>(rank - axis), 1);
+    b[0] = n;
+    return reshape_to(ctx, p, b);
+}
+
+Expr reduce_all(ConvertContext& ctx, const char* op, const Expr& x) {
+    auto attrs = make_ref<ops::ReduceAttrs>();
+    return ctx.call(op, {x}, attrs);
+}
+
+// An integer operand minus its zero point (a scalar, or 1-D along `axis` of the operand), in
+// float64: sums of products of 8-bit values are exact there, so the float products below are
+// the integer ones.
+Expr centered(ConvertContext& ctx, const Expr& x, const Expr& zp, int64_t axis, const char* what) {
+    DataType t = ctx.tensor_type(x, what).dtype;
+    if (t != DataType::uint(8) && t != DataType::int_(8)) {
+        ctx.error() << what << " must be uint8 or int8, got " << t.str();
+    }
+    Expr v = cast_to(ctx, x, DataType::float64());
+    if (!zp.defined()) return v;
+    std::vector<int64_t> shape = ctx.static_shape(zp, "the zero point");
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    Expr z = cast_to(ctx, zp, DataType::float64());
+    if (n == 1) {
+        z = reshape_to(ctx, z, {});
+    } else {
+        std::vector<int64_t> b(static_cast<size_t>(ctx.rank(x) - axis), 1);
+        b[0] = n;
+        z = reshape_to(ctx, z, b);
+    }
+    return ctx.call("subtract", {v, z});
+}
+
+// The float64 product (a - a_zp) @ (b - b_zp); exact.
+Expr integer_matmul(ConvertContext& ctx, const Expr& a, const Expr& a_zp, const Expr& b,
+                    const Expr& b_zp) {
+    Expr ca = centered(ctx, a, a_zp, ctx.rank(a) - 1, "input A");
+    Expr cb = centered(ctx, b, b_zp, ctx.rank(b) - 1, "input B");
+    return ctx.call("nn.matmul", {ca, cb}, make_ref<ops::MatmulAttrs>());
+}
+
+// The float64 convolution of (x - x_zp) with (w - w_zp) (w_zp per output channel), by Conv's
+// own converter on the centered operands; exact.
+Expr integer_conv(ConvertContext& ctx, const Expr& x, const Expr& x_zp, const Expr& w,
+                  const Expr& w_zp) {
+    ConvertContext conv(
+        ctx.node(), ctx.opset(), ctx.loc(),
+        {centered(ctx, x, x_zp, 1, "the input"), centered(ctx, w, w_zp, 0, "the weights")}, "");
+    return convert_conv(conv)[0];
+}
+
+// saturate(round(acc * a_scale * b_scale / y_scale) + y_zp), acc float64; the scales may be
+// per output channel (axis `axis` of acc).
+Expr requantize(ConvertContext& ctx, const Expr& acc, const Expr& a_scale, const Expr& b_scale,
+                const Expr& y_scale, const Expr& y_zp, int64_t axis) {
+    auto as_f64 = [&](const Expr& p) {
+        std::vector<int64_t> shape = ctx.static_shape(p, "a scale");
+        int64_t n = 1;
+        for (int64_t d : shape) n *= d;
+        Expr v = cast_to(ctx, p, DataType::float64());
+        if (n == 1) return reshape_to(ctx, v, {});
+        std::vector<int64_t> b(static_cast<size_t>(ctx.rank(acc) - axis), 1);
+        b[0] = n;
+        return reshape_to(ctx, v, b);
+    };
+    Expr scale = ctx.call(
+        "divide", {ctx.call("multiply", {as_f64(a_scale), as_f64(b_scale)}), as_f64(y_scale)});
+    Expr q = ctx.call("round", {ctx.call("multiply", {acc, scale})});
+    DataType qt =
+        y_zp.defined() ? ctx.tensor_type(y_zp, "the output zero point").dtype : DataType::uint(8);
+    auto [lo, hi] = quant_range(ctx, qt);
+    if (y_zp.defined()) q = ctx.call("add", {q, as_f64(y_zp)});
+    return cast_to(ctx, clip(ctx, q, lo, hi), qt);
+}
+
+}  // namespace
+
+Exprs convert_matmul_integer(ConvertContext& ctx) {
+    Expr acc = integer_matmul(ctx, ctx.input(0), ctx.optional_input(2), ctx.input(1),
+                              ctx.optional_input(3));
+    return {cast_to(ctx, acc, DataType::int32())};
+}
+
+Exprs convert_conv_integer(ConvertContext& ctx) {
+    Expr acc =
+        integer_conv(ctx, ctx.input(0), ctx.optional_input(2), ctx.input(1), ctx.optional_input(3));
+    return {cast_to(ctx, acc, DataType::int32())};
+}
+
+// QLinearMatMul(a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp).
+Exprs convert_qlinear_matmul(ConvertContext& ctx) {
+    Expr acc = integer_matmul(ctx, ctx.input(0), ctx.input(2), ctx.input(3), ctx.input(5));
+    return {requantize(ctx, acc, ctx.input(1), ctx.input(4), ctx.input(6), ctx.input(7),
+                       ctx.rank(acc) - 1)};
+}
+
+// QLinearConv(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, B): B is int32, added to the
+// accumulator before requantization.
+Exprs convert_qlinear_conv(ConvertContext& ctx) {
+    Expr acc = integer_conv(ctx, ctx.input(0), ctx.input(2), ctx.input(3), ctx.input(5));
+    if (Expr bias = ctx.optional_input(8); bias.defined()) {
+        int64_t m = ctx.static_shape(bias, "the bias")[0];
+        std::vector<int64_t> b(static_cast<size_t>(ctx.rank(acc) - 1), 1);
+        b[0] = m;
+        acc = ctx.call("add", {acc, reshape_to(ctx, cast_to(ctx, bias, DataType::float64()), b)});
+    }
+    return {requantize(ctx, acc, ctx.input(1), ctx.input(4), ctx.input(6), ctx.input(7), 1)};
+}
+
+// y = saturate(round(x / scale) + zero_point); the zero point's type is the output's (uint8
+// without one).
+Exprs convert_quantize_linear(ConvertContext& ctx) {
+    Expr x = ctx.input(0), scale = ctx.input(1), zp = ctx.optional_input(2);
+    DataType ft = ctx.tensor_type(scale, "the scale").dtype;
+    if (!ft.is_floating()) ctx.error() << "the scale must be floating-point, got " << ft.str();
+    DataType qt = zp.defined() ? ctx.tensor_type(zp, "the zero point").dtype : DataType::uint(8);
+    auto [lo, hi] = quant_range(ctx, qt);
+    Expr q = ctx.call(
+        "round",
+        {ctx.call("divide", {cast_to(ctx, x, ft), param_along_axis(ctx, scale, x, "the scale")})});
+    if (zp.defined()) {
+        q = ctx.call("add", {q, cast_to(ctx, param_along_axis(ctx, zp, x, "the zero point"), ft)});
+    }
+    return {cast_to(ctx, clip(ctx, q, lo, hi), qt)};
+}
+
+// y = (x - zero_point) * scale.
+Exprs convert_dequantize_linear(ConvertContext& ctx) {
+    Expr x = ctx.input(0), scale = ctx.input(1), zp = ctx.optional_input(2);
+    DataType ft = ctx.tensor_type(scale, "the scale").dtype;
+    if (!ft.is_floating()) ctx.error() << "the scale must be floating-point, got " << ft.str();
+    Expr v = cast_to(ctx, x, ft);
+    if (zp.defined()) {
+        v = ctx.call("subtract",
+                     {v, cast_to(ctx, param_along_axis(ctx, zp, x, "the zero point"), ft)});
+    }
+    return {ctx.call("multiply", {v, param_along_axis(ctx, scale, x, "the scale")})};
+}
+
+// uint8 quantization with a scale and zero point from the data's range (which always includes
+// 0): scale = (max - min) / 255, zero_point = saturate(round(-min / scale)).
+Exprs convert_dynamic_quantize_linear(ConvertContext& ctx) {
+    Expr x = ctx.input(0);
+    DataType ft = ctx.tensor_type(x, "the input").dtype;
+    if (ft != DataType::float32()) ctx.error() << "the input must be float32, got " << ft.str();
+    Expr zero = ctx.constant_scalar(ft, 0.0);
+    Expr mn = ctx.call("minimum", {reduce_all(ctx, "min", x), zero});
+    Expr mx = ctx.call("maximum", {reduce_all(ctx, "max", x), zero});
+    Expr scale =
+        ctx.call("divide", {ctx.call("subtract", {mx, mn}), ctx.constant_scalar(ft, 255.0)});
+    Expr zp = clip(
+        ctx, ctx.call("round", {ctx.call("subtract", {zero, ctx.call("divide", {mn, scale})})}),
+        0.0, 255.0);
+    Expr y = clip(ctx, ctx.call("add", {ctx.call("round", {ctx.call("divide", {x, scale})}), zp}),
+                  0.0, 255.0);
+    return {cast_to(ctx, y, DataType::uint(8)), scale, cast_to(ctx, zp, DataType::uint(8))};
+}
+
+}  // namespace anvil::frontend

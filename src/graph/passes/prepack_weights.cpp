@@ -1,0 +1,87 @@
+// Weight pre-packing, the minimal form of TVM's AlterOpLayout: the blocked weight layout the
+// x86 micro-kernels read becomes a value of the graph instead of a stage inside every kernel.
+//   nn.conv2d(x, W)  ->  nn.conv2d_packed(x, nn.conv2d_pack_weight(W), channels=O, ...)
+//   nn.dense(x, W)   ->  nn.dense_packed(x, nn.dense_pack_weight(W), units=N)
+// for constant weights W only, so that fold_constants (which runs next) evaluates the packing
+// once at compile time; a kernel then reads the packed constant directly. The block size is the
+// pack op's decision (its type rule, in ops/), so this pass holds no layout rule of its own: a
+// conv whose weight the pack op leaves unchanged (depthwise, narrow groups: no blocked compute)
+// stays an nn.conv2d.
+#include "graph/expr_functor.h"
+#include "graph/passes/attr_fields.h"
+#include "graph/passes/graph_rewrite.h"
+
+namespace anvil::graph {
+
+namespace {
+
+class WeightPacker : public ExprMutator {
+public:
+    explicit WeightPacker(const PassContext& ctx) : ctx_(ctx) {}
+
+protected:
+    Expr mutate_(const Call* op, const Expr& self) override {
+        Expr e = ExprMutator::mutate_(op, self);
+        const Call* call = e.as<Call>();
+        if (!call || !call->op.defined() || call->args.size() != 2) return e;
+        if (!has_constant_float_weight(*call)) return e;
+        Expr r;
+        if (call->op->name == "nn.conv2d") r = pack_conv2d(*call);
+        if (call->op->name == "nn.dense") r = pack_dense(*call);
+        // The rewrite keeps the result type; anything else leaves the call as it was.
+        return r.defined() && type_equal(r->type, call->type) ? r : e;
+    }
+
+private:
+    static bool has_constant_float_weight(const Call& call) {
+        auto* wt = call.args[1]->type.as<TensorType>();
+        if (!call.args[1].is<Constant>() || !wt || !wt->is_static()) return false;
+        return wt->dtype == DataType::float32() || wt->dtype == DataType::float64();
+    }
+
+    Expr pack_conv2d(const Call& call) {
+        const Op* pack = find_op(ctx_, "nn.conv2d_pack_weight");
+        const Op* packed = find_op(ctx_, "nn.conv2d_packed");
+        auto groups = attr_int(*call.attrs, "groups");
+        auto strides = attr_ints(*call.attrs, "strides");
+        auto padding = attr_ints(*call.attrs, "padding");
+        auto dilation = attr_ints(*call.attrs, "dilation");
+        if (!pack || !packed || !groups || !strides || !padding || !dilation) return {};
+        const Expr& w = call.args[1];
+        Expr pw = make_call(*pack, {w}, attr_with(*pack->make_default_attrs(), "groups", *groups),
+                            w->loc);
+        if (pw->type.as<TensorType>()->ndim() != 5) return {};  // not blocked: stays nn.conv2d
+        Ref<Attrs> a = packed->make_default_attrs();
+        a = attr_with(*a, "strides", *strides);
+        a = attr_with(*a, "padding", *padding);
+        a = attr_with(*a, "dilation", *dilation);
+        a = attr_with(*a, "groups", *groups);
+        a = attr_with(*a, "channels", w->type.as<TensorType>()->static_shape()[0]);
+        return make_call(*packed, {call.args[0], pw}, a, call.loc);
+    }
+
+    Expr pack_dense(const Call& call) {
+        const Op* pack = find_op(ctx_, "nn.dense_pack_weight");
+        const Op* packed = find_op(ctx_, "nn.dense_packed");
+        if (!pack || !packed || call.args[1]->type.as<TensorType>()->ndim() != 2) return {};
+        const Expr& w = call.args[1];
+        Expr pw = make_call(*pack, {w}, nullptr, w->loc);
+        Ref<Attrs> a = attr_with(*packed->make_default_attrs(), "units",
+                                 w->type.as<TensorType>()->static_shape()[0]);
+        return make_call(*packed, {call.args[0], pw}, a, call.loc);
+    }
+
+    const PassContext& ctx_;
+};
+
+}  // namespace
+
+IRModule prepack_weights(const IRModule& m, const PassContext& ctx) {
+    if (!ctx.ops) return m;
+    return rewrite_functions(m, [&](const Ref<Function>& f) {
+        Expr body = WeightPacker(ctx).mutate(f->body);
+        return body.same_as(f->body) ? f : make_function(f->params, body, f->primitive, f->loc);
+    });
+}
+
+}  // namespace anvil::graph

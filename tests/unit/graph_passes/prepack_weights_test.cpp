@@ -1,0 +1,58 @@
+#include "graph/passes/attr_fields.h"
+#include "pass_test_graphs.h"
+
+namespace anvil::graph::testing {
+namespace {
+
+TEST(PrepackWeights, ConvWithConstantWeightReadsThePackedWeight) {
+    auto x = tensor_var("x", {1, 3, 8, 8});
+    Expr w = constant({40, 3, 3, 3}, {1.0f});
+    Expr conv = call("nn.conv2d", {x, w},
+                     attr_with(*ops::get_op("nn.conv2d").make_default_attrs(), "padding",
+                               std::vector<int64_t>{1, 1, 1, 1}));
+    IRModule m = prepack_weights(module_of(make_function({x}, conv)), test_context());
+    const Expr& body = m.main()->body;
+    ASSERT_EQ(op_names(body),
+              (std::vector<std::string>{"nn.conv2d_pack_weight", "nn.conv2d_packed"}));
+    EXPECT_TRUE(type_equal(body->type, conv->type));
+    const Call* packed = body.as<Call>();
+    EXPECT_EQ(attr_int(*packed->attrs, "channels"), 40);
+    EXPECT_EQ(attr_ints(*packed->attrs, "padding"), (std::vector<int64_t>{1, 1, 1, 1}));
+    // 40 channels in blocks of 8, 16 or 32, zero-padded past 40.
+    auto* pt = packed->args[1]->type.as<TensorType>();
+    ASSERT_EQ(pt->ndim(), 5u);
+    auto s = pt->static_shape();
+    EXPECT_GE(s[0] * s[4], 40);
+    EXPECT_LT((s[0] - 1) * s[4], 40);
+}
+
+TEST(PrepackWeights, DenseWithConstantWeightReadsThePackedWeight) {
+    auto x = tensor_var("x", {2, 5});
+    Expr dense = call("nn.dense", {x, constant({10, 5}, {0.5f})});
+    IRModule m = prepack_weights(module_of(make_function({x}, dense)), test_context());
+    const Expr& body = m.main()->body;
+    ASSERT_EQ(op_names(body),
+              (std::vector<std::string>{"nn.dense_pack_weight", "nn.dense_packed"}));
+    EXPECT_TRUE(type_equal(body->type, dense->type));
+    EXPECT_EQ(attr_int(*body.as<Call>()->attrs, "units"), 10);
+}
+
+TEST(PrepackWeights, DepthwiseAndVariableWeightsStay) {
+    auto x = tensor_var("x", {1, 6, 8, 8});
+    Expr dw = call("nn.conv2d", {x, constant({6, 1, 3, 3}, {1.0f})},
+                   attr_with(*ops::get_op("nn.conv2d").make_default_attrs(), "groups", 6));
+    Ref<Function> f1 = make_function({x}, dw);
+    EXPECT_TRUE(prepack_weights(module_of(f1), test_context()).main().same_as(f1));
+    auto w = tensor_var("w", {8, 6, 3, 3});
+    Ref<Function> f2 = make_function({x, w}, call("nn.conv2d", {x, w}));
+    EXPECT_TRUE(prepack_weights(module_of(f2), test_context()).main().same_as(f2));
+}
+
+TEST(PrepackWeights, WithoutAnOpTableNothingChanges) {
+    auto x = tensor_var("x", {2, 5});
+    Ref<Function> f = make_function({x}, call("nn.dense", {x, constant({10, 5}, {0.5f})}));
+    EXPECT_TRUE(prepack_weights(module_of(f), PassContext{}).main().same_as(f));
+}
+
+}  // namespace
+}  // namespace anvil::graph::testing
