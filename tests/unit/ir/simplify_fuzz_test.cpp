@@ -7,6 +7,7 @@
 #include <optional>
 #include <random>
 
+#include "int_eval.h"
 #include "ir/analyzer.h"
 #include "ir/expr_functor.h"
 #include "ir/structural_equal.h"
@@ -14,72 +15,8 @@
 namespace anvil {
 namespace {
 
-using Env = std::map<const Var*, int64_t>;
-
-int64_t floor_div(int64_t a, int64_t b) {
-    int64_t q = a / b;
-    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
-// Evaluates scalar int32/bool expressions in 64-bit arithmetic; the generator keeps values far
-// from the int32 limits, so no wrap-around is involved.
-std::optional<int64_t> eval(const PrimExpr& e, const Env& env) {
-    if (auto* imm = e.as<IntImm>()) return imm->value;
-    if (auto* v = e.as<Var>()) return env.at(v);
-    if (auto* n = e.as<Not>()) {
-        auto a = eval(n->a, env);
-        return a ? std::optional<int64_t>(!*a) : std::nullopt;
-    }
-    if (auto* s = e.as<Select>()) {
-        auto c = eval(s->cond, env);
-        auto t = eval(s->true_value, env), f = eval(s->false_value, env);
-        if (!c || !t || !f) return std::nullopt;
-        return *c ? t : f;
-    }
-    if (e->kind > ExprKind::Or || e->kind < ExprKind::Add) return std::nullopt;
-    auto* bin = static_cast<const BinaryExpr*>(e.get());
-    auto oa = eval(bin->a, env), ob = eval(bin->b, env);
-    if (!oa || !ob) return std::nullopt;
-    int64_t a = *oa, b = *ob;
-    switch (e->kind) {
-        case ExprKind::Add:
-            return a + b;
-        case ExprKind::Sub:
-            return a - b;
-        case ExprKind::Mul:
-            return a * b;
-        case ExprKind::Div:
-            return b ? std::optional<int64_t>(a / b) : std::nullopt;
-        case ExprKind::Mod:
-            return b ? std::optional<int64_t>(a % b) : std::nullopt;
-        case ExprKind::FloorDiv:
-            return b ? std::optional<int64_t>(floor_div(a, b)) : std::nullopt;
-        case ExprKind::FloorMod:
-            return b ? std::optional<int64_t>(a - floor_div(a, b) * b) : std::nullopt;
-        case ExprKind::Min:
-            return std::min(a, b);
-        case ExprKind::Max:
-            return std::max(a, b);
-        case ExprKind::EQ:
-            return a == b;
-        case ExprKind::NE:
-            return a != b;
-        case ExprKind::LT:
-            return a < b;
-        case ExprKind::LE:
-            return a <= b;
-        case ExprKind::GT:
-            return a > b;
-        case ExprKind::GE:
-            return a >= b;
-        case ExprKind::And:
-            return a && b;
-        case ExprKind::Or:
-            return a || b;
-        default:
-            return std::nullopt;
-    }
-}
+using testing::Env;
+using testing::SelectEval;
 
 class Generator {
 public:
@@ -165,9 +102,9 @@ TEST(SimplifyFuzz, RandomIndexExpressionsKeepTheirValues) {
                     {j.get(), static_cast<int64_t>(gen.pick(8))},
                     {k.get(), static_cast<int64_t>(gen.pick(10)) - 5},
                     {x.get(), static_cast<int64_t>(gen.pick(2001)) - 1000}};
-            auto want = eval(e, env);
+            auto want = testing::eval(e, env, SelectEval::BothBranches);
             if (!want) continue;
-            auto have = eval(s, env);
+            auto have = testing::eval(s, env, SelectEval::BothBranches);
             ASSERT_TRUE(have.has_value()) << e << "\n  simplified to " << s;
             ASSERT_EQ(*want, *have)
                 << e << "\n  simplified to " << s << "\n  at i=" << env[i.get()]

@@ -8,6 +8,7 @@
 #include <optional>
 #include <random>
 
+#include "int_eval.h"
 #include "ir/analyzer.h"
 #include "ir/expr_functor.h"
 #include "ir/structural_equal.h"
@@ -74,82 +75,7 @@ PrimExpr bin(ExprKind k, PrimExpr a, PrimExpr b) {
     return make_binary(k, std::move(a), std::move(b));
 }
 
-// ---------------------------------------------------------------------------------------------
-// A reference evaluator for scalar integer and bool expressions over variable assignments.
-
-using Env = std::map<const Var*, int64_t>;
-
-int64_t floor_div(int64_t a, int64_t b) {
-    int64_t q = a / b;
-    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
-std::optional<int64_t> eval(const PrimExpr& e, const Env& env) {
-    if (auto* imm = e.as<IntImm>()) return imm->value;
-    if (auto* v = e.as<Var>()) return env.at(v);
-    if (auto* n = e.as<Not>()) {
-        auto a = eval(n->a, env);
-        return a ? std::optional<int64_t>(!*a) : std::nullopt;
-    }
-    if (auto* s = e.as<Select>()) {
-        auto c = eval(s->cond, env);
-        if (!c) return std::nullopt;
-        return eval(*c ? s->true_value : s->false_value, env);
-    }
-    switch (e->kind) {
-#define ANVIL_X(name) case ExprKind::name:
-        ANVIL_FOR_EACH_BINARY_EXPR(ANVIL_X)
-#undef ANVIL_X
-        break;
-        default:
-            return std::nullopt;
-    }
-    auto* bin = static_cast<const BinaryExpr*>(e.get());
-    auto oa = eval(bin->a, env), ob = eval(bin->b, env);
-    if (!oa || !ob) return std::nullopt;
-    int64_t a = *oa, b = *ob;
-    bool div = e->kind == ExprKind::Div || e->kind == ExprKind::Mod ||
-               e->kind == ExprKind::FloorDiv || e->kind == ExprKind::FloorMod;
-    if (div && b == 0) return std::nullopt;
-    switch (e->kind) {
-        case ExprKind::Add:
-            return a + b;
-        case ExprKind::Sub:
-            return a - b;
-        case ExprKind::Mul:
-            return a * b;
-        case ExprKind::Div:
-            return a / b;
-        case ExprKind::Mod:
-            return a % b;
-        case ExprKind::FloorDiv:
-            return floor_div(a, b);
-        case ExprKind::FloorMod:
-            return a - floor_div(a, b) * b;
-        case ExprKind::Min:
-            return std::min(a, b);
-        case ExprKind::Max:
-            return std::max(a, b);
-        case ExprKind::EQ:
-            return a == b;
-        case ExprKind::NE:
-            return a != b;
-        case ExprKind::LT:
-            return a < b;
-        case ExprKind::LE:
-            return a <= b;
-        case ExprKind::GT:
-            return a > b;
-        case ExprKind::GE:
-            return a >= b;
-        case ExprKind::And:
-            return a && b;
-        case ExprKind::Or:
-            return a || b;
-        default:
-            return std::nullopt;
-    }
-}
+using testing::Env;
 
 bool is_int32_or_bool_scalar(const PrimExpr& e) {
     bool ok = true;
@@ -189,8 +115,8 @@ void check_by_evaluation(const Row& row, const PrimExpr& got) {
                 }
             }
         }
-        auto want = eval(row.input, env);
-        auto have = eval(got, env);
+        auto want = testing::eval(row.input, env);
+        auto have = testing::eval(got, env);
         if (!want) continue;  // division by zero at this point: undefined
         ASSERT_TRUE(have.has_value()) << "line " << row.line << ": result not evaluable: " << got;
         ASSERT_EQ(*want, *have) << "line " << row.line << ": " << row.input << " simplified to "
