@@ -119,6 +119,9 @@ ANVIL_API int anvil_module_free(AnvilModuleHandle module);
 #define ANVIL_GRAPH_PLAN_SYMBOL "__anvil_graph_plan"
 #define ANVIL_GRAPH_PARAMS_SYMBOL "__anvil_graph_params"
 #define ANVIL_BLOB_SIZE_SUFFIX "_size"
+/* A model that needs the virtual machine (run-time shapes, control flow) holds its program here
+ * instead of a graph plan; its params use ANVIL_GRAPH_PARAMS_SYMBOL too. */
+#define ANVIL_VM_PROGRAM_SYMBOL "__anvil_vm_program"
 
 typedef struct AnvilGraphExecutorObj* AnvilGraphExecutorHandle;
 /* Loads a model library (anvil compile's output) and allocates its buffers once. */

@@ -99,7 +99,13 @@ void init_graph(py::module_& m) {
         .def_property_readonly("kernels", [](const driver::CompiledModel& c) { return c.kernels; })
         .def_property_readonly("target",
                                [](const driver::CompiledModel& c) { return c.target.str(); })
-        .def("export_library", &driver::export_model, py::arg("path"));
+        .def(
+            "export_library",
+            [](const driver::CompiledModel& c, const std::string& path,
+               const std::string& executor) {
+                return driver::export_model(c, path, driver::parse_executor(executor));
+            },
+            py::arg("path"), py::arg("executor") = "auto");
     m.def(
         "compile_model",
         [](const graph::IRModule& mod, const std::string& target, int opt_level,

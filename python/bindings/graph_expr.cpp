@@ -37,6 +37,15 @@ public:
         if (!DataType::parse(text, v))
             throw UserError(op_ + ": attribute '" + name + "': unknown dtype '" + text + "'");
     }
+    // A shape from Python is a list of integers (symbolic dimensions come only from the text
+    // format and the importers).
+    void visit(const char* name, std::vector<PrimExpr>* v) override {
+        std::vector<int64_t> dims;
+        set(name, &dims);
+        if (!kwargs_.contains(name)) return;
+        v->clear();
+        for (int64_t d : dims) v->push_back(make_int(DataType::int64(), d));
+    }
     void check_all_used() const {
         for (auto item : kwargs_) {
             auto key = item.first.cast<std::string>();

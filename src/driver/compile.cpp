@@ -7,6 +7,7 @@
 #include "driver/lower_graph.h"
 #include "driver/make_plan.h"
 #include "driver/plan_memory.h"
+#include "driver/vm_compiler.h"
 #include "graph/printer.h"
 #include "ops/op_table.h"
 #include "support/error.h"
@@ -46,7 +47,32 @@ CompiledModel compile_model(const graph::IRModule& m, const std::string& target,
     return {lowered, build_kernels(lowered, t), t};
 }
 
-std::string export_model(const CompiledModel& c, const std::string& path) {
+Executor parse_executor(const std::string& text) {
+    if (text == "graph") return Executor::graph;
+    if (text == "vm") return Executor::vm;
+    if (text == "auto") return Executor::automatic;
+    user_error() << "unknown executor '" << text << "' (expected graph, vm or auto)";
+    ANVIL_UNREACHABLE();
+}
+
+std::string export_model(const CompiledModel& c, const std::string& path, Executor executor) {
+    bool dynamic = needs_vm(c.module);
+    if (executor == Executor::graph && dynamic) {
+        user_error() << "the graph executor cannot run this model: its shapes are known only at "
+                        "run time (symbolic dimensions) or it has control flow; use the VM "
+                        "(--executor vm)";
+    }
+    if (executor == Executor::vm || (executor == Executor::automatic && dynamic)) {
+        VMExecutable vm = compile_vm(c.module);
+        size_t instructions = 0;
+        for (const auto& f : vm.program.functions) instructions += f.code.size();
+        codegen::add_blob(c.kernels, ANVIL_VM_PROGRAM_SYMBOL, runtime::program_to_json(vm.program));
+        codegen::add_blob(c.kernels, ANVIL_GRAPH_PARAMS_SYMBOL, std::move(vm.params));
+        codegen::export_library(c.kernels, path);
+        return "vm program: " + std::to_string(instructions) + " instructions in " +
+               std::to_string(vm.program.functions.size()) + " function(s), " +
+               std::to_string(c.module.kernels.size()) + " kernels";
+    }
     ExecutablePlan p = make_plan(c.module);
     MemoryPlan memory = plan_graph_memory(p.plan);
     codegen::add_blob(c.kernels, ANVIL_GRAPH_PLAN_SYMBOL, runtime::plan_to_json(p.plan));

@@ -25,10 +25,19 @@ struct CompiledModel {
 CompiledModel compile_model(const graph::IRModule& m, const std::string& target,
                             const PipelineOptions& options = {});
 
-// Writes the deployable artifact: one shared library with the kernels, the executor plan (memory
-// planned) and the weights, loadable by the runtime alone (runtime::GraphExecutor::load).
-// Returns the memory planner's summary line.
-std::string export_model(const CompiledModel& c, const std::string& path);
+// Which executor an artifact is for: the graph executor (a static plan, memory planned at compile
+// time) or the VM (run-time shapes, control flow). `automatic` picks the graph executor whenever
+// the model is static (driver::needs_vm).
+enum class Executor { automatic, graph, vm };
+// "graph" | "vm" | "auto"; UserError otherwise.
+Executor parse_executor(const std::string& text);
+
+// Writes the deployable artifact: one shared library with the kernels, the executor's plan or
+// program and the weights, loadable by the runtime alone (runtime::GraphExecutor::load,
+// runtime::VirtualMachine::load). Returns a summary line (the memory plan, or the VM program's
+// size). UserError when the graph executor is asked for a model only the VM can run.
+std::string export_model(const CompiledModel& c, const std::string& path,
+                         Executor executor = Executor::automatic);
 
 // Compiles and runs a closed expression (no free variables) on the host; constant folding's
 // evaluator.

@@ -244,7 +244,13 @@ protected:
         graph::post_order_visit(fn->body, [&](const Expr& e) {
             if (e.is<graph::Constant>()) args.push_back(e);
         });
-        return ops::make_call_tir(it->second, std::move(args), call->type, call->loc);
+        // The kernel's scalar parameters are the graph's own dimension variables.
+        std::vector<PrimExpr> shape_args;
+        for (const auto& v : module_.kernels.at(it->second)->scalar_params) {
+            shape_args.push_back(PrimExpr(v));
+        }
+        return ops::make_call_tir(it->second, std::move(args), call->type, call->loc,
+                                  std::move(shape_args));
     }
 
     // Primitive functions are lowered, never rewritten inside.

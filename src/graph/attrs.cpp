@@ -3,6 +3,7 @@
 #include <functional>
 #include <sstream>
 
+#include "graph/type.h"
 #include "support/error.h"
 
 namespace anvil::graph {
@@ -32,6 +33,7 @@ public:
     void visit(const char* name, DataType* v) override {
         add(name, "\"" + (v->is_void() ? std::string("") : v->str()) + "\"");
     }
+    void visit(const char* name, std::vector<PrimExpr>* v) override { add(name, shape_str(*v)); }
 
 private:
     void add(const char* name, std::string value) { fields.emplace_back(name, std::move(value)); }

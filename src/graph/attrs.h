@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "ir/data_type.h"
+#include "ir/expr.h"
 #include "support/ref.h"
 
 namespace anvil::graph {
@@ -34,6 +35,9 @@ public:
     virtual void visit(const char* name, std::vector<int64_t>* value) = 0;
     virtual void visit(const char* name, std::vector<double>* value) = 0;
     virtual void visit(const char* name, DataType* value) = 0;
+    // A shape whose dimensions may be symbolic (int64 expressions over the module's dimension
+    // variables), spelled like a tensor type's shape: (n, 3, 224, 224).
+    virtual void visit(const char* name, std::vector<PrimExpr>* value) = 0;
 };
 
 struct Attrs : Object {

@@ -49,6 +49,9 @@ struct Op : Object {
     ComputeRule compute = nullptr;
     ScheduleRule schedule = nullptr;
     OpPattern pattern = OpPattern::Opaque;
+    // Carried out by the executor, not by a kernel (call_tir, shape_tensor): never fused,
+    // folded or lowered.
+    bool executor_op = false;
     std::string description;  // one line, for inspect and docs
 };
 

@@ -562,6 +562,14 @@ private:
     AttrValue attr_value() {
         AttrValue v;
         v.at = peek();
+        if (accept("(")) {
+            v.kind = AttrValue::Kind::Shape;
+            while (!accept(")")) {
+                v.dims.push_back(dim(DataType::int64()));
+                if (!is_punct(")")) expect(",", "between dimensions");
+            }
+            return v;
+        }
         if (accept("[")) {
             v.kind = AttrValue::Kind::List;
             while (!accept("]")) {

@@ -27,6 +27,7 @@
 //   attr     := IDENT '=' value
 //   value    := ('-')? NUMBER | 'nan' | 'inf' | '-' 'inf' | 'True' | 'False' | STRING | DTYPE
 //             | '[' (value (',' value)*)? ']'
+//             | '(' (dim (',' dim)* ','?)? ')'   -- a shape, symbolic dimensions allowed
 //   type     := 'Tensor' '[' '(' (dim (',' dim)* ','?)? ')' ',' DTYPE ']'
 //             | '(' (type (',' type)* ','?)? ')' | 'fn' '(' (type (',' type)*)? ')' '->' type
 //   dim      := INT | IDENT | dim ('+' | '-' | '*' | '/' | '%') dim | '(' dim ')'

@@ -18,6 +18,8 @@ const char* kind_text(const AttrValue& v) {
             return "a name";
         case AttrValue::Kind::List:
             return "a list";
+        case AttrValue::Kind::Shape:
+            return "a shape";
     }
     return "?";
 }
@@ -71,6 +73,12 @@ public:
                     "attribute '" + std::string(name) + "' of " + op_ + ": unknown type '" + a->s +
                         "'");
         }
+    }
+    void visit(const char* name, std::vector<PrimExpr>* v) override {
+        const AttrValue* a = find(name);
+        if (!a) return;
+        if (a->kind != AttrValue::Kind::Shape) wrong(*a, name, "a shape such as (n, 3, 224)");
+        *v = a->dims;
     }
     std::vector<std::string> fields;  // every name visited, for the unknown-attribute message
 

@@ -13,14 +13,15 @@
 namespace anvil::graph::text {
 
 struct AttrValue {
-    enum class Kind { Int, Float, Bool, String, Name, List };
+    enum class Kind { Int, Float, Bool, String, Name, List, Shape };
     Kind kind = Kind::Int;
     int64_t i = 0;
     double f = 0;
     bool b = false;
     std::string s;  // a string's contents or a bare name (a dtype)
     std::vector<AttrValue> items;
-    Token at;  // where the value starts
+    std::vector<PrimExpr> dims;  // a shape: (n, 3, 224, 224)
+    Token at;                    // where the value starts
 };
 
 struct AttrArg {

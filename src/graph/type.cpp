@@ -84,23 +84,29 @@ bool type_equal(const Type& a, const Type& b) {
     return false;
 }
 
+std::string shape_str(const std::vector<PrimExpr>& shape) {
+    std::ostringstream os;
+    os << "(";
+    for (size_t i = 0; i < shape.size(); ++i) {
+        if (i) os << ", ";
+        if (auto* v = as_const_int(shape[i])) {
+            os << *v;
+        } else {
+            os << shape[i];
+        }
+    }
+    if (shape.size() == 1) os << ",";
+    os << ")";
+    return os.str();
+}
+
 std::string type_str(const Type& t) {
     if (!t.defined()) return "?";
     std::ostringstream os;
     switch (t->kind) {
         case TypeKind::TensorType: {
             auto* tt = t.as<TensorType>();
-            os << "Tensor[(";
-            for (size_t i = 0; i < tt->shape.size(); ++i) {
-                if (i) os << ", ";
-                if (auto* v = as_const_int(tt->shape[i])) {
-                    os << *v;
-                } else {
-                    os << tt->shape[i];
-                }
-            }
-            if (tt->shape.size() == 1) os << ",";
-            os << "), " << tt->dtype.str() << "]";
+            os << "Tensor[" << shape_str(tt->shape) << ", " << tt->dtype.str() << "]";
             break;
         }
         case TypeKind::TupleType: {

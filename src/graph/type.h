@@ -73,6 +73,8 @@ bool type_equal(const Type& a, const Type& b);
 // Relay's spelling: "Tensor[(1, 64, 112, 112), float32]", "(Tensor[...], Tensor[...])",
 // "fn (Tensor[...]) -> Tensor[...]".
 std::string type_str(const Type& t);
+// A shape as types spell it: "(n, 3, 224, 224)", "(5,)".
+std::string shape_str(const std::vector<PrimExpr>& shape);
 
 // The tensor type of `t`, or a UserError at `loc` saying what `what` (e.g. "input 1 of
 // nn.conv2d") was instead.

@@ -135,6 +135,11 @@ Ref<Buffer> make_buffer(const std::string& name, DataType t, std::vector<PrimExp
     return make_ref<Buffer>(name, t, std::move(shape), scope);
 }
 
+const Var* dimension_var(const PrimExpr& dim) {
+    if (auto* c = dim.as<Cast>()) return c->value.as<Var>();
+    return dim.as<Var>();
+}
+
 Ref<IterVar> make_iter_var(Range dom, const std::string& name, IterKind kind,
                            const std::string& thread_tag) {
     DataType t = dom.extent.defined() ? dom.extent.dtype() : DataType::int32();

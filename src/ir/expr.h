@@ -293,6 +293,10 @@ PrimExpr make_ramp(PrimExpr base, PrimExpr stride, int lanes);
 PrimExpr make_broadcast(PrimExpr value, int lanes);
 Ref<Buffer> make_buffer(const std::string& name, DataType t, std::vector<PrimExpr> shape,
                         const std::string& scope = "global");
+// The variable a buffer parameter's dimension binds from the argument's shape: the dimension
+// itself when it is a Var, or the Var under a Cast (graph dimensions are int64 variables, loop
+// extents int32, so a kernel's shapes read `cast<int32>(n)`). Null for any other dimension.
+const Var* dimension_var(const PrimExpr& dim);
 Ref<IterVar> make_iter_var(Range dom, const std::string& name, IterKind kind = IterKind::DataPar,
                            const std::string& thread_tag = "");
 

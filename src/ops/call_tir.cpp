@@ -28,7 +28,7 @@ std::vector<Type> call_tir_outputs(const CallTirAttrs& a) {
         if (n < 0 || pos + n > a.out_shapes.size()) {
             user_error() << "call_tir " << a.kernel << ": output shapes do not match their ranks";
         }
-        std::vector<int64_t> shape(a.out_shapes.begin() + pos, a.out_shapes.begin() + pos + n);
+        std::vector<PrimExpr> shape(a.out_shapes.begin() + pos, a.out_shapes.begin() + pos + n);
         pos += n;
         DataType t;
         if (!DataType::parse(dtypes[k], &t)) {
@@ -40,10 +40,11 @@ std::vector<Type> call_tir_outputs(const CallTirAttrs& a) {
 }
 
 graph::Expr make_call_tir(const std::string& kernel, std::vector<graph::Expr> args,
-                          const Type& result, SourceLoc loc) {
+                          const Type& result, SourceLoc loc, std::vector<PrimExpr> shape_args) {
     auto attrs = Ref<CallTirAttrs>(new CallTirAttrs());
     auto* a = const_cast<CallTirAttrs*>(attrs.get());
     a->kernel = kernel;
+    a->shape_args = std::move(shape_args);
     std::vector<Type> outputs;
     if (auto* tuple = result.as<graph::TupleType>()) {
         outputs = tuple->fields;
@@ -52,8 +53,8 @@ graph::Expr make_call_tir(const std::string& kernel, std::vector<graph::Expr> ar
     }
     for (size_t k = 0; k < outputs.size(); ++k) {
         auto* tt = outputs[k].as<graph::TensorType>();
-        ANVIL_CHECK(tt && tt->is_static()) << "call_tir result " << graph::type_str(outputs[k]);
-        for (int64_t d : tt->static_shape()) a->out_shapes.push_back(d);
+        ANVIL_CHECK(tt) << "call_tir result " << graph::type_str(outputs[k]);
+        a->out_shapes.insert(a->out_shapes.end(), tt->shape.begin(), tt->shape.end());
         a->out_ndims.push_back(static_cast<int64_t>(tt->ndim()));
         a->out_dtypes += (k ? "," : "") + tt->dtype.str();
     }
@@ -79,6 +80,7 @@ Ref<graph::Op> make_call_tir_op() {
          .make_default_attrs = default_attrs<CallTirAttrs>,
          .infer_type = call_tir_type,
          .pattern = graph::OpPattern::Opaque,
+         .executor_op = true,
          .description = "call a loop-IR kernel of the module, destination-passing style"});
 }
 

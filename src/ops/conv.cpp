@@ -410,17 +410,9 @@ std::vector<te::Tensor> conv2d_transpose_compute(const std::vector<te::Tensor>& 
     return {conv_core("conv2d_transpose", xd, wf, g, out_shape)};
 }
 
-// ---- schedules ----------------------------------------------------------------------------
-
-int64_t element_count(const te::Tensor& t) {
-    int64_t n = 1;
-    for (const auto& d : t.shape()) {
-        if (auto* v = as_const_int(d)) n *= *v;
-    }
-    return n;
-}
-
 }  // namespace
+
+// ---- schedules ----------------------------------------------------------------------------
 
 void schedule_conv2d_generic(te::Schedule& s, const te::Tensor& anchor,
                              const std::vector<te::Tensor>& outputs,
@@ -440,7 +432,8 @@ void schedule_conv2d_x86(te::Schedule& s, const te::Tensor& anchor,
     auto aa = s[acc].op_axis();
     auto ar = s[acc].op_reduce_axis();  // rc, ry, rx
     int64_t ow = const_dim(out.shape()[3], "conv2d output width");
-    int64_t work = element_count(out) * const_dim(ar[0]->dom.extent, "conv2d channels") *
+    int64_t work = known_extent_product(out.shape()) *
+                   const_dim(ar[0]->dom.extent, "conv2d channels") *
                    const_dim(ar[1]->dom.extent, "kernel") * const_dim(ar[2]->dom.extent, "kernel");
     if (red.ndim() == 5) {
         // Register tile: `rows` output pixels x vb channels, the reduction outermost inside it.

@@ -16,6 +16,7 @@
 #include <optional>
 
 #include "graph/op.h"
+#include "ir/analyzer.h"
 #include "ops/axes.h"
 #include "ops/injective_schedule.h"
 #include "ops/op_spec.h"
@@ -137,12 +138,14 @@ Type dense_type(const Op& op, const std::vector<Type>& args, const Attrs&, const
 te::Tensor pack_panels(
     const std::string& name, const MatmulShape& s,
     const std::function<PrimExpr(std::vector<PrimExpr>, PrimExpr, PrimExpr)>& read_b) {
-    int64_t n = const_dim(s.n, "the column count of a matrix product");
-    int64_t vb = pick_block(n);
-    int64_t panels = (n + vb - 1) / vb;
-    bool padded = panels * vb != n;
+    // A symbolic column count (attention over a symbolic sequence) gets the block of a large one
+    // and a guarded last panel.
+    const int64_t* n = as_const_int(s.n);
+    int64_t vb = pick_block(extent_hint(s.n));
+    PrimExpr panels = simplify(floordiv(s.n + I(vb - 1), I(vb)));
+    bool padded = !n || (*n + vb - 1) / vb * vb != *n;
     std::vector<PrimExpr> pack_shape = s.b_batch;
-    pack_shape.insert(pack_shape.end(), {I(panels), s.k, I(vb)});
+    pack_shape.insert(pack_shape.end(), {panels, s.k, I(vb)});
     size_t nbb = s.b_batch.size();
     return te::compute(
         pack_shape,
@@ -150,7 +153,7 @@ te::Tensor pack_panels(
             PrimExpr col = i[nbb] * I(vb) + i[nbb + 2];
             std::vector<PrimExpr> idx(i.begin(), i.begin() + static_cast<ptrdiff_t>(nbb));
             PrimExpr v = read_b(idx, i[nbb + 1], col);
-            return padded ? te::if_then_else(col < I(n), v, make_const(v.dtype(), 0)) : v;
+            return padded ? te::if_then_else(col < s.n, v, make_const(v.dtype(), 0)) : v;
         },
         name + "_pack");
 }
@@ -192,10 +195,10 @@ te::Tensor matmul_core(const std::string& name, const te::Tensor& a, const te::T
     te::Tensor pack = prepacked ? *prepacked : pack_panels(name, s, read_b);
     size_t pd = pack.ndim();
     int64_t vb = const_dim(pack.shape()[pd - 1], "matmul column block");
-    int64_t panels = const_dim(pack.shape()[pd - 3], "matmul column panels");
+    PrimExpr panels = pack.shape()[pd - 3];
     std::vector<PrimExpr> blocked_shape = s.batch;
     blocked_shape.push_back(s.a_vec ? I(1) : s.m);
-    blocked_shape.push_back(I(panels * vb));
+    blocked_shape.push_back(simplify(panels * I(vb)));
     te::Tensor blocked = te::compute(
         blocked_shape,
         [&](std::span<const PrimExpr> i) {
@@ -312,10 +315,7 @@ std::vector<te::Tensor> bias_add_compute(const std::vector<te::Tensor>& in, cons
 // ---- schedules ----------------------------------------------------------------------------
 
 int64_t work_of(const te::Tensor& t, const te::Tensor& red) {
-    int64_t w = 1;
-    for (const auto& d : t.shape()) {
-        if (auto* v = as_const_int(d)) w *= *v;
-    }
+    int64_t w = known_extent_product(t.shape());
     for (const auto& r : red.reduce_axis()) {
         if (auto* v = as_const_int(r->dom.extent)) w *= *v;
     }
@@ -350,7 +350,7 @@ void schedule_matmul_x86(te::Schedule& s, const te::Tensor& anchor,
     auto k = s[acc].op_reduce_axis()[0];
     int lanes = vector_lanes(target);
     // The compute chose the block from the column count the same way.
-    int64_t vb = pick_block(const_dim(out.shape().back(), "matmul columns"));
+    int64_t vb = pick_block(extent_hint(out.shape().back()));
     size_t nd = ax.size();
     bool has_rows = out.ndim() == red.ndim();  // a 1-D a drops the rows
     size_t batch_dims = nd - (has_rows ? 2 : 1);
@@ -358,7 +358,7 @@ void schedule_matmul_x86(te::Schedule& s, const te::Tensor& anchor,
     auto [no, ni] = so.split(ax.back(), vb);
     outer.push_back(no);
     if (has_rows) {
-        int64_t m = const_dim(out.shape()[nd - 2], "matmul rows");
+        int64_t m = extent_hint(out.shape()[nd - 2]);
         int64_t rows = pick_register_rows(m, vb, lanes);
         auto [mo, mi] = so.split(ax[nd - 2], rows);
         std::vector<Ref<IterVar>> order = outer;

@@ -12,6 +12,7 @@ Ref<graph::Op> make_op(OpSpec spec) {
     o->compute = spec.compute;
     o->schedule = spec.schedule;
     o->pattern = spec.pattern;
+    o->executor_op = spec.executor_op;
     o->description = std::move(spec.description);
     return op;
 }

@@ -23,6 +23,7 @@ struct OpSpec {
     graph::ComputeRule compute = nullptr;
     graph::ScheduleRule schedule = nullptr;
     graph::OpPattern pattern = graph::OpPattern::Opaque;
+    bool executor_op = false;
     std::string description;
 };
 

@@ -230,8 +230,7 @@ void schedule_pool_x86(te::Schedule& s, const te::Tensor& anchor,
     schedule_helper_inputs(s, red, target);
     te::Tensor out = tile_target(s, anchor, outputs, target);
     te::Tensor acc = local_accumulator(s, red, out);
-    int64_t work = 1;
-    for (const auto& d : red.shape()) work *= const_dim(d, "pool output extent");
+    int64_t work = known_extent_product(red.shape());
     for (const auto& r : s[acc].op_reduce_axis()) work *= const_dim(r->dom.extent, "pool window");
     int64_t ow = const_dim(out.shape()[3], "pool output width");
     if (ow == 1 && const_dim(out.shape()[2], "pool output height") == 1) {

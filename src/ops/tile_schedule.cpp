@@ -48,6 +48,19 @@ int64_t const_dim(const PrimExpr& d, const char* what) {
     return *v;
 }
 
+int64_t extent_hint(const PrimExpr& d) {
+    const int64_t* v = as_const_int(d);
+    return v ? *v : 1024;
+}
+
+int64_t known_extent_product(const std::vector<PrimExpr>& extents) {
+    int64_t n = 1;
+    for (const auto& d : extents) {
+        if (auto* v = as_const_int(d)) n *= *v;
+    }
+    return n;
+}
+
 int vector_lanes(const tir::LowerContext& target) {
     return std::max(1, target.vector_bits / 32);
 }

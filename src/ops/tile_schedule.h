@@ -17,6 +17,14 @@ namespace anvil::ops {
 // The constant value of a dimension; InternalError naming `what` when it is symbolic.
 int64_t const_dim(const PrimExpr& d, const char* what);
 
+// The value of a dimension for choosing a tile size: its constant, or for a symbolic one a large
+// extent (the tile is chosen for the steady state; a guarded tail handles the remainder).
+int64_t extent_hint(const PrimExpr& d);
+
+// The product of the constant extents, a symbolic one counting as 1: the work estimate that
+// decides parallelism (a symbolic batch may be 1, so the schedule must not count on it).
+int64_t known_extent_product(const std::vector<PrimExpr>& extents);
+
 // float32 lanes of one native vector register.
 int vector_lanes(const tir::LowerContext& target);
 

@@ -18,9 +18,13 @@ struct ReshapeAttrs : graph::AttrsBase<ReshapeAttrs> {
     static constexpr const char* kTypeName = "ReshapeAttrs";
     std::vector<int64_t> newshape;
     bool allowzero = false;
+    // The target when an entry is symbolic (a reshape to Shape-derived sizes); replaces newshape.
+    // Constant entries keep newshape's 0 (copy) and -1 (infer) meanings.
+    std::vector<PrimExpr> dims;
     void visit_fields(graph::AttrVisitor& v) override {
         v.visit("newshape", &newshape);
         v.visit("allowzero", &allowzero);
+        v.visit("dims", &dims);
     }
 };
 

@@ -8,6 +8,7 @@
 
 #include "graph/op.h"
 #include "ir/analyzer.h"
+#include "ir/polynomial.h"
 #include "ir/structural_equal.h"
 #include "ops/axes.h"
 #include "ops/injective_schedule.h"
@@ -54,8 +55,17 @@ Type reshape_type(const Op& op, const std::vector<Type>& args, const Attrs& attr
     const auto& a = attrs_as<ReshapeAttrs>(attrs);
     std::vector<PrimExpr> out;
     std::optional<size_t> infer;
-    for (size_t i = 0; i < a.newshape.size(); ++i) {
-        int64_t v = a.newshape[i];
+    std::vector<PrimExpr> target = a.dims;
+    if (target.empty()) {
+        for (int64_t v : a.newshape) target.push_back(i64(v));
+    }
+    for (size_t i = 0; i < target.size(); ++i) {
+        const int64_t* value = as_const_int(target[i]);
+        if (!value) {
+            out.push_back(target[i]);
+            continue;
+        }
+        int64_t v = *value;
         if (v == 0 && !a.allowzero) {
             if (i >= x.ndim()) {
                 user_error(loc) << op.name << ": newshape[" << i << "] is 0 (copy the input's "
@@ -93,11 +103,19 @@ Type reshape_type(const Op& op, const std::vector<Type>& args, const Attrs& attr
             }
             out[*infer] = i64(*t / *k);
         } else {
+            if (!is_zero(simplify(floormod(total, known_total)))) {
+                user_error(loc) << op.name << ": cannot show that the -1 of " << shape_str(target)
+                                << " divides " << shape_str(x.shape) << " evenly";
+            }
             out[*infer] = simplify(floordiv(total, known_total));
         }
     } else if (t && k && *t != *k) {
         user_error(loc) << op.name << ": cannot reshape " << shape_str(x.shape) << " (" << *t
                         << " elements) into " << shape_str(out) << " (" << *k << " elements)";
+    } else if (!(t && k) && !provably_equal(total, known_total)) {
+        // Symbolic: the counts must be provably equal, or the kernel would read out of bounds.
+        user_error(loc) << op.name << ": cannot show that " << shape_str(x.shape) << " and "
+                        << shape_str(out) << " have the same number of elements";
     }
     return graph::make_tensor_type(out, x.dtype);
 }

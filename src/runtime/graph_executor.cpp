@@ -6,37 +6,10 @@
 #include <unordered_map>
 
 #include "runtime/last_error.h"
+#include "runtime/library_data.h"
 
 namespace anvil::runtime {
 namespace {
-
-// A second dlopen of a model library, for its data symbols (the Module sees only functions). The
-// loader counts references, so this shares the mapping the Module made; the params read in place
-// keep it mapped.
-class LibraryData : public Object {
-public:
-    explicit LibraryData(const std::string& path) {
-        std::string open_path = path.find('/') == std::string::npos ? "./" + path : path;
-        handle_ = dlopen(open_path.c_str(), RTLD_NOW | RTLD_LOCAL);
-        if (handle_ == nullptr) {
-            const char* reason = dlerror();
-            user_error() << "cannot load model '" << path
-                         << "': " << (reason ? reason : "dlopen failed");
-        }
-    }
-    LibraryData(const LibraryData&) = delete;
-    LibraryData& operator=(const LibraryData&) = delete;
-    ~LibraryData() override { dlclose(handle_); }
-
-    const void* symbol(const char* name) const { return dlsym(handle_, name); }
-
-private:
-    void* handle_ = nullptr;
-};
-
-bool is_aligned(const void* p) {
-    return reinterpret_cast<uintptr_t>(p) % ANVIL_TENSOR_ALIGNMENT == 0;
-}
 
 std::string shape_text(std::span<const int64_t> shape) {
     std::string out = "[";
@@ -56,8 +29,7 @@ struct KernelCall {
 struct GraphExecutor::State {
     GraphPlan plan;
     Module module;
-    Ref<Object> params_owner;                   // the loaded library, when params are read in place
-    NDArray params_copy;                        // the blob, when copied
+    ParamBlob params;
     std::vector<NDArray> storage;               // by index in plan.storage
     std::vector<std::vector<NDArray>> tensors;  // per node, per output: views
     std::vector<KernelCall> calls;
@@ -81,15 +53,7 @@ GraphExecutor::GraphExecutor(GraphPlan plan, std::span<const std::byte> params, 
     s.plan = std::move(plan);
     s.module = std::move(kernels);
 
-    // Params: in place when the owner keeps them alive and they are aligned, else one copy.
-    const std::byte* param_base = params.data();
-    if (params_owner.defined() && is_aligned(param_base)) {
-        s.params_owner = std::move(params_owner);
-    } else if (!params.empty()) {
-        s.params_copy = NDArray::empty({static_cast<int64_t>(params.size())}, {kDLUInt, 8, 1});
-        std::memcpy(s.params_copy.raw_data(), params.data(), params.size());
-        param_base = static_cast<const std::byte*>(s.params_copy.raw_data());
-    }
+    s.params = ParamBlob(params, std::move(params_owner));
 
     std::unordered_map<int, size_t> storage_index;
     for (const PlanStorage& st : s.plan.storage) {
@@ -104,12 +68,7 @@ GraphExecutor::GraphExecutor(GraphPlan plan, std::span<const std::byte> params, 
         const PlanNode& node = s.plan.nodes[i];
         for (const PlanTensor& t : node.outputs) {
             if (node.kind == PlanNodeKind::param) {
-                const PlanParam& p = s.plan.params.at(node.name);
-                void* data = const_cast<std::byte*>(param_base) + p.offset;
-                NDArray view = s.params_copy.defined()
-                                   ? s.params_copy.view(t.shape, t.dtype, p.offset)
-                                   : NDArray::wrap(data, t.shape, t.dtype, s.params_owner);
-                s.tensors[i].push_back(std::move(view));
+                s.tensors[i].push_back(s.params.view(s.plan.params.at(node.name)));
             } else {
                 const NDArray& buffer = s.storage[storage_index.at(t.storage)];
                 s.tensors[i].push_back(buffer.view(t.shape, t.dtype));
@@ -150,21 +109,13 @@ GraphExecutor::GraphExecutor(GraphPlan plan, std::span<const std::byte> params, 
 GraphExecutor GraphExecutor::load(const std::string& so_path) {
     Module module = load_module(so_path);
     auto library = make_ref<LibraryData>(so_path);
-    const auto* plan_text = static_cast<const char*>(library->symbol(ANVIL_GRAPH_PLAN_SYMBOL));
+    const char* plan_text = library->text(ANVIL_GRAPH_PLAN_SYMBOL);
     if (plan_text == nullptr) {
         user_error() << "cannot load model '" << so_path
                      << "': it is an Anvil module but holds no graph (no " ANVIL_GRAPH_PLAN_SYMBOL
                         " symbol); load it with load_module instead";
     }
-    const auto* params = static_cast<const std::byte*>(library->symbol(ANVIL_GRAPH_PARAMS_SYMBOL));
-    const auto* params_size = static_cast<const uint64_t*>(
-        library->symbol(ANVIL_GRAPH_PARAMS_SYMBOL ANVIL_BLOB_SIZE_SUFFIX));
-    if ((params == nullptr) != (params_size == nullptr)) {
-        user_error() << "cannot load model '" << so_path << "': it defines only one of "
-                     << ANVIL_GRAPH_PARAMS_SYMBOL << " and its size";
-    }
-    std::span<const std::byte> param_bytes;
-    if (params) param_bytes = {params, static_cast<size_t>(*params_size)};
+    std::span<const std::byte> param_bytes = library->bytes(ANVIL_GRAPH_PARAMS_SYMBOL);
     try {
         return GraphExecutor(plan_from_json(plan_text), param_bytes, std::move(module),
                              Ref<Object>(library));

@@ -4,6 +4,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "runtime/json_reader.h"
+#include "runtime/param_json.h"
 #include "support/error.h"
 
 namespace anvil::runtime {
@@ -16,63 +18,6 @@ std::string shape_text(const std::vector<int64_t>& shape) {
     for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
     return out + "]";
 }
-
-// Where a value sits in the document, for messages: "nodes[3] ('conv1')".
-class Reader {
-public:
-    explicit Reader(std::string where) : where_(std::move(where)) {}
-
-    [[noreturn]] void fail(const std::string& what) const {
-        user_error() << "graph plan: " << where_ << ": " << what;
-        ANVIL_UNREACHABLE();
-    }
-    const json& get(const json& obj, const char* key) const {
-        auto it = obj.find(key);
-        if (it == obj.end()) fail(std::string("missing key '") + key + "'");
-        return *it;
-    }
-    int64_t integer(const json& obj, const char* key) const {
-        const json& v = get(obj, key);
-        if (!v.is_number_integer()) fail(std::string("'") + key + "' must be an integer");
-        return v.get<int64_t>();
-    }
-    int small_int(const json& obj, const char* key) const {
-        int64_t v = integer(obj, key);
-        if (v < INT32_MIN || v > INT32_MAX) fail(std::string("'") + key + "' is out of range");
-        return static_cast<int>(v);
-    }
-    std::string string(const json& obj, const char* key) const {
-        const json& v = get(obj, key);
-        if (!v.is_string()) fail(std::string("'") + key + "' must be a string");
-        return v.get<std::string>();
-    }
-    std::vector<int64_t> shape(const json& obj) const {
-        const json& v = get(obj, "shape");
-        if (!v.is_array()) fail("'shape' must be a list of integers");
-        std::vector<int64_t> out;
-        for (const json& d : v) {
-            if (!d.is_number_integer()) fail("'shape' must be a list of integers");
-            out.push_back(d.get<int64_t>());
-        }
-        return out;
-    }
-    DLDataType dtype(const json& obj) const {
-        std::string text = string(obj, "dtype");
-        try {
-            return dl_dtype_from_string(text);
-        } catch (const UserError& e) {
-            fail(e.what());
-        }
-    }
-    const json& array(const json& obj, const char* key) const {
-        const json& v = get(obj, key);
-        if (!v.is_array()) fail(std::string("'") + key + "' must be a list");
-        return v;
-    }
-
-private:
-    std::string where_;
-};
 
 PlanTensor read_tensor(const Reader& r, const json& obj, bool with_storage) {
     PlanTensor t;
@@ -207,20 +152,7 @@ GraphPlan plan_from_json(std::string_view text) {
         if (s.contains("device")) st.device = r.string(s, "device");
         plan.storage.push_back(std::move(st));
     }
-    if (doc.contains("params")) {
-        const json& params = doc["params"];
-        if (!params.is_object()) top.fail("'params' must be an object keyed by param name");
-        for (const auto& [name, p] : params.items()) {
-            Reader r("params['" + name + "']");
-            if (!p.is_object()) r.fail("a param must be an object");
-            PlanParam param;
-            param.offset = r.integer(p, "offset");
-            param.nbytes = r.integer(p, "nbytes");
-            param.shape = r.shape(p);
-            param.dtype = r.dtype(p);
-            plan.params[name] = std::move(param);
-        }
-    }
+    if (doc.contains("params")) plan.params = read_params(doc["params"], "graph plan");
     validate_plan(plan);
     return plan;
 }
@@ -269,13 +201,7 @@ std::string plan_to_json(const GraphPlan& plan, int indent) {
     for (const PlanStorage& s : plan.storage) {
         doc["storage"].push_back({{"id", s.id}, {"bytes", s.bytes}, {"device", s.device}});
     }
-    doc["params"] = json::object();
-    for (const auto& [name, p] : plan.params) {
-        doc["params"][name] = {{"offset", p.offset},
-                               {"nbytes", p.nbytes},
-                               {"shape", shape_json(p.shape)},
-                               {"dtype", dl_dtype_to_string(p.dtype)}};
-    }
+    doc["params"] = params_json(plan.params);
     return doc.dump(indent);
 }
 
@@ -344,27 +270,7 @@ void validate_plan(const GraphPlan& plan, int64_t params_size) {
             }
         }
     }
-    for (const auto& [name, p] : plan.params) {
-        std::string where = "params['" + name + "']";
-        PlanTensor t{p.shape, p.dtype, -1};
-        if (t.nbytes() < 0) fail(where, "invalid shape " + shape_text(p.shape));
-        if (p.nbytes != t.nbytes()) {
-            fail(where, "'nbytes' is " + std::to_string(p.nbytes) + " but " +
-                            dl_dtype_to_string(p.dtype) + shape_text(p.shape) + " takes " +
-                            std::to_string(t.nbytes()));
-        }
-        if (p.offset < 0 || p.offset % ANVIL_TENSOR_ALIGNMENT != 0) {
-            fail(where, "offset " + std::to_string(p.offset) +
-                            " is not a non-negative multiple of " +
-                            std::to_string(ANVIL_TENSOR_ALIGNMENT));
-        }
-        if (params_size >= 0 && (p.offset > params_size || p.nbytes > params_size - p.offset)) {
-            fail(where, "bytes [" + std::to_string(p.offset) + ", " +
-                            std::to_string(p.offset + p.nbytes) +
-                            ") lie outside the parameter blob of " + std::to_string(params_size) +
-                            " bytes");
-        }
-    }
+    validate_params(plan.params, params_size, "graph plan");
     std::set<std::string> input_names;
     for (size_t i = 0; i < plan.inputs.size(); ++i) {
         const PlanInput& in = plan.inputs[i];
@@ -410,20 +316,7 @@ int64_t plan_unshared_bytes(const GraphPlan& plan) {
 std::string pack_params(const std::vector<std::pair<std::string, NDArray>>& params,
                         GraphPlan* plan) {
     if (plan == nullptr) user_error() << "pack_params: plan is NULL";
-    std::string blob;
-    for (const auto& [name, array] : params) {
-        if (!array.defined()) user_error() << "pack_params: param '" << name << "' is null";
-        size_t offset = (blob.size() + ANVIL_TENSOR_ALIGNMENT - 1) / ANVIL_TENSOR_ALIGNMENT *
-                        ANVIL_TENSOR_ALIGNMENT;
-        blob.resize(offset, '\0');
-        const char* data = static_cast<const char*>(array.raw_data()) + array.tensor()->byte_offset;
-        blob.append(data, array.nbytes());
-        plan->params[name] = PlanParam{.offset = static_cast<int64_t>(offset),
-                                       .nbytes = static_cast<int64_t>(array.nbytes()),
-                                       .shape = {array.shape().begin(), array.shape().end()},
-                                       .dtype = array.dtype()};
-    }
-    return blob;
+    return pack_params(params, &plan->params);
 }
 
 }  // namespace anvil::runtime

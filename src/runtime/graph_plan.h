@@ -48,6 +48,7 @@
 
 #include "anvil/runtime.h"
 #include "runtime/ndarray.h"
+#include "runtime/param_blob.h"
 
 namespace anvil::runtime {
 
@@ -81,13 +82,6 @@ struct PlanStorage {
     std::string device = "cpu";
 };
 
-struct PlanParam {
-    int64_t offset = 0;
-    int64_t nbytes = 0;
-    std::vector<int64_t> shape;
-    DLDataType dtype{kDLFloat, 32, 1};
-};
-
 struct PlanInput {
     std::string name;
     int node = 0;
@@ -105,7 +99,7 @@ struct GraphPlan {
     std::vector<PlanOutput> outputs;
     std::vector<PlanNode> nodes;
     std::vector<PlanStorage> storage;
-    std::map<std::string, PlanParam> params;  // keyed by param node name
+    ParamTable params;  // keyed by param node name
 };
 
 // Parses and validates (validate_plan). UserError "graph plan: ..." naming the offending node,
@@ -126,8 +120,7 @@ void validate_plan(const GraphPlan& plan, int64_t params_size = -1);
 int64_t plan_storage_bytes(const GraphPlan& plan);
 int64_t plan_unshared_bytes(const GraphPlan& plan);
 
-// Builds the parameter blob: each tensor at the next 64-byte aligned offset, recorded in
-// plan->params under its name (replacing an existing entry). Returns the blob's bytes.
+// pack_params (param_blob.h) into plan->params.
 std::string pack_params(const std::vector<std::pair<std::string, NDArray>>& params,
                         GraphPlan* plan);
 

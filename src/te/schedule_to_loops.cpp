@@ -410,10 +410,29 @@ Ref<tir::PrimFunc> Lowerer::run(const std::string& name) {
     }
     std::vector<Ref<Buffer>> params;
     for (const auto& t : args_) params.push_back(sch_.find_stage(t.op.get())->op->buffer);
-    return tir::make_prim_func(name, params, body);
+    return tir::make_prim_func(name, params, body, unbound_shape_vars(params));
 }
 
 }  // namespace
+
+std::vector<Ref<Var>> unbound_shape_vars(const std::vector<Ref<Buffer>>& params) {
+    std::unordered_set<const Var*> bound;
+    for (const auto& b : params) {
+        for (const auto& d : b->shape) {
+            if (const Var* v = dimension_var(d)) bound.insert(v);
+        }
+    }
+    std::vector<Ref<Var>> out;
+    for (const auto& b : params) {
+        for (const auto& d : b->shape) {
+            pre_order_visit(d, [&](const PrimExpr& e) {
+                auto* v = e.as<Var>();
+                if (v && bound.insert(v).second) out.push_back(Ref<Var>(v));
+            });
+        }
+    }
+    return out;
+}
 
 Ref<tir::PrimFunc> schedule_to_loops(const Schedule& schedule, const std::vector<Tensor>& args,
                                      const std::string& name) {

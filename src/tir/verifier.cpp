@@ -17,6 +17,14 @@ class Verifier : public ExprVisitor {
 public:
     void func(const PrimFunc& f) {
         for (const auto& v : f.scalar_params) bind_var(v, "parameter");
+        // Dimension variables are bound by the arguments' shapes (see dimension_var) before any
+        // shape expression is checked, whichever parameter they first appear in.
+        for (const auto& b : f.params) {
+            if (!b.defined()) continue;
+            for (const auto& e : b->shape) {
+                if (const Var* v = dimension_var(e)) vars_.insert(v);
+            }
+        }
         for (const auto& b : f.params) {
             if (!b.defined()) {
                 report("undefined buffer parameter");

@@ -36,16 +36,19 @@ std::string temp_so(const std::string& name) {
         .string();
 }
 
-// Compiles `dir`/model.onnx and checks it against `dir`/test_data_set_0 at -O`level`.
-void compile_and_compare(const fs::path& dir, int level) {
+// Compiles `dir`/model.onnx once and checks it against every `dir`/test_data_set_K at
+// -O`level` (models with symbolic dimensions have data sets of several sizes).
+void compile_and_compare(const fs::path& dir, int level, const std::string& flags = "") {
     std::string so = temp_so(dir.filename().string() + "_O" + std::to_string(level));
     Result c = run("compile " + (dir / "model.onnx").string() + " -O " + std::to_string(level) +
-                   " -o " + so);
+                   " -o " + so + " " + flags);
     ASSERT_EQ(c.status, 0) << c.output;
-    std::string data = (dir / "test_data_set_0").string();
-    Result r = run("run " + so + " --inputs " + data + " --compare " + data);
-    EXPECT_EQ(r.status, 0) << r.output;
-    EXPECT_EQ(r.output.find("MISMATCH"), std::string::npos) << r.output;
+    for (int k = 0; fs::exists(dir / ("test_data_set_" + std::to_string(k))); ++k) {
+        std::string data = (dir / ("test_data_set_" + std::to_string(k))).string();
+        Result r = run("run " + so + " --inputs " + data + " --compare " + data);
+        EXPECT_EQ(r.status, 0) << data << "\n" << r.output;
+        EXPECT_EQ(r.output.find("MISMATCH"), std::string::npos) << data << "\n" << r.output;
+    }
     fs::remove(so);
 }
 
@@ -175,3 +178,38 @@ TEST(CliRun, TimingAndTopK) {
 }
 
 }  // namespace
+
+// The executors: a model with a symbolic batch needs the VM, and the VM runs static models too.
+TEST(CliExecutor, SymbolicModelRefusesTheGraphExecutor) {
+    fs::path model =
+        fs::path(ANVIL_SOURCE_DIR) / "tests" / "models" / "cnn_dynamic_batch" / "model.onnx";
+    Result r = run("compile " + model.string() + " --executor graph -o " + temp_so("refuse"));
+    EXPECT_EQ(r.status, 1) << r.output;
+    EXPECT_NE(r.output.find("--executor vm"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("terminate"), std::string::npos) << r.output;
+    Result bad = run("compile " + model.string() + " --executor fast -o " + temp_so("refuse"));
+    EXPECT_NE(bad.status, 0);
+    EXPECT_NE(bad.output.find("unknown executor 'fast'"), std::string::npos) << bad.output;
+}
+
+TEST(CliExecutor, VmRunsAStaticModel) {
+    compile_and_compare(
+        fs::path(ANVIL_SOURCE_DIR) / "tests" / "models" / "transformer_encoder_relu", 3,
+        "--executor vm");
+}
+
+TEST(CliExecutor, VmInputOfTheWrongShapeIsAClearError) {
+    fs::path models = fs::path(ANVIL_SOURCE_DIR) / "tests" / "models";
+    std::string so = temp_so("vm_wrong_shape");
+    ASSERT_EQ(run("compile " + (models / "cnn_dynamic_batch" / "model.onnx").string() + " -o " + so)
+                  .status,
+              0);
+    // A [2, 7, 32] sequence is not an [n, 3, 32, 32] image.
+    Result r = run("run " + so + " --inputs " +
+                   (models / "transformer_encoder_relu" / "test_data_set_0").string());
+    EXPECT_EQ(r.status, 1) << r.output;
+    EXPECT_NE(r.output.find("input 'input_0' has shape [2, 7, 32], expected [n, 3, 32, 32]"),
+              std::string::npos)
+        << r.output;
+    fs::remove(so);
+}

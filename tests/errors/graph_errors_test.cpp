@@ -123,7 +123,7 @@ TEST(GraphErrors, CallTirOfAMissingKernel) {
 TEST(GraphErrors, CallTirAttributesThatDoNotDescribeATensor) {
     ops::CallTirAttrs a;
     a.kernel = "k";
-    a.out_shapes = {2, 3};
+    a.out_shapes = {make_int(DataType::int64(), 2), make_int(DataType::int64(), 3)};
     a.out_ndims = {2};
     a.out_dtypes = "float32,int64";
     EXPECT_MESSAGE(ops::call_tir_outputs(a), "call_tir k: 1 output rank(s) but 2 dtype(s)");

@@ -6,7 +6,8 @@
 // Checks, in order, each failing with anvil_set_last_error and -1:
 //   the number of arguments; each type code (tensor for buffers, int/float for scalars);
 //   per tensor: not null, ndim, dtype (code, bits, lanes), on the CPU;
-//   shapes: constant dimensions must match, a dimension that is a plain variable binds it (first
+//   shapes: constant dimensions must match, a dimension that is a variable (or a cast of one,
+//   see dimension_var) binds it (first
 //   occurrence) or must equal it, other dimension expressions must evaluate equal;
 //   strides absent or compact row-major; data (plus byte_offset) aligned to 64 bytes, which the
 //   implementation's `align 64` parameters promise to LLVM.
@@ -237,7 +238,7 @@ void CodeGenLLVM::emit_packed_wrapper(const tir::PrimFunc& f, llvm::Function* im
             dims[i].push_back(
                 builder_.CreateLoad(i64_, builder_.CreateConstInBoundsGEP1_64(i64_, shape[i], k),
                                     b.name + ".dim" + std::to_string(k)));
-            if (auto* v = b.shape[k].as<Var>()) {
+            if (const Var* v = dimension_var(b.shape[k])) {
                 if (!vars_.count(v)) {
                     llvm::Value* bound = emit_cast(DataType::int64(), v->dtype, dims[i][k]);
                     bound->setName(v->name);

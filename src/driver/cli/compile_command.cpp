@@ -1,6 +1,6 @@
 // anvil compile MODEL.onnx --target "llvm -mcpu=native" -o model.so [-O 0-3]
 //               [--input-shapes NAME:[1,3,224,224] ...] [--print-after NAME|all] [--time-passes]
-//               [--disable-pass NAME ...]
+//               [--disable-pass NAME ...] [--executor graph|vm|auto]
 #include <chrono>
 #include <cstdio>
 #include <sstream>
@@ -23,6 +23,7 @@ struct CompileArgs {
     std::string print_after;
     bool time_passes = false;
     std::vector<std::string> disabled;
+    std::string executor = "auto";
 };
 
 // "input:[1,3,224,224]" (several may share one argument, separated by spaces).
@@ -61,6 +62,7 @@ int run_compile(const CompileArgs& a) {
     auto start = std::chrono::steady_clock::now();
     frontend::ImportOptions import;
     import.input_shapes = parse_input_shapes(a.input_shapes);
+    driver::Executor executor = driver::parse_executor(a.executor);
     graph::IRModule m = frontend::from_onnx(a.model, import);
     driver::PipelineOptions options;
     options.opt_level = a.opt_level;
@@ -68,7 +70,7 @@ int run_compile(const CompileArgs& a) {
     options.time_passes = a.time_passes;
     options.disabled_passes = a.disabled;
     driver::CompiledModel c = driver::compile_model(m, a.target, options);
-    std::string memory = driver::export_model(c, a.output);
+    std::string memory = driver::export_model(c, a.output, executor);
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("compiled %s -> %s: %zu kernels, target '%s', %.2f s\n%s\n", a.model.c_str(),
@@ -90,6 +92,9 @@ void add_compile_command(CLI::App& app, int* status) {
     cmd->add_option("--input-shapes", args->input_shapes, "NAME:[d0,d1,...] shape overrides");
     cmd->add_option("--print-after", args->print_after, "print the IR after a pass, or 'all'");
     cmd->add_flag("--time-passes", args->time_passes, "report each pass's time");
+    cmd->add_option("--executor", args->executor,
+                    "graph (static plan), vm (run-time shapes, control flow) or auto (default: "
+                    "the graph executor whenever the model is static)");
     cmd->add_option("--disable-pass", args->disabled, "skip a pass (repeatable)");
     cmd->callback([args, status] { *status = run_compile(*args); });
 }

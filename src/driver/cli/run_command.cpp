@@ -1,6 +1,7 @@
 // anvil run model.so [--inputs DIR_OR_NPZ] [--outputs out.npz] [--compare DIR] [--repeat N]
 //           [--number K] [--threads T] [--print-time] [--print-top K]
 //
+// The model may be for the graph executor or the VM (anvil compile --executor); both run the same.
 // Inputs come from an ONNX test_data_set directory (input_K.pb, by position) or an .npz (by
 // input name, else by position). --compare checks every output against the directory's
 // output_K.pb with rtol 1e-3, atol 1e-4 and fails (exit 1) on a mismatch.
@@ -11,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <numeric>
 
 #include "commands.h"
@@ -18,6 +20,7 @@
 #include "frontend/onnx/from_onnx.h"
 #include "runtime/graph_executor.h"
 #include "runtime/npz.h"
+#include "runtime/vm.h"
 #include "support/error.h"
 
 namespace anvil::cli {
@@ -37,16 +40,79 @@ struct RunArgs {
     std::string labels;  // one class name per line, for --print-top
 };
 
-std::vector<runtime::NDArray> read_inputs(const std::string& source,
-                                          const runtime::GraphExecutor& ex) {
+// What `run` needs of an executor; the graph executor and the VM each provide it.
+class Executor {
+public:
+    virtual ~Executor() = default;
+    virtual int num_inputs() const = 0;
+    virtual std::string input_name(int i) const = 0;
+    virtual DLDataType input_dtype(int i) const = 0;
+    // A zero input of the declared shape, or a UserError when the shape is symbolic.
+    virtual runtime::NDArray zero_input(int i) const = 0;
+    virtual std::vector<std::string> output_names() const = 0;
+    virtual void set_inputs(const std::vector<runtime::NDArray>& inputs) = 0;
+    // Runs on the inputs last set; the timed loop calls only this.
+    virtual void run() = 0;
+    virtual std::vector<runtime::NDArray> outputs() const = 0;
+};
+
+class GraphRunner : public Executor {
+public:
+    explicit GraphRunner(const std::string& path) : ex_(runtime::GraphExecutor::load(path)) {}
+    int num_inputs() const override { return ex_.num_inputs(); }
+    std::string input_name(int i) const override { return ex_.input_info(i).name; }
+    DLDataType input_dtype(int i) const override { return ex_.input_info(i).dtype; }
+    runtime::NDArray zero_input(int i) const override {
+        const auto& info = ex_.input_info(i);
+        runtime::NDArray t = runtime::NDArray::empty(info.shape, info.dtype);
+        std::memset(t.raw_data(), 0, t.nbytes());
+        return t;
+    }
+    std::vector<std::string> output_names() const override {
+        std::vector<std::string> names;
+        for (int i = 0; i < ex_.num_outputs(); ++i) names.push_back(ex_.output_info(i).name);
+        return names;
+    }
+    void set_inputs(const std::vector<runtime::NDArray>& inputs) override {
+        for (int i = 0; i < ex_.num_inputs(); ++i) ex_.set_input(i, inputs[i]);
+    }
+    void run() override { ex_.run(); }
+    std::vector<runtime::NDArray> outputs() const override {
+        std::vector<runtime::NDArray> out;
+        for (int i = 0; i < ex_.num_outputs(); ++i) out.push_back(ex_.get_output(i));
+        return out;
+    }
+
+private:
+    runtime::GraphExecutor ex_;
+};
+
+class VMRunner : public Executor {
+public:
+    explicit VMRunner(const std::string& path) : vm_(runtime::VirtualMachine::load(path)) {}
+    int num_inputs() const override { return static_cast<int>(vm_.input_names().size()); }
+    std::string input_name(int i) const override { return vm_.input_names()[i]; }
+    DLDataType input_dtype(int i) const override { return vm_.input_dtype(i); }
+    runtime::NDArray zero_input(int i) const override {
+        user_error() << "the model runs on the VM and its input '" << input_name(i)
+                     << "' may have a symbolic shape; give the inputs with --inputs";
+        ANVIL_UNREACHABLE();
+    }
+    std::vector<std::string> output_names() const override { return vm_.output_names(); }
+    void set_inputs(const std::vector<runtime::NDArray>& inputs) override { inputs_ = inputs; }
+    void run() override { outputs_ = vm_.run(inputs_); }
+    std::vector<runtime::NDArray> outputs() const override { return outputs_; }
+
+private:
+    runtime::VirtualMachine vm_;
+    std::vector<runtime::NDArray> inputs_, outputs_;
+};
+
+std::vector<runtime::NDArray> read_inputs(const std::string& source, const Executor& ex) {
     std::vector<runtime::NDArray> values(ex.num_inputs());
     if (source.empty()) {
         std::fprintf(stderr, "note: no --inputs; running on zeros\n");
-        for (int i = 0; i < ex.num_inputs(); ++i) {
-            const auto& info = ex.input_info(i);
-            values[i] = runtime::NDArray::empty(info.shape, info.dtype);
-            std::memset(values[i].raw_data(), 0, values[i].nbytes());
-        }
+        for (int i = 0; i < ex.num_inputs(); ++i) values[i] = ex.zero_input(i);
     } else if (std::filesystem::is_directory(source)) {
         for (int i = 0; i < ex.num_inputs(); ++i) {
             std::string path = source + "/input_" + std::to_string(i) + ".pb";
@@ -54,18 +120,18 @@ std::vector<runtime::NDArray> read_inputs(const std::string& source,
                 user_error() << "--inputs: " << path << " is missing (the model has "
                              << ex.num_inputs() << " input(s))";
             }
-            values[i] = driver::as_declared(frontend::read_tensor_pb(path), ex.input_info(i).dtype);
+            values[i] = driver::as_declared(frontend::read_tensor_pb(path), ex.input_dtype(i));
         }
     } else {
         auto arrays = runtime::read_npz(source);
         for (int i = 0; i < ex.num_inputs(); ++i) {
-            const std::string& name = ex.input_info(i).name;
+            const std::string name = ex.input_name(i);
             auto it = std::find_if(arrays.begin(), arrays.end(),
                                    [&](const auto& a) { return a.first == name; });
             if (it != arrays.end()) {
-                values[i] = driver::as_declared(it->second, ex.input_info(i).dtype);
+                values[i] = driver::as_declared(it->second, ex.input_dtype(i));
             } else if (static_cast<size_t>(i) < arrays.size()) {
-                values[i] = driver::as_declared(arrays[i].second, ex.input_info(i).dtype);
+                values[i] = driver::as_declared(arrays[i].second, ex.input_dtype(i));
             } else {
                 user_error() << "--inputs: " << source << " has no array for input '" << name
                              << "'";
@@ -103,12 +169,16 @@ bool compare_outputs(const std::string& dir, const std::vector<runtime::NDArray>
 
 int run_model(const RunArgs& a) {
     if (a.threads > 0) anvil_set_num_threads(a.threads);
-    runtime::GraphExecutor ex = runtime::GraphExecutor::load(a.model);
-    std::vector<runtime::NDArray> inputs = read_inputs(a.inputs, ex);
-    for (int i = 0; i < ex.num_inputs(); ++i) ex.set_input(i, inputs[i]);
-    ex.run();
-    std::vector<runtime::NDArray> outputs;
-    for (int i = 0; i < ex.num_outputs(); ++i) outputs.push_back(ex.get_output(i));
+    std::unique_ptr<Executor> ex;
+    if (runtime::VirtualMachine::is_vm_artifact(a.model)) {
+        ex = std::make_unique<VMRunner>(a.model);
+    } else {
+        ex = std::make_unique<GraphRunner>(a.model);
+    }
+    std::vector<runtime::NDArray> inputs = read_inputs(a.inputs, *ex);
+    ex->set_inputs(inputs);
+    ex->run();
+    std::vector<runtime::NDArray> outputs = ex->outputs();
 
     if (a.print_top > 0) {
         std::vector<double> v = driver::to_doubles(outputs[0]);
@@ -136,8 +206,11 @@ int run_model(const RunArgs& a) {
     }
     if (!a.outputs.empty()) {
         std::vector<std::pair<std::string, runtime::NDArray>> named;
-        for (int i = 0; i < ex.num_outputs(); ++i)
-            named.emplace_back(ex.output_info(i).name, outputs[i]);
+        std::vector<std::string> names = ex->output_names();
+        for (size_t i = 0; i < outputs.size(); ++i) {
+            named.emplace_back(i < names.size() ? names[i] : "output" + std::to_string(i),
+                               outputs[i]);
+        }
         runtime::write_npz(a.outputs, named);
     }
     int status = 0;
@@ -146,7 +219,7 @@ int run_model(const RunArgs& a) {
         std::vector<double> ms;
         for (int r = 0; r < a.repeat; ++r) {
             auto start = std::chrono::steady_clock::now();
-            for (int n = 0; n < a.number; ++n) ex.run();
+            for (int n = 0; n < a.number; ++n) ex->run();
             ms.push_back(
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                     .count() /

@@ -76,13 +76,18 @@ Exprs convert_gemm(ConvertContext& ctx) {
     y = scale(ctx, y, alpha);
     if (!c.defined() || beta == 0.0f) return {y};
     c = scale(ctx, c, beta);
-    std::vector<int64_t> y_shape = ctx.static_shape(y, "the product");
+    // The column count; the row count may be symbolic (a dynamic batch).
+    const PrimExpr& columns = ctx.tensor_type(y, "the product").shape[1];
     const auto& ct = ctx.tensor_type(c, "C");
     // A per-column bias [N] (or [1, N]) is a bias_add; anything else broadcasts.
+    auto is_columns = [&](int64_t d) {
+        const int64_t* n = as_const_int(columns);
+        return n && *n == d;
+    };
     if (ct.is_static()) {
         std::vector<int64_t> cs = ct.static_shape();
-        if (cs.size() == 2 && cs[0] == 1 && cs[1] == y_shape[1]) c = reshape_to(ctx, c, {cs[1]});
-        if (ctx.static_shape(c, "C") == std::vector<int64_t>{y_shape[1]}) {
+        if (cs.size() == 2 && cs[0] == 1 && is_columns(cs[1])) c = reshape_to(ctx, c, {cs[1]});
+        if (ctx.static_shape(c, "C").size() == 1 && is_columns(ctx.static_shape(c, "C")[0])) {
             return {add_bias(ctx, y, c, 1)};
         }
     }

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "frontend/onnx/convert_ops.h"
+#include "ops/shape_tensor.h"
 
 namespace anvil::frontend {
 
@@ -36,17 +37,26 @@ Exprs convert_constant(ConvertContext& ctx) {
     ANVIL_UNREACHABLE();
 }
 
-// Shape of a static tensor: a constant (opset 15's start/end select a range of dimensions).
+// Shape: a constant for a static tensor; with symbolic dimensions a shape_tensor, which shape
+// arithmetic carries on symbolically (opset 15's start/end select a range of dimensions).
 Exprs convert_shape(ConvertContext& ctx) {
-    std::vector<int64_t> shape = ctx.static_shape(ctx.input(0), "the input");
+    const std::vector<PrimExpr>& shape = ctx.tensor_type(ctx.input(0), "the input").shape;
     auto rank = static_cast<int64_t>(shape.size());
     int64_t start = ctx.attr_int("start", 0), end = ctx.attr_int("end", rank);
     if (start < 0) start += rank;
     if (end < 0) end += rank;
     start = std::clamp<int64_t>(start, 0, rank);
     end = std::clamp<int64_t>(end, start, rank);
-    std::vector<int64_t> dims(shape.begin() + start, shape.begin() + end);
-    return {ctx.constant_int64(dims, {static_cast<int64_t>(dims.size())})};
+    std::vector<PrimExpr> dims(shape.begin() + start, shape.begin() + end);
+    std::vector<int64_t> values;
+    for (const auto& d : dims) {
+        if (const int64_t* v = as_const_int(d)) values.push_back(*v);
+    }
+    if (values.size() == dims.size()) {
+        return {ctx.constant_int64(values, {static_cast<int64_t>(values.size())})};
+    }
+    auto count = static_cast<int64_t>(dims.size());
+    return {ops::make_shape_tensor(std::move(dims), {count}, DataType::int64(), ctx.loc())};
 }
 
 Exprs convert_size(ConvertContext& ctx) {

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "frontend/onnx/convert_ops.h"
+#include "ops/shape_tensor.h"
 #include "ops/transform.h"
 
 namespace anvil::frontend {
@@ -46,6 +47,14 @@ Expr reshape_to(ConvertContext& ctx, const Expr& x, const std::vector<int64_t>& 
 
 Exprs convert_reshape(ConvertContext& ctx) {
     auto [attrs, a] = new_attrs<ops::ReshapeAttrs>();
+    if (ctx.opset() >= 5) {
+        if (const auto* st = ops::shape_tensor_attrs(ctx.input(1))) {
+            // A shape computed from symbolic dimensions: the target stays symbolic.
+            a->dims = st->values;
+            a->allowzero = ctx.attr_int("allowzero", 0) != 0;
+            return {ctx.call("reshape", {ctx.input(0)}, attrs)};
+        }
+    }
     a->newshape =
         ctx.opset() < 5 ? ctx.attr_ints("shape") : ctx.const_ints(ctx.input(1), "the shape");
     a->allowzero = ctx.attr_int("allowzero", 0) != 0;

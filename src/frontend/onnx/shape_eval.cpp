@@ -7,6 +7,9 @@
 #include <functional>
 #include <numeric>
 
+#include "ir/analyzer.h"
+#include "ops/shape_tensor.h"
+
 namespace anvil::frontend {
 
 namespace {
@@ -14,11 +17,28 @@ namespace {
 // Shape arithmetic tensors are small; a bigger integer constant is data, not a shape.
 constexpr int64_t kMaxElements = 1 << 20;
 
+// An integer tensor whose elements are int64 expressions: constants, or symbolic dimensions and
+// arithmetic on them (the Shape of a tensor with a symbolic batch).
 struct IntTensor {
     std::vector<int64_t> shape;
-    std::vector<int64_t> data;  // row-major, widened to int64
+    std::vector<PrimExpr> data;  // row-major
     DataType dtype;
 };
+
+PrimExpr I(int64_t v) {
+    return make_int(DataType::int64(), v);
+}
+
+// The elements as integers; nullopt when one is symbolic.
+std::optional<std::vector<int64_t>> ints(const IntTensor& t) {
+    std::vector<int64_t> out;
+    for (const auto& e : t.data) {
+        const int64_t* v = as_const_int(e);
+        if (!v) return std::nullopt;
+        out.push_back(*v);
+    }
+    return out;
+}
 
 int64_t count_of(const std::vector<int64_t>& shape) {
     return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
@@ -31,18 +51,33 @@ std::vector<int64_t> strides_of(const std::vector<int64_t>& shape) {
 }
 
 std::optional<IntTensor> int_tensor_of(const ConvertContext& ctx, const graph::Expr& e) {
+    if (const auto* st = ops::shape_tensor_attrs(e)) {
+        return IntTensor{st->shape, st->values, st->dtype};
+    }
     runtime::NDArray data = constant_data(e);
     if (!data.defined() || data.num_elements() > kMaxElements) return std::nullopt;
     DataType dt = graph::dtype_of(data.dtype());
     if (!dt.is_integer() && !dt.is_bool()) return std::nullopt;
-    return IntTensor{{data.shape().begin(), data.shape().end()}, ctx.const_ints(e, "input"), dt};
+    IntTensor t{{data.shape().begin(), data.shape().end()}, {}, dt};
+    for (int64_t v : ctx.const_ints(e, "input")) t.data.push_back(I(v));
+    return t;
 }
 
+// A constant, or a shape_tensor when an element is symbolic (the VM computes it at run time).
 graph::Expr expr_of(const ConvertContext& ctx, const IntTensor& t) {
+    std::optional<std::vector<int64_t>> values = ints(t);
+    if (!values) {
+        if (t.dtype.is_bool() || t.shape.size() > 1) {
+            ctx.error() << "symbolic shape arithmetic gives a " << t.shape.size() << "-D "
+                        << t.dtype.str() << " tensor; only scalar and 1-D integer "
+                        << "shape values can be symbolic";
+        }
+        return ops::make_shape_tensor(t.data, t.shape, t.dtype, ctx.loc());
+    }
     runtime::NDArray a = runtime::NDArray::empty(t.shape, graph::dl_dtype_of(t.dtype));
     auto* p = static_cast<uint8_t*>(a.raw_data());
-    for (size_t i = 0; i < t.data.size(); ++i) {
-        int64_t v = t.data[i];
+    for (size_t i = 0; i < values->size(); ++i) {
+        int64_t v = (*values)[i];
         if (t.dtype.is_bool()) v = v != 0;
         // Little-endian: the low bytes of the int64 are the narrower integer.
         std::memcpy(p + i * t.dtype.bytes(), &v, t.dtype.bytes());
@@ -51,7 +86,7 @@ graph::Expr expr_of(const ConvertContext& ctx, const IntTensor& t) {
 }
 
 // Element of `t` at output index `idx` of a broadcast result of rank `rank`.
-int64_t broadcast_at(const IntTensor& t, const std::vector<int64_t>& idx) {
+PrimExpr broadcast_at(const IntTensor& t, const std::vector<int64_t>& idx) {
     size_t off = idx.size() - t.shape.size();
     int64_t flat = 0;
     for (size_t d = 0; d < t.shape.size(); ++d) {
@@ -78,22 +113,53 @@ std::vector<int64_t> broadcast_shapes(const ConvertContext& ctx,
 }
 
 // out[i] = f(operands at i) with numpy broadcasting.
-IntTensor map_broadcast(const ConvertContext& ctx, const std::vector<const IntTensor*>& ts,
-                        DataType dtype,
-                        const std::function<int64_t(const std::vector<int64_t>&)>& f) {
+// nullopt when f gives nullopt for an element (an operation on a symbolic value that only
+// constants support).
+std::optional<IntTensor> map_broadcast(
+    const ConvertContext& ctx, const std::vector<const IntTensor*>& ts, DataType dtype,
+    const std::function<std::optional<PrimExpr>(const std::vector<PrimExpr>&)>& f) {
     IntTensor out{broadcast_shapes(ctx, ts), {}, dtype};
     int64_t n = count_of(out.shape);
     if (n > kMaxElements) ctx.error() << "shape arithmetic result too large";
-    std::vector<int64_t> idx(out.shape.size(), 0), args(ts.size());
+    std::vector<int64_t> idx(out.shape.size(), 0);
+    std::vector<PrimExpr> args(ts.size());
     for (int64_t i = 0; i < n; ++i) {
         for (size_t k = 0; k < ts.size(); ++k) args[k] = broadcast_at(*ts[k], idx);
-        out.data.push_back(f(args));
+        std::optional<PrimExpr> v = f(args);
+        if (!v) return std::nullopt;
+        out.data.push_back(*v);
         for (int d = static_cast<int>(idx.size()) - 1; d >= 0; --d) {
             if (++idx[d] < out.shape[d]) break;
             idx[d] = 0;
         }
     }
     return out;
+}
+
+std::optional<int64_t> binary(const std::string& op, int64_t a, int64_t b,
+                              const ConvertContext& ctx);
+
+bool is_binary(const std::string& op, const ConvertContext& ctx) {
+    return binary(op, 1, 1, ctx).has_value();
+}
+
+// `op` on expressions: evaluated when both are constants; on a symbolic operand only the
+// arithmetic shapes use (dimensions are non-negative, so Div is floor division), else nullopt.
+std::optional<PrimExpr> binary_expr(const std::string& op, const PrimExpr& a, const PrimExpr& b,
+                                    const ConvertContext& ctx) {
+    const int64_t *x = as_const_int(a), *y = as_const_int(b);
+    if (x && y) {
+        std::optional<int64_t> v = binary(op, *x, *y, ctx);
+        if (!v) return std::nullopt;
+        return I(*v);
+    }
+    if (op == "Add") return simplify(a + b);
+    if (op == "Sub") return simplify(a - b);
+    if (op == "Mul") return simplify(a * b);
+    if (op == "Div") return simplify(floordiv(a, b));
+    if (op == "Max") return simplify(max(a, b));
+    if (op == "Min") return simplify(min(a, b));
+    return std::nullopt;
 }
 
 std::optional<int64_t> binary(const std::string& op, int64_t a, int64_t b,
@@ -130,10 +196,20 @@ bool is_comparison(const std::string& op) {
 std::vector<int64_t> axes_of(ConvertContext& ctx, const std::vector<std::optional<IntTensor>>& in,
                              int input_from_opset) {
     if (ctx.opset() < input_from_opset) return ctx.attr_ints("axes");
-    return in.size() > 1 && in[1] ? in[1]->data : std::vector<int64_t>{};
+    if (in.size() > 1 && in[1]) {
+        if (auto v = ints(*in[1])) return *v;
+        ctx.error() << "the axes are not constants";
+    }
+    return {};
 }
 
-IntTensor gather(ConvertContext& ctx, const IntTensor& data, const IntTensor& indices) {
+std::optional<IntTensor> gather(ConvertContext& ctx, const IntTensor& data, const IntTensor& t) {
+    std::optional<std::vector<int64_t>> index_values = ints(t);
+    if (!index_values) return std::nullopt;
+    struct {
+        const std::vector<int64_t>& shape;
+        const std::vector<int64_t>& data;
+    } indices{t.shape, *index_values};
     int64_t rank = static_cast<int64_t>(data.shape.size());
     int64_t axis = ctx.normalize_axis(ctx.attr_int("axis", 0), rank, "axis");
     IntTensor out{{}, {}, data.dtype};
@@ -186,10 +262,16 @@ IntTensor slice(ConvertContext& ctx, const std::vector<std::optional<IntTensor>>
         ends = ctx.attr_ints("ends");
         axes = ctx.attr_ints("axes");
     } else {
-        starts = in[1]->data;
-        ends = in[2]->data;
-        if (in.size() > 3 && in[3]) axes = in[3]->data;
-        if (in.size() > 4 && in[4]) steps = in[4]->data;
+        auto values = [&](size_t i, std::vector<int64_t>* out) {
+            if (in.size() <= i || !in[i]) return;
+            auto v = ints(*in[i]);
+            if (!v) ctx.error() << "slice bounds on symbolic dimensions are not supported yet";
+            *out = *v;
+        };
+        values(1, &starts);
+        values(2, &ends);
+        values(3, &axes);
+        values(4, &steps);
     }
     if (axes.empty()) {
         for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
@@ -274,10 +356,14 @@ std::optional<std::vector<graph::Expr>> fold_shape_node(ConvertContext& ctx) {
     if (op == "Identity") return one(x);
     if (op == "Neg" || op == "Abs" || op == "Not") {
         IntTensor out = x;
-        for (auto& v : out.data) v = op == "Neg" ? -v : op == "Abs" ? std::abs(v) : !v;
+        for (auto& e : out.data) {
+            const int64_t* v = as_const_int(e);
+            if (!v && op != "Neg") return std::nullopt;
+            e = v ? I(op == "Neg" ? -*v : op == "Abs" ? std::abs(*v) : !*v) : simplify(0 - e);
+        }
         return one(out);
     }
-    if (binary(op, 1, 1, ctx).has_value()) {
+    if (is_binary(op, ctx)) {
         std::vector<const IntTensor*> ts;
         for (const auto& t : in) {
             if (!t) return std::nullopt;
@@ -285,17 +371,29 @@ std::optional<std::vector<graph::Expr>> fold_shape_node(ConvertContext& ctx) {
         }
         if (ts.size() != 2 && op != "Max" && op != "Min") return std::nullopt;
         DataType dt = is_comparison(op) ? DataType::bool_() : x.dtype;
-        return one(map_broadcast(ctx, ts, dt, [&](const std::vector<int64_t>& a) {
-            int64_t acc = a[0];
-            for (size_t k = 1; k < a.size(); ++k) acc = *binary(op, acc, a[k], ctx);
+        auto out = map_broadcast(ctx, ts, dt, [&](const std::vector<PrimExpr>& a) {
+            std::optional<PrimExpr> acc = a[0];
+            for (size_t k = 1; k < a.size() && acc; ++k) acc = binary_expr(op, *acc, a[k], ctx);
             return acc;
-        }));
+        });
+        if (!out) return std::nullopt;
+        return one(*out);
     }
     if (op == "Where" && in.size() == 3 && in[1] && in[2]) {
-        return one(map_broadcast(ctx, {&x, &*in[1], &*in[2]}, in[1]->dtype,
-                                 [](const std::vector<int64_t>& a) { return a[0] ? a[1] : a[2]; }));
+        auto out = map_broadcast(ctx, {&x, &*in[1], &*in[2]}, in[1]->dtype,
+                                 [](const std::vector<PrimExpr>& a) -> std::optional<PrimExpr> {
+                                     const int64_t* c = as_const_int(a[0]);
+                                     if (!c) return std::nullopt;
+                                     return *c ? a[1] : a[2];
+                                 });
+        if (!out) return std::nullopt;
+        return one(*out);
     }
-    if (op == "Gather" && in.size() == 2 && in[1]) return one(gather(ctx, x, *in[1]));
+    if (op == "Gather" && in.size() == 2 && in[1]) {
+        auto out = gather(ctx, x, *in[1]);
+        if (!out) return std::nullopt;
+        return one(*out);
+    }
     if (op == "Concat") {
         for (const auto& t : in) {
             if (!t) return std::nullopt;
@@ -330,9 +428,9 @@ std::optional<std::vector<graph::Expr>> fold_shape_node(ConvertContext& ctx) {
         }
         return one(out);
     }
-    if (op == "Reshape" && in.size() == 2 && in[1]) {
+    if (op == "Reshape" && in.size() == 2 && in[1] && ints(*in[1])) {
         IntTensor out = x;
-        out.shape = reshape_target(ctx, x.shape, in[1]->data, ctx.attr_int("allowzero", 0) != 0);
+        out.shape = reshape_target(ctx, x.shape, *ints(*in[1]), ctx.attr_int("allowzero", 0) != 0);
         return one(out);
     }
     if (op == "Cast") {
@@ -342,37 +440,42 @@ std::optional<std::vector<graph::Expr>> fold_shape_node(ConvertContext& ctx) {
         out.dtype = *to;
         return one(out);
     }
-    if (op == "Expand" && in.size() == 2 && in[1]) {
-        IntTensor target{in[1]->data, std::vector<int64_t>(count_of(in[1]->data), 0), x.dtype};
-        return one(map_broadcast(ctx, {&x, &target}, x.dtype,
-                                 [](const std::vector<int64_t>& a) { return a[0]; }));
+    if (op == "Expand" && in.size() == 2 && in[1] && ints(*in[1])) {
+        std::vector<int64_t> shape = *ints(*in[1]);
+        IntTensor target{shape, std::vector<PrimExpr>(count_of(shape), I(0)), x.dtype};
+        auto out = map_broadcast(ctx, {&x, &target}, x.dtype,
+                                 [](const std::vector<PrimExpr>& a) { return a[0]; });
+        return one(*out);
     }
-    if (op == "Range" && in.size() == 3 && in[1] && in[2]) {
-        int64_t start = x.data.at(0), limit = in[1]->data.at(0), delta = in[2]->data.at(0);
+    if (op == "Range" && in.size() == 3 && in[1] && in[2] && ints(x) && ints(*in[1]) &&
+        ints(*in[2])) {
+        int64_t start = ints(x)->at(0), limit = ints(*in[1])->at(0), delta = ints(*in[2])->at(0);
         if (delta == 0) ctx.error() << "Range with delta 0";
         IntTensor out{{0}, {}, x.dtype};
         for (int64_t v = start; delta > 0 ? v < limit : v > limit; v += delta) {
-            out.data.push_back(v);
+            out.data.push_back(I(v));
             if (static_cast<int64_t>(out.data.size()) > kMaxElements) return std::nullopt;
         }
         out.shape[0] = static_cast<int64_t>(out.data.size());
         return one(out);
     }
-    if (op == "ConstantOfShape") {
+    if (op == "ConstantOfShape" && ints(x)) {
         // The value's element type decides the result's; only integer fills are shape math.
-        IntTensor out{x.data, {}, DataType::float32()};
+        IntTensor out{*ints(x), {}, DataType::float32()};
         int64_t fill = 0;
         if (ctx.has_attr("value")) {
             graph::Expr v = ctx.constant(ctx.attr_tensor("value"));
             auto vt = int_tensor_of(ctx, v);
             if (!vt) return std::nullopt;
             out.dtype = vt->dtype;
-            fill = vt->data.at(0);
+            auto fill_value = ints(*vt);
+            if (!fill_value) return std::nullopt;
+            fill = fill_value->at(0);
         } else {
             return std::nullopt;  // float32 zeros: the converter makes them
         }
         if (count_of(out.shape) > kMaxElements) return std::nullopt;
-        out.data.assign(count_of(out.shape), fill);
+        out.data.assign(count_of(out.shape), I(fill));
         return one(out);
     }
     return std::nullopt;

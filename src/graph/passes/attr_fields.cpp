@@ -20,6 +20,7 @@ public:
     void visit(const char* n, std::vector<int64_t>* v) override { match(n, v); }
     void visit(const char* n, std::vector<double>* v) override { match(n, v); }
     void visit(const char* n, DataType* v) override { match(n, v); }
+    void visit(const char* n, std::vector<PrimExpr>* v) override { match(n, v); }
 
 private:
     template <typename U>

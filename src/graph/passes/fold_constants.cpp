@@ -13,7 +13,9 @@ namespace {
 
 // Ops whose value must not be computed ahead of time: random ones (dropout is random in
 // training; simplify_inference removes it for inference).
+// Ops the executor carries out (call_tir, shape_tensor) have no kernel to fold with.
 bool is_foldable(const Op& op) {
+    if (op.executor_op) return false;
     static const char* const kNotFoldable[] = {"nn.dropout"};
     for (const char* name : kNotFoldable) {
         if (op.name == name) return false;

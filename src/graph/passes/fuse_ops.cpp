@@ -219,6 +219,12 @@ protected:
 
     Expr mutate_(const Call* op, const Expr& self) override {
         if (!op->op.defined()) return ExprMutator::mutate_(op, self);
+        if (op->op->executor_op) {
+            // Carried out by the executor (call_tir, shape_tensor): stays a plain call.
+            std::vector<Expr> args;
+            for (const auto& a : op->args) args.push_back(mutate(a));
+            return make_call(op->op, std::move(args), op->attrs, op->loc);
+        }
         Group* group = group_of(op);
         Expr call = make_call(op->op, arguments(op->args, group), op->attrs, op->loc);
         if (group->root_ref == op) return make_group_call(group, call, op->loc);

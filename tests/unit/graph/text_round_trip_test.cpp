@@ -8,6 +8,8 @@
 
 #include "graph_test_util.h"
 #include "ops/elementwise.h"
+#include "ops/op_table.h"
+#include "ops/transform.h"
 #include "tir/parser.h"
 
 namespace anvil::graph {
@@ -252,6 +254,19 @@ TEST(GraphText, SymbolicDimensions) {
     std::string text = expect_round_trip(module_of(make_function({x, y, z}, body)));
     EXPECT_NE(text.find("%x: Tensor[(n, 3), float32]"), std::string::npos) << text;
     EXPECT_NE(text.find("Tensor[(cast<int64>(m) * 2i64,), float16]"), std::string::npos) << text;
+}
+
+TEST(GraphText, SymbolicShapeAttributes) {
+    // A shape attribute spells its dimensions like a type; `n` is the same variable in both.
+    auto n = anvil::make_var("n", DataType::int64());
+    auto i64 = [](int64_t v) { return make_int(DataType::int64(), v); };
+    auto x = make_var("x", make_tensor_type({PrimExpr(n), i64(32)}, DataType::float32()));
+    auto attrs = make_ref<ops::ReshapeAttrs>();
+    const_cast<ops::ReshapeAttrs*>(attrs.get())->dims = {PrimExpr(n) * i64(2), i64(16)};
+    Expr body = make_call(ops::get_op("reshape"), {x}, attrs);
+    std::string text = expect_round_trip(module_of(make_function({x}, body)));
+    EXPECT_NE(text.find("dims=(n * 2i64, 16)"), std::string::npos) << text;
+    EXPECT_NE(text.find("Tensor[(n * 2i64, 16), float32]"), std::string::npos) << text;
 }
 
 TEST(GraphText, KernelsPrintAfterFunctionsAndRoundTrip) {

@@ -57,9 +57,13 @@ TEST(TirVerifier, RejectsUndefinedVariables) {
     expect_invalid(g, {"undefined variable 'i'"});
     auto h = make_prim_func("h", {A}, make_for(i, 0, i, ForKind::Serial, make_evaluate(0)));
     expect_invalid(h, {"undefined variable 'i'", "in: for i in [0, i)"});
-    // Buffer shapes are checked too.
-    auto B = make_buffer("B", f32, {k});
+    // Buffer shapes are checked too: a dimension that is a variable (or a cast of one) binds it
+    // from the argument's shape, as the generated entry does; any other expression must use
+    // variables bound that way.
+    auto B = make_buffer("B", f32, {k + 1});
     expect_invalid(make_prim_func("s", {B}, make_evaluate(0)), {"undefined variable 'k'"});
+    auto C = make_buffer("C", f32, {k}), D = make_buffer("D", f32, {k * 2});
+    EXPECT_NO_THROW(verify(make_prim_func("t", {D, C}, make_evaluate(0))));
 }
 
 TEST(TirVerifier, RejectsUndefinedBuffers) {

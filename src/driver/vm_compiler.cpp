@@ -1,0 +1,308 @@
+#include "driver/vm_compiler.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "graph/expr_functor.h"
+#include "ops/call_tir.h"
+#include "ops/shape_tensor.h"
+#include "support/error.h"
+
+namespace anvil::driver {
+
+using graph::Expr;
+using runtime::ShapeCode;
+using runtime::ShapeToken;
+using runtime::VMInstruction;
+using runtime::VMOp;
+
+namespace {
+
+// The compiled value of a graph expression: one register, or the registers of a tuple's fields
+// (a tuple is materialized with a `tuple` instruction only where a whole tuple is needed).
+struct Value {
+    int reg = -1;
+    std::vector<Value> fields;
+    bool is_tuple() const { return reg < 0; }
+};
+
+class FunctionCompiler {
+public:
+    FunctionCompiler(const std::string& name, const graph::Function& f,
+                     std::vector<std::pair<std::string, runtime::NDArray>>& params)
+        : f_(f), params_(params) {
+        fn_.name = name;
+    }
+
+    runtime::VMFunction compile() {
+        for (const auto& p : f_.params) {
+            int reg = new_reg();
+            fn_.params.push_back(p->name);
+            values_[p.get()] = Value{reg, {}};
+            match_param(*p, reg);
+        }
+        Value result = compile(f_.body);
+        int ret = materialize(result);
+        add_kills(ret);
+        fn_.code.push_back({.op = VMOp::ret, .reg = ret});
+        fn_.num_slots = static_cast<int>(slot_names_.size());
+        fn_.slot_names = slot_names_;
+        return std::move(fn_);
+    }
+
+    static int count_outputs(const graph::Type& t) {
+        if (auto* tt = t.as<graph::TupleType>()) {
+            int n = 0;
+            for (const auto& f : tt->fields) n += count_outputs(f);
+            return n;
+        }
+        return 1;
+    }
+
+private:
+    int new_reg() { return fn_.num_registers++; }
+
+    void emit(VMInstruction in) { fn_.code.push_back(std::move(in)); }
+
+    // Shape code for a dimension over the slots bound so far; UserError at `loc` when it uses a
+    // dimension nothing binds.
+    ShapeCode shape_code(const PrimExpr& e, const SourceLoc& loc) {
+        ShapeCode code;
+        append_code(e, loc, &code);
+        return code;
+    }
+    void append_code(const PrimExpr& e, const SourceLoc& loc, ShapeCode* code) {
+        if (auto* v = as_const_int(e)) {
+            code->push_back({ShapeToken::Kind::constant, *v});
+            return;
+        }
+        if (auto* v = e.as<Var>()) {
+            auto it = slots_.find(v);
+            if (it == slots_.end()) {
+                user_error(loc) << "the dimension '" << v->name
+                                << "' is not known when this value is computed: it is not a "
+                                   "dimension of an input";
+            }
+            code->push_back({ShapeToken::Kind::slot, it->second});
+            return;
+        }
+        if (auto* c = e.as<Cast>()) {
+            if (!c->dtype.is_int() && !c->dtype.is_uint()) {
+                user_error(loc) << "a shape uses the non-integer expression " << e;
+            }
+            append_code(c->value, loc, code);
+            return;
+        }
+        using K = ShapeToken::Kind;
+        struct Binary {
+            ExprKind kind;
+            K token;
+        };
+        // Shapes are non-negative, so truncating and flooring division agree.
+        static constexpr Binary kBinary[] = {
+            {ExprKind::Add, K::add},           {ExprKind::Sub, K::sub},
+            {ExprKind::Mul, K::mul},           {ExprKind::FloorDiv, K::floordiv},
+            {ExprKind::FloorMod, K::floormod}, {ExprKind::Div, K::floordiv},
+            {ExprKind::Mod, K::floormod},      {ExprKind::Min, K::min},
+            {ExprKind::Max, K::max},
+        };
+        for (const auto& b : kBinary) {
+            if (e->kind != b.kind) continue;
+            const auto* bin = static_cast<const BinaryExpr*>(e.get());
+            append_code(bin->a, loc, code);
+            append_code(bin->b, loc, code);
+            code->push_back({b.token, 0});
+            return;
+        }
+        user_error(loc) << "the shape expression " << e << " cannot be computed at run time";
+    }
+
+    void match_param(const graph::Var& p, int reg) {
+        auto* tt = p.type.as<graph::TensorType>();
+        if (!tt) return;  // tuples and other values are checked where they are used
+        VMInstruction in{.op = VMOp::match_shape, .reg = reg};
+        in.what = "input '" + p.name + "'";
+        in.dtype = graph::dl_dtype_of(tt->dtype);
+        for (const auto& d : tt->shape) {
+            runtime::DimMatch m;
+            const Var* v = d.as<Var>();
+            if (v && !slots_.count(v)) {
+                m.bind_slot = static_cast<int>(slot_names_.size());
+                slots_[v] = m.bind_slot;
+                slot_names_.push_back(v->name);
+            } else {
+                m.check = shape_code(d, p.loc);
+            }
+            in.dims.push_back(std::move(m));
+        }
+        emit(std::move(in));
+    }
+
+    Value compile(const Expr& e) {
+        auto it = values_.find(e.get());
+        if (it != values_.end()) return it->second;
+        Value v = compile_new(e);
+        values_[e.get()] = v;
+        return v;
+    }
+
+    Value compile_new(const Expr& e) {
+        if (auto* c = e.as<graph::Constant>()) {
+            std::string name = "p" + std::to_string(params_.size());
+            params_.emplace_back(name, c->data);
+            int reg = new_reg();
+            emit({.op = VMOp::load_param, .dst = reg, .name = name});
+            return {reg, {}};
+        }
+        if (auto* call = e.as<graph::Call>()) return compile_call(e, *call);
+        if (auto* tuple = e.as<graph::Tuple>()) {
+            Value v;
+            for (const auto& f : tuple->fields) v.fields.push_back(compile(f));
+            return v;
+        }
+        if (auto* item = e.as<graph::TupleGetItem>()) {
+            Value t = compile(item->tuple);
+            if (t.is_tuple()) return t.fields.at(item->index);
+            int reg = new_reg();
+            emit({.op = VMOp::get_item, .dst = reg, .reg = t.reg, .index = item->index});
+            return {reg, {}};
+        }
+        if (auto* let = e.as<graph::Let>()) {
+            values_[let->var.get()] = compile(let->value);
+            return compile(let->body);
+        }
+        user_error(e->loc) << "the VM compiler cannot compile a " << graph::expr_kind_name(e->kind)
+                           << " here";
+        ANVIL_UNREACHABLE();
+    }
+
+    Value compile_call(const Expr& e, const graph::Call& call) {
+        if (const auto* st = ops::shape_tensor_attrs(e)) {
+            if (st->shape.size() != 1) {
+                user_error(e->loc) << "a symbolic " << st->shape.size()
+                                   << "-D shape value used as data is not supported yet";
+            }
+            VMInstruction in{.op = VMOp::shape_tensor, .dst = new_reg(), .node = e->loc.node_name};
+            in.dtype = graph::dl_dtype_of(st->dtype);
+            for (const auto& v : st->values) in.shape.push_back(shape_code(v, e->loc));
+            int dst = in.dst;
+            emit(std::move(in));
+            return {dst, {}};
+        }
+        if (!call.op.defined() || call.op->name != "call_tir") {
+            user_error(e->loc) << "the VM compiler: main still calls "
+                               << (call.op.defined() ? call.op->name : "a function")
+                               << "; lower the module first";
+        }
+        const auto& attrs = static_cast<const ops::CallTirAttrs&>(*call.attrs);
+        VMInstruction in{.op = VMOp::call_kernel, .name = attrs.kernel, .node = node_name(e)};
+        for (const auto& a : call.args) flatten(compile(a), &in.args);
+        for (const auto& d : attrs.shape_args) in.shape.push_back(shape_code(d, e->loc));
+        Value result;
+        for (const auto& t : ops::call_tir_outputs(attrs)) {
+            const auto& tt = graph::expect_tensor(t, e->loc, "a call_tir result");
+            VMInstruction alloc{.op = VMOp::alloc, .dst = new_reg(), .node = in.node};
+            alloc.dtype = graph::dl_dtype_of(tt.dtype);
+            for (const auto& d : tt.shape) alloc.shape.push_back(shape_code(d, e->loc));
+            in.args.push_back(alloc.dst);
+            result.fields.push_back({alloc.dst, {}});
+            emit(std::move(alloc));
+        }
+        emit(std::move(in));
+        if (result.fields.size() == 1) return result.fields[0];
+        return result;
+    }
+
+    std::string node_name(const Expr& e) {
+        if (!e->loc.node_name.empty()) return e->loc.node_name;
+        const auto& attrs = static_cast<const ops::CallTirAttrs&>(*e.as<graph::Call>()->attrs);
+        return attrs.kernel + "_" + std::to_string(kernel_uses_[attrs.kernel]++);
+    }
+
+    static void flatten(const Value& v, std::vector<int>* regs) {
+        if (!v.is_tuple()) {
+            regs->push_back(v.reg);
+            return;
+        }
+        for (const auto& f : v.fields) flatten(f, regs);
+    }
+
+    // One register holding `v`: a tuple of several values is built here.
+    int materialize(const Value& v) {
+        if (!v.is_tuple()) return v.reg;
+        VMInstruction in{.op = VMOp::tuple, .dst = -1};
+        for (const auto& f : v.fields) in.args.push_back(materialize(f));
+        in.dst = new_reg();
+        int dst = in.dst;
+        emit(std::move(in));
+        return dst;
+    }
+
+    // Drops each register after its last use (straight-line code), except the parameters and
+    // the returned register, so the memory pool can hand its storage to later allocations.
+    void add_kills(int returned) {
+        std::vector<int> last_use(fn_.num_registers, -1);
+        for (size_t i = 0; i < fn_.code.size(); ++i) {
+            const VMInstruction& in = fn_.code[i];
+            if (in.reg >= 0) last_use[in.reg] = static_cast<int>(i);
+            for (int a : in.args) last_use[a] = static_cast<int>(i);
+        }
+        std::vector<std::vector<int>> kills(fn_.code.size());
+        int num_params = static_cast<int>(f_.params.size());
+        for (int r = num_params; r < fn_.num_registers; ++r) {
+            if (r != returned && last_use[r] >= 0) kills[last_use[r]].push_back(r);
+        }
+        std::vector<VMInstruction> code;
+        for (size_t i = 0; i < fn_.code.size(); ++i) {
+            code.push_back(std::move(fn_.code[i]));
+            // A returned tuple's fields stay alive inside it; killing the registers is fine.
+            if (!kills[i].empty()) code.push_back({.op = VMOp::kill, .args = kills[i]});
+        }
+        fn_.code = std::move(code);
+    }
+
+    const graph::Function& f_;
+    std::vector<std::pair<std::string, runtime::NDArray>>& params_;
+    runtime::VMFunction fn_;
+    std::unordered_map<const graph::ExprNode*, Value> values_;
+    std::unordered_map<const Var*, int> slots_;
+    std::vector<std::string> slot_names_;
+    std::unordered_map<std::string, int> kernel_uses_;
+};
+
+bool is_static_value(const graph::Type& t) {
+    if (auto* tt = t.as<graph::TensorType>()) return tt->is_static();
+    if (auto* tt = t.as<graph::TupleType>()) {
+        return std::all_of(tt->fields.begin(), tt->fields.end(), is_static_value);
+    }
+    return false;
+}
+
+}  // namespace
+
+VMExecutable compile_vm(const graph::IRModule& m) {
+    std::vector<std::pair<std::string, runtime::NDArray>> params;
+    VMExecutable out;
+    const auto& main = m.main();
+    out.program.functions.push_back(FunctionCompiler("main", *main, params).compile());
+    int n = FunctionCompiler::count_outputs(main->body->type);
+    for (int i = 0; i < n; ++i) out.program.outputs.push_back("output" + std::to_string(i));
+    out.params = runtime::pack_params(params, &out.program.params);
+    runtime::validate_program(out.program, static_cast<int64_t>(out.params.size()));
+    return out;
+}
+
+bool needs_vm(const graph::IRModule& m) {
+    const auto& main = m.main();
+    bool dynamic = false;
+    for (const auto& p : main->params) dynamic |= !is_static_value(p->type);
+    graph::post_order_visit(main->body, [&](const Expr& e) {
+        dynamic |= !is_static_value(e->type) && !e.is<graph::Function>();
+        if (auto* call = e.as<graph::Call>()) {
+            dynamic |= !call->op.defined() || ops::shape_tensor_attrs(e) != nullptr;
+        }
+    });
+    return dynamic;
+}
+
+}  // namespace anvil::driver

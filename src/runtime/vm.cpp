@@ -1,0 +1,463 @@
+#include "runtime/vm.h"
+
+#include <cstring>
+#include <unordered_map>
+
+#include "runtime/library_data.h"
+#include "runtime/packed_func.h"
+#include "runtime/param_blob.h"
+#include "runtime/registry.h"
+
+namespace anvil::runtime {
+
+namespace {
+
+std::string shape_text(std::span<const int64_t> shape) {
+    std::string out = "[";
+    for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+    return out + "]";
+}
+
+// Element `i` of an integer, bool or float tensor, as int64 (floats truncate).
+int64_t scalar_value(const NDArray& t, size_t i = 0) {
+    DLDataType d = t.dtype();
+    const auto* p = static_cast<const uint8_t*>(t.raw_data()) + t.tensor()->byte_offset;
+    size_t bytes = static_cast<size_t>(dl_dtype_bytes(d));
+    p += i * bytes;
+    if (d.code == kDLFloat) {
+        if (d.bits == 32) {
+            float f;
+            std::memcpy(&f, p, 4);
+            return static_cast<int64_t>(f);
+        }
+        if (d.bits == 64) {
+            double f;
+            std::memcpy(&f, p, 8);
+            return static_cast<int64_t>(f);
+        }
+    }
+    if (d.code == kDLInt) {
+        switch (d.bits) {
+            case 8:
+                return *reinterpret_cast<const int8_t*>(p);
+            case 16: {
+                int16_t v;
+                std::memcpy(&v, p, 2);
+                return v;
+            }
+            case 32: {
+                int32_t v;
+                std::memcpy(&v, p, 4);
+                return v;
+            }
+            case 64: {
+                int64_t v;
+                std::memcpy(&v, p, 8);
+                return v;
+            }
+            default:
+                break;
+        }
+    }
+    if (d.code == kDLUInt || d.code == 6 /* kDLBool */ || d.code == 5) {
+        uint64_t v = 0;
+        std::memcpy(&v, p, bytes);
+        return static_cast<int64_t>(v);
+    }
+    user_error() << "vm: cannot read a " << dl_dtype_to_string(d) << " tensor as an integer";
+    ANVIL_UNREACHABLE();
+}
+
+// A condition: non-zero (a float compares as a float, so 0.5 is true).
+bool truthy(const NDArray& t) {
+    DLDataType d = t.dtype();
+    const auto* p = static_cast<const uint8_t*>(t.raw_data()) + t.tensor()->byte_offset;
+    if (d.code == kDLFloat && d.bits == 32) {
+        float f;
+        std::memcpy(&f, p, 4);
+        return f != 0.0f;
+    }
+    if (d.code == kDLFloat && d.bits == 64) {
+        double f;
+        std::memcpy(&f, p, 8);
+        return f != 0.0;
+    }
+    return scalar_value(t) != 0;
+}
+
+void flatten(const VMValue& v, std::vector<NDArray>* out) {
+    if (v.kind == VMValue::Kind::tensor) {
+        out->push_back(v.tensor);
+    } else if (v.kind == VMValue::Kind::tuple) {
+        for (const auto& f : v.fields) flatten(f, out);
+    }
+}
+
+}  // namespace
+
+VMValue VMValue::tuple(std::vector<VMValue> fields) {
+    VMValue v;
+    v.kind = Kind::tuple;
+    v.fields = std::move(fields);
+    return v;
+}
+
+struct VirtualMachine::State {
+    VMProgram program;
+    Module module;
+    ParamBlob params;
+    Ref<MemoryPool> pool = make_ref<MemoryPool>();
+    std::unordered_map<std::string, const VMFunction*> functions;
+    std::unordered_map<std::string, PackedFunc> kernels;  // looked up once
+    std::unordered_map<std::string, NDArray> param_views;
+    std::vector<std::string> input_names;
+
+    VMValue call(const VMFunction& f, std::vector<VMValue> args, int depth);
+    void match_shape(const VMFunction& f, const VMInstruction& in, const VMValue& v,
+                     std::vector<int64_t>& slots) const;
+    void call_packed(const VMInstruction& in, const PackedFunc& fn, std::vector<VMValue>& regs,
+                     const std::vector<int64_t>& slots);
+};
+
+VirtualMachine::VirtualMachine(VMProgram program, std::span<const std::byte> params, Module kernels)
+    : VirtualMachine(std::move(program), params, std::move(kernels), nullptr) {}
+
+VirtualMachine::VirtualMachine(VMProgram program, std::span<const std::byte> params, Module kernels,
+                               Ref<Object> params_owner)
+    : state_(std::make_unique<State>()) {
+    State& s = *state_;
+    validate_program(program, static_cast<int64_t>(params.size()));
+    if (!kernels.defined()) user_error() << "vm: the kernel module is null";
+    s.program = std::move(program);
+    s.module = std::move(kernels);
+    s.params = ParamBlob(params, std::move(params_owner));
+    for (const auto& [name, p] : s.program.params) s.param_views[name] = s.params.view(p);
+    for (const VMFunction& f : s.program.functions) {
+        s.functions[f.name] = &f;
+        for (const VMInstruction& in : f.code) {
+            if (in.op != VMOp::call_kernel || s.kernels.count(in.name)) continue;
+            PackedFunc fn = s.module.get_function(in.name);
+            if (!fn.defined()) {
+                user_error() << "vm: function '" << f.name << "' calls kernel '" << in.name
+                             << "', which the module does not have";
+            }
+            s.kernels[in.name] = fn;
+        }
+    }
+    s.input_names = s.program.functions[0].params;
+}
+
+VirtualMachine VirtualMachine::load(const std::string& so_path) {
+    Module module = load_module(so_path);
+    auto library = make_ref<LibraryData>(so_path);
+    const char* text = library->text(ANVIL_VM_PROGRAM_SYMBOL);
+    if (text == nullptr) {
+        user_error() << "cannot load model '" << so_path
+                     << "': it holds no VM program (no " ANVIL_VM_PROGRAM_SYMBOL " symbol)";
+    }
+    std::span<const std::byte> params = library->bytes(ANVIL_GRAPH_PARAMS_SYMBOL);
+    try {
+        return VirtualMachine(program_from_json(text), params, std::move(module),
+                              Ref<Object>(library));
+    } catch (const UserError& e) {
+        user_error() << "cannot load model '" << so_path << "': " << e.what();
+    }
+    ANVIL_UNREACHABLE();
+}
+
+VirtualMachine::VirtualMachine(VirtualMachine&&) noexcept = default;
+VirtualMachine& VirtualMachine::operator=(VirtualMachine&&) noexcept = default;
+VirtualMachine::~VirtualMachine() = default;
+
+const std::vector<std::string>& VirtualMachine::input_names() const {
+    return state_->input_names;
+}
+const std::vector<std::string>& VirtualMachine::output_names() const {
+    return state_->program.outputs;
+}
+
+int VirtualMachine::input_index(const std::string& name) const {
+    const auto& names = state_->input_names;
+    for (size_t i = 0; i < names.size(); ++i) {
+        if (names[i] == name) return static_cast<int>(i);
+    }
+    std::string known;
+    for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+    user_error() << "vm: the model has no input named '" << name << "' (its inputs: " << known
+                 << ")";
+    ANVIL_UNREACHABLE();
+}
+
+std::vector<NDArray> VirtualMachine::run(const std::vector<NDArray>& inputs) {
+    const VMFunction& main = state_->program.functions[0];
+    if (inputs.size() != main.params.size()) {
+        user_error() << "vm: the model takes " << main.params.size() << " input(s), given "
+                     << inputs.size();
+    }
+    std::vector<VMValue> args;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        if (!inputs[i].defined()) user_error() << "vm: input '" << main.params[i] << "' is null";
+        args.emplace_back(inputs[i]);
+    }
+    std::vector<NDArray> out;
+    flatten(state_->call(main, std::move(args), 0), &out);
+    return out;
+}
+
+VMValue VirtualMachine::invoke(const std::string& function, std::vector<VMValue> args) {
+    auto it = state_->functions.find(function);
+    if (it == state_->functions.end()) {
+        user_error() << "vm: the program has no function named '" << function << "'";
+    }
+    if (args.size() != it->second->params.size()) {
+        user_error() << "vm: '" << function << "' takes " << it->second->params.size()
+                     << " argument(s), given " << args.size();
+    }
+    return state_->call(*it->second, std::move(args), 0);
+}
+
+DLDataType VirtualMachine::input_dtype(int index) const {
+    const VMFunction& main = state_->program.functions[0];
+    if (index < 0 || index >= static_cast<int>(main.params.size())) {
+        user_error() << "vm: input index " << index << " out of range";
+    }
+    for (const VMInstruction& in : main.code) {
+        if (in.op == VMOp::match_shape && in.reg == index) return in.dtype;
+    }
+    return {kDLFloat, 32, 1};
+}
+
+bool VirtualMachine::is_vm_artifact(const std::string& so_path) {
+    return LibraryData(so_path).text(ANVIL_VM_PROGRAM_SYMBOL) != nullptr;
+}
+
+MemoryPoolStats VirtualMachine::pool_stats() const {
+    return state_->pool->stats();
+}
+const VMProgram& VirtualMachine::program() const {
+    return state_->program;
+}
+
+void VirtualMachine::State::match_shape(const VMFunction& f, const VMInstruction& in,
+                                        const VMValue& v, std::vector<int64_t>& slots) const {
+    if (v.kind != VMValue::Kind::tensor) {
+        user_error() << "vm: " << in.what << " must be a tensor";
+    }
+    const NDArray& t = v.tensor;
+    auto expected = [&] {
+        std::string s = "[";
+        std::string bound;
+        for (size_t k = 0; k < in.dims.size(); ++k) {
+            const DimMatch& d = in.dims[k];
+            std::string text =
+                d.bind_slot >= 0
+                    ? shape_code_text({{ShapeToken::Kind::slot, d.bind_slot}}, f.slot_names)
+                    : shape_code_text(d.check, f.slot_names);
+            s += (k ? ", " : "") + text;
+        }
+        return s + "]";
+    };
+    if (t.shape().size() != in.dims.size()) {
+        user_error() << "vm: " << in.what << " has shape " << shape_text(t.shape()) << ", expected "
+                     << expected();
+    }
+    if (in.check_dtype && !dl_dtype_equal(t.dtype(), in.dtype)) {
+        user_error() << "vm: " << in.what << " has dtype " << dl_dtype_to_string(t.dtype())
+                     << ", expected " << dl_dtype_to_string(in.dtype);
+    }
+    for (size_t k = 0; k < in.dims.size(); ++k) {
+        const DimMatch& d = in.dims[k];
+        int64_t actual = t.shape()[k];
+        if (d.bind_slot >= 0) {
+            slots[d.bind_slot] = actual;
+            continue;
+        }
+        int64_t want = eval_shape_code(d.check, slots);
+        if (want != actual) {
+            std::string bound;
+            for (size_t s = 0; s < f.slot_names.size() && s < slots.size(); ++s) {
+                bound += (bound.empty() ? " with " : ", ") + f.slot_names[s] + " = " +
+                         std::to_string(slots[s]);
+            }
+            user_error() << "vm: " << in.what << " has shape " << shape_text(t.shape())
+                         << ", expected " << expected() << bound << " (dimension " << k << " is "
+                         << actual << ", expected " << want << ")";
+        }
+    }
+}
+
+void VirtualMachine::State::call_packed(const VMInstruction& in, const PackedFunc& fn,
+                                        std::vector<VMValue>& regs,
+                                        const std::vector<int64_t>& slots) {
+    std::vector<AnvilValue> values(in.args.size() + in.shape.size());
+    std::vector<int> codes(values.size());
+    // A kernel's scalar parameters (symbolic dimensions) follow its tensors.
+    for (size_t i = 0; i < in.shape.size(); ++i) {
+        values[in.args.size() + i].v_int64 = eval_shape_code(in.shape[i], slots);
+        codes[in.args.size() + i] = kAnvilInt;
+    }
+    for (size_t i = 0; i < in.args.size(); ++i) {
+        const VMValue& v = regs[in.args[i]];
+        if (v.kind == VMValue::Kind::tensor) {
+            values[i].v_handle = v.tensor.tensor();
+            codes[i] = kAnvilDLTensor;
+        } else if (v.kind == VMValue::Kind::none) {
+            values[i].v_handle = nullptr;
+            codes[i] = kAnvilNull;
+        } else {
+            user_error() << "vm: node '" << in.node << "': " << in.name << " argument " << i
+                         << " is a tuple; packed calls take tensors";
+        }
+    }
+    RetValue ret;
+    try {
+        ret = fn.call(values.data(), codes.data(), static_cast<int>(values.size()));
+    } catch (const UserError& e) {
+        user_error() << "vm: node '" << in.node << "' ("
+                     << (in.op == VMOp::call_kernel ? "kernel " : "function ") << in.name
+                     << ") failed: " << e.what();
+    }
+    if (in.dst < 0) return;
+    // A returned value is copied into a tensor the VM owns (a returned DLTensor* is borrowed).
+    switch (ret.type_code()) {
+        case kAnvilInt: {
+            NDArray t = NDArray::empty({}, {kDLInt, 64, 1});
+            *static_cast<int64_t*>(t.raw_data()) = ret.as_int();
+            regs[in.dst] = VMValue(t);
+            break;
+        }
+        case kAnvilFloat: {
+            NDArray t = NDArray::empty({}, {kDLFloat, 32, 1});
+            *static_cast<float*>(t.raw_data()) = static_cast<float>(ret.as_float());
+            regs[in.dst] = VMValue(t);
+            break;
+        }
+        case kAnvilDLTensor: {
+            DLTensor* src = ret.as_tensor();
+            std::vector<int64_t> shape(src->shape, src->shape + src->ndim);
+            NDArray t = pool->alloc(shape, src->dtype);
+            NDArray view = NDArray::wrap(static_cast<char*>(src->data) + src->byte_offset, shape,
+                                         src->dtype, nullptr);
+            std::memcpy(t.raw_data(), view.raw_data(), view.nbytes());
+            regs[in.dst] = VMValue(t);
+            break;
+        }
+        default:
+            regs[in.dst] = VMValue();
+    }
+}
+
+VMValue VirtualMachine::State::call(const VMFunction& f, std::vector<VMValue> args, int depth) {
+    constexpr int kMaxDepth = 1000;
+    if (depth > kMaxDepth) user_error() << "vm: call depth exceeds " << kMaxDepth;
+    std::vector<VMValue> regs(f.num_registers);
+    std::vector<int64_t> slots(f.num_slots, 0);
+    for (size_t i = 0; i < args.size(); ++i) regs[i] = std::move(args[i]);
+    size_t pc = 0;
+    while (pc < f.code.size()) {
+        const VMInstruction& in = f.code[pc++];
+        switch (in.op) {
+            case VMOp::match_shape:
+                match_shape(f, in, regs[in.reg], slots);
+                break;
+            case VMOp::load_param:
+                regs[in.dst] = VMValue(param_views.at(in.name));
+                break;
+            case VMOp::alloc: {
+                std::vector<int64_t> shape;
+                for (const auto& c : in.shape) {
+                    int64_t d = eval_shape_code(c, slots);
+                    if (d < 0) {
+                        user_error()
+                            << "vm: node '" << in.node << "': dimension "
+                            << shape_code_text(c, f.slot_names) << " is negative (" << d << ")";
+                    }
+                    shape.push_back(d);
+                }
+                regs[in.dst] = VMValue(pool->alloc(shape, in.dtype));
+                break;
+            }
+            case VMOp::call_kernel:
+                call_packed(in, kernels.at(in.name), regs, slots);
+                break;
+            case VMOp::call_packed: {
+                PackedFunc fn = get_global_func(in.name);
+                if (!fn.defined()) {
+                    user_error() << "vm: node '" << in.node << "' calls '" << in.name
+                                 << "', which is not a registered function";
+                }
+                call_packed(in, fn, regs, slots);
+                break;
+            }
+            case VMOp::call_func: {
+                std::vector<VMValue> call_args;
+                for (int a : in.args) call_args.push_back(regs[a]);
+                regs[in.dst] = call(*functions.at(in.name), std::move(call_args), depth + 1);
+                break;
+            }
+            case VMOp::load_shape: {
+                const VMValue& v = regs[in.reg];
+                if (v.kind != VMValue::Kind::tensor ||
+                    v.tensor.num_elements() != static_cast<int64_t>(in.slots.size())) {
+                    user_error() << "vm: node '" << in.node << "': expected a tensor of "
+                                 << in.slots.size() << " integer(s) giving a shape";
+                }
+                for (size_t i = 0; i < in.slots.size(); ++i) {
+                    slots[in.slots[i]] = scalar_value(v.tensor, i);
+                }
+                break;
+            }
+            case VMOp::shape_tensor: {
+                NDArray t = NDArray::empty({static_cast<int64_t>(in.shape.size())}, in.dtype);
+                for (size_t i = 0; i < in.shape.size(); ++i) {
+                    int64_t v = eval_shape_code(in.shape[i], slots);
+                    if (in.dtype.bits == 64) {
+                        static_cast<int64_t*>(t.raw_data())[i] = v;
+                    } else {
+                        static_cast<int32_t*>(t.raw_data())[i] = static_cast<int32_t>(v);
+                    }
+                }
+                regs[in.dst] = VMValue(t);
+                break;
+            }
+            case VMOp::tuple: {
+                std::vector<VMValue> fields;
+                for (int a : in.args) fields.push_back(regs[a]);
+                regs[in.dst] = VMValue::tuple(std::move(fields));
+                break;
+            }
+            case VMOp::get_item: {
+                const VMValue& t = regs[in.reg];
+                if (t.kind != VMValue::Kind::tuple || in.index < 0 ||
+                    in.index >= static_cast<int64_t>(t.fields.size())) {
+                    user_error() << "vm: node '" << in.node << "': no item " << in.index;
+                }
+                regs[in.dst] = VMValue(t.fields[in.index]);
+                break;
+            }
+            case VMOp::move:
+                regs[in.dst] = regs[in.reg];
+                break;
+            case VMOp::kill:
+                for (int a : in.args) regs[a] = VMValue();
+                break;
+            case VMOp::if_false: {
+                const VMValue& c = regs[in.reg];
+                if (c.kind != VMValue::Kind::tensor || c.tensor.num_elements() < 1) {
+                    user_error() << "vm: node '" << in.node << "': the condition is not a tensor";
+                }
+                if (!truthy(c.tensor)) pc = static_cast<size_t>(in.index);
+                break;
+            }
+            case VMOp::goto_:
+                pc = static_cast<size_t>(in.index);
+                break;
+            case VMOp::ret:
+                return regs[in.reg];
+        }
+    }
+    user_error() << "vm: function '" << f.name << "' ran past its end";
+    ANVIL_UNREACHABLE();
+}
+
+}  // namespace anvil::runtime

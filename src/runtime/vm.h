@@ -1,0 +1,80 @@
+// The virtual machine: runs a compiled model whose shapes are known only at run time (symbolic
+// dimensions, shapes computed from data) or whose graph has control flow. The program format is
+// in vm_program.h; kernels are module functions called in destination-passing style, exactly as
+// the graph executor calls them, so both executors share every kernel.
+//
+//   VirtualMachine vm = VirtualMachine::load("model.so");   // kernels + program + params
+//   std::vector<NDArray> out = vm.run({input});             // any batch the model allows
+//
+// Tensors are allocated per run from a memory pool that reuses freed storage (memory_pool.h);
+// outputs are fresh tensors the caller owns. Inputs are borrowed, never copied. A VM is not safe
+// to run from several threads at once; kernels parallelize over the thread pool.
+//
+// The artifact: a shared library with the blobs ANVIL_VM_PROGRAM_SYMBOL (the program's JSON) and
+// ANVIL_GRAPH_PARAMS_SYMBOL (the parameter blob).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "runtime/memory_pool.h"
+#include "runtime/module.h"
+#include "runtime/ndarray.h"
+#include "runtime/vm_program.h"
+
+namespace anvil::runtime {
+
+// A value in a VM register: a tensor, a tuple (tuples also hold ONNX sequences), or nothing (an
+// empty optional).
+struct VMValue {
+    enum class Kind { none, tensor, tuple };
+    Kind kind = Kind::none;
+    NDArray tensor;
+    std::vector<VMValue> fields;
+
+    VMValue() = default;
+    VMValue(NDArray t) : kind(Kind::tensor), tensor(std::move(t)) {}  // NOLINT: implicit on purpose
+    static VMValue tuple(std::vector<VMValue> fields);
+};
+
+class VirtualMachine {
+public:
+    VirtualMachine(VMProgram program, std::span<const std::byte> params, Module kernels);
+    // Loads an artifact; UserError naming the path when it holds no VM program.
+    static VirtualMachine load(const std::string& so_path);
+
+    VirtualMachine(VirtualMachine&&) noexcept;
+    VirtualMachine& operator=(VirtualMachine&&) noexcept;
+    ~VirtualMachine();
+
+    const std::vector<std::string>& input_names() const;
+    const std::vector<std::string>& output_names() const;
+    // The index of the input named `name`; UserError listing the inputs when there is none.
+    int input_index(const std::string& name) const;
+    // The dtype input `index` must have (from the program's match_shape of it).
+    DLDataType input_dtype(int index) const;
+    // Whether the library at `so_path` holds a VM program (rather than a graph plan).
+    static bool is_vm_artifact(const std::string& so_path);
+
+    // Runs the entry function on `inputs` (one per input, in order); returns its results, a
+    // tuple result flattened into its tensors. UserError when an input's shape or dtype does not
+    // fit the model (naming the input, the expected shape and the bound dimensions) or a kernel
+    // fails (naming the model node).
+    std::vector<NDArray> run(const std::vector<NDArray>& inputs);
+    // Runs any function of the program on values.
+    VMValue invoke(const std::string& function, std::vector<VMValue> args);
+
+    MemoryPoolStats pool_stats() const;
+    const VMProgram& program() const;
+
+private:
+    struct State;
+    VirtualMachine(VMProgram program, std::span<const std::byte> params, Module kernels,
+                   Ref<Object> params_owner);
+    std::unique_ptr<State> state_;
+};
+
+}  // namespace anvil::runtime

@@ -1,0 +1,458 @@
+#include "runtime/vm_program.h"
+
+#include <set>
+#include <unordered_map>
+
+#include "runtime/json_reader.h"
+#include "runtime/param_json.h"
+
+namespace anvil::runtime {
+
+namespace {
+
+constexpr const char* kDocument = "vm program";
+
+struct OpName {
+    VMOp op;
+    const char* name;
+};
+constexpr OpName kOpNames[] = {
+    {VMOp::match_shape, "match_shape"},
+    {VMOp::load_param, "load_param"},
+    {VMOp::alloc, "alloc"},
+    {VMOp::call_kernel, "call_kernel"},
+    {VMOp::call_packed, "call_packed"},
+    {VMOp::call_func, "call_func"},
+    {VMOp::load_shape, "load_shape"},
+    {VMOp::shape_tensor, "shape_tensor"},
+    {VMOp::tuple, "tuple"},
+    {VMOp::get_item, "get_item"},
+    {VMOp::move, "move"},
+    {VMOp::kill, "kill"},
+    {VMOp::if_false, "if_false"},
+    {VMOp::goto_, "goto"},
+    {VMOp::ret, "ret"},
+};
+
+struct TokenName {
+    ShapeToken::Kind kind;
+    const char* name;
+};
+constexpr TokenName kTokenNames[] = {
+    {ShapeToken::Kind::add, "+"},      {ShapeToken::Kind::sub, "-"},
+    {ShapeToken::Kind::mul, "*"},      {ShapeToken::Kind::floordiv, "/"},
+    {ShapeToken::Kind::floormod, "%"}, {ShapeToken::Kind::min, "min"},
+    {ShapeToken::Kind::max, "max"},
+};
+
+ShapeCode read_code(const Reader& r, const json& v) {
+    if (!v.is_array()) r.fail("a shape expression must be a list of tokens, not " + v.dump());
+    ShapeCode code;
+    for (const json& t : v) {
+        if (t.is_number_integer()) {
+            code.push_back({ShapeToken::Kind::constant, t.get<int64_t>()});
+            continue;
+        }
+        if (!t.is_string()) r.fail("bad shape token " + t.dump());
+        std::string s = t.get<std::string>();
+        if (s.size() > 1 && s[0] == '$') {
+            try {
+                code.push_back({ShapeToken::Kind::slot, std::stoll(s.substr(1))});
+            } catch (const std::exception&) {
+                r.fail("bad slot token '" + s + "'");
+            }
+            continue;
+        }
+        bool found = false;
+        for (const auto& n : kTokenNames) {
+            if (s == n.name) {
+                code.push_back({n.kind, 0});
+                found = true;
+            }
+        }
+        if (!found) r.fail("unknown shape operator '" + s + "'");
+    }
+    return code;
+}
+
+json code_json(const ShapeCode& code) {
+    json out = json::array();
+    for (const ShapeToken& t : code) {
+        if (t.kind == ShapeToken::Kind::constant) {
+            out.push_back(t.value);
+        } else if (t.kind == ShapeToken::Kind::slot) {
+            out.push_back("$" + std::to_string(t.value));
+        } else {
+            for (const auto& n : kTokenNames) {
+                if (n.kind == t.kind) out.push_back(n.name);
+            }
+        }
+    }
+    return out;
+}
+
+std::vector<int> read_ints(const Reader& r, const json& obj, const char* key) {
+    std::vector<int> out;
+    for (const json& v : r.array(obj, key)) {
+        if (!v.is_number_integer()) r.fail(std::string("'") + key + "' must hold integers");
+        out.push_back(static_cast<int>(v.get<int64_t>()));
+    }
+    return out;
+}
+
+VMInstruction read_instruction(const Reader& r, const json& obj) {
+    VMInstruction in;
+    std::string op = r.string(obj, "op");
+    bool known = false;
+    for (const auto& n : kOpNames) {
+        if (op == n.name) {
+            in.op = n.op;
+            known = true;
+        }
+    }
+    if (!known) r.fail("unknown op '" + op + "'");
+    auto opt_int = [&](const char* key, int* out) {
+        if (obj.contains(key)) *out = r.small_int(obj, key);
+    };
+    auto opt_string = [&](const char* key, std::string* out) {
+        if (obj.contains(key)) *out = r.string(obj, key);
+    };
+    opt_int("dst", &in.dst);
+    opt_int("reg", &in.reg);
+    if (obj.contains("args")) in.args = read_ints(r, obj, "args");
+    if (obj.contains("slots")) in.slots = read_ints(r, obj, "slots");
+    opt_string("name", &in.name);
+    opt_string("node", &in.node);
+    opt_string("what", &in.what);
+    if (obj.contains("index")) in.index = r.integer(obj, "index");
+    if (obj.contains("dtype")) in.dtype = r.dtype(obj);
+    if (obj.contains("check_dtype")) in.check_dtype = obj["check_dtype"].get<bool>();
+    if (obj.contains("shape")) {
+        for (const json& d : r.array(obj, "shape")) in.shape.push_back(read_code(r, d));
+    }
+    if (obj.contains("dims")) {
+        for (const json& d : r.array(obj, "dims")) {
+            DimMatch m;
+            if (d.is_object() && d.contains("bind")) {
+                m.bind_slot = r.small_int(d, "bind");
+            } else if (d.is_object() && d.contains("check")) {
+                m.check = read_code(r, d["check"]);
+            } else {
+                r.fail("a dim must be {\"bind\": slot} or {\"check\": code}, not " + d.dump());
+            }
+            in.dims.push_back(std::move(m));
+        }
+    }
+    return in;
+}
+
+json instruction_json(const VMInstruction& in) {
+    json o;
+    o["op"] = vm_op_name(in.op);
+    if (in.dst >= 0) o["dst"] = in.dst;
+    if (in.reg >= 0) o["reg"] = in.reg;
+    if (!in.args.empty() || in.op == VMOp::call_kernel || in.op == VMOp::call_packed ||
+        in.op == VMOp::call_func || in.op == VMOp::tuple || in.op == VMOp::kill) {
+        o["args"] = in.args;
+    }
+    if (!in.slots.empty() || in.op == VMOp::load_shape) o["slots"] = in.slots;
+    if (!in.name.empty()) o["name"] = in.name;
+    if (!in.node.empty()) o["node"] = in.node;
+    if (!in.what.empty()) o["what"] = in.what;
+    if (in.op == VMOp::get_item || in.op == VMOp::if_false || in.op == VMOp::goto_) {
+        o["index"] = in.index;
+    }
+    if (in.op == VMOp::alloc || in.op == VMOp::match_shape || in.op == VMOp::shape_tensor) {
+        o["dtype"] = dl_dtype_to_string(in.dtype);
+    }
+    if (in.op == VMOp::match_shape && !in.check_dtype) o["check_dtype"] = false;
+    if (in.op == VMOp::alloc || in.op == VMOp::shape_tensor ||
+        (in.op == VMOp::call_kernel && !in.shape.empty())) {
+        o["shape"] = json::array();
+        for (const auto& c : in.shape) o["shape"].push_back(code_json(c));
+    }
+    if (in.op == VMOp::match_shape) {
+        o["dims"] = json::array();
+        for (const auto& d : in.dims) {
+            if (d.bind_slot >= 0) {
+                o["dims"].push_back({{"bind", d.bind_slot}});
+            } else {
+                o["dims"].push_back({{"check", code_json(d.check)}});
+            }
+        }
+    }
+    return o;
+}
+
+}  // namespace
+
+const char* vm_op_name(VMOp op) {
+    for (const auto& n : kOpNames) {
+        if (n.op == op) return n.name;
+    }
+    return "?";
+}
+
+int64_t eval_shape_code(const ShapeCode& code, const std::vector<int64_t>& slots) {
+    std::vector<int64_t> stack;
+    for (const ShapeToken& t : code) {
+        using K = ShapeToken::Kind;
+        if (t.kind == K::constant) {
+            stack.push_back(t.value);
+            continue;
+        }
+        if (t.kind == K::slot) {
+            if (t.value < 0 || t.value >= static_cast<int64_t>(slots.size())) {
+                user_error() << "vm: shape slot " << t.value << " out of range";
+            }
+            stack.push_back(slots[t.value]);
+            continue;
+        }
+        if (stack.size() < 2) user_error() << "vm: malformed shape code " << shape_code_text(code);
+        int64_t b = stack.back();
+        stack.pop_back();
+        int64_t a = stack.back();
+        int64_t& out = stack.back();
+        if ((t.kind == K::floordiv || t.kind == K::floormod) && b == 0) {
+            user_error() << "vm: division by zero in the shape " << shape_code_text(code);
+        }
+        switch (t.kind) {
+            case K::add:
+                out = a + b;
+                break;
+            case K::sub:
+                out = a - b;
+                break;
+            case K::mul:
+                out = a * b;
+                break;
+            case K::floordiv:
+                out = a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+                break;
+            case K::floormod:
+                out = ((a % b) + b) % b;
+                break;
+            case K::min:
+                out = std::min(a, b);
+                break;
+            case K::max:
+                out = std::max(a, b);
+                break;
+            default:
+                break;
+        }
+    }
+    if (stack.size() != 1) user_error() << "vm: malformed shape code " << shape_code_text(code);
+    return stack[0];
+}
+
+std::string shape_code_text(const ShapeCode& code, const std::vector<std::string>& slot_names) {
+    // Infix with full parentheses; leaves print bare.
+    std::vector<std::string> stack;
+    for (const ShapeToken& t : code) {
+        using K = ShapeToken::Kind;
+        if (t.kind == K::constant) {
+            stack.push_back(std::to_string(t.value));
+        } else if (t.kind == K::slot) {
+            bool named = t.value >= 0 && t.value < static_cast<int64_t>(slot_names.size());
+            stack.push_back(named ? slot_names[t.value] : "$" + std::to_string(t.value));
+        } else if (stack.size() >= 2) {
+            std::string b = stack.back();
+            stack.pop_back();
+            std::string a = stack.back();
+            const char* name = "?";
+            for (const auto& n : kTokenNames) {
+                if (n.kind == t.kind) name = n.name;
+            }
+            bool call = t.kind == K::min || t.kind == K::max;
+            stack.back() = call ? std::string(name) + "(" + a + ", " + b + ")"
+                                : "(" + a + " " + name + " " + b + ")";
+        }
+    }
+    return stack.size() == 1 ? stack[0] : "<malformed>";
+}
+
+VMProgram program_from_json(std::string_view text) {
+    json doc = json::parse(text, nullptr, false);
+    Reader top("document", kDocument);
+    if (doc.is_discarded() || !doc.is_object()) top.fail("not a JSON object");
+    if (top.integer(doc, "version") != VMProgram::kVersion) {
+        top.fail("version " + doc["version"].dump() + " is not supported (expected " +
+                 std::to_string(VMProgram::kVersion) + ")");
+    }
+    VMProgram p;
+    const json& functions = top.array(doc, "functions");
+    for (size_t i = 0; i < functions.size(); ++i) {
+        Reader r("functions[" + std::to_string(i) + "]", kDocument);
+        const json& f = functions[i];
+        if (!f.is_object()) r.fail("a function must be an object");
+        VMFunction fn;
+        fn.name = r.string(f, "name");
+        for (const json& n : r.array(f, "params")) {
+            if (!n.is_string()) r.fail("'params' must hold names");
+            fn.params.push_back(n.get<std::string>());
+        }
+        fn.num_registers = r.small_int(f, "num_registers");
+        fn.num_slots = r.small_int(f, "num_slots");
+        if (f.contains("slot_names")) {
+            for (const json& n : r.array(f, "slot_names")) {
+                if (!n.is_string()) r.fail("'slot_names' must hold names");
+                fn.slot_names.push_back(n.get<std::string>());
+            }
+        }
+        const json& code = r.array(f, "code");
+        for (size_t k = 0; k < code.size(); ++k) {
+            Reader ri("functions[" + std::to_string(i) + "] ('" + fn.name + "') code[" +
+                          std::to_string(k) + "]",
+                      kDocument);
+            if (!code[k].is_object()) ri.fail("an instruction must be an object");
+            fn.code.push_back(read_instruction(ri, code[k]));
+        }
+        p.functions.push_back(std::move(fn));
+    }
+    for (const json& n : top.array(doc, "outputs")) {
+        if (!n.is_string()) top.fail("'outputs' must hold names");
+        p.outputs.push_back(n.get<std::string>());
+    }
+    if (doc.contains("params")) p.params = read_params(doc["params"], kDocument);
+    validate_program(p);
+    return p;
+}
+
+std::string program_to_json(const VMProgram& program, int indent) {
+    json doc;
+    doc["version"] = VMProgram::kVersion;
+    doc["functions"] = json::array();
+    for (const VMFunction& f : program.functions) {
+        json fj{{"name", f.name},
+                {"params", f.params},
+                {"num_registers", f.num_registers},
+                {"num_slots", f.num_slots},
+                {"slot_names", f.slot_names},
+                {"code", json::array()}};
+        for (const auto& in : f.code) fj["code"].push_back(instruction_json(in));
+        doc["functions"].push_back(std::move(fj));
+    }
+    doc["outputs"] = program.outputs;
+    doc["params"] = params_json(program.params);
+    return doc.dump(indent);
+}
+
+void validate_program(const VMProgram& p, int64_t params_size) {
+    validate_params(p.params, params_size, kDocument);
+    if (p.functions.empty()) user_error() << kDocument << ": it has no functions";
+    std::unordered_map<std::string, size_t> arity;
+    for (const VMFunction& f : p.functions) {
+        if (!arity.emplace(f.name, f.params.size()).second) {
+            user_error() << kDocument << ": two functions are named '" << f.name << "'";
+        }
+    }
+    for (size_t i = 0; i < p.functions.size(); ++i) {
+        const VMFunction& f = p.functions[i];
+        std::string fwhere = "functions[" + std::to_string(i) + "] ('" + f.name + "')";
+        if (f.num_registers < static_cast<int>(f.params.size()) || f.num_slots < 0) {
+            user_error() << kDocument << ": " << fwhere << ": too few registers for its params";
+        }
+        for (size_t k = 0; k < f.code.size(); ++k) {
+            const VMInstruction& in = f.code[k];
+            auto fail = [&](const std::string& what) {
+                user_error() << kDocument << ": " << fwhere << " code[" << k << "] ("
+                             << vm_op_name(in.op) << "): " << what;
+            };
+            auto check_reg = [&](int r, const char* role) {
+                if (r < 0 || r >= f.num_registers) {
+                    fail(std::string(role) + " register " + std::to_string(r) +
+                         " out of range [0, " + std::to_string(f.num_registers) + ")");
+                }
+            };
+            auto check_code = [&](const ShapeCode& c) {
+                int depth = 0;
+                for (const ShapeToken& t : c) {
+                    if (t.kind == ShapeToken::Kind::slot &&
+                        (t.value < 0 || t.value >= f.num_slots)) {
+                        fail("slot " + std::to_string(t.value) + " out of range");
+                    }
+                    bool leaf =
+                        t.kind == ShapeToken::Kind::constant || t.kind == ShapeToken::Kind::slot;
+                    depth += leaf ? 1 : -1;
+                    if (depth < 1) fail("malformed shape code");
+                }
+                if (depth != 1) fail("malformed shape code");
+            };
+            switch (in.op) {
+                case VMOp::match_shape:
+                    check_reg(in.reg, "source");
+                    for (const auto& d : in.dims) {
+                        if (d.bind_slot >= f.num_slots) fail("slot out of range");
+                        if (d.bind_slot < 0) check_code(d.check);
+                    }
+                    break;
+                case VMOp::load_param:
+                    check_reg(in.dst, "destination");
+                    if (!p.params.count(in.name)) fail("no param named '" + in.name + "'");
+                    break;
+                case VMOp::alloc:
+                case VMOp::shape_tensor:
+                    check_reg(in.dst, "destination");
+                    if (in.op == VMOp::shape_tensor &&
+                        !(in.dtype.code == kDLInt &&
+                          (in.dtype.bits == 32 || in.dtype.bits == 64))) {
+                        fail("a shape tensor is int32 or int64");
+                    }
+                    for (const auto& c : in.shape) check_code(c);
+                    break;
+                case VMOp::call_kernel:
+                case VMOp::call_packed:
+                    for (int a : in.args) check_reg(a, "argument");
+                    for (const auto& c : in.shape) check_code(c);
+                    if (in.dst >= 0) check_reg(in.dst, "destination");
+                    if (in.name.empty()) fail("no function name");
+                    break;
+                case VMOp::call_func: {
+                    for (int a : in.args) check_reg(a, "argument");
+                    check_reg(in.dst, "destination");
+                    auto it = arity.find(in.name);
+                    if (it == arity.end()) fail("no function named '" + in.name + "'");
+                    if (it->second != in.args.size()) {
+                        fail("'" + in.name + "' takes " + std::to_string(it->second) +
+                             " arguments, given " + std::to_string(in.args.size()));
+                    }
+                    break;
+                }
+                case VMOp::load_shape:
+                    check_reg(in.reg, "source");
+                    for (int s : in.slots) {
+                        if (s < 0 || s >= f.num_slots) fail("slot out of range");
+                    }
+                    break;
+                case VMOp::tuple:
+                    for (int a : in.args) check_reg(a, "field");
+                    check_reg(in.dst, "destination");
+                    break;
+                case VMOp::get_item:
+                case VMOp::move:
+                    check_reg(in.reg, "source");
+                    check_reg(in.dst, "destination");
+                    break;
+                case VMOp::kill:
+                    for (int a : in.args) check_reg(a, "killed");
+                    break;
+                case VMOp::if_false:
+                case VMOp::goto_:
+                    if (in.op == VMOp::if_false) check_reg(in.reg, "condition");
+                    if (in.index < 0 || in.index > static_cast<int64_t>(f.code.size())) {
+                        fail("jump target " + std::to_string(in.index) + " out of range");
+                    }
+                    break;
+                case VMOp::ret:
+                    check_reg(in.reg, "returned");
+                    break;
+            }
+        }
+        if (f.code.empty() || (f.code.back().op != VMOp::ret && f.code.back().op != VMOp::goto_)) {
+            user_error() << kDocument << ": " << fwhere << ": its code does not end with ret";
+        }
+    }
+}
+
+}  // namespace anvil::runtime

@@ -1,0 +1,133 @@
+// The virtual machine's program: what the VM (runtime/vm.h) runs, as data.
+//
+// The compiler (driver/vm_compiler.h) emits one program per model when the graph executor's
+// static plan cannot run it: symbolic dimensions, shapes computed from data, control flow. It is
+// stored in the artifact as JSON next to the kernels and the parameter blob, and read back with
+// program_from_json, which validates everything the VM relies on, so a bad program is a UserError
+// at load time, never a crash at run time.
+//
+// Machine model. Each function call gets a frame of registers and of shape slots:
+//   registers  values: a tensor, a tuple (also sequences), or none (an empty optional);
+//              a function's parameters arrive in registers 0 .. n-1.
+//   slots      int64 values of symbolic dimensions (`n`, `seq`), bound by match_shape from an
+//              argument's shape or by load_shape from a tensor's values, read by shape
+//              expressions.
+// A shape expression is postfix code over slots and constants (ShapeCode below): ["$0", 8, "*"]
+// is slot 0 times 8.
+//
+// Instructions (JSON "op" and fields):
+//   match_shape  reg, dims[], what    check a tensor's rank, dtype and dims; a dim is
+//                                     {"bind": slot} (first sight) or {"check": code}
+//   load_param   dst, name            a weight from the parameter blob
+//   alloc        dst, shape[], dtype  a new tensor from the memory pool
+//   call_kernel  kernel, args[], shape[], node  call a module function, destination-passing:
+//                                     outputs are among args (allocated before); the values of
+//                                     shape[] follow as int64 scalars (symbolic dimensions)
+//   call_packed  func, args[], dst?, node  call a registry function (env.linear); dst = -1 when
+//                                     it writes outputs passed among args
+//   call_func    func, args[], dst    call another function of the program
+//   load_shape   reg, slots[]         read an integer tensor's values into slots (a Reshape
+//                                     target, a Range bound: shapes computed from data)
+//   shape_tensor dst, shape[], dtype  a 1-D int32 or int64 tensor of shape expressions' values
+//   tuple        dst, args[]          make a tuple;  get_item dst, reg, index
+//   move         dst, reg             copy a register
+//   kill         regs[]               drop values no longer needed (their memory returns to the
+//                                     pool)
+//   if_false     reg, target          jump to instruction `target` unless the scalar tensor in
+//                                     reg is non-zero
+//   goto         target
+//   ret          reg                  return a value to the caller
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/ndarray.h"
+#include "runtime/param_blob.h"
+
+namespace anvil::runtime {
+
+// Postfix integer code: each token is a constant, a slot or an operator applied to the two
+// values below it (floordiv and floormod round toward negative infinity, as shapes do).
+// JSON: integers are constants, "$3" is slot 3, "+", "-", "*", "/" (floordiv), "%" (floormod),
+// "min", "max".
+struct ShapeToken {
+    enum class Kind { constant, slot, add, sub, mul, floordiv, floormod, min, max };
+    Kind kind = Kind::constant;
+    int64_t value = 0;  // the constant or the slot
+};
+using ShapeCode = std::vector<ShapeToken>;
+
+// One dimension of match_shape: bind a slot, or check against a value.
+struct DimMatch {
+    int bind_slot = -1;  // >= 0: bind
+    ShapeCode check;     // otherwise
+};
+
+enum class VMOp {
+    match_shape,
+    load_param,
+    alloc,
+    call_kernel,
+    call_packed,
+    call_func,
+    load_shape,
+    shape_tensor,
+    tuple,
+    get_item,
+    move,
+    kill,
+    if_false,
+    goto_,
+    ret,
+};
+const char* vm_op_name(VMOp op);
+
+struct VMInstruction {
+    VMOp op = VMOp::ret;
+    int dst = -1;
+    int reg = -1;
+    std::vector<int> args;         // registers (call args, tuple fields, killed registers)
+    std::vector<int> slots;        // load_shape
+    std::string name;              // param, kernel, packed or program function
+    std::string node;              // the model node, for messages
+    std::string what;              // match_shape: "input 'x'"
+    int64_t index = 0;             // get_item; the jump target of if_false / goto
+    std::vector<ShapeCode> shape;  // alloc, shape_tensor
+    std::vector<DimMatch> dims;    // match_shape
+    DLDataType dtype{kDLFloat, 32, 1};
+    bool check_dtype = true;  // match_shape
+};
+
+struct VMFunction {
+    std::string name;
+    std::vector<std::string> params;  // names, for messages and set_input
+    int num_registers = 0;
+    int num_slots = 0;
+    std::vector<std::string> slot_names;  // the symbolic dimensions' names, for messages
+    std::vector<VMInstruction> code;
+};
+
+struct VMProgram {
+    static constexpr int kVersion = 1;
+    std::vector<VMFunction> functions;  // functions[0] is the entry ("main")
+    std::vector<std::string> outputs;   // names of the entry's results (a tuple's fields)
+    ParamTable params;
+};
+
+// Parses and validates. UserError "vm program: functions[0] ('main') code[3] (alloc): ...".
+VMProgram program_from_json(std::string_view json);
+std::string program_to_json(const VMProgram& program, int indent = -1);
+
+// Registers, slots, jump targets, callee names and param names in range; `params_size` >= 0
+// checks the params lie in the blob.
+void validate_program(const VMProgram& program, int64_t params_size = -1);
+
+// Evaluates shape code over `slots`; UserError on division by zero or malformed code.
+int64_t eval_shape_code(const ShapeCode& code, const std::vector<int64_t>& slots);
+// Infix text of shape code, for messages: "(n * 8)"; slots print as their names when given.
+std::string shape_code_text(const ShapeCode& code, const std::vector<std::string>& slot_names = {});
+
+}  // namespace anvil::runtime
