@@ -1,7 +1,5 @@
 #include "runtime/graph_executor.h"
 
-#include <dlfcn.h>
-
 #include <cstring>
 #include <unordered_map>
 
@@ -107,18 +105,13 @@ GraphExecutor::GraphExecutor(GraphPlan plan, std::span<const std::byte> params, 
 }
 
 GraphExecutor GraphExecutor::load(const std::string& so_path) {
-    Module module = load_module(so_path);
-    auto library = make_ref<LibraryData>(so_path);
-    const char* plan_text = library->text(ANVIL_GRAPH_PLAN_SYMBOL);
-    if (plan_text == nullptr) {
-        user_error() << "cannot load model '" << so_path
-                     << "': it is an Anvil module but holds no graph (no " ANVIL_GRAPH_PLAN_SYMBOL
-                        " symbol); load it with load_module instead";
-    }
-    std::span<const std::byte> param_bytes = library->bytes(ANVIL_GRAPH_PARAMS_SYMBOL);
+    ModelArtifact a =
+        open_model_artifact(so_path, ANVIL_GRAPH_PLAN_SYMBOL,
+                            "it is an Anvil module but holds no graph (no " ANVIL_GRAPH_PLAN_SYMBOL
+                            " symbol); load it with load_module instead");
     try {
-        return GraphExecutor(plan_from_json(plan_text), param_bytes, std::move(module),
-                             Ref<Object>(library));
+        return GraphExecutor(plan_from_json(a.document), a.params, std::move(a.module),
+                             Ref<Object>(a.data));
     } catch (const UserError& e) {
         user_error() << "cannot load model '" << so_path << "': " << e.what();
     }

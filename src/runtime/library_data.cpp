@@ -43,4 +43,13 @@ std::span<const std::byte> LibraryData::bytes(const char* name) const {
     return {data, static_cast<size_t>(*size)};
 }
 
+ModelArtifact open_model_artifact(const std::string& path, const char* symbol,
+                                  const std::string& missing) {
+    ModelArtifact a{.module = load_module(path), .data = make_ref<LibraryData>(path)};
+    a.document = a.data->text(symbol);
+    if (a.document == nullptr) user_error() << "cannot load model '" << path << "': " << missing;
+    a.params = a.data->bytes(ANVIL_GRAPH_PARAMS_SYMBOL);
+    return a;
+}
+
 }  // namespace anvil::runtime

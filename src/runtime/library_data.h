@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 
+#include "runtime/module.h"
 #include "support/ref.h"
 
 namespace anvil::runtime {
@@ -30,5 +31,18 @@ private:
     std::string path_;
     void* handle_ = nullptr;
 };
+
+// What an executor loads from a model library: the kernels, the document (the text blob
+// `symbol`: a graph plan or a VM program) and the parameter blob, kept mapped by `data`.
+struct ModelArtifact {
+    Module module;
+    Ref<LibraryData> data;
+    const char* document = nullptr;
+    std::span<const std::byte> params;
+};
+
+// UserError "cannot load model '<path>': <missing>" when the library has no `symbol`.
+ModelArtifact open_model_artifact(const std::string& path, const char* symbol,
+                                  const std::string& missing);
 
 }  // namespace anvil::runtime

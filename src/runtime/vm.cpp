@@ -148,17 +148,12 @@ VirtualMachine::VirtualMachine(VMProgram program, std::span<const std::byte> par
 }
 
 VirtualMachine VirtualMachine::load(const std::string& so_path) {
-    Module module = load_module(so_path);
-    auto library = make_ref<LibraryData>(so_path);
-    const char* text = library->text(ANVIL_VM_PROGRAM_SYMBOL);
-    if (text == nullptr) {
-        user_error() << "cannot load model '" << so_path
-                     << "': it holds no VM program (no " ANVIL_VM_PROGRAM_SYMBOL " symbol)";
-    }
-    std::span<const std::byte> params = library->bytes(ANVIL_GRAPH_PARAMS_SYMBOL);
+    ModelArtifact a =
+        open_model_artifact(so_path, ANVIL_VM_PROGRAM_SYMBOL,
+                            "it holds no VM program (no " ANVIL_VM_PROGRAM_SYMBOL " symbol)");
     try {
-        return VirtualMachine(program_from_json(text), params, std::move(module),
-                              Ref<Object>(library));
+        return VirtualMachine(program_from_json(a.document), a.params, std::move(a.module),
+                              Ref<Object>(a.data));
     } catch (const UserError& e) {
         user_error() << "cannot load model '" << so_path << "': " << e.what();
     }
