@@ -36,7 +36,9 @@ def lower(schedule, args, name="main", target=None, simple_mode=False):
 def build(mod, args=None, target=None, name="main", params=None):
     """Compiles a graph IRModule or a tensor-expression schedule.
 
-    build(mod, target=..., params=...) -> GraphFactoryModule (export_library, ["default"](dev)).
+    build(mod, target=..., params=...) -> GraphFactoryModule (export_library, ["default"](dev),
+    anvil.runtime.VirtualMachine(lib)); `params` (name -> array) are bound to main's parameters
+    of those names as constants.
     build(schedule, [A, B, C], target=...) -> Module, callable as f(a, b, c).
     Options come from the enclosing `with anvil.PassContext(...)`.
     """
@@ -49,8 +51,8 @@ def build(mod, args=None, target=None, name="main", params=None):
         return Module(m, entry=name)
     if isinstance(mod, _anvil.IRModule):
         if params:
-            raise _anvil.UserError(
-                "build: params must be empty; the importer keeps weights as constants in the module")
+            # Weights given apart from the module are bound to main's parameters of those names.
+            mod = _anvil.bind_params(mod, "main", dict(params))
         compiled = _anvil.compile_model(mod, _target_str(target), ctx.opt_level, ctx.disabled_pass)
         return GraphFactoryModule(compiled)
     raise _anvil.UserError(f"build: expected an IRModule or a Schedule, got {type(mod).__name__}")

@@ -1,4 +1,4 @@
-"""The runtime: modules, packed functions and the graph executor."""
+"""The runtime: modules, packed functions, the graph executor and the VM."""
 import os
 import statistics
 import tempfile
@@ -8,6 +8,7 @@ from . import _anvil
 
 PackedFunc = _anvil.PackedFunc
 GraphExecutor = _anvil.GraphExecutor
+_VM = _anvil.VirtualMachine
 
 
 class Module:
@@ -60,18 +61,27 @@ class GraphFactoryModule:
         self.compiled = compiled
         self._tmp = None
 
-    def export_library(self, path):
-        """Writes one shared library with the kernels, the executor plan and the weights."""
-        return self.compiled.export_library(os.fspath(path))
+    def export_library(self, path, executor="auto"):
+        """Writes one shared library with the kernels, the executor's plan or program and the
+        weights. executor: "graph", "vm" or "auto" (the graph executor whenever the model is
+        static)."""
+        return self.compiled.export_library(os.fspath(path), executor)
+
+    def _exported(self, executor):
+        """A library of this model for `executor`, written once into a temporary directory."""
+        if self._tmp is None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="anvil_")
+        path = os.path.join(self._tmp.name, f"model_{executor}.so")
+        if not os.path.exists(path):
+            self.compiled.export_library(path, executor)
+        return path
 
     def __getitem__(self, name):
         if name != "default":
             return self.compiled.kernels.get_function(name)
-        if self._tmp is None:
-            self._tmp = tempfile.TemporaryDirectory(prefix="anvil_")
-            self.compiled.export_library(os.path.join(self._tmp.name, "model.so"))
+        self._exported("graph")  # a model only the VM can run is refused here
         # The factory holds self, so the temporary library outlives the call that loads it.
-        return lambda dev=None: GraphExecutor.load(os.path.join(self._tmp.name, "model.so"))
+        return lambda dev=None, lib=self: GraphExecutor.load(lib._exported("graph"))
 
     def get_source(self, fmt="ll"):
         return self.compiled.kernels.get_source(fmt)
@@ -160,3 +170,45 @@ class GraphModule:
                 n *= 2
             times.append(elapsed / n)
         return BenchmarkResult(times)
+
+
+class VirtualMachine:
+    """Runs a model on the VM (TVM Relax's relax.VirtualMachine): shapes known only at run time,
+    control flow, calls of registry functions (anvil.register_func).
+
+        vm = anvil.runtime.VirtualMachine(lib)       # anvil.build(...) or load_module(path)
+        y = vm["main"](x)                            # NumPy arrays or NDArrays in, NDArray out
+
+    Each call runs the whole model; results are fresh NDArrays (one, or a tuple of several).
+    """
+
+    def __init__(self, lib, device=None):
+        if isinstance(lib, GraphFactoryModule):
+            self._lib = lib  # keeps its temporary library alive
+            path = lib._exported("vm")
+        elif isinstance(lib, Module) and lib.path is not None:
+            path = lib.path
+        elif isinstance(lib, (str, os.PathLike)):
+            path = os.fspath(lib)
+        else:
+            raise _anvil.UserError(
+                "VirtualMachine expects anvil.build(...), anvil.runtime.load_module(path) or a path")
+        if not _VM.is_vm_artifact(path):
+            raise _anvil.UserError(
+                f"{path} holds a graph-executor plan, not a VM program; export it with "
+                "export_library(path, executor=\"vm\")")
+        self.vm = _VM.load(path)
+
+    @property
+    def input_names(self):
+        return self.vm.input_names
+
+    def run(self, *inputs):
+        """Runs main on `inputs` (in order); returns one NDArray or a tuple of them."""
+        outputs = self.vm.run(list(inputs))
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def __getitem__(self, name):
+        if name != "main":
+            raise _anvil.UserError(f"the VM runs 'main' (the model's entry), not '{name}'")
+        return self.run

@@ -29,6 +29,24 @@ class Sequential(Pass):
         return mod
 
 
+class BindParams(Pass):
+    """Binds weights as constants: the parameters of `func_name` named in `params` (name ->
+    NumPy array or NDArray) become constants of the module (TVM Relax's BindParams)."""
+
+    def __init__(self, func_name, params):
+        super().__init__("bind_params")
+        self.func_name = func_name
+        self.params = dict(params)
+
+    def __call__(self, mod):
+        return _anvil.bind_params(mod, self.func_name, self.params)
+
+
+def bind_params(func_name, params):
+    """anvil.transform.bind_params("main", params)(mod): see BindParams."""
+    return BindParams(func_name, params)
+
+
 def pass_names():
     """The graph passes, in pipeline order, then the loop-IR passes."""
     return _anvil.graph_pass_names() + _anvil.tir_pass_names()

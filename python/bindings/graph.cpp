@@ -89,6 +89,24 @@ void init_graph(py::module_& m) {
         "parse_module",
         [](const std::string& text) { return graph::parse_module(text, ops::op_table()); },
         py::arg("text"));
+    m.def(
+        "bind_params",
+        [](const graph::IRModule& mod, const std::string& function, const py::dict& params) {
+            std::map<std::string, runtime::NDArray> values;
+            for (const auto& [name, value] : params) {
+                py::object v = py::reinterpret_borrow<py::object>(value);
+                runtime::NDArray view = py::isinstance<runtime::NDArray>(v)
+                                            ? v.cast<runtime::NDArray>()
+                                            : ndarray_from_numpy(py::array(v));
+                // The module keeps its own copy: the caller may change the array afterwards.
+                std::vector<int64_t> shape(view.shape().begin(), view.shape().end());
+                runtime::NDArray copy = runtime::NDArray::empty(shape, view.dtype());
+                copy.copy_from(view.raw_data(), view.nbytes());
+                values[name.cast<std::string>()] = copy;
+            }
+            return graph::bind_params(mod, function, values);
+        },
+        py::arg("mod"), py::arg("function"), py::arg("params"));
     m.def("graph_pass_names", &driver::graph_pass_names);
     m.def("tir_pass_names", &driver::tir_pass_names);
     m.def("run_graph_pass", &run_graph_pass, py::arg("mod"), py::arg("name"),

@@ -1,5 +1,5 @@
-// Runtime bindings: NDArray (NumPy and DLPack interop), PackedFunc, modules, the graph executor
-// and the global function registry.
+// Runtime bindings: NDArray (NumPy and DLPack interop), PackedFunc, modules, the graph executor,
+// the VM and the global function registry.
 #include <dlpack/dlpack.h>
 #include <pybind11/stl.h>
 
@@ -12,6 +12,7 @@
 #include "runtime/graph_executor.h"
 #include "runtime/module.h"
 #include "runtime/registry.h"
+#include "runtime/vm.h"
 
 namespace anvil::python {
 
@@ -442,6 +443,31 @@ void init_runtime(py::module_& m) {
         .def("run", &runtime::GraphExecutor::run, py::call_guard<py::gil_scoped_release>())
         .def_property_readonly("planned_bytes", &runtime::GraphExecutor::planned_bytes)
         .def_property_readonly("param_bytes", &runtime::GraphExecutor::param_bytes);
+
+    py::class_<runtime::VirtualMachine>(m, "VirtualMachine",
+                                        "Runs a VM artifact (run-time shapes, control flow, "
+                                        "registry calls).")
+        .def_static("load", &runtime::VirtualMachine::load, py::arg("path"))
+        .def_static("is_vm_artifact", &runtime::VirtualMachine::is_vm_artifact, py::arg("path"))
+        .def_property_readonly("input_names", &runtime::VirtualMachine::input_names)
+        .def_property_readonly("output_names", &runtime::VirtualMachine::output_names)
+        .def(
+            "run",
+            [](runtime::VirtualMachine& vm, const std::vector<py::object>& inputs) {
+                std::vector<NDArray> tensors;
+                for (const auto& v : inputs) {
+                    tensors.push_back(py::isinstance<NDArray>(v)
+                                          ? v.cast<NDArray>()
+                                          : ndarray_from_numpy(py::array(v)));
+                }
+                // Registry functions written in Python take the GIL back when called.
+                py::gil_scoped_release release;
+                return vm.run(tensors);
+            },
+            py::arg("inputs"))
+        .def_property_readonly("pool_bytes", [](const runtime::VirtualMachine& vm) {
+            return vm.pool_stats().bytes_held;
+        });
 
     m.def(
         "register_func",

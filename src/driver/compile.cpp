@@ -8,7 +8,9 @@
 #include "driver/make_plan.h"
 #include "driver/plan_memory.h"
 #include "driver/vm_compiler.h"
+#include "graph/expr_functor.h"
 #include "graph/printer.h"
+#include "ops/call_tir.h"
 #include "ops/op_table.h"
 #include "support/error.h"
 
@@ -29,6 +31,23 @@ runtime::Module build_kernels(const graph::IRModule& m, const Target& target) {
     return codegen::build_llvm(kernels, target);
 }
 
+// Every call_tir of the graph functions against its kernel (hand-written modules can get them
+// wrong; the lowering's own calls fit by construction).
+void check_kernel_calls(const graph::IRModule& m) {
+    for (const auto& [name, f] : m.functions) {
+        graph::post_order_visit(f->body, [&](const graph::Expr& e) {
+            const auto* attrs = ops::call_tir_attrs(e);
+            if (!attrs) return;
+            auto k = m.kernels.find(attrs->kernel);
+            if (k == m.kernels.end()) {
+                user_error(e->loc)
+                    << "call_tir @" << attrs->kernel << ": the module has no kernel of that name";
+            }
+            ops::check_call_tir(e, *k->second);
+        });
+    }
+}
+
 }  // namespace
 
 CompiledModel compile_model(const graph::IRModule& m, const std::string& target,
@@ -37,13 +56,19 @@ CompiledModel compile_model(const graph::IRModule& m, const std::string& target,
     if (t.kind != "llvm") {
         user_error() << "target '" << target << "': only llvm targets can be built so far";
     }
-    graph::IRModule optimized = run_graph_pipeline(m, pass_context(), options);
+    // Kernels written by hand in the module (prim_funcs beside graph functions) go through the
+    // loop-IR pipeline like generated ones; it leaves already-lowered ones as they are.
+    graph::IRModule input = m;
+    tir::LowerContext lower_ctx = make_lower_context(t);
+    for (auto& [name, k] : input.kernels) k = run_tir_pipeline(k, lower_ctx, options);
+    graph::IRModule optimized = run_graph_pipeline(input, pass_context(), options);
     graph::IRModule lowered = lower_fused_functions(optimized, t, options);
     if (options.print_after == "all" || options.print_after == kLowerFusedFunctions) {
         std::ostream& log = options.log ? *options.log : std::cerr;
         log << "// after " << kLowerFusedFunctions << "\n"
             << graph::print(lowered, graph::PrintOptions{.metadata = false}) << "\n";
     }
+    check_kernel_calls(lowered);
     return {lowered, build_kernels(lowered, t), t};
 }
 
@@ -59,8 +84,8 @@ std::string export_model(const CompiledModel& c, const std::string& path, Execut
     bool dynamic = needs_vm(c.module);
     if (executor == Executor::graph && dynamic) {
         user_error() << "the graph executor cannot run this model: its shapes are known only at "
-                        "run time (symbolic dimensions) or it has control flow; use the VM "
-                        "(--executor vm)";
+                        "run time (symbolic dimensions), it has control flow or it calls "
+                        "registry functions; use the VM (--executor vm)";
     }
     if (executor == Executor::vm || (executor == Executor::automatic && dynamic)) {
         VMExecutable vm = compile_vm(c.module);

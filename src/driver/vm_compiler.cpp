@@ -189,18 +189,27 @@ private:
             emit(std::move(in));
             return {dst, {}};
         }
-        if (!call.op.defined() || call.op->name != "call_tir") {
+        const auto* tir = ops::call_tir_attrs(e);
+        const auto* packed = ops::call_packed_attrs(e);
+        if (!tir && !packed) {
             user_error(e->loc) << "the VM compiler: main still calls "
                                << (call.op.defined() ? call.op->name : "a function")
                                << "; lower the module first";
         }
-        const auto& attrs = static_cast<const ops::CallTirAttrs&>(*call.attrs);
-        VMInstruction in{.op = VMOp::call_kernel, .name = attrs.kernel, .node = node_name(e)};
+        // Both call in destination-passing style: the outputs are allocated here and passed
+        // after the arguments (then a kernel's scalar shape arguments).
+        VMInstruction in{.op = tir ? VMOp::call_kernel : VMOp::call_packed,
+                         .name = tir ? tir->kernel : packed->func,
+                         .node = node_name(e)};
         for (const auto& a : call.args) flatten(compile(a), &in.args);
-        for (const auto& d : attrs.shape_args) in.shape.push_back(shape_code(d, e->loc));
+        if (tir) {
+            for (const auto& d : tir->shape_args) in.shape.push_back(shape_code(d, e->loc));
+        }
+        std::vector<graph::Type> outputs =
+            tir ? ops::call_tir_outputs(*tir) : ops::call_packed_outputs(*packed);
         Value result;
-        for (const auto& t : ops::call_tir_outputs(attrs)) {
-            const auto& tt = graph::expect_tensor(t, e->loc, "a call_tir result");
+        for (const auto& t : outputs) {
+            const auto& tt = graph::expect_tensor(t, e->loc, "a destination-passing call's result");
             VMInstruction alloc{.op = VMOp::alloc, .dst = new_reg(), .node = in.node};
             alloc.dtype = graph::dl_dtype_of(tt.dtype);
             for (const auto& d : tt.shape) alloc.shape.push_back(shape_code(d, e->loc));
@@ -213,10 +222,12 @@ private:
         return result;
     }
 
+    // The model node a call came from, or a name made from its callee.
     std::string node_name(const Expr& e) {
         if (!e->loc.node_name.empty()) return e->loc.node_name;
-        const auto& attrs = static_cast<const ops::CallTirAttrs&>(*e.as<graph::Call>()->attrs);
-        return attrs.kernel + "_" + std::to_string(kernel_uses_[attrs.kernel]++);
+        const auto* tir = ops::call_tir_attrs(e);
+        std::string callee = tir ? tir->kernel : ops::call_packed_attrs(e)->func;
+        return callee + "_" + std::to_string(callee_uses_[callee]++);
     }
 
     static void flatten(const Value& v, std::vector<int>* regs) {
@@ -267,7 +278,7 @@ private:
     std::unordered_map<const graph::ExprNode*, Value> values_;
     std::unordered_map<const Var*, int> slots_;
     std::vector<std::string> slot_names_;
-    std::unordered_map<std::string, int> kernel_uses_;
+    std::unordered_map<std::string, int> callee_uses_;
 };
 
 bool is_static_value(const graph::Type& t) {
@@ -299,7 +310,8 @@ bool needs_vm(const graph::IRModule& m) {
     graph::post_order_visit(main->body, [&](const Expr& e) {
         dynamic |= !is_static_value(e->type) && !e.is<graph::Function>();
         if (auto* call = e.as<graph::Call>()) {
-            dynamic |= !call->op.defined() || ops::shape_tensor_attrs(e) != nullptr;
+            dynamic |= !call->op.defined() || ops::shape_tensor_attrs(e) != nullptr ||
+                       ops::call_packed_attrs(e) != nullptr;
         }
     });
     return dynamic;

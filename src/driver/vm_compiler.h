@@ -3,8 +3,8 @@
 //
 // Each graph function becomes a VM function. Its parameters' symbolic dimensions get shape slots
 // bound by match_shape (the first occurrence of `n` binds it, later ones check it); every
-// call_tir allocates its outputs with shapes computed from those slots, then calls the kernel,
-// which is compiled once for all sizes. Registers are killed after their last use, so the
+// call_tir / call_packed allocates its outputs with shapes computed from those slots, then calls
+// the kernel (compiled once for all sizes) or the registry function. Registers are killed after their last use, so the
 // memory pool reuses their storage within one run. Constants go to the parameter blob.
 #pragma once
 
@@ -25,7 +25,8 @@ struct VMExecutable {
 VMExecutable compile_vm(const graph::IRModule& m);
 
 // Whether `m`'s main needs the VM: a symbolic dimension anywhere in its types, a value that is
-// not a tensor or a tuple of tensors, or a call of another graph function.
+// not a tensor or a tuple of tensors, a call of another graph function or of a registry
+// function (call_packed).
 bool needs_vm(const graph::IRModule& m);
 
 }  // namespace anvil::driver

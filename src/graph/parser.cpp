@@ -7,6 +7,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "graph/dps_outputs.h"
 #include "graph/text_attrs.h"
 #include "graph/text_lexer.h"
 #include "support/error.h"
@@ -425,6 +426,10 @@ private:
     // Bindings and lets, then the result; the caller reads what closes the block.
     Expr block_body() {
         for (;;) {
+            if (is_keyword("dataflow") && is_punct("{", 1)) {
+                dataflow_block();
+                continue;
+            }
             if (is_keyword("let")) {
                 const Token& let_at = next();
                 const Token& at = peek();
@@ -443,12 +448,51 @@ private:
             if (peek().kind == Tok::Local && is_punct("=", 1)) {
                 const Token& at = next();
                 next();
-                Expr value = expr();
-                expect(";", "after the binding of %" + at.text);
-                define(at, value);
+                binding(at);
                 continue;
             }
             return expr();
+        }
+    }
+
+    // After `%name =`: the value and the closing ';'.
+    void binding(const Token& at) {
+        Expr value = expr();
+        expect(";", "after the binding of %" + at.text);
+        define(at, value);
+    }
+
+    // `dataflow { bindings; output %a, %b; }` (Relax's dataflow block): bindings only, which
+    // the graph keeps as the pure dataflow it always is; the names listed after `output` stay
+    // visible after the block, the others end with it.
+    void dataflow_block() {
+        next();
+        next();
+        scopes_.push_back({{}, true});
+        while (!is_keyword("output")) {
+            if (peek().kind != Tok::Local || !is_punct("=", 1)) {
+                expected("a binding (%x = ...;) or 'output' in a dataflow block");
+            }
+            const Token& at = next();
+            next();
+            binding(at);
+        }
+        next();
+        std::vector<Token> outputs;
+        do {
+            if (peek().kind != Tok::Local) expected("a variable of the block after 'output'");
+            outputs.push_back(next());
+        } while (accept(","));
+        expect(";", "after the dataflow block's outputs");
+        expect("}", "to close the dataflow block");
+        Scope inner = std::move(scopes_.back());
+        scopes_.pop_back();
+        for (const Token& out : outputs) {
+            auto it = inner.names.find(out.text);
+            if (it == inner.names.end()) {
+                fail(out, "output %" + out.text + " is not bound in this dataflow block");
+            }
+            define(out, it->second.value);
         }
     }
 
@@ -532,6 +576,10 @@ private:
         const Op* op = ops_.find(at.text);
         if (!op) fail(at, "unknown op '" + at.text + "'");
         expect("(", "after the op's name");
+        if ((op->name == "call_tir" && peek().kind == Tok::Global) ||
+            (op->name == "call_packed" && peek().kind == Tok::String)) {
+            return dps_call(at, *op);
+        }
         std::vector<Expr> args;
         std::vector<AttrArg> attrs;
         while (!accept(")")) {
@@ -557,6 +605,45 @@ private:
         Ref<Attrs> values = op->make_default_attrs()->clone();
         write_attrs(const_cast<Attrs&>(*values), attrs, op->name);  // a fresh clone, ours
         return build(at, op->name, [&] { return make_call(*op, args, values); });
+    }
+
+    // After `call_tir(` or `call_packed(`, Relax's argument order: the callee (@kernel or
+    // "registry.name"), the arguments as a tuple, the result type and, for call_tir, the
+    // kernel's scalar shape arguments as a shape.
+    Expr dps_call(const Token& at, const Op& op) {
+        std::vector<AttrArg> attrs(1);
+        attrs[0].name = peek();
+        attrs[0].name.text = op.name == "call_tir" ? "kernel" : "func";
+        attrs[0].value.kind = AttrValue::Kind::String;
+        attrs[0].value.at = peek();
+        attrs[0].value.s = next().text;
+        expect(",", "after the callee of " + op.name);
+        expect("(", "to open the arguments of " + op.name + ", a tuple such as (%x, %w)");
+        std::vector<Expr> args =
+            tuple_items([&] { return expr(); }, "in the arguments of " + op.name).first;
+        expect(",", "before the result type of " + op.name);
+        const Token& type_at = peek();
+        Type result = type();
+        if (op.name == "call_tir" && accept(",")) {
+            attrs.emplace_back();
+            attrs.back().name = peek();
+            attrs.back().name.text = "shape_args";
+            attrs.back().value = attr_value();
+            if (attrs.back().value.kind != AttrValue::Kind::Shape) {
+                fail(attrs.back().value.at, "call_tir's shape arguments are a shape such as (m,)");
+            }
+        }
+        expect(")", "to close " + op.name);
+        Ref<Attrs> values = op.make_default_attrs()->clone();
+        auto& fresh = const_cast<Attrs&>(*values);  // a fresh clone, ours
+        write_attrs(fresh, attrs, op.name);
+        auto* outputs = dynamic_cast<DpsOutputs*>(&fresh);
+        if (!outputs) fail(at, op.name + " does not take a result type");
+        build(type_at, op.name + "'s result type", [&] {
+            outputs->set_outputs(result);
+            return 0;
+        });
+        return build(at, op.name, [&] { return make_call(op, args, values); });
     }
 
     AttrValue attr_value() {

@@ -15,12 +15,18 @@
 //   def      := 'def' GLOBAL '(' params ')' ('->' type)? '{' block '}'
 //   kernel   := 'prim_func' ...                   -- tir::parse_prim_func's syntax, up to its '}'
 //   params   := (LOCAL ':' type (',' LOCAL ':' type)*)? (','? 'primitive' '=' INT)?
-//   block    := (binding | let)* expr
+//   block    := (binding | let | dataflow)* expr
 //   binding  := LOCAL '=' expr ';'                -- names expr for the rest of the block
+//   dataflow := 'dataflow' '{' binding* 'output' LOCAL (',' LOCAL)* ';' '}'
+//                                                 -- Relax's dataflow block: only the names
+//                                                 -- after 'output' stay visible after it
 //   let      := 'let' LOCAL (':' type)? '=' expr ';'     -- the rest of the block is its body
 //   expr     := primary ('.' INT | '(' exprs? ')')*  -- tuple projection, call of a function
 //   primary  := LOCAL | 'meta' '[' 'Constant' ']' '[' INT ']'
 //             | OPNAME '(' (exprs (',' attr)* | attr (',' attr)*)? ')'
+//             | 'call_tir' '(' GLOBAL ',' '(' exprs? ')' ',' type (',' '(' dims ')')? ')'
+//             | 'call_packed' '(' STRING ',' '(' exprs? ')' ',' type ')'
+//                                                 -- destination-passing calls (ops/call_tir.h)
 //             | '(' ')' | '(' expr ')' | '(' expr ',' (expr (',' expr)*)? ','? ')'
 //             | 'fn' '(' params ')' ('->' type)? '{' block '}'
 //             | '{' block '}'                     -- a scope (a Let in operand position)

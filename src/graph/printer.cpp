@@ -4,7 +4,9 @@
 #include <unordered_set>
 #include <vector>
 
+#include "graph/dps_outputs.h"
 #include "graph/expr_functor.h"
+#include "graph/passes/attr_fields.h"
 #include "support/error.h"
 #include "support/text_scanner.h"
 #include "support/unique_names.h"
@@ -195,6 +197,7 @@ private:
     // emitted first).
     std::string definition(const Expr& e, int indent) {
         if (auto* call = e.as<Call>()) {
+            if (dynamic_cast<const DpsOutputs*>(call->attrs.get())) return dps_call(*call, indent);
             std::string head;
             if (call->op.defined()) {
                 head = call->op->name;
@@ -224,6 +227,25 @@ private:
         }
         internal_error() << "no inline text for a " << expr_kind_name(e->kind);
         ANVIL_UNREACHABLE();
+    }
+
+    // call_tir(@kernel, (args), Type[, (shape args)]) or call_packed("name", (args), Type).
+    std::string dps_call(const Call& call, int indent) {
+        std::string text = call.op->name + "(";
+        if (auto kernel = attr_string(*call.attrs, "kernel")) {
+            text += "@" + (is_identifier(*kernel) ? *kernel : quote(*kernel));
+        } else {
+            text += quote(attr_string(*call.attrs, "func").value_or(""));
+        }
+        text += ", (";
+        for (size_t i = 0; i < call.args.size(); ++i) {
+            text += (i ? ", " : "") + atom(call.args[i], indent);
+        }
+        text += call.args.size() == 1 ? ",), " : "), ";
+        text += type_str(call.type);
+        auto shape_args = attr_shape(*call.attrs, "shape_args");
+        if (shape_args && !shape_args->empty()) text += ", " + shape_str(*shape_args);
+        return text + ")";
     }
 
     // A name for `e`, binding it to a new temporary (after its operands) the first time.

@@ -186,10 +186,15 @@ private:
         expect(")", "to close the parameter list");
         size_t end = pos_;
         std::vector<Ref<Buffer>> buffers;
+        // A name no scalar declares is a dimension variable, bound from the argument's shape
+        // when the kernel is called (ir::dimension_var): int32 like loop variables, int64 (the
+        // graph's dimension type) inside a cast such as cast<int32>(n).
+        new_dim_type_ = DataType::int32();
         for (const Pending& p : pending) {
             pos_ = p.shape_pos;
             buffers.push_back(buffer_rest(p.name, p.t, p.at));
         }
+        new_dim_type_.reset();
         for (const auto& b : buffers) scope_.push_back({b->name, {}, b});
         pos_ = end;
         return {buffers, scalars};
@@ -454,6 +459,8 @@ private:
     PrimExpr call_form(const Token& name);
 
     std::vector<Decl> scope_;
+    // Set while a buffer parameter's shape is read: the type an undeclared name gets there.
+    std::optional<DataType> new_dim_type_;
     std::unordered_map<std::string, Decl> retired_;
 };
 
@@ -524,6 +531,11 @@ PrimExpr Parser::primary() {
         return build(name, "load from '" + name.text + "'",
                      [&] { return make_load(buffer, indices); });
     }
+    if (new_dim_type_ && !lookup(name.text)) {
+        Ref<Var> v = make_var(name.text, *new_dim_type_);
+        scope_.push_back({name.text, v, {}});
+        return v;
+    }
     return find_var(name);
 }
 
@@ -541,7 +553,10 @@ PrimExpr Parser::call_form(const Token& name) {
         callee = string_literal("the called function's name");
         if (!is_punct(")")) expect(",", "after the called function's name");
     }
+    std::optional<DataType> dim_type = new_dim_type_;
+    if (f == "cast" && new_dim_type_) new_dim_type_ = DataType::int64();
     std::vector<PrimExpr> args = expr_list(")", "to close the arguments of '" + f + "'");
+    new_dim_type_ = dim_type;
     auto want = [&](size_t n) {
         if (args.size() != n) {
             fail(name, "'" + f + "' takes " + std::to_string(n) + " argument" +

@@ -9,7 +9,11 @@
 // Grammar (`*` repeats, `?` is optional; whitespace and `// comments` are ignored):
 //   func    := 'prim_func' (IDENT | STRING) '(' (param (',' param)*)? ')' block
 //   param   := IDENT ':' DTYPE ('[' exprs? ']' scope?)?       -- a buffer when it has a shape;
-//                                                             -- shapes may name scalar params
+//                                                             -- shapes may name scalar params,
+//                                                             -- and other names declare
+//                                                             -- dimension variables (int32;
+//                                                             -- int64 inside a cast), bound
+//                                                             -- from the arguments' shapes
 //   block   := '{' stmt* '}'                                  -- one stmt: itself; else SeqStmt
 //   stmt    := 'for' IDENT (':' DTYPE)? 'in' '[' expr ',' expr ')' kind? block
 //            | 'let' IDENT (':' DTYPE)? '=' expr block

@@ -67,6 +67,9 @@ std::optional<std::string> attr_string(const Attrs& a, const std::string& name) 
 std::optional<std::vector<int64_t>> attr_ints(const Attrs& a, const std::string& name) {
     return get<std::vector<int64_t>>(a, name);
 }
+std::optional<std::vector<PrimExpr>> attr_shape(const Attrs& a, const std::string& name) {
+    return get<std::vector<PrimExpr>>(a, name);
+}
 
 Ref<Attrs> attr_with(const Attrs& a, const std::string& name, int64_t value) {
     return set<int64_t>(a, name, value);

@@ -18,6 +18,7 @@ std::optional<bool> attr_bool(const Attrs& a, const std::string& name);
 std::optional<double> attr_float(const Attrs& a, const std::string& name);
 std::optional<std::string> attr_string(const Attrs& a, const std::string& name);
 std::optional<std::vector<int64_t>> attr_ints(const Attrs& a, const std::string& name);
+std::optional<std::vector<PrimExpr>> attr_shape(const Attrs& a, const std::string& name);
 
 // A copy of `a` with the field set; InternalError when there is no such field of that type.
 Ref<Attrs> attr_with(const Attrs& a, const std::string& name, int64_t value);

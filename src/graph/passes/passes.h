@@ -20,6 +20,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -95,5 +96,12 @@ IRModule prepack_weights(const IRModule& m, const PassContext& ctx);
 // constants included (so groups differing only in weights are structurally equal); scalar
 // constants stay inside. opt_level 0: one op per group.
 IRModule fuse_ops(const IRModule& m, const PassContext& ctx);
+
+// Not a pipeline pass: TVM Relax's BindParams. Ensures: the parameters of `function` named in
+// `params` are gone, replaced in its body by Constants holding the values (weights the pipeline
+// then folds and pre-packs like imported ones). UserError when the module has no such function,
+// a name is none of its parameters, or a value's shape or dtype differs from the parameter's type.
+IRModule bind_params(const IRModule& m, const std::string& function,
+                     const std::map<std::string, runtime::NDArray>& params);
 
 }  // namespace anvil::graph

@@ -1,0 +1,37 @@
+// The result type of a call in destination-passing style (ops/call_tir.h: call_tir and
+// call_packed), kept as attribute fields so that it prints, parses, compares and hashes like
+// any attribute. Attribute structs of such calls derive from DpsOutputs besides AttrsBase; the
+// text format (graph/parser.cpp, graph/printer.cpp) finds them by that base and writes the
+// result as a type: call_tir(@k, (%x,), Tensor[(n, 128), float32]).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "graph/attrs.h"
+#include "graph/type.h"
+
+namespace anvil::graph {
+
+// For output k: out_ndims[k] dimensions taken in order from out_shapes, and out_dtypes[k]
+// (comma-separated). Several outputs make a tuple result.
+struct DpsOutputs {
+    virtual ~DpsOutputs() = default;
+    std::vector<PrimExpr> out_shapes;
+    std::vector<int64_t> out_ndims;
+    std::string out_dtypes;
+
+    void visit_outputs(AttrVisitor& v) {
+        v.visit("out_shapes", &out_shapes);
+        v.visit("out_ndims", &out_ndims);
+        v.visit("out_dtypes", &out_dtypes);
+    }
+    // Stores `result`, a tensor type or a tuple of tensor types (UserError otherwise).
+    void set_outputs(const Type& result);
+    // The output tensor types, in order; UserError naming `callee` when the fields do not
+    // describe tensor types.
+    std::vector<Type> output_types(const std::string& callee) const;
+};
+
+}  // namespace anvil::graph
