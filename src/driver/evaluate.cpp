@@ -3,7 +3,9 @@
 #include <unordered_map>
 
 #include "graph/expr_functor.h"
+#include "driver/vm_compiler.h"
 #include "ops/call_tir.h"
+#include "runtime/vm.h"
 #include "support/error.h"
 
 namespace anvil::driver {
@@ -72,6 +74,17 @@ std::vector<runtime::NDArray> evaluate_lowered(const graph::IRModule& m,
         }
     });
     return values.at(main->body.get());
+}
+
+std::vector<runtime::NDArray> run_in_process(const graph::IRModule& m,
+                                             const runtime::Module& kernels,
+                                             const std::vector<runtime::NDArray>& inputs) {
+    if (!needs_vm(m)) return evaluate_lowered(m, kernels, inputs);
+    VMExecutable exe = compile_vm(m);
+    std::span<const std::byte> params(reinterpret_cast<const std::byte*>(exe.params.data()),
+                                      exe.params.size());
+    runtime::VirtualMachine vm(std::move(exe.program), params, kernels);
+    return vm.run(inputs);
 }
 
 }  // namespace anvil::driver

@@ -1,6 +1,6 @@
 // Running a lowered module's "main" in this process, kernel by kernel, allocating each result.
 // Constant folding evaluates subgraphs with it, and tests check whole models with it; deployed
-// models run on the runtime's graph executor instead (planned memory, no compiler).
+// models run on the runtime's graph executor or VM instead (planned memory, no compiler).
 #pragma once
 
 #include <vector>
@@ -16,5 +16,12 @@ namespace anvil::driver {
 std::vector<runtime::NDArray> evaluate_lowered(const graph::IRModule& m,
                                                const runtime::Module& kernels,
                                                const std::vector<runtime::NDArray>& inputs);
+
+// Runs a compiled model's main in this process with the executor its artifact would use: the VM
+// when the model needs it (driver::needs_vm: run-time shapes, control flow, registry calls),
+// otherwise evaluate_lowered.
+std::vector<runtime::NDArray> run_in_process(const graph::IRModule& m,
+                                             const runtime::Module& kernels,
+                                             const std::vector<runtime::NDArray>& inputs);
 
 }  // namespace anvil::driver

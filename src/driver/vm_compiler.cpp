@@ -6,6 +6,7 @@
 #include "graph/expr_functor.h"
 #include "ops/call_tir.h"
 #include "ops/shape_tensor.h"
+#include "ops/value_shapes.h"
 #include "support/error.h"
 
 namespace anvil::driver {
@@ -86,8 +87,15 @@ private:
             code->push_back({ShapeToken::Kind::slot, it->second});
             return;
         }
+        if (auto* sel = e.as<Select>()) {
+            append_code(sel->cond, loc, code);
+            append_code(sel->true_value, loc, code);
+            append_code(sel->false_value, loc, code);
+            code->push_back({ShapeToken::Kind::select, 0});
+            return;
+        }
         if (auto* c = e.as<Cast>()) {
-            if (!c->dtype.is_int() && !c->dtype.is_uint()) {
+            if (!c->dtype.is_int() && !c->dtype.is_uint() && !c->dtype.is_bool()) {
                 user_error(loc) << "a shape uses the non-integer expression " << e;
             }
             append_code(c->value, loc, code);
@@ -104,8 +112,19 @@ private:
             {ExprKind::Mul, K::mul},           {ExprKind::FloorDiv, K::floordiv},
             {ExprKind::FloorMod, K::floormod}, {ExprKind::Div, K::floordiv},
             {ExprKind::Mod, K::floormod},      {ExprKind::Min, K::min},
-            {ExprKind::Max, K::max},
+            {ExprKind::Max, K::max},           {ExprKind::EQ, K::eq},
+            {ExprKind::NE, K::ne},             {ExprKind::LT, K::lt},
+            {ExprKind::LE, K::le},             {ExprKind::And, K::land},
+            {ExprKind::Or, K::lor},
         };
+        // a > b is b < a.
+        if (e->kind == ExprKind::GT || e->kind == ExprKind::GE) {
+            const auto* bin = static_cast<const BinaryExpr*>(e.get());
+            append_code(bin->b, loc, code);
+            append_code(bin->a, loc, code);
+            code->push_back({e->kind == ExprKind::GT ? K::lt : K::le, 0});
+            return;
+        }
         for (const auto& b : kBinary) {
             if (e->kind != b.kind) continue;
             const auto* bin = static_cast<const BinaryExpr*>(e.get());
@@ -189,6 +208,17 @@ private:
             emit(std::move(in));
             return {dst, {}};
         }
+        if (const auto* bind = ops::bind_values_attrs(e)) return compile_bind_values(e, *bind);
+        if (const auto* reshape = ops::dynamic_reshape_attrs(e)) {
+            VMInstruction in{.op = VMOp::reshape, .dst = new_reg(), .node = e->loc.node_name};
+            in.reg = materialize(compile(call.args[0]));
+            in.args = {materialize(compile(call.args[1]))};
+            in.index = reshape->allowzero ? 1 : 0;
+            for (const auto& d : reshape->dims) in.slots.push_back(new_slot(d, e->loc));
+            int dst = in.dst;
+            emit(std::move(in));
+            return {dst, {}};
+        }
         const auto* tir = ops::call_tir_attrs(e);
         const auto* packed = ops::call_packed_attrs(e);
         if (!tir && !packed) {
@@ -220,6 +250,45 @@ private:
         emit(std::move(in));
         if (result.fields.size() == 1) return result.fields[0];
         return result;
+    }
+
+    // A slot for the dimension variable `d`, bound by the instruction about to be emitted.
+    int new_slot(const PrimExpr& d, const SourceLoc& loc) {
+        const Var* v = d.as<Var>();
+        if (!v) user_error(loc) << "the executor binds variables, not " << d;
+        if (slots_.count(v)) {
+            user_error(loc) << "the dimension '" << v->name << "' is bound twice";
+        }
+        int slot = static_cast<int>(slot_names_.size());
+        slots_[v] = slot;
+        slot_names_.push_back(v->name);
+        return slot;
+    }
+
+    // The tensors' values go to new slots (load_shape), then the checks run; the value passed
+    // on is the first argument's.
+    Value compile_bind_values(const Expr& e, const ops::BindValuesAttrs& attrs) {
+        const auto& call = *e.as<graph::Call>();
+        Value passed = compile(call.args[0]);
+        size_t next = 0;
+        for (size_t i = 1; i < call.args.size(); ++i) {
+            VMInstruction in{.op = VMOp::load_shape, .node = e->loc.node_name};
+            in.reg = materialize(compile(call.args[i]));
+            int64_t count =
+                graph::expect_tensor(call.args[i]->type, e->loc, "a bound tensor").num_elements();
+            for (int64_t k = 0; k < count; ++k) {
+                in.slots.push_back(new_slot(attrs.vars.at(next++), e->loc));
+            }
+            emit(std::move(in));
+        }
+        for (const auto& c : attrs.checks) {
+            VMInstruction in{.op = VMOp::check_shape, .node = e->loc.node_name};
+            in.what = (e->loc.op_type.empty() ? "" : e->loc.op_type + ": ") +
+                      "the values of its shape operands do not fit its input";
+            in.shape.push_back(shape_code(c, e->loc));
+            emit(std::move(in));
+        }
+        return passed;
     }
 
     // The model node a call came from, or a name made from its callee.
@@ -310,8 +379,9 @@ bool needs_vm(const graph::IRModule& m) {
     graph::post_order_visit(main->body, [&](const Expr& e) {
         dynamic |= !is_static_value(e->type) && !e.is<graph::Function>();
         if (auto* call = e.as<graph::Call>()) {
-            dynamic |= !call->op.defined() || ops::shape_tensor_attrs(e) != nullptr ||
-                       ops::call_packed_attrs(e) != nullptr;
+            // Every executor op but call_tir is the VM's (shape values, registry calls).
+            dynamic |= !call->op.defined() ||
+                       (call->op->executor_op && call->op->name != "call_tir");
         }
     });
     return dynamic;

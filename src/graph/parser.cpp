@@ -302,8 +302,41 @@ private:
         return out;
     }
 
-    // Dimensions: `t` is the type a bare literal or a new symbolic name takes here.
+    // Dimensions: `t` is the type a bare literal or a new symbolic name takes here. Conditions
+    // on dimensions (bind_values' checks) add comparisons, `&&`, `||`, `!` and select(c, a, b).
     PrimExpr dim(DataType t) {
+        PrimExpr lhs = dim_and(t);
+        while (is_punct("||")) {
+            const Token& op = next();
+            PrimExpr rhs = dim_and(t);
+            lhs = build(op, "condition", [&] { return make_binary(anvil::ExprKind::Or, lhs, rhs); });
+        }
+        return lhs;
+    }
+    PrimExpr dim_and(DataType t) {
+        PrimExpr lhs = dim_compare(t);
+        while (is_punct("&&")) {
+            const Token& op = next();
+            PrimExpr rhs = dim_compare(t);
+            lhs =
+                build(op, "condition", [&] { return make_binary(anvil::ExprKind::And, lhs, rhs); });
+        }
+        return lhs;
+    }
+    PrimExpr dim_compare(DataType t) {
+        static const std::pair<const char*, anvil::ExprKind> kCompare[] = {
+            {"==", anvil::ExprKind::EQ}, {"!=", anvil::ExprKind::NE}, {"<", anvil::ExprKind::LT},
+            {"<=", anvil::ExprKind::LE}, {">", anvil::ExprKind::GT},  {">=", anvil::ExprKind::GE}};
+        PrimExpr lhs = dim_sum(t);
+        for (const auto& [text, kind] : kCompare) {
+            if (!is_punct(text)) continue;
+            const Token& op = next();
+            PrimExpr rhs = dim_sum(t);
+            return build(op, "condition", [&] { return make_binary(kind, lhs, rhs); });
+        }
+        return lhs;
+    }
+    PrimExpr dim_sum(DataType t) {
         PrimExpr lhs = dim_term(t);
         while (is_punct("+") || is_punct("-")) {
             const Token& op = next();
@@ -346,7 +379,26 @@ private:
             expect(")", "to close the dimension");
             return e;
         }
+        if (accept("!")) {
+            PrimExpr a = dim_atom(t);
+            return build(at, "condition", [&] { return make_not(a); });
+        }
+        if (at.kind == Tok::Ident && (at.text == "true" || at.text == "false")) {
+            next();
+            return make_bool(at.text == "true");
+        }
         if (at.kind != Tok::Ident) expected("a dimension (an integer or a name)");
+        if (at.text == "select" && is_punct("(", 1)) {
+            next();
+            next();
+            PrimExpr c = dim(t);
+            expect(",", "after select's condition");
+            PrimExpr a = dim(t);
+            expect(",", "between select's values");
+            PrimExpr b = dim(t);
+            expect(")", "to close select");
+            return build(at, "dimension", [&] { return select(c, a, b); });
+        }
         static const std::pair<const char*, anvil::ExprKind> kCalls[] = {
             {"floordiv", anvil::ExprKind::FloorDiv},
             {"floormod", anvil::ExprKind::FloorMod},

@@ -39,6 +39,9 @@
 //   dim      := INT | IDENT | dim ('+' | '-' | '*' | '/' | '%') dim | '(' dim ')'
 //             | 'cast' '<' 'int64' '>' '(' dim ')' | ('floordiv' | 'floormod' | 'min' | 'max')
 //               '(' dim ',' dim ')'
+//             | dim ('==' | '!=' | '<' | '<=' | '>' | '>=' | '&&' | '||') dim | '!' dim
+//             | 'true' | 'false' | 'select' '(' dim ',' dim ',' dim ')'
+//                                                 -- conditions on dimensions (bind_values)
 //   metadata := '#' '[' 'metadata' ']' ('meta' '[' 'Constant' ']' '[' INT ']' ':' type '='
 //               STRING)*                          -- STRING: base64 of the raw bytes
 // A `->` return type, where given, must equal the body's type. A symbolic dimension (IDENT) is

@@ -186,14 +186,35 @@ struct PadAttrs : graph::AttrsBase<PadAttrs> {
 struct BroadcastToAttrs : graph::AttrsBase<BroadcastToAttrs> {
     static constexpr const char* kTypeName = "BroadcastToAttrs";
     std::vector<int64_t> shape;
-    void visit_fields(graph::AttrVisitor& v) override { v.visit("shape", &shape); }
+    // The result's shape when it is known only at run time (ONNX Expand of a computed shape);
+    // replaces shape. Each input dimension must be 1 or equal to its result dimension; the
+    // importer has the executor check what it cannot show (bind_values).
+    std::vector<PrimExpr> dims;
+    void visit_fields(graph::AttrVisitor& v) override {
+        v.visit("shape", &shape);
+        v.visit("dims", &dims);
+    }
+};
+
+// arange(start, delta): start + i * delta for i in [0, length) — ONNX Range whose bounds are
+// known only at run time (the importer binds them and computes the length as a dimension);
+// start and delta are one-element tensors of the result's dtype.
+struct ArangeAttrs : graph::AttrsBase<ArangeAttrs> {
+    static constexpr const char* kTypeName = "ArangeAttrs";
+    std::vector<PrimExpr> length;  // one int64 dimension
+    void visit_fields(graph::AttrVisitor& v) override { v.visit("length", &length); }
 };
 
 // tile: numpy.tile; the shorter of reps and the input shape is padded with leading ones.
 struct TileAttrs : graph::AttrsBase<TileAttrs> {
     static constexpr const char* kTypeName = "TileAttrs";
     std::vector<int64_t> reps;
-    void visit_fields(graph::AttrVisitor& v) override { v.visit("reps", &reps); }
+    // Repeats known only at run time (dimension variables); replaces reps.
+    std::vector<PrimExpr> symbolic_reps;
+    void visit_fields(graph::AttrVisitor& v) override {
+        v.visit("reps", &reps);
+        v.visit("symbolic_reps", &symbolic_reps);
+    }
 };
 
 // resize2d: ONNX Resize on the two spatial axes of an NCHW tensor.

@@ -620,7 +620,48 @@ std::vector<te::Tensor> trilu_compute(const std::vector<te::Tensor>& in, const A
         "trilu")};
 }
 
+Type arange_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
+                 const SourceLoc& loc) {
+    const auto& a = attrs_as<ArangeAttrs>(attrs);
+    const auto& start = graph::expect_tensor(args[0], loc, "the start of " + op.name);
+    const auto& delta = graph::expect_tensor(args[1], loc, "the delta of " + op.name);
+    if (a.length.size() != 1 || !a.length[0].defined() || !a.length[0].dtype().is_integer()) {
+        user_error(loc) << op.name << ": length must be one integer dimension";
+    }
+    for (const auto* t : {&start, &delta}) {
+        if (!t->is_static() || t->num_elements() != 1 || t->dtype != start.dtype) {
+            user_error(loc) << op.name << ": start and delta must be one-element tensors of one "
+                            << "dtype, not " << shape_str(start.shape) << " " << start.dtype.str()
+                            << " and " << shape_str(delta.shape) << " " << delta.dtype.str();
+        }
+    }
+    return graph::make_tensor_type(a.length, start.dtype);
+}
+
+std::vector<te::Tensor> arange_compute(const std::vector<te::Tensor>& in, const Attrs&,
+                                       const Type& out) {
+    te::Tensor start = in[0], delta = in[1];
+    auto first = [](const te::Tensor& t) { return t(std::vector<PrimExpr>(t.ndim(), i32(0))); };
+    return {te::compute(
+        te_shape(out),
+        [&](std::span<const PrimExpr> i) {
+            return first(start) + cast(start.dtype(), i[0]) * first(delta);
+        },
+        "arange")};
+}
+
 }  // namespace
+
+Ref<Op> make_arange_op() {
+    return make_op({.name = "arange",
+                    .num_inputs = 2,
+                    .make_default_attrs = default_attrs<ArangeAttrs>,
+                    .infer_type = arange_type,
+                    .compute = arange_compute,
+                    .schedule = schedule_injective,
+                    .pattern = OpPattern::Injective,
+                    .description = "start + i * delta for i below a length (ONNX Range)"});
+}
 
 Ref<Op> make_trilu_op() {
     return make_op({.name = "trilu",

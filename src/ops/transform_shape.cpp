@@ -408,8 +408,24 @@ std::vector<te::Tensor> split_compute(const std::vector<te::Tensor>& in, const A
 Type broadcast_to_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
                        const SourceLoc& loc) {
     const auto& x = graph::expect_tensor(args[0], loc, "the input of " + op.name);
+    const auto& a = attrs_as<BroadcastToAttrs>(attrs);
+    if (!a.dims.empty()) {
+        // A run-time shape: each input dimension is 1 (broadcast) or the result's.
+        if (a.dims.size() < x.ndim()) {
+            user_error(loc) << op.name << ": cannot broadcast " << shape_str(x.shape) << " to the "
+                            << a.dims.size() << "-D shape " << shape_str(a.dims);
+        }
+        size_t offset = a.dims.size() - x.ndim();
+        for (size_t d = 0; d < x.ndim(); ++d) {
+            if (!is_one(x.shape[d]) && !provably_equal(x.shape[d], a.dims[d + offset])) {
+                user_error(loc) << op.name << ": cannot broadcast " << shape_str(x.shape)
+                                << " to " << shape_str(a.dims) << " (dimension " << d << ")";
+            }
+        }
+        return graph::make_tensor_type(a.dims, x.dtype);
+    }
     std::vector<PrimExpr> target;
-    for (int64_t d : attrs_as<BroadcastToAttrs>(attrs).shape) {
+    for (int64_t d : a.shape) {
         if (d < 0) user_error(loc) << op.name << ": shape has a negative dimension " << d;
         target.push_back(i64(d));
     }
@@ -428,14 +444,20 @@ std::vector<te::Tensor> broadcast_to_compute(const std::vector<te::Tensor>& in, 
 Type tile_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
                const SourceLoc& loc) {
     const auto& x = graph::expect_tensor(args[0], loc, "the input of " + op.name);
-    const auto& reps = attrs_as<TileAttrs>(attrs).reps;
+    const auto& a = attrs_as<TileAttrs>(attrs);
+    std::vector<PrimExpr> reps = a.symbolic_reps;
+    if (reps.empty()) {
+        for (int64_t rep : a.reps) {
+            if (rep < 1) user_error(loc) << op.name << ": reps has " << rep << "; each must be >= 1";
+            reps.push_back(i64(rep));
+        }
+    }
     size_t r = std::max(reps.size(), x.ndim());
     std::vector<PrimExpr> out;
     for (size_t d = 0; d < r; ++d) {
-        int64_t rep = d + reps.size() < r ? 1 : reps[d + reps.size() - r];
-        if (rep < 1) user_error(loc) << op.name << ": reps has " << rep << "; each must be >= 1";
+        PrimExpr rep = d + reps.size() < r ? i64(1) : reps[d + reps.size() - r];
         PrimExpr dim = d + x.ndim() < r ? i64(1) : x.shape[d + x.ndim() - r];
-        out.push_back(simplify(dim * i64(rep)));
+        out.push_back(simplify(dim * rep));
     }
     return graph::make_tensor_type(out, x.dtype);
 }

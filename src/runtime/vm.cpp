@@ -85,6 +85,15 @@ bool truthy(const NDArray& t) {
     return scalar_value(t) != 0;
 }
 
+// "n = 4, seq = 7": the symbolic dimensions' values, for messages.
+std::string slot_values(const VMFunction& f, const std::vector<int64_t>& slots) {
+    std::string out;
+    for (size_t s = 0; s < f.slot_names.size() && s < slots.size(); ++s) {
+        out += (out.empty() ? "" : ", ") + f.slot_names[s] + " = " + std::to_string(slots[s]);
+    }
+    return out;
+}
+
 void flatten(const VMValue& v, std::vector<NDArray>* out) {
     if (v.kind == VMValue::Kind::tensor) {
         out->push_back(v.tensor);
@@ -117,6 +126,8 @@ struct VirtualMachine::State {
                      std::vector<int64_t>& slots) const;
     void call_packed(const VMInstruction& in, const PackedFunc& fn, std::vector<VMValue>& regs,
                      const std::vector<int64_t>& slots);
+    NDArray reshape(const VMFunction& f, const VMInstruction& in, const std::vector<VMValue>& regs,
+                    std::vector<int64_t>& slots);
 };
 
 VirtualMachine::VirtualMachine(VMProgram program, std::span<const std::byte> params, Module kernels)
@@ -269,14 +280,11 @@ void VirtualMachine::State::match_shape(const VMFunction& f, const VMInstruction
         }
         int64_t want = eval_shape_code(d.check, slots);
         if (want != actual) {
-            std::string bound;
-            for (size_t s = 0; s < f.slot_names.size() && s < slots.size(); ++s) {
-                bound += (bound.empty() ? " with " : ", ") + f.slot_names[s] + " = " +
-                         std::to_string(slots[s]);
-            }
+            std::string bound = slot_values(f, slots);
             user_error() << "vm: " << in.what << " has shape " << shape_text(t.shape())
-                         << ", expected " << expected() << bound << " (dimension " << k << " is "
-                         << actual << ", expected " << want << ")";
+                         << ", expected " << expected() << (bound.empty() ? "" : " with " + bound)
+                         << " (dimension " << k << " is " << actual << ", expected " << want
+                         << ")";
         }
     }
 }
@@ -342,6 +350,58 @@ void VirtualMachine::State::call_packed(const VMInstruction& in, const PackedFun
     }
 }
 
+// ONNX Reshape at run time: the target comes from a tensor's values; 0 copies the input's
+// dimension (unless allowzero), one -1 is inferred; the element counts must agree. The result is
+// a view of the input (same storage), and its dimensions are bound to the instruction's slots.
+NDArray VirtualMachine::State::reshape(const VMFunction& f, const VMInstruction& in,
+                                       const std::vector<VMValue>& regs,
+                                       std::vector<int64_t>& slots) {
+    const VMValue& x = regs[in.reg];
+    const VMValue& target = regs[in.args[0]];
+    const std::string where = "vm: node '" + in.node + "': ";
+    if (x.kind != VMValue::Kind::tensor || target.kind != VMValue::Kind::tensor ||
+        target.tensor.num_elements() != static_cast<int64_t>(in.slots.size())) {
+        user_error() << where << "reshape expects a tensor and " << in.slots.size() << " integer(s) giving a shape";
+    }
+    std::span<const int64_t> in_shape = x.tensor.shape();
+    std::vector<int64_t> shape(in.slots.size());
+    int infer = -1;
+    int64_t known = 1;
+    for (size_t i = 0; i < shape.size(); ++i) {
+        int64_t v = scalar_value(target.tensor, i);
+        if (v == 0 && in.index == 0) {
+            if (i >= in_shape.size()) {
+                user_error() << where << "the shape's entry " << i << " is 0 (copy the input's dimension) but "
+                       << "the input has " << in_shape.size() << " dimension(s)";
+            }
+            v = in_shape[i];
+        } else if (v == -1) {
+            if (infer >= 0) user_error() << where << "the shape has more than one -1";
+            infer = static_cast<int>(i);
+            continue;
+        } else if (v < 0) {
+            user_error() << where << "the shape's entry " << i << " is " << v;
+        }
+        shape[i] = v;
+        known *= v;
+    }
+    int64_t total = x.tensor.num_elements();
+    if (infer >= 0) {
+        if (known == 0 || total % known != 0) {
+            user_error() << where << "cannot reshape " << x.tensor.str() << " (" << total
+                   << " elements) with a -1 beside dimensions totalling " << known;
+        }
+        shape[infer] = total / known;
+    } else if (known != total) {
+        std::string dims;
+        for (int64_t d : shape) dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+        user_error() << where << "cannot reshape " << x.tensor.str() << " (" << total << " elements) into ["
+               << dims << "] (" << known << " elements)";
+    }
+    for (size_t i = 0; i < shape.size(); ++i) slots[in.slots[i]] = shape[i];
+    return x.tensor.view(shape, x.tensor.dtype());
+}
+
 VMValue VirtualMachine::State::call(const VMFunction& f, std::vector<VMValue> args, int depth) {
     constexpr int kMaxDepth = 1000;
     if (depth > kMaxDepth) user_error() << "vm: call depth exceeds " << kMaxDepth;
@@ -402,6 +462,16 @@ VMValue VirtualMachine::State::call(const VMFunction& f, std::vector<VMValue> ar
                 }
                 break;
             }
+            case VMOp::check_shape:
+                if (eval_shape_code(in.shape[0], slots) == 0) {
+                    user_error() << "vm: node '" << in.node << "': " << in.what << " (the check "
+                                 << shape_code_text(in.shape[0], f.slot_names)
+                                 << " failed with " << slot_values(f, slots) << ")";
+                }
+                break;
+            case VMOp::reshape:
+                regs[in.dst] = VMValue(reshape(f, in, regs, slots));
+                break;
             case VMOp::shape_tensor: {
                 NDArray t = NDArray::empty({static_cast<int64_t>(in.shape.size())}, in.dtype);
                 for (size_t i = 0; i < in.shape.size(); ++i) {

@@ -27,6 +27,8 @@ constexpr OpName kOpNames[] = {
     {VMOp::shape_tensor, "shape_tensor"},
     {VMOp::tuple, "tuple"},
     {VMOp::get_item, "get_item"},
+    {VMOp::check_shape, "check_shape"},
+    {VMOp::reshape, "reshape"},
     {VMOp::move, "move"},
     {VMOp::kill, "kill"},
     {VMOp::if_false, "if_false"},
@@ -42,8 +44,16 @@ constexpr TokenName kTokenNames[] = {
     {ShapeToken::Kind::add, "+"},      {ShapeToken::Kind::sub, "-"},
     {ShapeToken::Kind::mul, "*"},      {ShapeToken::Kind::floordiv, "/"},
     {ShapeToken::Kind::floormod, "%"}, {ShapeToken::Kind::min, "min"},
-    {ShapeToken::Kind::max, "max"},
+    {ShapeToken::Kind::max, "max"},    {ShapeToken::Kind::eq, "=="},
+    {ShapeToken::Kind::ne, "!="},      {ShapeToken::Kind::lt, "<"},
+    {ShapeToken::Kind::le, "<="},      {ShapeToken::Kind::land, "&&"},
+    {ShapeToken::Kind::lor, "||"},     {ShapeToken::Kind::select, "select"},
 };
+
+// How many values an operator token takes from the stack.
+int operand_count(ShapeToken::Kind k) {
+    return k == ShapeToken::Kind::select ? 3 : 2;
+}
 
 ShapeCode read_code(const Reader& r, const json& v) {
     if (!v.is_array()) r.fail("a shape expression must be a list of tokens, not " + v.dump());
@@ -155,18 +165,21 @@ json instruction_json(const VMInstruction& in) {
         in.op == VMOp::call_func || in.op == VMOp::tuple || in.op == VMOp::kill) {
         o["args"] = in.args;
     }
-    if (!in.slots.empty() || in.op == VMOp::load_shape) o["slots"] = in.slots;
+    if (!in.slots.empty() || in.op == VMOp::load_shape || in.op == VMOp::reshape) {
+        o["slots"] = in.slots;
+    }
     if (!in.name.empty()) o["name"] = in.name;
     if (!in.node.empty()) o["node"] = in.node;
     if (!in.what.empty()) o["what"] = in.what;
-    if (in.op == VMOp::get_item || in.op == VMOp::if_false || in.op == VMOp::goto_) {
+    if (in.op == VMOp::get_item || in.op == VMOp::if_false || in.op == VMOp::goto_ ||
+        in.op == VMOp::reshape) {
         o["index"] = in.index;
     }
     if (in.op == VMOp::alloc || in.op == VMOp::match_shape || in.op == VMOp::shape_tensor) {
         o["dtype"] = dl_dtype_to_string(in.dtype);
     }
     if (in.op == VMOp::match_shape && !in.check_dtype) o["check_dtype"] = false;
-    if (in.op == VMOp::alloc || in.op == VMOp::shape_tensor ||
+    if (in.op == VMOp::alloc || in.op == VMOp::shape_tensor || in.op == VMOp::check_shape ||
         (in.op == VMOp::call_kernel && !in.shape.empty())) {
         o["shape"] = json::array();
         for (const auto& c : in.shape) o["shape"].push_back(code_json(c));
@@ -208,7 +221,17 @@ int64_t eval_shape_code(const ShapeCode& code, const std::vector<int64_t>& slots
             stack.push_back(slots[t.value]);
             continue;
         }
-        if (stack.size() < 2) user_error() << "vm: malformed shape code " << shape_code_text(code);
+        if (stack.size() < static_cast<size_t>(operand_count(t.kind))) {
+            user_error() << "vm: malformed shape code " << shape_code_text(code);
+        }
+        if (t.kind == K::select) {
+            int64_t otherwise = stack.back();
+            stack.pop_back();
+            int64_t then = stack.back();
+            stack.pop_back();
+            stack.back() = stack.back() != 0 ? then : otherwise;
+            continue;
+        }
         int64_t b = stack.back();
         stack.pop_back();
         int64_t a = stack.back();
@@ -238,6 +261,24 @@ int64_t eval_shape_code(const ShapeCode& code, const std::vector<int64_t>& slots
             case K::max:
                 out = std::max(a, b);
                 break;
+            case K::eq:
+                out = a == b;
+                break;
+            case K::ne:
+                out = a != b;
+                break;
+            case K::lt:
+                out = a < b;
+                break;
+            case K::le:
+                out = a <= b;
+                break;
+            case K::land:
+                out = a != 0 && b != 0;
+                break;
+            case K::lor:
+                out = a != 0 || b != 0;
+                break;
             default:
                 break;
         }
@@ -256,6 +297,12 @@ std::string shape_code_text(const ShapeCode& code, const std::vector<std::string
         } else if (t.kind == K::slot) {
             bool named = t.value >= 0 && t.value < static_cast<int64_t>(slot_names.size());
             stack.push_back(named ? slot_names[t.value] : "$" + std::to_string(t.value));
+        } else if (t.kind == K::select && stack.size() >= 3) {
+            std::string otherwise = stack.back();
+            stack.pop_back();
+            std::string then = stack.back();
+            stack.pop_back();
+            stack.back() = "select(" + stack.back() + ", " + then + ", " + otherwise + ")";
         } else if (stack.size() >= 2) {
             std::string b = stack.back();
             stack.pop_back();
@@ -374,7 +421,7 @@ void validate_program(const VMProgram& p, int64_t params_size) {
                     }
                     bool leaf =
                         t.kind == ShapeToken::Kind::constant || t.kind == ShapeToken::Kind::slot;
-                    depth += leaf ? 1 : -1;
+                    depth += leaf ? 1 : 1 - operand_count(t.kind);
                     if (depth < 1) fail("malformed shape code");
                 }
                 if (depth != 1) fail("malformed shape code");
@@ -421,6 +468,19 @@ void validate_program(const VMProgram& p, int64_t params_size) {
                 }
                 case VMOp::load_shape:
                     check_reg(in.reg, "source");
+                    for (int s : in.slots) {
+                        if (s < 0 || s >= f.num_slots) fail("slot out of range");
+                    }
+                    break;
+                case VMOp::check_shape:
+                    if (in.shape.size() != 1) fail("a check has one condition");
+                    check_code(in.shape[0]);
+                    break;
+                case VMOp::reshape:
+                    check_reg(in.reg, "source");
+                    check_reg(in.dst, "destination");
+                    if (in.args.size() != 1) fail("reshape takes one shape tensor");
+                    check_reg(in.args[0], "shape");
                     for (int s : in.slots) {
                         if (s < 0 || s >= f.num_slots) fail("slot out of range");
                     }

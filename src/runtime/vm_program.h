@@ -26,8 +26,15 @@
 //   call_packed  func, args[], dst?, node  call a registry function (env.linear); dst = -1 when
 //                                     it writes outputs passed among args
 //   call_func    func, args[], dst    call another function of the program
-//   load_shape   reg, slots[]         read an integer tensor's values into slots (a Reshape
-//                                     target, a Range bound: shapes computed from data)
+//   load_shape   reg, slots[]         read an integer tensor's values into slots (a Range
+//                                     bound, Expand's shape: shapes computed from data)
+//   check_shape  shape[0], what, node UserError naming the node and `what` unless the shape
+//                                     code is non-zero (a run-time condition on shapes)
+//   reshape      dst, reg, args[0], slots[], index   the tensor in reg viewed (no copy) with the
+//                                     shape in the integer tensor args[0], ONNX Reshape's rules
+//                                     (0 copies the input's dimension unless index = 1, i.e.
+//                                     allowzero; -1 is inferred); the result's dimensions are
+//                                     bound to slots[]
 //   shape_tensor dst, shape[], dtype  a 1-D int32 or int64 tensor of shape expressions' values
 //   tuple        dst, args[]          make a tuple;  get_item dst, reg, index
 //   move         dst, reg             copy a register
@@ -52,9 +59,26 @@ namespace anvil::runtime {
 // Postfix integer code: each token is a constant, a slot or an operator applied to the two
 // values below it (floordiv and floormod round toward negative infinity, as shapes do).
 // JSON: integers are constants, "$3" is slot 3, "+", "-", "*", "/" (floordiv), "%" (floormod),
-// "min", "max".
+// "min", "max", "==", "!=", "<", "<=", "&&", "||" and "select" (of the three values below it).
 struct ShapeToken {
-    enum class Kind { constant, slot, add, sub, mul, floordiv, floormod, min, max };
+    enum class Kind {
+        constant,
+        slot,
+        add,
+        sub,
+        mul,
+        floordiv,
+        floormod,
+        min,
+        max,
+        eq,        // comparisons and logic give 1 or 0 (run-time shape checks, selects)
+        ne,
+        lt,
+        le,
+        land,
+        lor,
+        select,  // three values below: cond, then, else
+    };
     Kind kind = Kind::constant;
     int64_t value = 0;  // the constant or the slot
 };
@@ -74,6 +98,8 @@ enum class VMOp {
     call_packed,
     call_func,
     load_shape,
+    check_shape,
+    reshape,
     shape_tensor,
     tuple,
     get_item,
@@ -94,7 +120,8 @@ struct VMInstruction {
     std::string name;              // param, kernel, packed or program function
     std::string node;              // the model node, for messages
     std::string what;              // match_shape: "input 'x'"
-    int64_t index = 0;             // get_item; the jump target of if_false / goto
+    int64_t index = 0;             // get_item; the jump target of if_false / goto; reshape's
+                                   // allowzero
     std::vector<ShapeCode> shape;  // alloc, shape_tensor
     std::vector<DimMatch> dims;    // match_shape
     DLDataType dtype{kDLFloat, 32, 1};

@@ -55,8 +55,7 @@ std::string run_node_test(const fs::path& dir) {
             inputs.push_back(driver::as_declared(frontend::read_tensor_pb(path.string()),
                                                  graph::dl_dtype_of(t.dtype)));
         }
-        std::vector<runtime::NDArray> outputs =
-            driver::evaluate_lowered(c.module, c.kernels, inputs);
+        std::vector<runtime::NDArray> outputs = driver::run_in_process(c.module, c.kernels, inputs);
         for (size_t k = 0; k < outputs.size(); ++k) {
             auto path = dir / "test_data_set_0" / ("output_" + std::to_string(k) + ".pb");
             runtime::NDArray ref = frontend::read_tensor_pb(path.string());

@@ -4,6 +4,8 @@
 
 #include "frontend/onnx/converter.h"
 #include "ops/op_table.h"
+#include "ops/value_shapes.h"
+#include "support/text_scanner.h"
 
 namespace anvil::frontend {
 
@@ -193,6 +195,25 @@ graph::Expr ConvertContext::call(const std::string& op, std::vector<graph::Expr>
     const graph::Op* found = ops::op_table().find(op);
     if (!found) error() << "not supported yet: this build has no graph op '" << op << "'";
     return graph::make_call(*found, std::move(args), std::move(attrs), loc_);
+}
+
+std::vector<PrimExpr> ConvertContext::new_dims(size_t count) const {
+    std::string base = node_.output_size() > 0 ? node_.output(0) : node_.name();
+    for (char& c : base) {
+        if (!text::is_name_char(c)) c = '_';
+    }
+    if (base.empty() || !text::is_name_start(base[0])) base = "v" + base;
+    std::vector<PrimExpr> dims;
+    for (size_t i = 0; i < count; ++i) {
+        dims.push_back(make_var(base + "_" + std::to_string(i), DataType::int64()));
+    }
+    return dims;
+}
+
+graph::Expr ConvertContext::bind_values(graph::Expr x, const std::vector<graph::Expr>& tensors,
+                                        std::vector<PrimExpr> vars,
+                                        std::vector<PrimExpr> checks) const {
+    return ops::make_bind_values(std::move(x), tensors, std::move(vars), std::move(checks), loc_);
 }
 
 graph::Expr ConvertContext::constant(runtime::NDArray data) const {

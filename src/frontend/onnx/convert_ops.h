@@ -45,7 +45,22 @@ Exprs convert_constant_of_shape(ConvertContext& ctx);
 Exprs convert_range(ConvertContext& ctx);
 Exprs convert_eye_like(ConvertContext& ctx);
 
-// convert_transform.cpp
+// convert_transform.cpp: operands that give sizes (a shape, repeats), whatever they are — a
+// constant, a shape_tensor of symbolic dimensions, or a tensor known only at run time, whose
+// values become new dimension variables the executor binds (bind_values).
+struct ShapeValues {
+    std::vector<PrimExpr> values;    // int64
+    std::vector<int64_t> constants;  // when all_constant
+    bool all_constant = false;
+    graph::Expr bound_from;  // the run-time tensor `values` are bound to, if any
+};
+ShapeValues shape_values(ConvertContext& ctx, const graph::Expr& t, const std::string& what);
+// `x`, after the executor has bound `v`'s variables (when run-time) and verified `checks`.
+graph::Expr bind_shape_values(ConvertContext& ctx, graph::Expr x, const ShapeValues& v,
+                              std::vector<PrimExpr> checks);
+// broadcast_to of `x` to a non-constant target, with run-time checks of what is not provable.
+graph::Expr broadcast_to_values(ConvertContext& ctx, graph::Expr x, const ShapeValues& target);
+
 Exprs convert_reshape(ConvertContext& ctx);
 Exprs convert_flatten(ConvertContext& ctx);
 Exprs convert_transpose(ConvertContext& ctx);

@@ -5,6 +5,7 @@
 
 #include "frontend/onnx/convert_ops.h"
 #include "ops/shape_tensor.h"
+#include "ops/transform.h"
 
 namespace anvil::frontend {
 
@@ -67,7 +68,7 @@ Exprs convert_size(ConvertContext& ctx) {
 
 // Integer fills are folded as shape arithmetic; this makes the floating-point ones.
 Exprs convert_constant_of_shape(ConvertContext& ctx) {
-    std::vector<int64_t> shape = ctx.const_ints(ctx.input(0), "the shape");
+    ShapeValues target = shape_values(ctx, ctx.input(0), "the shape");
     runtime::NDArray value;
     if (ctx.has_attr("value")) {
         value = ctx.attr_tensor("value");
@@ -76,6 +77,13 @@ Exprs convert_constant_of_shape(ConvertContext& ctx) {
         value = runtime::NDArray::empty({1}, graph::dl_dtype_of(DataType::float32()));
         value.copy_from(std::vector<float>{0.0f});
     }
+    if (!target.all_constant) {
+        // A shape known only at run time (or symbolic): the value broadcast to it.
+        runtime::NDArray scalar = runtime::NDArray::empty({}, value.dtype());
+        scalar.copy_from(value.raw_data(), value.nbytes());
+        return {broadcast_to_values(ctx, ctx.constant(scalar), target)};
+    }
+    const std::vector<int64_t>& shape = target.constants;
     runtime::NDArray out = runtime::NDArray::empty(shape, value.dtype());
     auto bytes = static_cast<size_t>(runtime::dl_dtype_bytes(value.dtype()));
     auto* dst = static_cast<uint8_t*>(out.raw_data());
@@ -85,9 +93,41 @@ Exprs convert_constant_of_shape(ConvertContext& ctx) {
     return {ctx.constant(out)};
 }
 
-// Integer ranges are folded as shape arithmetic; this makes floating-point ones from constant
-// bounds.
+// Integer ranges with bounds known only at run time: the executor binds the bounds, the length
+// max(ceil((limit - start) / delta), 0) is a dimension, and arange computes the values.
+Exprs runtime_int_range(ConvertContext& ctx) {
+    std::vector<ShapeValues> bounds;
+    for (size_t i = 0; i < 3; ++i) {
+        const char* what[] = {"the start", "the limit", "the delta"};
+        bounds.push_back(shape_values(ctx, ctx.input(i), what[i]));
+        if (bounds.back().values.size() != 1) ctx.error() << what[i] << " must be one value";
+    }
+    PrimExpr start = bounds[0].values[0], limit = bounds[1].values[0], delta = bounds[2].values[0];
+    PrimExpr zero = make_int(DataType::int64(), 0);
+    // ceil(a / b) == -floor(-a / b), for either sign of b.
+    PrimExpr length = max(zero - floordiv(start - limit, delta), zero);
+    Expr start_tensor = ctx.input(0);
+    for (size_t i = 0; i < 3; ++i) {
+        std::vector<PrimExpr> checks;
+        if (i == 2) checks.push_back(ne(delta, zero));
+        start_tensor = bind_shape_values(ctx, start_tensor, bounds[i], checks);
+    }
+    auto attrs = make_ref<ops::ArangeAttrs>();
+    const_cast<ops::ArangeAttrs*>(attrs.get())->length = {length};
+    return {ctx.call("arange", {start_tensor, ctx.input(2)}, attrs)};
+}
+
+// Integer ranges of constants are folded as shape arithmetic, of run-time bounds computed by
+// arange; this makes floating-point ones from constant bounds.
 Exprs convert_range(ConvertContext& ctx) {
+    DataType type = ctx.tensor_type(ctx.input(0), "the start").dtype;
+    bool constant = true;
+    for (size_t i = 0; i < 3; ++i) constant &= constant_data(ctx.input(i)).defined();
+    if (!constant && type.is_integer()) return runtime_int_range(ctx);
+    if (!constant) {
+        ctx.error() << "not supported yet: a " << type.str()
+                    << " Range whose bounds are known only at run time (integer ones are)";
+    }
     double start = ctx.const_scalar(ctx.input(0), "the start");
     double limit = ctx.const_scalar(ctx.input(1), "the limit");
     double delta = ctx.const_scalar(ctx.input(2), "the delta");

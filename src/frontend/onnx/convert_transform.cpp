@@ -7,8 +7,10 @@
 #include <cmath>
 
 #include "frontend/onnx/convert_ops.h"
+#include "ir/polynomial.h"
 #include "ops/shape_tensor.h"
 #include "ops/transform.h"
+#include "ops/value_shapes.h"
 
 namespace anvil::frontend {
 
@@ -53,6 +55,16 @@ Exprs convert_reshape(ConvertContext& ctx) {
             a->dims = st->values;
             a->allowzero = ctx.attr_int("allowzero", 0) != 0;
             return {ctx.call("reshape", {ctx.input(0)}, attrs)};
+        }
+        Expr shape = ctx.input(1);
+        if (!constant_data(shape).defined()) {
+            // A shape known only at run time: the executor reshapes (a view of the data).
+            std::vector<int64_t> k = ctx.static_shape(shape, "the shape");
+            if (k.size() != 1) ctx.error() << "the shape must be 1-D, not " << ints_str(k);
+            auto [dynamic, d] = new_attrs<ops::DynamicReshapeAttrs>();
+            d->dims = ctx.new_dims(static_cast<size_t>(k[0]));
+            d->allowzero = ctx.attr_int("allowzero", 0) != 0;
+            return {ctx.call("dynamic_reshape", {ctx.input(0), shape}, dynamic)};
         }
     }
     a->newshape =
@@ -131,16 +143,86 @@ Exprs convert_split(ConvertContext& ctx) {
     return outs;
 }
 
-Exprs convert_expand(ConvertContext& ctx) {
+ShapeValues shape_values(ConvertContext& ctx, const Expr& t, const std::string& what) {
+    ShapeValues out;
+    if (constant_data(t).defined()) {
+        out.constants = ctx.const_ints(t, what);
+        for (int64_t v : out.constants) out.values.push_back(make_int(DataType::int64(), v));
+        out.all_constant = true;
+        return out;
+    }
+    if (const auto* st = ops::shape_tensor_attrs(t)) {
+        out.values = st->values;
+        return out;
+    }
+    std::vector<int64_t> shape = ctx.static_shape(t, what);
+    int64_t count = 1;
+    for (int64_t d : shape) count *= d;
+    out.values = ctx.new_dims(static_cast<size_t>(count));
+    out.bound_from = t;
+    return out;
+}
+
+Expr bind_shape_values(ConvertContext& ctx, Expr x, const ShapeValues& v,
+                       std::vector<PrimExpr> checks) {
+    if (!v.bound_from.defined() && checks.empty()) return x;
+    std::vector<Expr> tensors;
+    std::vector<PrimExpr> vars;
+    if (v.bound_from.defined()) {
+        tensors.push_back(v.bound_from);
+        vars = v.values;
+    }
+    return ctx.bind_values(std::move(x), tensors, std::move(vars), std::move(checks));
+}
+
+// `x` broadcast to `target` (ONNX Expand, numpy's rules: the shapes align on the right, and each
+// pair of dimensions is equal or has a 1), the target known only at run time or symbolic.
+Expr broadcast_to_values(ConvertContext& ctx, Expr x, const ShapeValues& target) {
+    const auto& xt = ctx.tensor_type(x, "the input");
+    size_t k = target.values.size();
+    size_t r = std::max(k, xt.ndim());
     auto [attrs, a] = new_attrs<ops::BroadcastToAttrs>();
-    a->shape = ctx.const_ints(ctx.input(1), "the shape");
+    std::vector<PrimExpr> checks;
+    PrimExpr one = make_int(DataType::int64(), 1);
+    for (size_t i = 0; i < r; ++i) {
+        PrimExpr xd = i + xt.ndim() >= r ? xt.shape[i + xt.ndim() - r] : one;
+        PrimExpr td = i + k >= r ? target.values[i + k - r] : one;
+        if (is_one(xd)) {
+            a->dims.push_back(td);
+            checks.push_back(td >= make_int(DataType::int64(), 0));
+        } else if (is_one(td) || provably_equal(xd, td)) {
+            a->dims.push_back(xd);
+        } else if (as_const_int(xd)) {
+            a->dims.push_back(xd);
+            checks.push_back(eq(td, one) || eq(td, xd));
+        } else {
+            ctx.error() << "not supported yet: expanding the symbolic dimension " << xd
+                        << " to a size known only at run time";
+        }
+    }
+    Expr bound = bind_shape_values(ctx, std::move(x), target, std::move(checks));
+    return ctx.call("broadcast_to", {bound}, attrs);
+}
+
+Exprs convert_expand(ConvertContext& ctx) {
+    ShapeValues target = shape_values(ctx, ctx.input(1), "the shape");
+    if (!target.all_constant) return {broadcast_to_values(ctx, ctx.input(0), target)};
+    auto [attrs, a] = new_attrs<ops::BroadcastToAttrs>();
+    a->shape = target.constants;
     return {ctx.call("broadcast_to", {ctx.input(0)}, attrs)};
 }
 
 Exprs convert_tile(ConvertContext& ctx) {
     auto [attrs, a] = new_attrs<ops::TileAttrs>();
-    a->reps = ctx.const_ints(ctx.input(1), "the repeats");
-    return {ctx.call("tile", {ctx.input(0)}, attrs)};
+    ShapeValues reps = shape_values(ctx, ctx.input(1), "the repeats");
+    if (reps.all_constant) {
+        a->reps = reps.constants;
+        return {ctx.call("tile", {ctx.input(0)}, attrs)};
+    }
+    std::vector<PrimExpr> checks;
+    for (const auto& rep : reps.values) checks.push_back(rep >= make_int(DataType::int64(), 0));
+    a->symbolic_reps = reps.values;
+    return {ctx.call("tile", {bind_shape_values(ctx, ctx.input(0), reps, checks)}, attrs)};
 }
 
 // Starts/ends/axes are attributes before opset 10, inputs (with steps) from 10 on.

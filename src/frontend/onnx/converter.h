@@ -94,6 +94,14 @@ public:
     graph::Expr constant_scalar(DataType dtype, double value) const;
     graph::Expr constant(runtime::NDArray data) const;
 
+    // `count` new int64 dimension variables for sizes known only at run time (bound by the
+    // executor from tensor values), named after the node's first output: "y_0", "y_1", ...
+    std::vector<PrimExpr> new_dims(size_t count) const;
+    // `x` with `vars` bound to the values of `tensors` and `checks` verified at run time
+    // (ops/value_shapes.h: bind_values).
+    graph::Expr bind_values(graph::Expr x, const std::vector<graph::Expr>& tensors,
+                            std::vector<PrimExpr> vars, std::vector<PrimExpr> checks = {}) const;
+
     // `axis` (possibly negative) normalised into [0, rank); UserError naming `what` otherwise.
     int64_t normalize_axis(int64_t axis, int64_t rank, const std::string& what) const;
 

@@ -397,6 +397,20 @@ TEST(GraphText, PrintWithoutMetadataSummarizesConstants) {
     EXPECT_EQ(text.find("#[metadata]"), std::string::npos) << text;
 }
 
+TEST(GraphText, RunTimeShapeValuesAndConditionsRoundTrip) {
+    const char* text = R"(
+def @main(%x: Tensor[(2, 3), float32], %s: Tensor[(2,), int64]) {
+  %0 = bind_values(%x, %s, vars=(a, b), checks=(a >= 0 && b >= 0, a == 1 || a == 2, select(b == 3, 1, 0) == 1, !(a < b)));
+  %1 = broadcast_to(%0, dims=(a, 2, 3));
+  dynamic_reshape(%1, %s, dims=(c, d))
+}
+)";
+    IRModule m = parse_module(text, ops::op_table());
+    EXPECT_EQ(type_str(m.main()->body->type), "Tensor[(c, d), float32]");
+    std::string printed = expect_round_trip(m);
+    EXPECT_NE(printed.find("checks=(a >= 0i64 && b >= 0i64"), std::string::npos) << printed;
+}
+
 TEST(GraphText, LargerGraphWithOpsThatMayExist) {
     // Uses nn.conv2d when the op table has it; the elementwise chain stands in otherwise.
     auto x = make_var("input", tensor({1, 3, 8, 8}));
