@@ -2,8 +2,8 @@
 
 #include <unordered_map>
 
-#include "graph/expr_functor.h"
 #include "driver/vm_compiler.h"
+#include "graph/expr_functor.h"
 #include "ops/call_tir.h"
 #include "runtime/vm.h"
 #include "support/error.h"

@@ -108,13 +108,20 @@ private:
         };
         // Shapes are non-negative, so truncating and flooring division agree.
         static constexpr Binary kBinary[] = {
-            {ExprKind::Add, K::add},           {ExprKind::Sub, K::sub},
-            {ExprKind::Mul, K::mul},           {ExprKind::FloorDiv, K::floordiv},
-            {ExprKind::FloorMod, K::floormod}, {ExprKind::Div, K::floordiv},
-            {ExprKind::Mod, K::floormod},      {ExprKind::Min, K::min},
-            {ExprKind::Max, K::max},           {ExprKind::EQ, K::eq},
-            {ExprKind::NE, K::ne},             {ExprKind::LT, K::lt},
-            {ExprKind::LE, K::le},             {ExprKind::And, K::land},
+            {ExprKind::Add, K::add},
+            {ExprKind::Sub, K::sub},
+            {ExprKind::Mul, K::mul},
+            {ExprKind::FloorDiv, K::floordiv},
+            {ExprKind::FloorMod, K::floormod},
+            {ExprKind::Div, K::floordiv},
+            {ExprKind::Mod, K::floormod},
+            {ExprKind::Min, K::min},
+            {ExprKind::Max, K::max},
+            {ExprKind::EQ, K::eq},
+            {ExprKind::NE, K::ne},
+            {ExprKind::LT, K::lt},
+            {ExprKind::LE, K::le},
+            {ExprKind::And, K::land},
             {ExprKind::Or, K::lor},
         };
         // a > b is b < a.
@@ -380,8 +387,8 @@ bool needs_vm(const graph::IRModule& m) {
         dynamic |= !is_static_value(e->type) && !e.is<graph::Function>();
         if (auto* call = e.as<graph::Call>()) {
             // Every executor op but call_tir is the VM's (shape values, registry calls).
-            dynamic |= !call->op.defined() ||
-                       (call->op->executor_op && call->op->name != "call_tir");
+            dynamic |=
+                !call->op.defined() || (call->op->executor_op && call->op->name != "call_tir");
         }
     });
     return dynamic;

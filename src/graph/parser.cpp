@@ -309,7 +309,8 @@ private:
         while (is_punct("||")) {
             const Token& op = next();
             PrimExpr rhs = dim_and(t);
-            lhs = build(op, "condition", [&] { return make_binary(anvil::ExprKind::Or, lhs, rhs); });
+            lhs =
+                build(op, "condition", [&] { return make_binary(anvil::ExprKind::Or, lhs, rhs); });
         }
         return lhs;
     }

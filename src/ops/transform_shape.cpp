@@ -418,8 +418,8 @@ Type broadcast_to_type(const Op& op, const std::vector<Type>& args, const Attrs&
         size_t offset = a.dims.size() - x.ndim();
         for (size_t d = 0; d < x.ndim(); ++d) {
             if (!is_one(x.shape[d]) && !provably_equal(x.shape[d], a.dims[d + offset])) {
-                user_error(loc) << op.name << ": cannot broadcast " << shape_str(x.shape)
-                                << " to " << shape_str(a.dims) << " (dimension " << d << ")";
+                user_error(loc) << op.name << ": cannot broadcast " << shape_str(x.shape) << " to "
+                                << shape_str(a.dims) << " (dimension " << d << ")";
             }
         }
         return graph::make_tensor_type(a.dims, x.dtype);
@@ -448,7 +448,8 @@ Type tile_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
     std::vector<PrimExpr> reps = a.symbolic_reps;
     if (reps.empty()) {
         for (int64_t rep : a.reps) {
-            if (rep < 1) user_error(loc) << op.name << ": reps has " << rep << "; each must be >= 1";
+            if (rep < 1)
+                user_error(loc) << op.name << ": reps has " << rep << "; each must be >= 1";
             reps.push_back(i64(rep));
         }
     }

@@ -10,8 +10,7 @@ using graph::Type;
 namespace {
 
 // Each entry of `dims` is an int64 variable (what the executor binds).
-void expect_vars(const std::vector<PrimExpr>& dims, const std::string& what,
-                 const SourceLoc& loc) {
+void expect_vars(const std::vector<PrimExpr>& dims, const std::string& what, const SourceLoc& loc) {
     for (const auto& d : dims) {
         const Var* v = d.as<Var>();
         if (!v || v->dtype != DataType::int64()) {
@@ -30,8 +29,8 @@ int64_t value_count(const Type& t, const SourceLoc& loc, const std::string& what
     return tt.num_elements();
 }
 
-Type bind_values_type(const graph::Op& op, const std::vector<Type>& args,
-                      const graph::Attrs& attrs, const SourceLoc& loc) {
+Type bind_values_type(const graph::Op& op, const std::vector<Type>& args, const graph::Attrs& attrs,
+                      const SourceLoc& loc) {
     const auto& a = attrs_as<BindValuesAttrs>(attrs);
     if (args.empty()) user_error(loc) << op.name << " needs the value it passes on";
     int64_t count = 0;

@@ -283,8 +283,7 @@ void VirtualMachine::State::match_shape(const VMFunction& f, const VMInstruction
             std::string bound = slot_values(f, slots);
             user_error() << "vm: " << in.what << " has shape " << shape_text(t.shape())
                          << ", expected " << expected() << (bound.empty() ? "" : " with " + bound)
-                         << " (dimension " << k << " is " << actual << ", expected " << want
-                         << ")";
+                         << " (dimension " << k << " is " << actual << ", expected " << want << ")";
         }
     }
 }
@@ -361,7 +360,8 @@ NDArray VirtualMachine::State::reshape(const VMFunction& f, const VMInstruction&
     const std::string where = "vm: node '" + in.node + "': ";
     if (x.kind != VMValue::Kind::tensor || target.kind != VMValue::Kind::tensor ||
         target.tensor.num_elements() != static_cast<int64_t>(in.slots.size())) {
-        user_error() << where << "reshape expects a tensor and " << in.slots.size() << " integer(s) giving a shape";
+        user_error() << where << "reshape expects a tensor and " << in.slots.size()
+                     << " integer(s) giving a shape";
     }
     std::span<const int64_t> in_shape = x.tensor.shape();
     std::vector<int64_t> shape(in.slots.size());
@@ -371,8 +371,9 @@ NDArray VirtualMachine::State::reshape(const VMFunction& f, const VMInstruction&
         int64_t v = scalar_value(target.tensor, i);
         if (v == 0 && in.index == 0) {
             if (i >= in_shape.size()) {
-                user_error() << where << "the shape's entry " << i << " is 0 (copy the input's dimension) but "
-                       << "the input has " << in_shape.size() << " dimension(s)";
+                user_error() << where << "the shape's entry " << i
+                             << " is 0 (copy the input's dimension) but "
+                             << "the input has " << in_shape.size() << " dimension(s)";
             }
             v = in_shape[i];
         } else if (v == -1) {
@@ -389,14 +390,14 @@ NDArray VirtualMachine::State::reshape(const VMFunction& f, const VMInstruction&
     if (infer >= 0) {
         if (known == 0 || total % known != 0) {
             user_error() << where << "cannot reshape " << x.tensor.str() << " (" << total
-                   << " elements) with a -1 beside dimensions totalling " << known;
+                         << " elements) with a -1 beside dimensions totalling " << known;
         }
         shape[infer] = total / known;
     } else if (known != total) {
         std::string dims;
         for (int64_t d : shape) dims += (dims.empty() ? "" : ", ") + std::to_string(d);
-        user_error() << where << "cannot reshape " << x.tensor.str() << " (" << total << " elements) into ["
-               << dims << "] (" << known << " elements)";
+        user_error() << where << "cannot reshape " << x.tensor.str() << " (" << total
+                     << " elements) into [" << dims << "] (" << known << " elements)";
     }
     for (size_t i = 0; i < shape.size(); ++i) slots[in.slots[i]] = shape[i];
     return x.tensor.view(shape, x.tensor.dtype());
@@ -465,8 +466,8 @@ VMValue VirtualMachine::State::call(const VMFunction& f, std::vector<VMValue> ar
             case VMOp::check_shape:
                 if (eval_shape_code(in.shape[0], slots) == 0) {
                     user_error() << "vm: node '" << in.node << "': " << in.what << " (the check "
-                                 << shape_code_text(in.shape[0], f.slot_names)
-                                 << " failed with " << slot_values(f, slots) << ")";
+                                 << shape_code_text(in.shape[0], f.slot_names) << " failed with "
+                                 << slot_values(f, slots) << ")";
                 }
                 break;
             case VMOp::reshape:

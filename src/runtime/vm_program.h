@@ -71,7 +71,7 @@ struct ShapeToken {
         floormod,
         min,
         max,
-        eq,        // comparisons and logic give 1 or 0 (run-time shape checks, selects)
+        eq,  // comparisons and logic give 1 or 0 (run-time shape checks, selects)
         ne,
         lt,
         le,
