@@ -31,12 +31,6 @@ graph::Expr make_call_packed(const std::string& func, std::vector<graph::Expr> a
 
 namespace {
 
-const graph::Attrs* op_attrs(const graph::Expr& e, const char* op) {
-    auto* call = e.as<graph::Call>();
-    if (!call || !call->op.defined() || call->op->name != op) return nullptr;
-    return call->attrs.get();
-}
-
 Type result_type(std::vector<Type> outputs) {
     if (outputs.size() == 1) return outputs[0];
     return graph::make_tuple_type(std::move(outputs));
@@ -99,13 +93,11 @@ void check_call_tir(const graph::Expr& e, const tir::PrimFunc& kernel) {
 }
 
 const CallTirAttrs* call_tir_attrs(const graph::Expr& e) {
-    const graph::Attrs* a = op_attrs(e, "call_tir");
-    return a ? &attrs_as<CallTirAttrs>(*a) : nullptr;
+    return call_attrs<CallTirAttrs>(e, "call_tir");
 }
 
 const CallPackedAttrs* call_packed_attrs(const graph::Expr& e) {
-    const graph::Attrs* a = op_attrs(e, "call_packed");
-    return a ? &attrs_as<CallPackedAttrs>(*a) : nullptr;
+    return call_attrs<CallPackedAttrs>(e, "call_packed");
 }
 
 Ref<graph::Op> make_call_tir_op() {

@@ -10,6 +10,7 @@
 
 #include <string>
 
+#include "graph/expr.h"
 #include "graph/op.h"
 
 namespace anvil::ops {
@@ -39,6 +40,14 @@ Ref<graph::Attrs> default_attrs() {
 template <typename A>
 const A& attrs_as(const graph::Attrs& attrs) {
     return static_cast<const A&>(attrs);
+}
+
+// The attributes of `e` when it is a call of the op named `op`; null otherwise.
+template <typename A>
+const A* call_attrs(const graph::Expr& e, const char* op) {
+    auto* call = e.as<graph::Call>();
+    if (!call || !call->op.defined() || call->op->name != op) return nullptr;
+    return &attrs_as<A>(*call->attrs);
 }
 
 }  // namespace anvil::ops

@@ -43,9 +43,7 @@ graph::Expr make_shape_tensor(std::vector<PrimExpr> values, std::vector<int64_t>
 }
 
 const ShapeTensorAttrs* shape_tensor_attrs(const graph::Expr& e) {
-    auto* call = e.as<graph::Call>();
-    if (!call || !call->op.defined() || call->op->name != "shape_tensor") return nullptr;
-    return &attrs_as<ShapeTensorAttrs>(*call->attrs);
+    return call_attrs<ShapeTensorAttrs>(e, "shape_tensor");
 }
 
 Ref<graph::Op> make_shape_tensor_op() {

@@ -64,12 +64,6 @@ Type dynamic_reshape_type(const graph::Op& op, const std::vector<Type>& args,
     return graph::make_tensor_type(a.dims, x.dtype);
 }
 
-const graph::Attrs* op_attrs(const graph::Expr& e, const char* op) {
-    auto* call = e.as<graph::Call>();
-    if (!call || !call->op.defined() || call->op->name != op) return nullptr;
-    return call->attrs.get();
-}
-
 }  // namespace
 
 graph::Expr make_bind_values(graph::Expr x, const std::vector<graph::Expr>& tensors,
@@ -85,13 +79,11 @@ graph::Expr make_bind_values(graph::Expr x, const std::vector<graph::Expr>& tens
 }
 
 const BindValuesAttrs* bind_values_attrs(const graph::Expr& e) {
-    const graph::Attrs* a = op_attrs(e, "bind_values");
-    return a ? &attrs_as<BindValuesAttrs>(*a) : nullptr;
+    return call_attrs<BindValuesAttrs>(e, "bind_values");
 }
 
 const DynamicReshapeAttrs* dynamic_reshape_attrs(const graph::Expr& e) {
-    const graph::Attrs* a = op_attrs(e, "dynamic_reshape");
-    return a ? &attrs_as<DynamicReshapeAttrs>(*a) : nullptr;
+    return call_attrs<DynamicReshapeAttrs>(e, "dynamic_reshape");
 }
 
 Ref<graph::Op> make_bind_values_op() {

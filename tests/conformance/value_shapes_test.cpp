@@ -6,10 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <functional>
 
 #include "driver/compile.h"
 #include "driver/vm_compiler.h"
+#include "e2e/vm_test_util.h"
 #include "frontend/onnx/from_onnx.h"
 #include "runtime/vm.h"
 
@@ -17,6 +17,8 @@ namespace anvil {
 namespace {
 
 using runtime::NDArray;
+using testing::bytes_of;
+using testing::error_of;
 
 const std::filesystem::path kNodeTests = "/usr/share/libonnx-testdata/data/node";
 
@@ -28,9 +30,8 @@ public:
         model_ = driver::compile_model(m, "llvm");
         EXPECT_TRUE(driver::needs_vm(model_.module));
         exe_ = driver::compile_vm(model_.module);
-        std::span<const std::byte> params(reinterpret_cast<const std::byte*>(exe_.params.data()),
-                                          exe_.params.size());
-        vm_ = std::make_unique<runtime::VirtualMachine>(exe_.program, params, model_.kernels);
+        vm_ = std::make_unique<runtime::VirtualMachine>(exe_.program, bytes_of(exe_.params),
+                                                        model_.kernels);
     }
     std::vector<NDArray> run(const std::vector<NDArray>& inputs) { return vm_->run(inputs); }
 
@@ -57,15 +58,6 @@ NDArray iota_float(std::vector<int64_t> shape) {
 
 std::vector<int64_t> shape_of(const NDArray& a) {
     return {a.shape().begin(), a.shape().end()};
-}
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const UserError& e) {
-        return e.what();
-    }
-    return "";
 }
 
 class ValueShapes : public ::testing::Test {

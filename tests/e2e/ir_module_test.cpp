@@ -10,6 +10,7 @@
 
 #include "driver/compile.h"
 #include "driver/vm_compiler.h"
+#include "e2e/vm_test_util.h"
 #include "graph/parser.h"
 #include "graph/passes/passes.h"
 #include "graph/printer.h"
@@ -22,6 +23,9 @@ namespace anvil {
 namespace {
 
 using runtime::NDArray;
+using testing::bytes_of;
+using testing::error_of;
+using testing::random_array;
 
 // A generic kernel: the same linear serves both layers, its sizes bound from the arguments.
 constexpr const char* kKernels = R"(
@@ -72,15 +76,6 @@ const std::string kTirLinear = "call_tir(@linear";
 const std::string kTirRelu = "call_tir(@relu";
 const std::string kPackedLinear = R"(call_packed("env.linear")";
 const std::string kPackedRelu = R"(call_packed("env.relu")";
-
-NDArray random_array(std::vector<int64_t> shape, unsigned seed) {
-    NDArray a = NDArray::empty(shape, {kDLFloat, 32, 1});
-    float* p = a.data<float>();
-    for (int64_t i = 0; i < a.num_elements(); ++i) {
-        p[i] = static_cast<float>((i * 7919 + seed * 104729) % 2001) / 1000.0f - 1.0f;
-    }
-    return a;
-}
 
 // Z = X W^T + B on row-major float tensors.
 void linear_reference(const float* x, const float* w, const float* b, float* z, int64_t n,
@@ -139,10 +134,6 @@ std::map<std::string, NDArray> mlp_params() {
             {"b1", random_array({8}, 4)}};
 }
 
-std::span<const std::byte> bytes_of(const std::string& s) {
-    return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
-}
-
 // Parses, binds the weights, builds and runs at batch 1, 3 and 8.
 void build_and_check(const std::string& text) {
     register_env_functions();
@@ -192,15 +183,6 @@ TEST(IRModule, TextRoundTripsWithKernelsAndCalls) {
     graph::IRModule back = graph::parse_module(printed, ops::op_table());
     EXPECT_EQ(graph::print(back), printed);
     EXPECT_TRUE(graph::structural_equal(back.main(), m.main())) << printed;
-}
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const UserError& e) {
-        return e.what();
-    }
-    return "";
 }
 
 TEST(IRModule, MistakesInHandWrittenModulesAreClearErrors) {

@@ -10,6 +10,7 @@
 
 #include "driver/compile.h"
 #include "driver/vm_compiler.h"
+#include "e2e/vm_test_util.h"
 #include "graph/parser.h"
 #include "ops/op_table.h"
 
@@ -18,6 +19,9 @@ namespace {
 
 using runtime::NDArray;
 using runtime::VirtualMachine;
+using testing::bytes_of;
+using testing::error_of;
+using testing::random_array;
 
 // y = relu(x @ w^T + b) * 2 with a symbolic batch n: dense, bias and an elementwise tail.
 constexpr const char* kMLP = R"(
@@ -28,15 +32,6 @@ def @main(%x: Tensor[(n, 24), float32], %w: Tensor[(16, 24), float32], %b: Tenso
   multiply(%2, %2)
 }
 )";
-
-NDArray random_array(std::vector<int64_t> shape, unsigned seed) {
-    NDArray a = NDArray::empty(shape, {kDLFloat, 32, 1});
-    float* p = a.data<float>();
-    for (int64_t i = 0; i < a.num_elements(); ++i) {
-        p[i] = static_cast<float>((i * 7919 + seed * 104729) % 2001) / 1000.0f - 1.0f;
-    }
-    return a;
-}
 
 std::vector<float> reference_mlp(const NDArray& x, const NDArray& w, const NDArray& b) {
     int64_t n = x.shape()[0];
@@ -64,10 +59,6 @@ CompiledVM compile_text(const char* text) {
     CompiledVM c{driver::compile_model(m, "llvm"), {}};
     c.vm = driver::compile_vm(c.model.module);
     return c;
-}
-
-std::span<const std::byte> bytes_of(const std::string& s) {
-    return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
 }
 
 TEST(VM, SymbolicBatchCompilesOnceAndRunsAtEverySize) {
@@ -103,15 +94,6 @@ TEST(VM, MemoryPoolReusesStorageAcrossRuns) {
     // The second run at the same size allocates nothing new from the system.
     EXPECT_EQ(second.bytes_held, first.bytes_held);
     EXPECT_EQ(second.reuses - first.reuses, second.allocations - first.allocations);
-}
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const UserError& e) {
-        return e.what();
-    }
-    return "";
 }
 
 TEST(VM, RunTimeShapeMismatchIsAClearError) {

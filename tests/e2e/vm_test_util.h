@@ -1,0 +1,40 @@
+// Helpers of the VM tests (tests/e2e, tests/conformance): deterministic inputs, a compiled
+// program's parameter blob as bytes, and the message of a UserError.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "runtime/ndarray.h"
+#include "support/error.h"
+
+namespace anvil::testing {
+
+// A float32 tensor of `shape` with values in [-1, 1], different for each seed.
+inline runtime::NDArray random_array(std::vector<int64_t> shape, unsigned seed) {
+    runtime::NDArray a = runtime::NDArray::empty(shape, {kDLFloat, 32, 1});
+    float* p = a.data<float>();
+    for (int64_t i = 0; i < a.num_elements(); ++i) {
+        p[i] = static_cast<float>((i * 7919 + seed * 104729) % 2001) / 1000.0f - 1.0f;
+    }
+    return a;
+}
+
+inline std::span<const std::byte> bytes_of(const std::string& s) {
+    return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
+}
+
+// The message of the UserError `f` raises; "" when it raises none.
+inline std::string error_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const UserError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace anvil::testing
