@@ -261,11 +261,15 @@ Exprs convert_leaky_relu(ConvertContext& ctx) {
 }
 
 Exprs convert_prelu(ConvertContext& ctx) {
-    // ONNX PRelu broadcasts the slope numpy-style onto x (unidirectionally),
+    // Since opset 7 ONNX PRelu broadcasts the slope numpy-style onto x (unidirectionally),
     // so a 1-D slope runs along x's last axis (PyTorch exports per-channel slopes as [C, 1, 1]).
+    // Before, a 1-D slope held one value per channel (axis 1), or one shared value.
     Expr x = ctx.input(0), slope = ctx.input(1);
     auto attrs = make_ref<ops::PReluAttrs>();
-    if (ctx.rank(slope) == 1) const_cast<ops::PReluAttrs*>(attrs.get())->axis = ctx.rank(x) - 1;
+    if (ctx.rank(slope) == 1) {
+        bool per_channel = ctx.opset() < 7 && ctx.rank(x) >= 2;
+        const_cast<ops::PReluAttrs*>(attrs.get())->axis = per_channel ? 1 : ctx.rank(x) - 1;
+    }
     return {ctx.call("nn.prelu", {x, slope}, attrs)};
 }
 

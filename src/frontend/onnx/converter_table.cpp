@@ -65,7 +65,7 @@ const std::vector<Converter>& converter_table() {
         {"IsInf", 10, kNew, convert_isinf},
         {"Clip", 1, kNew, convert_clip},
         {"LeakyRelu", 1, kNew, convert_leaky_relu},
-        {"PRelu", 7, kNew, convert_prelu},
+        {"PRelu", 1, kNew, convert_prelu},
         {"Elu", 1, kNew, convert_elu},
         {"Selu", 1, kNew, convert_selu},
         {"HardSigmoid", 1, kNew, convert_hard_sigmoid},
