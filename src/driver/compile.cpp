@@ -11,6 +11,7 @@
 #include "graph/expr_functor.h"
 #include "graph/printer.h"
 #include "ops/call_tir.h"
+#include "ops/control_flow.h"
 #include "ops/op_table.h"
 #include "support/error.h"
 
@@ -69,6 +70,7 @@ CompiledModel compile_model(const graph::IRModule& m, const std::string& target,
             << graph::print(lowered, graph::PrintOptions{.metadata = false}) << "\n";
     }
     check_kernel_calls(lowered);
+    ops::check_control_flow(lowered);
     return {lowered, build_kernels(lowered, t), t};
 }
 

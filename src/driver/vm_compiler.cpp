@@ -5,6 +5,7 @@
 
 #include "graph/expr_functor.h"
 #include "ops/call_tir.h"
+#include "ops/control_flow.h"
 #include "ops/shape_tensor.h"
 #include "ops/value_shapes.h"
 #include "support/error.h"
@@ -144,10 +145,16 @@ private:
     }
 
     void match_param(const graph::Var& p, int reg) {
-        auto* tt = p.type.as<graph::TensorType>();
+        match_tensor(p.type, reg, "input '" + p.name + "'", p.loc);
+    }
+
+    // Checks the tensor in `reg` against `type`, binding the dimension variables seen first.
+    void match_tensor(const graph::Type& type, int reg, const std::string& what,
+                      const SourceLoc& loc) {
+        auto* tt = type.as<graph::TensorType>();
         if (!tt) return;  // tuples and other values are checked where they are used
         VMInstruction in{.op = VMOp::match_shape, .reg = reg};
-        in.what = "input '" + p.name + "'";
+        in.what = what;
         in.dtype = graph::dl_dtype_of(tt->dtype);
         for (const auto& d : tt->shape) {
             runtime::DimMatch m;
@@ -157,11 +164,102 @@ private:
                 slots_[v] = m.bind_slot;
                 slot_names_.push_back(v->name);
             } else {
-                m.check = shape_code(d, p.loc);
+                m.check = shape_code(d, loc);
             }
             in.dims.push_back(std::move(m));
         }
         emit(std::move(in));
+    }
+
+    // The value a control-flow call returned in `reg`, split into its fields, each checked
+    // against the call's result type (which binds the dimensions known only now). A loop
+    // returns a tuple even when the call's type is its one value.
+    Value returned_value(int reg, const Expr& e, bool tuple_value) {
+        std::vector<graph::Type> fields;
+        if (auto* tuple = e->type.as<graph::TupleType>()) {
+            fields = tuple->fields;
+        } else {
+            if (tuple_value) {
+                int item = new_reg();
+                emit({.op = VMOp::get_item, .dst = item, .reg = reg, .index = 0});
+                reg = item;
+            }
+            match_tensor(e->type, reg, "the result of node '" + e->loc.node_name + "'", e->loc);
+            return {reg, {}};
+        }
+        Value v;
+        for (size_t k = 0; k < fields.size(); ++k) {
+            int item = new_reg();
+            emit({.op = VMOp::get_item, .dst = item, .reg = reg, .index = static_cast<int64_t>(k)});
+            match_tensor(fields[k], item,
+                         "result " + std::to_string(k) + " of node '" + e->loc.node_name + "'",
+                         e->loc);
+            v.fields.push_back({item, {}});
+        }
+        return v;
+    }
+
+    std::vector<int> registers(const std::vector<Expr>& args, size_t begin, size_t end) {
+        std::vector<int> regs;
+        for (size_t i = begin; i < end; ++i) regs.push_back(materialize(compile(args[i])));
+        return regs;
+    }
+
+    // if_false cond → else; then: call; goto end; else: call; end: the result's fields.
+    Value compile_if(const Expr& e, const ops::IfAttrs& attrs) {
+        const auto& call = *e.as<graph::Call>();
+        int cond = materialize(compile(call.args[0]));
+        size_t split = 1 + static_cast<size_t>(attrs.num_then_args);
+        std::vector<int> then_args = registers(call.args, 1, split);
+        std::vector<int> else_args = registers(call.args, split, call.args.size());
+        int result = new_reg();
+        size_t branch = fn_.code.size();
+        emit({.op = VMOp::if_false, .reg = cond, .node = e->loc.node_name});
+        emit({.op = VMOp::call_func,
+              .dst = result,
+              .args = then_args,
+              .name = attrs.then_branch,
+              .node = e->loc.node_name});
+        size_t jump = fn_.code.size();
+        emit({.op = VMOp::goto_});
+        fn_.code[branch].index = static_cast<int64_t>(fn_.code.size());
+        emit({.op = VMOp::call_func,
+              .dst = result,
+              .args = else_args,
+              .name = attrs.else_branch,
+              .node = e->loc.node_name});
+        fn_.code[jump].index = static_cast<int64_t>(fn_.code.size());
+        return returned_value(result, e, false);
+    }
+
+    Value compile_loop(const Expr& e, const ops::LoopAttrs& attrs) {
+        const auto& call = *e.as<graph::Call>();
+        VMInstruction in{.op = VMOp::loop,
+                         .dst = new_reg(),
+                         .args = registers(call.args, 0, call.args.size()),
+                         .name = attrs.body,
+                         .node = e->loc.node_name,
+                         .index = attrs.num_carried};
+        // A scan output's element shape, for a loop that runs zero times: 0 where the caller
+        // cannot compute a dimension (the stacked result then has no elements anyway).
+        std::vector<graph::Type> outputs = attrs.output_types("control.loop");
+        for (size_t k = static_cast<size_t>(attrs.num_carried); k < outputs.size(); ++k) {
+            const auto& t = graph::expect_tensor(outputs[k], e->loc, "a scan output");
+            in.scan_ranks.push_back(static_cast<int>(t.ndim()) - 1);
+            in.scan_dtypes.push_back(graph::dl_dtype_of(t.dtype));
+            for (size_t d = 1; d < t.ndim(); ++d) {
+                bool known = true;
+                for (const Var* v : ops::dimension_vars({graph::make_tensor_type(
+                         std::vector<PrimExpr>{t.shape[d]}, DataType::int64())})) {
+                    known = known && slots_.count(v);
+                }
+                in.shape.push_back(known ? shape_code(t.shape[d], e->loc)
+                                         : ShapeCode{{ShapeToken::Kind::constant, 0}});
+            }
+        }
+        int dst = in.dst;
+        emit(std::move(in));
+        return returned_value(dst, e, true);
     }
 
     Value compile(const Expr& e) {
@@ -216,6 +314,8 @@ private:
             return {dst, {}};
         }
         if (const auto* bind = ops::bind_values_attrs(e)) return compile_bind_values(e, *bind);
+        if (const auto* a = ops::if_attrs(e)) return compile_if(e, *a);
+        if (const auto* a = ops::loop_attrs(e)) return compile_loop(e, *a);
         if (const auto* reshape = ops::dynamic_reshape_attrs(e)) {
             VMInstruction in{.op = VMOp::reshape, .dst = new_reg(), .node = e->loc.node_name};
             in.reg = materialize(compile(call.args[0]));
@@ -340,10 +440,19 @@ private:
             if (r != returned && last_use[r] >= 0) kills[last_use[r]].push_back(r);
         }
         std::vector<VMInstruction> code;
+        std::vector<int64_t> moved(fn_.code.size() + 1);  // old index → new index
         for (size_t i = 0; i < fn_.code.size(); ++i) {
+            moved[i] = static_cast<int64_t>(code.size());
             code.push_back(std::move(fn_.code[i]));
             // A returned tuple's fields stay alive inside it; killing the registers is fine.
             if (!kills[i].empty()) code.push_back({.op = VMOp::kill, .args = kills[i]});
+        }
+        moved[fn_.code.size()] = static_cast<int64_t>(code.size());
+        // Jumps only go forward (an If's branches), so a register's last use in the text is
+        // its last use on every path; on the path that skips its kill it lives until the
+        // function returns.
+        for (auto& in : code) {
+            if (in.op == VMOp::if_false || in.op == VMOp::goto_) in.index = moved[in.index];
         }
         fn_.code = std::move(code);
     }
@@ -372,6 +481,11 @@ VMExecutable compile_vm(const graph::IRModule& m) {
     VMExecutable out;
     const auto& main = m.main();
     out.program.functions.push_back(FunctionCompiler("main", *main, params).compile());
+    // The functions control flow calls (If's branches, Loop's bodies).
+    for (const auto& [name, f] : m.functions) {
+        if (name != "main")
+            out.program.functions.push_back(FunctionCompiler(name, *f, params).compile());
+    }
     int n = FunctionCompiler::count_outputs(main->body->type);
     for (int i = 0; i < n; ++i) out.program.outputs.push_back("output" + std::to_string(i));
     out.params = runtime::pack_params(params, &out.program.params);

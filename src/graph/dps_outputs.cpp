@@ -4,7 +4,7 @@
 
 namespace anvil::graph {
 
-void DpsOutputs::set_outputs(const Type& result) {
+void TensorResults::set_outputs(const Type& result) {
     std::vector<Type> outputs;
     if (auto* tuple = result.as<TupleType>()) {
         outputs = tuple->fields;
@@ -17,8 +17,7 @@ void DpsOutputs::set_outputs(const Type& result) {
     for (size_t k = 0; k < outputs.size(); ++k) {
         auto* tt = outputs[k].as<TensorType>();
         if (!tt) {
-            user_error() << "a destination-passing call returns tensors, not "
-                         << type_str(outputs[k]);
+            user_error() << "a call's results are tensors, not " << type_str(outputs[k]);
         }
         out_shapes.insert(out_shapes.end(), tt->shape.begin(), tt->shape.end());
         out_ndims.push_back(static_cast<int64_t>(tt->ndim()));
@@ -26,7 +25,7 @@ void DpsOutputs::set_outputs(const Type& result) {
     }
 }
 
-std::vector<Type> DpsOutputs::output_types(const std::string& callee) const {
+std::vector<Type> TensorResults::output_types(const std::string& callee) const {
     std::vector<std::string> dtypes;
     size_t start = 0;
     while (start <= out_dtypes.size()) {

@@ -14,10 +14,11 @@
 
 namespace anvil::graph {
 
-// For output k: out_ndims[k] dimensions taken in order from out_shapes, and out_dtypes[k]
-// (comma-separated). Several outputs make a tuple result.
-struct DpsOutputs {
-    virtual ~DpsOutputs() = default;
+// A call's result type kept as attribute fields: for output k, out_ndims[k] dimensions taken in
+// order from out_shapes, and out_dtypes[k] (comma-separated). Several outputs make a tuple
+// result. Control-flow ops (ops/control_flow.h) keep their result types this way too.
+struct TensorResults {
+    virtual ~TensorResults() = default;
     std::vector<PrimExpr> out_shapes;
     std::vector<int64_t> out_ndims;
     std::string out_dtypes;
@@ -33,5 +34,8 @@ struct DpsOutputs {
     // describe tensor types.
     std::vector<Type> output_types(const std::string& callee) const;
 };
+
+// The attributes of a destination-passing call (the text format writes their result as a type).
+struct DpsOutputs : TensorResults {};
 
 }  // namespace anvil::graph

@@ -1,5 +1,6 @@
 #include "runtime/vm.h"
 
+#include <algorithm>
 #include <cstring>
 #include <unordered_map>
 
@@ -128,6 +129,11 @@ struct VirtualMachine::State {
                      const std::vector<int64_t>& slots);
     NDArray reshape(const VMFunction& f, const VMInstruction& in, const std::vector<VMValue>& regs,
                     std::vector<int64_t>& slots);
+    VMValue loop(const VMInstruction& in, const std::vector<VMValue>& regs,
+                 const std::vector<int64_t>& slots, int depth);
+    NDArray stack(const std::vector<NDArray>& items, std::vector<int64_t> empty_shape,
+                  DLDataType empty_dtype, const std::string& node) const;
+    NDArray loop_scalar_tensor(int64_t value, DLDataType dtype) const;
 };
 
 VirtualMachine::VirtualMachine(VMProgram program, std::span<const std::byte> params, Module kernels)
@@ -403,6 +409,94 @@ NDArray VirtualMachine::State::reshape(const VMFunction& f, const VMInstruction&
     return x.tensor.view(shape, x.tensor.dtype());
 }
 
+// A one-element tensor argument of a loop.
+const NDArray& loop_scalar(const VMValue& v, const std::string& node, const char* what) {
+    if (v.kind != VMValue::Kind::tensor || v.tensor.num_elements() != 1) {
+        user_error() << "vm: node '" << node << "': the loop's " << what
+                     << " must be a one-element tensor";
+    }
+    return v.tensor;
+}
+
+NDArray VirtualMachine::State::loop_scalar_tensor(int64_t value, DLDataType dtype) const {
+    NDArray t = pool->alloc({}, dtype);
+    if (dtype.bits == 64) {
+        *static_cast<int64_t*>(t.raw_data()) = value;
+    } else {
+        *static_cast<uint8_t*>(t.raw_data()) = static_cast<uint8_t>(value != 0);
+    }
+    return t;
+}
+
+VMValue VirtualMachine::State::loop(const VMInstruction& in, const std::vector<VMValue>& regs,
+                                    const std::vector<int64_t>& slots, int depth) {
+    const VMFunction& body = *functions.at(in.name);
+    int64_t max_trip = scalar_value(loop_scalar(regs[in.args[0]], in.node, "trip count"));
+    bool cond = truthy(loop_scalar(regs[in.args[1]], in.node, "condition"));
+    size_t carried = static_cast<size_t>(in.index);
+    std::vector<VMValue> values;  // carried values, then the constants
+    for (size_t i = 2; i < in.args.size(); ++i) values.push_back(regs[in.args[i]]);
+    size_t num_scans = in.scan_ranks.size();
+    std::vector<std::vector<NDArray>> scans(num_scans);
+    for (int64_t i = 0; i < max_trip && cond; ++i) {
+        // The body sees the condition it runs under: true.
+        std::vector<VMValue> args = {VMValue(loop_scalar_tensor(i, {kDLInt, 64, 1})),
+                                     VMValue(loop_scalar_tensor(1, {kDLUInt, 1, 1}))};
+        args.insert(args.end(), values.begin(), values.end());
+        VMValue out = call(body, std::move(args), depth + 1);
+        if (out.kind != VMValue::Kind::tuple || out.fields.size() != 1 + carried + num_scans) {
+            user_error() << "vm: node '" << in.node << "': the loop body '" << body.name
+                         << "' must return the condition, " << carried << " carried and "
+                         << num_scans << " scan value(s)";
+        }
+        cond = truthy(loop_scalar(out.fields[0], in.node, "condition"));
+        for (size_t k = 0; k < carried; ++k) values[k] = std::move(out.fields[1 + k]);
+        for (size_t k = 0; k < num_scans; ++k) {
+            const VMValue& s = out.fields[1 + carried + k];
+            if (s.kind != VMValue::Kind::tensor) {
+                user_error() << "vm: node '" << in.node << "': scan output " << k
+                             << " is not a tensor";
+            }
+            scans[k].push_back(s.tensor);
+        }
+    }
+    std::vector<VMValue> result(values.begin(), values.begin() + carried);
+    size_t dim = 0;
+    for (size_t k = 0; k < num_scans; ++k) {
+        std::vector<int64_t> empty_shape = {0};
+        for (int d = 0; d < in.scan_ranks[k]; ++d) {
+            empty_shape.push_back(eval_shape_code(in.shape[dim++], slots));
+        }
+        result.push_back(VMValue(stack(scans[k], empty_shape, in.scan_dtypes[k], in.node)));
+    }
+    return VMValue::tuple(std::move(result));
+}
+
+NDArray VirtualMachine::State::stack(const std::vector<NDArray>& items,
+                                     std::vector<int64_t> empty_shape, DLDataType empty_dtype,
+                                     const std::string& node) const {
+    if (items.empty()) return pool->alloc(empty_shape, empty_dtype);
+    std::span<const int64_t> shape = items[0].shape();
+    std::vector<int64_t> stacked = {static_cast<int64_t>(items.size())};
+    stacked.insert(stacked.end(), shape.begin(), shape.end());
+    NDArray out = pool->alloc(stacked, items[0].dtype());
+    size_t bytes = static_cast<size_t>(items[0].num_elements() * dl_dtype_bytes(items[0].dtype()));
+    auto* dst = static_cast<uint8_t*>(out.raw_data());
+    for (size_t i = 0; i < items.size(); ++i) {
+        const NDArray& t = items[i];
+        std::span<const int64_t> s = t.shape();
+        if (!std::equal(s.begin(), s.end(), shape.begin(), shape.end()) ||
+            !dl_dtype_equal(t.dtype(), items[0].dtype())) {
+            user_error() << "vm: node '" << node << "': iteration " << i << " gives a scan value "
+                         << t.str() << ", iteration 0 gave " << items[0].str()
+                         << "; scan values must agree in shape and dtype";
+        }
+        const auto* src = static_cast<const uint8_t*>(t.raw_data()) + t.tensor()->byte_offset;
+        std::memcpy(dst + i * bytes, src, bytes);
+    }
+    return out;
+}
+
 VMValue VirtualMachine::State::call(const VMFunction& f, std::vector<VMValue> args, int depth) {
     constexpr int kMaxDepth = 1000;
     if (depth > kMaxDepth) user_error() << "vm: call depth exceeds " << kMaxDepth;
@@ -506,6 +600,9 @@ VMValue VirtualMachine::State::call(const VMFunction& f, std::vector<VMValue> ar
                 break;
             case VMOp::kill:
                 for (int a : in.args) regs[a] = VMValue();
+                break;
+            case VMOp::loop:
+                regs[in.dst] = loop(in, regs, slots, depth);
                 break;
             case VMOp::if_false: {
                 const VMValue& c = regs[in.reg];

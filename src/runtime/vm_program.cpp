@@ -31,6 +31,7 @@ constexpr OpName kOpNames[] = {
     {VMOp::reshape, "reshape"},
     {VMOp::move, "move"},
     {VMOp::kill, "kill"},
+    {VMOp::loop, "loop"},
     {VMOp::if_false, "if_false"},
     {VMOp::goto_, "goto"},
     {VMOp::ret, "ret"},
@@ -131,6 +132,17 @@ VMInstruction read_instruction(const Reader& r, const json& obj) {
     opt_int("reg", &in.reg);
     if (obj.contains("args")) in.args = read_ints(r, obj, "args");
     if (obj.contains("slots")) in.slots = read_ints(r, obj, "slots");
+    if (obj.contains("scan_ranks")) in.scan_ranks = read_ints(r, obj, "scan_ranks");
+    if (obj.contains("scan_dtypes")) {
+        for (const json& t : r.array(obj, "scan_dtypes")) {
+            if (!t.is_string()) r.fail("bad scan dtype " + t.dump());
+            try {
+                in.scan_dtypes.push_back(dl_dtype_from_string(t.get<std::string>()));
+            } catch (const UserError& e) {
+                r.fail(e.what());
+            }
+        }
+    }
     opt_string("name", &in.name);
     opt_string("node", &in.node);
     opt_string("what", &in.what);
@@ -162,8 +174,14 @@ json instruction_json(const VMInstruction& in) {
     if (in.dst >= 0) o["dst"] = in.dst;
     if (in.reg >= 0) o["reg"] = in.reg;
     if (!in.args.empty() || in.op == VMOp::call_kernel || in.op == VMOp::call_packed ||
-        in.op == VMOp::call_func || in.op == VMOp::tuple || in.op == VMOp::kill) {
+        in.op == VMOp::call_func || in.op == VMOp::tuple || in.op == VMOp::kill ||
+        in.op == VMOp::loop) {
         o["args"] = in.args;
+    }
+    if (in.op == VMOp::loop) {
+        o["scan_ranks"] = in.scan_ranks;
+        o["scan_dtypes"] = json::array();
+        for (DLDataType t : in.scan_dtypes) o["scan_dtypes"].push_back(dl_dtype_to_string(t));
     }
     if (!in.slots.empty() || in.op == VMOp::load_shape || in.op == VMOp::reshape) {
         o["slots"] = in.slots;
@@ -172,7 +190,7 @@ json instruction_json(const VMInstruction& in) {
     if (!in.node.empty()) o["node"] = in.node;
     if (!in.what.empty()) o["what"] = in.what;
     if (in.op == VMOp::get_item || in.op == VMOp::if_false || in.op == VMOp::goto_ ||
-        in.op == VMOp::reshape) {
+        in.op == VMOp::reshape || in.op == VMOp::loop) {
         o["index"] = in.index;
     }
     if (in.op == VMOp::alloc || in.op == VMOp::match_shape || in.op == VMOp::shape_tensor) {
@@ -180,7 +198,7 @@ json instruction_json(const VMInstruction& in) {
     }
     if (in.op == VMOp::match_shape && !in.check_dtype) o["check_dtype"] = false;
     if (in.op == VMOp::alloc || in.op == VMOp::shape_tensor || in.op == VMOp::check_shape ||
-        (in.op == VMOp::call_kernel && !in.shape.empty())) {
+        in.op == VMOp::loop || (in.op == VMOp::call_kernel && !in.shape.empty())) {
         o["shape"] = json::array();
         for (const auto& c : in.shape) o["shape"].push_back(code_json(c));
     }
@@ -464,6 +482,30 @@ void validate_program(const VMProgram& p, int64_t params_size) {
                         fail("'" + in.name + "' takes " + std::to_string(it->second) +
                              " arguments, given " + std::to_string(in.args.size()));
                     }
+                    break;
+                }
+                case VMOp::loop: {
+                    for (int a : in.args) check_reg(a, "argument");
+                    check_reg(in.dst, "destination");
+                    auto it = arity.find(in.name);
+                    if (it == arity.end()) fail("no function named '" + in.name + "'");
+                    int64_t carried = in.index;
+                    if (in.args.size() < 2 || carried < 0 ||
+                        carried > static_cast<int64_t>(in.args.size()) - 2 ||
+                        it->second != in.args.size()) {
+                        fail("a loop passes (max_trip, cond, carried..., constants...) to '" +
+                             in.name + "', which takes " + std::to_string(it->second) +
+                             " arguments");
+                    }
+                    size_t dims = 0;
+                    if (in.scan_ranks.size() != in.scan_dtypes.size())
+                        fail("scan_ranks and scan_dtypes disagree");
+                    for (int r : in.scan_ranks) {
+                        if (r < 0) fail("a negative rank");
+                        dims += static_cast<size_t>(r);
+                    }
+                    if (dims != in.shape.size()) fail("ranks and shape disagree");
+                    for (const auto& c : in.shape) check_code(c);
                     break;
                 }
                 case VMOp::load_shape:

@@ -40,6 +40,16 @@
 //   move         dst, reg             copy a register
 //   kill         regs[]               drop values no longer needed (their memory returns to the
 //                                     pool)
+//   loop         name, args[], dst, index, shape[], scan_ranks[], scan_dtypes[]
+//                                     ONNX Loop over the program
+//                                     function `name`: args are (max_trip, cond, v..., c...) with
+//                                     index = the number of carried v's; each iteration calls
+//                                     name(i, cond, v..., c...) → (cond, v..., s...) while
+//                                     i < max_trip and cond; dst gets the tuple (v..., S...), each
+//                                     S the iteration's s stacked on a new leading axis (a copy);
+//                                     after zero iterations S is an empty tensor of dtype
+//                                     scan_dtypes[k] and shape [0] + the element shape given by
+//                                     scan_ranks[k] entries of shape[]
 //   if_false     reg, target          jump to instruction `target` unless the scalar tensor in
 //                                     reg is non-zero
 //   goto         target
@@ -105,6 +115,7 @@ enum class VMOp {
     get_item,
     move,
     kill,
+    loop,
     if_false,
     goto_,
     ret,
@@ -124,6 +135,8 @@ struct VMInstruction {
                                    // allowzero
     std::vector<ShapeCode> shape;  // alloc, shape_tensor
     std::vector<DimMatch> dims;    // match_shape
+    std::vector<int> scan_ranks;   // loop: each scan output's element rank and dtype
+    std::vector<DLDataType> scan_dtypes;
     DLDataType dtype{kDLFloat, 32, 1};
     bool check_dtype = true;  // match_shape
 };

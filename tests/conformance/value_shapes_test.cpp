@@ -5,13 +5,7 @@
 // other values than the tests use.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-
-#include "driver/compile.h"
-#include "driver/vm_compiler.h"
-#include "e2e/vm_test_util.h"
-#include "frontend/onnx/from_onnx.h"
-#include "runtime/vm.h"
+#include "conformance/node_model.h"
 
 namespace anvil {
 namespace {
@@ -20,33 +14,9 @@ using runtime::NDArray;
 using testing::bytes_of;
 using testing::error_of;
 
-const std::filesystem::path kNodeTests = "/usr/share/libonnx-testdata/data/node";
-
-// A node test's model compiled once for the VM.
-class CompiledNodeModel {
-public:
-    explicit CompiledNodeModel(const std::string& test) {
-        graph::IRModule m = frontend::from_onnx((kNodeTests / test / "model.onnx").string());
-        model_ = driver::compile_model(m, "llvm");
-        EXPECT_TRUE(driver::needs_vm(model_.module));
-        exe_ = driver::compile_vm(model_.module);
-        vm_ = std::make_unique<runtime::VirtualMachine>(exe_.program, bytes_of(exe_.params),
-                                                        model_.kernels);
-    }
-    std::vector<NDArray> run(const std::vector<NDArray>& inputs) { return vm_->run(inputs); }
-
-private:
-    driver::CompiledModel model_;
-    driver::VMExecutable exe_;
-    std::unique_ptr<runtime::VirtualMachine> vm_;
-};
-
-template <typename T>
-NDArray array(std::vector<int64_t> shape, std::vector<T> values, const char* dtype) {
-    NDArray a = NDArray::empty(std::move(shape), runtime::dl_dtype_from_string(dtype));
-    a.copy_from(values);
-    return a;
-}
+using testing::array;
+using testing::CompiledNodeModel;
+using testing::shape_of;
 
 NDArray iota_float(std::vector<int64_t> shape) {
     int64_t n = 1;
@@ -56,16 +26,7 @@ NDArray iota_float(std::vector<int64_t> shape) {
     return array(std::move(shape), v, "float32");
 }
 
-std::vector<int64_t> shape_of(const NDArray& a) {
-    return {a.shape().begin(), a.shape().end()};
-}
-
-class ValueShapes : public ::testing::Test {
-protected:
-    void SetUp() override {
-        if (!std::filesystem::exists(kNodeTests)) GTEST_SKIP() << "libonnx-testdata is missing";
-    }
-};
+using ValueShapes = testing::NodeModelTest;
 
 TEST_F(ValueShapes, ReshapeToRunTimeShapes) {
     CompiledNodeModel m("test_reshape_reordered_all_dims");  // data [2, 3, 4], shape [3]

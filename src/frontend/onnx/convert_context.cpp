@@ -256,4 +256,15 @@ int64_t ConvertContext::normalize_axis(int64_t axis, int64_t rank, const std::st
     return a;
 }
 
+const ::onnx::GraphProto& ConvertContext::attr_graph(const std::string& name) const {
+    const auto* a = find_attr(name);
+    if (!a || !a->has_g()) error() << "attribute '" << name << "' (a graph) is required";
+    return a->g();
+}
+
+SubgraphBuilder& ConvertContext::subgraphs() const {
+    ANVIL_CHECK(subgraphs_) << "no subgraph builder for node " << loc_.node_name;
+    return *subgraphs_;
+}
+
 }  // namespace anvil::frontend

@@ -37,6 +37,11 @@ Exprs convert_cast(ConvertContext& ctx);
 Exprs convert_identity(ConvertContext& ctx);
 Exprs convert_dropout(ConvertContext& ctx);
 
+// convert_control.cpp
+Exprs convert_if(ConvertContext& ctx);
+Exprs convert_loop(ConvertContext& ctx);
+Exprs convert_scan(ConvertContext& ctx);  // opset 9 and later
+
 // convert_tensor.cpp
 Exprs convert_constant(ConvertContext& ctx);
 Exprs convert_shape(ConvertContext& ctx);

@@ -12,6 +12,7 @@
 
 #include <onnx/onnx_pb.h>  // ONNX_ML=1 (CMake): the onnx-ml.pb.h that libonnx_proto has
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,16 +40,40 @@ struct Converter {
 // The one table of converters.
 const std::vector<Converter>& converter_table();
 
+// A node's graph attribute (If's branches, Loop's and Scan's bodies) as a graph function of the
+// module; the importer implements it.
+struct SubgraphFunction {
+    std::string name;                   // in the module's functions
+    std::vector<graph::Expr> captured;  // outer values it uses: pass them after its own params
+    Ref<graph::Function> function;
+};
+class SubgraphBuilder {
+public:
+    virtual ~SubgraphBuilder() = default;
+    // Converts `g` with its inputs bound to `inputs` (expressions over `params`); the function
+    // takes `params`, then one parameter per outer value the subgraph uses, and returns
+    // make_body(the subgraph's outputs). `name_hint` names it ("<node>_then_branch").
+    virtual SubgraphFunction add_function(
+        const ::onnx::GraphProto& g, const std::string& name_hint,
+        std::vector<Ref<graph::Var>> params, std::vector<graph::Expr> inputs,
+        const std::function<graph::Expr(std::vector<graph::Expr>)>& make_body) = 0;
+    // Removes the functions added since `mark` (a try whose types did not fit).
+    virtual size_t mark() const = 0;
+    virtual void roll_back(size_t mark) = 0;
+};
+
 // The importer's view of the node being converted.
 class ConvertContext {
 public:
     ConvertContext(const ::onnx::NodeProto& node, int opset, SourceLoc loc,
-                   std::vector<graph::Expr> inputs, std::string base_dir)
+                   std::vector<graph::Expr> inputs, std::string base_dir,
+                   SubgraphBuilder* subgraphs = nullptr)
         : node_(node),
           opset_(opset),
           loc_(std::move(loc)),
           inputs_(std::move(inputs)),
-          base_dir_(std::move(base_dir)) {}
+          base_dir_(std::move(base_dir)),
+          subgraphs_(subgraphs) {}
 
     const ::onnx::NodeProto& node() const { return node_; }
     int opset() const { return opset_; }
@@ -108,12 +133,18 @@ public:
     // Raises "<loc>: <message>" (stream the message).
     detail::ErrorBuilder<UserError> error() const { return user_error(loc_); }
 
+    // The graph attribute `name` (required).
+    const ::onnx::GraphProto& attr_graph(const std::string& name) const;
+    // The importer's subgraph conversion (If, Loop, Scan).
+    SubgraphBuilder& subgraphs() const;
+
 private:
     const ::onnx::NodeProto& node_;
     int opset_;
     SourceLoc loc_;
     std::vector<graph::Expr> inputs_;
     std::string base_dir_;
+    SubgraphBuilder* subgraphs_;
 };
 
 // ---- element types and tensors (tensor_proto.cpp) ---------------------------------------------

@@ -9,6 +9,10 @@ namespace anvil::frontend {
 const std::vector<Converter>& converter_table() {
     constexpr int kNew = kNewestOpset;
     static const std::vector<Converter> table = {
+        // control flow (convert_control.cpp)
+        {"If", 1, kNew, convert_if},
+        {"Loop", 1, kNew, convert_loop},
+        {"Scan", 9, kNew, convert_scan},
         // elementwise arithmetic and comparisons (convert_elementwise.cpp)
         {"Add", 1, kNew, convert_binary},
         {"Sub", 1, kNew, convert_binary},

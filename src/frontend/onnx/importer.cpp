@@ -27,7 +27,7 @@ std::string opset_range(const Converter& c) {
     return out;
 }
 
-class Importer {
+class Importer : public SubgraphBuilder {
 public:
     Importer(const ModelProto& model, const ImportOptions& options, const std::string& path)
         : model_(model), options_(options) {
@@ -40,27 +40,53 @@ public:
         if (!model_.has_graph()) user_error(model_loc) << "the model has no graph";
         opset_ = default_opset();
         const auto& g = model_.graph();
-
-        for (const auto& t : g.initializer()) {
-            SourceLoc loc{.file = file_};
-            std::string what = "initializer '" + t.name() + "'";
-            values_[t.name()] =
-                graph::make_constant(tensor_from_proto(t, base_dir_, loc, what), loc);
-        }
-        if (g.sparse_initializer_size()) {
-            user_error(model_loc) << "sparse initializers are not supported";
-        }
+        frames_.emplace_back();
+        add_initializers(g);
         std::vector<Ref<graph::Var>> params = make_params(g);
-
         for (int i = 0; i < g.node_size(); ++i) convert_node(g.node(i), i);
-
-        std::vector<graph::Expr> outputs;
-        for (const auto& o : g.output()) outputs.push_back(lookup(o.name(), model_loc, "output"));
-        if (outputs.empty()) user_error(model_loc) << "the graph has no outputs";
+        std::vector<graph::Expr> outputs = graph_outputs(g, model_loc);
         graph::Expr body = outputs.size() == 1 ? outputs[0] : graph::make_tuple(outputs, model_loc);
-        graph::IRModule mod;
-        mod.functions["main"] = graph::make_function(params, body, false, model_loc);
-        return mod;
+        module_.functions["main"] = graph::make_function(params, body, false, model_loc);
+        return module_;
+    }
+
+    SubgraphFunction add_function(
+        const ::onnx::GraphProto& g, const std::string& name_hint,
+        std::vector<Ref<graph::Var>> params, std::vector<graph::Expr> inputs,
+        const std::function<graph::Expr(std::vector<graph::Expr>)>& make_body) override {
+        SourceLoc loc{.file = file_, .node_name = name_hint};
+        if (static_cast<size_t>(g.input_size()) != inputs.size()) {
+            user_error(loc) << "the subgraph '" << g.name() << "' has " << g.input_size()
+                            << " input(s), the node gives it " << inputs.size();
+        }
+        frames_.emplace_back();
+        for (size_t i = 0; i < inputs.size(); ++i)
+            frames_.back().values[g.input(i).name()] = inputs[i];
+        add_initializers(g);
+        for (int i = 0; i < g.node_size(); ++i) convert_node(g.node(i), i);
+        graph::Expr body = make_body(graph_outputs(g, loc));
+        Frame frame = std::move(frames_.back());
+        frames_.pop_back();
+        params.insert(params.end(), frame.capture_params.begin(), frame.capture_params.end());
+        SubgraphFunction out;
+        out.name = name_hint;
+        for (int k = 1; module_.functions.count(out.name); ++k) {
+            out.name = name_hint + "_" + std::to_string(k);
+        }
+        out.function = graph::make_function(std::move(params), body, false, loc);
+        out.captured = std::move(frame.captured);
+        module_.functions[out.name] = out.function;
+        added_.push_back(out.name);
+        return out;
+    }
+
+    size_t mark() const override { return added_.size(); }
+
+    void roll_back(size_t mark) override {
+        while (added_.size() > mark) {
+            module_.functions.erase(added_.back());
+            added_.pop_back();
+        }
     }
 
 private:
@@ -116,6 +142,25 @@ private:
         return graph::make_tensor_type(std::move(dims), *dtype);
     }
 
+    void add_initializers(const ::onnx::GraphProto& g) {
+        for (const auto& t : g.initializer()) {
+            SourceLoc loc{.file = file_};
+            std::string what = "initializer '" + t.name() + "'";
+            frames_.back().values[t.name()] =
+                graph::make_constant(tensor_from_proto(t, base_dir_, loc, what), loc);
+        }
+        if (g.sparse_initializer_size()) {
+            user_error(SourceLoc{.file = file_}) << "sparse initializers are not supported";
+        }
+    }
+
+    std::vector<graph::Expr> graph_outputs(const ::onnx::GraphProto& g, const SourceLoc& loc) {
+        std::vector<graph::Expr> outputs;
+        for (const auto& o : g.output()) outputs.push_back(lookup(o.name(), loc, "output"));
+        if (outputs.empty()) user_error(loc) << "the graph '" << g.name() << "' has no outputs";
+        return outputs;
+    }
+
     std::vector<Ref<graph::Var>> make_params(const ::onnx::GraphProto& g) {
         SourceLoc loc{.file = file_};
         std::set<std::string> names;
@@ -123,13 +168,14 @@ private:
         for (const auto& v : g.input()) {
             names.insert(v.name());
             // Before IR version 4, initializers are listed as inputs too; they are constants.
-            if (values_.count(v.name())) continue;
+            auto& values = frames_.back().values;
+            if (values.count(v.name())) continue;
             auto var = graph::make_var(v.name(), input_type(v, loc), loc);
-            values_[v.name()] = var;
+            values[v.name()] = var;
             params.push_back(var);
         }
         for (const auto& [name, shape] : options_.input_shapes) {
-            if (!names.count(name) || !values_[name].is<graph::Var>()) {
+            if (!names.count(name) || !frames_.back().values[name].is<graph::Var>()) {
                 std::string list;
                 for (const auto& p : params) list += (list.empty() ? "'" : ", '") + p->name + "'";
                 user_error(loc) << "input shape given for '" << name
@@ -140,9 +186,24 @@ private:
         return params;
     }
 
+    // The value named `name` in the innermost frame that has one. A subgraph using a value of an
+    // enclosing graph gets it as an extra parameter (through every frame in between), except
+    // constants, which any function may hold.
     graph::Expr lookup(const std::string& name, const SourceLoc& loc, const std::string& what) {
-        auto it = values_.find(name);
-        if (it != values_.end()) return it->second;
+        for (size_t j = frames_.size(); j-- > 0;) {
+            auto it = frames_[j].values.find(name);
+            if (it == frames_[j].values.end()) continue;
+            graph::Expr value = it->second;
+            if (value.is<graph::Constant>()) return value;
+            for (size_t k = j + 1; k < frames_.size(); ++k) {
+                auto var = graph::make_var(name, value->type, loc);
+                frames_[k].capture_params.push_back(var);
+                frames_[k].captured.push_back(value);
+                frames_[k].values[name] = var;
+                value = var;
+            }
+            return value;
+        }
         auto dropped = dropped_.find(name);
         if (dropped != dropped_.end()) {
             user_error(loc) << what << " '" << name << "' is " << dropped->second
@@ -191,7 +252,7 @@ private:
         for (const auto& name : node.input()) {
             inputs.push_back(name.empty() ? graph::Expr() : lookup(name, loc, "input"));
         }
-        ConvertContext ctx(node, opset_, loc, std::move(inputs), base_dir_);
+        ConvertContext ctx(node, opset_, loc, std::move(inputs), base_dir_, this);
         std::vector<graph::Expr> outs;
         try {
             if (auto folded = fold_shape_node(ctx)) {
@@ -211,7 +272,7 @@ private:
             const std::string& out_name = node.output(i);
             if (out_name.empty()) continue;
             if (i < static_cast<int>(outs.size()) && outs[i].defined()) {
-                values_[out_name] = outs[i];
+                frames_.back().values[out_name] = outs[i];
             } else {
                 std::string what = "output ";
                 what.append(std::to_string(i)).append(" of node '").append(loc.node_name);
@@ -225,7 +286,15 @@ private:
     std::string file_;
     std::string base_dir_;
     int opset_ = 1;
-    std::unordered_map<std::string, graph::Expr> values_;
+    // The values by name of the graph being converted and of the graphs enclosing it.
+    struct Frame {
+        std::unordered_map<std::string, graph::Expr> values;
+        std::vector<Ref<graph::Var>> capture_params;  // outer values the subgraph uses, and
+        std::vector<graph::Expr> captured;            // those values outside it
+    };
+    std::vector<Frame> frames_;
+    graph::IRModule module_;
+    std::vector<std::string> added_;  // subgraph functions, in the order added
     std::unordered_map<std::string, std::string> dropped_;  // outputs no converter produced
     std::unordered_map<std::string, Ref<Var>> dim_vars_;
 };
