@@ -1,7 +1,8 @@
 // Compiling a lowered module to the VM's program (runtime/vm_program.h): the executor for models
 // the graph executor's static plan cannot run.
 //
-// Each graph function becomes a VM function. Its parameters' symbolic dimensions get shape slots
+// Each graph function becomes a VM function ("main" first; the others are the functions that
+// control.if / control.loop call). Its parameters' symbolic dimensions get shape slots
 // bound by match_shape (the first occurrence of `n` binds it, later ones check it); every
 // call_tir / call_packed allocates its outputs with shapes computed from those slots, then calls
 // the kernel (compiled once for all sizes) or the registry function. Registers are killed after

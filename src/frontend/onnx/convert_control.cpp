@@ -2,6 +2,7 @@
 // of the module (outer values they use become extra parameters) called by control.if /
 // control.loop (ops/control_flow.h); Scan is a loop whose body takes slice i of each scan input.
 #include <limits>
+#include <optional>
 
 #include "frontend/onnx/convert_ops.h"
 #include "ops/control_flow.h"
@@ -110,9 +111,10 @@ SubgraphFunction loop_body(
 
 // The loop's result type: the carried values as the caller can know them (the initial values'
 // dimensions where every iteration keeps them), then each scan output with a leading dimension
-// for the iteration count.
+// for the iteration count (`trips` when it is known before the loop runs).
 Type loop_result(ConvertContext& ctx, const SubgraphFunction& body,
-                 const std::vector<Type>& carried, const std::vector<Type>& known_types) {
+                 const std::vector<Type>& carried, const std::vector<Type>& known_types,
+                 std::optional<int64_t> trips = std::nullopt) {
     std::vector<const Var*> known = ops::dimension_vars(known_types);
     std::vector<Type> returned = fields_of(body.function->body->type);
     std::vector<Type> result;
@@ -125,7 +127,8 @@ Type loop_result(ConvertContext& ctx, const SubgraphFunction& body,
         Type element = ops::join_result_types({returned[k]}, known, prefix, ctx.loc(),
                                               "the loop's scan output");
         const auto& e = graph::expect_tensor(element, ctx.loc(), "a scan output");
-        std::vector<PrimExpr> shape = ctx.new_dims(1);
+        std::vector<PrimExpr> shape =
+            trips ? std::vector<PrimExpr>{make_int(DataType::int64(), *trips)} : ctx.new_dims(1);
         shape.insert(shape.end(), e.shape.begin(), e.shape.end());
         result.push_back(graph::make_tensor_type(shape, e.dtype));
     }
@@ -241,7 +244,7 @@ Exprs convert_scan(ConvertContext& ctx) {
     std::vector<Type> known_types = carried;
     for (const auto& s : scans) known_types.push_back(s->type);
     for (const auto& c : body.captured) known_types.push_back(c->type);
-    Type result = loop_result(ctx, body, carried, known_types);
+    Type result = loop_result(ctx, body, carried, known_types, length);
     Exprs constants = scans;
     constants.insert(constants.end(), body.captured.begin(), body.captured.end());
     Expr call =
