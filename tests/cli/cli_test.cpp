@@ -66,6 +66,10 @@ INSTANTIATE_TEST_SUITE_P(Elementwise, OnnxNodeModels,
                          ::testing::Values("test_relu", "test_add_bcast", "test_sigmoid",
                                            "test_exp", "test_mul_bcast", "test_where_example",
                                            "test_less_bcast", "test_tanh"));
+// Control flow: the artifact holds a VM program with the branch and body functions.
+INSTANTIATE_TEST_SUITE_P(ControlFlow, OnnxNodeModels,
+                         ::testing::Values("test_if", "test_scan9_sum",
+                                           "test_range_float_type_positive_delta_expanded"));
 
 class ReferenceModels : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
 
