@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "conformance/node_model.h"
+#include "driver/evaluate.h"
 #include "graph/parser.h"
 #include "graph/printer.h"
 #include "graph/structural_equal.h"
@@ -81,6 +82,29 @@ TEST_F(ControlFlow, ModulesWithControlFlowPrintAndParseBack) {
         graph::IRModule back = graph::parse_module(text, ops::op_table());
         EXPECT_TRUE(graph::structural_equal(back, m.imported())) << text;
     }
+}
+
+TEST(ControlFlowModules, BranchesOfDifferentShapesBindTheResultAtRunTime) {
+    // The result's length `d` is known only once a branch has run; the VM binds it from the
+    // value the branch returns, and what follows allocates with it.
+    const char* text = R"(
+def @main(%c: Tensor[(), bool], %x: Tensor[(3,), float32]) {
+  %0 = control.if(%c, %x, %x, then_branch="same", else_branch="twice", num_then_args=1,
+                  out_shapes=(d,), out_ndims=[1], out_dtypes="float32");
+  add(%0, %0)
+}
+def @same(%a: Tensor[(3,), float32]) { %a }
+def @twice(%a: Tensor[(3,), float32]) { concatenate(%a, %a, axis=0) }
+)";
+    graph::IRModule m = graph::parse_module(text, ops::op_table());
+    driver::CompiledModel c = driver::compile_model(m, "llvm");
+    NDArray x = array<float>({3}, {1, 2, 3}, "float32");
+    auto run = [&](uint8_t cond) {
+        return driver::run_in_process(c.module, c.kernels,
+                                      {array<uint8_t>({}, {cond}, "bool"), x})[0];
+    };
+    EXPECT_EQ(run(1).to_vector<float>(), (std::vector<float>{2, 4, 6}));
+    EXPECT_EQ(run(0).to_vector<float>(), (std::vector<float>{2, 4, 6, 2, 4, 6}));
 }
 
 TEST_F(ControlFlow, CallsOfMissingOrMismatchedFunctionsAreClearErrors) {
