@@ -27,8 +27,8 @@ struct VMExecutable {
 VMExecutable compile_vm(const graph::IRModule& m);
 
 // Whether `m`'s main needs the VM: a symbolic dimension anywhere in its types, a value that is
-// not a tensor or a tuple of tensors, a call of another graph function or of a registry
-// function (call_packed).
+// not a tensor or a tuple of tensors, control flow (control.if / control.loop), a call of
+// another graph function or of a registry function (call_packed).
 bool needs_vm(const graph::IRModule& m);
 
 }  // namespace anvil::driver
