@@ -249,8 +249,7 @@ private:
             in.scan_dtypes.push_back(graph::dl_dtype_of(t.dtype));
             for (size_t d = 1; d < t.ndim(); ++d) {
                 bool known = true;
-                for (const Var* v : ops::dimension_vars({graph::make_tensor_type(
-                         std::vector<PrimExpr>{t.shape[d]}, DataType::int64())})) {
+                for (const Var* v : ops::dimension_vars(t.shape[d])) {
                     known = known && slots_.count(v);
                 }
                 in.shape.push_back(known ? shape_code(t.shape[d], e->loc)

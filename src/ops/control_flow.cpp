@@ -65,11 +65,6 @@ Type loop_type(const graph::Op&, const std::vector<Type>& args, const graph::Att
     return result_type(std::move(outputs));
 }
 
-std::vector<Type> fields_of(const Type& t) {
-    if (auto* tuple = t.as<graph::TupleType>()) return tuple->fields;
-    return {t};
-}
-
 // Whether a value of type `actual` may be passed where `declared` is expected: same dtype and
 // rank, equal dimensions where both are constants.
 bool fits(const Type& actual, const Type& declared) {
@@ -136,7 +131,7 @@ void check_if(const graph::IRModule& m, const Expr& e, const IfAttrs& a) {
          {std::pair{a.then_branch, then_args}, std::pair{a.else_branch, else_args}}) {
         const auto& f = callee(m, name, e, "control.if");
         check_args(f, name, passed, e, "control.if");
-        check_results(fields_of(f.body->type), stated, name, e, "control.if");
+        check_results(result_fields(f.body->type), stated, name, e, "control.if");
     }
 }
 
@@ -147,7 +142,7 @@ void check_loop(const graph::IRModule& m, const Expr& e, const LoopAttrs& a) {
                                 graph::make_tensor_type(std::vector<int64_t>{}, DataType::bool_())};
     for (size_t i = 2; i < call.args.size(); ++i) passed.push_back(call.args[i]->type);
     check_args(f, a.body, passed, e, "control.loop");
-    std::vector<Type> returned = fields_of(f.body->type);
+    std::vector<Type> returned = result_fields(f.body->type);
     std::vector<Type> stated = a.output_types("control.loop");
     if (returned.empty() || static_cast<int64_t>(returned.size()) != 1 + (int64_t)stated.size()) {
         user_error(e->loc) << "control.loop: the body '" << a.body << "' returns "
@@ -209,22 +204,39 @@ const LoopAttrs* loop_attrs(const Expr& e) {
     return call_attrs<LoopAttrs>(e, "control.loop");
 }
 
+std::vector<Type> result_fields(const Type& t) {
+    if (auto* tuple = t.as<graph::TupleType>()) return tuple->fields;
+    return {t};
+}
+
+namespace {
+
+void add_vars(const PrimExpr& dim, std::vector<const Var*>* vars) {
+    pre_order_visit(dim, [&](const PrimExpr& x) {
+        auto* v = x.as<Var>();
+        if (v && std::find(vars->begin(), vars->end(), v) == vars->end()) vars->push_back(v);
+    });
+}
+
+void add_vars(const Type& t, std::vector<const Var*>* vars) {
+    if (auto* tuple = t.as<graph::TupleType>()) {
+        for (const auto& f : tuple->fields) add_vars(f, vars);
+    } else if (auto* tt = t.as<graph::TensorType>()) {
+        for (const auto& d : tt->shape) add_vars(d, vars);
+    }
+}
+
+}  // namespace
+
 std::vector<const Var*> dimension_vars(const std::vector<Type>& types) {
     std::vector<const Var*> vars;
-    std::function<void(const Type&)> walk = [&](const Type& t) {
-        if (auto* tuple = t.as<graph::TupleType>()) {
-            for (const auto& f : tuple->fields) walk(f);
-        } else if (auto* tt = t.as<graph::TensorType>()) {
-            for (const auto& d : tt->shape) {
-                pre_order_visit(d, [&](const PrimExpr& x) {
-                    if (auto* v = x.as<Var>()) {
-                        if (std::find(vars.begin(), vars.end(), v) == vars.end()) vars.push_back(v);
-                    }
-                });
-            }
-        }
-    };
-    for (const auto& t : types) walk(t);
+    for (const auto& t : types) add_vars(t, &vars);
+    return vars;
+}
+
+std::vector<const Var*> dimension_vars(const PrimExpr& dim) {
+    std::vector<const Var*> vars;
+    add_vars(dim, &vars);
     return vars;
 }
 
@@ -233,7 +245,7 @@ Type join_result_types(const std::vector<Type>& results, const std::vector<const
     ANVIL_CHECK(!results.empty()) << "joining no result types";
     int fresh = 0;
     auto is_known = [&](const PrimExpr& d) {
-        for (const Var* v : dimension_vars({graph::make_tensor_type({d}, DataType::int64())})) {
+        for (const Var* v : dimension_vars(d)) {
             if (std::find(known.begin(), known.end(), v) == known.end()) return false;
         }
         return true;

@@ -70,8 +70,11 @@ const LoopAttrs* loop_attrs(const graph::Expr& e);
 graph::Type join_result_types(const std::vector<graph::Type>& results,
                               const std::vector<const Var*>& known, const std::string& prefix,
                               const SourceLoc& loc, const std::string& what);
-// The dimension variables in `types`.
+// The dimension variables in `types`, or in one dimension.
 std::vector<const Var*> dimension_vars(const std::vector<graph::Type>& types);
+std::vector<const Var*> dimension_vars(const PrimExpr& dim);
+// The values a control-flow call (or a function) returns: a tuple's fields, or the one value.
+std::vector<graph::Type> result_fields(const graph::Type& t);
 
 // Checks every control.if / control.loop of the module's graph functions against the functions
 // it calls: they exist, take as many values as passed with the same dtypes and ranks, and return

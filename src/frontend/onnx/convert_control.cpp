@@ -31,11 +31,6 @@ Expr branch_result(std::vector<Expr> values) {
     return graph::make_tuple(std::move(values));
 }
 
-std::vector<Type> fields_of(const Type& t) {
-    if (auto* tuple = t.as<graph::TupleType>()) return tuple->fields;
-    return {t};
-}
-
 std::vector<Type> types_of(const std::vector<Expr>& values) {
     std::vector<Type> types;
     for (const auto& v : values) types.push_back(v->type);
@@ -43,11 +38,12 @@ std::vector<Type> types_of(const std::vector<Expr>& values) {
 }
 
 // The values of a control-flow call: its fields, or itself when it has one value.
-Exprs items(ConvertContext& ctx, const Expr& tuple, size_t count) {
-    if (!tuple->type.is<graph::TupleType>()) return {tuple};
+Exprs items(ConvertContext& ctx, const Expr& call) {
+    auto* tuple = call->type.as<graph::TupleType>();
+    if (!tuple) return {call};
     Exprs out;
-    for (size_t k = 0; k < count; ++k) {
-        out.push_back(graph::make_tuple_get_item(tuple, static_cast<int>(k), ctx.loc()));
+    for (size_t k = 0; k < tuple->fields.size(); ++k) {
+        out.push_back(graph::make_tuple_get_item(call, static_cast<int>(k), ctx.loc()));
     }
     return out;
 }
@@ -86,7 +82,7 @@ SubgraphFunction loop_body(
         SubgraphFunction body = ctx.subgraphs().add_function(
             g, function_name(ctx, "body"), params, bind_inputs(params),
             [&](Exprs outs) { return graph::make_tuple(outputs(std::move(outs), params)); });
-        std::vector<Type> returned = fields_of(body.function->body->type);
+        std::vector<Type> returned = ops::result_fields(body.function->body->type);
         if (returned.size() < 1 + carried.size()) {
             ctx.error() << "the body returns " << returned.size() << " value(s); it must return "
                         << "the condition and the " << carried.size() << " carried value(s)";
@@ -116,7 +112,7 @@ Type loop_result(ConvertContext& ctx, const SubgraphFunction& body,
                  const std::vector<Type>& carried, const std::vector<Type>& known_types,
                  std::optional<int64_t> trips = std::nullopt) {
     std::vector<const Var*> known = ops::dimension_vars(known_types);
-    std::vector<Type> returned = fields_of(body.function->body->type);
+    std::vector<Type> returned = ops::result_fields(body.function->body->type);
     std::vector<Type> result;
     std::string prefix = function_name(ctx, "dim");
     for (size_t k = 0; k < carried.size(); ++k) {
@@ -157,7 +153,7 @@ Exprs convert_if(ConvertContext& ctx) {
                                          ctx.loc(), "the branches of If");
     Expr call = ops::make_if(cond, then_f.name, then_f.captured, else_f.name, else_f.captured,
                              result, ctx.loc());
-    return items(ctx, call, fields_of(result).size());
+    return items(ctx, call);
 }
 
 Exprs convert_loop(ConvertContext& ctx) {
@@ -185,7 +181,7 @@ Exprs convert_loop(ConvertContext& ctx) {
     Type result = loop_result(ctx, body, carried, known_types);
     Expr call =
         ops::make_loop(max_trip, cond, initial, body.captured, body.name, result, ctx.loc());
-    return items(ctx, call, fields_of(result).size());
+    return items(ctx, call);
 }
 
 // Scan (opset 9): the body runs once per slice along each scan input's axis, carrying states.
@@ -250,7 +246,7 @@ Exprs convert_scan(ConvertContext& ctx) {
     Expr call =
         ops::make_loop(ctx.constant_int64({length}, {}), ctx.constant_scalar(DataType::bool_(), 1),
                        states, constants, body.name, result, ctx.loc());
-    Exprs outs = items(ctx, call, fields_of(result).size());
+    Exprs outs = items(ctx, call);
     // Scan outputs come stacked on axis 0, in iteration order: reverse and move them as asked.
     size_t num_outputs = outs.size() - n;
     std::vector<int64_t> out_axes = axes_attr("scan_output_axes", num_outputs);
