@@ -95,6 +95,12 @@ private:
             code->push_back({ShapeToken::Kind::select, 0});
             return;
         }
+        if (auto* n = e.as<Not>()) {  // !a is a == 0
+            append_code(n->a, loc, code);
+            code->push_back({ShapeToken::Kind::constant, 0});
+            code->push_back({ShapeToken::Kind::eq, 0});
+            return;
+        }
         if (auto* c = e.as<Cast>()) {
             if (!c->dtype.is_int() && !c->dtype.is_uint() && !c->dtype.is_bool()) {
                 user_error(loc) << "a shape uses the non-integer expression " << e;

@@ -89,17 +89,29 @@ struct SplitAttrs : graph::AttrsBase<SplitAttrs> {
 // begin, begin + stride, ... up to but excluding end. Negative begin/end count from the end;
 // out-of-range values are clamped (INT64_MAX / INT64_MIN mean "to the end"); strides may be
 // negative, never 0; empty strides are all 1.
+// Values known only at run time (int64 expressions over dimension variables the executor binds)
+// go in the dynamic_ fields instead, with the same meaning; dynamic_begin non-empty selects
+// them. Their validity (strides not 0, axes in range and distinct) is the importer's run-time
+// check; the result's dimensions are expressions of them.
 struct StridedSliceAttrs : graph::AttrsBase<StridedSliceAttrs> {
     static constexpr const char* kTypeName = "StridedSliceAttrs";
     std::vector<int64_t> begin;
     std::vector<int64_t> end;
     std::vector<int64_t> strides;
     std::vector<int64_t> axes;
+    std::vector<PrimExpr> dynamic_begin;
+    std::vector<PrimExpr> dynamic_end;
+    std::vector<PrimExpr> dynamic_strides;
+    std::vector<PrimExpr> dynamic_axes;
     void visit_fields(graph::AttrVisitor& v) override {
         v.visit("begin", &begin);
         v.visit("end", &end);
         v.visit("strides", &strides);
         v.visit("axes", &axes);
+        v.visit("dynamic_begin", &dynamic_begin);
+        v.visit("dynamic_end", &dynamic_end);
+        v.visit("dynamic_strides", &dynamic_strides);
+        v.visit("dynamic_axes", &dynamic_axes);
     }
 };
 

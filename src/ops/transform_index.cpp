@@ -31,6 +31,10 @@ PrimExpr i32(int64_t v) {
     return make_int(DataType::int32(), v);
 }
 
+PrimExpr i64(int64_t v) {
+    return make_int(DataType::int64(), v);
+}
+
 // ---- strided_slice ------------------------------------------------------------------------
 
 struct AxisSlice {
@@ -100,14 +104,104 @@ std::vector<AxisSlice> slices_of(const StridedSliceAttrs& a, const std::vector<P
     return out;
 }
 
+// A slice of one axis as index expressions (int64): element i is begin + i * stride, `length`
+// of them.
+struct SliceExpr {
+    PrimExpr begin, stride, length;
+};
+
+// resolve_slice over values known only at run time.
+SliceExpr resolve_dynamic_slice(PrimExpr b, PrimExpr e, const PrimExpr& s, const PrimExpr& n) {
+    // Clamping into [-n - 1, n] first keeps the sums below from overflowing (INT64_MAX ends).
+    b = min(max(b, -n - 1), n);
+    e = min(max(e, -n - 1), n);
+    b = select(b < 0, b + n, b);
+    e = select(e < 0, e + n, e);
+    PrimExpr fwd_b = min(max(b, 0), n), fwd_e = min(max(e, 0), n);
+    PrimExpr bwd_b = min(max(b, 0), n - 1), bwd_e = min(max(e, -1), n - 1);
+    PrimExpr forward = s > 0;
+    PrimExpr span = max(select(forward, fwd_e - fwd_b, bwd_b - bwd_e), 0);
+    PrimExpr step = select(forward, s, -s);
+    return {select(forward, fwd_b, bwd_b), s, floordiv(span + step - 1, step)};
+}
+
+std::vector<SliceExpr> dynamic_slices_of(const StridedSliceAttrs& a,
+                                         const std::vector<PrimExpr>& shape, const SourceLoc& loc,
+                                         const std::string& op) {
+    size_t n = a.dynamic_begin.size();
+    if (a.dynamic_end.size() != n ||
+        (!a.dynamic_strides.empty() && a.dynamic_strides.size() != n) ||
+        (!a.dynamic_axes.empty() && a.dynamic_axes.size() != n)) {
+        user_error(loc) << op << ": dynamic begin, end, strides and axes have " << n << ", "
+                        << a.dynamic_end.size() << ", " << a.dynamic_strides.size() << " and "
+                        << a.dynamic_axes.size() << " entries; they must match";
+    }
+    int64_t r = static_cast<int64_t>(shape.size());
+    std::vector<SliceExpr> out;
+    for (int64_t d = 0; d < r; ++d) {
+        PrimExpr dim = cast(DataType::int64(), shape[d]);
+        out.push_back({i64(0), i64(1), dim});
+    }
+    for (size_t k = 0; k < n; ++k) {
+        PrimExpr stride = a.dynamic_strides.empty() ? i64(1) : a.dynamic_strides[k];
+        if (a.dynamic_axes.empty()) {
+            if (static_cast<int64_t>(k) >= r) {
+                user_error(loc) << op << ": " << n << " begin values for a tensor of " << r
+                                << " dimensions";
+            }
+            out[k] = resolve_dynamic_slice(a.dynamic_begin[k], a.dynamic_end[k], stride,
+                                           cast(DataType::int64(), shape[k]));
+            continue;
+        }
+        // The axis itself is known only at run time: every axis it may name takes this slice
+        // when it does.
+        PrimExpr axis = a.dynamic_axes[k];
+        axis = select(axis < 0, axis + i64(r), axis);
+        for (int64_t d = 0; d < r; ++d) {
+            SliceExpr s = resolve_dynamic_slice(a.dynamic_begin[k], a.dynamic_end[k], stride,
+                                                cast(DataType::int64(), shape[d]));
+            PrimExpr here = eq(axis, i64(d));
+            out[d] = {select(here, s.begin, out[d].begin), select(here, s.stride, out[d].stride),
+                      select(here, s.length, out[d].length)};
+        }
+    }
+    for (auto& s : out) {
+        s.begin = simplify(s.begin);
+        s.stride = simplify(s.stride);
+        s.length = simplify(s.length);
+    }
+    return out;
+}
+
+// Every axis's slice; the whole axis where none is taken.
+std::vector<SliceExpr> slice_exprs(const StridedSliceAttrs& a, const std::vector<PrimExpr>& shape,
+                                   const SourceLoc& loc, const std::string& op) {
+    if (!a.dynamic_begin.empty()) return dynamic_slices_of(a, shape, loc, op);
+    std::vector<SliceExpr> out;
+    auto slices = slices_of(a, shape, loc, op);
+    for (size_t d = 0; d < shape.size(); ++d) {
+        const AxisSlice& s = slices[d];
+        if (s.length < 0) {
+            out.push_back({PrimExpr(), PrimExpr(), shape[d]});
+        } else {
+            out.push_back({i64(s.begin), i64(s.stride), i64(s.length)});
+        }
+    }
+    return out;
+}
+
+// An int64 index expression as the kernel's int32 index.
+PrimExpr index32(const PrimExpr& e) {
+    if (const int64_t* v = as_const_int(e)) return i32(*v);
+    return cast(DataType::int32(), e);
+}
+
 Type strided_slice_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
                         const SourceLoc& loc) {
     const auto& x = graph::expect_tensor(args[0], loc, "the input of " + op.name);
-    auto slices = slices_of(attrs_as<StridedSliceAttrs>(attrs), x.shape, loc, op.name);
     std::vector<PrimExpr> out;
-    for (size_t d = 0; d < x.ndim(); ++d) {
-        out.push_back(slices[d].length < 0 ? x.shape[d]
-                                           : make_int(DataType::int64(), slices[d].length));
+    for (const auto& s : slice_exprs(attrs_as<StridedSliceAttrs>(attrs), x.shape, loc, op.name)) {
+        out.push_back(s.length);
     }
     return graph::make_tensor_type(out, x.dtype);
 }
@@ -115,14 +209,15 @@ Type strided_slice_type(const Op& op, const std::vector<Type>& args, const Attrs
 std::vector<te::Tensor> strided_slice_compute(const std::vector<te::Tensor>& in, const Attrs& attrs,
                                               const Type& out) {
     te::Tensor x = in[0];
-    auto slices = slices_of(attrs_as<StridedSliceAttrs>(attrs), x.shape(), {}, "strided_slice");
+    auto slices = slice_exprs(attrs_as<StridedSliceAttrs>(attrs), x.shape(), {}, "strided_slice");
     return {te::compute(
         te_shape(out),
         [&](std::span<const PrimExpr> i) {
             std::vector<PrimExpr> idx;
             for (size_t d = 0; d < i.size(); ++d) {
-                const AxisSlice& s = slices[d];
-                idx.push_back(s.length < 0 ? i[d] : i32(s.begin) + i[d] * i32(s.stride));
+                const SliceExpr& s = slices[d];
+                idx.push_back(!s.begin.defined() ? i[d]
+                                                 : index32(s.begin) + i[d] * index32(s.stride));
             }
             return x(idx);
         },

@@ -410,7 +410,7 @@ Ref<tir::PrimFunc> Lowerer::run(const std::string& name) {
     }
     std::vector<Ref<Buffer>> params;
     for (const auto& t : args_) params.push_back(sch_.find_stage(t.op.get())->op->buffer);
-    return tir::make_prim_func(name, params, body, unbound_shape_vars(params));
+    return tir::make_prim_func(name, params, body, scalar_params(params, body));
 }
 
 }  // namespace
@@ -430,6 +430,21 @@ std::vector<Ref<Var>> unbound_shape_vars(const std::vector<Ref<Buffer>>& params)
                 if (v && bound.insert(v).second) out.push_back(Ref<Var>(v));
             });
         }
+    }
+    return out;
+}
+
+std::vector<Ref<Var>> scalar_params(const std::vector<Ref<Buffer>>& params, const tir::Stmt& body) {
+    std::vector<Ref<Var>> out = unbound_shape_vars(params);
+    std::unordered_set<const Var*> known;
+    for (const auto& v : out) known.insert(v.get());
+    for (const auto& b : params) {
+        for (const auto& d : b->shape) {
+            if (const Var* v = dimension_var(d)) known.insert(v);
+        }
+    }
+    for (const auto& v : tir::free_vars(body)) {
+        if (known.insert(v.get()).second) out.push_back(v);
     }
     return out;
 }

@@ -19,7 +19,8 @@ namespace anvil::te {
 // `args` are the function's parameters in order: placeholders and outputs (every input the
 // outputs depend on, and every output, must be among them). Symbolic shape variables that no
 // argument's dimension binds (n in a [n * 2, 16] buffer) become scalar parameters after them
-// (unbound_shape_vars). Raises UserError for schedules that cannot be lowered, naming the stage
+// (scalar_params), and so do variables the computation itself uses (a slice's start known only
+// at run time). Raises UserError for schedules that cannot be lowered, naming the stage
 // and axis.
 Ref<tir::PrimFunc> schedule_to_loops(const Schedule& schedule, const std::vector<Tensor>& args,
                                      const std::string& name);
@@ -27,5 +28,7 @@ Ref<tir::PrimFunc> schedule_to_loops(const Schedule& schedule, const std::vector
 // The variables in the buffers' shapes that no dimension binds (see dimension_var), in order of
 // first appearance: a kernel's scalar parameters.
 std::vector<Ref<Var>> unbound_shape_vars(const std::vector<Ref<Buffer>>& params);
+// Those, then the variables `body` uses that neither a dimension nor a loop or let binds.
+std::vector<Ref<Var>> scalar_params(const std::vector<Ref<Buffer>>& params, const tir::Stmt& body);
 
 }  // namespace anvil::te

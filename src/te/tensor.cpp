@@ -94,9 +94,8 @@ Tensor placeholder(std::vector<PrimExpr> shape, DataType dtype, const std::strin
             user_error(loc) << "placeholder '" << name << "': dimension " << d
                             << " is not an integer";
         }
-        if (auto* v = as_const_int(d); v && *v <= 0) {
-            user_error(loc) << "placeholder '" << name << "': dimension " << *v
-                            << " must be positive";
+        if (auto* v = as_const_int(d); v && *v < 0) {
+            user_error(loc) << "placeholder '" << name << "': dimension " << *v << " is negative";
         }
     }
     if (dtype.is_vector() || dtype.is_void() || dtype.is_handle()) {
@@ -116,9 +115,9 @@ Tensor compute(std::vector<PrimExpr> shape, const ComputeFn& fn, const std::stri
             user_error(loc) << "compute '" << name << "': dimension " << shape[d]
                             << " is not an integer";
         }
-        if (auto* v = as_const_int(shape[d]); v && *v <= 0) {
+        if (auto* v = as_const_int(shape[d]); v && *v < 0) {
             user_error(loc) << "compute '" << name << "': dimension " << d << " has extent " << *v
-                            << "; extents must be positive";
+                            << "; extents must not be negative";
         }
         std::string axis_name = d < axis_names.size() ? axis_names[d]
                                 : d < 8               ? kDefaultNames[d]

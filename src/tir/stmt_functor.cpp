@@ -1,5 +1,7 @@
 #include "tir/stmt_functor.h"
 
+#include <unordered_set>
+
 #include "support/error.h"
 
 namespace anvil::tir {
@@ -131,6 +133,32 @@ void pre_order_visit(const Stmt& s, const std::function<void(const Stmt&)>& f) {
         const std::function<void(const Stmt&)>& f_;
     };
     Walker(f).visit_stmt(s);
+}
+
+std::vector<Ref<Var>> free_vars(const Stmt& s) {
+    class Collector : public StmtVisitor {
+    public:
+        std::vector<Ref<Var>> free;
+
+    protected:
+        void visit_stmt_(const For* op) override {
+            defined_.insert(op->var.get());
+            StmtVisitor::visit_stmt_(op);
+        }
+        void visit_stmt_(const LetStmt* op) override {
+            defined_.insert(op->var.get());
+            StmtVisitor::visit_stmt_(op);
+        }
+        void visit_(const Var* op) override {
+            if (!defined_.count(op) && seen_.insert(op).second) free.push_back(Ref<Var>(op));
+        }
+
+    private:
+        std::unordered_set<const Var*> defined_, seen_;
+    };
+    Collector c;
+    c.visit_stmt(s);
+    return std::move(c.free);
 }
 
 Stmt substitute(const Stmt& s, const std::vector<std::pair<Ref<Var>, PrimExpr>>& map) {

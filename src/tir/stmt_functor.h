@@ -42,6 +42,9 @@ protected:
 // Calls `f` on every statement, parents before children.
 void pre_order_visit(const Stmt& s, const std::function<void(const Stmt&)>& f);
 
+// The variables `s` uses that no enclosing For or LetStmt defines, in order of first use.
+std::vector<Ref<Var>> free_vars(const Stmt& s);
+
 // Replaces variables (by identity) in every expression of a statement.
 Stmt substitute(const Stmt& s, const std::vector<std::pair<Ref<Var>, PrimExpr>>& map);
 

@@ -245,9 +245,9 @@ TEST(TensorErrors, NestedReduction) {
                    "compute 'C'", "must be the whole body");
 }
 
-TEST(TensorErrors, NonPositiveExtent) {
-    EXPECT_MESSAGE(placeholder({4, 0}, DataType::float32(), "A"), "placeholder 'A'",
-                   "must be positive");
+TEST(TensorErrors, NegativeExtent) {
+    EXPECT_MESSAGE(placeholder({4, -1}, DataType::float32(), "A"), "placeholder 'A'",
+                   "is negative");
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "frontend/onnx/convert_ops.h"
+#include "ir/analyzer.h"
 #include "ir/polynomial.h"
 #include "ops/shape_tensor.h"
 #include "ops/transform.h"
@@ -85,7 +86,131 @@ Exprs convert_transpose(ConvertContext& ctx) {
     return {ctx.call("transpose", {ctx.input(0)}, attrs)};
 }
 
+namespace {
+
+// `x` after the executor has bound the variables of every run-time operand in `values` and
+// verified `checks`.
+Expr bind_all(ConvertContext& ctx, Expr x, const std::vector<ShapeValues>& values,
+              std::vector<PrimExpr> checks) {
+    std::vector<Expr> tensors;
+    std::vector<PrimExpr> vars;
+    for (const auto& v : values) {
+        if (!v.bound_from.defined()) continue;
+        tensors.push_back(v.bound_from);
+        vars.insert(vars.end(), v.values.begin(), v.values.end());
+    }
+    if (tensors.empty() && checks.empty()) return x;
+    return ctx.bind_values(std::move(x), tensors, std::move(vars), std::move(checks));
+}
+
+PrimExpr i64(int64_t v) {
+    return make_int(DataType::int64(), v);
+}
+
+// options[index] for an index known only at run time (`fallback` when out of range).
+PrimExpr pick(const std::vector<PrimExpr>& options, const PrimExpr& index, PrimExpr fallback) {
+    for (size_t m = options.size(); m-- > 0;) {
+        fallback = select(eq(index, i64(static_cast<int64_t>(m))), options[m], fallback);
+    }
+    return fallback;
+}
+
+// Axes known only at run time, normalized against `rank`, with the checks that they are in
+// range and distinct.
+std::vector<PrimExpr> dynamic_axes(const ShapeValues& axes, int64_t rank,
+                                   std::vector<PrimExpr>* checks) {
+    std::vector<PrimExpr> out;
+    for (const auto& a : axes.values) {
+        checks->push_back(a >= i64(-rank) && a < i64(rank));
+        out.push_back(select(a < 0, a + i64(rank), a));
+    }
+    for (size_t i = 0; i < out.size(); ++i) {
+        for (size_t j = i + 1; j < out.size(); ++j) checks->push_back(ne(out[i], out[j]));
+    }
+    return out;
+}
+
+// Whether one of `axes` is `position`.
+PrimExpr any_equal(const std::vector<PrimExpr>& axes, int64_t position) {
+    PrimExpr any;
+    for (const auto& a : axes)
+        any = any.defined() ? any || eq(a, i64(position)) : eq(a, i64(position));
+    return any.defined() ? any : make_bool(false);
+}
+
+// The number of `axes` below `position`.
+PrimExpr count_below(const std::vector<PrimExpr>& axes, int64_t position) {
+    PrimExpr n = i64(0);
+    for (const auto& a : axes) n = n + cast(DataType::int64(), a < i64(position));
+    return n;
+}
+
+// `x` (bound as `values` and `checks` say) viewed with the shape `dims`, expressions the
+// executor computes: a dynamic_reshape to a shape_tensor of them.
+Expr reshape_to_exprs(ConvertContext& ctx, const Expr& x, const std::vector<ShapeValues>& values,
+                      std::vector<PrimExpr> checks, std::vector<PrimExpr> dims);
+
+// Squeeze / Unsqueeze with axes known only at run time.
+Expr squeeze_dynamic(ConvertContext& ctx, const Expr& x, const ShapeValues& v) {
+    const auto& shape = ctx.tensor_type(x, "the input").shape;
+    int64_t r = static_cast<int64_t>(shape.size());
+    std::vector<PrimExpr> checks;
+    std::vector<PrimExpr> axes = dynamic_axes(v, r, &checks);
+    std::vector<PrimExpr> dims(r - static_cast<int64_t>(axes.size()), i64(1));
+    for (int64_t m = 0; m < r; ++m) {
+        PrimExpr squeezed = any_equal(axes, m);
+        PrimExpr dim = cast(DataType::int64(), shape[m]);
+        checks.push_back(!squeezed || eq(dim, i64(1)));
+        // Kept axis m is output axis m - (squeezed axes below m).
+        PrimExpr position = i64(m) - count_below(axes, m);
+        for (size_t j = 0; j < dims.size(); ++j) {
+            dims[j] = select(!squeezed && eq(position, i64(static_cast<int64_t>(j))), dim, dims[j]);
+        }
+    }
+    return reshape_to_exprs(ctx, x, {v}, std::move(checks), std::move(dims));
+}
+
+Expr unsqueeze_dynamic(ConvertContext& ctx, const Expr& x, const ShapeValues& v) {
+    const auto& shape = ctx.tensor_type(x, "the input").shape;
+    int64_t out_rank = static_cast<int64_t>(shape.size() + v.values.size());
+    std::vector<PrimExpr> checks;
+    std::vector<PrimExpr> axes = dynamic_axes(v, out_rank, &checks);
+    std::vector<PrimExpr> in_dims;
+    for (const auto& d : shape) in_dims.push_back(cast(DataType::int64(), d));
+    std::vector<PrimExpr> dims;
+    for (int64_t j = 0; j < out_rank; ++j) {
+        PrimExpr inserted = any_equal(axes, j);
+        // Output axis j, when not inserted, is input axis j - (inserted axes below j).
+        dims.push_back(
+            select(inserted, i64(1), pick(in_dims, i64(j) - count_below(axes, j), i64(1))));
+    }
+    return reshape_to_exprs(ctx, x, {v}, std::move(checks), std::move(dims));
+}
+
+Expr reshape_to_exprs(ConvertContext& ctx, const Expr& x, const std::vector<ShapeValues>& values,
+                      std::vector<PrimExpr> checks, std::vector<PrimExpr> dims) {
+    Expr bound = bind_all(ctx, x, values, std::move(checks));
+    int64_t n = static_cast<int64_t>(dims.size());
+    for (auto& d : dims) d = simplify(d);
+    Expr shape = ops::make_shape_tensor(std::move(dims), {n}, DataType::int64(), ctx.loc());
+    auto [attrs, a] = new_attrs<ops::DynamicReshapeAttrs>();
+    a->dims = ctx.new_dims(static_cast<size_t>(n));
+    a->allowzero = true;
+    return ctx.call("dynamic_reshape", {bound, shape}, attrs);
+}
+
+// The axes operand when it is known only at run time (opset 13 on).
+const Expr dynamic_axes_input(ConvertContext& ctx) {
+    Expr axes = ctx.opset() >= 13 ? ctx.optional_input(1) : Expr();
+    return axes.defined() && !constant_data(axes).defined() ? axes : Expr();
+}
+
+}  // namespace
+
 Exprs convert_squeeze(ConvertContext& ctx) {
+    if (Expr axes = dynamic_axes_input(ctx); axes.defined()) {
+        return {squeeze_dynamic(ctx, ctx.input(0), shape_values(ctx, axes, "the axes"))};
+    }
     auto [attrs, a] = new_attrs<ops::SqueezeAttrs>();
     a->axes = axes_operand(ctx, 13, 1);
     return {ctx.call("squeeze", {ctx.input(0)}, attrs)};
@@ -94,6 +219,9 @@ Exprs convert_squeeze(ConvertContext& ctx) {
 // One expand_dims per axis, ascending, each normalized against the output rank.
 Exprs convert_unsqueeze(ConvertContext& ctx) {
     Expr x = ctx.input(0);
+    if (Expr axes = dynamic_axes_input(ctx); axes.defined()) {
+        return {unsqueeze_dynamic(ctx, x, shape_values(ctx, axes, "the axes"))};
+    }
     std::vector<int64_t> axes = axes_operand(ctx, 13, 1);
     if (axes.empty()) ctx.error() << "no axes given";
     int64_t out_rank = ctx.rank(x) + static_cast<int64_t>(axes.size());
@@ -119,14 +247,52 @@ Exprs convert_concat(ConvertContext& ctx) {
     return {ctx.call("concatenate", args, attrs)};
 }
 
+namespace {
+
+// Split into sizes known only at run time: one dynamic strided_slice per part, after checking
+// that the sizes are not negative and add up to the axis.
+Exprs split_dynamic(ConvertContext& ctx, const Expr& x, int64_t axis, const ShapeValues& sizes,
+                    int outputs) {
+    if (static_cast<int>(sizes.values.size()) != outputs) {
+        ctx.error() << "split has " << sizes.values.size() << " sizes for " << outputs
+                    << " outputs";
+    }
+    std::vector<PrimExpr> checks;
+    PrimExpr total = make_int(DataType::int64(), 0);
+    for (const auto& size : sizes.values) {
+        checks.push_back(size >= 0);
+        total = total + size;
+    }
+    PrimExpr dim = cast(DataType::int64(), ctx.tensor_type(x, "the input").shape[axis]);
+    checks.push_back(eq(total, dim));
+    Expr bound = bind_shape_values(ctx, x, sizes, std::move(checks));
+    Exprs outs;
+    PrimExpr begin = make_int(DataType::int64(), 0);
+    for (const auto& size : sizes.values) {
+        auto [attrs, a] = new_attrs<ops::StridedSliceAttrs>();
+        a->dynamic_begin = {begin};
+        a->dynamic_end = {begin + size};
+        a->dynamic_axes = {make_int(DataType::int64(), axis)};
+        outs.push_back(ctx.call("strided_slice", {bound}, attrs));
+        begin = begin + size;
+    }
+    return outs;
+}
+
+}  // namespace
+
 // Split sizes: attribute `split` before opset 13, optional input 1 from 13; opset 18 adds
 // num_outputs. Without sizes the outputs are equal parts.
 Exprs convert_split(ConvertContext& ctx) {
     Expr x = ctx.input(0);
     auto [attrs, a] = new_attrs<ops::SplitAttrs>();
     a->axis = ctx.normalize_axis(ctx.attr_int("axis", 0), ctx.rank(x), "axis");
-    std::vector<int64_t> sizes = axes_operand(ctx, 13, 1, "split");
     int outputs = ctx.node().output_size();
+    if (Expr split = ctx.opset() >= 13 ? ctx.optional_input(1) : Expr();
+        split.defined() && !constant_data(split).defined()) {
+        return split_dynamic(ctx, x, a->axis, shape_values(ctx, split, "the split"), outputs);
+    }
+    std::vector<int64_t> sizes = axes_operand(ctx, 13, 1, "split");
     if (!sizes.empty()) {
         if (static_cast<int>(sizes.size()) != outputs) {
             ctx.error() << "split has " << sizes.size() << " sizes for " << outputs << " outputs";
@@ -225,9 +391,60 @@ Exprs convert_tile(ConvertContext& ctx) {
     return {ctx.call("tile", {bind_shape_values(ctx, ctx.input(0), reps, checks)}, attrs)};
 }
 
-// Starts/ends/axes are attributes before opset 10, inputs (with steps) from 10 on.
+namespace {
+
+// Slice whose starts, ends, axes or steps are known only at run time: their values are bound to
+// dimension variables, checked (steps not 0, axes in range and distinct), and the slice is
+// strided_slice's dynamic form.
+Expr dynamic_slice(ConvertContext& ctx, const Expr& x, const std::vector<Expr>& operands) {
+    static const char* kWhat[] = {"the starts", "the ends", "the axes", "the steps"};
+    std::vector<ShapeValues> values;
+    for (size_t i = 0; i < operands.size(); ++i) {
+        values.push_back(operands[i].defined() ? shape_values(ctx, operands[i], kWhat[i])
+                                               : ShapeValues{});
+    }
+    size_t n = values[0].values.size();
+    for (size_t i = 1; i < values.size(); ++i) {
+        if (operands[i].defined() && values[i].values.size() != n) {
+            ctx.error() << kWhat[i] << " have " << values[i].values.size() << " values, the starts "
+                        << n;
+        }
+    }
+    auto [attrs, a] = new_attrs<ops::StridedSliceAttrs>();
+    a->dynamic_begin = values[0].values;
+    a->dynamic_end = values[1].values;
+    a->dynamic_axes = values[2].values;
+    a->dynamic_strides = values[3].values;
+    int64_t rank = ctx.rank(x);
+    std::vector<PrimExpr> checks;
+    for (const auto& step : a->dynamic_strides) checks.push_back(ne(step, 0));
+    std::vector<PrimExpr> axes;
+    for (const auto& axis : a->dynamic_axes) {
+        PrimExpr r = make_int(DataType::int64(), rank);
+        checks.push_back(axis >= -r && axis < r);
+        axes.push_back(select(axis < 0, axis + r, axis));
+    }
+    for (size_t i = 0; i < axes.size(); ++i) {
+        for (size_t j = i + 1; j < axes.size(); ++j) checks.push_back(ne(axes[i], axes[j]));
+    }
+    return ctx.call("strided_slice", {bind_all(ctx, x, values, std::move(checks))}, attrs);
+}
+
+}  // namespace
+
+// Starts/ends/axes are attributes before opset 10, inputs (with steps) from 10 on; inputs known
+// only at run time stay run-time values.
 Exprs convert_slice(ConvertContext& ctx) {
     auto [attrs, a] = new_attrs<ops::StridedSliceAttrs>();
+    if (ctx.opset() >= 10) {
+        std::vector<Expr> operands = {ctx.input(1), ctx.input(2), ctx.optional_input(3),
+                                      ctx.optional_input(4)};
+        for (const auto& o : operands) {
+            if (o.defined() && !constant_data(o).defined()) {
+                return {dynamic_slice(ctx, ctx.input(0), operands)};
+            }
+        }
+    }
     if (ctx.opset() < 10) {
         a->begin = ctx.attr_ints("starts");
         a->end = ctx.attr_ints("ends");
