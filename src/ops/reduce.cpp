@@ -9,10 +9,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <map>
 #include <unordered_set>
 
 #include "graph/op.h"
+#include "ir/analyzer.h"
 #include "ir/expr_functor.h"
 #include "ops/axes.h"
 #include "ops/injective_schedule.h"
@@ -53,6 +55,21 @@ std::vector<PrimExpr> reduced_shape(const std::vector<PrimExpr>& shape,
     return out;
 }
 
+// For each input axis, whether the run-time axes reduce it (a bool expression).
+std::vector<PrimExpr> dynamically_reduced(const ReduceAttrs& a, int64_t ndim) {
+    std::vector<PrimExpr> reduced;
+    for (int64_t d = 0; d < ndim; ++d) {
+        PrimExpr any;
+        for (const auto& axis : a.dynamic_axes) {
+            PrimExpr r = make_int(DataType::int64(), ndim);
+            PrimExpr here = eq(select(axis < 0, axis + r, axis), make_int(DataType::int64(), d));
+            any = any.defined() ? any || here : here;
+        }
+        reduced.push_back(any);
+    }
+    return reduced;
+}
+
 Type reduce_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
                  const SourceLoc& loc) {
     const auto& x = graph::expect_tensor(args[0], loc, "the input of " + op.name);
@@ -60,6 +77,20 @@ Type reduce_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs
         user_error(loc) << op.name << " of a bool tensor; cast it to a number type first";
     }
     const auto& a = static_cast<const ReduceAttrs&>(attrs);
+    if (!a.dynamic_axes.empty()) {
+        if (!a.keepdims || a.exclude || !a.axes.empty()) {
+            user_error(loc) << op.name
+                            << ": axes known only at run time need keepdims, without exclude "
+                               "and static axes";
+        }
+        std::vector<PrimExpr> out;
+        auto reduced = dynamically_reduced(a, static_cast<int64_t>(x.ndim()));
+        for (size_t d = 0; d < x.ndim(); ++d) {
+            out.push_back(
+                simplify(select(reduced[d], make_int(x.shape[d].dtype(), 1), x.shape[d])));
+        }
+        return graph::make_tensor_type(out, x.dtype);
+    }
     auto reduced = reduced_axes(a, static_cast<int64_t>(x.ndim()), loc, op.name);
     return graph::make_tensor_type(reduced_shape(x.shape, reduced, a.keepdims), x.dtype);
 }
@@ -119,20 +150,33 @@ std::vector<te::Tensor> reduce_compute(const std::vector<te::Tensor>& in, const 
         count = count * x.shape()[d];
     }
     auto shape = te_shape(out);
+    std::function<std::vector<PrimExpr>(std::span<const PrimExpr>)> index =
+        [&](std::span<const PrimExpr> i) { return input_index(i, reduced, a.keepdims, raxes); };
+    if (!a.dynamic_axes.empty()) {
+        // Every axis is reduced over its size or over 1; output index + reduction index.
+        raxes.clear();
+        count = make_int(DataType::int32(), 1);
+        auto dynamic = dynamically_reduced(a, static_cast<int64_t>(x.ndim()));
+        for (size_t d = 0; d < dynamic.size(); ++d) {
+            PrimExpr extent = select(dynamic[d], x.shape()[d], make_int(x.shape()[d].dtype(), 1));
+            std::string axis_name = "k";
+            axis_name += std::to_string(d);
+            raxes.push_back(te::reduce_axis(simplify(extent), axis_name));
+            count = count * cast(DataType::int32(), extent);
+        }
+        index = [&](std::span<const PrimExpr> i) {
+            std::vector<PrimExpr> idx;
+            for (size_t d = 0; d < i.size(); ++d) idx.push_back(i[d] + raxes[d]->var);
+            return idx;
+        };
+    }
     if (raxes.empty()) {  // nothing to reduce (exclude of every axis): a copy
         return {te::compute(
-            shape,
-            [&](std::span<const PrimExpr> i) {
-                return x(input_index(i, reduced, a.keepdims, raxes));
-            },
-            name)};
+            shape, [&](std::span<const PrimExpr> i) { return x(index(i)); }, name)};
     }
     std::string stage = Kind == ReduceKind::Mean ? "mean_sum" : name;
     te::Tensor r = te::compute(
-        shape,
-        [&](std::span<const PrimExpr> i) {
-            return combine(Kind, x(input_index(i, reduced, a.keepdims, raxes)), raxes);
-        },
+        shape, [&](std::span<const PrimExpr> i) { return combine(Kind, x(index(i)), raxes); },
         stage);
     if (Kind != ReduceKind::Mean) return {r};
     return {te::compute(

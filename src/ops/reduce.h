@@ -12,15 +12,20 @@ namespace anvil::ops {
 
 // sum, mean, max, min, prod. The reduced axes are `axes` (every axis when empty); with
 // `exclude`, every axis except `axes`. `keepdims` keeps reduced axes as size 1.
+// Axes known only at run time (int64 expressions over variables the executor binds, possibly
+// negative) go in dynamic_axes instead, with keepdims: every axis is then reduced over an
+// extent of its size or 1, whichever the values select.
 struct ReduceAttrs : graph::AttrsBase<ReduceAttrs> {
     static constexpr const char* kTypeName = "ReduceAttrs";
     std::vector<int64_t> axes;
     bool keepdims = false;
     bool exclude = false;
+    std::vector<PrimExpr> dynamic_axes;
     void visit_fields(graph::AttrVisitor& v) override {
         v.visit("axes", &axes);
         v.visit("keepdims", &keepdims);
         v.visit("exclude", &exclude);
+        v.visit("dynamic_axes", &dynamic_axes);
     }
 };
 

@@ -181,15 +181,20 @@ struct ScatterAttrs : graph::AttrsBase<ScatterAttrs> {
 // (ONNX's pads [b0, b1, ..., a0, a1, ...] reordered); negative values crop. mode "constant"
 // (pad_value), "reflect" (mirror without repeating the edge), "edge" (repeat the edge) or
 // "wrap" (periodic).
+// Pads known only at run time (int64 expressions over variables the executor binds) go in
+// dynamic_pad_width instead. An optional second input, a one-element tensor of the data's type,
+// is the constant read at run time (replacing pad_value).
 struct PadAttrs : graph::AttrsBase<PadAttrs> {
     static constexpr const char* kTypeName = "PadAttrs";
     std::vector<int64_t> pad_width;
     std::string mode = "constant";
     double pad_value = 0.0;
+    std::vector<PrimExpr> dynamic_pad_width;
     void visit_fields(graph::AttrVisitor& v) override {
         v.visit("pad_width", &pad_width);
         v.visit("mode", &mode);
         v.visit("pad_value", &pad_value);
+        v.visit("dynamic_pad_width", &dynamic_pad_width);
     }
 };
 
@@ -239,6 +244,10 @@ struct TileAttrs : graph::AttrsBase<TileAttrs> {
 //   nearest_mode  "round_prefer_floor", "round_prefer_ceil", "floor" or "ceil"
 //   cubic_coeff_a the cubic kernel's A
 //   exclude_outside  cubic: weights of taps outside the image are 0 and the rest renormalized
+//   dynamic_size  the output [height, width] as int64 expressions over variables the executor
+//                 binds (sizes or scales known only at run time); replaces size
+// An optional second input, ONNX's 4 float32 scales (N, C, H, W) read at run time, replaces
+// `scales`.
 // grid_sample(x[N, C, H, W], grid[N, Ho, Wo, 2]): ONNX GridSample (opset 16); grid holds
 // (x, y) in [-1, 1]. mode "bilinear", "nearest" or "bicubic"; padding_mode "zeros", "border" or
 // "reflection"; align_corners maps -1 and 1 to the corner pixels' centres (else their edges).
@@ -283,8 +292,10 @@ struct Resize2DAttrs : graph::AttrsBase<Resize2DAttrs> {
     std::string nearest_mode = "round_prefer_floor";
     double cubic_coeff_a = -0.75;
     bool exclude_outside = false;
+    std::vector<PrimExpr> dynamic_size;
     void visit_fields(graph::AttrVisitor& v) override {
         v.visit("size", &size);
+        v.visit("dynamic_size", &dynamic_size);
         v.visit("scales", &scales);
         v.visit("mode", &mode);
         v.visit("coordinate_transformation_mode", &coordinate_transformation_mode);

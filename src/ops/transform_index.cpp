@@ -313,32 +313,54 @@ std::vector<te::Tensor> gather_elements_compute(const std::vector<te::Tensor>& i
 
 // ---- pad ----------------------------------------------------------------------------------
 
+// The pads as int64 expressions: [before_0, after_0, before_1, ...].
+std::vector<PrimExpr> pad_exprs(const PadAttrs& a) {
+    if (!a.dynamic_pad_width.empty()) return a.dynamic_pad_width;
+    std::vector<PrimExpr> out;
+    for (int64_t p : a.pad_width) out.push_back(i64(p));
+    return out;
+}
+
 Type pad_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
               const SourceLoc& loc) {
     const auto& x = graph::expect_tensor(args[0], loc, "the input of " + op.name);
     const auto& a = attrs_as<PadAttrs>(attrs);
-    if (a.pad_width.size() != 2 * x.ndim()) {
-        user_error(loc) << op.name << ": pad_width has " << a.pad_width.size()
-                        << " entries; a tensor of " << x.ndim() << " dimensions needs "
-                        << 2 * x.ndim() << " (before and after for each axis)";
+    std::vector<PrimExpr> pads = pad_exprs(a);
+    if (pads.size() != 2 * x.ndim()) {
+        user_error(loc) << op.name << ": pad_width has " << pads.size() << " entries; a tensor of "
+                        << x.ndim() << " dimensions needs " << 2 * x.ndim()
+                        << " (before and after for each axis)";
     }
     if (a.mode != "constant" && a.mode != "reflect" && a.mode != "edge" && a.mode != "wrap") {
         user_error(loc) << op.name << ": mode must be \"constant\", \"reflect\", \"edge\" or "
                         << "\"wrap\", got \"" << a.mode << "\"";
     }
+    if (args.size() > 2) {
+        user_error(loc) << op.name << " takes the data and optionally the constant, got "
+                        << args.size() << " inputs";
+    }
+    if (args.size() == 2) {
+        const auto& v = graph::expect_tensor(args[1], loc, "the constant of " + op.name);
+        if (v.dtype != x.dtype || v.num_elements() != 1 || a.mode != "constant") {
+            user_error(loc) << op.name << ": the constant must be one " << x.dtype.str()
+                            << " element (constant mode), got " << graph::type_str(args[1]);
+        }
+    }
     std::vector<PrimExpr> out;
     for (size_t d = 0; d < x.ndim(); ++d) {
-        int64_t before = a.pad_width[2 * d], after = a.pad_width[2 * d + 1];
         const int64_t* n = as_const_int(x.shape[d]);
-        if (n && *n + before + after <= 0) {
-            user_error(loc) << op.name << ": pads " << before << " and " << after
-                            << " leave nothing of the " << *n << " elements of axis " << d
-                            << "; empty tensors are not supported";
+        const int64_t* before = as_const_int(pads[2 * d]);
+        const int64_t* after = as_const_int(pads[2 * d + 1]);
+        if (n && before && after && *n + *before + *after < 0) {
+            user_error(loc) << op.name << ": pads " << *before << " and " << *after
+                            << " crop more than the " << *n << " elements of axis " << d;
         }
-        if (a.mode != "constant" && (before > 0 || after > 0) && n && *n == 0) {
+        if (a.mode != "constant" && before && after && (*before > 0 || *after > 0) && n &&
+            *n == 0) {
             user_error(loc) << op.name << ": " << a.mode << " padding of the empty axis " << d;
         }
-        out.push_back(simplify(x.shape[d] + make_int(DataType::int64(), before + after)));
+        out.push_back(
+            simplify(cast(DataType::int64(), x.shape[d]) + pads[2 * d] + pads[2 * d + 1]));
     }
     return graph::make_tensor_type(out, x.dtype);
 }
@@ -347,23 +369,26 @@ std::vector<te::Tensor> pad_compute(const std::vector<te::Tensor>& in, const Att
                                     const Type& out) {
     te::Tensor x = in[0];
     const auto& a = attrs_as<PadAttrs>(attrs);
+    std::vector<PrimExpr> pads = pad_exprs(a);
     return {te::compute(
         te_shape(out),
         [&](std::span<const PrimExpr> i) {
             std::vector<PrimExpr> idx;
             PrimExpr inside;
             for (size_t d = 0; d < i.size(); ++d) {
-                int64_t before = a.pad_width[2 * d], after = a.pad_width[2 * d + 1];
+                const int64_t* before = as_const_int(pads[2 * d]);
+                const int64_t* after = as_const_int(pads[2 * d + 1]);
                 PrimExpr n = x.shape()[d];
-                PrimExpr j = before == 0 ? i[d] : i[d] - i32(before);
-                if (before <= 0 && after <= 0) {  // only cropped: always inside
+                PrimExpr j = before && *before == 0 ? i[d] : i[d] - index32(pads[2 * d]);
+                if (before && after && *before <= 0 && *after <= 0) {  // cropped: always inside
                     idx.push_back(j);
                     continue;
                 }
                 if (a.mode == "constant") {
+                    // Pads known only at run time may pad or crop: test both ends.
                     PrimExpr ok;
-                    if (before > 0) ok = j >= i32(0);
-                    if (after > 0) ok = ok.defined() ? (ok && j < n) : j < n;
+                    if (!before || *before > 0) ok = j >= i32(0);
+                    if (!after || *after > 0) ok = ok.defined() ? (ok && j < n) : j < n;
                     inside = inside.defined() ? (inside && ok) : ok;
                 } else if (a.mode == "edge") {
                     j = max(min(j, n - i32(1)), i32(0));
@@ -379,7 +404,9 @@ std::vector<te::Tensor> pad_compute(const std::vector<te::Tensor>& in, const Att
                 idx.push_back(j);
             }
             if (!inside.defined()) return x(idx);
-            return te::if_then_else(inside, x(idx), make_const(x.dtype(), a.pad_value));
+            PrimExpr value = in.size() == 2 ? in[1](std::vector<PrimExpr>(in[1].ndim(), i32(0)))
+                                            : make_const(x.dtype(), a.pad_value);
+            return te::if_then_else(inside, x(idx), value);
         },
         "pad")};
 }
@@ -849,7 +876,7 @@ Ref<Op> make_gather_elements_op() {
 Ref<Op> make_pad_op() {
     return make_op(
         {.name = "pad",
-         .num_inputs = 1,
+         .num_inputs = -1,
          .make_default_attrs = default_attrs<PadAttrs>,
          .infer_type = pad_type,
          .compute = pad_compute,

@@ -39,7 +39,22 @@ Type resize2d_type(const Op& op, const std::vector<Type>& args, const Attrs& att
         user_error(loc) << op.name << " needs an NCHW tensor (4 dimensions), got "
                         << shape_str(x.shape);
     }
-    if (a.size.size() != 2 || a.size[0] < 1 || a.size[1] < 1) {
+    if (args.size() > 2) {
+        user_error(loc) << op.name << " takes the data and optionally the scales, got "
+                        << args.size() << " inputs";
+    }
+    if (args.size() == 2) {
+        const auto& s = graph::expect_tensor(args[1], loc, "the scales of " + op.name);
+        if (s.dtype != DataType::float32() || s.num_elements() != 4) {
+            user_error(loc) << op.name << ": the scales must be 4 float32 values (N, C, H, W), got "
+                            << graph::type_str(args[1]);
+        }
+    }
+    if (!a.dynamic_size.empty()) {
+        if (a.dynamic_size.size() != 2) {
+            user_error(loc) << op.name << ": dynamic_size must be the output [height, width]";
+        }
+    } else if (a.size.size() != 2 || a.size[0] < 1 || a.size[1] < 1) {
         user_error(loc) << op.name << ": size must be the output [height, width], got "
                         << list_str(a.size);
     }
@@ -73,6 +88,10 @@ Type resize2d_type(const Op& op, const std::vector<Type>& args, const Attrs& att
                             << " must be static";
         }
     }
+    if (!a.dynamic_size.empty()) {
+        return graph::make_tensor_type(
+            {x.shape[0], x.shape[1], a.dynamic_size[0], a.dynamic_size[1]}, x.dtype);
+    }
     return graph::make_tensor_type({x.shape[0], x.shape[1], make_int(DataType::int64(), a.size[0]),
                                     make_int(DataType::int64(), a.size[1])},
                                    x.dtype);
@@ -82,28 +101,66 @@ PrimExpr f32(float v) {
     return make_float(DataType::float32(), v);
 }
 
-// The input coordinate (float32) of output index `i` along an axis of `in` → `out` elements.
-PrimExpr source_coordinate(const Resize2DAttrs& a, int axis, const PrimExpr& i, int64_t in,
-                           int64_t out) {
-    float scale = a.scales.empty() ? static_cast<float>(out) / static_cast<float>(in)
-                                   : static_cast<float>(a.scales[axis]);
+// One resized axis: `in` input elements, `out` output elements (an int64 constant, or an
+// expression when known only at run time) and the float32 scale of the coordinate
+// transformation.
+struct ResizeAxis {
+    int64_t in = 1;
+    PrimExpr out;
+    PrimExpr scale;
+    bool from_scale = false;  // the scale was given (else it is out / in)
+};
+
+// The axis `axis` (0: height, 1: width) of a resize to `out`; `scales` is the run-time scales
+// tensor, if any. Constant scales are computed here in float32 as at run time.
+ResizeAxis resize_axis(const Resize2DAttrs& a, int axis, int64_t in, const PrimExpr& out,
+                       const te::Tensor* scales) {
+    ResizeAxis r{in, out, PrimExpr(), scales || !a.scales.empty()};
+    const int64_t* static_out = as_const_int(out);
+    if (scales) {
+        r.scale = (*scales)(make_int(DataType::int32(), axis + 2));
+    } else if (!a.scales.empty()) {
+        r.scale = f32(static_cast<float>(a.scales[axis]));
+    } else if (static_out) {
+        r.scale = f32(static_cast<float>(*static_out) / static_cast<float>(in));
+    } else {
+        r.scale = cast(DataType::float32(), out) / f32(static_cast<float>(in));
+    }
+    return r;
+}
+
+// The input coordinate (float32) of output index `i` along `axis`.
+PrimExpr source_coordinate(const Resize2DAttrs& a, const ResizeAxis& axis, const PrimExpr& i) {
     PrimExpr x = cast(DataType::float32(), i);
+    const PrimExpr& scale = axis.scale;
+    const int64_t* out = as_const_int(axis.out);
+    PrimExpr out_f = out ? f32(static_cast<float>(*out)) : cast(DataType::float32(), axis.out);
+    float in = static_cast<float>(axis.in);
     const std::string& mode = a.coordinate_transformation_mode;
-    if (mode == "half_pixel") return (x + f32(0.5f)) / f32(scale) - f32(0.5f);
+    if (mode == "half_pixel") return (x + f32(0.5f)) / scale - f32(0.5f);
     if (mode == "pytorch_half_pixel") {
-        return out > 1 ? (x + f32(0.5f)) / f32(scale) - f32(0.5f) : f32(0.0f);
+        PrimExpr c = (x + f32(0.5f)) / scale - f32(0.5f);
+        if (out) return *out > 1 ? c : f32(0.0f);
+        return select(axis.out > 1, c, f32(0.0f));
     }
     if (mode == "half_pixel_symmetric") {
-        float adjustment = static_cast<float>(out) / (scale * static_cast<float>(in));
-        float offset = static_cast<float>(in) / 2.0f * (1.0f - adjustment);
-        return f32(offset) + (x + f32(0.5f)) / f32(scale) - f32(0.5f);
+        PrimExpr adjustment = out_f / (scale * f32(in));
+        PrimExpr offset = f32(in / 2.0f) * (f32(1.0f) - adjustment);
+        return offset + (x + f32(0.5f)) / scale - f32(0.5f);
+    }
+    if (mode == "align_corners" && axis.from_scale) {
+        // ONNX divides by the resized length before flooring: in * scale - 1.
+        return x * f32(in - 1) / (scale * f32(in) - f32(1.0f));
     }
     if (mode == "align_corners") {
-        if (out == 1) return f32(0.0f);
-        return x * f32(static_cast<float>(in - 1)) / f32(static_cast<float>(out - 1));
+        if (out) {
+            if (*out == 1) return f32(0.0f);
+            return x * f32(in - 1) / f32(static_cast<float>(*out - 1));
+        }
+        return select(eq(axis.out, 1), f32(0.0f), x * f32(in - 1) / (out_f - f32(1.0f)));
     }
-    if (mode == "asymmetric") return x / f32(scale);
-    return (x + f32(0.5f)) / f32(scale);  // tf_half_pixel_for_nn
+    if (mode == "asymmetric") return x / scale;
+    return (x + f32(0.5f)) / scale;  // tf_half_pixel_for_nn
 }
 
 PrimExpr clamp_index(const PrimExpr& v, int64_t n) {
@@ -175,13 +232,16 @@ std::vector<te::Tensor> resize2d_compute(const std::vector<te::Tensor>& in, cons
     te::Tensor x = in[0];
     const auto& a = static_cast<const Resize2DAttrs&>(attrs);
     int64_t in_h = *as_const_int(x.shape()[2]), in_w = *as_const_int(x.shape()[3]);
-    int64_t out_h = a.size[0], out_w = a.size[1];
+    const auto& out_shape = graph::expect_tensor(out, {}, "the result").shape;
+    const te::Tensor* scales = in.size() == 2 ? &in[1] : nullptr;
+    ResizeAxis ah = resize_axis(a, 0, in_h, out_shape[2], scales);
+    ResizeAxis aw = resize_axis(a, 1, in_w, out_shape[3], scales);
     DataType t = x.dtype();
     return {te::compute(
         te_shape(out),
         [&](std::span<const PrimExpr> i) {
-            PrimExpr y = source_coordinate(a, 0, i[2], in_h, out_h);
-            PrimExpr xc = source_coordinate(a, 1, i[3], in_w, out_w);
+            PrimExpr y = source_coordinate(a, ah, i[2]);
+            PrimExpr xc = source_coordinate(a, aw, i[3]);
             if (a.mode == "nearest") {
                 return x(i[0], i[1], nearest_index(a.nearest_mode, y, in_h),
                          nearest_index(a.nearest_mode, xc, in_w));
@@ -456,7 +516,7 @@ Ref<Op> make_grid_sample_op() {
 Ref<Op> make_resize2d_op() {
     return make_op(
         {.name = "resize2d",
-         .num_inputs = 1,
+         .num_inputs = -1,
          .make_default_attrs = default_attrs<Resize2DAttrs>,
          .infer_type = resize2d_type,
          .compute = resize2d_compute,

@@ -116,6 +116,14 @@ void Lowerer::check_args() {
     std::unordered_set<const Buffer*> arg_buffers;
     for (const auto& t : args_) {
         const Stage* st = t.op.defined() ? sch_.find_stage(t.op.get()) : nullptr;
+        // An input the outputs do not read (a resize's scales in align_corners mode) is still
+        // a parameter of the function, just never loaded.
+        if (!st && t.op.defined() && dynamic_cast<const PlaceholderOp*>(t.op.get())) {
+            if (!arg_buffers.insert(t.op->buffer.get()).second) {
+                user_error() << "argument '" << t.name() << "' is given twice";
+            }
+            continue;
+        }
         if (!st) {
             user_error() << "argument '" << (t.op.defined() ? t.name() : "?")
                          << "' is not a tensor of this schedule";
@@ -409,7 +417,10 @@ Ref<tir::PrimFunc> Lowerer::run(const std::string& name) {
         if (!b->stage->is_output) body = tir::make_allocate(b->realized, body, b->op->loc);
     }
     std::vector<Ref<Buffer>> params;
-    for (const auto& t : args_) params.push_back(sch_.find_stage(t.op.get())->op->buffer);
+    for (const auto& t : args_) {
+        const Stage* st = sch_.find_stage(t.op.get());
+        params.push_back(st ? st->op->buffer : t.op->buffer);
+    }
     return tir::make_prim_func(name, params, body, scalar_params(params, body));
 }
 

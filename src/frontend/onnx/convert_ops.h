@@ -63,6 +63,9 @@ ShapeValues shape_values(ConvertContext& ctx, const graph::Expr& t, const std::s
 // `x`, after the executor has bound `v`'s variables (when run-time) and verified `checks`.
 graph::Expr bind_shape_values(ConvertContext& ctx, graph::Expr x, const ShapeValues& v,
                               std::vector<PrimExpr> checks);
+// Squeeze of the axes `v` (a run-time operand or expressions): the executor checks them and
+// views `x` in the shape it computes.
+graph::Expr squeeze_values(ConvertContext& ctx, const graph::Expr& x, const ShapeValues& v);
 // broadcast_to of `x` to a non-constant target, with run-time checks of what is not provable.
 graph::Expr broadcast_to_values(ConvertContext& ctx, graph::Expr x, const ShapeValues& target);
 

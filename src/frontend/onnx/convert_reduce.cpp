@@ -1,6 +1,7 @@
 // Converters of ONNX's reductions (ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd,
 // ArgMax, ArgMin).
 #include <algorithm>
+#include <optional>
 
 #include "frontend/onnx/convert_ops.h"
 #include "ops/reduce.h"
@@ -27,6 +28,8 @@ struct ReduceArgs {
     std::vector<int64_t> axes;  // normalised; empty: all
     bool keepdims = true;
     bool noop = false;
+    // Axes known only at run time (values bound by the executor); replace `axes`.
+    std::optional<ShapeValues> dynamic;
 };
 
 // The axes are an attribute until opset 13 (ReduceSum) or 18 (the others), then an optional
@@ -38,7 +41,13 @@ ReduceArgs reduce_args(ConvertContext& ctx, const Expr& x) {
     if (ctx.opset() < axes_input_from) {
         axes = ctx.attr_ints("axes");
     } else if (Expr a = ctx.optional_input(1); a.defined()) {
-        axes = ctx.const_ints(a, "the axes");
+        if (!constant_data(a).defined() && ctx.tensor_type(a, "the axes").num_elements() != 0) {
+            ReduceArgs r;
+            r.dynamic = shape_values(ctx, a, "the axes");
+            r.keepdims = ctx.attr_int("keepdims", 1) != 0;
+            return r;
+        }
+        if (constant_data(a).defined()) axes = ctx.const_ints(a, "the axes");
     }
     ReduceArgs r;
     r.noop = axes.empty() && ctx.opset() >= axes_input_from &&
@@ -49,9 +58,37 @@ ReduceArgs reduce_args(ConvertContext& ctx, const Expr& x) {
     return r;
 }
 
+// The reduction over axes known only at run time: checked and bound by the executor, reduced
+// with keepdims, then squeezed when not keepdims.
+Expr reduce_dynamic(ConvertContext& ctx, const char* op, const Expr& x, const ShapeValues& axes,
+                    bool keepdims) {
+    int64_t rank = ctx.rank(x);
+    PrimExpr r = make_int(DataType::int64(), rank);
+    std::vector<PrimExpr> checks, normalized;
+    for (const auto& axis : axes.values) {
+        checks.push_back(axis >= -r && axis < r);
+        normalized.push_back(select(axis < 0, axis + r, axis));
+    }
+    for (size_t i = 0; i < normalized.size(); ++i) {
+        for (size_t j = i + 1; j < normalized.size(); ++j) {
+            checks.push_back(ne(normalized[i], normalized[j]));
+        }
+    }
+    auto attrs = make_ref<ops::ReduceAttrs>();
+    auto* a = const_cast<ops::ReduceAttrs*>(attrs.get());
+    a->dynamic_axes = axes.values;
+    a->keepdims = true;
+    Expr y = ctx.call(op, {bind_shape_values(ctx, x, axes, std::move(checks))}, attrs);
+    if (keepdims) return y;
+    ShapeValues bound = axes;
+    bound.bound_from = Expr();  // already bound above
+    return squeeze_values(ctx, y, bound);
+}
+
 Expr reduce_call(ConvertContext& ctx, const char* op, const Expr& x, const ReduceArgs& r,
                  bool keepdims) {
     if (r.noop) return x;
+    if (r.dynamic) return reduce_dynamic(ctx, op, x, *r.dynamic, keepdims);
     auto attrs = make_ref<ops::ReduceAttrs>();
     auto* a = const_cast<ops::ReduceAttrs*>(attrs.get());
     a->axes = r.axes;
@@ -95,6 +132,11 @@ Exprs convert_composite_reduce(ConvertContext& ctx) {
     Expr s = reduce_call(ctx, "sum", ctx.call("exp", {ctx.call("subtract", {x, m})}), r, true);
     Expr y = ctx.call("add", {ctx.call("log", {s}), m});
     if (r.keepdims) return {y};
+    if (r.dynamic) {
+        ShapeValues bound = *r.dynamic;
+        bound.bound_from = Expr();  // the reductions bound them
+        return {squeeze_values(ctx, y, bound)};
+    }
     std::vector<int64_t> in_shape = ctx.static_shape(x, "the input"), shape;
     for (size_t i = 0; i < in_shape.size(); ++i) {
         bool reduced =

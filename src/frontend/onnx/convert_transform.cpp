@@ -1,10 +1,12 @@
 // Converters of ONNX's data-movement ops: Reshape, Flatten, Transpose, Squeeze, Unsqueeze,
 // Concat, Split, Expand, Tile, Slice, Gather, GatherElements, Pad, DepthToSpace, SpaceToDepth,
 // Resize, Upsample.
-// Operands that say how to move the data (shapes, axes, pads, starts/ends) must be known at
-// import time; they become the op's attributes.
+// Operands that say how to move the data (shapes, axes, pads, starts/ends, sizes) become the
+// op's attributes when known at import time; otherwise the executor binds their values to
+// dimension variables (bind_values) and the attributes hold expressions of those.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "frontend/onnx/convert_ops.h"
 #include "ir/analyzer.h"
@@ -150,8 +152,9 @@ PrimExpr count_below(const std::vector<PrimExpr>& axes, int64_t position) {
 Expr reshape_to_exprs(ConvertContext& ctx, const Expr& x, const std::vector<ShapeValues>& values,
                       std::vector<PrimExpr> checks, std::vector<PrimExpr> dims);
 
-// Squeeze / Unsqueeze with axes known only at run time.
-Expr squeeze_dynamic(ConvertContext& ctx, const Expr& x, const ShapeValues& v) {
+}  // namespace
+
+Expr squeeze_values(ConvertContext& ctx, const Expr& x, const ShapeValues& v) {
     const auto& shape = ctx.tensor_type(x, "the input").shape;
     int64_t r = static_cast<int64_t>(shape.size());
     std::vector<PrimExpr> checks;
@@ -169,6 +172,8 @@ Expr squeeze_dynamic(ConvertContext& ctx, const Expr& x, const ShapeValues& v) {
     }
     return reshape_to_exprs(ctx, x, {v}, std::move(checks), std::move(dims));
 }
+
+namespace {
 
 Expr unsqueeze_dynamic(ConvertContext& ctx, const Expr& x, const ShapeValues& v) {
     const auto& shape = ctx.tensor_type(x, "the input").shape;
@@ -209,7 +214,7 @@ const Expr dynamic_axes_input(ConvertContext& ctx) {
 
 Exprs convert_squeeze(ConvertContext& ctx) {
     if (Expr axes = dynamic_axes_input(ctx); axes.defined()) {
-        return {squeeze_dynamic(ctx, ctx.input(0), shape_values(ctx, axes, "the axes"))};
+        return {squeeze_values(ctx, ctx.input(0), shape_values(ctx, axes, "the axes"))};
     }
     auto [attrs, a] = new_attrs<ops::SqueezeAttrs>();
     a->axes = axes_operand(ctx, 13, 1);
@@ -541,30 +546,58 @@ Exprs convert_pad(ConvertContext& ctx) {
         !(a->mode == "wrap" && ctx.opset() >= 19)) {
         ctx.error() << "mode '" << a->mode << "' is not supported (constant, reflect, edge, wrap)";
     }
-    std::vector<int64_t> pads, axes;
+    std::vector<Expr> args = {x};
+    ShapeValues pads;
+    std::vector<int64_t> axes;
     if (ctx.opset() < 11) {
-        pads = ctx.attr_ints(ctx.opset() < 2 ? "paddings" : "pads");
+        pads.constants = ctx.attr_ints(ctx.opset() < 2 ? "paddings" : "pads");
+        pads.all_constant = true;
         a->pad_value = ctx.attr_float("value", 0.0f);
     } else {
-        pads = ctx.const_ints(ctx.input(1), "the pads");
+        pads = shape_values(ctx, ctx.input(1), "the pads");
         if (Expr v = ctx.optional_input(2); v.defined()) {
-            a->pad_value = ctx.const_scalar(v, "the constant value");
+            if (constant_data(v).defined()) {
+                a->pad_value = ctx.const_scalar(v, "the constant value");
+            } else {
+                args.push_back(v);  // read at run time
+            }
         }
         if (Expr ax = ctx.optional_input(3); ax.defined()) axes = ctx.const_ints(ax, "the axes");
     }
     if (axes.empty()) {
         for (int64_t i = 0; i < rank; ++i) axes.push_back(i);
     }
-    if (pads.size() != 2 * axes.size()) {
-        ctx.error() << "pads has " << pads.size() << " values for " << axes.size() << " axes";
+    size_t count = pads.all_constant ? pads.constants.size() : pads.values.size();
+    if (count != 2 * axes.size()) {
+        ctx.error() << "pads has " << count << " values for " << axes.size() << " axes";
     }
-    a->pad_width.assign(2 * rank, 0);
+    if (pads.all_constant) {
+        a->pad_width.assign(2 * rank, 0);
+    } else {
+        a->dynamic_pad_width.assign(2 * rank, make_int(DataType::int64(), 0));
+    }
     for (size_t i = 0; i < axes.size(); ++i) {
         int64_t axis = ctx.normalize_axis(axes[i], rank, "axis");
-        a->pad_width[2 * axis] = pads[i];
-        a->pad_width[2 * axis + 1] = pads[i + axes.size()];
+        if (pads.all_constant) {
+            a->pad_width[2 * axis] = pads.constants[i];
+            a->pad_width[2 * axis + 1] = pads.constants[i + axes.size()];
+        } else {
+            a->dynamic_pad_width[2 * axis] = pads.values[i];
+            a->dynamic_pad_width[2 * axis + 1] = pads.values[i + axes.size()];
+        }
     }
-    return {ctx.call("pad", {x}, attrs)};
+    if (!pads.all_constant) {
+        // The result must not be cropped below nothing.
+        const auto& shape = ctx.tensor_type(x, "the data").shape;
+        std::vector<PrimExpr> checks;
+        for (int64_t d = 0; d < rank; ++d) {
+            checks.push_back(cast(DataType::int64(), shape[d]) + a->dynamic_pad_width[2 * d] +
+                                 a->dynamic_pad_width[2 * d + 1] >=
+                             0);
+        }
+        args[0] = bind_shape_values(ctx, x, pads, std::move(checks));
+    }
+    return {ctx.call("pad", args, attrs)};
 }
 
 Exprs convert_depth_to_space(ConvertContext& ctx) {
@@ -582,7 +615,7 @@ Exprs convert_space_to_depth(ConvertContext& ctx) {
 }
 
 // Resize (opset 10+) and Upsample (7-9) of an NCHW tensor's two spatial axes. The output size
-// comes from `sizes` or, floored, from `scales`; both must be known at import time.
+// comes from `sizes` or, floored, from `scales`; either may be known only at run time.
 Exprs convert_resize(ConvertContext& ctx) {
     Expr x = ctx.input(0);
     std::vector<int64_t> in = ctx.static_shape(x, "the data");
@@ -590,10 +623,16 @@ Exprs convert_resize(ConvertContext& ctx) {
     bool upsample = ctx.node().op_type() == "Upsample";
     std::vector<double> scales;
     std::vector<int64_t> sizes;
+    Expr runtime_scales;                       // scales known only at run time
+    std::optional<ShapeValues> runtime_sizes;  // sizes known only at run time
     auto read_scales = [&](const Expr& e) {
+        if (ctx.tensor_type(e, "the scales").dtype != DataType::float32()) {
+            ctx.error() << "the scales must be a float32 tensor";
+        }
         runtime::NDArray d = constant_data(e);
-        if (!d.defined() || graph::dtype_of(d.dtype()) != DataType::float32()) {
-            ctx.error() << "the scales must be a float32 tensor known at import time";
+        if (!d.defined()) {
+            runtime_scales = e;
+            return;
         }
         for (float f : d.to_vector<float>()) scales.push_back(f);
     };
@@ -606,7 +645,17 @@ Exprs convert_resize(ConvertContext& ctx) {
             s.defined() && ctx.rank(s) == 1 && ctx.static_shape(s, "the scales")[0] > 0) {
             read_scales(s);
         }
-        if (Expr s = ctx.optional_input(3); s.defined()) sizes = ctx.const_ints(s, "the sizes");
+        if (Expr s = ctx.optional_input(3); s.defined()) {
+            if (constant_data(s).defined()) {
+                sizes = ctx.const_ints(s, "the sizes");
+            } else {
+                runtime_sizes = shape_values(ctx, s, "the sizes");
+            }
+        }
+    }
+    if ((runtime_scales.defined() || runtime_sizes) && ctx.opset() >= 18 &&
+        !ctx.attr_ints("axes").empty()) {
+        ctx.error() << "axes with scales or sizes known only at run time are not supported";
     }
     if (ctx.opset() >= 18) {
         std::vector<int64_t> axes = ctx.attr_ints("axes");
@@ -627,7 +676,36 @@ Exprs convert_resize(ConvertContext& ctx) {
     }
     auto attrs = make_ref<ops::Resize2DAttrs>();
     auto* a = const_cast<ops::Resize2DAttrs*>(attrs.get());
-    if (!sizes.empty()) {
+    std::vector<Expr> args = {x};
+    if (runtime_sizes) {
+        // The executor binds the sizes and checks that N and C stay.
+        if (runtime_sizes->values.size() != 4) ctx.error() << "sizes must have 4 values";
+        const auto& v = runtime_sizes->values;
+        a->dynamic_size = {v[2], v[3]};
+        args[0] = bind_shape_values(ctx, x, *runtime_sizes,
+                                    {eq(v[0], make_int(DataType::int64(), in[0])) &&
+                                         eq(v[1], make_int(DataType::int64(), in[1])),
+                                     v[2] > 0 && v[3] > 0});
+    } else if (runtime_scales.defined()) {
+        // The output size floor(in * scale), computed in float32 by a kernel, bound by the
+        // executor; the kernel reads the scales themselves.
+        if (ctx.static_shape(runtime_scales, "the scales") != std::vector<int64_t>{4}) {
+            ctx.error() << "the scales must have 4 values (N, C, H, W)";
+        }
+        runtime::NDArray dims =
+            runtime::NDArray::empty({4}, graph::dl_dtype_of(DataType::float32()));
+        for (int k = 0; k < 4; ++k) dims.data<float>()[k] = static_cast<float>(in[k]);
+        Expr sizes_f =
+            ctx.call("floor", {ctx.call("multiply", {ctx.constant(dims), runtime_scales})});
+        Expr size_values = cast_to(ctx, sizes_f, DataType::int64());
+        ShapeValues v = shape_values(ctx, size_values, "the output size");
+        a->dynamic_size = {v.values[2], v.values[3]};
+        args[0] = bind_shape_values(ctx, x, v,
+                                    {eq(v.values[0], make_int(DataType::int64(), in[0])) &&
+                                         eq(v.values[1], make_int(DataType::int64(), in[1])),
+                                     v.values[2] > 0 && v.values[3] > 0});
+        args.push_back(runtime_scales);
+    } else if (!sizes.empty()) {
         if (sizes.size() != 4 || sizes[0] != in[0] || sizes[1] != in[1]) {
             ctx.error() << "sizes " << ints_str(sizes) << " must keep N and C of " << ints_str(in);
         }
@@ -659,7 +737,7 @@ Exprs convert_resize(ConvertContext& ctx) {
         ctx.error() << "coordinate_transformation_mode '" << a->coordinate_transformation_mode
                     << "' is not supported";
     }
-    return {ctx.call("resize2d", {x}, attrs)};
+    return {ctx.call("resize2d", args, attrs)};
 }
 
 }  // namespace anvil::frontend
