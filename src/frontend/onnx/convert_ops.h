@@ -136,6 +136,7 @@ Exprs convert_adam(ConvertContext& ctx);
 
 // convert_signal.cpp
 Exprs convert_dft(ConvertContext& ctx);
+Exprs convert_window(ConvertContext& ctx);  // HannWindow, HammingWindow, BlackmanWindow
 
 // convert_loss.cpp
 Exprs convert_nll_loss(ConvertContext& ctx);

@@ -1,8 +1,10 @@
-// Converter of ONNX's DFT (opset 17+, dft_length known at import time or absent) as products
-// with constant cosine and sine matrices along the signal axis; exact multiples of a quarter
-// turn get exact 0 and ±1 entries.
+// Converters of ONNX's signal ops: DFT (opset 17+, dft_length known at import time or absent)
+// as products with constant cosine and sine matrices along the signal axis, exact multiples of
+// a quarter turn getting exact 0 and ±1 entries; and the window functions (Hann, Hamming,
+// Blackman) as elementwise ops over a range, their size possibly known only at run time.
 #include <cmath>
 #include <numbers>
+#include <optional>
 
 #include "frontend/onnx/convert_ops.h"
 #include "ops/dense.h"
@@ -114,6 +116,54 @@ Exprs convert_dft(ConvertContext& ctx) {
     auto [cattrs, ca] = new_attrs<ops::ConcatenateAttrs>();
     ca->axis = r - 1;
     return {ctx.call("concatenate", {finish(out_re), finish(out_im)}, cattrs)};
+}
+
+// HannWindow, HammingWindow, BlackmanWindow: sum_k a_k cos(2 pi k n / D) for n in [0, size),
+// D = size (periodic) or size - 1 (symmetric); computed in float32, then output_datatype.
+Exprs convert_window(ConvertContext& ctx) {
+    const std::string& op = ctx.node().op_type();
+    std::vector<double> coefficients;  // a_0, a_1, a_2
+    if (op == "HannWindow") {
+        coefficients = {0.5, -0.5};
+    } else if (op == "HammingWindow") {
+        coefficients = {25.0 / 46.0, -21.0 / 46.0};
+    } else {
+        coefficients = {0.42, -0.5, 0.08};
+    }
+    auto onnx_type = static_cast<int>(ctx.attr_int("output_datatype", 1));
+    std::optional<DataType> out = dtype_from_onnx(onnx_type);
+    if (!out)
+        ctx.error() << "output_datatype " << onnx_dtype_name(onnx_type) << " is not supported";
+    Expr size = ctx.input(0);
+    if (!ctx.tensor_type(size, "the size").dtype.is_integer()) {
+        ctx.error() << "the size must be an integer";
+    }
+    ShapeValues n = shape_values(ctx, size, "the size");
+    if (n.values.size() != 1) ctx.error() << "the size must be one value";
+    DataType f32 = DataType::float32();
+    auto attrs = make_ref<ops::ArangeAttrs>();
+    const_cast<ops::ArangeAttrs*>(attrs.get())->length = {
+        max(n.values[0], make_int(DataType::int64(), 0))};
+    Expr index = ctx.call("arange",
+                          {bind_shape_values(ctx, ctx.constant_scalar(f32, 0.0), n, {}),
+                           ctx.constant_scalar(f32, 1.0)},
+                          attrs);
+    Expr denominator = cast_to(ctx, size, f32);
+    if (ctx.attr_int("periodic", 1) == 0) {
+        denominator = ctx.call("subtract", {denominator, ctx.constant_scalar(f32, 1.0)});
+    }
+    // The angle 2 pi n / D, then a_0 + a_1 cos(angle) + a_2 cos(2 angle).
+    Expr angle = ctx.call(
+        "divide", {ctx.call("multiply", {index, ctx.constant_scalar(f32, 2 * std::numbers::pi)}),
+                   denominator});
+    Expr y = ctx.constant_scalar(f32, coefficients[0]);
+    for (size_t k = 1; k < coefficients.size(); ++k) {
+        Expr turn =
+            k == 1 ? angle : ctx.call("multiply", {angle, ctx.constant_scalar(f32, double(k))});
+        y = ctx.call("add", {y, ctx.call("multiply", {ctx.call("cos", {turn}),
+                                                      ctx.constant_scalar(f32, coefficients[k])})});
+    }
+    return {cast_to(ctx, y, *out)};
 }
 
 }  // namespace anvil::frontend

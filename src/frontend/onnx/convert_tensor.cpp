@@ -117,6 +117,27 @@ Exprs runtime_int_range(ConvertContext& ctx) {
     return {ctx.call("arange", {start_tensor, ctx.input(2)}, attrs)};
 }
 
+// A floating-point Range of run-time bounds: its length max(ceil((limit - start) / delta), 0),
+// computed in the bounds' type by a kernel, is bound by the executor; arange makes the values.
+Exprs runtime_float_range(ConvertContext& ctx) {
+    Expr start = ctx.input(0), limit = ctx.input(1), delta = ctx.input(2);
+    DataType dt = ctx.tensor_type(start, "the start").dtype;
+    if (!dt.is_floating()) ctx.error() << "a range of " << dt.str() << " is not supported";
+    for (const auto& e : {start, limit, delta}) {
+        if (ctx.tensor_type(e, "a bound").num_elements() != 1) {
+            ctx.error() << "start, limit and delta must be one value each";
+        }
+    }
+    Expr steps =
+        ctx.call("ceil", {ctx.call("divide", {ctx.call("subtract", {limit, start}), delta})});
+    Expr length =
+        cast_to(ctx, ctx.call("maximum", {steps, ctx.constant_scalar(dt, 0.0)}), DataType::int64());
+    ShapeValues n = shape_values(ctx, length, "the length");
+    auto attrs = make_ref<ops::ArangeAttrs>();
+    const_cast<ops::ArangeAttrs*>(attrs.get())->length = n.values;
+    return {ctx.call("arange", {bind_shape_values(ctx, start, n, {}), delta}, attrs)};
+}
+
 // Integer ranges of constants are folded as shape arithmetic, of run-time bounds computed by
 // arange; this makes floating-point ones from constant bounds.
 Exprs convert_range(ConvertContext& ctx) {
@@ -124,10 +145,7 @@ Exprs convert_range(ConvertContext& ctx) {
     bool constant = true;
     for (size_t i = 0; i < 3; ++i) constant &= constant_data(ctx.input(i)).defined();
     if (!constant && type.is_integer()) return runtime_int_range(ctx);
-    if (!constant) {
-        ctx.error() << "not supported yet: a " << type.str()
-                    << " Range whose bounds are known only at run time (integer ones are)";
-    }
+    if (!constant) return runtime_float_range(ctx);
     double start = ctx.const_scalar(ctx.input(0), "the start");
     double limit = ctx.const_scalar(ctx.input(1), "the limit");
     double delta = ctx.const_scalar(ctx.input(2), "the delta");

@@ -166,6 +166,9 @@ const std::vector<Converter>& converter_table() {
         {"Adam", 1, kNew, convert_adam},
         // signal processing (convert_signal.cpp)
         {"DFT", 17, 19, convert_dft},
+        {"HannWindow", 17, kNew, convert_window},
+        {"HammingWindow", 17, kNew, convert_window},
+        {"BlackmanWindow", 17, kNew, convert_window},
         // losses (convert_loss.cpp)
         {"NegativeLogLikelihoodLoss", 12, kNew, convert_nll_loss},
         {"SoftmaxCrossEntropyLoss", 12, kNew, convert_softmax_cross_entropy_loss},
