@@ -95,11 +95,6 @@ std::vector<AxisSlice> slices_of(const StridedSliceAttrs& a, const std::vector<P
                             << " is sliced, so it must be static";
         }
         out[axis] = resolve_slice(a.begin[k], a.end[k], stride, *dim);
-        if (out[axis].length == 0) {
-            user_error(loc) << op << ": begin " << a.begin[k] << ", end " << a.end[k] << ", stride "
-                            << stride << " select no element of axis " << axis << " (size " << *dim
-                            << "); empty tensors are not supported";
-        }
     }
     return out;
 }

@@ -341,12 +341,6 @@ std::vector<std::pair<int64_t, int64_t>> split_ranges(const SplitAttrs& a, int64
             prev = v;
         }
         parts.emplace_back(prev, n);
-        for (size_t k = 0; k < parts.size(); ++k) {
-            if (parts[k].first == parts[k].second) {
-                user_error(loc) << op << ": part " << k << " of indices " << list_str(a.indices)
-                                << " is empty; empty tensors are not supported";
-            }
-        }
         return parts;
     }
     if (a.sections <= 0 || a.sections > n) {

@@ -49,6 +49,7 @@ Exprs convert_size(ConvertContext& ctx);
 Exprs convert_constant_of_shape(ConvertContext& ctx);
 Exprs convert_range(ConvertContext& ctx);
 Exprs convert_eye_like(ConvertContext& ctx);
+Exprs convert_one_hot(ConvertContext& ctx);
 
 // convert_transform.cpp: operands that give sizes (a shape, repeats), whatever they are — a
 // constant, a shape_tensor of symbolic dimensions, or a tensor known only at run time, whose
@@ -133,6 +134,11 @@ Exprs convert_recurrent(ConvertContext& ctx);  // RNN, GRU, LSTM
 Exprs convert_adagrad(ConvertContext& ctx);
 Exprs convert_momentum(ConvertContext& ctx);
 Exprs convert_adam(ConvertContext& ctx);
+
+// convert_selection.cpp
+Exprs convert_top_k(ConvertContext& ctx);
+Exprs convert_non_zero(ConvertContext& ctx);
+Exprs convert_compress(ConvertContext& ctx);
 
 // convert_signal.cpp
 Exprs convert_dft(ConvertContext& ctx);

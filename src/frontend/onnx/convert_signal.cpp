@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "frontend/onnx/convert_ops.h"
+#include "ir/analyzer.h"
 #include "ops/dense.h"
 #include "ops/transform.h"
 
@@ -143,7 +144,7 @@ Exprs convert_window(ConvertContext& ctx) {
     DataType f32 = DataType::float32();
     auto attrs = make_ref<ops::ArangeAttrs>();
     const_cast<ops::ArangeAttrs*>(attrs.get())->length = {
-        max(n.values[0], make_int(DataType::int64(), 0))};
+        simplify(max(n.values[0], make_int(DataType::int64(), 0)))};
     Expr index = ctx.call("arange",
                           {bind_shape_values(ctx, ctx.constant_scalar(f32, 0.0), n, {}),
                            ctx.constant_scalar(f32, 1.0)},

@@ -167,6 +167,59 @@ Exprs convert_range(ConvertContext& ctx) {
     return {ctx.constant(out)};
 }
 
+// OneHot: `values` [off, on] where the (negative: counted from depth) index equals the position
+// along the new axis, off elsewhere and for indices out of range. Depth may be known only at run
+// time (the executor binds it); the result is one fused elementwise kernel over a range.
+Exprs convert_one_hot(ConvertContext& ctx) {
+    Expr indices = ctx.input(0), depth = ctx.input(1), values = ctx.input(2);
+    int64_t rank = ctx.rank(indices) + 1;
+    int64_t axis = ctx.normalize_axis(ctx.attr_int("axis", -1), rank, "axis");
+    const auto& vt = ctx.tensor_type(values, "the values");
+    if (vt.ndim() != 1 || !vt.is_static() || vt.num_elements() != 2) {
+        ctx.error() << "the values must be [off_value, on_value], got "
+                    << graph::type_str(values->type);
+    }
+    DataType i64 = DataType::int64();
+    Expr depth64;
+    if (constant_data(depth).defined()) {  // ONNX rounds a fractional depth down
+        auto v = static_cast<int64_t>(std::floor(ctx.const_scalar(depth, "the depth")));
+        depth64 = ctx.constant_int64({v}, {});
+    } else if (ctx.tensor_type(depth, "the depth").dtype.is_integer()) {
+        depth64 = cast_to(ctx, depth, i64);
+    } else {
+        depth64 = cast_to(ctx, ctx.call("floor", {depth}), i64);
+    }
+    ShapeValues d = shape_values(ctx, depth64, "the depth");
+    if (d.values.size() != 1) ctx.error() << "the depth must be one value";
+    auto range_attrs = make_ref<ops::ArangeAttrs>();
+    const_cast<ops::ArangeAttrs*>(range_attrs.get())->length = d.values;
+    Expr zero = ctx.constant_scalar(i64, 0);
+    Expr positions = ctx.call(
+        "arange", {bind_shape_values(ctx, zero, d, {d.values[0] > 0}), ctx.constant_scalar(i64, 1)},
+        range_attrs);
+    // [depth, 1, ..., 1] so that it broadcasts along `axis` of the result.
+    std::vector<PrimExpr> shape = {d.values[0]};
+    for (int64_t k = axis + 1; k < rank; ++k) shape.push_back(make_int(i64, 1));
+    auto reshape = make_ref<ops::ReshapeAttrs>();
+    const_cast<ops::ReshapeAttrs*>(reshape.get())->dims = shape;
+    const_cast<ops::ReshapeAttrs*>(reshape.get())->allowzero = true;
+    positions = ctx.call("reshape", {positions}, reshape);
+    Expr index = cast_to(ctx, indices, i64);
+    Expr depth_tensor = reshape_to(ctx, depth64, {});
+    index = ctx.call(
+        "where", {ctx.call("less", {index, zero}), ctx.call("add", {index, depth_tensor}), index});
+    auto expand = make_ref<ops::ExpandDimsAttrs>();
+    const_cast<ops::ExpandDimsAttrs*>(expand.get())->axis = axis;
+    Expr hot = ctx.call("equal", {ctx.call("expand_dims", {index}, expand), positions});
+    auto pick = [&](int64_t k) {
+        auto a = make_ref<ops::StridedSliceAttrs>();
+        const_cast<ops::StridedSliceAttrs*>(a.get())->begin = {k};
+        const_cast<ops::StridedSliceAttrs*>(a.get())->end = {k + 1};
+        return reshape_to(ctx, ctx.call("strided_slice", {values}, a), {});
+    };
+    return {ctx.call("where", {hot, pick(1), pick(0)})};
+}
+
 // EyeLike: ones on the k-th diagonal of a 2-D tensor shaped like the input; a constant.
 Exprs convert_eye_like(ConvertContext& ctx) {
     Expr x = ctx.input(0);

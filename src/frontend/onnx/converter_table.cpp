@@ -88,6 +88,10 @@ const std::vector<Converter>& converter_table() {
         {"ConstantOfShape", 9, kNew, convert_constant_of_shape},
         {"Range", 11, kNew, convert_range},
         {"EyeLike", 9, kNew, convert_eye_like},
+        {"OneHot", 9, kNew, convert_one_hot},
+        {"TopK", 1, kNew, convert_top_k},
+        {"NonZero", 9, kNew, convert_non_zero},
+        {"Compress", 9, kNew, convert_compress},
         // data movement (convert_transform.cpp)
         {"Reshape", 1, kNew, convert_reshape},
         {"Flatten", 1, kNew, convert_flatten},
