@@ -7,6 +7,7 @@
 
 #include "graph/op.h"
 #include "ir/analyzer.h"
+#include "ir/polynomial.h"
 #include "ops/axes.h"
 #include "ops/injective_schedule.h"
 #include "ops/op_spec.h"
@@ -548,9 +549,18 @@ Type scatter_elements_type(const Op& op, const std::vector<Type>& args, const At
         user_error(loc) << op.name << ": the indices have rank " << indices.ndim() << ", the data "
                         << data.ndim();
     }
+    // Along the axis any number of updates may land; elsewhere the updates address data. The
+    // kernel searches the (static) updates for each output position, so the data may be
+    // symbolic.
+    int64_t axis = a.axis < 0 ? a.axis + static_cast<int64_t>(data.ndim()) : a.axis;
+    if (!as_const_int(shape_product(indices.shape))) {
+        user_error(loc) << op.name << ": the indices " << shape_str(indices.shape)
+                        << " must be static";
+    }
     for (size_t d = 0; d < data.ndim(); ++d) {
+        if (static_cast<int64_t>(d) == axis) continue;
         const int64_t *n = as_const_int(indices.shape[d]), *x = as_const_int(data.shape[d]);
-        if (!n || !x || *n > *x) {
+        if (n && x ? *n > *x : !provably_equal(indices.shape[d], data.shape[d])) {
             user_error(loc) << op.name << ": indices " << shape_str(indices.shape)
                             << " exceed data " << shape_str(data.shape) << " in axis " << d;
         }

@@ -1,12 +1,15 @@
-// Converters of ONNX's dense products (Gemm, MatMul), normalizations, pools and softmax.
+// Converters of ONNX's dense products (Gemm, MatMul), normalizations, pools, MaxUnpool and
+// softmax.
 #include <algorithm>
 #include <cstring>
 
 #include "frontend/onnx/convert_ops.h"
+#include "ir/analyzer.h"
 #include "ops/dense.h"
 #include "ops/norm.h"
 #include "ops/reduce.h"
 #include "ops/softmax.h"
+#include "ops/transform.h"
 
 namespace anvil::frontend {
 
@@ -259,6 +262,55 @@ Exprs convert_hardmax(ConvertContext& ctx) {
     Expr hit = ctx.call("equal", {ctx.constant_int64(iota, iota_shape), arg});
     Expr y = cast_to(ctx, hit, dt);
     return {legacy ? reshape_to(ctx, y, shape) : y};
+}
+
+// MaxUnpool: zeros of the unpooled shape, (in - 1) * stride + kernel - pads per spatial axis,
+// with each input value written at its index (MaxPool's Indices output: offsets into the whole
+// flattened tensor). A larger output_shape (possibly known only at run time) pads the end of
+// each spatial axis with zeros, as ONNX's reference does: the indices keep addressing the
+// unpooled shape.
+Exprs convert_max_unpool(ConvertContext& ctx) {
+    Expr x = ctx.input(0), indices = ctx.input(1);
+    std::vector<int64_t> in = ctx.static_shape(x, "the input");
+    size_t nd = in.size() - 2;
+    std::vector<int64_t> kernel = ctx.attr_ints("kernel_shape");
+    std::vector<int64_t> strides = ctx.attr_ints("strides"), pads = ctx.attr_ints("pads");
+    if (kernel.size() != nd) ctx.error() << "kernel_shape must have " << nd << " values";
+    strides.resize(nd, 1);
+    pads.resize(2 * nd, 0);
+    std::vector<int64_t> unpooled = {in[0], in[1]};
+    for (size_t d = 0; d < nd; ++d) {
+        unpooled.push_back((in[d + 2] - 1) * strides[d] + kernel[d] - pads[d] - pads[d + nd]);
+        if (unpooled.back() < 1) ctx.error() << "the unpooled axis " << d + 2 << " is empty";
+    }
+    int64_t total = 1, count = 1;
+    for (int64_t v : unpooled) total *= v;
+    for (int64_t v : in) count *= v;
+    DataType dt = ctx.tensor_type(x, "the input").dtype, i64 = DataType::int64();
+    auto [zeros_attrs, z] = new_attrs<ops::BroadcastToAttrs>();
+    z->shape = {total};
+    Expr zeros = ctx.call("broadcast_to", {ctx.constant_scalar(dt, 0.0)}, zeros_attrs);
+    auto [scatter_attrs, sa] = new_attrs<ops::ScatterAttrs>();
+    Expr flat = ctx.call(
+        "scatter_elements",
+        {zeros, reshape_to(ctx, cast_to(ctx, indices, i64), {count}), reshape_to(ctx, x, {count})},
+        scatter_attrs);
+    Expr y = reshape_to(ctx, flat, unpooled);
+    Expr output_shape = ctx.optional_input(2);
+    if (!output_shape.defined()) return {y};
+    ShapeValues shape = shape_values(ctx, output_shape, "the output shape");
+    if (shape.values.size() != in.size()) {
+        ctx.error() << "the output shape must have " << in.size() << " values";
+    }
+    auto [pad_attrs, p] = new_attrs<ops::PadAttrs>();
+    std::vector<PrimExpr> checks;
+    for (size_t d = 0; d < in.size(); ++d) {
+        PrimExpr extra = shape.values[d] - make_int(i64, unpooled[d]);
+        checks.push_back(d < 2 ? eq(extra, 0) : extra >= 0);
+        p->dynamic_pad_width.push_back(make_int(i64, 0));
+        p->dynamic_pad_width.push_back(simplify(extra));
+    }
+    return {ctx.call("pad", {bind_shape_values(ctx, y, shape, std::move(checks))}, pad_attrs)};
 }
 
 }  // namespace anvil::frontend

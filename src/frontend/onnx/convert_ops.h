@@ -109,6 +109,7 @@ Exprs convert_softmax(ConvertContext& ctx);  // Softmax, LogSoftmax
 Exprs convert_hardmax(ConvertContext& ctx);
 Exprs convert_mean_variance_norm(ConvertContext& ctx);
 Exprs convert_lrn(ConvertContext& ctx);
+Exprs convert_max_unpool(ConvertContext& ctx);
 
 // convert_reduce.cpp
 Exprs convert_reduce(ConvertContext& ctx);  // ReduceSum, ReduceMean, ReduceMax, ...

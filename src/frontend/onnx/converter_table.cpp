@@ -89,6 +89,7 @@ const std::vector<Converter>& converter_table() {
         {"Range", 11, kNew, convert_range},
         {"EyeLike", 9, kNew, convert_eye_like},
         {"OneHot", 9, kNew, convert_one_hot},
+        {"MaxUnpool", 9, kNew, convert_max_unpool},
         {"TopK", 1, kNew, convert_top_k},
         {"NonZero", 9, kNew, convert_non_zero},
         {"Compress", 9, kNew, convert_compress},
