@@ -54,6 +54,11 @@ void check_int_list(const SourceLoc& loc, const std::string& op, const char* nam
     }
 }
 
+const char* spatial_dim_name(size_t i, size_t nd) {
+    static const char* const kNames[] = {"depth", "height", "width"};
+    return kNames[3 - nd + i];
+}
+
 std::optional<int64_t> static_dim(const PrimExpr& dim) {
     if (const int64_t* v = as_const_int(dim)) return *v;
     return std::nullopt;

@@ -32,6 +32,10 @@ int64_t normalize_input_axis(int64_t axis, size_t ndim, const SourceLoc& loc,
 void check_int_list(const SourceLoc& loc, const std::string& op, const char* name,
                     const std::vector<int64_t>& values, size_t n, int64_t min);
 
+// "depth", "height" or "width": spatial dimension `i` of `nd` (1 to 3) of window ops, for
+// messages.
+const char* spatial_dim_name(size_t i, size_t nd);
+
 // The value of a static dimension; nullopt for a symbolic one.
 std::optional<int64_t> static_dim(const PrimExpr& dim);
 

@@ -1,4 +1,5 @@
-// Convolutions: nn.conv2d and nn.conv2d_transpose (NCHW). Both are OutEWiseFusable anchors.
+// Convolutions: nn.conv2d and nn.conv2d_transpose (NCHW), nn.conv3d and nn.conv3d_transpose
+// (NCDHW). All are OutEWiseFusable anchors.
 //
 // The compute has the shape the x86 schedule needs, so that no layout pass is required:
 //   <name>_pad      zero padding as its own stage (if_then_else reads the input only inside);
@@ -12,8 +13,13 @@
 // broadcast input value per row times one packed weight vector, like the GEMM micro-kernel of
 // examples/matmul. Depthwise and other groups whose per-group output channels are not a
 // multiple of 8 use a direct reduction instead, vectorized along the output row.
+//
+// nn.conv3d and nn.conv3d_transpose (NCDHW) share the padding and dilation stages and the type
+// rules, written over any spatial rank, but have only the direct reduction: a plain schedule,
+// volumetric models being rare next to the 2-D ones that the blocked kernels serve.
 #include "ops/conv.h"
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 
@@ -42,22 +48,52 @@ PrimExpr I(int64_t v) {
 
 // ---- type rules ---------------------------------------------------------------------------
 
+// What the type rules of the 2-D and 3-D ops share: their window attributes over `nd` spatial
+// dimensions (padding: the nd begins, then the nd ends).
+struct ConvWindow {
+    size_t nd;
+    std::vector<int64_t> strides, padding, dilation;
+    std::vector<int64_t> output_padding;  // the transposed convolutions only
+    int64_t groups;
+};
+
+ConvWindow window_of(const Conv2DAttrs& a) {
+    return {2, a.strides, a.padding, a.dilation, {}, a.groups};
+}
+ConvWindow window_of(const Conv3DAttrs& a) {
+    return {3, a.strides, a.padding, a.dilation, {}, a.groups};
+}
+ConvWindow window_of(const Conv2DTransposeAttrs& a) {
+    return {2, a.strides, a.padding, a.dilation, a.output_padding, a.groups};
+}
+ConvWindow window_of(const Conv3DTransposeAttrs& a) {
+    return {3, a.strides, a.padding, a.dilation, a.output_padding, a.groups};
+}
+
+// "NCHW", "OIDHW", ...: the layout letters `lead` followed by those of `nd` spatial dimensions.
+std::string layout_str(const char* lead, size_t nd) {
+    return std::string(lead) + (nd == 3 ? "DHW" : "HW");
+}
+
 int64_t kernel_dim(const SourceLoc& loc, const std::string& op, const PrimExpr& d) {
     auto v = static_dim(d);
     if (!v) user_error(loc) << op << ": the kernel size " << d << " must be a constant";
     return *v;
 }
 
-// Checks rank and dtype of the two operands.
+// Checks rank and dtype of the two operands; the weight's layout is `weight_lead` ("OI" or
+// "IO") followed by the spatial dimensions.
 void check_operands(const SourceLoc& loc, const std::string& op, const std::vector<Type>& args,
-                    const graph::TensorType& d, const graph::TensorType& w,
-                    const char* weight_layout) {
-    if (d.ndim() != 4) {
-        user_error(loc) << op << ": the data must be 4-D (NCHW), got " << graph::type_str(args[0]);
+                    const graph::TensorType& d, const graph::TensorType& w, size_t nd,
+                    const char* weight_lead) {
+    size_t rank = nd + 2;
+    if (d.ndim() != rank) {
+        user_error(loc) << op << ": the data must be " << rank << "-D (" << layout_str("NC", nd)
+                        << "), got " << graph::type_str(args[0]);
     }
-    if (w.ndim() != 4) {
-        user_error(loc) << op << ": the weight must be 4-D (" << weight_layout << "), got "
-                        << graph::type_str(args[1]);
+    if (w.ndim() != rank) {
+        user_error(loc) << op << ": the weight must be " << rank << "-D ("
+                        << layout_str(weight_lead, nd) << "), got " << graph::type_str(args[1]);
     }
     if (!d.dtype.is_floating()) {
         user_error(loc) << op << " needs floating-point data, got " << d.dtype.str();
@@ -70,6 +106,16 @@ void check_operands(const SourceLoc& loc, const std::string& op, const std::vect
 
 void check_groups(const SourceLoc& loc, const std::string& op, int64_t groups) {
     if (groups < 1) user_error(loc) << op << ": groups must be >= 1, got " << groups;
+}
+
+// Checks the per-dimension attributes of `a` (output_padding only for `transposed`).
+void check_window(const SourceLoc& loc, const std::string& op, const ConvWindow& a,
+                  bool transposed) {
+    check_int_list(loc, op, "strides", a.strides, a.nd, 1);
+    check_int_list(loc, op, "padding", a.padding, 2 * a.nd, 0);
+    if (transposed) check_int_list(loc, op, "output_padding", a.output_padding, a.nd, 0);
+    check_int_list(loc, op, "dilation", a.dilation, a.nd, 1);
+    check_groups(loc, op, a.groups);
 }
 
 // `channels` (of the data, when static) must split into `groups`.
@@ -96,16 +142,21 @@ PrimExpr window_out(const SourceLoc& loc, const std::string& op, const char* wha
            make_int(in.dtype(), 1);
 }
 
-Type conv2d_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
-                 const SourceLoc& loc) {
-    const auto& a = static_cast<const Conv2DAttrs&>(attrs);
+// The kernel's spatial extents: dimensions 2.. of the weight.
+std::vector<int64_t> kernel_dims(const SourceLoc& loc, const std::string& op,
+                                 const graph::TensorType& w, size_t nd) {
+    std::vector<int64_t> k;
+    for (size_t i = 0; i < nd; ++i) k.push_back(kernel_dim(loc, op, w.shape[2 + i]));
+    return k;
+}
+
+// nn.conv2d and nn.conv3d.
+Type conv_type(const Op& op, const std::vector<Type>& args, const ConvWindow& a,
+               const SourceLoc& loc) {
     const auto& d = graph::expect_tensor(args[0], loc, "the data of " + op.name);
     const auto& w = graph::expect_tensor(args[1], loc, "the weight of " + op.name);
-    check_operands(loc, op.name, args, d, w, "OIHW");
-    check_int_list(loc, op.name, "strides", a.strides, 2, 1);
-    check_int_list(loc, op.name, "padding", a.padding, 4, 0);
-    check_int_list(loc, op.name, "dilation", a.dilation, 2, 1);
-    check_groups(loc, op.name, a.groups);
+    check_operands(loc, op.name, args, d, w, a.nd, "OI");
+    check_window(loc, op.name, a, false);
     auto c = static_dim(d.shape[1]), o = static_dim(w.shape[0]), cw = static_dim(w.shape[1]);
     check_groups_divide_channels(loc, op.name, a.groups, c, args[0]);
     if (o && *o % a.groups != 0) {
@@ -117,26 +168,24 @@ Type conv2d_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs
                         << " input channels per group, but the data has " << *c << " channels in "
                         << a.groups << " group(s)";
     }
-    int64_t kh = kernel_dim(loc, op.name, w.shape[2]), kw = kernel_dim(loc, op.name, w.shape[3]);
-    PrimExpr oh = window_out(loc, op.name, "height", d.shape[2], a.padding[0] + a.padding[2], kh,
-                             a.strides[0], a.dilation[0]);
-    PrimExpr ow = window_out(loc, op.name, "width", d.shape[3], a.padding[1] + a.padding[3], kw,
-                             a.strides[1], a.dilation[1]);
-    return graph::make_tensor_type({d.shape[0], w.shape[0], oh, ow}, d.dtype);
+    std::vector<int64_t> k = kernel_dims(loc, op.name, w, a.nd);
+    std::vector<PrimExpr> out{d.shape[0], w.shape[0]};
+    for (size_t i = 0; i < a.nd; ++i) {
+        out.push_back(window_out(loc, op.name, spatial_dim_name(i, a.nd), d.shape[2 + i],
+                                 a.padding[i] + a.padding[i + a.nd], k[i], a.strides[i],
+                                 a.dilation[i]));
+    }
+    return graph::make_tensor_type(out, d.dtype);
 }
 
-Type conv2d_transpose_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
-                           const SourceLoc& loc) {
-    const auto& a = static_cast<const Conv2DTransposeAttrs&>(attrs);
+// nn.conv2d_transpose and nn.conv3d_transpose.
+Type conv_transpose_type(const Op& op, const std::vector<Type>& args, const ConvWindow& a,
+                         const SourceLoc& loc) {
     const auto& d = graph::expect_tensor(args[0], loc, "the data of " + op.name);
     const auto& w = graph::expect_tensor(args[1], loc, "the weight of " + op.name);
-    check_operands(loc, op.name, args, d, w, "IOHW");
-    check_int_list(loc, op.name, "strides", a.strides, 2, 1);
-    check_int_list(loc, op.name, "padding", a.padding, 4, 0);
-    check_int_list(loc, op.name, "output_padding", a.output_padding, 2, 0);
-    check_int_list(loc, op.name, "dilation", a.dilation, 2, 1);
-    check_groups(loc, op.name, a.groups);
-    for (int i = 0; i < 2; ++i) {
+    check_operands(loc, op.name, args, d, w, a.nd, "IO");
+    check_window(loc, op.name, a, true);
+    for (size_t i = 0; i < a.nd; ++i) {
         if (a.output_padding[i] >= std::max(a.strides[i], a.dilation[i])) {
             user_error(loc) << op.name << ": output_padding " << list_str(a.output_padding)
                             << " must be smaller than the stride or the dilation";
@@ -147,21 +196,21 @@ Type conv2d_transpose_type(const Op& op, const std::vector<Type>& args, const At
     if (c && cw && *cw != *c) {
         user_error(loc) << op.name << ": the weight " << graph::type_str(args[1])
                         << " has dimension 0 = " << *cw << ", but the data has " << *c
-                        << " channels (the weight is [C, O/groups, KH, KW])";
+                        << " channels (the weight is [C, O/groups, "
+                        << (a.nd == 3 ? "KD, KH, KW" : "KH, KW") << "])";
     }
-    int64_t kh = kernel_dim(loc, op.name, w.shape[2]), kw = kernel_dim(loc, op.name, w.shape[3]);
+    std::vector<int64_t> k = kernel_dims(loc, op.name, w, a.nd);
     std::vector<PrimExpr> out{d.shape[0], w.shape[1] * make_int(w.shape[1].dtype(), a.groups)};
     if (og) out[1] = make_int(w.shape[1].dtype(), *og * a.groups);
-    for (int i = 0; i < 2; ++i) {
+    for (size_t i = 0; i < a.nd; ++i) {
         const PrimExpr& in = d.shape[2 + i];
-        int64_t k = i == 0 ? kh : kw;
-        int64_t extra =
-            a.dilation[i] * (k - 1) + a.output_padding[i] + 1 - a.padding[i] - a.padding[i + 2];
+        int64_t extra = a.dilation[i] * (k[i] - 1) + a.output_padding[i] + 1 - a.padding[i] -
+                        a.padding[i + a.nd];
         if (auto v = static_dim(in)) {
             int64_t e = (*v - 1) * a.strides[i] + extra;
             if (e < 1) {
                 user_error(loc) << op.name << ": the padding " << list_str(a.padding)
-                                << " removes the whole output " << (i == 0 ? "height" : "width");
+                                << " removes the whole output " << spatial_dim_name(i, a.nd);
             }
             out.push_back(make_int(in.dtype(), e));
         } else {
@@ -170,6 +219,26 @@ Type conv2d_transpose_type(const Op& op, const std::vector<Type>& args, const At
         }
     }
     return graph::make_tensor_type(out, d.dtype);
+}
+
+Type conv2d_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
+                 const SourceLoc& loc) {
+    return conv_type(op, args, window_of(attrs_as<Conv2DAttrs>(attrs)), loc);
+}
+
+Type conv3d_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
+                 const SourceLoc& loc) {
+    return conv_type(op, args, window_of(attrs_as<Conv3DAttrs>(attrs)), loc);
+}
+
+Type conv2d_transpose_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
+                           const SourceLoc& loc) {
+    return conv_transpose_type(op, args, window_of(attrs_as<Conv2DTransposeAttrs>(attrs)), loc);
+}
+
+Type conv3d_transpose_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
+                           const SourceLoc& loc) {
+    return conv_transpose_type(op, args, window_of(attrs_as<Conv3DTransposeAttrs>(attrs)), loc);
 }
 
 // Blocking of nn.conv2d's weight, shared by the compute and nn.conv2d_pack_weight.
@@ -296,23 +365,102 @@ te::Tensor conv_core(const std::string& name, const te::Tensor& xp, const Weight
         name);
 }
 
-// Zero padding [top, left, bottom, right] as its own stage (none when all are 0).
+// Zero padding of the spatial dimensions as its own stage (none when all are 0): `p` holds
+// their begins, then their ends ([top, left, bottom, right] for 2-D data).
 te::Tensor pad_input(const std::string& name, const te::Tensor& x, const std::vector<int64_t>& p) {
-    if (p[0] == 0 && p[1] == 0 && p[2] == 0 && p[3] == 0) return x;
+    if (std::all_of(p.begin(), p.end(), [](int64_t v) { return v == 0; })) return x;
     const auto& s = x.shape();
+    size_t nd = s.size() - 2;
     // Constant extents stay constants: the schedule vectorizes rows of known length only.
     auto grow = [](const PrimExpr& d, int64_t by) {
         if (auto* v = as_const_int(d)) return make_int(d.dtype(), *v + by);
         return d + make_int(d.dtype(), by);
     };
+    std::vector<PrimExpr> shape{s[0], s[1]};
+    for (size_t d = 0; d < nd; ++d) shape.push_back(grow(s[2 + d], p[d] + p[d + nd]));
     return te::compute(
-        {s[0], s[1], grow(s[2], p[0] + p[2]), grow(s[3], p[1] + p[3])},
+        shape,
         [&](std::span<const PrimExpr> i) {
-            PrimExpr y = i[2] - I(p[0]), xx = i[3] - I(p[1]);
-            PrimExpr inside = y >= I(0) && y < s[2] && xx >= I(0) && xx < s[3];
-            return te::if_then_else(inside, x(i[0], i[1], y, xx), make_const(x.dtype(), 0));
+            std::vector<PrimExpr> at{i[0], i[1]};
+            PrimExpr inside;
+            for (size_t d = 0; d < nd; ++d) {
+                at.push_back(i[2 + d] - I(p[d]));
+                PrimExpr lo = at.back() >= I(0);
+                inside = inside.defined() ? inside && lo : lo;
+                inside = inside && at.back() < s[2 + d];
+            }
+            return te::if_then_else(inside, x(at), make_const(x.dtype(), 0));
         },
         name + "_pad");
+}
+
+// The input of a transposed convolution as that of a stride-1 one: spread out by `strides`
+// (zeros between), after `lead` zeros and extended to `extents` (the spatial extents).
+te::Tensor dilate_input(const std::string& name, const te::Tensor& x,
+                        const std::vector<PrimExpr>& extents, const std::vector<int64_t>& lead,
+                        const std::vector<int64_t>& strides) {
+    const auto& s = x.shape();
+    size_t nd = extents.size();
+    std::vector<PrimExpr> shape{s[0], s[1]};
+    shape.insert(shape.end(), extents.begin(), extents.end());
+    return te::compute(
+        shape,
+        [&](std::span<const PrimExpr> i) {
+            std::vector<PrimExpr> pos, at{i[0], i[1]};
+            for (size_t d = 0; d < nd; ++d) {
+                pos.push_back(i[2 + d] - I(lead[d]));
+                at.push_back(floordiv(pos[d], I(strides[d])));
+            }
+            PrimExpr inside = pos[0] >= I(0);
+            for (size_t d = 1; d < nd; ++d) inside = inside && pos[d] >= I(0);
+            for (size_t d = 0; d < nd; ++d) inside = inside && at[2 + d] < s[2 + d];
+            for (size_t d = 0; d < nd; ++d) {
+                if (strides[d] > 1) inside = inside && eq(floormod(pos[d], I(strides[d])), I(0));
+            }
+            return te::if_then_else(inside, x(at), make_const(x.dtype(), 0));
+        },
+        name + "_dilate");
+}
+
+// The weight of output channel oc, input channel rc of its group and kernel tap `taps` (one
+// index per spatial dimension).
+using WeightNdFn = std::function<PrimExpr(PrimExpr, PrimExpr, const std::vector<PrimExpr>&)>;
+
+// out[n, oc, o...] = sum xp[n, group(oc) * icg + rc, o_d * strides_d + k_d * dilation_d]
+//                        * w(oc, rc, k...)
+// The direct reduction of the 3-D convolutions, one reduce axis per kernel dimension; their
+// schedule vectorizes it along the output row as the depthwise conv2d's.
+te::Tensor conv_direct(const std::string& name, const te::Tensor& xp, const WeightNdFn& w,
+                       int64_t ocg, int64_t icg, const std::vector<int64_t>& kernel,
+                       const std::vector<int64_t>& strides, const std::vector<int64_t>& dilation,
+                       const std::vector<PrimExpr>& out_shape) {
+    static const char* const kTapNames[] = {"rz", "ry", "rx"};
+    size_t nd = kernel.size();
+    auto rc = te::reduce_axis(I(icg), "rc");
+    te::Axes taps;
+    for (size_t d = 0; d < nd; ++d) {
+        taps.push_back(te::reduce_axis(I(kernel[d]), kTapNames[3 - nd + d]));
+    }
+    te::Axes all{rc};
+    all.insert(all.end(), taps.begin(), taps.end());
+    return te::compute(
+        out_shape,
+        [&](std::span<const PrimExpr> i) {
+            std::vector<PrimExpr> at{i[0], floordiv(i[1], I(ocg)) * I(icg) + rc->var}, tap;
+            for (size_t d = 0; d < nd; ++d) {
+                at.push_back(i[2 + d] * I(strides[d]) + taps[d]->var * I(dilation[d]));
+                tap.push_back(taps[d]->var);
+            }
+            return te::sum(xp(at) * w(i[1], rc->var, tap), all);
+        },
+        name);
+}
+
+// The spatial extents of a weight (dimensions 2..) as constants.
+std::vector<int64_t> kernel_extents(const te::Tensor& w, const char* what) {
+    std::vector<int64_t> k;
+    for (size_t d = 2; d < w.ndim(); ++d) k.push_back(const_dim(w.shape()[d], what));
+    return k;
 }
 
 std::vector<te::Tensor> conv2d_compute(const std::vector<te::Tensor>& in, const Attrs& attrs,
@@ -390,24 +538,56 @@ std::vector<te::Tensor> conv2d_transpose_compute(const std::vector<te::Tensor>& 
     ConvGeom g{a.groups, ocg * a.groups, c / a.groups, kh, kw, 1, 1, a.dilation[0], a.dilation[1]};
     int64_t lead_h = a.dilation[0] * (kh - 1) - a.padding[0];
     int64_t lead_w = a.dilation[1] * (kw - 1) - a.padding[1];
-    const auto& s = x.shape();
-    te::Tensor xd = te::compute(
-        {s[0], s[1], out_shape[2] + I(a.dilation[0] * (kh - 1)),
-         out_shape[3] + I(a.dilation[1] * (kw - 1))},
-        [&](std::span<const PrimExpr> i) {
-            PrimExpr y = i[2] - I(lead_h), xx = i[3] - I(lead_w);
-            PrimExpr iy = floordiv(y, I(a.strides[0])), ix = floordiv(xx, I(a.strides[1]));
-            PrimExpr inside = y >= I(0) && xx >= I(0) && iy < s[2] && ix < s[3];
-            if (a.strides[0] > 1) inside = inside && eq(floormod(y, I(a.strides[0])), I(0));
-            if (a.strides[1] > 1) inside = inside && eq(floormod(xx, I(a.strides[1])), I(0));
-            return te::if_then_else(inside, x(i[0], i[1], iy, ix), make_const(x.dtype(), 0));
-        },
-        "conv2d_transpose_dilate");
+    te::Tensor xd = dilate_input(
+        "conv2d_transpose", x,
+        {out_shape[2] + I(a.dilation[0] * (kh - 1)), out_shape[3] + I(a.dilation[1] * (kw - 1))},
+        {lead_h, lead_w}, a.strides);
     WeightFn wf = [&](PrimExpr oc, PrimExpr rc, PrimExpr y, PrimExpr xx) {
         PrimExpr grp = floordiv(oc, I(ocg));
         return w(grp * I(g.icg) + rc, oc - grp * I(ocg), I(kh - 1) - y, I(kw - 1) - xx);
     };
     return {conv_core("conv2d_transpose", xd, wf, g, out_shape)};
+}
+
+std::vector<te::Tensor> conv3d_compute(const std::vector<te::Tensor>& in, const Attrs& attrs,
+                                       const Type& out) {
+    const auto& a = attrs_as<Conv3DAttrs>(attrs);
+    const te::Tensor &x = in[0], &w = in[1];
+    int64_t oc = const_dim(w.shape()[0], "nn.conv3d output channels");
+    int64_t icg = const_dim(w.shape()[1], "nn.conv3d input channels per group");
+    std::vector<int64_t> k = kernel_extents(w, "nn.conv3d kernel");
+    te::Tensor xp = pad_input("conv3d", x, a.padding);
+    WeightNdFn wf = [&](PrimExpr o, PrimExpr rc, const std::vector<PrimExpr>& t) {
+        return w(o, rc, t[0], t[1], t[2]);
+    };
+    return {
+        conv_direct("conv3d", xp, wf, oc / a.groups, icg, k, a.strides, a.dilation, te_shape(out))};
+}
+
+// conv3d_transpose as conv2d_transpose: a stride-1 convolution of the spread-out input with the
+// flipped kernel.
+std::vector<te::Tensor> conv3d_transpose_compute(const std::vector<te::Tensor>& in,
+                                                 const Attrs& attrs, const Type& out) {
+    const auto& a = attrs_as<Conv3DTransposeAttrs>(attrs);
+    const te::Tensor &x = in[0], &w = in[1];
+    std::vector<PrimExpr> out_shape = te_shape(out);
+    int64_t c = const_dim(w.shape()[0], "nn.conv3d_transpose input channels");
+    int64_t ocg = const_dim(w.shape()[1], "nn.conv3d_transpose output channels per group");
+    int64_t icg = c / a.groups;
+    std::vector<int64_t> k = kernel_extents(w, "nn.conv3d_transpose kernel");
+    std::vector<PrimExpr> extents;
+    std::vector<int64_t> lead;
+    for (size_t d = 0; d < 3; ++d) {
+        extents.push_back(out_shape[2 + d] + I(a.dilation[d] * (k[d] - 1)));
+        lead.push_back(a.dilation[d] * (k[d] - 1) - a.padding[d]);
+    }
+    te::Tensor xd = dilate_input("conv3d_transpose", x, extents, lead, a.strides);
+    WeightNdFn wf = [&](PrimExpr o, PrimExpr rc, const std::vector<PrimExpr>& t) {
+        PrimExpr grp = floordiv(o, I(ocg));
+        return w(grp * I(icg) + rc, o - grp * I(ocg), I(k[0] - 1) - t[0], I(k[1] - 1) - t[1],
+                 I(k[2] - 1) - t[2]);
+    };
+    return {conv_direct("conv3d_transpose", xd, wf, ocg, icg, k, {1, 1, 1}, a.dilation, out_shape)};
 }
 
 }  // namespace
@@ -454,6 +634,23 @@ void schedule_conv2d_x86(te::Schedule& s, const te::Tensor& anchor,
     schedule_nchw_row_vectors(s, out, acc, work, target);
 }
 
+void schedule_conv3d_generic(te::Schedule& s, const te::Tensor& anchor,
+                             const std::vector<te::Tensor>& outputs,
+                             const tir::LowerContext& target) {
+    schedule_reduction_inputs_at_root(s, anchor, "conv3d");
+}
+
+void schedule_conv3d_x86(te::Schedule& s, const te::Tensor& anchor,
+                         const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
+    te::Tensor red = expect_reduction(anchor, "conv3d");
+    schedule_helper_inputs(s, red, target);
+    te::Tensor out = tile_target(s, anchor, outputs, target);
+    te::Tensor acc = local_accumulator(s, red, out);
+    int64_t work = known_extent_product(out.shape());
+    for (const auto& r : s[acc].op_reduce_axis()) work *= const_dim(r->dom.extent, "conv3d taps");
+    schedule_nchw_row_vectors(s, out, acc, work, target);
+}
+
 Ref<Op> make_conv2d_op() {
     return make_op({.name = "nn.conv2d",
                     .num_inputs = 2,
@@ -497,6 +694,28 @@ Ref<Op> make_conv2d_transpose_op() {
                     .schedule = schedule_by_target<schedule_conv2d_x86, schedule_conv2d_generic>,
                     .pattern = OpPattern::OutEWiseFusable,
                     .description = "transposed 2-D convolution, NCHW data, IOHW weight"});
+}
+
+Ref<Op> make_conv3d_op() {
+    return make_op({.name = "nn.conv3d",
+                    .num_inputs = 2,
+                    .make_default_attrs = default_attrs<Conv3DAttrs>,
+                    .infer_type = conv3d_type,
+                    .compute = conv3d_compute,
+                    .schedule = schedule_by_target<schedule_conv3d_x86, schedule_conv3d_generic>,
+                    .pattern = OpPattern::OutEWiseFusable,
+                    .description = "3-D convolution, NCDHW data, OIDHW weight, groups"});
+}
+
+Ref<Op> make_conv3d_transpose_op() {
+    return make_op({.name = "nn.conv3d_transpose",
+                    .num_inputs = 2,
+                    .make_default_attrs = default_attrs<Conv3DTransposeAttrs>,
+                    .infer_type = conv3d_transpose_type,
+                    .compute = conv3d_transpose_compute,
+                    .schedule = schedule_by_target<schedule_conv3d_x86, schedule_conv3d_generic>,
+                    .pattern = OpPattern::OutEWiseFusable,
+                    .description = "transposed 3-D convolution, NCDHW data, IODHW weight"});
 }
 
 }  // namespace anvil::ops

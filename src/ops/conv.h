@@ -1,5 +1,6 @@
 // Attributes and schedules of the convolution family (ops/conv.cpp): nn.conv2d and
-// nn.conv2d_transpose, NCHW data with OIHW (conv2d) / IOHW (conv2d_transpose) weights.
+// nn.conv2d_transpose, NCHW data with OIHW (conv2d) / IOHW (conv2d_transpose) weights, and their
+// volumetric forms nn.conv3d and nn.conv3d_transpose (NCDHW data, OIDHW / IODHW weights).
 #pragma once
 
 #include <vector>
@@ -35,6 +36,40 @@ struct Conv2DTransposeAttrs : graph::AttrsBase<Conv2DTransposeAttrs> {
     std::vector<int64_t> padding{0, 0, 0, 0};  // [top, left, bottom, right]
     std::vector<int64_t> output_padding{0, 0};
     std::vector<int64_t> dilation{1, 1};
+    int64_t groups = 1;
+    void visit_fields(graph::AttrVisitor& v) override {
+        v.visit("strides", &strides);
+        v.visit("padding", &padding);
+        v.visit("output_padding", &output_padding);
+        v.visit("dilation", &dilation);
+        v.visit("groups", &groups);
+    }
+};
+
+// nn.conv3d(data[N, C, D, H, W], weight[O, C/groups, KD, KH, KW]) -> [N, O, OD, OH, OW]
+//   each output extent as nn.conv2d's.
+struct Conv3DAttrs : graph::AttrsBase<Conv3DAttrs> {
+    static constexpr const char* kTypeName = "Conv3DAttrs";
+    std::vector<int64_t> strides{1, 1, 1};           // [d, h, w]
+    std::vector<int64_t> padding{0, 0, 0, 0, 0, 0};  // [front, top, left, back, bottom, right]
+    std::vector<int64_t> dilation{1, 1, 1};          // [d, h, w]
+    int64_t groups = 1;                              // C and O divisible by it
+    void visit_fields(graph::AttrVisitor& v) override {
+        v.visit("strides", &strides);
+        v.visit("padding", &padding);
+        v.visit("dilation", &dilation);
+        v.visit("groups", &groups);
+    }
+};
+
+// nn.conv3d_transpose(data[N, C, D, H, W], weight[C, O/groups, KD, KH, KW]) -> [N, O, OD, OH, OW]
+//   each output extent as nn.conv2d_transpose's.
+struct Conv3DTransposeAttrs : graph::AttrsBase<Conv3DTransposeAttrs> {
+    static constexpr const char* kTypeName = "Conv3DTransposeAttrs";
+    std::vector<int64_t> strides{1, 1, 1};
+    std::vector<int64_t> padding{0, 0, 0, 0, 0, 0};  // [front, top, left, back, bottom, right]
+    std::vector<int64_t> output_padding{0, 0, 0};
+    std::vector<int64_t> dilation{1, 1, 1};
     int64_t groups = 1;
     void visit_fields(graph::AttrVisitor& v) override {
         v.visit("strides", &strides);
@@ -82,6 +117,16 @@ struct Conv2DPackedAttrs : graph::AttrsBase<Conv2DPackedAttrs> {
 void schedule_conv2d_x86(te::Schedule& s, const te::Tensor& anchor,
                          const std::vector<te::Tensor>& outputs, const tir::LowerContext& target);
 void schedule_conv2d_generic(te::Schedule& s, const te::Tensor& anchor,
+                             const std::vector<te::Tensor>& outputs,
+                             const tir::LowerContext& target);
+
+// The schedules of nn.conv3d and nn.conv3d_transpose, whose computes are a direct reduction
+// over (input channel, kd, kh, kw) after an optional padded/dilated input stage.
+//   x86: a vector along the output row per tap, parallel over (n, channel, depth, row).
+//   generic: every stage at root.
+void schedule_conv3d_x86(te::Schedule& s, const te::Tensor& anchor,
+                         const std::vector<te::Tensor>& outputs, const tir::LowerContext& target);
+void schedule_conv3d_generic(te::Schedule& s, const te::Tensor& anchor,
                              const std::vector<te::Tensor>& outputs,
                              const tir::LowerContext& target);
 

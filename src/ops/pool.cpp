@@ -1,11 +1,12 @@
-// Pooling: nn.max_pool2d, nn.avg_pool2d, nn.global_max_pool2d, nn.global_avg_pool2d (NCHW).
-// All are OutEWiseFusable anchors.
+// Pooling: nn.max_pool2d, nn.avg_pool2d, nn.global_max_pool2d, nn.global_avg_pool2d (NCHW),
+// nn.max_pool3d, nn.avg_pool3d (NCDHW). All are OutEWiseFusable anchors.
 //
 // Windowed pools pad the input as a stage of its own ("<name>_pad", -inf for max and 0 for
 // average, extended past the bottom/right padding as far as ceil_mode windows reach), so the
 // window reduction reads without conditions and vectorizes along the output row. Average
 // pooling divides a window sum ("avg_pool2d_sum") by a per-position count computed in closed
-// form, which handles count_include_pad, ceil_mode and dilation alike.
+// form, which handles count_include_pad, ceil_mode and dilation alike. The windowed pools are
+// written once over any spatial rank; the 3-D ones thus get the 2-D ones' compute and schedule.
 #include "ops/pool.h"
 
 #include <cmath>
@@ -41,12 +42,28 @@ int64_t pool_out(int64_t in, int64_t pad_lo, int64_t pad_hi, int64_t k, int64_t 
     return out;
 }
 
-const graph::TensorType& expect_nchw(const Op& op, const std::vector<Type>& args,
+// What the 2-D and 3-D pools share: their attributes over `nd` spatial dimensions (padding: the
+// nd begins, then the nd ends).
+struct PoolWindow {
+    size_t nd;
+    std::vector<int64_t> pool_size, strides, padding, dilation;
+    bool ceil_mode, count_include_pad;
+};
+
+PoolWindow window_of(const Pool2DAttrs& a) {
+    return {2, a.pool_size, a.strides, a.padding, a.dilation, a.ceil_mode, a.count_include_pad};
+}
+PoolWindow window_of(const Pool3DAttrs& a) {
+    return {3, a.pool_size, a.strides, a.padding, a.dilation, a.ceil_mode, a.count_include_pad};
+}
+
+// The data of a pool with `nd` spatial dimensions: NCHW (nd = 2) or NCDHW, floating point.
+const graph::TensorType& expect_data(const Op& op, const std::vector<Type>& args, size_t nd,
                                      const SourceLoc& loc) {
     const auto& d = graph::expect_tensor(args[0], loc, "the data of " + op.name);
-    if (d.ndim() != 4) {
-        user_error(loc) << op.name << ": the data must be 4-D (NCHW), got "
-                        << graph::type_str(args[0]);
+    if (d.ndim() != nd + 2) {
+        user_error(loc) << op.name << ": the data must be " << nd + 2 << "-D ("
+                        << (nd == 3 ? "NCDHW" : "NCHW") << "), got " << graph::type_str(args[0]);
     }
     if (!d.dtype.is_floating()) {
         user_error(loc) << op.name << " needs floating-point data, got " << d.dtype.str();
@@ -54,35 +71,44 @@ const graph::TensorType& expect_nchw(const Op& op, const std::vector<Type>& args
     return d;
 }
 
-Type pool2d_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
-                 const SourceLoc& loc) {
-    const auto& a = static_cast<const Pool2DAttrs&>(attrs);
-    const auto& d = expect_nchw(op, args, loc);
-    check_int_list(loc, op.name, "pool_size", a.pool_size, 2, 1);
-    check_int_list(loc, op.name, "strides", a.strides, 2, 1);
-    check_int_list(loc, op.name, "padding", a.padding, 4, 0);
-    check_int_list(loc, op.name, "dilation", a.dilation, 2, 1);
+Type pool_type(const Op& op, const std::vector<Type>& args, const PoolWindow& a,
+               const SourceLoc& loc) {
+    const auto& d = expect_data(op, args, a.nd, loc);
+    check_int_list(loc, op.name, "pool_size", a.pool_size, a.nd, 1);
+    check_int_list(loc, op.name, "strides", a.strides, a.nd, 1);
+    check_int_list(loc, op.name, "padding", a.padding, 2 * a.nd, 0);
+    check_int_list(loc, op.name, "dilation", a.dilation, a.nd, 1);
     std::vector<PrimExpr> out{d.shape[0], d.shape[1]};
-    for (int i = 0; i < 2; ++i) {
-        const char* what = i == 0 ? "height" : "width";
+    for (size_t i = 0; i < a.nd; ++i) {
+        const char* what = spatial_dim_name(i, a.nd);
         auto* in = as_const_int(d.shape[2 + i]);
         if (!in) user_error(loc) << op.name << ": the input " << what << " must be static";
         int64_t span = a.dilation[i] * (a.pool_size[i] - 1) + 1;
-        int64_t padded = *in + a.padding[i] + a.padding[i + 2];
+        int64_t padded = *in + a.padding[i] + a.padding[i + a.nd];
         if (span > padded) {
             user_error(loc) << op.name << ": the (dilated) window " << what << " " << span
                             << " is larger than the padded input " << what << " " << padded;
         }
         out.push_back(make_int(d.shape[2 + i].dtype(),
-                               pool_out(*in, a.padding[i], a.padding[i + 2], a.pool_size[i],
+                               pool_out(*in, a.padding[i], a.padding[i + a.nd], a.pool_size[i],
                                         a.strides[i], a.dilation[i], a.ceil_mode)));
     }
     return graph::make_tensor_type(out, d.dtype);
 }
 
+Type pool2d_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
+                 const SourceLoc& loc) {
+    return pool_type(op, args, window_of(attrs_as<Pool2DAttrs>(attrs)), loc);
+}
+
+Type pool3d_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
+                 const SourceLoc& loc) {
+    return pool_type(op, args, window_of(attrs_as<Pool3DAttrs>(attrs)), loc);
+}
+
 Type global_pool_type(const Op& op, const std::vector<Type>& args, const Attrs&,
                       const SourceLoc& loc) {
-    const auto& d = expect_nchw(op, args, loc);
+    const auto& d = expect_data(op, args, 2, loc);
     PrimExpr one = make_int(d.shape[2].dtype(), 1);
     return graph::make_tensor_type({d.shape[0], d.shape[1], one, one}, d.dtype);
 }
@@ -90,23 +116,32 @@ Type global_pool_type(const Op& op, const std::vector<Type>& args, const Attrs&,
 // ---- computes -----------------------------------------------------------------------------
 
 // The input padded by `pad_value` so that every window position of the output reads inside.
-te::Tensor pad_for_windows(const std::string& name, const te::Tensor& x, const Pool2DAttrs& a,
+te::Tensor pad_for_windows(const std::string& name, const te::Tensor& x, const PoolWindow& a,
                            const std::vector<PrimExpr>& out_shape, PrimExpr pad_value) {
-    int64_t h = const_dim(x.shape()[2], "pool input height");
-    int64_t w = const_dim(x.shape()[3], "pool input width");
-    int64_t oh = const_dim(out_shape[2], "pool output height");
-    int64_t ow = const_dim(out_shape[3], "pool output width");
-    int64_t hp = (oh - 1) * a.strides[0] + a.dilation[0] * (a.pool_size[0] - 1) + 1;
-    int64_t wp = (ow - 1) * a.strides[1] + a.dilation[1] * (a.pool_size[1] - 1) + 1;
-    int64_t pt = a.padding[0], pl = a.padding[1];
-    if (pt == 0 && pl == 0 && hp <= h && wp <= w) return x;
+    std::vector<int64_t> in, padded;
+    bool needed = false;
+    for (size_t d = 0; d < a.nd; ++d) {
+        in.push_back(const_dim(x.shape()[2 + d], "pool input extent"));
+        int64_t out = const_dim(out_shape[2 + d], "pool output extent");
+        padded.push_back((out - 1) * a.strides[d] + a.dilation[d] * (a.pool_size[d] - 1) + 1);
+        needed = needed || a.padding[d] != 0 || padded[d] > in[d];
+    }
+    if (!needed) return x;
     const auto& s = x.shape();
+    std::vector<PrimExpr> shape{s[0], s[1]};
+    for (int64_t p : padded) shape.push_back(I(p));
     return te::compute(
-        {s[0], s[1], I(hp), I(wp)},
+        shape,
         [&](std::span<const PrimExpr> i) {
-            PrimExpr y = i[2] - I(pt), xx = i[3] - I(pl);
-            PrimExpr inside = y >= I(0) && y < I(h) && xx >= I(0) && xx < I(w);
-            return te::if_then_else(inside, x(i[0], i[1], y, xx), pad_value);
+            std::vector<PrimExpr> at{i[0], i[1]};
+            PrimExpr inside;
+            for (size_t d = 0; d < a.nd; ++d) {
+                at.push_back(i[2 + d] - I(a.padding[d]));
+                PrimExpr lo = at.back() >= I(0);
+                inside = inside.defined() ? inside && lo : lo;
+                inside = inside && at.back() < I(in[d]);
+            }
+            return te::if_then_else(inside, x(at), pad_value);
         },
         name + "_pad");
 }
@@ -120,63 +155,71 @@ PrimExpr window_count(PrimExpr start, int64_t lo, int64_t hi, int64_t k_size, in
     return taps_below(hi) - taps_below(lo);
 }
 
-std::vector<te::Tensor> pool2d_compute(const std::string& kind, const std::vector<te::Tensor>& in,
-                                       const Attrs& attrs, const Type& out) {
-    const auto& a = static_cast<const Pool2DAttrs&>(attrs);
+std::vector<te::Tensor> pool_compute(const std::string& kind, const std::vector<te::Tensor>& in,
+                                     const PoolWindow& a, const Type& out) {
+    static const char* const kTapNames[] = {"rz", "ry", "rx"};
     te::Tensor x = in[0];
     DataType t = x.dtype();
+    size_t nd = a.nd;
     std::vector<PrimExpr> out_shape = te_shape(out);
     bool is_max = kind == "max";
-    std::string name = kind + "_pool2d";
+    std::string name = kind + "_pool" + std::to_string(nd) + "d";
     PrimExpr pad_value = is_max ? make_float(t, -INFINITY) : make_const(t, 0);
     te::Tensor xp = pad_for_windows(name, x, a, out_shape, pad_value);
-    auto ry = te::reduce_axis(I(a.pool_size[0]), "ry");
-    auto rx = te::reduce_axis(I(a.pool_size[1]), "rx");
+    te::Axes taps;
+    for (size_t d = 0; d < nd; ++d) {
+        taps.push_back(te::reduce_axis(I(a.pool_size[d]), kTapNames[3 - nd + d]));
+    }
     auto window = [&](std::span<const PrimExpr> i) {
-        return xp(i[0], i[1], i[2] * I(a.strides[0]) + ry->var * I(a.dilation[0]),
-                  i[3] * I(a.strides[1]) + rx->var * I(a.dilation[1]));
+        std::vector<PrimExpr> at{i[0], i[1]};
+        for (size_t d = 0; d < nd; ++d) {
+            at.push_back(i[2 + d] * I(a.strides[d]) + taps[d]->var * I(a.dilation[d]));
+        }
+        return xp(at);
     };
     if (is_max) {
         return {te::compute(
-            out_shape,
-            [&](std::span<const PrimExpr> i) {
-                return te::max(window(i), {ry, rx});
-            },
+            out_shape, [&](std::span<const PrimExpr> i) { return te::max(window(i), taps); },
             name)};
     }
     te::Tensor sum = te::compute(
-        out_shape,
-        [&](std::span<const PrimExpr> i) {
-            return te::sum(window(i), {ry, rx});
-        },
+        out_shape, [&](std::span<const PrimExpr> i) { return te::sum(window(i), taps); },
         name + "_sum");
-    int64_t h = const_dim(x.shape()[2], "pool input height");
-    int64_t w = const_dim(x.shape()[3], "pool input width");
     return {te::compute(
         out_shape,
         [&](std::span<const PrimExpr> i) {
-            int64_t lo_h = a.count_include_pad ? -a.padding[0] : 0;
-            int64_t hi_h = a.count_include_pad ? h + a.padding[2] : h;
-            int64_t lo_w = a.count_include_pad ? -a.padding[1] : 0;
-            int64_t hi_w = a.count_include_pad ? w + a.padding[3] : w;
-            PrimExpr ch = window_count(i[2] * I(a.strides[0]) - I(a.padding[0]), lo_h, hi_h,
-                                       a.pool_size[0], a.dilation[0]);
-            PrimExpr cw = window_count(i[3] * I(a.strides[1]) - I(a.padding[1]), lo_w, hi_w,
-                                       a.pool_size[1], a.dilation[1]);
-            PrimExpr count = max(ch * cw, I(1));
-            return sum(i[0], i[1], i[2], i[3]) / cast(t, count);
+            PrimExpr count;
+            for (size_t d = 0; d < nd; ++d) {
+                int64_t extent = const_dim(x.shape()[2 + d], "pool input extent");
+                int64_t lo = a.count_include_pad ? -a.padding[d] : 0;
+                int64_t hi = a.count_include_pad ? extent + a.padding[d + nd] : extent;
+                PrimExpr c = window_count(i[2 + d] * I(a.strides[d]) - I(a.padding[d]), lo, hi,
+                                          a.pool_size[d], a.dilation[d]);
+                count = count.defined() ? count * c : c;
+            }
+            return sum(std::vector<PrimExpr>(i.begin(), i.end())) / cast(t, max(count, I(1)));
         },
         name)};
 }
 
 std::vector<te::Tensor> max_pool2d_compute(const std::vector<te::Tensor>& in, const Attrs& attrs,
                                            const Type& out) {
-    return pool2d_compute("max", in, attrs, out);
+    return pool_compute("max", in, window_of(attrs_as<Pool2DAttrs>(attrs)), out);
 }
 
 std::vector<te::Tensor> avg_pool2d_compute(const std::vector<te::Tensor>& in, const Attrs& attrs,
                                            const Type& out) {
-    return pool2d_compute("avg", in, attrs, out);
+    return pool_compute("avg", in, window_of(attrs_as<Pool2DAttrs>(attrs)), out);
+}
+
+std::vector<te::Tensor> max_pool3d_compute(const std::vector<te::Tensor>& in, const Attrs& attrs,
+                                           const Type& out) {
+    return pool_compute("max", in, window_of(attrs_as<Pool3DAttrs>(attrs)), out);
+}
+
+std::vector<te::Tensor> avg_pool3d_compute(const std::vector<te::Tensor>& in, const Attrs& attrs,
+                                           const Type& out) {
+    return pool_compute("avg", in, window_of(attrs_as<Pool3DAttrs>(attrs)), out);
 }
 
 std::vector<te::Tensor> global_pool_compute(bool is_max, const std::vector<te::Tensor>& in,
@@ -232,8 +275,11 @@ void schedule_pool_x86(te::Schedule& s, const te::Tensor& anchor,
     te::Tensor acc = local_accumulator(s, red, out);
     int64_t work = known_extent_product(red.shape());
     for (const auto& r : s[acc].op_reduce_axis()) work *= const_dim(r->dom.extent, "pool window");
-    int64_t ow = const_dim(out.shape()[3], "pool output width");
-    if (ow == 1 && const_dim(out.shape()[2], "pool output height") == 1) {
+    bool single = true;
+    for (size_t d = 2; d < out.ndim(); ++d) {
+        single = single && const_dim(out.shape()[d], "pool output extent") == 1;
+    }
+    if (single) {
         // Global pooling: one scalar accumulator per (n, c).
         schedule_scalar_accumulator(s, out, acc, work);
         return;
@@ -261,6 +307,28 @@ Ref<Op> make_avg_pool2d_op() {
                     .schedule = schedule_by_target<schedule_pool_x86, schedule_pool_generic>,
                     .pattern = OpPattern::OutEWiseFusable,
                     .description = "2-D average pooling, NCHW"});
+}
+
+Ref<Op> make_max_pool3d_op() {
+    return make_op({.name = "nn.max_pool3d",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<Pool3DAttrs>,
+                    .infer_type = pool3d_type,
+                    .compute = max_pool3d_compute,
+                    .schedule = schedule_by_target<schedule_pool_x86, schedule_pool_generic>,
+                    .pattern = OpPattern::OutEWiseFusable,
+                    .description = "3-D max pooling, NCDHW"});
+}
+
+Ref<Op> make_avg_pool3d_op() {
+    return make_op({.name = "nn.avg_pool3d",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<Pool3DAttrs>,
+                    .infer_type = pool3d_type,
+                    .compute = avg_pool3d_compute,
+                    .schedule = schedule_by_target<schedule_pool_x86, schedule_pool_generic>,
+                    .pattern = OpPattern::OutEWiseFusable,
+                    .description = "3-D average pooling, NCDHW"});
 }
 
 Ref<Op> make_global_max_pool2d_op() {

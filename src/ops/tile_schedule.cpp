@@ -177,15 +177,15 @@ void schedule_scalar_accumulator(te::Schedule& s, const te::Tensor& out, const t
 void schedule_nchw_row_vectors(te::Schedule& s, const te::Tensor& out, const te::Tensor& acc,
                                int64_t work, const tir::LowerContext& target) {
     te::StageRef so = s[out];
-    auto ax = so.op_axis();  // n, c, oh, ow
-    int64_t v = pick_vector(const_dim(out.shape()[3], "NCHW output width"), vector_lanes(target));
-    auto [wo, wi] = so.split(ax[3], v);
+    auto ax = so.op_axis();  // n, c, (od,) oh, ow
+    int64_t v = pick_vector(const_dim(out.shape().back(), "output width"), vector_lanes(target));
+    auto [wo, wi] = so.split(ax.back(), v);
     so.vectorize(wi);
-    fuse_parallel(so, {ax[0], ax[1], ax[2]}, work);
+    fuse_parallel(so, {ax.begin(), ax.end() - 1}, work);
     te::StageRef sa = s[acc];
     sa.compute_at(so, wo);
     std::vector<Ref<IterVar>> order = sa.op_reduce_axis();
-    Ref<IterVar> lane = sa.op_axis()[3];
+    Ref<IterVar> lane = sa.op_axis().back();
     order.push_back(lane);
     sa.reorder(order);
     sa.vectorize(lane);

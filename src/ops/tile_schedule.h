@@ -80,9 +80,10 @@ Ref<IterVar> fuse_parallel(te::StageRef st, const std::vector<Ref<IterVar>>& axe
 void schedule_scalar_accumulator(te::Schedule& s, const te::Tensor& out, const te::Tensor& acc,
                                  int64_t work);
 
-// An NCHW output tiled along its rows: the width split into vectors, n, c and the row fused and
-// parallel (by `work`), the accumulator `acc` computed per vector with all its reduction loops
-// outside the lanes. Windowed reductions over unblocked channels (pools, depthwise conv2d).
+// An NCHW (or NCDHW) output tiled along its rows: the width split into vectors, n, c, the depth
+// and the row fused and parallel (by `work`), the accumulator `acc` computed per vector with all
+// its reduction loops outside the lanes. Windowed reductions over unblocked channels (pools,
+// depthwise conv2d, conv3d).
 void schedule_nchw_row_vectors(te::Schedule& s, const te::Tensor& out, const te::Tensor& acc,
                                int64_t work, const tir::LowerContext& target);
 

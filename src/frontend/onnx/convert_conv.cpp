@@ -1,6 +1,7 @@
 // Converters of ONNX's window ops: Conv, ConvTranspose, MaxPool, AveragePool and the global
-// pools, 1-D (as 2-D with a unit height) and 2-D, with auto_pad, dilations, groups, ceil_mode
-// and an optional bias.
+// pools, 1-D (as 2-D with a unit height), 2-D and 3-D (the nn.*3d ops; the global pools as 2-D
+// over the flattened depth and height), with auto_pad, dilations, groups, ceil_mode and an
+// optional bias.
 #include "ops/conv.h"
 
 #include "frontend/onnx/convert_ops.h"
@@ -13,8 +14,8 @@ using graph::Expr;
 
 namespace {
 
-// The window geometry Conv, ConvTranspose and the pools share, per spatial dimension, before
-// the 1-D → 2-D lifting.
+// The window geometry Conv, ConvTranspose and the pools share, per spatial dimension (after
+// lifted_to_2d, 2-D geometry for 1-D data).
 struct ConvGeometry {
     std::vector<int64_t> kernel, strides, dilations, pads_begin, pads_end;
     int64_t groups = 1;
@@ -87,7 +88,51 @@ Expr lower_1d(ConvertContext& ctx, const Expr& y) {
 }
 
 std::vector<int64_t> to_2d(const std::vector<int64_t>& v, int64_t unit) {
-    return v.size() == 2 ? v : std::vector<int64_t>{unit, v[0]};
+    return v.size() == 1 ? std::vector<int64_t>{unit, v[0]} : v;
+}
+
+// The geometry of 1-D data as that of 2-D data with a unit height (other ranks unchanged).
+ConvGeometry lifted_to_2d(ConvGeometry g) {
+    g.kernel = to_2d(g.kernel, 1);
+    g.strides = to_2d(g.strides, 1);
+    g.dilations = to_2d(g.dilations, 1);
+    g.pads_begin = to_2d(g.pads_begin, 0);
+    g.pads_end = to_2d(g.pads_end, 0);
+    return g;
+}
+
+// The ops' padding attribute: every begin, then every end ([top, left, bottom, right] in 2-D).
+std::vector<int64_t> padding_of(const ConvGeometry& g) {
+    std::vector<int64_t> p = g.pads_begin;
+    p.insert(p.end(), g.pads_end.begin(), g.pads_end.end());
+    return p;
+}
+
+// The attributes of nn.conv2d / nn.conv3d and their transposes from `g` (already lifted): all
+// have the same fields.
+template <typename A>
+Ref<A> conv_attrs(const ConvGeometry& g) {
+    auto attrs = make_ref<A>();
+    auto* a = const_cast<A*>(attrs.get());
+    a->strides = g.strides;
+    a->dilation = g.dilations;
+    a->padding = padding_of(g);
+    a->groups = g.groups;
+    return attrs;
+}
+
+// The attributes of nn.max_pool2d, nn.avg_pool2d and their 3-D forms from `g` (already lifted).
+template <typename A>
+Ref<A> pool_attrs(const ConvGeometry& g, bool ceil_mode, bool count_include_pad) {
+    auto attrs = make_ref<A>();
+    auto* a = const_cast<A*>(attrs.get());
+    a->pool_size = g.kernel;
+    a->strides = g.strides;
+    a->dilation = g.dilations;
+    a->padding = padding_of(g);
+    a->ceil_mode = ceil_mode;
+    a->count_include_pad = count_include_pad;
+    return attrs;
 }
 
 // The weight as 2-D ([O, C, K] → [O, C, 1, K]) and its shape.
@@ -99,8 +144,8 @@ Expr weight_2d(ConvertContext& ctx, const Expr& w, std::vector<int64_t> shape) {
 
 int64_t spatial_rank(ConvertContext& ctx, const Expr& x) {
     int64_t nd = ctx.rank(x) - 2;
-    if (nd != 1 && nd != 2) {
-        ctx.error() << nd << "-D data is not supported (1-D and 2-D are)";
+    if (nd < 1 || nd > 3) {
+        ctx.error() << nd << "-D data is not supported (1-D, 2-D and 3-D are)";
     }
     return nd;
 }
@@ -116,16 +161,16 @@ Exprs convert_conv(ConvertContext& ctx) {
     }
     ConvGeometry g = read_geometry(ctx, nd, {w_shape.begin() + 2, w_shape.end()});
     resolve_auto_pad(ctx, g, x);
-    auto attrs = make_ref<ops::Conv2DAttrs>();
-    auto* a = const_cast<ops::Conv2DAttrs*>(attrs.get());
-    a->strides = to_2d(g.strides, 1);
-    a->dilation = to_2d(g.dilations, 1);
-    std::vector<int64_t> b = to_2d(g.pads_begin, 0), e = to_2d(g.pads_end, 0);
-    a->padding = {b[0], b[1], e[0], e[1]};
-    a->groups = g.groups;
-    Expr data = nd == 1 ? lift_1d(ctx, x) : x;
-    Expr y = ctx.call("nn.conv2d", {data, weight_2d(ctx, w, w_shape)}, attrs);
-    if (nd == 1) y = lower_1d(ctx, y);
+    g = lifted_to_2d(g);
+    Expr y;
+    if (nd == 3) {
+        y = ctx.call("nn.conv3d", {x, w}, conv_attrs<ops::Conv3DAttrs>(g));
+    } else {
+        Expr data = nd == 1 ? lift_1d(ctx, x) : x;
+        y = ctx.call("nn.conv2d", {data, weight_2d(ctx, w, w_shape)},
+                     conv_attrs<ops::Conv2DAttrs>(g));
+        if (nd == 1) y = lower_1d(ctx, y);
+    }
     return {add_bias(ctx, y, ctx.optional_input(2), 1)};
 }
 
@@ -163,17 +208,19 @@ Exprs convert_conv_transpose(ConvertContext& ctx) {
             split_same(total, g.auto_pad == "SAME_UPPER", &g.pads_begin[i], &g.pads_end[i]);
         }
     }
-    auto attrs = make_ref<ops::Conv2DTransposeAttrs>();
-    auto* a = const_cast<ops::Conv2DTransposeAttrs*>(attrs.get());
-    a->strides = to_2d(g.strides, 1);
-    a->dilation = to_2d(g.dilations, 1);
-    a->output_padding = to_2d(out_pad, 0);
-    std::vector<int64_t> b = to_2d(g.pads_begin, 0), e = to_2d(g.pads_end, 0);
-    a->padding = {b[0], b[1], e[0], e[1]};
-    a->groups = g.groups;
-    Expr data = nd == 1 ? lift_1d(ctx, x) : x;
-    Expr y = ctx.call("nn.conv2d_transpose", {data, weight_2d(ctx, w, w_shape)}, attrs);
-    if (nd == 1) y = lower_1d(ctx, y);
+    g = lifted_to_2d(g);
+    Expr y;
+    if (nd == 3) {
+        auto attrs = conv_attrs<ops::Conv3DTransposeAttrs>(g);
+        const_cast<ops::Conv3DTransposeAttrs*>(attrs.get())->output_padding = out_pad;
+        y = ctx.call("nn.conv3d_transpose", {x, w}, attrs);
+    } else {
+        auto attrs = conv_attrs<ops::Conv2DTransposeAttrs>(g);
+        const_cast<ops::Conv2DTransposeAttrs*>(attrs.get())->output_padding = to_2d(out_pad, 0);
+        Expr data = nd == 1 ? lift_1d(ctx, x) : x;
+        y = ctx.call("nn.conv2d_transpose", {data, weight_2d(ctx, w, w_shape)}, attrs);
+        if (nd == 1) y = lower_1d(ctx, y);
+    }
     return {add_bias(ctx, y, ctx.optional_input(2), 1)};
 }
 
@@ -182,19 +229,18 @@ Exprs convert_pool(ConvertContext& ctx) {
     int64_t nd = spatial_rank(ctx, x);
     ConvGeometry g = read_geometry(ctx, nd, {});
     resolve_auto_pad(ctx, g, x);
+    g = lifted_to_2d(g);
     // MaxPool's Indices output (the only one storage_order affects) is not produced.
     bool is_max = ctx.node().op_type() == "MaxPool";
-    auto attrs = make_ref<ops::Pool2DAttrs>();
-    auto* a = const_cast<ops::Pool2DAttrs*>(attrs.get());
-    a->pool_size = to_2d(g.kernel, 1);
-    a->strides = to_2d(g.strides, 1);
-    a->dilation = to_2d(g.dilations, 1);
-    std::vector<int64_t> b = to_2d(g.pads_begin, 0), e = to_2d(g.pads_end, 0);
-    a->padding = {b[0], b[1], e[0], e[1]};
-    a->ceil_mode = ctx.attr_int("ceil_mode", 0) != 0;
-    a->count_include_pad = !is_max && ctx.attr_int("count_include_pad", 0) != 0;
+    bool ceil_mode = ctx.attr_int("ceil_mode", 0) != 0;
+    bool count_include_pad = !is_max && ctx.attr_int("count_include_pad", 0) != 0;
+    if (nd == 3) {
+        return {ctx.call(is_max ? "nn.max_pool3d" : "nn.avg_pool3d", {x},
+                         pool_attrs<ops::Pool3DAttrs>(g, ceil_mode, count_include_pad))};
+    }
     Expr data = nd == 1 ? lift_1d(ctx, x) : x;
-    Expr y = ctx.call(is_max ? "nn.max_pool2d" : "nn.avg_pool2d", {data}, attrs);
+    Expr y = ctx.call(is_max ? "nn.max_pool2d" : "nn.avg_pool2d", {data},
+                      pool_attrs<ops::Pool2DAttrs>(g, ceil_mode, count_include_pad));
     return {nd == 1 ? lower_1d(ctx, y) : y};
 }
 
@@ -202,6 +248,13 @@ Exprs convert_global_pool(ConvertContext& ctx) {
     Expr x = ctx.input(0);
     int64_t nd = spatial_rank(ctx, x);
     bool is_max = ctx.node().op_type() == "GlobalMaxPool";
+    if (nd == 3) {
+        // Over [N, C, D * H, W]: the same elements, and no 3-D op for one reduction.
+        std::vector<int64_t> s = ctx.static_shape(x, "the data");
+        Expr flat = reshape_to(ctx, x, {s[0], s[1], s[2] * s[3], s[4]});
+        Expr y = ctx.call(is_max ? "nn.global_max_pool2d" : "nn.global_avg_pool2d", {flat});
+        return {reshape_to(ctx, y, {s[0], s[1], 1, 1, 1})};
+    }
     Expr data = nd == 1 ? lift_1d(ctx, x) : x;
     Expr y = ctx.call(is_max ? "nn.global_max_pool2d" : "nn.global_avg_pool2d", {data});
     return {nd == 1 ? lower_1d(ctx, y) : y};

@@ -1,6 +1,7 @@
 // nn.conv2d and nn.conv2d_transpose against a double-precision reference at odd shapes, with
 // the x86 and the generic schedule, fused with a bias and relu, plus the type rules' errors and
-// the GFLOP/s of a ResNet-18 convolution.
+// the GFLOP/s of a ResNet-18 convolution; nn.conv3d and nn.conv3d_transpose likewise (at the
+// end).
 #include "nn_op_runner.h"
 #include "ops/conv.h"
 #include "runtime/thread_pool.h"
@@ -366,6 +367,267 @@ TEST(Conv2DPerformance, NetworkLayersOneThread) {
                     seconds * 1e3, flops / seconds * 1e-9);
     }
     runtime::set_num_threads(threads);
+}
+
+}  // namespace
+}  // namespace anvil
+
+// ---- nn.conv3d and nn.conv3d_transpose --------------------------------------------------------
+
+namespace anvil {
+namespace {
+
+using ops::Conv3DAttrs;
+using ops::Conv3DTransposeAttrs;
+using runtime::NDArray;
+using testing::random_tensor;
+using testing::run_op;
+
+// Extents of an NCDHW tensor (or OIDHW / IODHW weight): [n, c, d, h, w].
+std::vector<int64_t> dims5(const NDArray& a) {
+    return {a.shape().begin(), a.shape().end()};
+}
+
+// Flat offset of (n, c, z, y, x) in a tensor of extents `s`.
+int64_t at5(const std::vector<int64_t>& s, int64_t n, int64_t c, int64_t z, int64_t y, int64_t x) {
+    return (((n * s[1] + c) * s[2] + z) * s[3] + y) * s[4] + x;
+}
+
+std::vector<double> conv3d_reference(const NDArray& x, const NDArray& w, const Conv3DAttrs& a) {
+    std::vector<int64_t> xs = dims5(x), ws = dims5(w), os{xs[0], ws[0], 0, 0, 0};
+    for (int d = 0; d < 3; ++d) {
+        os[2 + d] =
+            (xs[2 + d] + a.padding[d] + a.padding[d + 3] - a.dilation[d] * (ws[2 + d] - 1) - 1) /
+                a.strides[d] +
+            1;
+    }
+    int64_t icg = xs[1] / a.groups, ocg = ws[0] / a.groups;
+    std::vector<double> out(os[0] * os[1] * os[2] * os[3] * os[4], 0.0);
+    const float *px = x.data<float>(), *pw = w.data<float>();
+    for (int64_t n = 0; n < os[0]; ++n)
+        for (int64_t o = 0; o < os[1]; ++o)
+            for (int64_t z = 0; z < os[2]; ++z)
+                for (int64_t y = 0; y < os[3]; ++y)
+                    for (int64_t v = 0; v < os[4]; ++v) {
+                        double acc = 0;
+                        for (int64_t c = 0; c < icg; ++c)
+                            for (int64_t i = 0; i < ws[2]; ++i)
+                                for (int64_t j = 0; j < ws[3]; ++j)
+                                    for (int64_t k = 0; k < ws[4]; ++k) {
+                                        int64_t iz =
+                                            z * a.strides[0] + i * a.dilation[0] - a.padding[0];
+                                        int64_t iy =
+                                            y * a.strides[1] + j * a.dilation[1] - a.padding[1];
+                                        int64_t ix =
+                                            v * a.strides[2] + k * a.dilation[2] - a.padding[2];
+                                        if (iz < 0 || iz >= xs[2] || iy < 0 || iy >= xs[3] ||
+                                            ix < 0 || ix >= xs[4]) {
+                                            continue;
+                                        }
+                                        int64_t ic = (o / ocg) * icg + c;
+                                        acc += double(px[at5(xs, n, ic, iz, iy, ix)]) *
+                                               pw[at5(ws, o, c, i, j, k)];
+                                    }
+                        out[at5(os, n, o, z, y, v)] = acc;
+                    }
+    return out;
+}
+
+std::vector<double> conv3d_transpose_reference(const NDArray& x, const NDArray& w,
+                                               const Conv3DTransposeAttrs& a) {
+    std::vector<int64_t> xs = dims5(x), ws = dims5(w), os{xs[0], ws[1] * a.groups, 0, 0, 0};
+    for (int d = 0; d < 3; ++d) {
+        os[2 + d] = (xs[2 + d] - 1) * a.strides[d] - a.padding[d] - a.padding[d + 3] +
+                    a.dilation[d] * (ws[2 + d] - 1) + a.output_padding[d] + 1;
+    }
+    int64_t icg = xs[1] / a.groups, ocg = ws[1];
+    std::vector<double> out(os[0] * os[1] * os[2] * os[3] * os[4], 0.0);
+    const float *px = x.data<float>(), *pw = w.data<float>();
+    for (int64_t n = 0; n < xs[0]; ++n)
+        for (int64_t ic = 0; ic < xs[1]; ++ic)
+            for (int64_t iz = 0; iz < xs[2]; ++iz)
+                for (int64_t iy = 0; iy < xs[3]; ++iy)
+                    for (int64_t ix = 0; ix < xs[4]; ++ix)
+                        for (int64_t o = 0; o < ocg; ++o)
+                            for (int64_t i = 0; i < ws[2]; ++i)
+                                for (int64_t j = 0; j < ws[3]; ++j)
+                                    for (int64_t k = 0; k < ws[4]; ++k) {
+                                        int64_t z =
+                                            iz * a.strides[0] - a.padding[0] + i * a.dilation[0];
+                                        int64_t y =
+                                            iy * a.strides[1] - a.padding[1] + j * a.dilation[1];
+                                        int64_t v =
+                                            ix * a.strides[2] - a.padding[2] + k * a.dilation[2];
+                                        if (z < 0 || z >= os[2] || y < 0 || y >= os[3] || v < 0 ||
+                                            v >= os[4]) {
+                                            continue;
+                                        }
+                                        int64_t oo = (ic / icg) * ocg + o;
+                                        out[at5(os, n, oo, z, y, v)] +=
+                                            double(px[at5(xs, n, ic, iz, iy, ix)]) *
+                                            pw[at5(ws, ic, o, i, j, k)];
+                                    }
+    return out;
+}
+
+Conv3DAttrs conv3d_attrs(std::vector<int64_t> strides, std::vector<int64_t> padding,
+                         std::vector<int64_t> dilation, int64_t groups) {
+    Conv3DAttrs a;
+    a.strides = strides;
+    a.padding = padding;
+    a.dilation = dilation;
+    a.groups = groups;
+    return a;
+}
+
+TEST(Conv3D, MatchesReference) {
+    struct Case {
+        const char* name;
+        std::vector<int64_t> x, w;
+        Conv3DAttrs attrs;
+    };
+    std::vector<Case> cases = {
+        {"plain",
+         {1, 3, 5, 6, 7},
+         {4, 3, 3, 3, 3},
+         conv3d_attrs({1, 1, 1}, {0, 0, 0, 0, 0, 0}, {1, 1, 1}, 1)},
+        {"padded",
+         {2, 2, 4, 5, 9},
+         {5, 2, 3, 2, 3},
+         conv3d_attrs({1, 1, 1}, {1, 0, 1, 1, 1, 2}, {1, 1, 1}, 1)},
+        {"strided_dilated",
+         {1, 3, 9, 8, 11},
+         {4, 3, 2, 3, 2},
+         conv3d_attrs({2, 1, 3}, {0, 1, 2, 1, 0, 1}, {2, 2, 1}, 1)},
+        {"groups",
+         {1, 4, 4, 5, 6},
+         {6, 2, 3, 1, 2},
+         conv3d_attrs({1, 2, 1}, {1, 1, 0, 0, 1, 1}, {1, 1, 2}, 2)},
+        {"depthwise",
+         {1, 3, 5, 5, 5},
+         {3, 1, 3, 3, 3},
+         conv3d_attrs({1, 1, 1}, {1, 1, 1, 1, 1, 1}, {1, 1, 1}, 3)},
+    };
+    for (const auto& c : cases) {
+        auto x = random_tensor(c.x, 21), w = random_tensor(c.w, 22);
+        for (bool generic : {false, true}) {
+            NDArray y = run_op("nn.conv3d", c.attrs, {x, w}, {},
+                               generic ? ops::schedule_conv3d_generic : nullptr);
+            testing::expect_close(y, conv3d_reference(x, w, c.attrs), 1e-4,
+                                  std::string(c.name) + (generic ? " generic" : " x86"));
+        }
+    }
+}
+
+TEST(Conv3D, FusedBiasRelu) {
+    auto attrs = conv3d_attrs({1, 2, 1}, {1, 1, 1, 0, 1, 1}, {1, 1, 1}, 1);
+    auto x = random_tensor({1, 3, 4, 7, 9}, 23), w = random_tensor({6, 3, 2, 3, 3}, 24);
+    auto bias = random_tensor({6, 1, 1, 1}, 25);
+    NDArray y = run_op("nn.conv3d", attrs, {x, w}, {{"add", {bias}}, {"nn.relu", {}}});
+    std::vector<double> want = conv3d_reference(x, w, attrs);
+    int64_t volume = static_cast<int64_t>(want.size()) / 6;
+    for (size_t i = 0; i < want.size(); ++i) {
+        want[i] = std::max(0.0, want[i] + bias.data<float>()[i / volume]);
+    }
+    testing::expect_close(y, want, 1e-4, "conv3d+add+relu");
+}
+
+TEST(Conv3DTranspose, MatchesReference) {
+    struct Case {
+        const char* name;
+        std::vector<int64_t> x, w;
+        std::vector<int64_t> strides, padding, output_padding, dilation;
+        int64_t groups;
+    };
+    std::vector<Case> cases = {
+        {"plain",
+         {1, 2, 3, 4, 5},
+         {2, 3, 3, 3, 3},
+         {1, 1, 1},
+         {0, 0, 0, 0, 0, 0},
+         {0, 0, 0},
+         {1, 1, 1},
+         1},
+        {"strided",
+         {1, 3, 3, 4, 3},
+         {3, 2, 2, 3, 2},
+         {2, 3, 1},
+         {1, 0, 0, 0, 1, 0},
+         {1, 0, 0},
+         {1, 2, 1},
+         1},
+        {"grouped",
+         {2, 4, 3, 3, 4},
+         {4, 2, 2, 2, 3},
+         {2, 2, 2},
+         {0, 1, 1, 1, 0, 0},
+         {0, 1, 1},
+         {1, 1, 1},
+         2},
+    };
+    for (const auto& c : cases) {
+        Conv3DTransposeAttrs a;
+        a.strides = c.strides;
+        a.padding = c.padding;
+        a.output_padding = c.output_padding;
+        a.dilation = c.dilation;
+        a.groups = c.groups;
+        auto x = random_tensor(c.x, 26), w = random_tensor(c.w, 27);
+        for (bool generic : {false, true}) {
+            NDArray y = run_op("nn.conv3d_transpose", a, {x, w}, {},
+                               generic ? ops::schedule_conv3d_generic : nullptr);
+            testing::expect_close(y, conv3d_transpose_reference(x, w, a), 1e-4,
+                                  std::string(c.name) + (generic ? " generic" : " x86"));
+        }
+    }
+}
+
+TEST(Conv3DErrors, TypeRulesNameTheOpAndTheProblem) {
+    Conv3DAttrs plain;
+    std::string e = testing::type_error("nn.conv3d", plain, {{1, 3, 13, 11}, {5, 3, 3, 3, 3}});
+    EXPECT_NE(e.find("node 'node_7'"), std::string::npos) << e;
+    EXPECT_NE(e.find("nn.conv3d: the data must be 5-D (NCDHW)"), std::string::npos) << e;
+    e = testing::type_error("nn.conv3d", plain, {{1, 3, 5, 13, 11}, {5, 3, 3, 3}});
+    EXPECT_NE(e.find("nn.conv3d: the weight must be 5-D (OIDHW)"), std::string::npos) << e;
+    e = testing::type_error("nn.conv3d", plain, {{1, 3, 2, 13, 11}, {5, 3, 3, 3, 3}});
+    EXPECT_NE(e.find("nn.conv3d: the dilated kernel depth 3 is larger than the padded input "
+                     "depth 2"),
+              std::string::npos)
+        << e;
+    Conv3DAttrs bad = conv3d_attrs({1, 1}, {0, 0, 0, 0, 0, 0}, {1, 1, 1}, 1);
+    e = testing::type_error("nn.conv3d", bad, {{1, 3, 5, 13, 11}, {5, 3, 3, 3, 3}});
+    EXPECT_NE(e.find("nn.conv3d: strides needs 3 values, got [1, 1]"), std::string::npos) << e;
+    bad = conv3d_attrs({1, 1, 1}, {0, 0, 0, 0}, {1, 1, 1}, 1);
+    e = testing::type_error("nn.conv3d", bad, {{1, 3, 5, 13, 11}, {5, 3, 3, 3, 3}});
+    EXPECT_NE(e.find("nn.conv3d: padding needs 6 values, got [0, 0, 0, 0]"), std::string::npos)
+        << e;
+    bad = conv3d_attrs({1, 1, 1}, {0, 0, 0, 0, 0, 0}, {1, 0, 1}, 1);
+    e = testing::type_error("nn.conv3d", bad, {{1, 3, 5, 13, 11}, {5, 3, 3, 3, 3}});
+    EXPECT_NE(e.find("nn.conv3d: dilation must be >= 1, got [1, 0, 1]"), std::string::npos) << e;
+    bad = conv3d_attrs({1, 1, 1}, {0, 0, 0, 0, 0, 0}, {1, 1, 1}, 2);
+    e = testing::type_error("nn.conv3d", bad, {{1, 3, 5, 13, 11}, {4, 1, 3, 3, 3}});
+    EXPECT_NE(e.find("nn.conv3d: groups=2 does not divide the 3 input channels"), std::string::npos)
+        << e;
+    Conv3DTransposeAttrs t;
+    e = testing::type_error("nn.conv3d_transpose", t, {{1, 3, 5, 5, 5}, {4, 2, 3, 3, 3}});
+    EXPECT_NE(e.find("nn.conv3d_transpose: the weight Tensor[(4, 2, 3, 3, 3), float32] has "
+                     "dimension 0 = 4, but the data has 3 channels (the weight is [C, O/groups, "
+                     "KD, KH, KW])"),
+              std::string::npos)
+        << e;
+    t.output_padding = {0, 0, 1};
+    e = testing::type_error("nn.conv3d_transpose", t, {{1, 3, 5, 5, 5}, {3, 2, 3, 3, 3}});
+    EXPECT_NE(e.find("nn.conv3d_transpose: output_padding [0, 0, 1] must be smaller than the "
+                     "stride or the dilation"),
+              std::string::npos)
+        << e;
+    t.output_padding = {0, 0, 0};
+    t.padding = {2, 0, 0, 2, 0, 0};
+    e = testing::type_error("nn.conv3d_transpose", t, {{1, 3, 1, 5, 5}, {3, 2, 3, 3, 3}});
+    EXPECT_NE(e.find("nn.conv3d_transpose: the padding [2, 0, 0, 2, 0, 0] removes the whole "
+                     "output depth"),
+              std::string::npos)
+        << e;
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // The pools against a double-precision reference written from the ONNX/PyTorch definitions:
 // strides, asymmetric padding, dilation, ceil_mode and count_include_pad; global pools; a fused
-// tail; type errors.
+// tail; type errors. The 3-D pools likewise (at the end).
 #include <limits>
 
 #include "nn_op_runner.h"
@@ -168,6 +168,174 @@ TEST(PoolErrors, TypeRulesNameTheOpAndTheProblem) {
     EXPECT_NE(e.find("nn.avg_pool2d: pool_size needs 2 values, got [2]"), std::string::npos) << e;
     e = testing::type_error("nn.global_avg_pool2d", graph::NoAttrs(), {{3, 4}});
     EXPECT_NE(e.find("nn.global_avg_pool2d: the data must be 4-D (NCHW)"), std::string::npos) << e;
+}
+
+}  // namespace
+}  // namespace anvil
+
+// ---- nn.max_pool3d and nn.avg_pool3d ----------------------------------------------------------
+
+namespace anvil {
+namespace {
+
+using ops::Pool3DAttrs;
+using runtime::NDArray;
+using testing::random_tensor;
+using testing::run_op;
+
+std::vector<double> pool3d_reference(const NDArray& x, const Pool3DAttrs& a, bool is_max) {
+    std::vector<int64_t> in(x.shape().begin() + 2, x.shape().end()), out;
+    for (int d = 0; d < 3; ++d) {
+        out.push_back(out_extent(in[d], a.padding[d], a.padding[d + 3], a.pool_size[d],
+                                 a.strides[d], a.dilation[d], a.ceil_mode));
+    }
+    std::vector<double> result;
+    const float* p = x.data<float>();
+    int64_t volume = in[0] * in[1] * in[2];
+    for (int64_t b = 0; b < x.shape()[0] * x.shape()[1]; ++b)
+        for (int64_t z = 0; z < out[0]; ++z)
+            for (int64_t y = 0; y < out[1]; ++y)
+                for (int64_t v = 0; v < out[2]; ++v) {
+                    double acc = is_max ? -std::numeric_limits<double>::infinity() : 0.0;
+                    int64_t inside = 0, padded = 0;
+                    for (int64_t i = 0; i < a.pool_size[0]; ++i)
+                        for (int64_t j = 0; j < a.pool_size[1]; ++j)
+                            for (int64_t k = 0; k < a.pool_size[2]; ++k) {
+                                int64_t pos[3] = {
+                                    z * a.strides[0] - a.padding[0] + i * a.dilation[0],
+                                    y * a.strides[1] - a.padding[1] + j * a.dilation[1],
+                                    v * a.strides[2] - a.padding[2] + k * a.dilation[2]};
+                                bool in_pad = true, in_data = true;
+                                for (int d = 0; d < 3; ++d) {
+                                    in_pad = in_pad && pos[d] >= -a.padding[d] &&
+                                             pos[d] < in[d] + a.padding[d + 3];
+                                    in_data = in_data && pos[d] >= 0 && pos[d] < in[d];
+                                }
+                                padded += in_pad;
+                                if (!in_data) continue;
+                                ++inside;
+                                double val =
+                                    p[b * volume + (pos[0] * in[1] + pos[1]) * in[2] + pos[2]];
+                                acc = is_max ? std::max(acc, val) : acc + val;
+                            }
+                    if (!is_max) acc /= double(a.count_include_pad ? padded : inside);
+                    result.push_back(acc);
+                }
+    return result;
+}
+
+struct Pool3DCase {
+    const char* name;
+    std::vector<int64_t> x, pool_size, strides, padding, dilation;
+    bool ceil_mode, count_include_pad;
+};
+
+Pool3DAttrs attrs_of(const Pool3DCase& c) {
+    Pool3DAttrs a;
+    a.pool_size = c.pool_size;
+    a.strides = c.strides;
+    a.padding = c.padding;
+    a.dilation = c.dilation;
+    a.ceil_mode = c.ceil_mode;
+    a.count_include_pad = c.count_include_pad;
+    return a;
+}
+
+TEST(Pool3D, MatchesReference) {
+    std::vector<Pool3DCase> cases = {
+        {"plain",
+         {1, 2, 6, 7, 8},
+         {2, 2, 2},
+         {2, 2, 2},
+         {0, 0, 0, 0, 0, 0},
+         {1, 1, 1},
+         false,
+         false},
+        {"odd",
+         {2, 3, 7, 9, 11},
+         {3, 2, 3},
+         {2, 1, 3},
+         {1, 0, 1, 0, 1, 2},
+         {1, 1, 1},
+         false,
+         false},
+        {"ceil", {1, 2, 7, 8, 9}, {3, 3, 2}, {2, 2, 2}, {0, 1, 0, 0, 1, 0}, {1, 1, 1}, true, false},
+        {"include_pad",
+         {1, 2, 5, 6, 7},
+         {3, 3, 3},
+         {2, 2, 2},
+         {1, 1, 1, 1, 1, 1},
+         {1, 1, 1},
+         false,
+         true},
+        {"ceil_include_pad",
+         {1, 2, 6, 5, 8},
+         {2, 3, 3},
+         {2, 2, 2},
+         {1, 0, 1, 0, 1, 1},
+         {1, 1, 1},
+         true,
+         true},
+        {"dilated",
+         {1, 2, 7, 8, 13},
+         {2, 2, 3},
+         {1, 2, 2},
+         {1, 0, 1, 0, 1, 1},
+         {2, 1, 2},
+         true,
+         false},
+    };
+    for (const auto& c : cases) {
+        auto x = random_tensor(c.x, 31);
+        Pool3DAttrs a = attrs_of(c);
+        for (bool is_max : {true, false}) {
+            for (bool generic : {false, true}) {
+                NDArray y = run_op(is_max ? "nn.max_pool3d" : "nn.avg_pool3d", a, {x}, {},
+                                   generic ? ops::schedule_pool_generic : nullptr);
+                testing::expect_close(y, pool3d_reference(x, a, is_max), 1e-5,
+                                      std::string(c.name) + (is_max ? " max" : " avg") +
+                                          (generic ? " generic" : " x86"));
+            }
+        }
+    }
+}
+
+TEST(Pool3D, FusedAvgPoolRelu) {
+    Pool3DCase c{"",   {1, 4, 5, 7, 9}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1, 1, 1, 1}, {1, 1, 1}, true,
+                 false};
+    Pool3DAttrs a = attrs_of(c);
+    auto x = random_tensor(c.x, 32);
+    NDArray y = run_op("nn.avg_pool3d", a, {x}, {{"nn.relu", {}}});
+    auto want = pool3d_reference(x, a, false);
+    for (auto& v : want) v = std::max(0.0, v);
+    testing::expect_close(y, want, 1e-5, "avg_pool3d+relu");
+}
+
+TEST(Pool3DErrors, TypeRulesNameTheOpAndTheProblem) {
+    Pool3DAttrs a;
+    std::string e = testing::type_error("nn.max_pool3d", a, {{1, 3, 13, 11}});
+    EXPECT_NE(e.find("node 'node_7'"), std::string::npos) << e;
+    EXPECT_NE(e.find("nn.max_pool3d: the data must be 5-D (NCDHW)"), std::string::npos) << e;
+    a.pool_size = {3, 2, 2};
+    e = testing::type_error("nn.avg_pool3d", a, {{1, 3, 2, 4, 11}});
+    EXPECT_NE(e.find("nn.avg_pool3d: the (dilated) window depth 3 is larger than the padded "
+                     "input depth 2"),
+              std::string::npos)
+        << e;
+    a.pool_size = {2, 2};
+    e = testing::type_error("nn.avg_pool3d", a, {{1, 3, 4, 4, 11}});
+    EXPECT_NE(e.find("nn.avg_pool3d: pool_size needs 3 values, got [2, 2]"), std::string::npos)
+        << e;
+    a.pool_size = {2, 2, 2};
+    a.padding = {0, 0, 0, 1, 0};
+    e = testing::type_error("nn.max_pool3d", a, {{1, 3, 4, 4, 11}});
+    EXPECT_NE(e.find("nn.max_pool3d: padding needs 6 values, got [0, 0, 0, 1, 0]"),
+              std::string::npos)
+        << e;
+    a.padding = {0, 0, 0, 0, 0, 0};
+    a.strides = {1, 0, 1};
+    e = testing::type_error("nn.max_pool3d", a, {{1, 3, 4, 4, 11}});
+    EXPECT_NE(e.find("nn.max_pool3d: strides must be >= 1, got [1, 0, 1]"), std::string::npos) << e;
 }
 
 }  // namespace

@@ -76,6 +76,16 @@ TEST(OnnxErrors, UnknownAutoPad) {
               "test.onnx: node 'Conv_12' (Conv, opset 13): auto_pad 'FULL' is not supported");
 }
 
+TEST(OnnxErrors, WindowsOverFourDimensions) {
+    ModelBuilder b(13);
+    b.input("x", {1, 2, 3, 3, 3, 3}).output("y");
+    ModelBuilder::attr_ints(b.node("MaxPool", {"x"}, {"y"}, "Pool_4"), "kernel_shape",
+                            {2, 2, 2, 2});
+    EXPECT_EQ(user_error_of([&] { b.import(); }),
+              "test.onnx: node 'Pool_4' (MaxPool, opset 13): 4-D data is not supported (1-D, "
+              "2-D and 3-D are)");
+}
+
 TEST(OnnxErrors, KernelShapeMismatch) {
     ModelBuilder b(13);
     b.input("x", {1, 2, 7, 7}).output("y");

@@ -204,5 +204,31 @@ TEST(OnnxImport, ConvAutoPadSame) {
     EXPECT_EQ(shape_of(mod.main()->body), (std::vector<int64_t>{1, 4, 4, 4}));
 }
 
+// 3-D windows become the nn.*3d ops (auto_pad resolved per dimension); the global pools reduce
+// the flattened depth and height with the 2-D op.
+TEST(OnnxImport, ThreeDimensionalWindows) {
+    ModelBuilder b(13);
+    b.input("x", {1, 2, 5, 7, 7}).output("y").output("p").output("g");
+    b.float_init("w", {4, 2, 3, 3, 3}, std::vector<float>(4 * 2 * 27, 0.5f));
+    auto* conv = b.node("Conv", {"x", "w"}, {"y"});
+    ModelBuilder::attr_string(conv, "auto_pad", "SAME_UPPER");
+    ModelBuilder::attr_ints(conv, "strides", {1, 2, 2});
+    auto* pool = b.node("MaxPool", {"x"}, {"p"});
+    ModelBuilder::attr_ints(pool, "kernel_shape", {2, 3, 3});
+    ModelBuilder::attr_ints(pool, "strides", {2, 2, 2});
+    b.node("GlobalAveragePool", {"x"}, {"g"});
+    graph::IRModule mod = b.import();
+    const auto& fn = *mod.main();
+    auto* outputs = fn.body.as<graph::Tuple>();
+    ASSERT_NE(outputs, nullptr);
+    EXPECT_EQ(shape_of(outputs->fields[0]), (std::vector<int64_t>{1, 4, 5, 4, 4}));
+    EXPECT_EQ(shape_of(outputs->fields[1]), (std::vector<int64_t>{1, 2, 2, 3, 3}));
+    EXPECT_EQ(shape_of(outputs->fields[2]), (std::vector<int64_t>{1, 2, 1, 1, 1}));
+    auto hist = testing::op_histogram(fn);
+    EXPECT_EQ(hist["nn.conv3d"], 1);
+    EXPECT_EQ(hist["nn.max_pool3d"], 1);
+    EXPECT_EQ(hist["nn.global_avg_pool2d"], 1);
+}
+
 }  // namespace
 }  // namespace anvil::frontend
