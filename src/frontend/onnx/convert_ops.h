@@ -140,6 +140,10 @@ Exprs convert_adam(ConvertContext& ctx);
 Exprs convert_top_k(ConvertContext& ctx);
 Exprs convert_non_zero(ConvertContext& ctx);
 Exprs convert_compress(ConvertContext& ctx);
+Exprs convert_unique(ConvertContext& ctx);
+
+// convert_text.cpp
+Exprs convert_tfidf_vectorizer(ConvertContext& ctx);
 
 // convert_signal.cpp
 Exprs convert_dft(ConvertContext& ctx);

@@ -93,6 +93,8 @@ const std::vector<Converter>& converter_table() {
         {"TopK", 1, kNew, convert_top_k},
         {"NonZero", 9, kNew, convert_non_zero},
         {"Compress", 9, kNew, convert_compress},
+        {"Unique", 11, kNew, convert_unique},
+        {"TfIdfVectorizer", 9, kNew, convert_tfidf_vectorizer},
         // data movement (convert_transform.cpp)
         {"Reshape", 1, kNew, convert_reshape},
         {"Flatten", 1, kNew, convert_flatten},

@@ -49,6 +49,11 @@ const std::map<std::string, std::string>& known_unsupported() {
         {"test_compress_default_axis", "data-dependent shape"},
         {"test_compress_negative_axis", "data-dependent shape"},
         {"test_nonzero_example", "data-dependent shape"},
+        {"test_unique_not_sorted_without_axis", "data-dependent shape"},
+        {"test_unique_sorted_with_axis", "data-dependent shape"},
+        {"test_unique_sorted_with_axis_3d", "data-dependent shape"},
+        {"test_unique_sorted_with_negative_axis", "data-dependent shape"},
+        {"test_unique_sorted_without_axis", "data-dependent shape"},
         // A loop's iteration count is known only at run time.
         {"test_range_float_type_positive_delta_expanded", "run-time shapes"},
         {"test_range_int32_type_negative_delta_expanded", "run-time shapes"},
