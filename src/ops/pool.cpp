@@ -1,8 +1,9 @@
 // Pooling: nn.max_pool2d, nn.avg_pool2d, nn.global_max_pool2d, nn.global_avg_pool2d (NCHW),
 // nn.max_pool3d, nn.avg_pool3d (NCDHW). All are OutEWiseFusable anchors.
 //
-// Windowed pools pad the input as a stage of its own ("<name>_pad", -inf for max and 0 for
-// average, extended past the bottom/right padding as far as ceil_mode windows reach), so the
+// Windowed pools pad the input as a stage of its own ("<name>_pad", -inf (an integer type's
+// least value) for max and 0 for average, extended past the bottom/right padding as far as
+// ceil_mode windows reach), so the
 // window reduction reads without conditions and vectorizes along the output row. Average
 // pooling divides a window sum ("avg_pool2d_sum") by a per-position count computed in closed
 // form, which handles count_include_pad, ceil_mode and dilation alike. The windowed pools are
@@ -65,8 +66,11 @@ const graph::TensorType& expect_data(const Op& op, const std::vector<Type>& args
         user_error(loc) << op.name << ": the data must be " << nd + 2 << "-D ("
                         << (nd == 3 ? "NCDHW" : "NCHW") << "), got " << graph::type_str(args[0]);
     }
-    if (!d.dtype.is_floating()) {
-        user_error(loc) << op.name << " needs floating-point data, got " << d.dtype.str();
+    // The maximum of integers is exact; averages need floating point.
+    bool max = op.name.find("max") != std::string::npos;
+    if (!d.dtype.is_floating() && !(max && (d.dtype.is_int() || d.dtype.is_uint()))) {
+        user_error(loc) << op.name << " needs " << (max ? "numeric" : "floating-point")
+                        << " data, got " << d.dtype.str();
     }
     return d;
 }
@@ -164,7 +168,9 @@ std::vector<te::Tensor> pool_compute(const std::string& kind, const std::vector<
     std::vector<PrimExpr> out_shape = te_shape(out);
     bool is_max = kind == "max";
     std::string name = kind + "_pool" + std::to_string(nd) + "d";
-    PrimExpr pad_value = is_max ? make_float(t, -INFINITY) : make_const(t, 0);
+    PrimExpr pad_value = !is_max           ? make_const(t, 0)
+                         : t.is_floating() ? make_float(t, -INFINITY)
+                                           : min_value(t);
     te::Tensor xp = pad_for_windows(name, x, a, out_shape, pad_value);
     te::Axes taps;
     for (size_t d = 0; d < nd; ++d) {

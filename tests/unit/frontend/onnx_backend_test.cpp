@@ -28,7 +28,6 @@ const std::map<std::string, std::string>& known_unsupported() {
         {"test_castlike_STRING_to_FLOAT", "strings"},
         {"test_identity_opt", "optional values"},
         {"test_identity_sequence", "sequences"},
-        {"test_maxpool_2d_uint8", "integer pooling"},
         {"test_resize_tf_crop_and_resize", "tf_crop_and_resize"},
         {"test_maxpool_with_argmax_2d_precomputed_pads", "MaxPool's Indices output"},
         {"test_maxpool_with_argmax_2d_precomputed_strides", "MaxPool's Indices output"},
