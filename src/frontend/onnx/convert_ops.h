@@ -159,6 +159,18 @@ graph::Expr cast_to(ConvertContext& ctx, const graph::Expr& x, DataType dtype);
 // `x` with a new static shape of the same element count.
 graph::Expr reshape_to(ConvertContext& ctx, const graph::Expr& x,
                        const std::vector<int64_t>& shape);
+// `x` with a size-1 axis inserted at `axis` (convert_transform.cpp).
+graph::Expr expand_dims(ConvertContext& ctx, const graph::Expr& x, int64_t axis);
+// The reduction `op` ("sum", "min", ...) of `x` over `axis`, which is dropped
+// (convert_reduce.cpp).
+graph::Expr reduce_over(ConvertContext& ctx, const char* op, const graph::Expr& x, int64_t axis);
+// start, start + 1, ..., `length` values of start's dtype (arange; convert_tensor.cpp).
+graph::Expr iota(ConvertContext& ctx, const PrimExpr& length, graph::Expr start);
+// Axes given as values possibly known only at run time, normalized against `rank` (int64
+// expressions), with the checks that they are in range and distinct added to `checks`
+// (convert_transform.cpp).
+std::vector<PrimExpr> normalized_axes(const std::vector<PrimExpr>& axes, int64_t rank,
+                                      std::vector<PrimExpr>* checks);
 // y + bias along `axis` (nn.bias_add); y itself when bias is undefined.
 graph::Expr add_bias(ConvertContext& ctx, const graph::Expr& y, const graph::Expr& bias,
                      int64_t axis);

@@ -62,18 +62,8 @@ ReduceArgs reduce_args(ConvertContext& ctx, const Expr& x) {
 // with keepdims, then squeezed when not keepdims.
 Expr reduce_dynamic(ConvertContext& ctx, const char* op, const Expr& x, const ShapeValues& axes,
                     bool keepdims) {
-    int64_t rank = ctx.rank(x);
-    PrimExpr r = make_int(DataType::int64(), rank);
-    std::vector<PrimExpr> checks, normalized;
-    for (const auto& axis : axes.values) {
-        checks.push_back(axis >= -r && axis < r);
-        normalized.push_back(select(axis < 0, axis + r, axis));
-    }
-    for (size_t i = 0; i < normalized.size(); ++i) {
-        for (size_t j = i + 1; j < normalized.size(); ++j) {
-            checks.push_back(ne(normalized[i], normalized[j]));
-        }
-    }
+    std::vector<PrimExpr> checks;
+    normalized_axes(axes.values, ctx.rank(x), &checks);
     auto attrs = make_ref<ops::ReduceAttrs>();
     auto* a = const_cast<ops::ReduceAttrs*>(attrs.get());
     a->dynamic_axes = axes.values;
@@ -193,6 +183,12 @@ Exprs convert_arg_reduce(ConvertContext& ctx) {
     a->keepdims = ctx.attr_int("keepdims", 1) != 0;
     a->select_last_index = ctx.attr_int("select_last_index", 0) != 0;
     return {ctx.call(ctx.node().op_type() == "ArgMax" ? "argmax" : "argmin", {x}, attrs)};
+}
+
+Expr reduce_over(ConvertContext& ctx, const char* op, const Expr& x, int64_t axis) {
+    auto attrs = make_ref<ops::ReduceAttrs>();
+    const_cast<ops::ReduceAttrs*>(attrs.get())->axes = {axis};
+    return ctx.call(op, {x}, attrs);
 }
 
 }  // namespace anvil::frontend

@@ -18,28 +18,8 @@ using graph::Expr;
 
 namespace {
 
-Expr expand_dims(ConvertContext& ctx, const Expr& x, int64_t axis) {
-    auto a = make_ref<ops::ExpandDimsAttrs>();
-    const_cast<ops::ExpandDimsAttrs*>(a.get())->axis = axis;
-    return ctx.call("expand_dims", {x}, a);
-}
-
-// The reduction `op` ("sum", "min") over `axis`, which is dropped.
-Expr reduce(ConvertContext& ctx, const char* op, const Expr& x, int64_t axis) {
-    auto a = make_ref<ops::ReduceAttrs>();
-    const_cast<ops::ReduceAttrs*>(a.get())->axes = {axis};
-    return ctx.call(op, {x}, a);
-}
-
 Expr sum(ConvertContext& ctx, const Expr& x, int64_t axis) {
-    return reduce(ctx, "sum", x, axis);
-}
-
-// 0, 1, ..., length - 1 (int64).
-Expr iota(ConvertContext& ctx, const PrimExpr& length, Expr start) {
-    auto a = make_ref<ops::ArangeAttrs>();
-    const_cast<ops::ArangeAttrs*>(a.get())->length = {length};
-    return ctx.call("arange", {std::move(start), ctx.constant_scalar(DataType::int64(), 1)}, a);
+    return reduce_over(ctx, "sum", x, axis);
 }
 
 Expr transpose(ConvertContext& ctx, const Expr& x, int64_t a, int64_t b) {
@@ -175,7 +155,7 @@ Exprs convert_unique(ConvertContext& ctx) {
     Expr order;                                 // [n, n]: j comes before i in the result
     if (sorted) {
         Expr k = iota(ctx, make_int(i64, m), zero);
-        Expr first_diff = reduce(
+        Expr first_diff = reduce_over(
             ctx, "min", ctx.call("where", {differ, k, ctx.constant_scalar(i64, double(m))}), 2);
         Expr at_first_diff = ctx.call("equal", {k, expand_dims(ctx, first_diff, 2)});  // [n, n, m]
         Expr less = ctx.call("logical_and", {ctx.call("less", {rj, ri}), at_first_diff});

@@ -142,13 +142,8 @@ Exprs convert_window(ConvertContext& ctx) {
     ShapeValues n = shape_values(ctx, size, "the size");
     if (n.values.size() != 1) ctx.error() << "the size must be one value";
     DataType f32 = DataType::float32();
-    auto attrs = make_ref<ops::ArangeAttrs>();
-    const_cast<ops::ArangeAttrs*>(attrs.get())->length = {
-        simplify(max(n.values[0], make_int(DataType::int64(), 0)))};
-    Expr index = ctx.call("arange",
-                          {bind_shape_values(ctx, ctx.constant_scalar(f32, 0.0), n, {}),
-                           ctx.constant_scalar(f32, 1.0)},
-                          attrs);
+    Expr index = iota(ctx, simplify(max(n.values[0], make_int(DataType::int64(), 0))),
+                      bind_shape_values(ctx, ctx.constant_scalar(f32, 0.0), n, {}));
     Expr denominator = cast_to(ctx, size, f32);
     if (ctx.attr_int("periodic", 1) == 0) {
         denominator = ctx.call("subtract", {denominator, ctx.constant_scalar(f32, 1.0)});

@@ -191,12 +191,8 @@ Exprs convert_one_hot(ConvertContext& ctx) {
     }
     ShapeValues d = shape_values(ctx, depth64, "the depth");
     if (d.values.size() != 1) ctx.error() << "the depth must be one value";
-    auto range_attrs = make_ref<ops::ArangeAttrs>();
-    const_cast<ops::ArangeAttrs*>(range_attrs.get())->length = d.values;
     Expr zero = ctx.constant_scalar(i64, 0);
-    Expr positions = ctx.call(
-        "arange", {bind_shape_values(ctx, zero, d, {d.values[0] > 0}), ctx.constant_scalar(i64, 1)},
-        range_attrs);
+    Expr positions = iota(ctx, d.values[0], bind_shape_values(ctx, zero, d, {d.values[0] > 0}));
     // [depth, 1, ..., 1] so that it broadcasts along `axis` of the result.
     std::vector<PrimExpr> shape = {d.values[0]};
     for (int64_t k = axis + 1; k < rank; ++k) shape.push_back(make_int(i64, 1));
@@ -208,9 +204,7 @@ Exprs convert_one_hot(ConvertContext& ctx) {
     Expr depth_tensor = reshape_to(ctx, depth64, {});
     index = ctx.call(
         "where", {ctx.call("less", {index, zero}), ctx.call("add", {index, depth_tensor}), index});
-    auto expand = make_ref<ops::ExpandDimsAttrs>();
-    const_cast<ops::ExpandDimsAttrs*>(expand.get())->axis = axis;
-    Expr hot = ctx.call("equal", {ctx.call("expand_dims", {index}, expand), positions});
+    Expr hot = ctx.call("equal", {expand_dims(ctx, index, axis), positions});
     auto pick = [&](int64_t k) {
         auto a = make_ref<ops::StridedSliceAttrs>();
         const_cast<ops::StridedSliceAttrs*>(a.get())->begin = {k};
@@ -239,6 +233,13 @@ Exprs convert_eye_like(ConvertContext& ctx) {
         if (j >= 0 && j < shape[1]) values[static_cast<size_t>(i * shape[1] + j)] = 1;
     }
     return {cast_to(ctx, ctx.constant_int64(values, shape), dt)};
+}
+
+Expr iota(ConvertContext& ctx, const PrimExpr& length, Expr start) {
+    DataType dt = ctx.tensor_type(start, "the start").dtype;
+    auto attrs = make_ref<ops::ArangeAttrs>();
+    const_cast<ops::ArangeAttrs*>(attrs.get())->length = {length};
+    return ctx.call("arange", {std::move(start), ctx.constant_scalar(dt, 1.0)}, attrs);
 }
 
 }  // namespace anvil::frontend

@@ -17,18 +17,6 @@ using graph::Expr;
 
 namespace {
 
-Expr sum_over(ConvertContext& ctx, const Expr& x, int64_t axis) {
-    auto a = make_ref<ops::ReduceAttrs>();
-    const_cast<ops::ReduceAttrs*>(a.get())->axes = {axis};
-    return ctx.call("sum", {x}, a);
-}
-
-Expr expand(ConvertContext& ctx, const Expr& x, int64_t axis) {
-    auto a = make_ref<ops::ExpandDimsAttrs>();
-    const_cast<ops::ExpandDimsAttrs*>(a.get())->axis = axis;
-    return ctx.call("expand_dims", {x}, a);
-}
-
 // x[:, begin : begin + length] of a [B, C] tensor.
 Expr columns(ConvertContext& ctx, const Expr& x, int64_t begin, int64_t length) {
     auto a = make_ref<ops::StridedSliceAttrs>();
@@ -93,16 +81,16 @@ Exprs convert_tfidf_vectorizer(ConvertContext& ctx) {
             if (windows <= 0) break;
             std::vector<Expr> taps;
             for (int64_t j = 0; j < n; ++j) {
-                taps.push_back(expand(ctx, columns(ctx, x, j * (k + 1), windows), 2));
+                taps.push_back(expand_dims(ctx, columns(ctx, x, j * (k + 1), windows), 2));
             }
             auto cat = make_ref<ops::ConcatenateAttrs>();
             const_cast<ops::ConcatenateAttrs*>(cat.get())->axis = 2;
             Expr w = taps.size() == 1 ? taps[0] : ctx.call("concatenate", taps, cat);  // [r, s, n]
-            Expr differ = ctx.call("not_equal", {expand(ctx, w, 2), table});  // [r, s, g, n]
-            Expr mismatches = sum_over(ctx, cast_to(ctx, differ, i64), 3);
+            Expr differ = ctx.call("not_equal", {expand_dims(ctx, w, 2), table});  // [r, s, g, n]
+            Expr mismatches = reduce_over(ctx, "sum", cast_to(ctx, differ, i64), 3);
             Expr hits =
                 cast_to(ctx, ctx.call("equal", {mismatches, ctx.constant_scalar(i64, 0)}), i64);
-            Expr c = sum_over(ctx, hits, 1);  // [r, g]
+            Expr c = reduce_over(ctx, "sum", hits, 1);  // [r, g]
             counts = counts.defined() ? ctx.call("add", {counts, c}) : c;
         }
         if (!counts.defined()) continue;
@@ -115,9 +103,10 @@ Exprs convert_tfidf_vectorizer(ConvertContext& ctx) {
             if (column < 0) ctx.error() << "ngram_indexes has the negative value " << column;
             onehot.data<float>()[g * outputs + column] = 1.0f;
         }
-        Expr placed = sum_over(
-            ctx,
-            ctx.call("multiply", {expand(ctx, cast_to(ctx, counts, f32), 2), ctx.constant(onehot)}),
+        Expr placed = reduce_over(
+            ctx, "sum",
+            ctx.call("multiply",
+                     {expand_dims(ctx, cast_to(ctx, counts, f32), 2), ctx.constant(onehot)}),
             1);
         result = result.defined() ? ctx.call("add", {result, placed}) : placed;
     }

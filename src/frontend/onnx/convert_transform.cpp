@@ -117,21 +117,6 @@ PrimExpr pick(const std::vector<PrimExpr>& options, const PrimExpr& index, PrimE
     return fallback;
 }
 
-// Axes known only at run time, normalized against `rank`, with the checks that they are in
-// range and distinct.
-std::vector<PrimExpr> dynamic_axes(const ShapeValues& axes, int64_t rank,
-                                   std::vector<PrimExpr>* checks) {
-    std::vector<PrimExpr> out;
-    for (const auto& a : axes.values) {
-        checks->push_back(a >= i64(-rank) && a < i64(rank));
-        out.push_back(select(a < 0, a + i64(rank), a));
-    }
-    for (size_t i = 0; i < out.size(); ++i) {
-        for (size_t j = i + 1; j < out.size(); ++j) checks->push_back(ne(out[i], out[j]));
-    }
-    return out;
-}
-
 // Whether one of `axes` is `position`.
 PrimExpr any_equal(const std::vector<PrimExpr>& axes, int64_t position) {
     PrimExpr any;
@@ -158,7 +143,7 @@ Expr squeeze_values(ConvertContext& ctx, const Expr& x, const ShapeValues& v) {
     const auto& shape = ctx.tensor_type(x, "the input").shape;
     int64_t r = static_cast<int64_t>(shape.size());
     std::vector<PrimExpr> checks;
-    std::vector<PrimExpr> axes = dynamic_axes(v, r, &checks);
+    std::vector<PrimExpr> axes = normalized_axes(v.values, r, &checks);
     std::vector<PrimExpr> dims(r - static_cast<int64_t>(axes.size()), i64(1));
     for (int64_t m = 0; m < r; ++m) {
         PrimExpr squeezed = any_equal(axes, m);
@@ -179,7 +164,7 @@ Expr unsqueeze_dynamic(ConvertContext& ctx, const Expr& x, const ShapeValues& v)
     const auto& shape = ctx.tensor_type(x, "the input").shape;
     int64_t out_rank = static_cast<int64_t>(shape.size() + v.values.size());
     std::vector<PrimExpr> checks;
-    std::vector<PrimExpr> axes = dynamic_axes(v, out_rank, &checks);
+    std::vector<PrimExpr> axes = normalized_axes(v.values, out_rank, &checks);
     std::vector<PrimExpr> in_dims;
     for (const auto& d : shape) in_dims.push_back(cast(DataType::int64(), d));
     std::vector<PrimExpr> dims;
@@ -423,15 +408,7 @@ Expr dynamic_slice(ConvertContext& ctx, const Expr& x, const std::vector<Expr>& 
     int64_t rank = ctx.rank(x);
     std::vector<PrimExpr> checks;
     for (const auto& step : a->dynamic_strides) checks.push_back(ne(step, 0));
-    std::vector<PrimExpr> axes;
-    for (const auto& axis : a->dynamic_axes) {
-        PrimExpr r = make_int(DataType::int64(), rank);
-        checks.push_back(axis >= -r && axis < r);
-        axes.push_back(select(axis < 0, axis + r, axis));
-    }
-    for (size_t i = 0; i < axes.size(); ++i) {
-        for (size_t j = i + 1; j < axes.size(); ++j) checks.push_back(ne(axes[i], axes[j]));
-    }
+    normalized_axes(a->dynamic_axes, rank, &checks);
     return ctx.call("strided_slice", {bind_all(ctx, x, values, std::move(checks))}, attrs);
 }
 
@@ -738,6 +715,26 @@ Exprs convert_resize(ConvertContext& ctx) {
                     << "' is not supported";
     }
     return {ctx.call("resize2d", args, attrs)};
+}
+
+std::vector<PrimExpr> normalized_axes(const std::vector<PrimExpr>& axes, int64_t rank,
+                                      std::vector<PrimExpr>* checks) {
+    PrimExpr r = make_int(DataType::int64(), rank);
+    std::vector<PrimExpr> out;
+    for (const auto& a : axes) {
+        checks->push_back(a >= -r && a < r);
+        out.push_back(select(a < 0, a + r, a));
+    }
+    for (size_t i = 0; i < out.size(); ++i) {
+        for (size_t j = i + 1; j < out.size(); ++j) checks->push_back(ne(out[i], out[j]));
+    }
+    return out;
+}
+
+Expr expand_dims(ConvertContext& ctx, const Expr& x, int64_t axis) {
+    auto [attrs, a] = new_attrs<ops::ExpandDimsAttrs>();
+    a->axis = axis;
+    return ctx.call("expand_dims", {x}, attrs);
 }
 
 }  // namespace anvil::frontend
