@@ -133,7 +133,9 @@ PrimExpr count_below(const std::vector<PrimExpr>& axes, int64_t position) {
 }
 
 // `x` (bound as `values` and `checks` say) viewed with the shape `dims`, expressions the
-// executor computes: a dynamic_reshape to a shape_tensor of them.
+// executor computes: a dynamic_reshape to a shape_tensor of them. The VM compiles a call's
+// arguments in order, so the shape_tensor (argument 1) may use the variables the binding of
+// argument 0 binds.
 Expr reshape_to_exprs(ConvertContext& ctx, const Expr& x, const std::vector<ShapeValues>& values,
                       std::vector<PrimExpr> checks, std::vector<PrimExpr> dims);
 
@@ -190,7 +192,7 @@ Expr reshape_to_exprs(ConvertContext& ctx, const Expr& x, const std::vector<Shap
 }
 
 // The axes operand when it is known only at run time (opset 13 on).
-const Expr dynamic_axes_input(ConvertContext& ctx) {
+Expr dynamic_axes_input(ConvertContext& ctx) {
     Expr axes = ctx.opset() >= 13 ? ctx.optional_input(1) : Expr();
     return axes.defined() && !constant_data(axes).defined() ? axes : Expr();
 }
