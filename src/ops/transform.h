@@ -1,6 +1,6 @@
 // Attributes of the transform family: layout and indexing ops (ops/transform_shape.cpp,
-// ops/transform_index.cpp, ops/transform_resize.cpp). Axes may be negative (counted from the
-// end) wherever an axis is taken.
+// ops/transform_index.cpp, ops/transform_slice.cpp, ops/transform_resize.cpp). Axes may be
+// negative (counted from the end) wherever an axis is taken.
 #pragma once
 
 #include <cstdint>
