@@ -656,18 +656,22 @@ Exprs convert_resize(ConvertContext& ctx) {
     auto attrs = make_ref<ops::Resize2DAttrs>();
     auto* a = const_cast<ops::Resize2DAttrs*>(attrs.get());
     std::vector<Expr> args = {x};
+    // Output sizes known only at run time (N, C, H, W values): the executor binds them and
+    // checks that N and C stay and H, W are positive.
+    auto bind_output_size = [&](const ShapeValues& v) {
+        const auto& d = v.values;
+        a->dynamic_size = {d[2], d[3]};
+        args[0] = bind_shape_values(ctx, x, v,
+                                    {eq(d[0], make_int(DataType::int64(), in[0])) &&
+                                         eq(d[1], make_int(DataType::int64(), in[1])),
+                                     d[2] > 0 && d[3] > 0});
+    };
     if (runtime_sizes) {
-        // The executor binds the sizes and checks that N and C stay.
         if (runtime_sizes->values.size() != 4) ctx.error() << "sizes must have 4 values";
-        const auto& v = runtime_sizes->values;
-        a->dynamic_size = {v[2], v[3]};
-        args[0] = bind_shape_values(ctx, x, *runtime_sizes,
-                                    {eq(v[0], make_int(DataType::int64(), in[0])) &&
-                                         eq(v[1], make_int(DataType::int64(), in[1])),
-                                     v[2] > 0 && v[3] > 0});
+        bind_output_size(*runtime_sizes);
     } else if (runtime_scales.defined()) {
-        // The output size floor(in * scale), computed in float32 by a kernel, bound by the
-        // executor; the kernel reads the scales themselves.
+        // The output size floor(in * scale) is computed in float32 by a kernel; the resize
+        // kernel reads the scales themselves.
         if (ctx.static_shape(runtime_scales, "the scales") != std::vector<int64_t>{4}) {
             ctx.error() << "the scales must have 4 values (N, C, H, W)";
         }
@@ -676,13 +680,8 @@ Exprs convert_resize(ConvertContext& ctx) {
         for (int k = 0; k < 4; ++k) dims.data<float>()[k] = static_cast<float>(in[k]);
         Expr sizes_f =
             ctx.call("floor", {ctx.call("multiply", {ctx.constant(dims), runtime_scales})});
-        Expr size_values = cast_to(ctx, sizes_f, DataType::int64());
-        ShapeValues v = shape_values(ctx, size_values, "the output size");
-        a->dynamic_size = {v.values[2], v.values[3]};
-        args[0] = bind_shape_values(ctx, x, v,
-                                    {eq(v.values[0], make_int(DataType::int64(), in[0])) &&
-                                         eq(v.values[1], make_int(DataType::int64(), in[1])),
-                                     v.values[2] > 0 && v.values[3] > 0});
+        bind_output_size(
+            shape_values(ctx, cast_to(ctx, sizes_f, DataType::int64()), "the output size"));
         args.push_back(runtime_scales);
     } else if (!sizes.empty()) {
         if (sizes.size() != 4 || sizes[0] != in[0] || sizes[1] != in[1]) {

@@ -1,6 +1,7 @@
 // The pools against a double-precision reference written from the ONNX/PyTorch definitions:
 // strides, asymmetric padding, dilation, ceil_mode and count_include_pad; global pools; a fused
-// tail; type errors. The 3-D pools likewise (at the end).
+// tail; type errors. The 3-D pools likewise (at the end), against the same reference.
+#include <functional>
 #include <limits>
 
 #include "nn_op_runner.h"
@@ -22,36 +23,58 @@ int64_t out_extent(int64_t in, int64_t lo, int64_t hi, int64_t k, int64_t s, int
     return out;
 }
 
-std::vector<double> pool_reference(const NDArray& x, const Pool2DAttrs& a, bool is_max) {
-    auto s = x.shape();
-    int64_t n = s[0], c = s[1], h = s[2], w = s[3];
-    int64_t oh = out_extent(h, a.padding[0], a.padding[2], a.pool_size[0], a.strides[0],
-                            a.dilation[0], a.ceil_mode);
-    int64_t ow = out_extent(w, a.padding[1], a.padding[3], a.pool_size[1], a.strides[1],
-                            a.dilation[1], a.ceil_mode);
-    std::vector<double> out;
+// Calls f(index) for every index below `extents`, row-major.
+void for_each_index(const std::vector<int64_t>& extents,
+                    const std::function<void(const std::vector<int64_t>&)>& f) {
+    std::vector<int64_t> index(extents.size(), 0);
+    int64_t count = 1;
+    for (int64_t e : extents) count *= e;
+    for (; count > 0; --count) {
+        f(index);
+        for (size_t d = extents.size(); d-- > 0;) {
+            if (++index[d] < extents[d]) break;
+            index[d] = 0;
+        }
+    }
+}
+
+// A windowed pool over any number of spatial axes (padding: every begin, then every end).
+template <typename A>
+std::vector<double> pool_reference(const NDArray& x, const A& a, bool is_max) {
+    size_t nd = a.pool_size.size();
+    std::vector<int64_t> in(x.shape().begin() + 2, x.shape().end()), out;
+    int64_t volume = 1;
+    for (size_t d = 0; d < nd; ++d) {
+        out.push_back(out_extent(in[d], a.padding[d], a.padding[d + nd], a.pool_size[d],
+                                 a.strides[d], a.dilation[d], a.ceil_mode));
+        volume *= in[d];
+    }
+    std::vector<double> result;
     const float* p = x.data<float>();
-    for (int64_t b = 0; b < n * c; ++b)
-        for (int64_t y = 0; y < oh; ++y)
-            for (int64_t z = 0; z < ow; ++z) {
-                double acc = is_max ? -std::numeric_limits<double>::infinity() : 0.0;
-                int64_t inside = 0, padded = 0;
-                for (int64_t i = 0; i < a.pool_size[0]; ++i)
-                    for (int64_t j = 0; j < a.pool_size[1]; ++j) {
-                        int64_t iy = y * a.strides[0] - a.padding[0] + i * a.dilation[0];
-                        int64_t ix = z * a.strides[1] - a.padding[1] + j * a.dilation[1];
-                        bool in_pad = iy >= -a.padding[0] && iy < h + a.padding[2] &&
-                                      ix >= -a.padding[1] && ix < w + a.padding[3];
-                        padded += in_pad;
-                        if (iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
-                        ++inside;
-                        double v = p[(b * h + iy) * w + ix];
-                        acc = is_max ? std::max(acc, v) : acc + v;
-                    }
-                if (!is_max) acc /= double(a.count_include_pad ? padded : inside);
-                out.push_back(acc);
-            }
-    return out;
+    for (int64_t b = 0; b < x.shape()[0] * x.shape()[1]; ++b) {
+        for_each_index(out, [&](const std::vector<int64_t>& o) {
+            double acc = is_max ? -std::numeric_limits<double>::infinity() : 0.0;
+            int64_t inside = 0, padded = 0;
+            for_each_index(a.pool_size, [&](const std::vector<int64_t>& tap) {
+                bool in_pad = true, in_data = true;
+                int64_t offset = 0;
+                for (size_t d = 0; d < nd; ++d) {
+                    int64_t pos = o[d] * a.strides[d] - a.padding[d] + tap[d] * a.dilation[d];
+                    in_pad = in_pad && pos >= -a.padding[d] && pos < in[d] + a.padding[d + nd];
+                    in_data = in_data && pos >= 0 && pos < in[d];
+                    offset = offset * in[d] + pos;
+                }
+                padded += in_pad;
+                if (!in_data) return;
+                ++inside;
+                double v = p[b * volume + offset];
+                acc = is_max ? std::max(acc, v) : acc + v;
+            });
+            if (!is_max) acc /= double(a.count_include_pad ? padded : inside);
+            result.push_back(acc);
+        });
+    }
+    return result;
 }
 
 struct PoolCase {
@@ -60,8 +83,9 @@ struct PoolCase {
     bool ceil_mode, count_include_pad;
 };
 
-Pool2DAttrs attrs_of(const PoolCase& c) {
-    Pool2DAttrs a;
+template <typename A = Pool2DAttrs>
+A attrs_of(const PoolCase& c) {
+    A a;
     a.pool_size = c.pool_size;
     a.strides = c.strides;
     a.padding = c.padding;
@@ -170,79 +194,12 @@ TEST(PoolErrors, TypeRulesNameTheOpAndTheProblem) {
     EXPECT_NE(e.find("nn.global_avg_pool2d: the data must be 4-D (NCHW)"), std::string::npos) << e;
 }
 
-}  // namespace
-}  // namespace anvil
-
 // ---- nn.max_pool3d and nn.avg_pool3d ----------------------------------------------------------
 
-namespace anvil {
-namespace {
-
 using ops::Pool3DAttrs;
-using runtime::NDArray;
-using testing::random_tensor;
-using testing::run_op;
-
-std::vector<double> pool3d_reference(const NDArray& x, const Pool3DAttrs& a, bool is_max) {
-    std::vector<int64_t> in(x.shape().begin() + 2, x.shape().end()), out;
-    for (int d = 0; d < 3; ++d) {
-        out.push_back(out_extent(in[d], a.padding[d], a.padding[d + 3], a.pool_size[d],
-                                 a.strides[d], a.dilation[d], a.ceil_mode));
-    }
-    std::vector<double> result;
-    const float* p = x.data<float>();
-    int64_t volume = in[0] * in[1] * in[2];
-    for (int64_t b = 0; b < x.shape()[0] * x.shape()[1]; ++b)
-        for (int64_t z = 0; z < out[0]; ++z)
-            for (int64_t y = 0; y < out[1]; ++y)
-                for (int64_t v = 0; v < out[2]; ++v) {
-                    double acc = is_max ? -std::numeric_limits<double>::infinity() : 0.0;
-                    int64_t inside = 0, padded = 0;
-                    for (int64_t i = 0; i < a.pool_size[0]; ++i)
-                        for (int64_t j = 0; j < a.pool_size[1]; ++j)
-                            for (int64_t k = 0; k < a.pool_size[2]; ++k) {
-                                int64_t pos[3] = {
-                                    z * a.strides[0] - a.padding[0] + i * a.dilation[0],
-                                    y * a.strides[1] - a.padding[1] + j * a.dilation[1],
-                                    v * a.strides[2] - a.padding[2] + k * a.dilation[2]};
-                                bool in_pad = true, in_data = true;
-                                for (int d = 0; d < 3; ++d) {
-                                    in_pad = in_pad && pos[d] >= -a.padding[d] &&
-                                             pos[d] < in[d] + a.padding[d + 3];
-                                    in_data = in_data && pos[d] >= 0 && pos[d] < in[d];
-                                }
-                                padded += in_pad;
-                                if (!in_data) continue;
-                                ++inside;
-                                double val =
-                                    p[b * volume + (pos[0] * in[1] + pos[1]) * in[2] + pos[2]];
-                                acc = is_max ? std::max(acc, val) : acc + val;
-                            }
-                    if (!is_max) acc /= double(a.count_include_pad ? padded : inside);
-                    result.push_back(acc);
-                }
-    return result;
-}
-
-struct Pool3DCase {
-    const char* name;
-    std::vector<int64_t> x, pool_size, strides, padding, dilation;
-    bool ceil_mode, count_include_pad;
-};
-
-Pool3DAttrs attrs_of(const Pool3DCase& c) {
-    Pool3DAttrs a;
-    a.pool_size = c.pool_size;
-    a.strides = c.strides;
-    a.padding = c.padding;
-    a.dilation = c.dilation;
-    a.ceil_mode = c.ceil_mode;
-    a.count_include_pad = c.count_include_pad;
-    return a;
-}
 
 TEST(Pool3D, MatchesReference) {
-    std::vector<Pool3DCase> cases = {
+    std::vector<PoolCase> cases = {
         {"plain",
          {1, 2, 6, 7, 8},
          {2, 2, 2},
@@ -287,12 +244,12 @@ TEST(Pool3D, MatchesReference) {
     };
     for (const auto& c : cases) {
         auto x = random_tensor(c.x, 31);
-        Pool3DAttrs a = attrs_of(c);
+        Pool3DAttrs a = attrs_of<Pool3DAttrs>(c);
         for (bool is_max : {true, false}) {
             for (bool generic : {false, true}) {
                 NDArray y = run_op(is_max ? "nn.max_pool3d" : "nn.avg_pool3d", a, {x}, {},
                                    generic ? ops::schedule_pool_generic : nullptr);
-                testing::expect_close(y, pool3d_reference(x, a, is_max), 1e-5,
+                testing::expect_close(y, pool_reference(x, a, is_max), 1e-5,
                                       std::string(c.name) + (is_max ? " max" : " avg") +
                                           (generic ? " generic" : " x86"));
             }
@@ -301,12 +258,12 @@ TEST(Pool3D, MatchesReference) {
 }
 
 TEST(Pool3D, FusedAvgPoolRelu) {
-    Pool3DCase c{"",   {1, 4, 5, 7, 9}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1, 1, 1, 1}, {1, 1, 1}, true,
-                 false};
-    Pool3DAttrs a = attrs_of(c);
+    PoolCase c{"",   {1, 4, 5, 7, 9}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1, 1, 1, 1}, {1, 1, 1}, true,
+               false};
+    Pool3DAttrs a = attrs_of<Pool3DAttrs>(c);
     auto x = random_tensor(c.x, 32);
     NDArray y = run_op("nn.avg_pool3d", a, {x}, {{"nn.relu", {}}});
-    auto want = pool3d_reference(x, a, false);
+    auto want = pool_reference(x, a, false);
     for (auto& v : want) v = std::max(0.0, v);
     testing::expect_close(y, want, 1e-5, "avg_pool3d+relu");
 }
