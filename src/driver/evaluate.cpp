@@ -76,15 +76,27 @@ std::vector<runtime::NDArray> evaluate_lowered(const graph::IRModule& m,
     return values.at(main->body.get());
 }
 
+namespace {
+
+runtime::VirtualMachine vm_of(const graph::IRModule& m, const runtime::Module& kernels) {
+    VMExecutable exe = compile_vm(m);
+    std::span<const std::byte> params(reinterpret_cast<const std::byte*>(exe.params.data()),
+                                      exe.params.size());
+    return runtime::VirtualMachine(std::move(exe.program), params, kernels);
+}
+
+}  // namespace
+
 std::vector<runtime::NDArray> run_in_process(const graph::IRModule& m,
                                              const runtime::Module& kernels,
                                              const std::vector<runtime::NDArray>& inputs) {
     if (!needs_vm(m)) return evaluate_lowered(m, kernels, inputs);
-    VMExecutable exe = compile_vm(m);
-    std::span<const std::byte> params(reinterpret_cast<const std::byte*>(exe.params.data()),
-                                      exe.params.size());
-    runtime::VirtualMachine vm(std::move(exe.program), params, kernels);
-    return vm.run(inputs);
+    return vm_of(m, kernels).run(inputs);
+}
+
+runtime::VMValue run_values_in_process(const graph::IRModule& m, const runtime::Module& kernels,
+                                       std::vector<runtime::VMValue> inputs) {
+    return vm_of(m, kernels).invoke("main", std::move(inputs));
 }
 
 }  // namespace anvil::driver

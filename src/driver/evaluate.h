@@ -8,6 +8,7 @@
 #include "graph/module.h"
 #include "runtime/module.h"
 #include "runtime/ndarray.h"
+#include "runtime/vm.h"
 
 namespace anvil::driver {
 
@@ -23,5 +24,10 @@ std::vector<runtime::NDArray> evaluate_lowered(const graph::IRModule& m,
 std::vector<runtime::NDArray> run_in_process(const graph::IRModule& m,
                                              const runtime::Module& kernels,
                                              const std::vector<runtime::NDArray>& inputs);
+
+// Runs a compiled model's main on the VM with values that may be sequences (tuples) or empty
+// optionals; returns main's result as the VM gives it (a tuple when main returns several values).
+runtime::VMValue run_values_in_process(const graph::IRModule& m, const runtime::Module& kernels,
+                                       std::vector<runtime::VMValue> inputs);
 
 }  // namespace anvil::driver

@@ -151,7 +151,8 @@ LoweredFunction lower_primitive_function(const graph::Function& f, const std::st
         if (c.op->pattern > graph::OpPattern::Injective) continue;
         if (!injective_group && &c == anchor) continue;
         for (const auto& t : c.results) {
-            if (!contains(outputs, t)) s[t].compute_inline();
+            // A result nothing reads (an unused part of a split) has no stage.
+            if (!contains(outputs, t) && s.has_stage(t)) s[t].compute_inline();
         }
     }
     tir::LowerContext ctx = make_lower_context(target);

@@ -6,6 +6,7 @@
 #include "graph/expr_functor.h"
 #include "ops/call_tir.h"
 #include "ops/control_flow.h"
+#include "ops/sequence.h"
 #include "ops/shape_tensor.h"
 #include "ops/value_shapes.h"
 #include "support/error.h"
@@ -154,11 +155,17 @@ private:
         match_tensor(p.type, reg, "input '" + p.name + "'", p.loc);
     }
 
-    // Checks the tensor in `reg` against `type`, binding the dimension variables seen first.
+    // Checks the value in `reg` against `type`, binding the dimension variables of a tensor seen
+    // first. A sequence's elements and an optional's value are checked without binding (a
+    // dimension they do not fix is accepted as any); seq.at and optional.get bind later.
     void match_tensor(const graph::Type& type, int reg, const std::string& what,
                       const SourceLoc& loc) {
+        if (type.is<graph::SequenceType>() || type.is<graph::OptionalType>()) {
+            match_container(type, reg, what, loc);
+            return;
+        }
         auto* tt = type.as<graph::TensorType>();
-        if (!tt) return;  // tuples and other values are checked where they are used
+        if (!tt) return;  // tuples are checked field by field where they are used
         VMInstruction in{.op = VMOp::match_shape, .reg = reg};
         in.what = what;
         in.dtype = graph::dl_dtype_of(tt->dtype);
@@ -173,6 +180,37 @@ private:
                 m.check = shape_code(d, loc);
             }
             in.dims.push_back(std::move(m));
+        }
+        emit(std::move(in));
+    }
+
+    void match_container(const graph::Type& type, int reg, const std::string& what,
+                         const SourceLoc& loc) {
+        VMInstruction in{.op = VMOp::match_shape, .reg = reg, .what = what};
+        graph::Type t = type;
+        if (auto* ot = t.as<graph::OptionalType>()) {
+            in.index |= runtime::kMatchMayBeNone;
+            t = ot->elem;
+        }
+        if (auto* st = t.as<graph::SequenceType>()) {
+            in.index |= runtime::kMatchSequence;
+            in.dtype = graph::dl_dtype_of(st->dtype);
+            if (!st->dims) in.index |= runtime::kMatchAnyRank;
+            for (int64_t d : st->dims.value_or(std::vector<int64_t>{})) {
+                runtime::DimMatch m;
+                if (d != graph::SequenceType::kAnyDim) m.check = {{ShapeToken::Kind::constant, d}};
+                in.dims.push_back(std::move(m));
+            }
+        } else {
+            const auto& tt = graph::expect_tensor(t, loc, what);
+            in.dtype = graph::dl_dtype_of(tt.dtype);
+            for (const auto& d : tt.shape) {
+                bool known = true;
+                for (const Var* v : ops::dimension_vars(d)) known = known && slots_.count(v);
+                runtime::DimMatch m;
+                if (known) m.check = shape_code(d, loc);
+                in.dims.push_back(std::move(m));
+            }
         }
         emit(std::move(in));
     }
@@ -307,6 +345,7 @@ private:
 
     Value compile_call(const Expr& e, const graph::Call& call) {
         if (const auto* st = ops::shape_tensor_attrs(e)) {
+            for (const auto& a : call.args) compile(a);  // they bind dimensions the values use
             if (st->shape.size() != 1) {
                 user_error(e->loc) << "a symbolic " << st->shape.size()
                                    << "-D shape value used as data is not supported yet";
@@ -320,6 +359,7 @@ private:
         }
         if (const auto* bind = ops::bind_values_attrs(e)) return compile_bind_values(e, *bind);
         if (const auto* a = ops::if_attrs(e)) return compile_if(e, *a);
+        if (std::string op = ops::sequence_op_name(e); !op.empty()) return compile_sequence(e, op);
         if (const auto* a = ops::loop_attrs(e)) return compile_loop(e, *a);
         if (const auto* reshape = ops::dynamic_reshape_attrs(e)) {
             VMInstruction in{.op = VMOp::reshape, .dst = new_reg(), .node = e->loc.node_name};
@@ -362,6 +402,44 @@ private:
         emit(std::move(in));
         if (result.fields.size() == 1) return result.fields[0];
         return result;
+    }
+
+    // The sequence and optional ops (ops/sequence.h), one VM instruction each.
+    Value compile_sequence(const Expr& e, const std::string& op) {
+        const auto& call = *e.as<graph::Call>();
+        if (op == "optional.some") return compile(call.args[0]);
+        std::vector<int> args = registers(call.args, 0, call.args.size());
+        VMInstruction in{.dst = new_reg(), .node = e->loc.node_name};
+        if (op == "seq.construct" || op == "seq.empty") {
+            in.op = VMOp::tuple;
+            in.args = args;
+        } else if (op == "optional.none") {
+            in.op = VMOp::none;
+        } else {
+            static const std::pair<const char*, VMOp> kOps[] = {
+                {"seq.length", VMOp::seq_length},  {"seq.at", VMOp::seq_at},
+                {"seq.insert", VMOp::seq_insert},  {"seq.erase", VMOp::seq_erase},
+                {"seq.concat", VMOp::seq_concat},  {"optional.has_value", VMOp::has_value},
+                {"optional.get", VMOp::get_value},
+            };
+            for (const auto& [name, vm_op] : kOps) {
+                if (op == name) in.op = vm_op;
+            }
+            if (in.op == VMOp::ret) user_error(e->loc) << "the VM compiler cannot run " << op;
+            in.reg = args[0];
+            in.args.assign(args.begin() + 1, args.end());
+            if (const auto* concat = ops::sequence_concat_attrs(e)) {
+                in.op = concat->new_axis ? VMOp::seq_stack : VMOp::seq_concat;
+                in.index = concat->axis;
+            }
+        }
+        int dst = in.dst;
+        emit(std::move(in));
+        // A tensor taken out of a sequence or an optional binds its dimensions here.
+        if (e->type.is<graph::TensorType>() && op != "seq.length" && op != "optional.has_value") {
+            match_tensor(e->type, dst, "the result of node '" + e->loc.node_name + "'", e->loc);
+        }
+        return {dst, {}};
     }
 
     // A slot for the dimension variable `d`, bound by the instruction about to be emitted.

@@ -16,7 +16,11 @@ namespace anvil::graph {
 
 // A call's result type kept as attribute fields: for output k, out_ndims[k] dimensions taken in
 // order from out_shapes, and out_dtypes[k] (comma-separated). Several outputs make a tuple
-// result. Control-flow ops (ops/control_flow.h) keep their result types this way too.
+// result. Control-flow and sequence ops (ops/control_flow.h, ops/sequence.h) keep their result
+// types this way too, and may have sequences and optionals among them: out_dtypes[k] is then
+// "sequence float32", "optional float32" or "optional sequence float32"; a sequence's rank is
+// -1 when any rank is possible and -2 when it is known to be empty, and a dimension its elements
+// need not share is -1.
 struct TensorResults {
     virtual ~TensorResults() = default;
     std::vector<PrimExpr> out_shapes;
@@ -28,10 +32,11 @@ struct TensorResults {
         v.visit("out_ndims", &out_ndims);
         v.visit("out_dtypes", &out_dtypes);
     }
-    // Stores `result`, a tensor type or a tuple of tensor types (UserError otherwise).
+    // Stores `result`, a tensor, sequence or optional type or a tuple of them (UserError
+    // otherwise).
     void set_outputs(const Type& result);
-    // The output tensor types, in order; UserError naming `callee` when the fields do not
-    // describe tensor types.
+    // The output types, in order; UserError naming `callee` when the fields do not describe
+    // types.
     std::vector<Type> output_types(const std::string& callee) const;
 };
 

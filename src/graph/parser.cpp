@@ -273,6 +273,18 @@ private:
             expect("]", "to close the tensor type");
             return build(at, "tensor type", [&] { return make_tensor_type(shape, t); });
         }
+        if (is_keyword("Sequence")) return sequence_type();
+        if (is_keyword("Optional")) {
+            next();
+            expect("[", "after 'Optional'");
+            const Token& elem_at = peek();
+            Type elem = type();
+            if (!elem.is<TensorType>() && !elem.is<SequenceType>()) {
+                fail(elem_at, "an Optional holds a tensor or a sequence");
+            }
+            expect("]", "to close the optional type");
+            return make_optional_type(elem);
+        }
         if (accept("(")) {
             auto [fields, parenthesized] = tuple_items([&] { return type(); }, "in a tuple type");
             if (parenthesized) return fields[0];
@@ -291,6 +303,37 @@ private:
             return make_func_type(std::move(params), ret);
         }
         expected("a type such as Tensor[(1, 3), float32]");
+    }
+
+    // Sequence[(?, 3), float32], Sequence[?, float32], Sequence[empty, float32].
+    Type sequence_type() {
+        next();
+        expect("[", "after 'Sequence'");
+        bool empty = false;
+        std::optional<std::vector<int64_t>> dims;
+        if (is_keyword("empty")) {
+            next();
+            empty = true;
+        } else if (!accept("?")) {
+            expect("(", "to open the elements' shape (or '?' for any rank)");
+            dims.emplace();
+            while (!accept(")")) {
+                if (accept("?")) {
+                    dims->push_back(SequenceType::kAnyDim);
+                } else {
+                    const Token& t = peek();
+                    PrimExpr d = dim_atom(DataType::int64());
+                    const int64_t* v = as_const_int(d);
+                    if (!v || *v < 0) fail(t, "a sequence's dimension is an integer or '?'");
+                    dims->push_back(*v);
+                }
+                if (!is_punct(")")) expect(",", "between dimensions");
+            }
+        }
+        expect(",", "before the sequence's element type");
+        DataType t = dtype();
+        expect("]", "to close the sequence type");
+        return empty ? make_empty_sequence_type(t) : make_sequence_type(t, std::move(dims));
     }
 
     DataType dtype() {

@@ -156,6 +156,10 @@ private:
                 auto *x = a.as<FuncType>(), *y = b.as<FuncType>();
                 return types_equal(x->params, y->params) && type_equal(x->ret, y->ret);
             }
+            case TypeKind::SequenceType:
+                return graph::type_equal(a, b);
+            case TypeKind::OptionalType:
+                return type_equal(a.as<OptionalType>()->elem, b.as<OptionalType>()->elem);
         }
         return false;
     }

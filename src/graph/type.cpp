@@ -55,6 +55,57 @@ Type make_func_type(std::vector<Type> params, Type ret) {
     return Type(new FuncType(std::move(params), std::move(ret)));
 }
 
+Type make_sequence_type(DataType dtype, std::optional<std::vector<int64_t>> dims) {
+    if (dims) {
+        for (int64_t d : *dims) ANVIL_CHECK(d >= SequenceType::kAnyDim) << "sequence dim " << d;
+    }
+    return Type(new SequenceType(dtype, std::move(dims), false));
+}
+
+Type make_empty_sequence_type(DataType dtype) {
+    return Type(new SequenceType(dtype, std::nullopt, true));
+}
+
+Type sequence_of(const TensorType& element) {
+    std::vector<int64_t> dims;
+    for (const auto& d : element.shape) {
+        const int64_t* v = as_const_int(d);
+        dims.push_back(v ? *v : SequenceType::kAnyDim);
+    }
+    return make_sequence_type(element.dtype, std::move(dims));
+}
+
+std::optional<Type> join_sequence_types(const SequenceType& a, const SequenceType& b) {
+    if (a.dtype != b.dtype) return std::nullopt;
+    if (a.empty) return Type(&b);
+    if (b.empty) return Type(&a);
+    if (!a.dims || !b.dims || a.dims->size() != b.dims->size()) {
+        return make_sequence_type(a.dtype, std::nullopt);
+    }
+    std::vector<int64_t> dims;
+    for (size_t i = 0; i < a.dims->size(); ++i) {
+        dims.push_back((*a.dims)[i] == (*b.dims)[i] ? (*a.dims)[i] : SequenceType::kAnyDim);
+    }
+    return make_sequence_type(a.dtype, std::move(dims));
+}
+
+bool fits_sequence(const TensorType& t, const SequenceType& s) {
+    if (t.dtype != s.dtype) return false;
+    if (s.empty || !s.dims) return true;
+    if (s.dims->size() != t.ndim()) return false;
+    for (size_t i = 0; i < t.ndim(); ++i) {
+        const int64_t* v = as_const_int(t.shape[i]);
+        if ((*s.dims)[i] != SequenceType::kAnyDim && (!v || *v != (*s.dims)[i])) return false;
+    }
+    return true;
+}
+
+Type make_optional_type(Type elem) {
+    ANVIL_CHECK(elem.is<TensorType>() || elem.is<SequenceType>())
+        << "an optional of " << type_str(elem);
+    return Type(new OptionalType(std::move(elem)));
+}
+
 bool type_equal(const Type& a, const Type& b) {
     if (a.same_as(b)) return true;
     if (!a.defined() || !b.defined() || a->kind != b->kind) return false;
@@ -80,6 +131,12 @@ bool type_equal(const Type& a, const Type& b) {
             auto *x = a.as<FuncType>(), *y = b.as<FuncType>();
             return all_equal(x->params, y->params) && type_equal(x->ret, y->ret);
         }
+        case TypeKind::SequenceType: {
+            auto *x = a.as<SequenceType>(), *y = b.as<SequenceType>();
+            return x->dtype == y->dtype && x->dims == y->dims && x->empty == y->empty;
+        }
+        case TypeKind::OptionalType:
+            return type_equal(a.as<OptionalType>()->elem, b.as<OptionalType>()->elem);
     }
     return false;
 }
@@ -126,6 +183,32 @@ std::string type_str(const Type& t) {
             os << ") -> " << type_str(ft->ret);
             break;
         }
+        case TypeKind::SequenceType: {
+            auto* st = t.as<SequenceType>();
+            os << "Sequence[";
+            if (st->empty) {
+                os << "empty";
+            } else if (!st->dims) {
+                os << "?";
+            } else {
+                os << "(";
+                for (size_t i = 0; i < st->dims->size(); ++i) {
+                    int64_t d = (*st->dims)[i];
+                    os << (i ? ", " : "");
+                    if (d == SequenceType::kAnyDim) {
+                        os << "?";
+                    } else {
+                        os << d;
+                    }
+                }
+                os << (st->dims->size() == 1 ? ",)" : ")");
+            }
+            os << ", " << st->dtype.str() << "]";
+            break;
+        }
+        case TypeKind::OptionalType:
+            os << "Optional[" << type_str(t.as<OptionalType>()->elem) << "]";
+            break;
     }
     return os.str();
 }

@@ -67,7 +67,24 @@ Type loop_type(const graph::Op&, const std::vector<Type>& args, const graph::Att
 
 // Whether a value of type `actual` may be passed where `declared` is expected: same dtype and
 // rank, equal dimensions where both are constants.
+// A sequence fits a sequence type whose dims it has (or that fixes none); a value, or an optional
+// of one, fits an optional of its type.
 bool fits(const Type& actual, const Type& declared) {
+    if (auto* od = declared.as<graph::OptionalType>()) {
+        auto* oa = actual.as<graph::OptionalType>();
+        return fits(oa ? oa->elem : actual, od->elem);
+    }
+    if (auto* sd = declared.as<graph::SequenceType>()) {
+        auto* sa = actual.as<graph::SequenceType>();
+        if (!sa || sa->dtype != sd->dtype) return false;
+        if (sa->empty || (!sd->dims && !sd->empty)) return true;
+        if (!sa->dims || !sd->dims || sa->dims->size() != sd->dims->size()) return false;
+        for (size_t i = 0; i < sd->dims->size(); ++i) {
+            int64_t d = (*sd->dims)[i];
+            if (d != graph::SequenceType::kAnyDim && d != (*sa->dims)[i]) return false;
+        }
+        return true;
+    }
     auto* a = actual.as<graph::TensorType>();
     auto* d = declared.as<graph::TensorType>();
     if (!a || !d) return graph::type_equal(actual, declared);
@@ -223,6 +240,8 @@ void add_vars(const Type& t, std::vector<const Var*>* vars) {
         for (const auto& f : tuple->fields) add_vars(f, vars);
     } else if (auto* tt = t.as<graph::TensorType>()) {
         for (const auto& d : tt->shape) add_vars(d, vars);
+    } else if (auto* ot = t.as<graph::OptionalType>()) {
+        add_vars(ot->elem, vars);
     }
 }
 
@@ -266,6 +285,31 @@ Type join_result_types(const std::vector<Type>& results, const std::vector<const
                 fields.push_back(join(column));
             }
             return graph::make_tuple_type(std::move(fields));
+        }
+        // Optionals: the join of the values (a plain value is an optional that has one).
+        bool any_optional = false;
+        for (const auto& t : ts) any_optional = any_optional || t.is<graph::OptionalType>();
+        if (any_optional) {
+            std::vector<Type> values;
+            for (const auto& t : ts) {
+                auto* o = t.as<graph::OptionalType>();
+                values.push_back(o ? o->elem : t);
+            }
+            return graph::make_optional_type(join(values));
+        }
+        if (auto* first = ts[0].as<graph::SequenceType>()) {
+            Type joined(first);
+            for (const auto& t : ts) {
+                auto* st = t.as<graph::SequenceType>();
+                std::optional<Type> j;
+                if (st) j = graph::join_sequence_types(*joined.as<graph::SequenceType>(), *st);
+                if (!j) {
+                    user_error(loc) << what << " give " << graph::type_str(ts[0]) << " and "
+                                    << graph::type_str(t);
+                }
+                joined = *j;
+            }
+            return joined;
         }
         const auto& first = graph::expect_tensor(ts[0], loc, what);
         std::vector<PrimExpr> shape;

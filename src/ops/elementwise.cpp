@@ -233,7 +233,7 @@ Type binary_type(const Op& op, const std::vector<Type>& args, const Attrs&, cons
     if (info.domain == Domain::Bool && !a.dtype.is_bool()) {
         user_error(loc) << op.name << " needs bool inputs, got " << a.dtype.str();
     }
-    auto shape = broadcast_shape({a.shape, b.shape}, loc, op.name);
+    auto shape = broadcast_shape({a.shape, b.shape}, loc, op.name, true);
     return graph::make_tensor_type(shape, info.returns_bool ? DataType::bool_() : a.dtype);
 }
 
@@ -242,10 +242,12 @@ std::vector<te::Tensor> binary_compute_of(const std::vector<te::Tensor>& in, con
                                           const Type& out) {
     BinaryFn fn = binary_info(Name).fn;
     te::Tensor a = in[0], b = in[1];
+    std::vector<PrimExpr> shape = te_shape(out);
     return {te::compute(
-        te_shape(out),
+        shape,
         [&](std::span<const PrimExpr> i) {
-            return fn(a(broadcast_index(a.shape(), i)), b(broadcast_index(b.shape(), i)));
+            return fn(a(broadcast_index(a.shape(), i, shape)),
+                      b(broadcast_index(b.shape(), i, shape)));
         },
         Name)};
 }
@@ -338,18 +340,20 @@ Type where_type(const Op& op, const std::vector<Type>& args, const Attrs&, const
         user_error(loc) << "where: the two values have types " << x.dtype.str() << " and "
                         << y.dtype.str();
     }
-    return graph::make_tensor_type(broadcast_shape({c.shape, x.shape, y.shape}, loc, "where"),
+    return graph::make_tensor_type(broadcast_shape({c.shape, x.shape, y.shape}, loc, "where", true),
                                    x.dtype);
 }
 
 std::vector<te::Tensor> where_compute(const std::vector<te::Tensor>& in, const Attrs&,
                                       const Type& out) {
     te::Tensor c = in[0], x = in[1], y = in[2];
+    std::vector<PrimExpr> shape = te_shape(out);
     return {te::compute(
-        te_shape(out),
+        shape,
         [&](std::span<const PrimExpr> i) {
-            return select(c(broadcast_index(c.shape(), i)), x(broadcast_index(x.shape(), i)),
-                          y(broadcast_index(y.shape(), i)));
+            return select(c(broadcast_index(c.shape(), i, shape)),
+                          x(broadcast_index(x.shape(), i, shape)),
+                          y(broadcast_index(y.shape(), i, shape)));
         },
         "where")};
 }

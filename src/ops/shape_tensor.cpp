@@ -33,13 +33,13 @@ Type shape_tensor_type(const graph::Op&, const std::vector<Type>&, const graph::
 }  // namespace
 
 graph::Expr make_shape_tensor(std::vector<PrimExpr> values, std::vector<int64_t> shape,
-                              DataType dtype, SourceLoc loc) {
+                              DataType dtype, SourceLoc loc, std::vector<graph::Expr> after) {
     auto attrs = make_ref<ShapeTensorAttrs>();
     auto* a = const_cast<ShapeTensorAttrs*>(attrs.get());
     a->values = std::move(values);
     a->shape = std::move(shape);
     a->dtype = dtype;
-    return graph::make_call(get_op("shape_tensor"), {}, attrs, std::move(loc));
+    return graph::make_call(get_op("shape_tensor"), std::move(after), attrs, std::move(loc));
 }
 
 const ShapeTensorAttrs* shape_tensor_attrs(const graph::Expr& e) {
@@ -49,7 +49,7 @@ const ShapeTensorAttrs* shape_tensor_attrs(const graph::Expr& e) {
 Ref<graph::Op> make_shape_tensor_op() {
     // No compute: the executor makes the tensor, so it is never fused, folded or lowered.
     return make_op({.name = "shape_tensor",
-                    .num_inputs = 0,
+                    .num_inputs = -1,
                     .make_default_attrs = default_attrs<ShapeTensorAttrs>,
                     .infer_type = shape_tensor_type,
                     .pattern = graph::OpPattern::Opaque,

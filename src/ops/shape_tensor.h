@@ -4,6 +4,12 @@
 // its shape slots at run time (runtime/vm_program.h, shape_tensor). The importer reads the values
 // back where a shape operand is expected (Reshape), so shapes stay symbolic instead of being
 // specialized to the sizes of one run.
+//
+//   shape_tensor(%after..., values=[...], shape=[...], dtype=int64)
+//
+// The arguments are values whose computation binds dimensions the values use (a tensor whose
+// shape is known only once it is computed: an element taken out of a sequence, a result of a
+// loop); the executor computes them first. Their data is not read.
 #pragma once
 
 #include <vector>
@@ -26,7 +32,8 @@ struct ShapeTensorAttrs : graph::AttrsBase<ShapeTensorAttrs> {
 };
 
 graph::Expr make_shape_tensor(std::vector<PrimExpr> values, std::vector<int64_t> shape,
-                              DataType dtype, SourceLoc loc = {});
+                              DataType dtype, SourceLoc loc = {},
+                              std::vector<graph::Expr> after = {});
 
 // The values of `e` when it is a shape_tensor call; null otherwise.
 const ShapeTensorAttrs* shape_tensor_attrs(const graph::Expr& e);

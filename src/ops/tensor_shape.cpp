@@ -7,7 +7,8 @@
 namespace anvil::ops {
 
 std::vector<PrimExpr> broadcast_shape(const std::vector<std::vector<PrimExpr>>& shapes,
-                                      const SourceLoc& loc, const std::string& op) {
+                                      const SourceLoc& loc, const std::string& op,
+                                      bool at_run_time) {
     size_t ndim = 0;
     for (const auto& s : shapes) ndim = std::max(ndim, s.size());
     std::vector<PrimExpr> out(ndim);
@@ -18,6 +19,12 @@ std::vector<PrimExpr> broadcast_shape(const std::vector<std::vector<PrimExpr>>& 
             if (!out[d].defined() || is_one(out[d])) {
                 out[d] = dim;
             } else if (!is_one(dim) && !structural_equal(simplify(dim), simplify(out[d]))) {
+                if (at_run_time && (!as_const_int(dim) || !as_const_int(out[d]))) {
+                    PrimExpr a = out[d], one = make_int(DataType::int64(), 1);
+                    out[d] = select(eq(a, dim) || eq(dim, one), a,
+                                    select(eq(a, one), dim, make_int(DataType::int64(), -1)));
+                    continue;
+                }
                 user_error(loc) << op << ": shapes cannot be broadcast together: dimension " << dim
                                 << " against " << out[d] << " (axis " << d << " of " << ndim << ")";
             }
@@ -27,11 +34,21 @@ std::vector<PrimExpr> broadcast_shape(const std::vector<std::vector<PrimExpr>>& 
 }
 
 std::vector<PrimExpr> broadcast_index(const std::vector<PrimExpr>& operand_shape,
-                                      std::span<const PrimExpr> out) {
+                                      std::span<const PrimExpr> out,
+                                      std::span<const PrimExpr> out_shape) {
     std::vector<PrimExpr> idx;
     size_t offset = out.size() - operand_shape.size();
     for (size_t d = 0; d < operand_shape.size(); ++d) {
-        idx.push_back(is_one(operand_shape[d]) ? PrimExpr(0) : out[d + offset]);
+        const PrimExpr& dim = operand_shape[d];
+        PrimExpr i = out[d + offset];
+        if (is_one(dim)) {
+            idx.push_back(0);
+        } else if (!out_shape.empty() && !as_const_int(dim) &&
+                   !structural_equal(simplify(dim), simplify(out_shape[d + offset]))) {
+            idx.push_back(min(i, dim - 1));
+        } else {
+            idx.push_back(i);
+        }
     }
     return idx;
 }

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 #include <sstream>
 
@@ -294,6 +295,56 @@ void NDArray::check_element_size(size_t bytes) const {
         user_error() << "tensor " << str() << " has " << dl_dtype_bytes(dtype())
                      << "-byte elements; accessed as a " << bytes << "-byte type";
     }
+}
+
+// Element `i` of an integer, bool or float tensor, as int64 (floats truncate).
+int64_t element_as_int64(const NDArray& t, size_t i) {
+    DLDataType d = t.dtype();
+    const auto* p = static_cast<const uint8_t*>(t.raw_data()) + t.tensor()->byte_offset;
+    size_t bytes = static_cast<size_t>(dl_dtype_bytes(d));
+    p += i * bytes;
+    if (d.code == kDLFloat) {
+        if (d.bits == 32) {
+            float f;
+            std::memcpy(&f, p, 4);
+            return static_cast<int64_t>(f);
+        }
+        if (d.bits == 64) {
+            double f;
+            std::memcpy(&f, p, 8);
+            return static_cast<int64_t>(f);
+        }
+    }
+    if (d.code == kDLInt) {
+        switch (d.bits) {
+            case 8:
+                return *reinterpret_cast<const int8_t*>(p);
+            case 16: {
+                int16_t v;
+                std::memcpy(&v, p, 2);
+                return v;
+            }
+            case 32: {
+                int32_t v;
+                std::memcpy(&v, p, 4);
+                return v;
+            }
+            case 64: {
+                int64_t v;
+                std::memcpy(&v, p, 8);
+                return v;
+            }
+            default:
+                break;
+        }
+    }
+    if (d.code == kDLUInt || d.code == 6 /* kDLBool */ || d.code == 5) {
+        uint64_t v = 0;
+        std::memcpy(&v, p, bytes);
+        return static_cast<int64_t>(v);
+    }
+    user_error() << "cannot read a " << dl_dtype_to_string(d) << " tensor as an integer";
+    ANVIL_UNREACHABLE();
 }
 
 }  // namespace anvil::runtime

@@ -116,4 +116,8 @@ private:
     Ref<NDArrayNode> node_;
 };
 
+// Element `i` of an integer, bool or float tensor as int64 (floats truncate); UserError for
+// other dtypes.
+int64_t element_as_int64(const NDArray& t, size_t i = 0);
+
 }  // namespace anvil::runtime

@@ -8,6 +8,7 @@
 #include "runtime/packed_func.h"
 #include "runtime/param_blob.h"
 #include "runtime/registry.h"
+#include "runtime/vm_sequence.h"
 
 namespace anvil::runtime {
 
@@ -17,56 +18,6 @@ std::string shape_text(std::span<const int64_t> shape) {
     std::string out = "[";
     for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
     return out + "]";
-}
-
-// Element `i` of an integer, bool or float tensor, as int64 (floats truncate).
-int64_t scalar_value(const NDArray& t, size_t i = 0) {
-    DLDataType d = t.dtype();
-    const auto* p = static_cast<const uint8_t*>(t.raw_data()) + t.tensor()->byte_offset;
-    size_t bytes = static_cast<size_t>(dl_dtype_bytes(d));
-    p += i * bytes;
-    if (d.code == kDLFloat) {
-        if (d.bits == 32) {
-            float f;
-            std::memcpy(&f, p, 4);
-            return static_cast<int64_t>(f);
-        }
-        if (d.bits == 64) {
-            double f;
-            std::memcpy(&f, p, 8);
-            return static_cast<int64_t>(f);
-        }
-    }
-    if (d.code == kDLInt) {
-        switch (d.bits) {
-            case 8:
-                return *reinterpret_cast<const int8_t*>(p);
-            case 16: {
-                int16_t v;
-                std::memcpy(&v, p, 2);
-                return v;
-            }
-            case 32: {
-                int32_t v;
-                std::memcpy(&v, p, 4);
-                return v;
-            }
-            case 64: {
-                int64_t v;
-                std::memcpy(&v, p, 8);
-                return v;
-            }
-            default:
-                break;
-        }
-    }
-    if (d.code == kDLUInt || d.code == 6 /* kDLBool */ || d.code == 5) {
-        uint64_t v = 0;
-        std::memcpy(&v, p, bytes);
-        return static_cast<int64_t>(v);
-    }
-    user_error() << "vm: cannot read a " << dl_dtype_to_string(d) << " tensor as an integer";
-    ANVIL_UNREACHABLE();
 }
 
 // A condition: non-zero (a float compares as a float, so 0.5 is true).
@@ -83,7 +34,7 @@ bool truthy(const NDArray& t) {
         std::memcpy(&f, p, 8);
         return f != 0.0;
     }
-    return scalar_value(t) != 0;
+    return element_as_int64(t) != 0;
 }
 
 // "n = 4, seq = 7": the symbolic dimensions' values, for messages.
@@ -131,8 +82,6 @@ struct VirtualMachine::State {
                     std::vector<int64_t>& slots);
     VMValue loop(const VMInstruction& in, const std::vector<VMValue>& regs,
                  const std::vector<int64_t>& slots, int depth);
-    NDArray stack(const std::vector<NDArray>& items, std::vector<int64_t> empty_shape,
-                  DLDataType empty_dtype, const std::string& node) const;
     NDArray loop_scalar_tensor(int64_t value, DLDataType dtype) const;
 };
 
@@ -252,19 +201,36 @@ const VMProgram& VirtualMachine::program() const {
 
 void VirtualMachine::State::match_shape(const VMFunction& f, const VMInstruction& in,
                                         const VMValue& v, std::vector<int64_t>& slots) const {
+    if (in.index & kMatchMayBeNone && v.kind == VMValue::Kind::none) return;
+    if (in.index & kMatchSequence) {
+        if (v.kind != VMValue::Kind::tuple)
+            user_error() << "vm: " << in.what << " must be a sequence";
+        for (size_t i = 0; i < v.fields.size(); ++i) {
+            VMInstruction element = in;
+            element.index = in.index & kMatchAnyRank;
+            element.what = "element " + std::to_string(i) + " of " + in.what;
+            match_shape(f, element, v.fields[i], slots);
+        }
+        return;
+    }
     if (v.kind != VMValue::Kind::tensor) {
         user_error() << "vm: " << in.what << " must be a tensor";
     }
     const NDArray& t = v.tensor;
+    if (in.check_dtype && !dl_dtype_equal(t.dtype(), in.dtype)) {
+        user_error() << "vm: " << in.what << " has dtype " << dl_dtype_to_string(t.dtype())
+                     << ", expected " << dl_dtype_to_string(in.dtype);
+    }
+    if (in.index & kMatchAnyRank) return;
     auto expected = [&] {
         std::string s = "[";
-        std::string bound;
         for (size_t k = 0; k < in.dims.size(); ++k) {
             const DimMatch& d = in.dims[k];
             std::string text =
                 d.bind_slot >= 0
                     ? shape_code_text({{ShapeToken::Kind::slot, d.bind_slot}}, f.slot_names)
-                    : shape_code_text(d.check, f.slot_names);
+                : d.check.empty() ? "?"
+                                  : shape_code_text(d.check, f.slot_names);
             s += (k ? ", " : "") + text;
         }
         return s + "]";
@@ -273,10 +239,6 @@ void VirtualMachine::State::match_shape(const VMFunction& f, const VMInstruction
         user_error() << "vm: " << in.what << " has shape " << shape_text(t.shape()) << ", expected "
                      << expected();
     }
-    if (in.check_dtype && !dl_dtype_equal(t.dtype(), in.dtype)) {
-        user_error() << "vm: " << in.what << " has dtype " << dl_dtype_to_string(t.dtype())
-                     << ", expected " << dl_dtype_to_string(in.dtype);
-    }
     for (size_t k = 0; k < in.dims.size(); ++k) {
         const DimMatch& d = in.dims[k];
         int64_t actual = t.shape()[k];
@@ -284,6 +246,7 @@ void VirtualMachine::State::match_shape(const VMFunction& f, const VMInstruction
             slots[d.bind_slot] = actual;
             continue;
         }
+        if (d.check.empty()) continue;
         int64_t want = eval_shape_code(d.check, slots);
         if (want != actual) {
             std::string bound = slot_values(f, slots);
@@ -374,7 +337,7 @@ NDArray VirtualMachine::State::reshape(const VMFunction& f, const VMInstruction&
     int infer = -1;
     int64_t known = 1;
     for (size_t i = 0; i < shape.size(); ++i) {
-        int64_t v = scalar_value(target.tensor, i);
+        int64_t v = element_as_int64(target.tensor, i);
         if (v == 0 && in.index == 0) {
             if (i >= in_shape.size()) {
                 user_error() << where << "the shape's entry " << i
@@ -431,7 +394,7 @@ NDArray VirtualMachine::State::loop_scalar_tensor(int64_t value, DLDataType dtyp
 VMValue VirtualMachine::State::loop(const VMInstruction& in, const std::vector<VMValue>& regs,
                                     const std::vector<int64_t>& slots, int depth) {
     const VMFunction& body = *functions.at(in.name);
-    int64_t max_trip = scalar_value(loop_scalar(regs[in.args[0]], in.node, "trip count"));
+    int64_t max_trip = element_as_int64(loop_scalar(regs[in.args[0]], in.node, "trip count"));
     bool cond = truthy(loop_scalar(regs[in.args[1]], in.node, "condition"));
     size_t carried = static_cast<size_t>(in.index);
     std::vector<VMValue> values;  // carried values, then the constants
@@ -467,34 +430,11 @@ VMValue VirtualMachine::State::loop(const VMInstruction& in, const std::vector<V
         for (int d = 0; d < in.scan_ranks[k]; ++d) {
             empty_shape.push_back(eval_shape_code(in.shape[dim++], slots));
         }
-        result.push_back(VMValue(stack(scans[k], empty_shape, in.scan_dtypes[k], in.node)));
+        result.push_back(VMValue(
+            scans[k].empty() ? pool->alloc(empty_shape, in.scan_dtypes[k])
+                             : concat_tensors(scans[k], 0, true, *pool, in.node, "iteration")));
     }
     return VMValue::tuple(std::move(result));
-}
-
-NDArray VirtualMachine::State::stack(const std::vector<NDArray>& items,
-                                     std::vector<int64_t> empty_shape, DLDataType empty_dtype,
-                                     const std::string& node) const {
-    if (items.empty()) return pool->alloc(empty_shape, empty_dtype);
-    std::span<const int64_t> shape = items[0].shape();
-    std::vector<int64_t> stacked = {static_cast<int64_t>(items.size())};
-    stacked.insert(stacked.end(), shape.begin(), shape.end());
-    NDArray out = pool->alloc(stacked, items[0].dtype());
-    size_t bytes = static_cast<size_t>(items[0].num_elements() * dl_dtype_bytes(items[0].dtype()));
-    auto* dst = static_cast<uint8_t*>(out.raw_data());
-    for (size_t i = 0; i < items.size(); ++i) {
-        const NDArray& t = items[i];
-        std::span<const int64_t> s = t.shape();
-        if (!std::equal(s.begin(), s.end(), shape.begin(), shape.end()) ||
-            !dl_dtype_equal(t.dtype(), items[0].dtype())) {
-            user_error() << "vm: node '" << node << "': iteration " << i << " gives a scan value "
-                         << t.str() << ", iteration 0 gave " << items[0].str()
-                         << "; scan values must agree in shape and dtype";
-        }
-        const auto* src = static_cast<const uint8_t*>(t.raw_data()) + t.tensor()->byte_offset;
-        std::memcpy(dst + i * bytes, src, bytes);
-    }
-    return out;
 }
 
 VMValue VirtualMachine::State::call(const VMFunction& f, std::vector<VMValue> args, int depth) {
@@ -518,9 +458,12 @@ VMValue VirtualMachine::State::call(const VMFunction& f, std::vector<VMValue> ar
                 for (const auto& c : in.shape) {
                     int64_t d = eval_shape_code(c, slots);
                     if (d < 0) {
-                        user_error()
-                            << "vm: node '" << in.node << "': dimension "
-                            << shape_code_text(c, f.slot_names) << " is negative (" << d << ")";
+                        // Run-time broadcasting gives -1 for sizes that do not fit.
+                        user_error() << "vm: node '" << in.node << "': dimension "
+                                     << shape_code_text(c, f.slot_names) << " is negative (" << d
+                                     << ") with " << slot_values(f, slots)
+                                     << ": the operands' shapes do not fit together (e.g. they "
+                                        "cannot be broadcast)";
                     }
                     shape.push_back(d);
                 }
@@ -553,7 +496,7 @@ VMValue VirtualMachine::State::call(const VMFunction& f, std::vector<VMValue> ar
                                  << in.slots.size() << " integer(s) giving a shape";
                 }
                 for (size_t i = 0; i < in.slots.size(); ++i) {
-                    slots[in.slots[i]] = scalar_value(v.tensor, i);
+                    slots[in.slots[i]] = element_as_int64(v.tensor, i);
                 }
                 break;
             }
@@ -595,6 +538,41 @@ VMValue VirtualMachine::State::call(const VMFunction& f, std::vector<VMValue> ar
                 regs[in.dst] = VMValue(t.fields[in.index]);
                 break;
             }
+            case VMOp::seq_length:
+                regs[in.dst] = VMValue(sequence_length(regs[in.reg], in.node));
+                break;
+            case VMOp::seq_at:
+                regs[in.dst] = sequence_at(regs[in.reg], regs[in.args[0]], in.node);
+                break;
+            case VMOp::seq_insert:
+                regs[in.dst] =
+                    sequence_insert(regs[in.reg], regs[in.args[0]],
+                                    in.args.size() > 1 ? &regs[in.args[1]] : nullptr, in.node);
+                break;
+            case VMOp::seq_erase:
+                regs[in.dst] = sequence_erase(
+                    regs[in.reg], in.args.empty() ? nullptr : &regs[in.args[0]], in.node);
+                break;
+            case VMOp::seq_concat:
+            case VMOp::seq_stack:
+                regs[in.dst] = VMValue(concat_sequence(regs[in.reg], in.index,
+                                                       in.op == VMOp::seq_stack, *pool, in.node));
+                break;
+            case VMOp::none:
+                regs[in.dst] = VMValue();
+                break;
+            case VMOp::has_value: {
+                NDArray t = NDArray::empty({}, {kDLUInt, 1, 1});
+                *static_cast<uint8_t*>(t.raw_data()) = regs[in.reg].kind != VMValue::Kind::none;
+                regs[in.dst] = VMValue(t);
+                break;
+            }
+            case VMOp::get_value:
+                if (regs[in.reg].kind == VMValue::Kind::none) {
+                    user_error() << "vm: node '" << in.node << "': the optional is empty";
+                }
+                regs[in.dst] = regs[in.reg];
+                break;
             case VMOp::move:
                 regs[in.dst] = regs[in.reg];
                 break;

@@ -27,6 +27,15 @@ constexpr OpName kOpNames[] = {
     {VMOp::shape_tensor, "shape_tensor"},
     {VMOp::tuple, "tuple"},
     {VMOp::get_item, "get_item"},
+    {VMOp::seq_length, "seq_length"},
+    {VMOp::seq_at, "seq_at"},
+    {VMOp::seq_insert, "seq_insert"},
+    {VMOp::seq_erase, "seq_erase"},
+    {VMOp::seq_concat, "seq_concat"},
+    {VMOp::seq_stack, "seq_stack"},
+    {VMOp::none, "none"},
+    {VMOp::has_value, "has_value"},
+    {VMOp::get_value, "get_value"},
     {VMOp::check_shape, "check_shape"},
     {VMOp::reshape, "reshape"},
     {VMOp::move, "move"},
@@ -159,8 +168,14 @@ VMInstruction read_instruction(const Reader& r, const json& obj) {
                 m.bind_slot = r.small_int(d, "bind");
             } else if (d.is_object() && d.contains("check")) {
                 m.check = read_code(r, d["check"]);
+                if (m.check.empty()) r.fail("an empty check");
+            } else if (d.is_object() && d.contains("any")) {
+                // any size: no bind, no check
             } else {
-                r.fail("a dim must be {\"bind\": slot} or {\"check\": code}, not " + d.dump());
+                r.fail(
+                    "a dim must be {\"bind\": slot}, {\"check\": code} or {\"any\": true}, "
+                    "not " +
+                    d.dump());
             }
             in.dims.push_back(std::move(m));
         }
@@ -190,7 +205,8 @@ json instruction_json(const VMInstruction& in) {
     if (!in.node.empty()) o["node"] = in.node;
     if (!in.what.empty()) o["what"] = in.what;
     if (in.op == VMOp::get_item || in.op == VMOp::if_false || in.op == VMOp::goto_ ||
-        in.op == VMOp::reshape || in.op == VMOp::loop) {
+        in.op == VMOp::reshape || in.op == VMOp::loop || in.op == VMOp::seq_concat ||
+        in.op == VMOp::seq_stack || (in.op == VMOp::match_shape && in.index != 0)) {
         o["index"] = in.index;
     }
     if (in.op == VMOp::alloc || in.op == VMOp::match_shape || in.op == VMOp::shape_tensor) {
@@ -207,6 +223,8 @@ json instruction_json(const VMInstruction& in) {
         for (const auto& d : in.dims) {
             if (d.bind_slot >= 0) {
                 o["dims"].push_back({{"bind", d.bind_slot}});
+            } else if (d.check.empty()) {
+                o["dims"].push_back({{"any", true}});
             } else {
                 o["dims"].push_back({{"check", code_json(d.check)}});
             }
@@ -445,13 +463,19 @@ void validate_program(const VMProgram& p, int64_t params_size) {
                 if (depth != 1) fail("malformed shape code");
             };
             switch (in.op) {
-                case VMOp::match_shape:
+                case VMOp::match_shape: {
                     check_reg(in.reg, "source");
+                    int64_t all = kMatchMayBeNone | kMatchSequence | kMatchAnyRank;
+                    if (in.index < 0 || (in.index & ~all) != 0) fail("unknown match flags");
                     for (const auto& d : in.dims) {
                         if (d.bind_slot >= f.num_slots) fail("slot out of range");
-                        if (d.bind_slot < 0) check_code(d.check);
+                        if (d.bind_slot >= 0 && in.index != 0) {
+                            fail("a sequence or an optional binds no dimension");
+                        }
+                        if (d.bind_slot < 0 && !d.check.empty()) check_code(d.check);
                     }
                     break;
+                }
                 case VMOp::load_param:
                     check_reg(in.dst, "destination");
                     if (!p.params.count(in.name)) fail("no param named '" + in.name + "'");
@@ -533,7 +557,29 @@ void validate_program(const VMProgram& p, int64_t params_size) {
                     break;
                 case VMOp::get_item:
                 case VMOp::move:
+                case VMOp::seq_length:
+                case VMOp::seq_concat:
+                case VMOp::seq_stack:
+                case VMOp::has_value:
+                case VMOp::get_value:
                     check_reg(in.reg, "source");
+                    check_reg(in.dst, "destination");
+                    break;
+                case VMOp::seq_at:
+                case VMOp::seq_insert:
+                case VMOp::seq_erase: {
+                    check_reg(in.reg, "sequence");
+                    check_reg(in.dst, "destination");
+                    size_t least = in.op == VMOp::seq_erase ? 0 : 1;
+                    size_t most = in.op == VMOp::seq_at ? 1 : least + 1;
+                    if (in.args.size() < least || in.args.size() > most) {
+                        fail("takes " + std::to_string(least) + " to " + std::to_string(most) +
+                             " argument(s)");
+                    }
+                    for (int a : in.args) check_reg(a, "argument");
+                    break;
+                }
+                case VMOp::none:
                     check_reg(in.dst, "destination");
                     break;
                 case VMOp::kill:

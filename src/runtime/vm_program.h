@@ -16,8 +16,11 @@
 // is slot 0 times 8.
 //
 // Instructions (JSON "op" and fields):
-//   match_shape  reg, dims[], what    check a tensor's rank, dtype and dims; a dim is
-//                                     {"bind": slot} (first sight) or {"check": code}
+//   match_shape  reg, dims[], what, index  check a tensor's rank, dtype and dims; a dim is
+//                                     {"bind": slot} (first sight), {"check": code} or
+//                                     {"any": true}; index holds flags: 1 the value may be none
+//                                     (an empty optional), 2 it is a sequence whose every
+//                                     element is checked (no binding), 4 any rank (dims unused)
 //   load_param   dst, name            a weight from the parameter blob
 //   alloc        dst, shape[], dtype  a new tensor from the memory pool
 //   call_kernel  kernel, args[], shape[], node  call a module function, destination-passing:
@@ -36,7 +39,22 @@
 //                                     allowzero; -1 is inferred); the result's dimensions are
 //                                     bound to slots[]
 //   shape_tensor dst, shape[], dtype  a 1-D int32 or int64 tensor of shape expressions' values
-//   tuple        dst, args[]          make a tuple;  get_item dst, reg, index
+//   tuple        dst, args[]          make a tuple (also an ONNX sequence);  get_item dst, reg,
+//                                     index
+//   seq_length   dst, reg             a sequence's length, an int64 scalar tensor
+//   seq_at       dst, reg, args[pos]  the element at pos (a one-element integer tensor; negative
+//                                     counts from the back)
+//   seq_insert   dst, reg, args[t, pos?]  a new sequence with tensor t inserted before pos
+//                                     (default: at the back)
+//   seq_erase    dst, reg, args[pos?] a new sequence without the element at pos (default: the
+//                                     last)
+//   seq_concat   dst, reg, index      the elements concatenated along axis `index` (negative
+//                                     counts from the back), a copy; seq_stack: stacked on a new
+//                                     axis `index`
+//   none         dst                  an empty optional
+//   has_value    dst, reg             a bool scalar tensor: whether the value is not none
+//   get_value    dst, reg             the value of an optional; UserError naming the node when
+//                                     it is none
 //   move         dst, reg             copy a register
 //   kill         regs[]               drop values no longer needed (their memory returns to the
 //                                     pool)
@@ -94,10 +112,17 @@ struct ShapeToken {
 };
 using ShapeCode = std::vector<ShapeToken>;
 
-// One dimension of match_shape: bind a slot, or check against a value.
+// One dimension of match_shape: bind a slot, check against a value, or accept any.
 struct DimMatch {
     int bind_slot = -1;  // >= 0: bind
-    ShapeCode check;     // otherwise
+    ShapeCode check;     // otherwise; empty: any size
+};
+
+// The flags of match_shape's index.
+enum MatchFlags : int64_t {
+    kMatchMayBeNone = 1,
+    kMatchSequence = 2,
+    kMatchAnyRank = 4,
 };
 
 enum class VMOp {
@@ -113,6 +138,15 @@ enum class VMOp {
     shape_tensor,
     tuple,
     get_item,
+    seq_length,
+    seq_at,
+    seq_insert,
+    seq_erase,
+    seq_concat,
+    seq_stack,
+    none,
+    has_value,
+    get_value,
     move,
     kill,
     loop,

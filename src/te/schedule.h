@@ -95,6 +95,8 @@ public:
     explicit Schedule(const std::vector<Tensor>& outputs);
 
     StageRef operator[](const Tensor& t);
+    // Whether `t`'s op has a stage (an output of a multi-output op nothing reads has none).
+    bool has_stage(const Tensor& t) const { return stage_of_op_.count(t.op.get()) > 0; }
     StageRef operator[](const std::string& stage_name);
 
     // Returns the cache tensor. Readers' bodies are rewritten to read the cache.

@@ -6,6 +6,7 @@
 
 #include "frontend/onnx/convert_ops.h"
 #include "ops/control_flow.h"
+#include "ops/sequence.h"
 #include "ops/transform.h"
 
 namespace anvil::frontend {
@@ -89,16 +90,37 @@ SubgraphFunction loop_body(
         }
         bool stable = true;
         for (size_t k = 0; k < carried.size(); ++k) {
-            if (!graph::type_equal(returned[1 + k], param_types[k])) {
-                if (attempt > 0) {
+            if (graph::type_equal(returned[1 + k], param_types[k])) continue;
+            if (!param_types[k].is<graph::TensorType>() ||
+                !returned[1 + k].is<graph::TensorType>()) {
+                // A sequence or an optional: the join of what enters and what an iteration
+                // gives. Joins only lose detail, so this settles in a few tries.
+                Type joined = ops::join_result_types({param_types[k], returned[1 + k]}, {},
+                                                     function_name(ctx, "dim"), ctx.loc(),
+                                                     "the loop's carried value");
+                if (graph::type_equal(joined, param_types[k])) continue;
+                if (attempt > 3) {
                     ctx.error() << "carried value " << k << " changes from "
                                 << graph::type_str(param_types[k]) << " to "
-                                << graph::type_str(returned[1 + k])
-                                << " in an iteration (a different rank or dtype is not supported)";
+                                << graph::type_str(returned[1 + k]) << " in every iteration";
                 }
-                param_types[k] = general_type(ctx, param_types[k], "carried value");
+                param_types[k] = joined;
                 stable = false;
+                continue;
             }
+            if (attempt > 0) {
+                // The parameter's dimensions are all fresh variables by now (bound when the
+                // body is entered), so any shape of the same rank and dtype is fine.
+                const auto* p = param_types[k].as<graph::TensorType>();
+                const auto* r = returned[1 + k].as<graph::TensorType>();
+                if (p->dtype == r->dtype && p->ndim() == r->ndim()) continue;
+                ctx.error() << "carried value " << k << " changes from "
+                            << graph::type_str(param_types[k]) << " to "
+                            << graph::type_str(returned[1 + k])
+                            << " in an iteration (a different rank or dtype is not supported)";
+            }
+            param_types[k] = general_type(ctx, param_types[k], "carried value");
+            stable = false;
         }
         if (stable) return body;
         ctx.subgraphs().roll_back(mark);
@@ -272,6 +294,70 @@ Exprs convert_scan(ConvertContext& ctx) {
         }
     }
     return outs;
+}
+
+// SequenceMap: a loop over the first sequence's positions; the body gets element i of each
+// sequence input (and each tensor input as it is) and its outputs are appended to the output
+// sequences, which start empty.
+Exprs convert_sequence_map(ConvertContext& ctx) {
+    const ::onnx::GraphProto& g = ctx.attr_graph("body");
+    Exprs inputs = ctx.inputs();
+    if (static_cast<int>(inputs.size()) != g.input_size()) {
+        ctx.error() << "the body takes " << g.input_size() << " input(s), the node gives "
+                    << inputs.size();
+    }
+    if (!inputs[0]->type.is<graph::SequenceType>()) ctx.error() << "input 0 must be a sequence";
+    Exprs initial;
+    for (const auto& out : g.output()) {
+        std::optional<DataType> dtype = out.type().has_tensor_type()
+                                            ? dtype_from_onnx(out.type().tensor_type().elem_type())
+                                            : std::nullopt;
+        if (!dtype) ctx.error() << "the body's output '" << out.name() << "' must be a tensor";
+        initial.push_back(ops::make_empty_sequence(*dtype, ctx.loc()));
+    }
+    std::vector<Type> carried = types_of(initial);
+    size_t n = carried.size();
+    SubgraphFunction body = loop_body(
+        ctx, g, carried, types_of(inputs),
+        [&](const std::vector<Ref<graph::Var>>& params) {
+            Exprs bound;
+            for (size_t k = 0; k < inputs.size(); ++k) {
+                Expr value = params[2 + n + k];
+                if (auto* st = value->type.as<graph::SequenceType>()) {
+                    if (!st->dims) {
+                        ctx.error() << "the rank of input " << k << "'s tensors is not known";
+                    }
+                    std::vector<PrimExpr> fresh = ctx.new_dims(st->dims->size());
+                    std::vector<PrimExpr> shape;
+                    for (size_t d = 0; d < st->dims->size(); ++d) {
+                        int64_t v = (*st->dims)[d];
+                        shape.push_back(v == graph::SequenceType::kAnyDim
+                                            ? fresh[d]
+                                            : make_int(DataType::int64(), v));
+                    }
+                    value = ops::make_sequence_at(
+                        value, params[0], graph::make_tensor_type(shape, st->dtype), ctx.loc());
+                }
+                bound.push_back(value);
+            }
+            return bound;
+        },
+        [&](Exprs outs, const std::vector<Ref<graph::Var>>& params) {
+            Exprs results = {ctx.constant_scalar(DataType::bool_(), 1)};
+            for (size_t k = 0; k < outs.size() && k < n; ++k) {
+                results.push_back(ctx.call("seq.insert", {params[2 + k], outs[k]}));
+            }
+            return results;
+        });
+    std::vector<Type> known_types = types_of(inputs);
+    for (const auto& c : body.captured) known_types.push_back(c->type);
+    Type result = loop_result(ctx, body, carried, known_types);
+    Exprs constants = inputs;
+    constants.insert(constants.end(), body.captured.begin(), body.captured.end());
+    Expr call = ops::make_loop(ctx.call("seq.length", {inputs[0]}),
+                               ctx.constant_scalar(DataType::bool_(), 1), initial, constants,
+                               body.name, result, ctx.loc());
+    return items(ctx, call);
 }
 
 }  // namespace anvil::frontend

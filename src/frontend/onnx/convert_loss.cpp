@@ -19,12 +19,6 @@ using graph::Expr;
 
 namespace {
 
-template <typename A>
-std::pair<Ref<graph::Attrs>, A*> new_attrs() {
-    auto attrs = make_ref<A>();
-    return {attrs, const_cast<A*>(attrs.get())};
-}
-
 Expr reduce_all(ConvertContext& ctx, const char* op, const Expr& x) {
     auto [attrs, a] = new_attrs<ops::ReduceAttrs>();
     a->keepdims = false;

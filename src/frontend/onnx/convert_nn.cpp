@@ -17,12 +17,6 @@ using graph::Expr;
 
 namespace {
 
-template <typename A>
-std::pair<Ref<graph::Attrs>, A*> new_attrs() {
-    auto attrs = make_ref<A>();
-    return {attrs, const_cast<A*>(attrs.get())};
-}
-
 // The transpose of a 2-D constant, [K, N] → [N, K], so that a constant right operand fits
 // nn.dense's [N, K] weight layout.
 Expr transpose_constant(ConvertContext& ctx, const runtime::NDArray& data) {

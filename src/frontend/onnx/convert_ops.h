@@ -2,6 +2,7 @@
 // the one table that maps ONNX op types and opset ranges to them.
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include "frontend/onnx/converter.h"
@@ -41,6 +42,20 @@ Exprs convert_dropout(ConvertContext& ctx);
 Exprs convert_if(ConvertContext& ctx);
 Exprs convert_loop(ConvertContext& ctx);
 Exprs convert_scan(ConvertContext& ctx);  // opset 9 and later
+Exprs convert_sequence_map(ConvertContext& ctx);
+
+// convert_sequence.cpp
+Exprs convert_sequence_construct(ConvertContext& ctx);
+Exprs convert_sequence_empty(ConvertContext& ctx);
+Exprs convert_sequence_length(ConvertContext& ctx);
+Exprs convert_sequence_at(ConvertContext& ctx);
+Exprs convert_sequence_insert(ConvertContext& ctx);
+Exprs convert_sequence_erase(ConvertContext& ctx);
+Exprs convert_concat_from_sequence(ConvertContext& ctx);
+Exprs convert_split_to_sequence(ConvertContext& ctx);
+Exprs convert_optional(ConvertContext& ctx);
+Exprs convert_optional_has_element(ConvertContext& ctx);
+Exprs convert_optional_get_element(ConvertContext& ctx);
 
 // convert_tensor.cpp
 Exprs convert_constant(ConvertContext& ctx);
@@ -77,6 +92,10 @@ Exprs convert_squeeze(ConvertContext& ctx);
 Exprs convert_unsqueeze(ConvertContext& ctx);
 Exprs convert_concat(ConvertContext& ctx);
 Exprs convert_split(ConvertContext& ctx);
+// Split into sizes known only at run time: one dynamic strided_slice per part, after checking
+// that the sizes are not negative and add up to the axis.
+Exprs split_dynamic(ConvertContext& ctx, const graph::Expr& x, int64_t axis,
+                    const ShapeValues& sizes, int outputs);
 Exprs convert_expand(ConvertContext& ctx);
 Exprs convert_tile(ConvertContext& ctx);
 Exprs convert_slice(ConvertContext& ctx);
@@ -154,6 +173,12 @@ Exprs convert_nll_loss(ConvertContext& ctx);
 Exprs convert_softmax_cross_entropy_loss(ConvertContext& ctx);
 
 // Shared helpers.
+// New attributes of type `A` and a pointer to fill them in before the call is made.
+template <typename A>
+std::pair<Ref<graph::Attrs>, A*> new_attrs() {
+    auto attrs = make_ref<A>();
+    return {attrs, const_cast<A*>(attrs.get())};
+}
 // `x` converted to `dtype` (x itself when it already has it).
 graph::Expr cast_to(ConvertContext& ctx, const graph::Expr& x, DataType dtype);
 // `x` with a new static shape of the same element count.

@@ -15,12 +15,6 @@ using graph::Expr;
 
 namespace {
 
-template <typename A>
-std::pair<Ref<graph::Attrs>, A*> new_attrs() {
-    auto attrs = make_ref<A>();
-    return {attrs, const_cast<A*>(attrs.get())};
-}
-
 // x[begin:end] along `axis`.
 Expr slice(ConvertContext& ctx, const Expr& x, int64_t axis, int64_t begin, int64_t end) {
     auto [attrs, a] = new_attrs<ops::StridedSliceAttrs>();

@@ -17,12 +17,6 @@ using graph::Expr;
 
 namespace {
 
-template <typename A>
-std::pair<Ref<graph::Attrs>, A*> new_attrs() {
-    auto attrs = make_ref<A>();
-    return {attrs, const_cast<A*>(attrs.get())};
-}
-
 // The [n, k] matrix of cos (or sin) of 2 pi k j / n at row j, column k, as `dtype`.
 Expr trig_matrix(ConvertContext& ctx, int64_t n, int64_t k, bool sine, DataType dtype) {
     runtime::NDArray m = runtime::NDArray::empty({n, k}, graph::dl_dtype_of(DataType::float64()));

@@ -57,7 +57,9 @@ Exprs convert_shape(ConvertContext& ctx) {
         return {ctx.constant_int64(values, {static_cast<int64_t>(values.size())})};
     }
     auto count = static_cast<int64_t>(dims.size());
-    return {ops::make_shape_tensor(std::move(dims), {count}, DataType::int64(), ctx.loc())};
+    // After the input: its dimensions may be bound only when it is computed.
+    return {ops::make_shape_tensor(std::move(dims), {count}, DataType::int64(), ctx.loc(),
+                                   {ctx.input(0)})};
 }
 
 Exprs convert_size(ConvertContext& ctx) {

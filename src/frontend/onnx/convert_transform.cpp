@@ -21,12 +21,6 @@ using graph::Expr;
 
 namespace {
 
-template <typename A>
-std::pair<Ref<graph::Attrs>, A*> new_attrs() {
-    auto attrs = make_ref<A>();
-    return {attrs, const_cast<A*>(attrs.get())};
-}
-
 // Axes given as an attribute before `input_from_opset` and as optional input `index` from then
 // on; empty when neither is given.
 std::vector<int64_t> axes_operand(ConvertContext& ctx, int input_from_opset, size_t index,
@@ -184,7 +178,8 @@ Expr reshape_to_exprs(ConvertContext& ctx, const Expr& x, const std::vector<Shap
     Expr bound = bind_all(ctx, x, values, std::move(checks));
     int64_t n = static_cast<int64_t>(dims.size());
     for (auto& d : dims) d = simplify(d);
-    Expr shape = ops::make_shape_tensor(std::move(dims), {n}, DataType::int64(), ctx.loc());
+    Expr shape =
+        ops::make_shape_tensor(std::move(dims), {n}, DataType::int64(), ctx.loc(), {bound});
     auto [attrs, a] = new_attrs<ops::DynamicReshapeAttrs>();
     a->dims = ctx.new_dims(static_cast<size_t>(n));
     a->allowzero = true;
@@ -239,10 +234,6 @@ Exprs convert_concat(ConvertContext& ctx) {
     return {ctx.call("concatenate", args, attrs)};
 }
 
-namespace {
-
-// Split into sizes known only at run time: one dynamic strided_slice per part, after checking
-// that the sizes are not negative and add up to the axis.
 Exprs split_dynamic(ConvertContext& ctx, const Expr& x, int64_t axis, const ShapeValues& sizes,
                     int outputs) {
     if (static_cast<int>(sizes.values.size()) != outputs) {
@@ -270,8 +261,6 @@ Exprs split_dynamic(ConvertContext& ctx, const Expr& x, int64_t axis, const Shap
     }
     return outs;
 }
-
-}  // namespace
 
 // Split sizes: attribute `split` before opset 13, optional input 1 from 13; opset 18 adds
 // num_outputs. Without sizes the outputs are equal parts.

@@ -152,6 +152,11 @@ private:
 // The DataType of an ONNX TensorProto element type; nullopt when Anvil has none (string,
 // complex, float8).
 std::optional<DataType> dtype_from_onnx(int elem_type);
+// The graph type of an ONNX TypeProto: a tensor (whose dimensions `dim` converts), a sequence of
+// tensors or an optional of either. UserError at `loc` naming `what` for other types.
+graph::Type type_from_onnx(
+    const ::onnx::TypeProto& t, const SourceLoc& loc, const std::string& what,
+    const std::function<PrimExpr(const ::onnx::TensorShapeProto::Dimension&)>& dim);
 // ONNX's name of an element type ("FLOAT", "STRING", ...) for messages.
 std::string onnx_dtype_name(int elem_type);
 // "[3, 3]", for messages.

@@ -23,6 +23,7 @@
 
 #include "graph/module.h"
 #include "runtime/ndarray.h"
+#include "runtime/vm.h"
 
 namespace onnx {
 class ModelProto;
@@ -49,6 +50,9 @@ graph::IRModule from_onnx_bytes(std::string_view bytes, const ImportOptions& opt
 
 // Reads a serialized TensorProto (an ONNX test_data_set's input_K.pb / output_K.pb).
 runtime::NDArray read_tensor_pb(const std::string& path);
+// Reads a test-data value of `type`: a TensorProto for a tensor, a SequenceProto for a sequence
+// (a tuple of tensors), an OptionalProto for an optional (none when empty).
+runtime::VMValue read_value_pb(const std::string& path, const graph::Type& type);
 // The value of a TensorProto; external data is read relative to `base_dir`. Errors are raised at
 // `loc` and name `what` (e.g. "initializer 'fc.weight'").
 runtime::NDArray tensor_from_proto(const ::onnx::TensorProto& tensor, const std::string& base_dir,

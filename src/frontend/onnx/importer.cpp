@@ -101,7 +101,19 @@ private:
 
     graph::Type input_type(const ValueInfoProto& v, const SourceLoc& loc) {
         std::string what = "input '" + v.name() + "'";
-        if (!v.type().has_tensor_type()) user_error(loc) << what << " is not a tensor";
+        if (!v.type().has_tensor_type()) {
+            // A sequence or an optional: dimensions without a name become fresh variables.
+            int unnamed = 0;
+            return type_from_onnx(
+                v.type(), loc, what, [&](const ::onnx::TensorShapeProto::Dimension& d) {
+                    if (d.has_dim_value())
+                        return PrimExpr(make_int(DataType::int64(), d.dim_value()));
+                    if (d.has_dim_param() && !d.dim_param().empty())
+                        return symbolic_dim(d.dim_param());
+                    return PrimExpr(
+                        make_var(v.name() + "_" + std::to_string(unnamed++), DataType::int64()));
+                });
+        }
         const auto& tt = v.type().tensor_type();
         std::optional<DataType> dtype = dtype_from_onnx(tt.elem_type());
         if (!dtype) {
@@ -130,16 +142,20 @@ private:
             if (d.has_dim_value()) {
                 dims.push_back(make_int(DataType::int64(), d.dim_value()));
             } else if (d.has_dim_param() && !d.dim_param().empty()) {
-                // Symbolic dimensions of the same name are the same variable.
-                auto [it, fresh] = dim_vars_.try_emplace(d.dim_param());
-                if (fresh) it->second = make_var(d.dim_param(), DataType::int64());
-                dims.push_back(it->second);
+                dims.push_back(symbolic_dim(d.dim_param()));
             } else {
                 user_error(loc) << what << " has an unknown dimension " << i
                                 << "; give its shape (--input-shapes " << v.name() << ":[...])";
             }
         }
         return graph::make_tensor_type(std::move(dims), *dtype);
+    }
+
+    // Symbolic dimensions of the same name are the same variable.
+    PrimExpr symbolic_dim(const std::string& name) {
+        auto [it, fresh] = dim_vars_.try_emplace(name);
+        if (fresh) it->second = make_var(name, DataType::int64());
+        return it->second;
     }
 
     void add_initializers(const ::onnx::GraphProto& g) {

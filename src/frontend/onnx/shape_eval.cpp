@@ -72,7 +72,17 @@ graph::Expr expr_of(const ConvertContext& ctx, const IntTensor& t) {
                         << t.dtype.str() << " tensor; only scalar and 1-D integer "
                         << "shape values can be symbolic";
         }
-        return ops::make_shape_tensor(t.data, t.shape, t.dtype, ctx.loc());
+        // Computed after whatever the operands' values are computed after.
+        std::vector<graph::Expr> after;
+        for (const auto& in : ctx.inputs()) {
+            if (!ops::shape_tensor_attrs(in)) continue;
+            for (const auto& a : in.as<graph::Call>()->args) {
+                bool seen = false;
+                for (const auto& b : after) seen = seen || b.same_as(a);
+                if (!seen) after.push_back(a);
+            }
+        }
+        return ops::make_shape_tensor(t.data, t.shape, t.dtype, ctx.loc(), std::move(after));
     }
     runtime::NDArray a = runtime::NDArray::empty(t.shape, graph::dl_dtype_of(t.dtype));
     auto* p = static_cast<uint8_t*>(a.raw_data());

@@ -9,6 +9,7 @@
 
 #include "frontend/onnx/converter.h"
 #include "frontend/onnx/from_onnx.h"
+#include "onnx/onnx-data.pb.h"
 
 namespace anvil::frontend {
 
@@ -204,24 +205,70 @@ runtime::NDArray tensor_from_proto(const TensorProto& t, const std::string& base
     return out;
 }
 
-runtime::NDArray read_tensor_pb(const std::string& path) {
+namespace {
+
+// Parses the message in the file at `path`; `kind` names it in errors ("TensorProto").
+void read_message_pb(const std::string& path, google::protobuf::Message* message,
+                     const char* kind) {
     std::ifstream in(path, std::ios::binary | std::ios::ate);
-    if (!in) user_error() << path << ": cannot open the tensor file";
+    if (!in) user_error() << path << ": cannot open the file";
     std::string bytes(static_cast<size_t>(in.tellg()), '\0');
     in.seekg(0);
     if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()))) {
-        user_error() << path << ": cannot read the tensor file";
+        user_error() << path << ": cannot read the file";
     }
-    TensorProto t;
     google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t*>(bytes.data()),
                                                   static_cast<int>(bytes.size()));
     stream.SetTotalBytesLimit(std::numeric_limits<int>::max());
-    if (!t.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage()) {
-        user_error() << path << ": not a valid ONNX TensorProto (truncated or malformed)";
+    if (!message->ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage()) {
+        user_error() << path << ": not a valid ONNX " << kind << " (truncated or malformed)";
     }
+}
+
+runtime::VMValue sequence_value(const ::onnx::SequenceProto& seq, const std::string& path) {
+    if (seq.elem_type() != ::onnx::SequenceProto::TENSOR &&
+        seq.elem_type() != ::onnx::SequenceProto::UNDEFINED) {
+        user_error() << path << ": a sequence of something other than tensors";
+    }
+    std::vector<runtime::VMValue> items;
+    std::string dir = std::filesystem::path(path).parent_path().string();
+    for (const auto& t : seq.tensor_values()) {
+        items.emplace_back(
+            tensor_from_proto(t, dir, SourceLoc{.file = path}, "a sequence element"));
+    }
+    return runtime::VMValue::tuple(std::move(items));
+}
+
+}  // namespace
+
+runtime::NDArray read_tensor_pb(const std::string& path) {
+    TensorProto t;
+    read_message_pb(path, &t, "TensorProto");
     std::string dir = std::filesystem::path(path).parent_path().string();
     SourceLoc loc{.file = path};
     return tensor_from_proto(t, dir, loc, "tensor '" + t.name() + "'");
+}
+
+runtime::VMValue read_value_pb(const std::string& path, const graph::Type& type) {
+    if (type.is<graph::TensorType>()) return read_tensor_pb(path);
+    if (type.is<graph::SequenceType>()) {
+        ::onnx::SequenceProto seq;
+        read_message_pb(path, &seq, "SequenceProto");
+        return sequence_value(seq, path);
+    }
+    if (type.is<graph::OptionalType>()) {
+        ::onnx::OptionalProto opt;
+        read_message_pb(path, &opt, "OptionalProto");
+        std::string dir = std::filesystem::path(path).parent_path().string();
+        if (opt.has_tensor_value()) {
+            return tensor_from_proto(opt.tensor_value(), dir, SourceLoc{.file = path},
+                                     "the optional's tensor");
+        }
+        if (opt.has_sequence_value()) return sequence_value(opt.sequence_value(), path);
+        return runtime::VMValue();  // empty
+    }
+    user_error() << path << ": values of type " << graph::type_str(type) << " cannot be read";
+    ANVIL_UNREACHABLE();
 }
 
 }  // namespace anvil::frontend

@@ -1,13 +1,17 @@
 #include "conformance/runner/suite_test.h"
 
+#include <onnx/onnx_pb.h>
+
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <vector>
 
 #include "driver/compare.h"
 #include "driver/compile.h"
 #include "driver/evaluate.h"
 #include "frontend/onnx/from_onnx.h"
+#include "ops/control_flow.h"
 #include "support/error.h"
 
 namespace anvil::conformance {
@@ -48,24 +52,118 @@ std::vector<fs::path> numbered_files(const fs::path& set, const std::string& kin
     }
 }
 
-// Empty when the outputs match, else what differs.
-std::string compare_outputs(const std::vector<runtime::NDArray>& outputs,
-                            const std::vector<fs::path>& expected, const fs::path& set) {
+std::string compare_tensor(const runtime::NDArray& output, runtime::NDArray ref,
+                           const std::string& where) {
+    ref = driver::as_declared(ref, output.dtype());
+    driver::Comparison cmp = driver::compare_tensors(output, ref, 1e-3, 1e-7);
+    if (!cmp.same_type) return where + " is " + output.str() + ", expected " + ref.str();
+    if (!cmp.ok()) {
+        return where + ": " + std::to_string(cmp.mismatches) + " of " +
+               std::to_string(cmp.elements) + " elements differ, max abs error " +
+               std::to_string(cmp.max_abs_error);
+    }
+    return "";
+}
+
+// Empty when the output value matches the expected one (tensors, sequences of them, optionals),
+// else what differs.
+std::string compare_value(const runtime::VMValue& output, const runtime::VMValue& ref,
+                          const std::string& where) {
+    using Kind = runtime::VMValue::Kind;
+    if (output.kind != ref.kind) {
+        const char* names[] = {"nothing", "a tensor", "a sequence"};
+        return where + " is " + names[static_cast<int>(output.kind)] + ", expected " +
+               names[static_cast<int>(ref.kind)];
+    }
+    if (output.kind == Kind::tensor) return compare_tensor(output.tensor, ref.tensor, where);
+    if (output.fields.size() != ref.fields.size()) {
+        return where + " has " + std::to_string(output.fields.size()) + " tensors, expected " +
+               std::to_string(ref.fields.size());
+    }
+    for (size_t i = 0; i < output.fields.size(); ++i) {
+        std::string problem =
+            compare_value(output.fields[i], ref.fields[i], where + " item " + std::to_string(i));
+        if (!problem.empty()) return problem;
+    }
+    return "";
+}
+
+// Whether a model takes or gives values other than tensors (sequences, optionals).
+bool has_containers(const graph::Function& main) {
+    for (const auto& p : main.params) {
+        if (!p->type.is<graph::TensorType>()) return true;
+    }
+    for (const auto& t : ops::result_fields(main.body->type)) {
+        if (!t.is<graph::TensorType>()) return true;
+    }
+    return false;
+}
+
+// The type an expected output file is read as: the model's declared output type decides whether
+// it is an OptionalProto (Anvil may type a loop-carried sequence as optional where the model
+// declares a sequence).
+graph::Type expected_type(const graph::Type& result, const fs::path& model, size_t index) {
+    auto* optional = result.as<graph::OptionalType>();
+    if (!optional) return result;
+    ::onnx::ModelProto proto;
+    std::ifstream in(model, std::ios::binary);
+    if (!proto.ParseFromIstream(&in) || static_cast<int>(index) >= proto.graph().output_size()) {
+        throw UserError(model.string() + ": cannot read the declared outputs");
+    }
+    return proto.graph().output(static_cast<int>(index)).type().has_optional_type()
+               ? result
+               : optional->elem;
+}
+
+// Runs one data set; empty when the outputs match, else what differs.
+std::string run_data_set(const driver::CompiledModel& c, const fs::path& set) {
+    const auto& main = *c.module.main();
+    const auto& params = main.params;
+    std::vector<fs::path> files = numbered_files(set, "input");
+    if (files.size() != params.size()) {
+        throw UserError(set.filename().string() + " has " + std::to_string(files.size()) +
+                        " inputs, the model takes " + std::to_string(params.size()));
+    }
+    std::vector<graph::Type> result_types = ops::result_fields(main.body->type);
+    std::vector<fs::path> expected = numbered_files(set, "output");
+    if (expected.size() != result_types.size()) {
+        return set.filename().string() + ": the model gives " +
+               std::to_string(result_types.size()) + " outputs, the data set has " +
+               std::to_string(expected.size());
+    }
+    std::vector<runtime::VMValue> outputs;
+    if (has_containers(main)) {
+        std::vector<runtime::VMValue> inputs;
+        for (size_t i = 0; i < params.size(); ++i) {
+            inputs.push_back(frontend::read_value_pb(files[i].string(), params[i]->type));
+        }
+        runtime::VMValue result = driver::run_values_in_process(c.module, c.kernels, inputs);
+        if (result_types.size() == 1 && !main.body->type.is<graph::TupleType>()) {
+            outputs = {result};
+        } else {
+            outputs = result.fields;
+        }
+    } else {
+        std::vector<runtime::NDArray> inputs;
+        for (size_t i = 0; i < params.size(); ++i) {
+            const auto& t = graph::expect_tensor(params[i]->type, params[i]->loc,
+                                                 "input '" + params[i]->name + "'");
+            inputs.push_back(driver::as_declared(frontend::read_tensor_pb(files[i].string()),
+                                                 graph::dl_dtype_of(t.dtype)));
+        }
+        for (auto& t : driver::run_in_process(c.module, c.kernels, inputs)) outputs.emplace_back(t);
+    }
     if (outputs.size() != expected.size()) {
         return set.filename().string() + ": the model gave " + std::to_string(outputs.size()) +
                " outputs, the data set has " + std::to_string(expected.size());
     }
     for (size_t k = 0; k < outputs.size(); ++k) {
-        runtime::NDArray ref = frontend::read_tensor_pb(expected[k].string());
-        ref = driver::as_declared(ref, outputs[k].dtype());
-        driver::Comparison cmp = driver::compare_tensors(outputs[k], ref, 1e-3, 1e-7);
-        std::string where = set.filename().string() + " output " + std::to_string(k);
-        if (!cmp.same_type) return where + " is " + outputs[k].str() + ", expected " + ref.str();
-        if (!cmp.ok()) {
-            return where + ": " + std::to_string(cmp.mismatches) + " of " +
-                   std::to_string(cmp.elements) + " elements differ, max abs error " +
-                   std::to_string(cmp.max_abs_error);
-        }
+        runtime::VMValue ref = frontend::read_value_pb(
+            expected[k].string(),
+            expected_type(result_types[k], set.parent_path() / "model.onnx", k));
+        std::string problem = compare_value(
+            outputs[k], ref, set.filename().string() + " output " + std::to_string(k));
+        if (!problem.empty()) return problem;
     }
     return "";
 }
@@ -80,30 +178,13 @@ SuiteTestResult run_suite_test(const fs::path& dir) {
         driver::CompiledModel c = driver::compile_model(m, "llvm -mcpu=native");
         result.compile_seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        const auto& params = c.module.main()->params;
         std::vector<fs::path> sets = data_sets(dir);
         if (sets.empty()) {
             return {SuiteTestResult::Kind::error, "no test_data_set_* folder",
                     result.compile_seconds};
         }
         for (const auto& set : sets) {
-            std::vector<fs::path> files = numbered_files(set, "input");
-            if (files.size() != params.size()) {
-                return {SuiteTestResult::Kind::error,
-                        set.filename().string() + " has " + std::to_string(files.size()) +
-                            " inputs, the model takes " + std::to_string(params.size()),
-                        result.compile_seconds};
-            }
-            std::vector<runtime::NDArray> inputs;
-            for (size_t i = 0; i < params.size(); ++i) {
-                const auto& t = graph::expect_tensor(params[i]->type, params[i]->loc,
-                                                     "input '" + params[i]->name + "'");
-                inputs.push_back(driver::as_declared(frontend::read_tensor_pb(files[i].string()),
-                                                     graph::dl_dtype_of(t.dtype)));
-            }
-            std::vector<runtime::NDArray> outputs =
-                driver::run_in_process(c.module, c.kernels, inputs);
-            std::string problem = compare_outputs(outputs, numbered_files(set, "output"), set);
+            std::string problem = run_data_set(c, set);
             if (!problem.empty()) {
                 result.kind = SuiteTestResult::Kind::mismatch;
                 result.detail = problem;

@@ -133,7 +133,8 @@ TEST(OnnxBackendNodes, ImportWithReferenceOutputTypes) {
             }
             for (size_t k = 0; k < outs.size(); ++k) {
                 auto ref = data / ("output_" + std::to_string(k) + ".pb");
-                if (!std::filesystem::exists(ref)) continue;
+                // Sequences and optionals are compared by value in the conformance runner.
+                if (!std::filesystem::exists(ref) || !outs[k].is<graph::TensorType>()) continue;
                 std::string want = type_of_pb(ref), got = graph::type_str(outs[k]);
                 if (want != got) {
                     failures.push_back(name + ": output " + std::to_string(k) + " is " + got +
