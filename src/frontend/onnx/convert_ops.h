@@ -160,6 +160,12 @@ Exprs convert_top_k(ConvertContext& ctx);
 Exprs convert_non_zero(ConvertContext& ctx);
 Exprs convert_compress(ConvertContext& ctx);
 Exprs convert_unique(ConvertContext& ctx);
+// The positions (int64, ascending) of the true elements of the 1-D bool `mask`; their count,
+// the result's length, is bound at run time.
+graph::Expr selected_positions(ConvertContext& ctx, const graph::Expr& mask);
+
+// convert_nms.cpp
+Exprs convert_non_max_suppression(ConvertContext& ctx);
 
 // convert_text.cpp
 Exprs convert_tfidf_vectorizer(ConvertContext& ctx);

@@ -29,6 +29,8 @@ Expr transpose(ConvertContext& ctx, const Expr& x, int64_t a, int64_t b) {
     return ctx.call("transpose", {x}, attrs);
 }
 
+}  // namespace
+
 // The positions (int64, ascending) of the true elements of the 1-D bool `mask`: the element at
 // position i is the p-th selected one when it is true and the running count there is p + 1.
 // The count is computed by a kernel and bound at run time: it is the result's length.
@@ -49,8 +51,6 @@ Expr selected_positions(ConvertContext& ctx, const Expr& mask) {
     Expr i = expand_dims(ctx, iota(ctx, n, ctx.constant_scalar(i64, 0)), 1);
     return sum(ctx, ctx.call("where", {hit, i, ctx.constant_scalar(i64, 0)}), 0);
 }
-
-}  // namespace
 
 // NonZero: [rank, count] coordinates of the non-zero elements in row-major order.
 Exprs convert_non_zero(ConvertContext& ctx) {

@@ -57,6 +57,11 @@ public:
         const ::onnx::GraphProto& g, const std::string& name_hint,
         std::vector<Ref<graph::Var>> params, std::vector<graph::Expr> inputs,
         const std::function<graph::Expr(std::vector<graph::Expr>)>& make_body) = 0;
+    // Adds a function the converter built itself (a loop body of ordinary ops); it captures
+    // nothing.
+    virtual SubgraphFunction add_function(const std::string& name_hint,
+                                          std::vector<Ref<graph::Var>> params,
+                                          graph::Expr body) = 0;
     // Removes the functions added since `mark` (a try whose types did not fit).
     virtual size_t mark() const = 0;
     virtual void roll_back(size_t mark) = 0;

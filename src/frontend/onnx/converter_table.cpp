@@ -14,6 +14,7 @@ const std::vector<Converter>& converter_table() {
         {"Loop", 1, kNew, convert_loop},
         {"Scan", 9, kNew, convert_scan},
         {"SequenceMap", 17, kNew, convert_sequence_map},
+        {"NonMaxSuppression", 10, kNew, convert_non_max_suppression},
         // sequences and optionals (convert_sequence.cpp)
         {"SequenceConstruct", 11, kNew, convert_sequence_construct},
         {"SequenceEmpty", 11, kNew, convert_sequence_empty},

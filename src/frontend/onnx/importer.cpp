@@ -68,13 +68,20 @@ public:
         Frame frame = std::move(frames_.back());
         frames_.pop_back();
         params.insert(params.end(), frame.capture_params.begin(), frame.capture_params.end());
+        SubgraphFunction out = add_function(name_hint, std::move(params), body);
+        out.captured = std::move(frame.captured);
+        return out;
+    }
+
+    SubgraphFunction add_function(const std::string& name_hint, std::vector<Ref<graph::Var>> params,
+                                  graph::Expr body) override {
         SubgraphFunction out;
         out.name = name_hint;
         for (int k = 1; module_.functions.count(out.name); ++k) {
             out.name = name_hint + "_" + std::to_string(k);
         }
-        out.function = graph::make_function(std::move(params), body, false, loc);
-        out.captured = std::move(frame.captured);
+        SourceLoc loc{.file = file_, .node_name = name_hint};
+        out.function = graph::make_function(std::move(params), std::move(body), false, loc);
         module_.functions[out.name] = out.function;
         added_.push_back(out.name);
         return out;
