@@ -155,6 +155,9 @@ Exprs convert_adagrad(ConvertContext& ctx);
 Exprs convert_momentum(ConvertContext& ctx);
 Exprs convert_adam(ConvertContext& ctx);
 
+// convert_gradient.cpp
+Exprs convert_gradient(ConvertContext& ctx);
+
 // convert_selection.cpp
 Exprs convert_top_k(ConvertContext& ctx);
 Exprs convert_non_zero(ConvertContext& ctx);

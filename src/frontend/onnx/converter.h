@@ -62,6 +62,9 @@ public:
     virtual SubgraphFunction add_function(const std::string& name_hint,
                                           std::vector<Ref<graph::Var>> params,
                                           graph::Expr body) = 0;
+    // The value the model names `name` (an input, an initializer or an earlier node's output),
+    // for ops that name values in attributes (Gradient). UserError at `loc` when there is none.
+    virtual graph::Expr value_named(const std::string& name, const SourceLoc& loc) = 0;
     // Removes the functions added since `mark` (a try whose types did not fit).
     virtual size_t mark() const = 0;
     virtual void roll_back(size_t mark) = 0;

@@ -185,6 +185,7 @@ const std::vector<Converter>& converter_table() {
         {"Adagrad", 1, kNew, convert_adagrad},
         {"Momentum", 1, kNew, convert_momentum},
         {"Adam", 1, kNew, convert_adam},
+        {"Gradient", 1, kNew, convert_gradient},  // convert_gradient.cpp
         // signal processing (convert_signal.cpp)
         {"DFT", 17, 19, convert_dft},
         {"HannWindow", 17, kNew, convert_window},

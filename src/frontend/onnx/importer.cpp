@@ -87,6 +87,10 @@ public:
         return out;
     }
 
+    graph::Expr value_named(const std::string& name, const SourceLoc& loc) override {
+        return lookup(name, loc, "value");
+    }
+
     size_t mark() const override { return added_.size(); }
 
     void roll_back(size_t mark) override {
@@ -263,10 +267,10 @@ private:
         std::string name = node.name();
         if (name.empty()) name.append("#").append(std::to_string(index));
         SourceLoc loc{.file = file_, .node_name = name, .op_type = node.op_type(), .opset = opset_};
-        // ai.onnx.preview.training holds only the optimizers, whose names no other op uses.
+        // ai.onnx.preview.training holds the optimizers and Gradient, names no other op uses.
         bool training = node.domain() == "ai.onnx.preview.training" &&
                         (node.op_type() == "Adagrad" || node.op_type() == "Momentum" ||
-                         node.op_type() == "Adam");
+                         node.op_type() == "Adam" || node.op_type() == "Gradient");
         if (!node.domain().empty() && node.domain() != "ai.onnx" && !training) {
             user_error(loc) << "op " << node.op_type() << " of domain '" << node.domain()
                             << "' is not supported";
