@@ -265,7 +265,10 @@ private:
             expect("(", "to open the tensor's shape");
             std::vector<PrimExpr> shape;
             while (!accept(")")) {
+                const Token& d = peek();
                 shape.push_back(dim(DataType::int64()));
+                const int64_t* v = as_const_int(shape.back());
+                if (v && *v < 0) fail(d, "a tensor's dimension cannot be negative");
                 if (!is_punct(")")) expect(",", "between dimensions");
             }
             expect(",", "before the tensor's element type");
@@ -404,19 +407,23 @@ private:
     }
     PrimExpr dim_atom(DataType t) {
         const Token& at = peek();
-        if (at.kind == Tok::Number) {
-            DataType lt = at.suffix == "i64"   ? DataType::int64()
-                          : at.suffix == "i32" ? DataType::int32()
-                                               : t;
+        // A negative literal: result types kept as attributes spell a sequence's dimension that
+        // its elements need not share as -1 (graph/dps_outputs.h).
+        bool negative = is_punct("-") && peek(1).kind == Tok::Number;
+        if (negative) next();
+        if (const Token& num = peek(); num.kind == Tok::Number) {
+            DataType lt = num.suffix == "i64"   ? DataType::int64()
+                          : num.suffix == "i32" ? DataType::int32()
+                                                : t;
             int64_t v = 0;
-            auto r = std::from_chars(at.text.data(), at.text.data() + at.text.size(), v);
-            if ((!at.suffix.empty() && at.suffix != "i64" && at.suffix != "i32") ||
-                r.ptr != at.text.data() + at.text.size()) {
-                fail(at, "a dimension must be an integer, found " + describe(at));
+            auto r = std::from_chars(num.text.data(), num.text.data() + num.text.size(), v);
+            if ((!num.suffix.empty() && num.suffix != "i64" && num.suffix != "i32") ||
+                r.ptr != num.text.data() + num.text.size()) {
+                fail(num, "a dimension must be an integer, found " + describe(num));
             }
-            if (r.ec != std::errc()) fail(at, "dimension " + at.text + " is out of range");
+            if (r.ec != std::errc()) fail(num, "dimension " + num.text + " is out of range");
             next();
-            return make_int(lt, v);
+            return make_int(lt, negative ? -v : v);
         }
         if (accept("(")) {
             PrimExpr e = dim(t);

@@ -1,5 +1,6 @@
-// What the conformance suite's own tests share: a node test's model (Debian's libonnx-testdata)
-// compiled once for the VM, run with other values than the test's, and small tensors.
+// What the conformance suite's own tests share: a node test's model (Debian's libonnx-testdata),
+// or one built in code, compiled once for the VM, run with other values than the test's, and
+// small tensors.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -21,8 +22,10 @@ inline const std::filesystem::path kNodeTests = "/usr/share/libonnx-testdata/dat
 
 class CompiledNodeModel {
 public:
-    explicit CompiledNodeModel(const std::string& test) {
-        module_ = frontend::from_onnx((kNodeTests / test / "model.onnx").string());
+    explicit CompiledNodeModel(const std::string& test)
+        : CompiledNodeModel(frontend::from_onnx((kNodeTests / test / "model.onnx").string())) {}
+    // A model imported otherwise (built in code).
+    explicit CompiledNodeModel(graph::IRModule imported) : module_(std::move(imported)) {
         model_ = driver::compile_model(module_, "llvm");
         EXPECT_TRUE(driver::needs_vm(model_.module));
         exe_ = driver::compile_vm(model_.module);
@@ -31,6 +34,11 @@ public:
     }
     std::vector<runtime::NDArray> run(const std::vector<runtime::NDArray>& inputs) {
         return vm_->run(inputs);
+    }
+    // Runs main on values that may be sequences or empty optionals; a tuple when main gives
+    // several results.
+    runtime::VMValue invoke(std::vector<runtime::VMValue> inputs) {
+        return vm_->invoke("main", std::move(inputs));
     }
     const graph::IRModule& imported() const { return module_; }
 

@@ -53,6 +53,49 @@ TEST(GraphTextErrors, BadTypes) {
               "type Tensor[(2,), float32]");
 }
 
+// The error of a function whose parameter has type `type` (column 15 is where it starts).
+std::string param_type_error(const std::string& type) {
+    return module_error("def @main(%x: " + type + ") {\n  %x\n}\n");
+}
+
+TEST(GraphTextErrors, BadSequenceAndOptionalTypes) {
+    EXPECT_EQ(param_type_error("Optional[(1,)]"),
+              "1:25: expected a type such as Tensor[(1, 3), float32], found '1'");
+    EXPECT_EQ(param_type_error("Optional[]"),
+              "1:24: expected a type such as Tensor[(1, 3), float32], found ']'");
+    EXPECT_EQ(param_type_error("Optional[Optional[Tensor[(1,), float32]]]"),
+              "1:24: an Optional holds a tensor or a sequence");
+    EXPECT_EQ(param_type_error("Optional[(Tensor[(1,), float32], Tensor[(1,), float32])]"),
+              "1:24: an Optional holds a tensor or a sequence");
+    // A sequence's dimensions are constants or '?', never names (its elements bind none).
+    EXPECT_EQ(param_type_error("Sequence[(a, 3), float32]"),
+              "1:25: a sequence's dimension is an integer or '?'");
+    EXPECT_EQ(param_type_error("Sequence[(3, -1), float32]"),
+              "1:28: a sequence's dimension is an integer or '?'");
+    EXPECT_EQ(param_type_error("Sequence[(2.5,), float32]"),
+              "1:25: a dimension must be an integer, found '2.5'");
+    EXPECT_EQ(param_type_error("Sequence[float32]"),
+              "1:24: expected '(' to open the elements' shape (or '?' for any rank), found "
+              "'float32'");
+    EXPECT_EQ(param_type_error("Sequence(?, float32)"),
+              "1:23: expected '[' after 'Sequence', found '('");
+    EXPECT_EQ(param_type_error("Sequence[(2 3), float32]"),
+              "1:27: expected ',' between dimensions, found '3'");
+    EXPECT_EQ(param_type_error("Sequence[(2,) float32]"),
+              "1:29: expected ',' before the sequence's element type, found 'float32'");
+    EXPECT_EQ(param_type_error("Sequence[?]"),
+              "1:25: expected ',' before the sequence's element type, found ']'");
+    EXPECT_EQ(param_type_error("Sequence[(2,), float33]"), "1:30: unknown element type 'float33'");
+    EXPECT_EQ(param_type_error("Sequence[empty, float32"),
+              "1:38: expected ']' to close the sequence type, found ')'");
+    // Negative literals parse (result attributes spell a sequence's '?' as -1), but no tensor
+    // has a negative dimension.
+    EXPECT_EQ(param_type_error("Tensor[(-1,), float32]"),
+              "1:23: a tensor's dimension cannot be negative");
+    EXPECT_EQ(param_type_error("Tensor[(2, -3), float32]"),
+              "1:26: a tensor's dimension cannot be negative");
+}
+
 TEST(GraphTextErrors, UnbalancedBraces) {
     EXPECT_EQ(module_error(std::string(kHeader) + "  %x\n"),
               "3:1: expected '}' to close the function's body, found end of input");

@@ -9,6 +9,7 @@
 #include "graph_test_util.h"
 #include "ops/elementwise.h"
 #include "ops/op_table.h"
+#include "ops/sequence.h"
 #include "ops/transform.h"
 #include "tir/parser.h"
 
@@ -409,6 +410,86 @@ def @main(%x: Tensor[(2, 3), float32], %s: Tensor[(2,), int64]) {
     EXPECT_EQ(type_str(m.main()->body->type), "Tensor[(c, d), float32]");
     std::string printed = expect_round_trip(m);
     EXPECT_NE(printed.find("checks=(a >= 0i64 && b >= 0i64"), std::string::npos) << printed;
+}
+
+TEST(GraphText, SequenceAndOptionalTypes) {
+    auto i64 = [](int64_t v) { return make_int(DataType::int64(), v); };
+    auto n = anvil::make_var("n", DataType::int64());
+    Type seq =
+        make_sequence_type(DataType::float32(), std::vector<int64_t>{SequenceType::kAnyDim, 3});
+    auto s = make_var("s", seq);
+    auto o = make_var("o", make_optional_type(tensor({5})));
+    auto q = make_var("q", make_optional_type(make_sequence_type(DataType::int64(), std::nullopt)));
+    auto v = make_var("v", make_sequence_type(DataType::int_(8), std::vector<int64_t>{4}));
+    auto r = make_var("r", make_sequence_type(DataType::float16(), std::vector<int64_t>{}));
+    auto x = make_var("x", tensor({2, 3}));
+    auto p = make_var("p", tensor({}, DataType::int64()));
+    Type element = make_tensor_type({PrimExpr(n), i64(3)}, DataType::float32());
+    Expr body = make_tuple({
+        call("seq.length", {s}),
+        ops::make_sequence_at(s, p, element),
+        call("seq.insert", {s, x, p}),
+        call("seq.erase", {call("seq.insert", {ops::make_empty_sequence(DataType::float32()), x})}),
+        ops::make_sequence_concat(
+            s, 0, true, make_tensor_type({PrimExpr(n), PrimExpr(n), i64(3)}, DataType::float32())),
+        call("seq.construct", {x, x}),
+        call("optional.has_value", {o}),
+        call("optional.get", {o}),
+        call("optional.some", {s}),
+        ops::make_optional_none(make_optional_type(seq)),
+        call("optional.get", {q}),
+        v,
+        r,
+    });
+    std::string text = expect_round_trip(module_of(make_function({s, o, q, v, r, x, p}, body)));
+    for (const char* part : {
+             "def @main(%s: Sequence[(?, 3), float32], %o: Optional[Tensor[(5,), float32]], %q: "
+             "Optional[Sequence[?, int64]], %v: Sequence[(4,), int8], %r: Sequence[(), float16], ",
+             "%1 = seq.at(%s, %p, out_shapes=(n, 3), out_ndims=[2], out_dtypes=\"float32\") /* "
+             "ty=Tensor[(n, 3), float32] */;",
+             "%2 = seq.insert(%s, %x, %p) /* ty=Sequence[(?, 3), float32] */;",
+             "%3 = seq.empty(out_ndims=[-2], out_dtypes=\"sequence float32\") /* "
+             "ty=Sequence[empty, float32] */;",
+             "%4 = seq.insert(%3, %x) /* ty=Sequence[(2, 3), float32] */;",
+             "%10 = optional.some(%s) /* ty=Optional[Sequence[(?, 3), float32]] */;",
+             // A dimension the elements need not share is -1 among the result's attributes.
+             "%11 = optional.none(out_shapes=(-1, 3), out_ndims=[2], out_dtypes=\"optional "
+             "sequence "
+             "float32\") /* ty=Optional[Sequence[(?, 3), float32]] */;",
+             "%12 = optional.get(%q) /* ty=Sequence[?, int64] */;",
+         }) {
+        EXPECT_NE(text.find(part), std::string::npos) << part << "\nin\n" << text;
+    }
+    // Results of every kind of sequence and optional type kept as attributes.
+    for (const Type& t : {make_optional_type(make_sequence_type(DataType::int64(), std::nullopt)),
+                          make_optional_type(make_empty_sequence_type(DataType::float32())),
+                          make_optional_type(make_tensor_type({PrimExpr(n)}, DataType::int32())),
+                          make_optional_type(make_sequence_type(
+                              DataType::float32(), std::vector<int64_t>{SequenceType::kAnyDim}))}) {
+        expect_round_trip(module_of(make_function({}, ops::make_optional_none(t))));
+    }
+}
+
+TEST(GraphText, SequenceTypesCompareStructurally) {
+    auto parse_main = [](const std::string& param) {
+        return parse_module("def @main(%s: " + param + ") {\n  %s\n}\n", ops::op_table());
+    };
+    const char* types[] = {"Sequence[(?, 3), float32]",
+                           "Sequence[(2, 3), float32]",
+                           "Sequence[(?, 3), int32]",
+                           "Sequence[(?, 3, 1), float32]",
+                           "Sequence[?, float32]",
+                           "Sequence[empty, float32]",
+                           "Optional[Tensor[(5,), float32]]",
+                           "Optional[Tensor[(6,), float32]]",
+                           "Optional[Sequence[?, float32]]"};
+    for (const char* a : types) {
+        for (const char* b : types) {
+            IRModule ma = parse_main(a), mb = parse_main(b);
+            EXPECT_EQ(type_str(ma.main()->params[0]->type), a);
+            EXPECT_EQ(structural_equal(ma, mb), std::string(a) == b) << a << " vs " << b;
+        }
+    }
 }
 
 TEST(GraphText, LargerGraphWithOpsThatMayExist) {
