@@ -81,12 +81,12 @@ NDArray concat_tensors(const std::vector<NDArray>& items, int64_t axis, bool new
     if (items.empty()) user_error() << where(node) << "cannot join an empty sequence";
     const NDArray& first = items[0];
     auto rank = static_cast<int64_t>(first.ndim());
+    if (!new_axis && rank == 0) user_error() << where(node) << "cannot concatenate scalars";
     int64_t out_rank = rank + (new_axis ? 1 : 0);
     if (axis < -out_rank || axis >= out_rank) {
         user_error() << where(node) << "axis " << axis << " is out of range for rank " << out_rank;
     }
     if (axis < 0) axis += out_rank;
-    if (!new_axis && rank == 0) user_error() << where(node) << "cannot concatenate scalars";
     // Each item is `outer` blocks of `block` elements; the output interleaves them.
     int64_t outer = 1;
     for (int64_t d = 0; d < axis; ++d) outer *= first.shape()[d];

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "e2e/vm_test_util.h"
 #include "runtime/memory_pool.h"
 
 namespace anvil::runtime {
@@ -11,14 +12,7 @@ namespace {
 
 using K = ShapeToken::Kind;
 
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const UserError& e) {
-        return e.what();
-    }
-    return "";
-}
+using anvil::testing::error_of;
 
 VMProgram small_program() {
     VMProgram p;

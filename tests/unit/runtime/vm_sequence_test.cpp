@@ -9,6 +9,7 @@
 #include <functional>
 #include <numeric>
 
+#include "e2e/vm_test_util.h"
 #include "runtime/vm.h"
 #include "runtime/vm_program.h"
 
@@ -17,14 +18,7 @@ namespace {
 
 using K = ShapeToken::Kind;
 
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const UserError& e) {
-        return e.what();
-    }
-    return "";
-}
+using anvil::testing::error_of;
 
 // `text` contains `part`; the failure message shows both.
 ::testing::AssertionResult contains(const std::string& text, const std::string& part) {
@@ -224,7 +218,7 @@ TEST_F(ConcatTensors, StackOnANewAxis) {
     EXPECT_EQ(shape_of(v), std::vector<int64_t>{3});
     EXPECT_EQ(v.to_vector<float>(), (std::vector<float>{4, 7, 1}));
     EXPECT_EQ(join_error({counting({}), counting({})}, 0, false),
-              "vm: node 'cat': axis 0 is out of range for rank 0");
+              "vm: node 'cat': cannot concatenate scalars");
 }
 
 TEST_F(ConcatTensors, MismatchedElementsAreErrors) {
