@@ -9,6 +9,7 @@
 
 #include "graph/dps_outputs.h"
 #include "graph/text_attrs.h"
+#include "graph/text_base64.h"
 #include "graph/text_lexer.h"
 #include "support/error.h"
 #include "support/token_cursor.h"
@@ -25,30 +26,6 @@ using text::fail_at;
 using text::lex_text;
 using text::Tok;
 using text::Token;
-
-std::vector<uint8_t> base64_decode(const std::string& s, const Token& at) {
-    auto digit = [&](char c) -> int {
-        if (c >= 'A' && c <= 'Z') return c - 'A';
-        if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-        if (c >= '0' && c <= '9') return c - '0' + 52;
-        if (c == '+') return 62;
-        if (c == '/') return 63;
-        fail_at(at.line, at.col, std::string("invalid base64 character '") + c + "' in constant");
-    };
-    if (s.size() % 4 != 0) fail_at(at.line, at.col, "base64 data length is not a multiple of 4");
-    std::vector<uint8_t> out;
-    out.reserve(s.size() / 4 * 3);
-    for (size_t i = 0; i < s.size(); i += 4) {
-        int pad = (s[i + 3] == '=') + (s[i + 2] == '=' && s[i + 3] == '=');
-        if (pad && i + 4 != s.size()) fail_at(at.line, at.col, "base64 padding inside the data");
-        uint32_t v = 0;
-        for (int k = 0; k < 4; ++k) v = (v << 6) | (k < 4 - pad ? digit(s[i + k]) : 0);
-        out.push_back(static_cast<uint8_t>(v >> 16));
-        if (pad < 2) out.push_back(static_cast<uint8_t>(v >> 8));
-        if (pad < 1) out.push_back(static_cast<uint8_t>(v));
-    }
-    return out;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Parser
@@ -217,7 +194,7 @@ private:
         expect("=", "before the constant's data");
         const Token& data_at = peek();
         if (data_at.kind != Tok::String) expected("the constant's data (a base64 string)");
-        std::vector<uint8_t> bytes = base64_decode(next().text, data_at);
+        std::vector<uint8_t> bytes = text::base64_decode(next().text, data_at.line, data_at.col);
         auto data = build(type_at, "constant " + std::to_string(index), [&] {
             return runtime::NDArray::empty(tt->static_shape(), dl_dtype_of(tt->dtype));
         });

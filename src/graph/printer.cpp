@@ -7,6 +7,7 @@
 #include "graph/dps_outputs.h"
 #include "graph/expr_functor.h"
 #include "graph/passes/attr_fields.h"
+#include "graph/text_base64.h"
 #include "support/error.h"
 #include "support/text_scanner.h"
 #include "support/unique_names.h"
@@ -30,25 +31,6 @@ bool is_identifier(const std::string& s) {
         if (!is_name_char(s[i]) && !dot_ok) return false;
     }
     return true;
-}
-
-// Base64 keeps weights a third larger than their bytes (hex would double them) and is a
-// standard any tool can decode.
-std::string base64_encode(const uint8_t* data, size_t n) {
-    static const char kAlphabet[] =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out;
-    out.reserve((n + 2) / 3 * 4);
-    for (size_t i = 0; i < n; i += 3) {
-        uint32_t v = uint32_t(data[i]) << 16;
-        if (i + 1 < n) v |= uint32_t(data[i + 1]) << 8;
-        if (i + 2 < n) v |= uint32_t(data[i + 2]);
-        out += kAlphabet[(v >> 18) & 63];
-        out += kAlphabet[(v >> 12) & 63];
-        out += i + 1 < n ? kAlphabet[(v >> 6) & 63] : '=';
-        out += i + 2 < n ? kAlphabet[v & 63] : '=';
-    }
-    return out;
 }
 
 class Printer {
@@ -295,8 +277,8 @@ private:
         for (size_t i = 0; i < constants_.size(); ++i) {
             const Constant* c = constants_[i];
             out_ += "meta[Constant][" + std::to_string(i) + "]: " + type_str(c->type) + " = \"";
-            out_ +=
-                base64_encode(static_cast<const uint8_t*>(c->data.raw_data()), c->data.nbytes());
+            out_ += text::base64_encode(static_cast<const uint8_t*>(c->data.raw_data()),
+                                        c->data.nbytes());
             out_ += "\"\n";
         }
     }
