@@ -422,10 +422,10 @@ private:
                 {"seq.concat", VMOp::seq_concat},  {"optional.has_value", VMOp::has_value},
                 {"optional.get", VMOp::get_value},
             };
-            for (const auto& [name, vm_op] : kOps) {
-                if (op == name) in.op = vm_op;
-            }
-            if (in.op == VMOp::ret) user_error(e->loc) << "the VM compiler cannot run " << op;
+            auto it = std::find_if(std::begin(kOps), std::end(kOps),
+                                   [&](const auto& entry) { return op == entry.first; });
+            if (it == std::end(kOps)) user_error(e->loc) << "the VM compiler cannot run " << op;
+            in.op = it->second;
             in.reg = args[0];
             in.args.assign(args.begin() + 1, args.end());
             if (const auto* concat = ops::sequence_concat_attrs(e)) {

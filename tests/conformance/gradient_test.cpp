@@ -1,5 +1,5 @@
 // Gradient (ai.onnx.preview.training) beyond the suite's scalar Add/Mul cases: broadcasting,
-// unary rules, a value used twice, an x that y does not depend on, and the error for an op
+// every unary rule, a value used twice, an x that y does not depend on, and the error for an op
 // without a gradient rule.
 #include <gtest/gtest.h>
 
@@ -71,6 +71,34 @@ TEST(Gradient, BroadcastingAndUnaryRules) {
         EXPECT_NEAR(dw[j], want, 1e-4f) << j;
     }
     EXPECT_EQ(out[2].to_vector<float>(), (std::vector<float>{0, 0, 0}));  // y ignores u
+}
+
+// y = -tanh(x) + sigmoid(x) * log(w): the remaining unary rules.
+TEST(Gradient, TanhSigmoidLogNegRules) {
+    ModelBuilder b = gradient_model([](ModelBuilder& f) {
+        f.node("Tanh", {"x"}, {"t"});
+        f.node("Neg", {"t"}, {"nt"});
+        f.node("Sigmoid", {"x"}, {"s"});
+        f.node("Log", {"w"}, {"l"});
+        f.node("Mul", {"s", "l"}, {"sl"});
+        f.node("Add", {"nt", "sl"}, {"y"});
+    });
+    driver::CompiledModel m = driver::compile_model(b.import(), "llvm");
+    std::vector<float> x = {-1.0f, 0.5f, 2.0f, 1.5f, -0.25f, 0.75f}, w = {0.5f, 2.0f, 4.0f};
+    auto out =
+        driver::run_in_process(m.module, m.kernels,
+                               {array<float>({2, 3}, x, "float32"), array<float>({3}, w, "float32"),
+                                array<float>({3}, {1, 2, 3}, "float32")});
+    std::vector<float> dx = out[0].to_vector<float>(), dw = out[1].to_vector<float>();
+    for (int j = 0; j < 3; ++j) {
+        float want_w = 0;
+        for (int i = 0; i < 2; ++i) {
+            float xv = x[i * 3 + j], t = std::tanh(xv), sg = 1 / (1 + std::exp(-xv));
+            EXPECT_NEAR(dx[i * 3 + j], -(1 - t * t) + sg * (1 - sg) * std::log(w[j]), 1e-5f);
+            want_w += sg / w[j];
+        }
+        EXPECT_NEAR(dw[j], want_w, 1e-5f) << j;
+    }
 }
 
 TEST(Gradient, AnOpWithoutARuleIsNamed) {

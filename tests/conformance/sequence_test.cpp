@@ -249,6 +249,28 @@ TEST(RunTimeSequences, SplitToSequenceByRunTimeSizes) {
     EXPECT_TRUE(contains(message, "do not fit")) << message;
 }
 
+// A constant scalar split: parts of that size along the axis, the last one smaller; keepdims
+// applies only without a split, so the axis stays.
+TEST(RunTimeSequences, SplitToSequenceByAConstantSize) {
+    ModelBuilder b(17);
+    b.input("x", {2, 5});
+    b.int64_init("size", {}, {2});
+    auto* n = b.node("SplitToSequence", {"x", "size"}, {"parts"}, "split_8");
+    ModelBuilder::attr_int(n, "axis", 1);
+    ModelBuilder::attr_int(n, "keepdims", 0);
+    b.output("parts");
+    CompiledNodeModel m(b.import());
+    NDArray x = counting({2, 5});
+    std::vector<VMValue> parts = m.invoke({x}).fields;
+    ASSERT_EQ(parts.size(), 3u);
+    EXPECT_EQ(shape_of(parts[0].tensor), (std::vector<int64_t>{2, 2}));
+    EXPECT_EQ(shape_of(parts[2].tensor), (std::vector<int64_t>{2, 1}));
+    std::vector<float> all = x.to_vector<float>();
+    EXPECT_EQ(parts[1].tensor.to_vector<float>(),
+              (std::vector<float>{all[2], all[3], all[7], all[8]}));
+    EXPECT_EQ(parts[2].tensor.to_vector<float>(), (std::vector<float>{all[4], all[9]}));
+}
+
 TEST(RunTimeOptionals, GetElementOfAnEmptyOptionalNamesTheNode) {
     ModelBuilder b(18);
     optional_input(b, "o", {4});

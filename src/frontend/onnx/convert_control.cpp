@@ -324,19 +324,8 @@ Exprs convert_sequence_map(ConvertContext& ctx) {
             for (size_t k = 0; k < inputs.size(); ++k) {
                 Expr value = params[2 + n + k];
                 if (auto* st = value->type.as<graph::SequenceType>()) {
-                    if (!st->dims) {
-                        ctx.error() << "the rank of input " << k << "'s tensors is not known";
-                    }
-                    std::vector<PrimExpr> fresh = ctx.new_dims(st->dims->size());
-                    std::vector<PrimExpr> shape;
-                    for (size_t d = 0; d < st->dims->size(); ++d) {
-                        int64_t v = (*st->dims)[d];
-                        shape.push_back(v == graph::SequenceType::kAnyDim
-                                            ? fresh[d]
-                                            : make_int(DataType::int64(), v));
-                    }
-                    value = ops::make_sequence_at(
-                        value, params[0], graph::make_tensor_type(shape, st->dtype), ctx.loc());
+                    value = ops::make_sequence_at(value, params[0], sequence_element_type(ctx, *st),
+                                                  ctx.loc());
                 }
                 bound.push_back(value);
             }

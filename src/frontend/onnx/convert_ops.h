@@ -56,6 +56,12 @@ Exprs convert_split_to_sequence(ConvertContext& ctx);
 Exprs convert_optional(ConvertContext& ctx);
 Exprs convert_optional_has_element(ConvertContext& ctx);
 Exprs convert_optional_get_element(ConvertContext& ctx);
+// The tensor type of an element of `seq` as the graph can state it: the dimensions every element
+// shares, fresh variables (bound by the executor where the element is taken) for the others;
+// with `extra_axis` >= 0 a fresh dimension is inserted there. UserError when the elements' rank
+// is not known.
+graph::Type sequence_element_type(ConvertContext& ctx, const graph::SequenceType& seq,
+                                  int64_t extra_axis = -1);
 
 // convert_tensor.cpp
 Exprs convert_constant(ConvertContext& ctx);

@@ -44,9 +44,15 @@ std::optional<int64_t> known_position(const Expr& pos, int64_t n, int64_t limit)
     return p < 0 ? p + n : p;
 }
 
-// The tensor type of an element of `seq` as the graph can state it: the dimensions every
-// element shares, fresh variables (bound by the executor) for the others.
-Type element_type(ConvertContext& ctx, const graph::SequenceType& seq, int64_t extra_axis = -1) {
+Expr make_sequence_of(ConvertContext& ctx, Exprs items, DataType dtype) {
+    if (items.empty()) return ops::make_empty_sequence(dtype, ctx.loc());
+    return ops::make_sequence(std::move(items), ctx.loc());
+}
+
+}  // namespace
+
+Type sequence_element_type(ConvertContext& ctx, const graph::SequenceType& seq,
+                           int64_t extra_axis) {
     if (!seq.dims) {
         ctx.error() << "the rank of the sequence's tensors is not known at import time "
                     << "(declare the sequence's element shape)";
@@ -61,13 +67,6 @@ Type element_type(ConvertContext& ctx, const graph::SequenceType& seq, int64_t e
     if (extra_axis >= 0) shape.insert(shape.begin() + extra_axis, fresh.back());
     return graph::make_tensor_type(std::move(shape), seq.dtype);
 }
-
-Expr make_sequence_of(ConvertContext& ctx, Exprs items, DataType dtype) {
-    if (items.empty()) return ops::make_empty_sequence(dtype, ctx.loc());
-    return ops::make_sequence(std::move(items), ctx.loc());
-}
-
-}  // namespace
 
 Type type_from_onnx(
     const ::onnx::TypeProto& t, const SourceLoc& loc, const std::string& what,
@@ -137,7 +136,7 @@ Exprs convert_sequence_at(ConvertContext& ctx) {
         auto n = static_cast<int64_t>(items->size());
         if (auto p = known_position(ctx.input(1), n, n)) return {(*items)[*p]};
     }
-    return {ops::make_sequence_at(seq, ctx.input(1), element_type(ctx, st), ctx.loc())};
+    return {ops::make_sequence_at(seq, ctx.input(1), sequence_element_type(ctx, st), ctx.loc())};
 }
 
 Exprs convert_sequence_insert(ConvertContext& ctx) {
@@ -196,12 +195,12 @@ Exprs convert_concat_from_sequence(ConvertContext& ctx) {
     // The joined axis has a size known only at run time.
     Type result;
     if (new_axis) {
-        result = element_type(ctx, st, axis);
+        result = sequence_element_type(ctx, st, axis);
     } else {
         std::vector<int64_t> dims = *st.dims;
         dims[axis] = graph::SequenceType::kAnyDim;
-        result =
-            element_type(ctx, *graph::make_sequence_type(st.dtype, dims).as<graph::SequenceType>());
+        result = sequence_element_type(
+            ctx, *graph::make_sequence_type(st.dtype, dims).as<graph::SequenceType>());
     }
     return {ops::make_sequence_concat(seq, axis, new_axis, result, ctx.loc())};
 }
