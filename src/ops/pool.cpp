@@ -8,6 +8,11 @@
 // pooling divides a window sum ("avg_pool2d_sum") by a per-position count computed in closed
 // form, which handles count_include_pad, ceil_mode and dilation alike. The windowed pools are
 // written once over any spatial rank; the 3-D ones thus get the 2-D ones' compute and schedule.
+//
+// nn.max_pool_indices (MaxPool's second output) is, like argmax, two reductions over each
+// window: the maximum (the max pools' own stages), then the first in-input tap holding it (TE has
+// no tuple reducers). It repeats the maximum rather than sharing nn.max_pool2d's kernel: the two
+// are separate calls, and the indices are rarely asked for.
 #include "ops/pool.h"
 
 #include <cmath>
@@ -15,6 +20,7 @@
 #include "graph/op.h"
 #include "ops/axes.h"
 #include "ops/op_spec.h"
+#include "ops/reduce.h"
 #include "ops/tensor_shape.h"
 #include "ops/tile_schedule.h"
 #include "support/error.h"
@@ -57,14 +63,18 @@ PoolWindow window_of(const Pool2DAttrs& a) {
 PoolWindow window_of(const Pool3DAttrs& a) {
     return {3, a.pool_size, a.strides, a.padding, a.dilation, a.ceil_mode, a.count_include_pad};
 }
+PoolWindow window_of(const MaxPoolIndicesAttrs& a, size_t nd) {
+    return {nd, a.pool_size, a.strides, a.padding, a.dilation, a.ceil_mode, false};
+}
 
 // The data of a pool with `nd` spatial dimensions: NCHW (nd = 2) or NCDHW, floating point.
 const graph::TensorType& expect_data(const Op& op, const std::vector<Type>& args, size_t nd,
                                      const SourceLoc& loc) {
     const auto& d = graph::expect_tensor(args[0], loc, "the data of " + op.name);
     if (d.ndim() != nd + 2) {
-        user_error(loc) << op.name << ": the data must be " << nd + 2 << "-D ("
-                        << (nd == 3 ? "NCDHW" : "NCHW") << "), got " << graph::type_str(args[0]);
+        static const char* const kLayouts[] = {"NCW", "NCHW", "NCDHW"};
+        user_error(loc) << op.name << ": the data must be " << nd + 2 << "-D (" << kLayouts[nd - 1]
+                        << "), got " << graph::type_str(args[0]);
     }
     // The maximum of integers is exact; averages need floating point.
     bool max = op.name.find("max") != std::string::npos;
@@ -108,6 +118,43 @@ Type pool2d_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs
 Type pool3d_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
                  const SourceLoc& loc) {
     return pool_type(op, args, window_of(attrs_as<Pool3DAttrs>(attrs)), loc);
+}
+
+// nn.max_pool_indices: the max pools' checks over 1 to 3 spatial dimensions, int64 results.
+Type max_pool_indices_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
+                           const SourceLoc& loc) {
+    const auto& a = attrs_as<MaxPoolIndicesAttrs>(attrs);
+    const auto& d = graph::expect_tensor(args[0], loc, "the data of " + op.name);
+    if (d.ndim() < 3 || d.ndim() > 5) {
+        user_error(loc) << op.name << ": the data must be 3-D (NCW), 4-D (NCHW) or 5-D (NCDHW), "
+                        << "got " << graph::type_str(args[0]);
+    }
+    if (a.storage_order != 0 && a.storage_order != 1) {
+        user_error(loc) << op.name << ": storage_order must be 0 (row-major) or 1 (column-major), "
+                        << "got " << a.storage_order;
+    }
+    size_t nd = d.ndim() - 2;
+    Type values = pool_type(op, args, window_of(a, nd), loc);
+    const auto& shape = values.as<graph::TensorType>()->shape;
+    // A window of padding only has no index to give (onnxruntime refuses pads as large as the
+    // kernel for the same reason).
+    for (size_t i = 0; i < nd; ++i) {
+        int64_t in = *as_const_int(d.shape[2 + i]), out = *as_const_int(shape[2 + i]);
+        for (int64_t o = 0; o < out; ++o) {
+            int64_t start = o * a.strides[i] - a.padding[i];
+            bool reaches = false;
+            for (int64_t k = 0; k < a.pool_size[i] && !reaches; ++k) {
+                int64_t p = start + k * a.dilation[i];
+                reaches = p >= 0 && p < in;
+            }
+            if (!reaches) {
+                user_error(loc) << op.name << ": the window at output " << spatial_dim_name(i, nd)
+                                << " " << o << " lies entirely in the padding, so it has no "
+                                << "index; the padding must be smaller than the window";
+            }
+        }
+    }
+    return graph::make_tensor_type(shape, DataType::int64());
 }
 
 Type global_pool_type(const Op& op, const std::vector<Type>& args, const Attrs&,
@@ -228,6 +275,70 @@ std::vector<te::Tensor> avg_pool3d_compute(const std::vector<te::Tensor>& in, co
     return pool_compute("avg", in, window_of(attrs_as<Pool3DAttrs>(attrs)), out);
 }
 
+// The maximum of each window (the max pool's own stage), then per window the least key over its
+// taps: an in-input tap holding the maximum keys its row-major spatial position p, any other
+// in-input tap volume + p, a padded one 2 * volume. So the first tap holding the maximum wins,
+// and a window whose maximum no tap equals (NaN) falls back to its first in-input tap instead of
+// an index outside the data.
+std::vector<te::Tensor> max_pool_indices_compute(const std::vector<te::Tensor>& in,
+                                                 const Attrs& attrs, const Type& out) {
+    static const char* const kTapNames[] = {"rz", "ry", "rx"};
+    const auto& attr = attrs_as<MaxPoolIndicesAttrs>(attrs);
+    te::Tensor x = in[0];
+    size_t nd = x.ndim() - 2;
+    PoolWindow a = window_of(attr, nd);
+    te::Tensor maximum = pool_compute("max", in, a, out)[0];
+    DataType i64 = DataType::int64();
+    std::vector<int64_t> extent;
+    int64_t volume = 1;
+    for (size_t d = 0; d < nd; ++d) {
+        extent.push_back(const_dim(x.shape()[2 + d], "pool input extent"));
+        volume *= extent.back();
+    }
+    te::Axes taps;
+    for (size_t d = 0; d < nd; ++d) {
+        taps.push_back(te::reduce_axis(I(a.pool_size[d]), kTapNames[3 - nd + d]));
+    }
+    std::vector<PrimExpr> out_shape = te_shape(out);
+    te::Tensor first = te::compute(
+        out_shape,
+        [&](std::span<const PrimExpr> i) {
+            std::vector<PrimExpr> at{i[0], i[1]};
+            PrimExpr inside = make_bool(true), pos = make_int(i64, 0);
+            for (size_t d = 0; d < nd; ++d) {
+                PrimExpr p =
+                    i[2 + d] * I(a.strides[d]) + taps[d]->var * I(a.dilation[d]) - I(a.padding[d]);
+                at.push_back(p);
+                inside = inside && p >= I(0) && p < I(extent[d]);
+                pos = pos * make_int(i64, extent[d]) + cast(i64, p);
+            }
+            PrimExpr v = te::if_then_else(inside, x(at), maximum(to_vector(i)));
+            PrimExpr key = select(v >= maximum(to_vector(i)), pos, pos + make_int(i64, volume));
+            return te::min(select(inside, key, make_int(i64, 2 * volume)), taps);
+        },
+        "max_pool_indices_first");
+    PrimExpr channels = cast(i64, x.shape()[1]);
+    return {te::compute(
+        out_shape,
+        [&](std::span<const PrimExpr> i) {
+            PrimExpr pos = floormod(first(to_vector(i)), make_int(i64, volume));
+            if (attr.storage_order == 1) {  // the same coordinates, the first axis fastest
+                PrimExpr col = make_int(i64, 0);
+                int64_t row_stride = volume, col_stride = 1;
+                for (size_t d = 0; d < nd; ++d) {
+                    row_stride /= extent[d];
+                    PrimExpr c = floormod(floordiv(pos, make_int(i64, row_stride)),
+                                          make_int(i64, extent[d]));
+                    col = col + c * make_int(i64, col_stride);
+                    col_stride *= extent[d];
+                }
+                pos = col;
+            }
+            return (cast(i64, i[0]) * channels + cast(i64, i[1])) * make_int(i64, volume) + pos;
+        },
+        "max_pool_indices")};
+}
+
 std::vector<te::Tensor> global_pool_compute(bool is_max, const std::vector<te::Tensor>& in,
                                             const Type& out) {
     te::Tensor x = in[0];
@@ -335,6 +446,17 @@ Ref<Op> make_avg_pool3d_op() {
                     .schedule = schedule_by_target<schedule_pool_x86, schedule_pool_generic>,
                     .pattern = OpPattern::OutEWiseFusable,
                     .description = "3-D average pooling, NCDHW"});
+}
+
+Ref<Op> make_max_pool_indices_op() {
+    return make_op({.name = "nn.max_pool_indices",
+                    .num_inputs = 1,
+                    .make_default_attrs = default_attrs<MaxPoolIndicesAttrs>,
+                    .infer_type = max_pool_indices_type,
+                    .compute = max_pool_indices_compute,
+                    .schedule = schedule_reduce,
+                    .pattern = OpPattern::CommReduce,
+                    .description = "int64 flat index of each max pooling window's maximum"});
 }
 
 Ref<Op> make_global_max_pool2d_op() {

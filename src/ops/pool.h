@@ -1,5 +1,6 @@
 // Attributes and schedules of the pooling family (ops/pool.cpp): nn.max_pool2d, nn.avg_pool2d,
-// nn.global_max_pool2d, nn.global_avg_pool2d (NCHW); nn.max_pool3d, nn.avg_pool3d (NCDHW).
+// nn.global_max_pool2d, nn.global_avg_pool2d (NCHW); nn.max_pool3d, nn.avg_pool3d (NCDHW);
+// nn.max_pool_indices (NCW, NCHW or NCDHW).
 #pragma once
 
 #include <vector>
@@ -55,7 +56,32 @@ struct Pool3DAttrs : graph::AttrsBase<Pool3DAttrs> {
     }
 };
 
-// Schedules of all the pools.
+// nn.max_pool_indices(data[N, C, spatial...]) -> int64 [N, C, out spatial...], 1 to 3 spatial
+// dimensions: where nn.max_pool2d / nn.max_pool3d with the same window find their maximum, as a
+// flat index into the data (ONNX MaxPool's Indices): (n * C + c) * the spatial size plus the
+// spatial position, row-major (storage_order 0) or column-major (1, the first spatial axis
+// fastest). Padded positions are never chosen; ties give the first window position in row-major
+// order of the taps, as onnxruntime does. Every window must reach an input position.
+struct MaxPoolIndicesAttrs : graph::AttrsBase<MaxPoolIndicesAttrs> {
+    static constexpr const char* kTypeName = "MaxPoolIndicesAttrs";
+    std::vector<int64_t> pool_size{1, 1};      // one per spatial dimension
+    std::vector<int64_t> strides{1, 1};        // one per spatial dimension
+    std::vector<int64_t> padding{0, 0, 0, 0};  // every begin, then every end
+    std::vector<int64_t> dilation{1, 1};       // one per spatial dimension
+    bool ceil_mode = false;
+    int64_t storage_order = 0;  // 0: row-major, 1: column-major
+    void visit_fields(graph::AttrVisitor& v) override {
+        v.visit("pool_size", &pool_size);
+        v.visit("strides", &strides);
+        v.visit("padding", &padding);
+        v.visit("dilation", &dilation);
+        v.visit("ceil_mode", &ceil_mode);
+        v.visit("storage_order", &storage_order);
+    }
+};
+
+// Schedules of all the pools but nn.max_pool_indices (which, two reductions like argmax, takes
+// ops::schedule_reduce).
 //   x86: the window reduction in a vector accumulator along the output row, computed per row
 //        segment of the output (or its elementwise tail), parallel over (n, c, output depth and
 //        row).

@@ -1,7 +1,7 @@
 // Converters of ONNX's window ops: Conv, ConvTranspose, MaxPool, AveragePool and the global
 // pools, 1-D (as 2-D with a unit height), 2-D and 3-D (the nn.*3d ops; the global pools as 2-D
 // over the flattened depth and height), with auto_pad, dilations, groups, ceil_mode and an
-// optional bias.
+// optional bias; MaxPool's Indices by nn.max_pool_indices.
 #include "ops/conv.h"
 
 #include "frontend/onnx/convert_ops.h"
@@ -229,19 +229,39 @@ Exprs convert_pool(ConvertContext& ctx) {
     int64_t nd = spatial_rank(ctx, x);
     ConvGeometry g = read_geometry(ctx, nd, {});
     resolve_auto_pad(ctx, g, x);
-    g = lifted_to_2d(g);
-    // MaxPool's Indices output (the only one storage_order affects) is not produced.
     bool is_max = ctx.node().op_type() == "MaxPool";
     bool ceil_mode = ctx.attr_int("ceil_mode", 0) != 0;
     bool count_include_pad = !is_max && ctx.attr_int("count_include_pad", 0) != 0;
-    if (nd == 3) {
-        return {ctx.call(is_max ? "nn.max_pool3d" : "nn.avg_pool3d", {x},
-                         pool_attrs<ops::Pool3DAttrs>(g, ceil_mode, count_include_pad))};
+    // MaxPool's Indices, when asked for: one op over any spatial rank, so 1-D data needs no
+    // lifting (its flat indices would be the same).
+    Expr indices;
+    if (is_max && ctx.node().output_size() > 1 && !ctx.node().output(1).empty()) {
+        auto [attrs, a] = new_attrs<ops::MaxPoolIndicesAttrs>();
+        a->pool_size = g.kernel;
+        a->strides = g.strides;
+        a->dilation = g.dilations;
+        a->padding = padding_of(g);
+        a->ceil_mode = ceil_mode;
+        a->storage_order = ctx.attr_int("storage_order", 0);
+        if (a->storage_order != 0 && a->storage_order != 1) {
+            ctx.error() << "storage_order must be 0 (row-major) or 1 (column-major), got "
+                        << a->storage_order;
+        }
+        indices = ctx.call("nn.max_pool_indices", {x}, attrs);
     }
-    Expr data = nd == 1 ? lift_1d(ctx, x) : x;
-    Expr y = ctx.call(is_max ? "nn.max_pool2d" : "nn.avg_pool2d", {data},
-                      pool_attrs<ops::Pool2DAttrs>(g, ceil_mode, count_include_pad));
-    return {nd == 1 ? lower_1d(ctx, y) : y};
+    g = lifted_to_2d(g);
+    Expr y;
+    if (nd == 3) {
+        y = ctx.call(is_max ? "nn.max_pool3d" : "nn.avg_pool3d", {x},
+                     pool_attrs<ops::Pool3DAttrs>(g, ceil_mode, count_include_pad));
+    } else {
+        Expr data = nd == 1 ? lift_1d(ctx, x) : x;
+        y = ctx.call(is_max ? "nn.max_pool2d" : "nn.avg_pool2d", {data},
+                     pool_attrs<ops::Pool2DAttrs>(g, ceil_mode, count_include_pad));
+        if (nd == 1) y = lower_1d(ctx, y);
+    }
+    if (indices.defined()) return {y, indices};
+    return {y};
 }
 
 Exprs convert_global_pool(ConvertContext& ctx) {

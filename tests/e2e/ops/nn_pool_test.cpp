@@ -194,6 +194,35 @@ TEST(PoolErrors, TypeRulesNameTheOpAndTheProblem) {
     EXPECT_NE(e.find("nn.global_avg_pool2d: the data must be 4-D (NCHW)"), std::string::npos) << e;
 }
 
+// nn.max_pool_indices' values are checked through ONNX MaxPool's Indices output
+// (tests/conformance/maxpool_indices_test.cpp); here its type rule's own errors.
+TEST(MaxPoolIndicesErrors, TypeRulesNameTheOpAndTheProblem) {
+    ops::MaxPoolIndicesAttrs a;
+    std::string e = testing::type_error("nn.max_pool_indices", a, {{3, 13}});
+    EXPECT_NE(e.find("nn.max_pool_indices: the data must be 3-D (NCW), 4-D (NCHW) or 5-D "
+                     "(NCDHW), got Tensor[(3, 13), float32]"),
+              std::string::npos)
+        << e;
+    a.storage_order = 2;
+    e = testing::type_error("nn.max_pool_indices", a, {{1, 3, 4, 4}});
+    EXPECT_NE(e.find("nn.max_pool_indices: storage_order must be 0 (row-major) or 1 "
+                     "(column-major), got 2"),
+              std::string::npos)
+        << e;
+    a.storage_order = 0;
+    e = testing::type_error("nn.max_pool_indices", a, {{1, 3, 4}});
+    EXPECT_NE(e.find("nn.max_pool_indices: pool_size needs 1 values, got [1, 1]"),
+              std::string::npos)
+        << e;
+    a.pool_size = {2, 2};
+    a.padding = {0, 2, 0, 2};
+    e = testing::type_error("nn.max_pool_indices", a, {{1, 3, 4, 4}});
+    EXPECT_NE(e.find("nn.max_pool_indices: the window at output width 0 lies entirely in the "
+                     "padding"),
+              std::string::npos)
+        << e;
+}
+
 // ---- nn.max_pool3d and nn.avg_pool3d ----------------------------------------------------------
 
 using ops::Pool3DAttrs;

@@ -29,8 +29,6 @@ const std::map<std::string, std::string>& known_unsupported() {
         {"test_identity_opt", "optional values"},
         {"test_identity_sequence", "sequences"},
         {"test_resize_tf_crop_and_resize", "tf_crop_and_resize"},
-        {"test_maxpool_with_argmax_2d_precomputed_pads", "MaxPool's Indices output"},
-        {"test_maxpool_with_argmax_2d_precomputed_strides", "MaxPool's Indices output"},
         // The reference data of these stores bfloat16 as uint16.
         {"test_cast_FLOAT_to_BFLOAT16", "reference stored as uint16"},
         {"test_castlike_FLOAT_to_BFLOAT16_expanded", "reference stored as uint16"},
