@@ -176,6 +176,9 @@ graph::Expr selected_positions(ConvertContext& ctx, const graph::Expr& mask);
 // convert_nms.cpp
 Exprs convert_non_max_suppression(ConvertContext& ctx);
 
+// convert_det.cpp
+Exprs convert_det(ConvertContext& ctx);
+
 // convert_text.cpp
 Exprs convert_tfidf_vectorizer(ConvertContext& ctx);
 

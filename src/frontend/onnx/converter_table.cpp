@@ -15,6 +15,7 @@ const std::vector<Converter>& converter_table() {
         {"Scan", 9, kNew, convert_scan},
         {"SequenceMap", 17, kNew, convert_sequence_map},
         {"NonMaxSuppression", 10, kNew, convert_non_max_suppression},
+        {"Det", 11, kNew, convert_det},  // convert_det.cpp: a loop of elimination steps
         // sequences and optionals (convert_sequence.cpp)
         {"SequenceConstruct", 11, kNew, convert_sequence_construct},
         {"SequenceEmpty", 11, kNew, convert_sequence_empty},
