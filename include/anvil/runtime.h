@@ -29,6 +29,15 @@ extern "C" {
 /* Tensors handed to the runtime are aligned to this many bytes. */
 #define ANVIL_TENSOR_ALIGNMENT 64
 
+/* String tensors (ONNX STRING) have the dtype {ANVIL_DTYPE_STRING_CODE, 128, 1}: each element is
+ * an AnvilString, UTF-8 bytes (not NUL-terminated) that the tensor's owner keeps alive. Kernels
+ * never take them; the virtual machine's string instructions make and read them. */
+#define ANVIL_DTYPE_STRING_CODE 128
+typedef struct {
+    const char* data;
+    int64_t size;
+} AnvilString;
+
 typedef union {
     int64_t v_int64;
     double v_float64;

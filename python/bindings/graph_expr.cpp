@@ -30,6 +30,7 @@ public:
     void visit(const char* name, std::string* v) override { set(name, v); }
     void visit(const char* name, std::vector<int64_t>* v) override { set(name, v); }
     void visit(const char* name, std::vector<double>* v) override { set(name, v); }
+    void visit(const char* name, std::vector<std::string>* v) override { set(name, v); }
     void visit(const char* name, DataType* v) override {
         if (!kwargs_.contains(name)) return;
         used_.insert(name);

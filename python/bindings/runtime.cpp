@@ -12,6 +12,7 @@
 #include "runtime/graph_executor.h"
 #include "runtime/module.h"
 #include "runtime/registry.h"
+#include "runtime/string_tensor.h"
 #include "runtime/vm.h"
 
 namespace anvil::python {
@@ -52,10 +53,39 @@ DLDataType dtype_from_numpy(const py::dtype& dt) {
 
 py::dtype dtype_to_numpy(DLDataType t) {
     if (t.code == kDLUInt && t.bits == 1) return py::dtype("bool");
-    if (t.lanes != 1 || t.code == kDLBfloat)
+    if (t.lanes != 1 || t.code == kDLBfloat || runtime::is_string_dtype(t))
         throw UserError("NDArray of dtype " + runtime::dl_dtype_to_string(t) +
                         " has no NumPy equivalent");
     return py::dtype(runtime::dl_dtype_to_string(t));
+}
+
+// NumPy unicode ('<U') and object arrays of str are string tensors, copied into UTF-8.
+bool holds_strings(const py::array& array) {
+    char kind = array.dtype().kind();
+    return kind == 'U' || kind == 'O';
+}
+
+NDArray strings_from_numpy(const py::array& array) {
+    std::vector<int64_t> shape(array.shape(), array.shape() + array.ndim());
+    std::vector<std::string> values;
+    for (py::handle item : array.attr("ravel")()) {
+        if (!py::isinstance<py::str>(item)) {
+            throw UserError("a string tensor takes str elements, not " +
+                            py::str(py::type::of(item).attr("__name__")).cast<std::string>());
+        }
+        values.push_back(item.cast<std::string>());
+    }
+    return runtime::make_string_tensor(shape, std::move(values));
+}
+
+py::array strings_to_numpy(const NDArray& a) {
+    py::list items;
+    for (std::string_view s : runtime::string_values(a, "the tensor")) {
+        items.append(py::str(s.data(), s.size()));
+    }
+    std::vector<py::ssize_t> shape(a.shape().begin(), a.shape().end());
+    py::module_ np = py::module_::import("numpy");
+    return np.attr("array")(items, py::arg("dtype") = "str").attr("reshape")(shape);
 }
 
 bool is_aligned(const void* p) {
@@ -219,6 +249,9 @@ struct DLPackContext {
 };
 
 py::capsule to_dlpack(const NDArray& a) {
+    if (runtime::is_string_dtype(a.dtype())) {
+        throw UserError("a string tensor has no DLPack form; numpy() copies it into a str array");
+    }
     auto* ctx = new DLPackContext{a, std::vector<int64_t>(a.shape().begin(), a.shape().end())};
     auto* managed = new DLManagedTensor{};
     managed->dl_tensor = *a.tensor();
@@ -284,6 +317,10 @@ runtime::GraphExecutor& set_input_any(runtime::GraphExecutor& ex, const py::obje
 }  // namespace
 
 runtime::NDArray ndarray_from_numpy(const py::array& array, bool* copied) {
+    if (holds_strings(array)) {
+        if (copied) *copied = true;
+        return strings_from_numpy(array);
+    }
     DLDataType dtype = dtype_from_numpy(array.dtype());
     std::vector<int64_t> shape(array.shape(), array.shape() + array.ndim());
     bool contiguous = (array.flags() & py::array::c_style) != 0;
@@ -300,6 +337,7 @@ runtime::NDArray ndarray_from_numpy(const py::array& array, bool* copied) {
 }
 
 py::array ndarray_to_numpy(const runtime::NDArray& a, py::handle base) {
+    if (runtime::is_string_dtype(a.dtype())) return strings_to_numpy(a);  // a copy
     std::vector<py::ssize_t> shape(a.shape().begin(), a.shape().end());
     return py::array(dtype_to_numpy(a.dtype()), shape, a.raw_data(), base);
 }

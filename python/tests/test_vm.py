@@ -145,3 +145,29 @@ def test_bind_params_errors_name_the_parameter():
         anvil.transform.bind_params("main", {"w9": np.zeros(2, "float32")})(mod)
     with pytest.raises(anvil.UserError, match=r"parameter %b0 of @main has type"):
         anvil.transform.bind_params("main", {"b0": np.zeros(3, "float32")})(mod)
+
+
+def test_string_model_takes_and_gives_numpy_str_arrays(tmp_path):
+    from onnx import TensorProto, helper
+
+    node = helper.make_node("StringNormalizer", ["x"], ["y"], name="norm",
+                            case_change_action="UPPER", stopwords=["the"])
+    cast = helper.make_node("Cast", ["n"], ["s"], name="fmt", to=TensorProto.STRING)
+    graph = helper.make_graph(
+        [node, cast], "strings",
+        [helper.make_tensor_value_info("x", TensorProto.STRING, ["k"]),
+         helper.make_tensor_value_info("n", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.STRING, None),
+         helper.make_tensor_value_info("s", TensorProto.STRING, [2])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    mod, _ = frontend.from_onnx(model)
+    path = tmp_path / "strings.so"
+    anvil.build(mod, target="llvm").export_library(path)
+    vm = anvil.runtime.VirtualMachine(anvil.runtime.load_module(path))
+    y, s = vm["main"](np.array(["The", "straße", "énorme"]), np.array([0.5, 1e-5], "float32"))
+    assert y.numpy().tolist() == ["STRAßE", "ÉNORME"]
+    assert s.numpy().tolist() == ["0.5", "1e-05"]
+    with pytest.raises(anvil.UserError, match="has no DLPack form"):
+        y.__dlpack__()
+    with pytest.raises(anvil.UserError, match="str elements, not int"):
+        vm["main"](np.array([1, "a"], dtype=object), np.zeros(2, "float32"))

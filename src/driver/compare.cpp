@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "runtime/string_tensor.h"
 #include "support/error.h"
 
 namespace anvil::driver {
@@ -66,6 +67,13 @@ Comparison compare_tensors(const runtime::NDArray& actual, const runtime::NDArra
     runtime::NDArray ref = as_declared(expected, actual.dtype());
     if (ref.str() != actual.str()) {
         c.same_type = false;
+        return c;
+    }
+    if (runtime::is_string_dtype(actual.dtype())) {  // strings agree when equal
+        auto a = runtime::string_values(actual, "the result"),
+             b = runtime::string_values(ref, "the reference");
+        c.elements = a.size();
+        for (size_t i = 0; i < a.size(); ++i) c.mismatches += a[i] != b[i];
         return c;
     }
     std::vector<double> a = to_doubles(actual), b = to_doubles(ref);

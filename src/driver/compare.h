@@ -1,6 +1,7 @@
 // Comparing computed tensors with reference tensors, as numpy.allclose does: an element agrees
 // when |actual - expected| <= atol + rtol * |expected|, or both are NaN, or they are equal
-// (infinities). Used by `anvil run --compare` and the conformance tests.
+// (infinities); strings agree when they are equal. Used by `anvil run --compare` and the
+// conformance tests.
 #pragma once
 
 #include <string>

@@ -8,7 +8,9 @@
 #include "ops/control_flow.h"
 #include "ops/sequence.h"
 #include "ops/shape_tensor.h"
+#include "ops/string.h"
 #include "ops/value_shapes.h"
+#include "runtime/string_tensor.h"
 #include "support/error.h"
 
 namespace anvil::driver {
@@ -315,6 +317,7 @@ private:
 
     Value compile_new(const Expr& e) {
         if (auto* c = e.as<graph::Constant>()) {
+            if (runtime::is_string_dtype(c->data.dtype())) return compile_string_constant(*c);
             std::string name = "p" + std::to_string(params_.size());
             params_.emplace_back(name, c->data);
             int reg = new_reg();
@@ -360,6 +363,7 @@ private:
         if (const auto* bind = ops::bind_values_attrs(e)) return compile_bind_values(e, *bind);
         if (const auto* a = ops::if_attrs(e)) return compile_if(e, *a);
         if (std::string op = ops::sequence_op_name(e); !op.empty()) return compile_sequence(e, op);
+        if (std::string op = ops::string_op_name(e); !op.empty()) return compile_string(e, op);
         if (const auto* a = ops::loop_attrs(e)) return compile_loop(e, *a);
         if (const auto* reshape = ops::dynamic_reshape_attrs(e)) {
             VMInstruction in{.op = VMOp::reshape, .dst = new_reg(), .node = e->loc.node_name};
@@ -439,6 +443,47 @@ private:
         if (e->type.is<graph::TensorType>() && op != "seq.length" && op != "optional.has_value") {
             match_tensor(e->type, dst, "the result of node '" + e->loc.node_name + "'", e->loc);
         }
+        return {dst, {}};
+    }
+
+    // The string ops (ops/string.h), one VM instruction each.
+    Value compile_string(const Expr& e, const std::string& op) {
+        const auto& call = *e.as<graph::Call>();
+        VMInstruction in{.dst = new_reg(), .node = e->loc.node_name};
+        in.reg = materialize(compile(call.args[0]));
+        if (op == "string.normalize") {
+            const auto& a = static_cast<const ops::StringNormalizeAttrs&>(*call.attrs);
+            in.op = VMOp::str_normalize;
+            in.name = a.case_change;
+            in.index = a.case_sensitive ? 1 : 0;
+            in.strings = a.stopwords;
+        } else if (op == "string.format") {
+            in.op = VMOp::str_format;
+        } else if (op == "string.parse") {
+            in.op = VMOp::str_parse;
+            in.dtype =
+                graph::dl_dtype_of(static_cast<const ops::StringParseAttrs&>(*call.attrs).dtype);
+        } else {
+            user_error(e->loc) << "the VM compiler cannot run " << op;
+        }
+        int dst = in.dst;
+        emit(std::move(in));
+        // StringNormalizer's result length is known only now.
+        if (op == "string.normalize") {
+            match_tensor(e->type, dst, "the result of node '" + e->loc.node_name + "'", e->loc);
+        }
+        return {dst, {}};
+    }
+
+    // The program holds a string constant's values itself (the parameter blob holds numbers).
+    Value compile_string_constant(const graph::Constant& c) {
+        VMInstruction in{.op = VMOp::str_const, .dst = new_reg()};
+        for (int64_t d : c.data.shape()) in.shape.push_back({{ShapeToken::Kind::constant, d}});
+        for (std::string_view s : runtime::string_values(c.data, "a string constant")) {
+            in.strings.emplace_back(s);
+        }
+        int dst = in.dst;
+        emit(std::move(in));
         return {dst, {}};
     }
 
@@ -549,8 +594,10 @@ private:
     std::unordered_map<std::string, int> callee_uses_;
 };
 
+// Static and of numbers: what the graph executor's plan can hold (string tensors live only in
+// the VM).
 bool is_static_value(const graph::Type& t) {
-    if (auto* tt = t.as<graph::TensorType>()) return tt->is_static();
+    if (auto* tt = t.as<graph::TensorType>()) return tt->is_static() && !tt->dtype.is_string();
     if (auto* tt = t.as<graph::TupleType>()) {
         return std::all_of(tt->fields.begin(), tt->fields.end(), is_static_value);
     }

@@ -5,6 +5,7 @@
 
 #include "graph/type.h"
 #include "support/error.h"
+#include "support/text_scanner.h"
 
 namespace anvil::graph {
 
@@ -19,7 +20,7 @@ public:
     void visit(const char* name, int64_t* v) override { add(name, std::to_string(*v)); }
     void visit(const char* name, double* v) override { add(name, number(*v)); }
     void visit(const char* name, bool* v) override { add(name, *v ? "True" : "False"); }
-    void visit(const char* name, std::string* v) override { add(name, "\"" + *v + "\""); }
+    void visit(const char* name, std::string* v) override { add(name, text::quote(*v)); }
     void visit(const char* name, std::vector<int64_t>* v) override {
         std::string s = "[";
         for (size_t i = 0; i < v->size(); ++i) s += (i ? ", " : "") + std::to_string((*v)[i]);
@@ -28,6 +29,11 @@ public:
     void visit(const char* name, std::vector<double>* v) override {
         std::string s = "[";
         for (size_t i = 0; i < v->size(); ++i) s += (i ? ", " : "") + number((*v)[i]);
+        add(name, s + "]");
+    }
+    void visit(const char* name, std::vector<std::string>* v) override {
+        std::string s = "[";
+        for (size_t i = 0; i < v->size(); ++i) s += (i ? ", " : "") + text::quote((*v)[i]);
         add(name, s + "]");
     }
     void visit(const char* name, DataType* v) override {

@@ -34,6 +34,7 @@ public:
     virtual void visit(const char* name, std::string* value) = 0;
     virtual void visit(const char* name, std::vector<int64_t>* value) = 0;
     virtual void visit(const char* name, std::vector<double>* value) = 0;
+    virtual void visit(const char* name, std::vector<std::string>* value) = 0;
     virtual void visit(const char* name, DataType* value) = 0;
     // A shape whose dimensions may be symbolic (int64 expressions over the module's dimension
     // variables), spelled like a tensor type's shape: (n, 3, 224, 224).

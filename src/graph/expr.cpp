@@ -27,6 +27,8 @@ DataType dtype_of(DLDataType t) {
             return DataType::float_(t.bits, t.lanes);
         case kDLBfloat:
             return DataType(DataType::Code::BFloat, t.bits, t.lanes);
+        case ANVIL_DTYPE_STRING_CODE:
+            return DataType::string();
         default:
             user_error() << "tensor element type code " << int(t.code) << " is not supported";
     }
@@ -35,6 +37,7 @@ DataType dtype_of(DLDataType t) {
 
 DLDataType dl_dtype_of(DataType t) {
     if (t.is_bool()) return DLDataType{kDLUInt, 1, static_cast<uint16_t>(t.lanes())};
+    if (t.is_string()) return DLDataType{ANVIL_DTYPE_STRING_CODE, 128, 1};
     uint8_t code = t.is_int()     ? kDLInt
                    : t.is_uint()  ? kDLUInt
                    : t.is_float() ? kDLFloat

@@ -60,6 +60,16 @@ public:
         v->clear();
         for (const auto& item : a->items) v->push_back(number(item, name, "a list of numbers"));
     }
+    void visit(const char* name, std::vector<std::string>* v) override {
+        const AttrValue* a = find(name);
+        if (!a) return;
+        if (a->kind != AttrValue::Kind::List) wrong(*a, name, "a list of strings");
+        v->clear();
+        for (const auto& item : a->items) {
+            if (item.kind != AttrValue::Kind::String) wrong(item, name, "a list of strings");
+            v->push_back(item.s);
+        }
+    }
     void visit(const char* name, DataType* v) override {
         const AttrValue* a = find(name);
         if (!a) return;

@@ -26,6 +26,9 @@ std::string DataType::str() const {
         case Code::Handle:
             base = "handle";
             break;
+        case Code::String:
+            base = "string";
+            break;
     }
     if (lanes_ > 1) base += "x" + std::to_string(lanes_);
     return base;
@@ -58,6 +61,10 @@ bool DataType::parse(const std::string& text, DataType* out) {
     }
     if (s == "handle") {
         *out = DataType::handle();
+        return lanes == 1;
+    }
+    if (s == "string") {
+        *out = DataType::string();
         return lanes == 1;
     }
     if (s == "void") {

@@ -12,7 +12,17 @@ namespace anvil {
 
 class DataType {
 public:
-    enum class Code : uint8_t { Int = 0, UInt = 1, Float = 2, Handle = 3, BFloat = 4, Bool = 5 };
+    // String (ONNX STRING) has no DLPack code; its tensors hold AnvilStrings (anvil/runtime.h)
+    // and only executor ops take them: no kernel, TIR expression or codegen sees one.
+    enum class Code : uint8_t {
+        Int = 0,
+        UInt = 1,
+        Float = 2,
+        Handle = 3,
+        BFloat = 4,
+        Bool = 5,
+        String = 128,
+    };
 
     constexpr DataType() = default;
     constexpr DataType(Code code, int bits, int lanes = 1)
@@ -29,6 +39,7 @@ public:
     static constexpr DataType float16() { return float_(16); }
     static constexpr DataType bfloat16() { return {Code::BFloat, 16}; }
     static constexpr DataType handle() { return {Code::Handle, 64}; }
+    static constexpr DataType string() { return {Code::String, 128}; }
     static constexpr DataType void_() { return {Code::Handle, 0}; }
 
     constexpr Code code() const { return code_; }
@@ -45,6 +56,7 @@ public:
     // IEEE float or bfloat16: anything computed with floating-point arithmetic.
     constexpr bool is_floating() const { return is_float() || is_bfloat(); }
     constexpr bool is_bool() const { return code_ == Code::Bool; }
+    constexpr bool is_string() const { return code_ == Code::String; }
     constexpr bool is_handle() const { return code_ == Code::Handle && bits_ != 0; }
     constexpr bool is_void() const { return code_ == Code::Handle && bits_ == 0; }
     constexpr bool is_scalar() const { return lanes_ == 1; }
@@ -55,7 +67,7 @@ public:
 
     constexpr bool operator==(const DataType&) const = default;
 
-    // "float32", "int64x8", "bool", "handle", "void"
+    // "float32", "int64x8", "bool", "handle", "void", "string"
     std::string str() const;
     // Inverse of str(); returns false on an unknown spelling.
     static bool parse(const std::string& text, DataType* out);

@@ -82,6 +82,8 @@ DLTensor* allocate_tensor(const int64_t* shape, int ndim, DLDataType dtype, DLDe
         user_error() << "anvil_tensor_alloc: out of memory allocating " << nbytes << " bytes for "
                      << dl_dtype_to_string(dtype) << shape_string(shape, ndim);
     }
+    // A string tensor's elements start as empty strings (null data, size 0), never garbage.
+    if (dtype.code == ANVIL_DTYPE_STRING_CODE) std::memset(data, 0, static_cast<size_t>(nbytes));
     block->magic = kTensorMagic;
     block->tensor = DLTensor{.data = data,
                              .device = device,
@@ -134,6 +136,7 @@ DLDataType dl_dtype_from_string(const std::string& text) {
         return DLDataType{code, static_cast<uint8_t>(bits), static_cast<uint16_t>(lanes)};
     };
     if (base == "bool") return make(kDLUInt, 1);
+    if (text == "string") return DLDataType{ANVIL_DTYPE_STRING_CODE, 128, 1};
     if (base == "handle") return make(kDLOpaqueHandle, 64);
     // "uint" before "int" so that the longer prefix wins.
     static constexpr DtypeName kNames[] = {
@@ -168,6 +171,8 @@ std::string dl_dtype_to_string(DLDataType dtype) {
                          (dtype.code == 5 && dtype.bits == 1);
     if (is_bool) {
         base = "bool";
+    } else if (dtype.code == ANVIL_DTYPE_STRING_CODE && dtype.bits == 128 && dtype.lanes == 1) {
+        return "string";
     } else if (dtype.code == kDLOpaqueHandle && dtype.bits == 64) {
         base = "handle";
     } else {

@@ -2,10 +2,14 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
+#include "runtime/string_tensor.h"
+#include "runtime/utf8.h"
 #include "support/error.h"
 
 namespace anvil::runtime {
@@ -54,6 +58,57 @@ std::string header_value(const std::string& header, const std::string& key,
     return header.substr(start, end - start);
 }
 
+// NumPy's '<U<width>' arrays: `width` UTF-32 code units per element, zero-padded; string
+// tensors hold UTF-8.
+NDArray read_unicode_array(const std::string& bytes, size_t at, std::vector<int64_t> shape,
+                           int64_t width, const std::string& what) {
+    int64_t count = 1;
+    for (int64_t d : shape) count *= d;
+    if (width < 0 || (bytes.size() - at) / 4 < static_cast<size_t>(count * width)) {
+        user_error() << what << ": truncated .npy data";
+    }
+    std::vector<std::string> values(static_cast<size_t>(count));
+    for (int64_t i = 0; i < count; ++i) {
+        for (int64_t k = 0; k < width; ++k) {
+            char32_t c = u32(bytes, at + 4 * static_cast<size_t>(i * width + k));
+            if (c == 0) break;
+            if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) {
+                user_error() << what << ": element " << i << " holds an invalid code point";
+            }
+            append_utf8(c, values[static_cast<size_t>(i)]);
+        }
+    }
+    return make_string_tensor(shape, std::move(values));
+}
+
+// The '<U<width>' descr and data of a string tensor; UserError for text that is not UTF-8.
+std::pair<std::string, std::string> unicode_array_data(const NDArray& array) {
+    std::vector<std::u32string> code_points;
+    size_t width = 1;  // NumPy's narrowest unicode type is <U1
+    for (std::string_view s : string_values(array, "the array")) {
+        std::u32string& cps = code_points.emplace_back();
+        for (size_t i = 0; i < s.size();) {
+            auto decoded = decode_utf8(s, i);
+            if (!decoded) {
+                user_error() << "cannot save string element " << code_points.size() - 1
+                             << " as .npy: it is not valid UTF-8";
+            }
+            cps += decoded->first;
+            i += decoded->second;
+        }
+        width = std::max(width, cps.size());
+    }
+    std::string data;
+    data.reserve(code_points.size() * width * 4);
+    for (const auto& cps : code_points) {
+        for (size_t k = 0; k < width; ++k) {
+            char32_t c = k < cps.size() ? cps[k] : 0;
+            for (int b = 0; b < 4; ++b) data += static_cast<char>((c >> (8 * b)) & 0xFF);
+        }
+    }
+    return {"<U" + std::to_string(width), std::move(data)};
+}
+
 }  // namespace
 
 NDArray parse_npy(const std::string& bytes, const std::string& what) {
@@ -75,7 +130,9 @@ NDArray parse_npy(const std::string& bytes, const std::string& what) {
     for (const auto& d : kDescrs) {
         if (code == d.descr) entry = &d;
     }
-    if (!entry) user_error() << what << ": unsupported dtype '" << descr << "'";
+    bool unicode = code.size() > 1 && code[0] == 'U' &&
+                   code.find_first_not_of("0123456789", 1) == std::string::npos;
+    if (!entry && !unicode) user_error() << what << ": unsupported dtype '" << descr << "'";
     if (header_value(header, "fortran_order", what) != "False") {
         user_error() << what
                      << ": Fortran-ordered arrays are not supported (save a C-ordered copy)";
@@ -88,8 +145,11 @@ NDArray parse_npy(const std::string& bytes, const std::string& what) {
         if (dim.find_first_not_of(' ') != std::string::npos) shape.push_back(std::stoll(dim));
         i = j + 1;
     }
-    NDArray array = NDArray::empty(shape, entry->dtype);
     size_t data_start = header_start + header_len;
+    if (unicode) {
+        return read_unicode_array(bytes, data_start, shape, std::stoll(code.substr(1)), what);
+    }
+    NDArray array = NDArray::empty(shape, entry->dtype);
     if (bytes.size() - data_start < array.nbytes()) user_error() << what << ": truncated .npy data";
     array.copy_from(bytes.data() + data_start, array.nbytes());
     return array;
@@ -105,6 +165,8 @@ std::string format_npy(const NDArray& array) {
     }
     // NumPy has no bfloat16: its bits are saved as uint16.
     if (array.dtype().code == kDLBfloat && array.dtype().bits == 16) descr = "<u2";
+    std::string data(static_cast<const char*>(array.raw_data()), array.nbytes());
+    if (is_string_dtype(array.dtype())) std::tie(descr, data) = unicode_array_data(array);
     if (descr.empty()) user_error() << "cannot save a " << array.str() << " as .npy";
     std::string shape = "(";
     for (int64_t d : array.shape()) shape += std::to_string(d) + ", ";
@@ -122,7 +184,7 @@ std::string format_npy(const NDArray& array) {
     out += static_cast<char>(header.size() & 0xff);
     out += static_cast<char>(header.size() >> 8);
     out += header;
-    out.append(static_cast<const char*>(array.raw_data()), array.nbytes());
+    out += data;
     return out;
 }
 

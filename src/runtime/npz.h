@@ -1,5 +1,6 @@
 // NumPy's .npy and .npz files (numpy.save / numpy.savez / numpy.savez_compressed), so that
-// `anvil run` and deployed programs exchange tensors with Python without conversion.
+// `anvil run` and deployed programs exchange tensors with Python without conversion. String
+// tensors are NumPy unicode arrays ('<U<width>', UTF-32), converted from and to UTF-8.
 #pragma once
 
 #include <string>

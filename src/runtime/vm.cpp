@@ -8,7 +8,9 @@
 #include "runtime/packed_func.h"
 #include "runtime/param_blob.h"
 #include "runtime/registry.h"
+#include "runtime/string_tensor.h"
 #include "runtime/vm_sequence.h"
+#include "runtime/vm_string.h"
 
 namespace anvil::runtime {
 
@@ -18,6 +20,16 @@ std::string shape_text(std::span<const int64_t> shape) {
     std::string out = "[";
     for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
     return out + "]";
+}
+
+// The tensor operand of a string instruction.
+const NDArray& tensor_in(const VMValue& v, const VMInstruction& in) {
+    if (v.kind != VMValue::Kind::tensor) {
+        user_error() << "vm: node '" << in.node << "': " << vm_op_name(in.op)
+                     << " takes a tensor, not "
+                     << (v.kind == VMValue::Kind::none ? "nothing" : "a tuple");
+    }
+    return v.tensor;
 }
 
 // A condition: non-zero (a float compares as a float, so 0.5 is true).
@@ -305,6 +317,12 @@ void VirtualMachine::State::call_packed(const VMInstruction& in, const PackedFun
         }
         case kAnvilDLTensor: {
             DLTensor* src = ret.as_tensor();
+            if (is_string_dtype(src->dtype)) {
+                // Its strings belong to the callee: nothing here could keep them alive.
+                user_error() << "vm: node '" << in.node << "': " << in.name
+                             << " returned a string tensor; return strings through an output "
+                                "argument instead";
+            }
             std::vector<int64_t> shape(src->shape, src->shape + src->ndim);
             NDArray t = pool->alloc(shape, src->dtype);
             NDArray view = NDArray::wrap(static_cast<char*>(src->data) + src->byte_offset, shape,
@@ -558,6 +576,24 @@ VMValue VirtualMachine::State::call(const VMFunction& f, std::vector<VMValue> ar
                 regs[in.dst] = VMValue(concat_sequence(regs[in.reg], in.index,
                                                        in.op == VMOp::seq_stack, *pool, in.node));
                 break;
+            case VMOp::str_normalize:
+                regs[in.dst] = VMValue(normalize_strings(tensor_in(regs[in.reg], in),
+                                                         case_change_from_string(in.name),
+                                                         in.index == 1, in.strings, in.node));
+                break;
+            case VMOp::str_format:
+                regs[in.dst] = VMValue(format_strings(tensor_in(regs[in.reg], in), in.node));
+                break;
+            case VMOp::str_parse:
+                regs[in.dst] =
+                    VMValue(parse_strings(tensor_in(regs[in.reg], in), in.dtype, in.node));
+                break;
+            case VMOp::str_const: {
+                std::vector<int64_t> shape;
+                for (const auto& c : in.shape) shape.push_back(eval_shape_code(c, slots));
+                regs[in.dst] = VMValue(make_string_tensor(shape, in.strings));
+                break;
+            }
             case VMOp::none:
                 regs[in.dst] = VMValue();
                 break;

@@ -5,6 +5,7 @@
 
 #include "runtime/json_reader.h"
 #include "runtime/param_json.h"
+#include "runtime/string_tensor.h"
 
 namespace anvil::runtime {
 
@@ -33,6 +34,10 @@ constexpr OpName kOpNames[] = {
     {VMOp::seq_erase, "seq_erase"},
     {VMOp::seq_concat, "seq_concat"},
     {VMOp::seq_stack, "seq_stack"},
+    {VMOp::str_normalize, "str_normalize"},
+    {VMOp::str_format, "str_format"},
+    {VMOp::str_parse, "str_parse"},
+    {VMOp::str_const, "str_const"},
     {VMOp::none, "none"},
     {VMOp::has_value, "has_value"},
     {VMOp::get_value, "get_value"},
@@ -152,6 +157,12 @@ VMInstruction read_instruction(const Reader& r, const json& obj) {
             }
         }
     }
+    if (obj.contains("strings")) {
+        for (const json& s : r.array(obj, "strings")) {
+            if (!s.is_string()) r.fail("'strings' must hold strings");
+            in.strings.push_back(s.get<std::string>());
+        }
+    }
     opt_string("name", &in.name);
     opt_string("node", &in.node);
     opt_string("what", &in.what);
@@ -201,20 +212,24 @@ json instruction_json(const VMInstruction& in) {
     if (!in.slots.empty() || in.op == VMOp::load_shape || in.op == VMOp::reshape) {
         o["slots"] = in.slots;
     }
+    if (in.op == VMOp::str_normalize || in.op == VMOp::str_const) o["strings"] = in.strings;
     if (!in.name.empty()) o["name"] = in.name;
     if (!in.node.empty()) o["node"] = in.node;
     if (!in.what.empty()) o["what"] = in.what;
     if (in.op == VMOp::get_item || in.op == VMOp::if_false || in.op == VMOp::goto_ ||
         in.op == VMOp::reshape || in.op == VMOp::loop || in.op == VMOp::seq_concat ||
-        in.op == VMOp::seq_stack || (in.op == VMOp::match_shape && in.index != 0)) {
+        in.op == VMOp::seq_stack || in.op == VMOp::str_normalize ||
+        (in.op == VMOp::match_shape && in.index != 0)) {
         o["index"] = in.index;
     }
-    if (in.op == VMOp::alloc || in.op == VMOp::match_shape || in.op == VMOp::shape_tensor) {
+    if (in.op == VMOp::alloc || in.op == VMOp::match_shape || in.op == VMOp::shape_tensor ||
+        in.op == VMOp::str_parse) {
         o["dtype"] = dl_dtype_to_string(in.dtype);
     }
     if (in.op == VMOp::match_shape && !in.check_dtype) o["check_dtype"] = false;
     if (in.op == VMOp::alloc || in.op == VMOp::shape_tensor || in.op == VMOp::check_shape ||
-        in.op == VMOp::loop || (in.op == VMOp::call_kernel && !in.shape.empty())) {
+        in.op == VMOp::loop || in.op == VMOp::str_const ||
+        (in.op == VMOp::call_kernel && !in.shape.empty())) {
         o["shape"] = json::array();
         for (const auto& c : in.shape) o["shape"].push_back(code_json(c));
     }
@@ -482,7 +497,11 @@ void validate_program(const VMProgram& p, int64_t params_size) {
                     break;
                 case VMOp::alloc:
                 case VMOp::shape_tensor:
+                case VMOp::str_const:
                     check_reg(in.dst, "destination");
+                    if (in.op == VMOp::alloc && is_string_dtype(in.dtype)) {
+                        fail("string tensors are made by string instructions, not allocated");
+                    }
                     if (in.op == VMOp::shape_tensor &&
                         !(in.dtype.code == kDLInt &&
                           (in.dtype.bits == 32 || in.dtype.bits == 64))) {
@@ -562,8 +581,21 @@ void validate_program(const VMProgram& p, int64_t params_size) {
                 case VMOp::seq_stack:
                 case VMOp::has_value:
                 case VMOp::get_value:
+                case VMOp::str_format:
                     check_reg(in.reg, "source");
                     check_reg(in.dst, "destination");
+                    break;
+                case VMOp::str_normalize:
+                    check_reg(in.reg, "source");
+                    check_reg(in.dst, "destination");
+                    if (in.name != "NONE" && in.name != "LOWER" && in.name != "UPPER") {
+                        fail("the case change must be NONE, LOWER or UPPER, not '" + in.name + "'");
+                    }
+                    break;
+                case VMOp::str_parse:
+                    check_reg(in.reg, "source");
+                    check_reg(in.dst, "destination");
+                    if (is_string_dtype(in.dtype)) fail("parses strings into numbers, not strings");
                     break;
                 case VMOp::seq_at:
                 case VMOp::seq_insert:

@@ -51,6 +51,14 @@
 //   seq_concat   dst, reg, index      the elements concatenated along axis `index` (negative
 //                                     counts from the back), a copy; seq_stack: stacked on a new
 //                                     axis `index`
+//   str_normalize dst, reg, name, index, strings[]  ONNX StringNormalizer of the string tensor
+//                                     in reg: name is the case change ("NONE", "LOWER",
+//                                     "UPPER"), index 1 compares the stopwords strings[] case-
+//                                     sensitively (vm_string.h)
+//   str_format   dst, reg             the numbers in reg as a string tensor (Cast to STRING)
+//   str_parse    dst, reg, dtype      the string tensor in reg read as numbers of dtype
+//   str_const    dst, shape[], strings[]  a string tensor of that shape holding strings[] (a
+//                                     string constant; the parameter blob holds numbers only)
 //   none         dst                  an empty optional
 //   has_value    dst, reg             a bool scalar tensor: whether the value is not none
 //   get_value    dst, reg             the value of an optional; UserError naming the node when
@@ -144,6 +152,10 @@ enum class VMOp {
     seq_erase,
     seq_concat,
     seq_stack,
+    str_normalize,
+    str_format,
+    str_parse,
+    str_const,
     none,
     has_value,
     get_value,
@@ -171,6 +183,7 @@ struct VMInstruction {
     std::vector<DimMatch> dims;    // match_shape
     std::vector<int> scan_ranks;   // loop: each scan output's element rank and dtype
     std::vector<DLDataType> scan_dtypes;
+    std::vector<std::string> strings;  // str_normalize's stopwords, str_const's values
     DLDataType dtype{kDLFloat, 32, 1};
     bool check_dtype = true;  // match_shape
 };

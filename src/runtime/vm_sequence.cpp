@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "runtime/string_tensor.h"
 #include "support/error.h"
 
 namespace anvil::runtime {
@@ -29,6 +30,22 @@ int64_t position(const VMValue& pos, int64_t n, int64_t limit, const std::string
 const NDArray& tensor_of(const VMValue& v, const std::string& node, const std::string& what) {
     if (v.kind != VMValue::Kind::tensor) user_error() << where(node) << what << " is not a tensor";
     return v.tensor;
+}
+
+// concat_tensors of string tensors (whose elements point into their owners' storage): the
+// strings are copied in the order the bytes of numbers would be.
+NDArray concat_strings(const std::vector<NDArray>& items, int64_t outer,
+                       const std::vector<int64_t>& out_shape) {
+    std::vector<std::vector<std::string_view>> values;
+    for (const NDArray& t : items) values.push_back(string_values(t, "a joined tensor"));
+    std::vector<std::string> out;
+    for (int64_t o = 0; o < outer; ++o) {
+        for (const auto& v : values) {
+            size_t block = v.size() / static_cast<size_t>(outer);
+            for (size_t k = 0; k < block; ++k) out.emplace_back(v[o * block + k]);
+        }
+    }
+    return make_string_tensor(out_shape, std::move(out));
 }
 
 }  // namespace
@@ -109,6 +126,7 @@ NDArray concat_tensors(const std::vector<NDArray>& items, int64_t axis, bool new
         }
         if (!new_axis) out_shape[axis] += t.shape()[axis];
     }
+    if (is_string_dtype(first.dtype())) return concat_strings(items, outer, out_shape);
     NDArray out = pool.alloc(out_shape, first.dtype());
     auto elem = static_cast<size_t>(dl_dtype_bytes(first.dtype()));
     auto* dst = static_cast<uint8_t*>(out.raw_data());

@@ -16,14 +16,9 @@ using runtime::NDArray;
 using runtime::VMValue;
 using testing::array;
 using testing::CompiledNodeModel;
+using testing::contains;
 using testing::error_of;
 using testing::shape_of;
-
-// `text` contains `part`; the failure message shows both.
-::testing::AssertionResult contains(const std::string& text, const std::string& part) {
-    if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
-    return ::testing::AssertionFailure() << "'" << text << "' does not contain '" << part << "'";
-}
 
 // A graph input that is a sequence of `elem_type` tensors with these dims (-1: not given, so the
 // elements may differ there).

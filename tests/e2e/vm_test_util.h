@@ -1,6 +1,9 @@
-// Helpers of the VM tests (tests/e2e, tests/conformance): deterministic inputs, a compiled
-// program's parameter blob as bytes, and the message of a UserError.
+// Helpers of the VM tests (tests/e2e, tests/conformance, tests/unit/runtime): deterministic
+// inputs, a compiled program's parameter blob as bytes, a kernel module without kernels, the
+// message of a UserError and a check that a message says something.
 #pragma once
+
+#include <gtest/gtest.h>
 
 #include <cstddef>
 #include <functional>
@@ -8,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/module.h"
 #include "runtime/ndarray.h"
 #include "support/error.h"
 
@@ -36,5 +40,18 @@ inline std::string error_of(const std::function<void()>& f) {
     }
     return "";
 }
+
+// `text` contains `part`; the failure message shows both.
+inline ::testing::AssertionResult contains(const std::string& text, const std::string& part) {
+    if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "'" << text << "' does not contain '" << part << "'";
+}
+
+// A kernel module with no kernels, for programs of VM instructions only.
+class NoKernels : public runtime::ModuleNode {
+public:
+    runtime::PackedFunc get_function(const std::string&) override { return {}; }
+    std::vector<std::string> function_names() const override { return {}; }
+};
 
 }  // namespace anvil::testing

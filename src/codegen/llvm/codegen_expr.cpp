@@ -36,6 +36,8 @@ llvm::Type* CodeGenLLVM::llvm_type(DataType t) {
             else
                 internal_error() << "no LLVM type for " << t.str();
             break;
+        case DataType::Code::String:
+            internal_error() << "a kernel handles strings; only executor ops may";
     }
     if (t.is_vector()) return llvm::FixedVectorType::get(scalar, t.lanes());
     return scalar;

@@ -66,6 +66,7 @@ int attr_kind(const AttributeProto& a) {
     if (a.has_t()) return AttributeProto::TENSOR;
     if (a.ints_size()) return AttributeProto::INTS;
     if (a.floats_size()) return AttributeProto::FLOATS;
+    if (a.strings_size()) return AttributeProto::STRINGS;
     return AttributeProto::UNDEFINED;
 }
 
@@ -112,6 +113,13 @@ std::vector<float> ConvertContext::attr_floats(const std::string& name) const {
     if (!a) return {};
     ANVIL_EXPECT_KIND(a, FLOATS);
     return {a->floats().begin(), a->floats().end()};
+}
+
+std::vector<std::string> ConvertContext::attr_strings(const std::string& name) const {
+    const AttributeProto* a = find_attr(name);
+    if (!a) return {};
+    ANVIL_EXPECT_KIND(a, STRINGS);
+    return {a->strings().begin(), a->strings().end()};
 }
 
 runtime::NDArray ConvertContext::attr_tensor(const std::string& name) const {

@@ -6,6 +6,7 @@
 #include "frontend/onnx/convert_ops.h"
 #include "ops/activation.h"
 #include "ops/elementwise.h"
+#include "ops/string.h"
 #include "ops/transform.h"
 
 namespace anvil::frontend {
@@ -338,7 +339,11 @@ Exprs convert_dropout(ConvertContext& ctx) {
 }
 
 Expr cast_to(ConvertContext& ctx, const Expr& x, DataType dtype) {
-    if (ctx.tensor_type(x, "the input").dtype == dtype) return x;
+    DataType from = ctx.tensor_type(x, "the input").dtype;
+    if (from == dtype) return x;
+    // Strings never reach a kernel: the executor formats and parses them.
+    if (dtype.is_string()) return ops::make_string_format(x, ctx.loc());
+    if (from.is_string()) return ops::make_string_parse(x, dtype, ctx.loc());
     auto attrs = make_ref<ops::CastAttrs>();
     const_cast<ops::CastAttrs*>(attrs.get())->dtype = dtype;
     return ctx.call("cast", {x}, attrs);

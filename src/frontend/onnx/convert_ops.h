@@ -181,9 +181,11 @@ Exprs convert_det(ConvertContext& ctx);
 
 // convert_text.cpp
 Exprs convert_tfidf_vectorizer(ConvertContext& ctx);
+Exprs convert_string_normalizer(ConvertContext& ctx);
 
 // convert_signal.cpp
 Exprs convert_dft(ConvertContext& ctx);
+Exprs convert_stft(ConvertContext& ctx);
 Exprs convert_window(ConvertContext& ctx);  // HannWindow, HammingWindow, BlackmanWindow
 
 // convert_loss.cpp

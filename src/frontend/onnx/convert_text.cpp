@@ -1,5 +1,7 @@
-// Converter of ONNX's TfIdfVectorizer over integer tokens, from ordinary ops.
+// Converters of ONNX's text ops: StringNormalizer (an executor op on string tensors,
+// ops/string.h) and TfIdfVectorizer over integer tokens, from ordinary ops.
 //
+// TfIdfVectorizer:
 // For each n-gram length n and skip k (0..max_skip_count; unigrams once), the windows
 // W[b, s, j] = x[b, s + j (k + 1)] are n shifted slices of the input stacked on a new axis;
 // comparing them with the pool's n-grams P[g, j] and requiring all j to match counts each pool
@@ -9,6 +11,7 @@
 
 #include "frontend/onnx/convert_ops.h"
 #include "ops/reduce.h"
+#include "ops/string.h"
 #include "ops/transform.h"
 
 namespace anvil::frontend {
@@ -131,6 +134,30 @@ Exprs convert_tfidf_vectorizer(ConvertContext& ctx) {
         }
     }
     return {batched ? result : reshape_to(ctx, result, {outputs})};
+}
+
+Exprs convert_string_normalizer(ConvertContext& ctx) {
+    Expr x = ctx.input(0);
+    const auto& tt = ctx.tensor_type(x, "the input");
+    if (!tt.dtype.is_string()) ctx.error() << "the input must be strings, not " << tt.dtype.str();
+    std::string change = ctx.attr_string("case_change_action", "NONE");
+    if (change != "NONE" && change != "LOWER" && change != "UPPER") {
+        ctx.error() << "case_change_action must be NONE, LOWER or UPPER, got '" << change << "'";
+    }
+    bool case_sensitive = ctx.attr_int("is_case_sensitive", 0) != 0;
+    std::vector<std::string> stopwords = ctx.attr_strings("stopwords");
+    // The locale attribute is accepted and not consulted: the case mapping is the same for
+    // every locale (runtime/unicode_case.h).
+    ctx.attr_string("locale", "");
+    // Without stopwords nothing is removed; with them the length is known only at run time.
+    graph::Type result = x->type;
+    if (!stopwords.empty()) {
+        std::vector<PrimExpr> shape = tt.shape;
+        if (!shape.empty()) shape.back() = ctx.new_dims(1)[0];
+        result = graph::make_tensor_type(std::move(shape), tt.dtype);
+    }
+    return {ops::make_string_normalize(x, change, case_sensitive, std::move(stopwords), result,
+                                       ctx.loc())};
 }
 
 }  // namespace anvil::frontend

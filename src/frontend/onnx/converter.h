@@ -103,6 +103,7 @@ public:
     std::vector<int64_t> attr_ints(const std::string& name,
                                    const std::vector<int64_t>& fallback = {}) const;
     std::vector<float> attr_floats(const std::string& name) const;
+    std::vector<std::string> attr_strings(const std::string& name) const;
     runtime::NDArray attr_tensor(const std::string& name) const;  // required
     const ::onnx::AttributeProto* find_attr(const std::string& name) const;
 

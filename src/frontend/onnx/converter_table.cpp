@@ -110,6 +110,7 @@ const std::vector<Converter>& converter_table() {
         {"Compress", 9, kNew, convert_compress},
         {"Unique", 11, kNew, convert_unique},
         {"TfIdfVectorizer", 9, kNew, convert_tfidf_vectorizer},
+        {"StringNormalizer", 10, kNew, convert_string_normalizer},
         // data movement (convert_transform.cpp)
         {"Reshape", 1, kNew, convert_reshape},
         {"Flatten", 1, kNew, convert_flatten},
@@ -189,6 +190,7 @@ const std::vector<Converter>& converter_table() {
         {"Gradient", 1, kNew, convert_gradient},  // convert_gradient.cpp
         // signal processing (convert_signal.cpp)
         {"DFT", 17, 19, convert_dft},
+        {"STFT", 17, kNew, convert_stft},
         {"HannWindow", 17, kNew, convert_window},
         {"HammingWindow", 17, kNew, convert_window},
         {"BlackmanWindow", 17, kNew, convert_window},

@@ -2,6 +2,7 @@
 // initializers, converts the nodes in order through the converter table, and returns "main".
 #include <google/protobuf/io/coded_stream.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -25,6 +26,43 @@ std::string opset_range(const Converter& c) {
     out += '-';
     out += std::to_string(c.max_opset);
     return out;
+}
+
+// Whether a value of type `t` holds strings (a string tensor, or a sequence or optional of them).
+bool holds_strings(const graph::Type& t) {
+    if (auto* tt = t.as<graph::TensorType>()) return tt->dtype.is_string();
+    if (auto* st = t.as<graph::SequenceType>()) return st->dtype.is_string();
+    if (auto* ot = t.as<graph::OptionalType>()) return holds_strings(ot->elem);
+    if (auto* tt = t.as<graph::TupleType>()) {
+        return std::any_of(tt->fields.begin(), tt->fields.end(), holds_strings);
+    }
+    return false;
+}
+
+// The ops that take or give string tensors: they compute on them without a kernel (the
+// executor's string instructions) or only pass them on.
+bool handles_strings(const std::string& op_type) {
+    static const std::set<std::string> kOps = {
+        "StringNormalizer",
+        "Cast",
+        "CastLike",
+        "Identity",
+        "Constant",
+        "Shape",
+        "Size",
+        "If",
+        "Loop",
+        "Optional",
+        "OptionalHasElement",
+        "OptionalGetElement",
+        "SequenceConstruct",
+        "SequenceEmpty",
+        "SequenceInsert",
+        "SequenceAt",
+        "SequenceErase",
+        "SequenceLength",
+    };
+    return kOps.count(op_type) > 0;
 }
 
 class Importer : public SubgraphBuilder {
@@ -279,6 +317,14 @@ private:
         for (const auto& name : node.input()) {
             inputs.push_back(name.empty() ? graph::Expr() : lookup(name, loc, "input"));
         }
+        bool strings = std::any_of(inputs.begin(), inputs.end(), [](const graph::Expr& e) {
+            return e.defined() && holds_strings(e->type);
+        });
+        if (strings && !handles_strings(node.op_type())) {
+            user_error(loc) << "op " << node.op_type()
+                            << " does not take string tensors (StringNormalizer, Cast and "
+                               "sequence ops do)";
+        }
         ConvertContext ctx(node, opset_, loc, std::move(inputs), base_dir_, this);
         std::vector<graph::Expr> outs;
         try {
@@ -294,6 +340,11 @@ private:
             std::string msg = e.what();
             if (msg.rfind(where, 0) == 0) throw;
             throw UserError(where + ": " + msg);
+        }
+        for (const auto& out : outs) {
+            if (out.defined() && holds_strings(out->type) && !handles_strings(node.op_type())) {
+                user_error(loc) << "op " << node.op_type() << " cannot make string tensors";
+            }
         }
         for (int i = 0; i < node.output_size(); ++i) {
             const std::string& out_name = node.output(i);

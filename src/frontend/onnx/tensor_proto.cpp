@@ -10,6 +10,7 @@
 #include "frontend/onnx/converter.h"
 #include "frontend/onnx/from_onnx.h"
 #include "onnx/onnx-data.pb.h"
+#include "runtime/string_tensor.h"
 
 namespace anvil::frontend {
 
@@ -43,6 +44,8 @@ std::optional<DataType> dtype_from_onnx(int elem_type) {
             return DataType::uint(64);
         case TensorProto::BFLOAT16:
             return DataType::bfloat16();
+        case TensorProto::STRING:
+            return DataType::string();
         default:
             return std::nullopt;
     }
@@ -157,6 +160,17 @@ runtime::NDArray tensor_from_proto(const TensorProto& t, const std::string& base
             user_error(loc) << what << " has too many elements";
         }
         count *= d;
+    }
+    if (dtype->is_string()) {
+        if (t.data_location() == TensorProto::EXTERNAL || t.has_raw_data()) {
+            user_error(loc) << what << ": string data must be in string_data";
+        }
+        if (t.string_data_size() != count) {
+            user_error(loc) << what << " holds " << t.string_data_size() << " string(s), its shape "
+                            << "needs " << count;
+        }
+        return runtime::make_string_tensor(
+            shape, std::vector<std::string>(t.string_data().begin(), t.string_data().end()));
     }
     runtime::NDArray out = runtime::NDArray::empty(shape, graph::dl_dtype_of(*dtype));
     auto nbytes = static_cast<int64_t>(out.nbytes());

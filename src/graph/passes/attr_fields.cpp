@@ -19,6 +19,7 @@ public:
     void visit(const char* n, std::string* v) override { match(n, v); }
     void visit(const char* n, std::vector<int64_t>* v) override { match(n, v); }
     void visit(const char* n, std::vector<double>* v) override { match(n, v); }
+    void visit(const char* n, std::vector<std::string>* v) override { match(n, v); }
     void visit(const char* n, DataType* v) override { match(n, v); }
     void visit(const char* n, std::vector<PrimExpr>* v) override { match(n, v); }
 

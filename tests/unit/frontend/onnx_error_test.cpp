@@ -107,10 +107,10 @@ TEST(OnnxErrors, TypeRuleErrorsNameTheNode) {
 
 TEST(OnnxErrors, UnsupportedDtype) {
     ModelBuilder b(13);
-    b.input("x", {2}, TensorProto::STRING).output("y");
+    b.input("x", {2}, TensorProto::COMPLEX64).output("y");
     b.node("Identity", {"x"}, {"y"});
     EXPECT_EQ(user_error_of([&] { b.import(); }),
-              "test.onnx: input 'x' has element type STRING, which Anvil does not support");
+              "test.onnx: input 'x' has element type COMPLEX64, which Anvil does not support");
 }
 
 TEST(OnnxErrors, FloatModNeedsFmod) {
@@ -156,9 +156,9 @@ TEST(OnnxErrors, RecurrentSequenceLengthsReversed) {
 TEST(OnnxErrors, UnsupportedCastTarget) {
     ModelBuilder b(13);
     b.input("x", {2}).output("y");
-    ModelBuilder::attr_int(b.node("Cast", {"x"}, {"y"}, "c"), "to", TensorProto::STRING);
+    ModelBuilder::attr_int(b.node("Cast", {"x"}, {"y"}, "c"), "to", TensorProto::COMPLEX128);
     EXPECT_EQ(user_error_of([&] { b.import(); }),
-              "test.onnx: node 'c' (Cast, opset 13): cast to STRING is not supported");
+              "test.onnx: node 'c' (Cast, opset 13): cast to COMPLEX128 is not supported");
 }
 
 TEST(OnnxErrors, InputShapeForAnUnknownInput) {

@@ -13,6 +13,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "e2e/vm_test_util.h"
 #include "frontend/onnx/from_onnx.h"
 #include "graph/expr.h"
 
@@ -135,6 +136,14 @@ struct ModelBuilder {
         a->set_s(v);
     }
 
+    static void attr_strings(::onnx::NodeProto* n, const std::string& name,
+                             const std::vector<std::string>& v) {
+        auto* a = n->add_attribute();
+        a->set_name(name);
+        a->set_type(::onnx::AttributeProto::STRINGS);
+        for (const auto& x : v) a->add_strings(x);
+    }
+
     graph::IRModule import(const ImportOptions& options = {}) const {
         return from_onnx(model, options, "test.onnx");
     }
@@ -172,11 +181,7 @@ inline int count_constants(const graph::Function& fn) {
     return n;
 }
 
-// `text` contains `part`; the failure message shows both.
-inline ::testing::AssertionResult contains(const std::string& text, const std::string& part) {
-    if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
-    return ::testing::AssertionFailure() << "'" << text << "' does not contain '" << part << "'";
-}
+using anvil::testing::contains;
 
 // The message of the UserError `f` throws; fails the test when it throws nothing.
 inline std::string user_error_of(const std::function<void()>& f) {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "runtime/string_tensor.h"
 #include "support/error.h"
 
 namespace anvil::runtime {
@@ -64,6 +65,33 @@ TEST(Npz, ReadsWhatNumpyWrites) {
         EXPECT_EQ(arrays[1].second.num_elements(), 3);
         std::filesystem::remove(path);
     }
+}
+
+// String tensors are NumPy unicode ('<U') arrays both ways, and NumPy reads what is written.
+TEST(Npz, StringTensorsAreNumpyUnicodeArrays) {
+    NDArray words = make_string_tensor({2, 2}, {"a", "", "Straße", "東京🙂"});
+    std::string path = temp_path("s.npz");
+    write_npz(path, {{"words", words}});
+    auto back = read_npz(path);
+    ASSERT_EQ(back.size(), 1u);
+    EXPECT_EQ(back[0].second.str(), "string[2, 2]");
+    std::vector<std::string_view> v = string_values(back[0].second, "words");
+    EXPECT_EQ(std::vector<std::string>(v.begin(), v.end()),
+              (std::vector<std::string>{"a", "", "Straße", "東京🙂"}));
+    if (std::system("/usr/bin/python3 -c 'import numpy' 2>/dev/null") == 0) {
+        std::string check = "/usr/bin/python3 -c \"import numpy as np; w = np.load('" + path +
+                            "')['words']; assert w.dtype == np.dtype('<U6'), w.dtype; "
+                            "assert w[1, 1] == '\u6771\u4eac\U0001F642', w; "
+                            "np.savez('" +
+                            path + "', w=np.array(['xyz', 'q']))\"";
+        ASSERT_EQ(std::system(check.c_str()), 0);
+        back = read_npz(path);
+        v = string_values(back[0].second, "w");
+        EXPECT_EQ(std::vector<std::string>(v.begin(), v.end()),
+                  (std::vector<std::string>{"xyz", "q"}));
+    }
+    std::filesystem::remove(path);
+    EXPECT_THROW(write_npz(path, {{"bad", make_string_tensor({1}, {"\xff"})}}), UserError);
 }
 
 TEST(Npz, ErrorsNameTheFile) {

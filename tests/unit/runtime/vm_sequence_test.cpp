@@ -18,13 +18,9 @@ namespace {
 
 using K = ShapeToken::Kind;
 
+using anvil::testing::contains;
 using anvil::testing::error_of;
-
-// `text` contains `part`; the failure message shows both.
-::testing::AssertionResult contains(const std::string& text, const std::string& part) {
-    if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
-    return ::testing::AssertionFailure() << "'" << text << "' does not contain '" << part << "'";
-}
+using anvil::testing::NoKernels;
 
 // A float32 tensor of `shape` holding first, first + 1, ...
 NDArray counting(const std::vector<int64_t>& shape, float first = 0) {
@@ -261,13 +257,6 @@ TEST_F(ConcatTensors, OfASequence) {
         error_of([&] { concat_sequence(VMValue::tuple({VMValue()}), 0, false, *pool_, "cfs"); }),
         "vm: node 'cfs': a sequence element is not a tensor"));
 }
-
-// A kernel module with no kernels: the programs below use VM instructions only.
-class NoKernels : public ModuleNode {
-public:
-    PackedFunc get_function(const std::string&) override { return {}; }
-    std::vector<std::string> function_names() const override { return {}; }
-};
 
 VMInstruction match(int reg, std::vector<DimMatch> dims, int64_t flags, const char* what,
                     DLDataType dtype = {kDLFloat, 32, 1}) {
