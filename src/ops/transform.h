@@ -240,7 +240,11 @@ struct TileAttrs : graph::AttrsBase<TileAttrs> {
 //                 transformation; empty means output / input size (ONNX's `sizes` input)
 //   mode          "nearest", "linear" or "cubic"
 //   coordinate_transformation_mode  "half_pixel", "half_pixel_symmetric", "pytorch_half_pixel",
-//                 "align_corners", "asymmetric" or "tf_half_pixel_for_nn"
+//                 "align_corners", "asymmetric", "tf_half_pixel_for_nn" or "tf_crop_and_resize"
+//                 (which samples the region of interest given as the last input: 8 float32
+//                 values, the starts of N, C, H, W then their ends, as fractions of the input;
+//                 every axis is resampled, and outputs from outside the input are
+//                 extrapolation_value)
 //   nearest_mode  "round_prefer_floor", "round_prefer_ceil", "floor" or "ceil"
 //   cubic_coeff_a the cubic kernel's A
 //   exclude_outside  cubic: weights of taps outside the image are 0 and the rest renormalized
@@ -292,6 +296,7 @@ struct Resize2DAttrs : graph::AttrsBase<Resize2DAttrs> {
     std::string nearest_mode = "round_prefer_floor";
     double cubic_coeff_a = -0.75;
     bool exclude_outside = false;
+    double extrapolation_value = 0.0;
     std::vector<PrimExpr> dynamic_size;
     void visit_fields(graph::AttrVisitor& v) override {
         v.visit("size", &size);
@@ -302,6 +307,7 @@ struct Resize2DAttrs : graph::AttrsBase<Resize2DAttrs> {
         v.visit("nearest_mode", &nearest_mode);
         v.visit("cubic_coeff_a", &cubic_coeff_a);
         v.visit("exclude_outside", &exclude_outside);
+        v.visit("extrapolation_value", &extrapolation_value);
     }
 };
 

@@ -1,10 +1,11 @@
 // resize2d: ONNX Resize on the spatial axes of NCHW tensors (nearest, linear, cubic; every
-// coordinate transformation mode but tf_crop_and_resize). Injective; uses the injective schedule.
+// coordinate transformation mode). Injective; uses the injective schedule.
 //
 // Coordinates follow onnxruntime's float32 arithmetic step for step (the scale as a float, then
 // the transformation), so that nearest-neighbour rounding at ties picks the same pixel.
 // Neighbour indices are clamped to the image, which is ONNX's edge padding.
 #include <cmath>
+#include <functional>
 
 #include "graph/op.h"
 #include "ops/axes.h"
@@ -39,11 +40,22 @@ Type resize2d_type(const Op& op, const std::vector<Type>& args, const Attrs& att
         user_error(loc) << op.name << " needs an NCHW tensor (4 dimensions), got "
                         << shape_str(x.shape);
     }
-    if (args.size() > 2) {
-        user_error(loc) << op.name << " takes the data and optionally the scales, got "
-                        << args.size() << " inputs";
+    // tf_crop_and_resize reads the region of interest from the last input.
+    bool crop = a.coordinate_transformation_mode == "tf_crop_and_resize";
+    if (args.size() > (crop ? 3u : 2u) || (crop && args.size() < 2)) {
+        user_error(loc) << op.name << " takes the data, optionally the scales"
+                        << (crop ? " and the roi" : "") << ", got " << args.size() << " inputs";
     }
-    if (args.size() == 2) {
+    if (crop) {
+        const auto& roi = graph::expect_tensor(args.back(), loc, "the roi of " + op.name);
+        if (roi.dtype != DataType::float32() || roi.num_elements() != 8) {
+            user_error(loc) << op.name
+                            << ": the roi must be 8 float32 values (the starts of N, C, H, W, "
+                               "then their ends), got "
+                            << graph::type_str(args.back());
+        }
+    }
+    if (args.size() == (crop ? 3u : 2u)) {
         const auto& s = graph::expect_tensor(args[1], loc, "the scales of " + op.name);
         if (s.dtype != DataType::float32() || s.num_elements() != 4) {
             user_error(loc) << op.name << ": the scales must be 4 float32 values (N, C, H, W), got "
@@ -68,11 +80,11 @@ Type resize2d_type(const Op& op, const std::vector<Type>& args, const Attrs& att
     }
     if (!one_of(a.coordinate_transformation_mode,
                 {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
-                 "asymmetric", "tf_half_pixel_for_nn"})) {
+                 "asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize"})) {
         user_error(loc) << op.name << ": coordinate_transformation_mode \""
                         << a.coordinate_transformation_mode << "\" is not supported (use "
                         << "half_pixel, half_pixel_symmetric, pytorch_half_pixel, align_corners, "
-                        << "asymmetric or tf_half_pixel_for_nn)";
+                        << "asymmetric, tf_half_pixel_for_nn or tf_crop_and_resize)";
     }
     if (!one_of(a.nearest_mode, {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"})) {
         user_error(loc) << op.name << ": nearest_mode must be round_prefer_floor, "
@@ -227,43 +239,95 @@ Taps cubic_taps(const PrimExpr& x, int64_t n, float a, bool exclude_outside) {
     return taps;
 }
 
+// tf_crop_and_resize's input coordinate of output index `i` along axis `d` (of N, C, H, W):
+// the roi's [start, end] of the axis spread over the output (its middle for one element).
+PrimExpr crop_coordinate(const te::Tensor& roi, int d, int64_t in, const PrimExpr& out,
+                         const PrimExpr& i) {
+    PrimExpr start = roi(make_int(DataType::int32(), d));
+    PrimExpr end = roi(make_int(DataType::int32(), d + 4));
+    PrimExpr span = f32(static_cast<float>(in - 1));
+    PrimExpr out_f = cast(DataType::float32(), out);
+    PrimExpr spread =
+        start * span + cast(DataType::float32(), i) * (end - start) * span / (out_f - f32(1.0f));
+    return select(out > 1, spread, f32(0.5f) * (start + end) * span);
+}
+
 std::vector<te::Tensor> resize2d_compute(const std::vector<te::Tensor>& in, const Attrs& attrs,
                                          const Type& out) {
     te::Tensor x = in[0];
     const auto& a = static_cast<const Resize2DAttrs&>(attrs);
-    int64_t in_h = *as_const_int(x.shape()[2]), in_w = *as_const_int(x.shape()[3]);
+    bool crop = a.coordinate_transformation_mode == "tf_crop_and_resize";
+    std::vector<int64_t> in_shape;
+    for (int d = 0; d < 4; ++d) {
+        const int64_t* n = as_const_int(x.shape()[d]);
+        if (!n && (crop || d >= 2)) {
+            user_error() << "resize2d: axis " << d << " of the input must be static";
+        }
+        in_shape.push_back(n ? *n : 0);
+    }
     const auto& out_shape = graph::expect_tensor(out, {}, "the result").shape;
-    const te::Tensor* scales = in.size() == 2 ? &in[1] : nullptr;
-    ResizeAxis ah = resize_axis(a, 0, in_h, out_shape[2], scales);
-    ResizeAxis aw = resize_axis(a, 1, in_w, out_shape[3], scales);
+    const te::Tensor* scales = in.size() == (crop ? 3u : 2u) ? &in[1] : nullptr;
+    const te::Tensor* roi = crop ? &in.back() : nullptr;
+    ResizeAxis ah = resize_axis(a, 0, in_shape[2], out_shape[2], scales);
+    ResizeAxis aw = resize_axis(a, 1, in_shape[3], out_shape[3], scales);
     DataType t = x.dtype();
+    float coeff = static_cast<float>(a.cubic_coeff_a);
     return {te::compute(
         te_shape(out),
         [&](std::span<const PrimExpr> i) {
-            PrimExpr y = source_coordinate(a, ah, i[2]);
-            PrimExpr xc = source_coordinate(a, aw, i[3]);
-            if (a.mode == "nearest") {
-                return x(i[0], i[1], nearest_index(a.nearest_mode, y, in_h),
-                         nearest_index(a.nearest_mode, xc, in_w));
-            }
-            float coeff = static_cast<float>(a.cubic_coeff_a);
-            Taps ty = a.mode == "linear" ? linear_taps(y, in_h)
-                                         : cubic_taps(y, in_h, coeff, a.exclude_outside);
-            Taps tx = a.mode == "linear" ? linear_taps(xc, in_w)
-                                         : cubic_taps(xc, in_w, coeff, a.exclude_outside);
-            PrimExpr sum;
-            for (size_t r = 0; r < ty.index.size(); ++r) {
-                PrimExpr row;
-                for (size_t c = 0; c < tx.index.size(); ++c) {
-                    PrimExpr v = x(i[0], i[1], ty.index[r], tx.index[c]);
-                    if (t != DataType::float32()) v = cast(DataType::float32(), v);
-                    PrimExpr term = tx.weight[c] * v;
-                    row = row.defined() ? row + term : term;
+            // Each axis's taps; N and C are copied unless tf_crop_and_resize crops them too.
+            std::vector<Taps> taps(4);
+            PrimExpr outside;  // tf_crop_and_resize: a coordinate outside the input
+            for (int d = 0; d < 4; ++d) {
+                if (d < 2 && !crop) {
+                    taps[d] = {{i[d]}, {f32(1.0f)}};
+                    continue;
                 }
-                PrimExpr term = ty.weight[r] * row;
-                sum = sum.defined() ? sum + term : term;
+                int64_t n = in_shape[d];
+                PrimExpr c = crop ? crop_coordinate(*roi, d, n, out_shape[d], i[d])
+                                  : source_coordinate(a, d == 2 ? ah : aw, i[d]);
+                if (crop) {
+                    PrimExpr out_of_range = c < f32(0.0f) || c > f32(static_cast<float>(n - 1));
+                    outside = outside.defined() ? outside || out_of_range : out_of_range;
+                }
+                if (a.mode == "nearest") {
+                    taps[d] = {{nearest_index(a.nearest_mode, c, n)}, {f32(1.0f)}};
+                } else if (a.mode == "linear") {
+                    taps[d] = linear_taps(c, n);
+                } else {
+                    taps[d] = cubic_taps(c, n, coeff, a.exclude_outside);
+                }
             }
-            return t == DataType::float32() ? sum : cast(t, sum);
+            PrimExpr value;
+            if (a.mode == "nearest") {
+                value = x(taps[0].index[0], taps[1].index[0], taps[2].index[0], taps[3].index[0]);
+            } else {
+                // The weighted sum over every combination of the axes' taps, in float32.
+                std::function<PrimExpr(int, std::vector<PrimExpr>&)> sum_from =
+                    [&](int d, std::vector<PrimExpr>& index) -> PrimExpr {
+                    if (d == 4) {
+                        PrimExpr v = x(index);
+                        return t == DataType::float32() ? v : cast(DataType::float32(), v);
+                    }
+                    PrimExpr sum;
+                    for (size_t k = 0; k < taps[d].index.size(); ++k) {
+                        index.push_back(taps[d].index[k]);
+                        PrimExpr inner = sum_from(d + 1, index);
+                        index.pop_back();
+                        PrimExpr term =
+                            taps[d].index.size() == 1 && !crop ? inner : taps[d].weight[k] * inner;
+                        sum = sum.defined() ? sum + term : term;
+                    }
+                    return sum;
+                };
+                std::vector<PrimExpr> index;
+                value = sum_from(0, index);
+                if (t != DataType::float32()) value = cast(t, value);
+            }
+            if (outside.defined()) {
+                value = select(outside, make_const(t, a.extrapolation_value), value);
+            }
+            return value;
         },
         "resize2d")};
 }

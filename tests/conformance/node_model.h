@@ -24,10 +24,12 @@ class CompiledNodeModel {
 public:
     explicit CompiledNodeModel(const std::string& test)
         : CompiledNodeModel(frontend::from_onnx((kNodeTests / test / "model.onnx").string())) {}
-    // A model imported otherwise (built in code).
-    explicit CompiledNodeModel(graph::IRModule imported) : module_(std::move(imported)) {
+    // A model imported otherwise (built in code); `dynamic` says whether it needs the VM (a
+    // static one runs on the VM all the same).
+    explicit CompiledNodeModel(graph::IRModule imported, bool dynamic = true)
+        : module_(std::move(imported)) {
         model_ = driver::compile_model(module_, "llvm");
-        EXPECT_TRUE(driver::needs_vm(model_.module));
+        EXPECT_EQ(driver::needs_vm(model_.module), dynamic);
         exe_ = driver::compile_vm(model_.module);
         vm_ = std::make_unique<runtime::VirtualMachine>(exe_.program, bytes_of(exe_.params),
                                                         model_.kernels);

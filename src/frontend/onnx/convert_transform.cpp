@@ -697,12 +697,43 @@ Exprs convert_resize(ConvertContext& ctx) {
     a->nearest_mode = legacy ? "floor" : ctx.attr_string("nearest_mode", "round_prefer_floor");
     a->cubic_coeff_a = ctx.attr_float("cubic_coeff_a", -0.75f);
     a->exclude_outside = ctx.attr_int("exclude_outside", 0) != 0;
-    static const char* kModes[] = {"half_pixel",    "half_pixel_symmetric", "pytorch_half_pixel",
-                                   "align_corners", "asymmetric",           "tf_half_pixel_for_nn"};
+    static const char* kModes[] = {
+        "half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
+        "asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize"};
     if (std::find(std::begin(kModes), std::end(kModes), a->coordinate_transformation_mode) ==
         std::end(kModes)) {
         ctx.error() << "coordinate_transformation_mode '" << a->coordinate_transformation_mode
                     << "' is not supported";
+    }
+    if (a->coordinate_transformation_mode == "tf_crop_and_resize") {
+        // The region of interest: starts then ends of every axis (opset 18's axes: of those).
+        Expr roi = ctx.optional_input(1);
+        if (!roi.defined()) ctx.error() << "tf_crop_and_resize needs the roi input";
+        roi = cast_to(ctx, roi, DataType::float32());
+        std::vector<int64_t> n = ctx.static_shape(roi, "the roi");
+        if (n == std::vector<int64_t>{4} && ctx.opset() >= 18 && !ctx.attr_ints("axes").empty()) {
+            // [H0, W0, H1, W1] → [0, 0, H0, W0, 1, 1, H1, W1]
+            auto [cat, c] = new_attrs<ops::ConcatenateAttrs>();
+            auto part = [&](int64_t begin) {
+                auto [sa, s] = new_attrs<ops::StridedSliceAttrs>();
+                s->begin = {begin};
+                s->end = {begin + 2};
+                s->axes = {0};
+                return ctx.call("strided_slice", {roi}, sa);
+            };
+            runtime::NDArray zeros = runtime::NDArray::empty({2}, {kDLFloat, 32, 1});
+            runtime::NDArray ones = runtime::NDArray::empty({2}, {kDLFloat, 32, 1});
+            zeros.copy_from(std::vector<float>{0, 0});
+            ones.copy_from(std::vector<float>{1, 1});
+            c->axis = 0;
+            roi = ctx.call("concatenate",
+                           {ctx.constant(zeros), part(0), ctx.constant(ones), part(2)}, cat);
+        } else if (n != std::vector<int64_t>{8}) {
+            ctx.error() << "the roi must hold 8 values (starts and ends of N, C, H, W), got "
+                        << ints_str(n);
+        }
+        a->extrapolation_value = ctx.attr_float("extrapolation_value", 0.0f);
+        args.push_back(roi);
     }
     return {ctx.call("resize2d", args, attrs)};
 }
