@@ -186,7 +186,6 @@ Exprs convert_string_normalizer(ConvertContext& ctx);
 // convert_signal.cpp
 Exprs convert_dft(ConvertContext& ctx);
 Exprs convert_stft(ConvertContext& ctx);
-Exprs convert_stft(ConvertContext& ctx);
 Exprs convert_window(ConvertContext& ctx);  // HannWindow, HammingWindow, BlackmanWindow
 
 // convert_loss.cpp

@@ -191,7 +191,6 @@ const std::vector<Converter>& converter_table() {
         // signal processing (convert_signal.cpp)
         {"DFT", 17, 19, convert_dft},
         {"STFT", 17, kNew, convert_stft},
-        {"STFT", 17, kNew, convert_stft},
         {"HannWindow", 17, kNew, convert_window},
         {"HammingWindow", 17, kNew, convert_window},
         {"BlackmanWindow", 17, kNew, convert_window},
