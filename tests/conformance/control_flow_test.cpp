@@ -2,7 +2,7 @@
 // control.loop and run on the VM. The models are the ONNX backend tests' (Debian's
 // libonnx-testdata), run here with other values than the tests use, so nothing is specialized
 // on a test's data: both branches of If, loops of several lengths (zero included), scans over
-// other inputs.
+// other inputs; Scan-8 (batched) on a model built here.
 #include <gtest/gtest.h>
 
 #include "conformance/node_model.h"
@@ -11,6 +11,7 @@
 #include "graph/printer.h"
 #include "graph/structural_equal.h"
 #include "ops/op_table.h"
+#include "unit/frontend/onnx_test_util.h"
 
 namespace anvil {
 namespace {
@@ -54,6 +55,61 @@ TEST_F(ControlFlow, LoopRunsAsOftenAsItsBoundsSay) {
         EXPECT_EQ(shape_of(out), (std::vector<int64_t>{static_cast<int64_t>(c.want.size())}));
         EXPECT_EQ(out.to_vector<float>(), c.want) << c.start << " " << c.limit << " " << c.delta;
     }
+}
+
+// Scan-8: every batch element scanned on its own; the second scan input runs backwards.
+TEST(ControlFlowModels, Scan8ScansEachBatchElement) {
+    frontend::testing::ModelBuilder b(8);
+    b.input("init", {3, 2}).input("x", {3, 4, 2}).input("w", {3, 4, 2});
+    auto* scan = b.node("Scan", {"", "init", "x", "w"}, {"final", "steps"}, "scan_8");
+    frontend::testing::ModelBuilder::attr_int(scan, "num_scan_inputs", 2);
+    frontend::testing::ModelBuilder::attr_ints(scan, "directions", {0, 1});
+    auto* attr = scan->add_attribute();
+    attr->set_name("body");
+    attr->set_type(::onnx::AttributeProto::GRAPH);
+    ::onnx::GraphProto* g = attr->mutable_g();
+    g->set_name("body");
+    for (const char* in : {"s", "xi", "wi"}) {
+        frontend::testing::ModelBuilder::set_type(g->add_input(), ::onnx::TensorProto::FLOAT, {2},
+                                                  {});
+        g->mutable_input(g->input_size() - 1)->set_name(in);
+    }
+    auto add = [&](const char* op, std::vector<std::string> ins, const char* out) {
+        auto* n = g->add_node();
+        n->set_op_type(op);
+        for (const auto& i : ins) n->add_input(i);
+        n->add_output(out);
+    };
+    add("Mul", {"xi", "wi"}, "xw");
+    add("Add", {"s", "xw"}, "s_next");
+    add("Identity", {"s_next"}, "y");
+    g->add_output()->set_name("s_next");
+    g->add_output()->set_name("y");
+    b.output("final").output("steps");
+    CompiledNodeModel m(b.import());
+    std::vector<float> init(6), x(24), w(24);
+    for (size_t i = 0; i < init.size(); ++i) init[i] = static_cast<float>(i);
+    for (size_t i = 0; i < x.size(); ++i) {
+        x[i] = static_cast<float>(i % 7) - 3;
+        w[i] = static_cast<float>(i % 5) * 0.5f;
+    }
+    std::vector<NDArray> out =
+        m.run({array({3, 2}, init, "float32"), array({3, 4, 2}, x, "float32"),
+               array({3, 4, 2}, w, "float32")});
+    std::vector<float> want_final, want_steps;
+    for (int bi = 0; bi < 3; ++bi) {
+        float s[2] = {init[bi * 2], init[bi * 2 + 1]};
+        for (int t = 0; t < 4; ++t) {
+            for (int k = 0; k < 2; ++k) {
+                s[k] += x[(bi * 4 + t) * 2 + k] * w[(bi * 4 + (3 - t)) * 2 + k];
+                want_steps.push_back(s[k]);
+            }
+        }
+        want_final.insert(want_final.end(), s, s + 2);
+    }
+    EXPECT_EQ(shape_of(out[1]), (std::vector<int64_t>{3, 4, 2}));
+    EXPECT_EQ(out[0].to_vector<float>(), want_final);
+    EXPECT_EQ(out[1].to_vector<float>(), want_steps);
 }
 
 TEST_F(ControlFlow, ScanCarriesStatesAndStacksOutputs) {

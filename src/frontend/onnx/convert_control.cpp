@@ -206,6 +206,66 @@ Exprs convert_loop(ConvertContext& ctx) {
     return items(ctx, call);
 }
 
+namespace {
+
+// The loop of a Scan (opset 9's semantics) over `scans` along `in_axes` (reversed where
+// `in_dirs` is non-zero), carrying `states`: the final states, then each scan output stacked on
+// a new axis 0 in iteration order. The body is converted once into `*body` and reused by later
+// calls (Scan-8 runs it per batch element).
+Exprs scan_loop(ConvertContext& ctx, const Exprs& states, const Exprs& scans,
+                std::vector<int64_t> in_axes, const std::vector<int64_t>& in_dirs,
+                SubgraphFunction* body_cache) {
+    auto num_scan = static_cast<int64_t>(scans.size());
+    // The number of iterations: the scan inputs' length along their axes.
+    int64_t length = -1;
+    for (int64_t k = 0; k < num_scan; ++k) {
+        std::vector<int64_t> shape = ctx.static_shape(scans[k], "scan input");
+        in_axes[k] =
+            ctx.normalize_axis(in_axes[k], static_cast<int64_t>(shape.size()), "scan_input_axes");
+        if (length >= 0 && shape[in_axes[k]] != length) {
+            ctx.error() << "the scan inputs have different lengths " << length << " and "
+                        << shape[in_axes[k]];
+        }
+        length = shape[in_axes[k]];
+    }
+    const ::onnx::GraphProto& g = ctx.attr_graph("body");
+    std::vector<Type> carried = types_of(states);
+    size_t n = states.size();
+    SubgraphFunction& body = *body_cache;
+    if (!body.function.defined())
+        body = loop_body(
+            ctx, g, carried, types_of(scans),
+            [&](const std::vector<Ref<graph::Var>>& params) {
+                Exprs inputs(params.begin() + 2, params.begin() + 2 + n);
+                for (int64_t k = 0; k < num_scan; ++k) {
+                    Expr index = params[0];
+                    if (in_dirs[k] != 0) {
+                        index = ctx.call("subtract", {ctx.constant_int64({length - 1}, {}), index});
+                    }
+                    auto attrs = make_ref<ops::TakeAttrs>();
+                    const_cast<ops::TakeAttrs*>(attrs.get())->axis = in_axes[k];
+                    inputs.push_back(ctx.call("take", {params[2 + n + k], index}, attrs));
+                }
+                return inputs;
+            },
+            [&](Exprs outs, const std::vector<Ref<graph::Var>>&) {
+                outs.insert(outs.begin(), ctx.constant_scalar(DataType::bool_(), 1));
+                return outs;
+            });
+    std::vector<Type> known_types = carried;
+    for (const auto& s : scans) known_types.push_back(s->type);
+    for (const auto& c : body.captured) known_types.push_back(c->type);
+    Type result = loop_result(ctx, body, carried, known_types, length);
+    Exprs constants = scans;
+    constants.insert(constants.end(), body.captured.begin(), body.captured.end());
+    Expr call =
+        ops::make_loop(ctx.constant_int64({length}, {}), ctx.constant_scalar(DataType::bool_(), 1),
+                       states, constants, body.name, result, ctx.loc());
+    return items(ctx, call);
+}
+
+}  // namespace
+
 // Scan (opset 9): the body runs once per slice along each scan input's axis, carrying states.
 Exprs convert_scan(ConvertContext& ctx) {
     int64_t num_scan = ctx.attr_int("num_scan_inputs", 0);
@@ -225,57 +285,17 @@ Exprs convert_scan(ConvertContext& ctx) {
     };
     std::vector<int64_t> in_axes = axes_attr("scan_input_axes", num_scan);
     std::vector<int64_t> in_dirs = axes_attr("scan_input_directions", num_scan);
-    // The number of iterations: the scan inputs' length along their axes.
-    int64_t length = -1;
-    for (int64_t k = 0; k < num_scan; ++k) {
-        std::vector<int64_t> shape = ctx.static_shape(scans[k], "scan input");
-        in_axes[k] =
-            ctx.normalize_axis(in_axes[k], static_cast<int64_t>(shape.size()), "scan_input_axes");
-        if (length >= 0 && shape[in_axes[k]] != length) {
-            ctx.error() << "the scan inputs have different lengths " << length << " and "
-                        << shape[in_axes[k]];
-        }
-        length = shape[in_axes[k]];
-    }
-    const ::onnx::GraphProto& g = ctx.attr_graph("body");
-    std::vector<Type> carried = types_of(states);
-    size_t n = states.size();
-    SubgraphFunction body = loop_body(
-        ctx, g, carried, types_of(scans),
-        [&](const std::vector<Ref<graph::Var>>& params) {
-            Exprs inputs(params.begin() + 2, params.begin() + 2 + n);
-            for (int64_t k = 0; k < num_scan; ++k) {
-                Expr index = params[0];
-                if (in_dirs[k] != 0) {
-                    index = ctx.call("subtract", {ctx.constant_int64({length - 1}, {}), index});
-                }
-                auto attrs = make_ref<ops::TakeAttrs>();
-                const_cast<ops::TakeAttrs*>(attrs.get())->axis = in_axes[k];
-                inputs.push_back(ctx.call("take", {params[2 + n + k], index}, attrs));
-            }
-            return inputs;
-        },
-        [&](Exprs outs, const std::vector<Ref<graph::Var>>&) {
-            outs.insert(outs.begin(), ctx.constant_scalar(DataType::bool_(), 1));
-            return outs;
-        });
-    std::vector<Type> known_types = carried;
-    for (const auto& s : scans) known_types.push_back(s->type);
-    for (const auto& c : body.captured) known_types.push_back(c->type);
-    Type result = loop_result(ctx, body, carried, known_types, length);
-    Exprs constants = scans;
-    constants.insert(constants.end(), body.captured.begin(), body.captured.end());
-    Expr call =
-        ops::make_loop(ctx.constant_int64({length}, {}), ctx.constant_scalar(DataType::bool_(), 1),
-                       states, constants, body.name, result, ctx.loc());
-    Exprs outs = items(ctx, call);
+    SubgraphFunction body;
+    Exprs outs = scan_loop(ctx, states, scans, in_axes, in_dirs, &body);
     // Scan outputs come stacked on axis 0, in iteration order: reverse and move them as asked.
+    size_t n = states.size();
     size_t num_outputs = outs.size() - n;
     std::vector<int64_t> out_axes = axes_attr("scan_output_axes", num_outputs);
     std::vector<int64_t> out_dirs = axes_attr("scan_output_directions", num_outputs);
     for (size_t k = 0; k < num_outputs; ++k) {
         Expr& y = outs[n + k];
         if (out_dirs[k] != 0) {
+            int64_t length = ctx.static_shape(y, "a scan output")[0];
             std::vector<int64_t> reversed;
             for (int64_t i = length - 1; i >= 0; --i) reversed.push_back(i);
             auto attrs = make_ref<ops::TakeAttrs>();
@@ -292,6 +312,66 @@ Exprs convert_scan(ConvertContext& ctx) {
             const_cast<ops::TransposeAttrs*>(attrs.get())->axes = perm;
             y = ctx.call("transpose", {y}, attrs);
         }
+    }
+    return outs;
+}
+
+// Scan (opset 8): the inputs and outputs carry a leading batch axis, each batch element scanned
+// on its own (the same body, one loop per element; the batch must be static); scan inputs are
+// [batch, sequence, ...]. sequence_lens, when given, must be the full length everywhere.
+Exprs convert_scan8(ConvertContext& ctx) {
+    int64_t num_scan = ctx.attr_int("num_scan_inputs", 0);
+    int64_t num_states = static_cast<int64_t>(ctx.num_inputs()) - 1 - num_scan;
+    if (num_scan < 1 || num_states < 0) {
+        ctx.error() << "num_scan_inputs " << num_scan << " does not fit its " << ctx.num_inputs()
+                    << " input(s)";
+    }
+    Exprs states(ctx.inputs().begin() + 1, ctx.inputs().begin() + 1 + num_states);
+    Exprs scans(ctx.inputs().begin() + 1 + num_states, ctx.inputs().end());
+    std::vector<int64_t> batch_dims;
+    for (const auto& v : ctx.inputs()) {
+        if (!v.defined() || v.same_as(ctx.inputs()[0])) continue;
+        std::vector<int64_t> shape = ctx.static_shape(v, "a state or scan input");
+        if (shape.empty()) ctx.error() << "the states and scan inputs need a batch axis";
+        batch_dims.push_back(shape[0]);
+    }
+    int64_t batch = batch_dims[0];
+    for (int64_t b : batch_dims) {
+        if (b != batch) ctx.error() << "the inputs' batch sizes differ: " << batch << " and " << b;
+    }
+    int64_t length = ctx.static_shape(scans[0], "a scan input").at(1);
+    if (Expr lens = ctx.optional_input(0); lens.defined()) {
+        for (int64_t l : ctx.const_ints(lens, "sequence_lens")) {
+            if (l != length) {
+                ctx.error() << "sequence_lens " << l << " shorter than the scan inputs' length "
+                            << length << " is not supported";
+            }
+        }
+    }
+    std::vector<int64_t> dirs = ctx.attr_ints("directions", std::vector<int64_t>(num_scan, 0));
+    if (static_cast<int64_t>(dirs.size()) != num_scan) {
+        ctx.error() << "attribute 'directions' must have " << num_scan << " value(s)";
+    }
+    auto element = [&](const Expr& x, int64_t b) {
+        auto attrs = make_ref<ops::TakeAttrs>();
+        return ctx.call("take", {x, ctx.constant_int64({b}, {})}, attrs);
+    };
+    SubgraphFunction body;
+    std::vector<Exprs> per_batch;
+    for (int64_t b = 0; b < batch; ++b) {
+        Exprs s, x;
+        for (const auto& v : states) s.push_back(element(v, b));
+        for (const auto& v : scans) x.push_back(element(v, b));
+        per_batch.push_back(scan_loop(ctx, s, x, std::vector<int64_t>(num_scan, 0), dirs, &body));
+    }
+    // Each output's batch elements stacked again.
+    Exprs outs;
+    for (size_t k = 0; k < per_batch[0].size(); ++k) {
+        Exprs parts;
+        for (const auto& one : per_batch) parts.push_back(expand_dims(ctx, one[k], 0));
+        auto [attrs, a] = new_attrs<ops::ConcatenateAttrs>();
+        a->axis = 0;
+        outs.push_back(parts.size() == 1 ? parts[0] : ctx.call("concatenate", parts, attrs));
     }
     return outs;
 }

@@ -41,7 +41,8 @@ Exprs convert_dropout(ConvertContext& ctx);
 // convert_control.cpp
 Exprs convert_if(ConvertContext& ctx);
 Exprs convert_loop(ConvertContext& ctx);
-Exprs convert_scan(ConvertContext& ctx);  // opset 9 and later
+Exprs convert_scan(ConvertContext& ctx);   // opset 9 and later
+Exprs convert_scan8(ConvertContext& ctx);  // opset 8: batched
 Exprs convert_sequence_map(ConvertContext& ctx);
 
 // convert_sequence.cpp

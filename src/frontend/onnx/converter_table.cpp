@@ -12,6 +12,7 @@ const std::vector<Converter>& converter_table() {
         // control flow (convert_control.cpp)
         {"If", 1, kNew, convert_if},
         {"Loop", 1, kNew, convert_loop},
+        {"Scan", 8, 8, convert_scan8},
         {"Scan", 9, kNew, convert_scan},
         {"SequenceMap", 17, kNew, convert_sequence_map},
         {"NonMaxSuppression", 10, kNew, convert_non_max_suppression},
