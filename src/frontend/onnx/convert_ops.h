@@ -180,6 +180,9 @@ Exprs convert_non_max_suppression(ConvertContext& ctx);
 // convert_det.cpp
 Exprs convert_det(ConvertContext& ctx);
 
+// convert_mel_weight_matrix.cpp
+Exprs convert_mel_weight_matrix(ConvertContext& ctx);
+
 // convert_text.cpp
 Exprs convert_tfidf_vectorizer(ConvertContext& ctx);
 Exprs convert_string_normalizer(ConvertContext& ctx);

@@ -195,6 +195,7 @@ const std::vector<Converter>& converter_table() {
         {"HannWindow", 17, kNew, convert_window},
         {"HammingWindow", 17, kNew, convert_window},
         {"BlackmanWindow", 17, kNew, convert_window},
+        {"MelWeightMatrix", 17, kNew, convert_mel_weight_matrix},
         // losses (convert_loss.cpp)
         {"NegativeLogLikelihoodLoss", 12, kNew, convert_nll_loss},
         {"SoftmaxCrossEntropyLoss", 12, kNew, convert_softmax_cross_entropy_loss},
