@@ -210,14 +210,16 @@ TEST(OnnxErrors, UnknownValueName) {
 }
 
 TEST(OnnxErrors, UseOfAnOutputTheImporterDoesNotMake) {
+    // Inference BatchNormalization makes Y only, not the running statistics of training.
     ModelBuilder b(13);
-    b.input("x", {1, 1, 4, 4}).output("y");
-    ModelBuilder::attr_ints(b.node("MaxPool", {"x"}, {"p", "indices"}, "pool"), "kernel_shape",
-                            {2, 2});
-    b.node("Identity", {"indices"}, {"y"}, "use");
+    b.input("x", {1, 2, 4, 4}).output("y");
+    for (const char* p : {"scale", "bias", "mean", "var"}) b.float_init(p, {2}, {1, 1});
+    b.node("BatchNormalization", {"x", "scale", "bias", "mean", "var"}, {"n", "running_mean"},
+           "bn");
+    b.node("Identity", {"running_mean"}, {"y"}, "use");
     EXPECT_TRUE(testing::contains(user_error_of([&] { b.import(); }),
-                                  "input 'indices' is output 1 of node 'pool' (MaxPool), which the "
-                                  "importer does not support"));
+                                  "input 'running_mean' is output 1 of node 'bn' "
+                                  "(BatchNormalization), which the importer does not support"));
 }
 
 TEST(OnnxErrors, RunTimeReshapeTargetMustBeOneDimensional) {
