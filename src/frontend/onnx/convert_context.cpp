@@ -212,8 +212,9 @@ std::vector<PrimExpr> ConvertContext::new_dims(size_t count) const {
     }
     if (base.empty() || !text::is_name_start(base[0])) base = "v" + base;
     std::vector<PrimExpr> dims;
+    // Numbered on from the node's earlier calls, so that no two variables share a name.
     for (size_t i = 0; i < count; ++i) {
-        dims.push_back(make_var(base + "_" + std::to_string(i), DataType::int64()));
+        dims.push_back(make_var(base + "_" + std::to_string(dims_made_++), DataType::int64()));
     }
     return dims;
 }

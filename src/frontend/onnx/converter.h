@@ -130,6 +130,7 @@ public:
 
     // `count` new int64 dimension variables for sizes known only at run time (bound by the
     // executor from tensor values), named after the node's first output: "y_0", "y_1", ...
+    // (numbered on across calls).
     std::vector<PrimExpr> new_dims(size_t count) const;
     // `x` with `vars` bound to the values of `tensors` and `checks` verified at run time
     // (ops/value_shapes.h: bind_values).
@@ -154,12 +155,13 @@ private:
     std::vector<graph::Expr> inputs_;
     std::string base_dir_;
     SubgraphBuilder* subgraphs_;
+    mutable size_t dims_made_ = 0;  // new_dims' numbering
 };
 
 // ---- element types and tensors (tensor_proto.cpp) ---------------------------------------------
 
-// The DataType of an ONNX TensorProto element type; nullopt when Anvil has none (string,
-// complex, float8).
+// The DataType of an ONNX TensorProto element type; nullopt when Anvil has none (complex,
+// float8).
 std::optional<DataType> dtype_from_onnx(int elem_type);
 // The graph type of an ONNX TypeProto: a tensor (whose dimensions `dim` converts), a sequence of
 // tensors or an optional of either. UserError at `loc` naming `what` for other types.

@@ -304,7 +304,14 @@ TEST(Resize2D, Errors) {
                                                  "tf_crop_and_resize";
                                          }));
                        }),
-                       "resize2d", "tf_crop_and_resize", "not supported");
+                       "resize2d", "the scales and the roi, got 1 inputs");
+    EXPECT_MESSAGE_HAS(user_error_of([&] {
+                           infer_op_type("resize2d", {x}, make_attrs<Resize2DAttrs>([](auto& a) {
+                                             a.size = {4, 4};
+                                             a.coordinate_transformation_mode = "tf_crop";
+                                         }));
+                       }),
+                       "resize2d", "tf_crop", "not supported");
     auto v = random_tensor({2, 5, 7}, 1);
     EXPECT_MESSAGE_HAS(user_error_of([&] {
                            infer_op_type("resize2d", {v}, make_attrs<Resize2DAttrs>([](auto& a) {
