@@ -32,8 +32,10 @@ def get_global_func(name, allow_missing=False):
 
 
 def list_global_func_names():
+    """The names of every registered global function (C++ and Python), sorted."""
     return _anvil.list_global_func_names()
 
 
 def remove_global_func(name):
+    """Unregisters `name`; returns whether it was registered."""
     return _anvil.remove_global_func(name)

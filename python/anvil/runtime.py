@@ -34,6 +34,7 @@ class Module:
             f"module has no function '{name}'; it has {', '.join(self.module.function_names)}")
 
     def get_function(self, name):
+        """The function called `name` (same as module[name])."""
         return self[name]
 
     def __call__(self, *args):
@@ -51,6 +52,7 @@ class Module:
 
     @property
     def type_key(self):
+        """What kind of module this is: "llvm" (built in this process) or "shared_library"."""
         return self.module.type_key
 
 
@@ -84,6 +86,7 @@ class GraphFactoryModule:
         return lambda dev=None, lib=self: GraphExecutor.load(lib._exported("graph"))
 
     def get_source(self, fmt="ll"):
+        """The kernels' text: "ll" (optimized LLVM IR) or "asm" (target assembly)."""
         return self.compiled.kernels.get_source(fmt)
 
     @property
@@ -135,6 +138,7 @@ class GraphModule:
             self.executor.set_input(k, v)
 
     def run(self, **inputs):
+        """Runs the model once; keyword arguments set inputs by name first."""
         if inputs:
             self.set_input(**inputs)
         self.executor.run()
@@ -144,13 +148,16 @@ class GraphModule:
         return self.executor.get_output(index)
 
     def get_input(self, key):
+        """A view of an input (by name or index), no copy."""
         index = self.executor.input_index(key) if isinstance(key, str) else key
         return self.executor.get_input(index)
 
     def get_num_outputs(self):
+        """The number of model outputs."""
         return self.executor.num_outputs
 
     def get_num_inputs(self):
+        """The number of model inputs (weights are not inputs)."""
         return self.executor.num_inputs
 
     def benchmark(self, device=None, repeat=5, number=1, min_repeat_ms=0, end_to_end=False):
@@ -201,6 +208,7 @@ class VirtualMachine:
 
     @property
     def input_names(self):
+        """The names of main's inputs, in the order run takes them."""
         return self.vm.input_names
 
     def run(self, *inputs):

@@ -47,4 +47,5 @@ def create_schedule(ops):
 
 
 def cast(value, dtype):
+    """`value` (an expression or a number) converted to `dtype` ("float32", "int32", ...)."""
     return _anvil.te_cast(dtype, value)

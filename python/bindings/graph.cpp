@@ -67,7 +67,9 @@ void init_graph(py::module_& m) {
             [](const graph::IRModule& mod, bool metadata) {
                 return graph::print(mod, graph::PrintOptions{.metadata = metadata});
             },
-            py::arg("show_meta_data") = true);
+            py::arg("show_meta_data") = true,
+            "The module's text; with show_meta_data (the default) it includes the weights and "
+            "parses back with anvil.parse.");
 
     m.def(
         "from_onnx_path",

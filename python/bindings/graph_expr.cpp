@@ -120,9 +120,10 @@ std::string expr_text(const PyExpr& e) {
 void init_graph_expr(py::module_& m) {
     py::class_<PyExpr> expr(m, "Expr", "A graph IR expression.");
     expr.def("__str__", &expr_text)
-        .def("astext", &expr_text)
-        .def_property_readonly("checked_type",
-                               [](const PyExpr& e) { return graph::type_str(e.e->type); })
+        .def("astext", &expr_text, "The expression in the graph IR's text form.")
+        .def_property_readonly(
+            "checked_type", [](const PyExpr& e) { return graph::type_str(e.e->type); },
+            "The expression's inferred type as text, e.g. \"Tensor[(1, 4), float32]\".")
         .def("__getitem__",
              [](const PyExpr& e, int i) { return PyExpr{graph::make_tuple_get_item(e.e, i)}; })
         .def("__add__",

@@ -13,6 +13,14 @@ PYBIND11_MODULE(_anvil, m) {
     static py::exception<anvil::Error> base(m, "AnvilError");
     static py::exception<anvil::UserError> user(m, "UserError", base.ptr());
     static py::exception<anvil::InternalError> internal(m, "InternalError", base.ptr());
+    base.attr("__doc__") =
+        "Base class of Anvil's errors; str(e) is the compiler's message, unchanged.";
+    user.attr("__doc__") =
+        "The model, schedule or arguments are wrong (anvil::UserError); the message says what "
+        "and where (for an imported model: file, node name, op type and opset).";
+    internal.attr("__doc__") =
+        "A bug in Anvil (anvil::InternalError); the message names the C++ file and line that "
+        "detected the broken invariant.";
     py::register_exception_translator([](std::exception_ptr p) {
         try {
             if (p) std::rethrow_exception(p);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <string_view>
 #include <vector>
 
 #include "bindings.h"
@@ -13,6 +14,7 @@
 #include "runtime/module.h"
 #include "runtime/registry.h"
 #include "runtime/string_tensor.h"
+#include "runtime/thread_pool.h"
 #include "runtime/vm.h"
 
 namespace anvil::python {
@@ -231,9 +233,16 @@ py::object call_packed(const PackedFunc& f, const py::args& args) {
         }
     }
     runtime::RetValue ret;
-    {
+    try {
         py::gil_scoped_release release;
         ret = f.call(values.data(), codes.data(), static_cast<int>(n));
+    } catch (const UserError& e) {
+        // The C ABI carries only the message, so every failed call arrives as UserError; the
+        // prefix internal_error() writes says it was our bug.
+        if (std::string_view(e.what()).starts_with("internal error at ")) {
+            throw InternalError(e.what());
+        }
+        throw;
     }
     for (auto& [array, tensor] : write_back) {
         py::array result = ndarray_to_numpy(tensor, py::cast(tensor));
@@ -379,17 +388,22 @@ SourceLoc python_loc() {
 void init_runtime(py::module_& m) {
     py::class_<NDArray>(m, "NDArray", py::buffer_protocol(),
                         "A 64-byte aligned, row-major CPU tensor (anvil::runtime::NDArray).")
-        .def_property_readonly("shape",
-                               [](const NDArray& a) {
-                                   return py::tuple(py::cast(
-                                       std::vector<int64_t>(a.shape().begin(), a.shape().end())));
-                               })
         .def_property_readonly(
-            "dtype", [](const NDArray& a) { return runtime::dl_dtype_to_string(a.dtype()); })
+            "shape",
+            [](const NDArray& a) {
+                return py::tuple(
+                    py::cast(std::vector<int64_t>(a.shape().begin(), a.shape().end())));
+            },
+            "The dimensions, a tuple of ints.")
+        .def_property_readonly(
+            "dtype", [](const NDArray& a) { return runtime::dl_dtype_to_string(a.dtype()); },
+            "The element type as a NumPy-style name (\"float32\", \"int64\", \"bool\", ...).")
         .def_property_readonly(
             "data_ptr", [](const NDArray& a) { return reinterpret_cast<uintptr_t>(a.raw_data()); },
             "Address of the tensor's first element.")
-        .def_property_readonly("device", [](const NDArray&) { return py::str("cpu(0)"); })
+        .def_property_readonly(
+            "device", [](const NDArray&) { return py::str("cpu(0)"); },
+            "Where the data lives: always \"cpu(0)\" (the runtime has only the host CPU).")
         .def(
             "numpy", [](py::object self) { return ndarray_to_numpy(self.cast<NDArray>(), self); },
             "A NumPy array viewing this tensor's data (no copy; it keeps the tensor alive).")
@@ -445,7 +459,7 @@ void init_runtime(py::module_& m) {
     py::class_<PackedFunc>(m, "PackedFunc", "A function with the runtime's packed convention.")
         .def("__call__", [](const PackedFunc& f, py::args args) { return call_packed(f, args); });
 
-    py::class_<runtime::Module>(m, "Module")
+    py::class_<runtime::Module>(m, "Module", "Compiled code (wrapped by anvil.runtime.Module).")
         .def(
             "get_function",
             [](const runtime::Module& mod, const std::string& name) -> py::object {
@@ -453,10 +467,13 @@ void init_runtime(py::module_& m) {
                 if (!f) return py::none();
                 return py::cast(f);
             },
-            py::arg("name"))
-        .def_property_readonly("function_names", &runtime::Module::function_names)
-        .def_property_readonly("type_key", &runtime::Module::type_key)
-        .def("get_source", &codegen::get_source, py::arg("format") = "ll")
+            py::arg("name"), "The function called `name` as a PackedFunc, or None.")
+        .def_property_readonly("function_names", &runtime::Module::function_names,
+                               "The names of the module's functions.")
+        .def_property_readonly("type_key", &runtime::Module::type_key,
+                               "What kind of module this is (\"llvm\", \"shared_library\", ...).")
+        .def("get_source", &codegen::get_source, py::arg("format") = "ll",
+             "The module's text: \"ll\" (LLVM IR) or \"asm\" (target assembly).")
         .def(
             "export_library",
             [](const runtime::Module& mod, const std::string& path, const std::string& cc) {
@@ -465,30 +482,52 @@ void init_runtime(py::module_& m) {
             py::arg("path"), py::arg("cc") = "");
     m.def("load_module", &runtime::load_module, py::arg("path"));
 
-    py::class_<runtime::GraphExecutor>(m, "GraphExecutor")
-        .def_static("load", &runtime::GraphExecutor::load, py::arg("path"))
-        .def_property_readonly("num_inputs", &runtime::GraphExecutor::num_inputs)
-        .def_property_readonly("num_outputs", &runtime::GraphExecutor::num_outputs)
-        .def("input_index", &runtime::GraphExecutor::input_index)
-        .def("input_name",
-             [](const runtime::GraphExecutor& ex, int i) { return ex.input_info(i).name; })
-        .def("output_name",
-             [](const runtime::GraphExecutor& ex, int i) { return ex.output_info(i).name; })
+    py::class_<runtime::GraphExecutor>(
+        m, "GraphExecutor",
+        "Runs a static model library (lib[\"default\"](dev)): a fixed sequence of kernel calls "
+        "over memory planned once. Wrap it in anvil.runtime.GraphModule for TVM's interface.")
+        .def_static("load", &runtime::GraphExecutor::load, py::arg("path"),
+                    "The executor of a model library written by export_library.")
+        .def_property_readonly("num_inputs", &runtime::GraphExecutor::num_inputs,
+                               "The number of model inputs (weights are not inputs).")
+        .def_property_readonly("num_outputs", &runtime::GraphExecutor::num_outputs,
+                               "The number of model outputs.")
+        .def("input_index", &runtime::GraphExecutor::input_index, py::arg("name"),
+             "The index of the input called `name` (UserError when there is none).")
+        .def(
+            "input_name",
+            [](const runtime::GraphExecutor& ex, int i) { return ex.input_info(i).name; },
+            py::arg("index"), "The name of input `index`.")
+        .def(
+            "output_name",
+            [](const runtime::GraphExecutor& ex, int i) { return ex.output_info(i).name; },
+            py::arg("index"), "The name of output `index`.")
         .def("set_input", &set_input_any, py::arg("key"), py::arg("value"),
-             py::return_value_policy::reference)
-        .def("get_input", &runtime::GraphExecutor::get_input)
-        .def("get_output", &runtime::GraphExecutor::get_output)
-        .def("run", &runtime::GraphExecutor::run, py::call_guard<py::gil_scoped_release>())
-        .def_property_readonly("planned_bytes", &runtime::GraphExecutor::planned_bytes)
-        .def_property_readonly("param_bytes", &runtime::GraphExecutor::param_bytes);
+             py::return_value_policy::reference,
+             "Copies `value` (NumPy array or NDArray of the input's shape and dtype) into the "
+             "input `key` (a name or an index); returns the executor.")
+        .def("get_input", &runtime::GraphExecutor::get_input, py::arg("index"),
+             "A view of input `index` (no copy).")
+        .def("get_output", &runtime::GraphExecutor::get_output, py::arg("index"),
+             "A view of output `index` (no copy); the next run overwrites it.")
+        .def("run", &runtime::GraphExecutor::run, py::call_guard<py::gil_scoped_release>(),
+             "Runs the model once on the current inputs.")
+        .def_property_readonly("planned_bytes", &runtime::GraphExecutor::planned_bytes,
+                               "Bytes of the planned intermediate and output storage.")
+        .def_property_readonly("param_bytes", &runtime::GraphExecutor::param_bytes,
+                               "Bytes of the model's weights.");
 
     py::class_<runtime::VirtualMachine>(m, "VirtualMachine",
                                         "Runs a VM artifact (run-time shapes, control flow, "
                                         "registry calls).")
-        .def_static("load", &runtime::VirtualMachine::load, py::arg("path"))
-        .def_static("is_vm_artifact", &runtime::VirtualMachine::is_vm_artifact, py::arg("path"))
-        .def_property_readonly("input_names", &runtime::VirtualMachine::input_names)
-        .def_property_readonly("output_names", &runtime::VirtualMachine::output_names)
+        .def_static("load", &runtime::VirtualMachine::load, py::arg("path"),
+                    "The VM of a library exported with executor=\"vm\".")
+        .def_static("is_vm_artifact", &runtime::VirtualMachine::is_vm_artifact, py::arg("path"),
+                    "Whether the library at `path` holds a VM program (not a graph plan).")
+        .def_property_readonly("input_names", &runtime::VirtualMachine::input_names,
+                               "The names of main's inputs, in order.")
+        .def_property_readonly("output_names", &runtime::VirtualMachine::output_names,
+                               "The names of main's outputs, in order.")
         .def(
             "run",
             [](runtime::VirtualMachine& vm, const std::vector<py::object>& inputs) {
@@ -502,10 +541,11 @@ void init_runtime(py::module_& m) {
                 py::gil_scoped_release release;
                 return vm.run(tensors);
             },
-            py::arg("inputs"))
-        .def_property_readonly("pool_bytes", [](const runtime::VirtualMachine& vm) {
-            return vm.pool_stats().bytes_held;
-        });
+            py::arg("inputs"), "Runs main on `inputs` (in order); returns a list of NDArrays.")
+        .def_property_readonly(
+            "pool_bytes",
+            [](const runtime::VirtualMachine& vm) { return vm.pool_stats().bytes_held; },
+            "Bytes the VM's memory pool holds for reuse.");
 
     m.def(
         "register_func",
@@ -552,7 +592,38 @@ void init_runtime(py::module_& m) {
             *ret = f.call(args.values() + 1, args.type_codes() + 1, args.size() - 1);
         }),
         true);
-    m.def("list_global_func_names", &runtime::list_global_func_names);
+    m.def("list_global_func_names", &runtime::list_global_func_names,
+          "The names of every registered global function, sorted.");
+
+    // The runtime's thread pool, for any caller of the registry (Python, C, the VM).
+    runtime::register_global_func("runtime.num_threads",
+                                  PackedFunc([](const runtime::Args&, runtime::RetValue* ret) {
+                                      *ret = static_cast<int64_t>(runtime::num_threads());
+                                  }),
+                                  true);
+    runtime::register_global_func("runtime.default_num_threads",
+                                  PackedFunc([](const runtime::Args&, runtime::RetValue* ret) {
+                                      *ret = static_cast<int64_t>(runtime::default_num_threads());
+                                  }),
+                                  true);
+    runtime::register_global_func("runtime.set_num_threads",
+                                  PackedFunc([](const runtime::Args& args, runtime::RetValue* ret) {
+                                      int64_t n = args[0].as_int();
+                                      if (n < 0 || n > 4096) {
+                                          user_error()
+                                              << "runtime.set_num_threads: " << n
+                                              << " is not a thread count (0 = the default)";
+                                      }
+                                      runtime::set_num_threads(static_cast<int>(n));
+                                      *ret = static_cast<int64_t>(runtime::num_threads());
+                                  }),
+                                  true);
+    // Raises InternalError as a compiler bug would, to test how Python sees one.
+    runtime::register_global_func("testing.raise_internal_error",
+                                  PackedFunc([](const runtime::Args& args, runtime::RetValue*) {
+                                      internal_error() << args[0].as_string();
+                                  }),
+                                  true);
 }
 
 }  // namespace anvil::python

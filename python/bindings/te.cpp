@@ -166,19 +166,27 @@ driver::PipelineOptions pipeline_options(int opt_level, std::vector<std::string>
 
 void init_te(py::module_& m) {
     py::class_<PrimExpr> expr(m, "PrimExpr", "A scalar expression of a tensor-expression body.");
-    expr.def_property_readonly("dtype", [](const PrimExpr& e) { return e.dtype().str(); })
+    expr.def_property_readonly(
+            "dtype", [](const PrimExpr& e) { return e.dtype().str(); },
+            "The expression's type (\"float32\", \"int32\", \"bool\", ...).")
         .def("__str__", &expr_str)
         .def("__repr__", &expr_str)
-        .def("astype",
-             [](const PrimExpr& e, const std::string& t) { return cast(parse_dtype(t), e); });
+        .def(
+            "astype",
+            [](const PrimExpr& e, const std::string& t) { return cast(parse_dtype(t), e); },
+            py::arg("dtype"), "This expression converted to `dtype` (same as te.cast).");
     def_arith(expr);
 
     py::class_<PyIterVar> iv(m, "IterVar", "A loop axis: data-parallel or reduction.");
-    iv.def_property_readonly("var", [](const PyIterVar& v) { return PrimExpr(v.iv->var); })
+    iv.def_property_readonly(
+          "var", [](const PyIterVar& v) { return PrimExpr(v.iv->var); },
+          "The axis's loop variable as an expression.")
         .def_property_readonly(
             "dom",
-            [](const PyIterVar& v) { return py::make_tuple(v.iv->dom.min, v.iv->dom.extent); })
-        .def_property_readonly("name", [](const PyIterVar& v) { return v.iv->var->name; })
+            [](const PyIterVar& v) { return py::make_tuple(v.iv->dom.min, v.iv->dom.extent); },
+            "The axis's range as (min, extent).")
+        .def_property_readonly(
+            "name", [](const PyIterVar& v) { return v.iv->var->name; }, "The axis's name.")
         .def("__repr__", [](const PyIterVar& v) { return "IterVar(" + v.iv->var->name + ")"; })
         .def("__hash__", [](const PyIterVar& v) { return reinterpret_cast<uintptr_t>(v.iv.get()); })
         .def("__eq__", [](const PyIterVar& a, const py::object& b) {
@@ -188,16 +196,24 @@ void init_te(py::module_& m) {
 
     py::class_<te::Operation, std::unique_ptr<te::Operation, py::nodelete>>(m, "Operation");
     py::class_<te::Tensor> tensor(m, "Tensor", "The output of a placeholder or compute.");
-    tensor.def_property_readonly("name", &te::Tensor::name)
-        .def_property_readonly("shape",
-                               [](const te::Tensor& t) { return shape_to_python(t.shape()); })
-        .def_property_readonly("dtype", [](const te::Tensor& t) { return t.dtype().str(); })
-        .def_property_readonly("ndim", &te::Tensor::ndim)
+    tensor.def_property_readonly("name", &te::Tensor::name, "The tensor's name.")
+        .def_property_readonly(
+            "shape", [](const te::Tensor& t) { return shape_to_python(t.shape()); },
+            "The dimensions: ints, or PrimExprs for symbolic ones.")
+        .def_property_readonly(
+            "dtype", [](const te::Tensor& t) { return t.dtype().str(); },
+            "The element type (\"float32\", ...).")
+        .def_property_readonly("ndim", &te::Tensor::ndim, "The number of dimensions.")
         // TVM's spelling: C.op.axis, C.op.reduce_axis; here `op` is the tensor itself.
-        .def_property_readonly("op", [](py::object self) { return self; })
-        .def_property_readonly("axis", [](const te::Tensor& t) { return wrap_axes(t.axis()); })
-        .def_property_readonly("reduce_axis",
-                               [](const te::Tensor& t) { return wrap_axes(t.reduce_axis()); })
+        .def_property_readonly(
+            "op", [](py::object self) { return self; },
+            "The tensor itself (TVM's C.op; C.op.axis works as in TVM).")
+        .def_property_readonly(
+            "axis", [](const te::Tensor& t) { return wrap_axes(t.axis()); },
+            "The data-parallel axes of a compute, one IterVar per dimension.")
+        .def_property_readonly(
+            "reduce_axis", [](const te::Tensor& t) { return wrap_axes(t.reduce_axis()); },
+            "The reduction axes of a compute whose body is a sum/max/min.")
         .def("__getitem__",
              [](const te::Tensor& t, const py::object& idx) { return t(to_exprs(idx)); })
         .def("__call__", [](const te::Tensor& t, py::args idx) { return t(to_exprs(idx)); })
@@ -231,50 +247,68 @@ void init_te(py::module_& m) {
           py::arg("where") = py::none(),
           "sum(expr, axis, where=None): the sum over reduction axes (one or a list).");
     m.def("te_max", &reduce_py<te::max>, py::arg("expr"), py::arg("axis"),
-          py::arg("where") = py::none());
+          py::arg("where") = py::none(),
+          "max(expr, axis, where=None): the maximum over reduction axes (one or a list).");
     m.def("te_min", &reduce_py<te::min>, py::arg("expr"), py::arg("axis"),
-          py::arg("where") = py::none());
+          py::arg("where") = py::none(),
+          "min(expr, axis, where=None): the minimum over reduction axes (one or a list).");
     m.def(
         "te_const",
         [](const py::object& value, const std::string& dtype) {
             return make_const(parse_dtype(dtype), value.cast<double>());
         },
-        py::arg("value"), py::arg("dtype") = "float32");
+        py::arg("value"), py::arg("dtype") = "float32",
+        "const(value, dtype=\"float32\"): a constant of type dtype.");
     m.def(
         "te_var",
         [](const std::string& name, const std::string& dtype) {
             return PrimExpr(make_var(name, parse_dtype(dtype)));
         },
-        py::arg("name") = "v", py::arg("dtype") = "int32");
-    m.def("te_if_then_else", [](const py::object& c, const py::object& t, const py::object& f) {
-        return te::if_then_else(to_expr(c), to_expr(t), to_expr(f));
-    });
-    m.def("te_cast", [](const std::string& t, const py::object& e) {
-        return cast(parse_dtype(t), to_expr(e));
-    });
-#define ANVIL_UNARY(name) \
-    m.def("te_" #name, [](const py::object& x) { return te::name(to_expr(x)); });
-    ANVIL_UNARY(exp)
-    ANVIL_UNARY(log)
-    ANVIL_UNARY(sqrt)
-    ANVIL_UNARY(rsqrt)
-    ANVIL_UNARY(tanh)
-    ANVIL_UNARY(sigmoid)
-    ANVIL_UNARY(erf)
-    ANVIL_UNARY(abs)
-    ANVIL_UNARY(floor)
-    ANVIL_UNARY(ceil)
-    ANVIL_UNARY(round)
+        py::arg("name") = "v", py::arg("dtype") = "int32",
+        "var(name=\"v\", dtype=\"int32\"): a scalar variable (a symbolic size or parameter).");
+    m.def(
+        "te_if_then_else",
+        [](const py::object& c, const py::object& t, const py::object& f) {
+            return te::if_then_else(to_expr(c), to_expr(t), to_expr(f));
+        },
+        py::arg("cond"), py::arg("t"), py::arg("f"),
+        "if_then_else(cond, t, f): t where cond holds, else f; only the chosen one is evaluated.");
+    m.def(
+        "te_cast",
+        [](const std::string& t, const py::object& e) { return cast(parse_dtype(t), to_expr(e)); },
+        py::arg("dtype"), py::arg("value"), "cast(dtype, value): value converted to dtype.");
+#define ANVIL_UNARY(name, doc) \
+    m.def(                     \
+        "te_" #name, [](const py::object& x) { return te::name(to_expr(x)); }, py::arg("x"), doc);
+    ANVIL_UNARY(exp, "exp(x): e to the power x, elementwise on a float expression.")
+    ANVIL_UNARY(log, "log(x): the natural logarithm of x.")
+    ANVIL_UNARY(sqrt, "sqrt(x): the square root of x.")
+    ANVIL_UNARY(rsqrt, "rsqrt(x): 1 / sqrt(x).")
+    ANVIL_UNARY(tanh, "tanh(x): the hyperbolic tangent of x.")
+    ANVIL_UNARY(sigmoid, "sigmoid(x): 1 / (1 + exp(-x)).")
+    ANVIL_UNARY(erf, "erf(x): the Gauss error function of x.")
+    ANVIL_UNARY(abs, "abs(x): the absolute value of x (integer or float).")
+    ANVIL_UNARY(floor, "floor(x): the largest integer value not above x (same type as x).")
+    ANVIL_UNARY(ceil, "ceil(x): the smallest integer value not below x (same type as x).")
+    ANVIL_UNARY(round, "round(x): x rounded to the nearest integer value, ties to even.")
 #undef ANVIL_UNARY
-    m.def("te_pow",
-          [](const py::object& x, const py::object& y) { return te::pow(to_expr(x), to_expr(y)); });
-    m.def("te_maximum",
-          [](const py::object& x, const py::object& y) { return max(to_expr(x), to_expr(y)); });
-    m.def("te_minimum",
-          [](const py::object& x, const py::object& y) { return min(to_expr(x), to_expr(y)); });
+    m.def(
+        "te_pow",
+        [](const py::object& x, const py::object& y) { return te::pow(to_expr(x), to_expr(y)); },
+        py::arg("x"), py::arg("y"), "power(x, y): x to the power y.");
+    m.def(
+        "te_maximum",
+        [](const py::object& x, const py::object& y) { return max(to_expr(x), to_expr(y)); },
+        py::arg("x"), py::arg("y"),
+        "maximum(x, y): the larger of two expressions (elementwise; te.max reduces).");
+    m.def(
+        "te_minimum",
+        [](const py::object& x, const py::object& y) { return min(to_expr(x), to_expr(y)); },
+        py::arg("x"), py::arg("y"),
+        "minimum(x, y): the smaller of two expressions (elementwise; te.min reduces).");
 
     py::class_<te::StageRef>(m, "Stage", "s[C]: one stage of a schedule and its primitives.")
-        .def_property_readonly("name", &te::StageRef::name)
+        .def_property_readonly("name", &te::StageRef::name, "The name of the stage's tensor.")
         .def(
             "split",
             [](te::StageRef& st, const PyIterVar& axis, const py::object& factor,
@@ -286,31 +320,65 @@ void init_te(py::module_& m) {
                                           : st.split(axis.iv, factor.cast<int64_t>());
                 return py::make_tuple(PyIterVar{outer}, PyIterVar{inner});
             },
-            py::arg("axis"), py::arg("factor") = py::none(), py::arg("nparts") = py::none())
+            py::arg("axis"), py::arg("factor") = py::none(), py::arg("nparts") = py::none(),
+            "split(axis, factor=None, nparts=None) -> (outer, inner): splits a loop into two, "
+            "the inner of extent `factor` or the outer of extent `nparts` (give one).")
         .def(
             "tile",
             [](te::StageRef& st, const PyIterVar& x, const PyIterVar& y, int64_t xf, int64_t yf) {
                 return py::tuple(wrap_axes(st.tile(x.iv, y.iv, xf, yf)));
             },
-            py::arg("x_parent"), py::arg("y_parent"), py::arg("x_factor"), py::arg("y_factor"))
-        .def("reorder", [](te::StageRef& st, py::args axes) { st.reorder(to_axes(axes)); })
-        .def("fuse",
-             [](te::StageRef& st, py::args axes) { return PyIterVar{st.fuse(to_axes(axes))}; })
-        .def("vectorize", [](te::StageRef& st, const PyIterVar& a) { st.vectorize(a.iv); })
-        .def("parallel", [](te::StageRef& st, const PyIterVar& a) { st.parallel(a.iv); })
-        .def("unroll", [](te::StageRef& st, const PyIterVar& a) { st.unroll(a.iv); })
-        .def("bind", [](te::StageRef& st, const PyIterVar& a,
-                        const std::string& tag) { st.bind(a.iv, tag); })
-        .def("compute_at", [](te::StageRef& st, te::StageRef& parent,
-                              const PyIterVar& a) { st.compute_at(parent, a.iv); })
-        .def("compute_inline", &te::StageRef::compute_inline)
-        .def("compute_root", &te::StageRef::compute_root)
-        .def_property_readonly("op", [](te::StageRef& st) { return py::cast(st); })
-        .def_property_readonly("axis", [](te::StageRef& st) { return wrap_axes(st.op_axis()); })
-        .def_property_readonly("reduce_axis",
-                               [](te::StageRef& st) { return wrap_axes(st.op_reduce_axis()); })
-        .def_property_readonly("leaf_iter_vars",
-                               [](te::StageRef& st) { return wrap_axes(st.leaf_axes()); });
+            py::arg("x_parent"), py::arg("y_parent"), py::arg("x_factor"), py::arg("y_factor"),
+            "tile(x, y, x_factor, y_factor) -> (xo, yo, xi, yi): splits two loops and orders "
+            "them outer, outer, inner, inner.")
+        .def(
+            "reorder", [](te::StageRef& st, py::args axes) { st.reorder(to_axes(axes)); },
+            "reorder(*axes): puts these loops in this order (the others stay where they are).")
+        .def(
+            "fuse",
+            [](te::StageRef& st, py::args axes) { return PyIterVar{st.fuse(to_axes(axes))}; },
+            "fuse(*axes) -> IterVar: merges adjacent loops, outermost first, into one.")
+        .def(
+            "vectorize", [](te::StageRef& st, const PyIterVar& a) { st.vectorize(a.iv); },
+            py::arg("axis"),
+            "Makes `axis` (the innermost loop, not a reduction) into vector operations.")
+        .def(
+            "parallel", [](te::StageRef& st, const PyIterVar& a) { st.parallel(a.iv); },
+            py::arg("axis"), "Runs the iterations of `axis` on the runtime's thread pool.")
+        .def(
+            "unroll", [](te::StageRef& st, const PyIterVar& a) { st.unroll(a.iv); },
+            py::arg("axis"), "Unrolls `axis` completely (when its extent is a constant).")
+        .def(
+            "bind",
+            [](te::StageRef& st, const PyIterVar& a, const std::string& tag) {
+                st.bind(a.iv, tag);
+            },
+            py::arg("axis"), py::arg("thread_tag"),
+            "Binds `axis` to a GPU thread index (\"blockIdx.x\", \"threadIdx.x\", ...).")
+        .def(
+            "compute_at",
+            [](te::StageRef& st, te::StageRef& parent, const PyIterVar& a) {
+                st.compute_at(parent, a.iv);
+            },
+            py::arg("parent"), py::arg("axis"),
+            "compute_at(s[D], axis): computes this stage inside D's loop `axis`, only the part "
+            "that iteration needs.")
+        .def("compute_inline", &te::StageRef::compute_inline,
+             "Substitutes this stage's expression into its consumers (no buffer of its own).")
+        .def("compute_root", &te::StageRef::compute_root,
+             "Computes this stage in its own loop nest at the top (undoes compute_at/inline).")
+        .def_property_readonly(
+            "op", [](te::StageRef& st) { return py::cast(st); },
+            "The stage itself (TVM's s[C].op; s[C].op.axis works as in TVM).")
+        .def_property_readonly(
+            "axis", [](te::StageRef& st) { return wrap_axes(st.op_axis()); },
+            "The data-parallel root axes of the stage's op (before any split or fuse).")
+        .def_property_readonly(
+            "reduce_axis", [](te::StageRef& st) { return wrap_axes(st.op_reduce_axis()); },
+            "The reduction root axes of the stage's op.")
+        .def_property_readonly(
+            "leaf_iter_vars", [](te::StageRef& st) { return wrap_axes(st.leaf_axes()); },
+            "The current loops of the stage, outermost first (after splits, fuses, reorders).");
 
     py::class_<te::Schedule>(m, "Schedule", "How a tensor-expression computation becomes loops.")
         .def(
@@ -320,11 +388,18 @@ void init_te(py::module_& m) {
                 return s[key.cast<te::Tensor>()];
             },
             py::keep_alive<0, 1>())
-        .def("cache_read",
-             [](te::Schedule& s, const te::Tensor& t, const std::string& scope,
-                const py::object& readers) { return s.cache_read(t, scope, to_tensors(readers)); })
-        .def("cache_write", &te::Schedule::cache_write)
-        .def_property_readonly("outputs", &te::Schedule::outputs)
+        .def(
+            "cache_read",
+            [](te::Schedule& s, const te::Tensor& t, const std::string& scope,
+               const py::object& readers) { return s.cache_read(t, scope, to_tensors(readers)); },
+            py::arg("tensor"), py::arg("scope"), py::arg("readers"),
+            "cache_read(T, scope, readers) -> tensor: a copy of T in `scope` that `readers` "
+            "(tensors) read instead of T; place it with compute_at.")
+        .def("cache_write", &te::Schedule::cache_write, py::arg("tensor"), py::arg("scope"),
+             "cache_write(C, scope) -> tensor: computes C into a stage in `scope` that C then "
+             "copies from; schedule the new stage with compute_at.")
+        .def_property_readonly("outputs", &te::Schedule::outputs,
+                               "The output tensors the schedule was created for.")
         .def("__str__", [](const te::Schedule& s) { return te::print_record(s.record()); });
     m.def("te_create_schedule",
           [](const py::object& outputs) { return te::create_schedule(to_tensors(outputs)); });

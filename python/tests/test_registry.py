@@ -28,6 +28,39 @@ def test_cpp_functions_from_python():
         anvil.get_global_func("no.such.func")
 
 
+def test_runtime_thread_pool_functions():
+    # Registered by the runtime bindings, so C code and the VM can call them too.
+    num_threads = anvil.get_global_func("runtime.num_threads")
+    set_num_threads = anvil.get_global_func("runtime.set_num_threads")
+    default = anvil.get_global_func("runtime.default_num_threads")()
+    names = anvil.list_global_func_names()
+    assert {"runtime.num_threads", "runtime.set_num_threads",
+            "runtime.default_num_threads"} <= set(names)
+    before = num_threads()
+    assert before >= 1 and default >= 1
+    try:
+        assert set_num_threads(1) == 1 and num_threads() == 1
+        assert set_num_threads(3) == 3 and num_threads() == 3
+        # A parallel kernel still computes the right result on the resized pool.
+        from anvil import te
+        A = te.placeholder((64,), name="A")
+        B = te.compute((64,), lambda i: A[i] * 2.0, name="B")
+        s = te.create_schedule(B)
+        s[B].parallel(B.op.axis[0])
+        f = anvil.build(s, [A, B], target="llvm")
+        b = anvil.nd.empty((64,))
+        f(anvil.nd.array(np.arange(64, dtype="float32")), b)
+        np.testing.assert_array_equal(b.numpy(), np.arange(64) * 2)
+        assert set_num_threads(0) == default  # 0: back to the default
+        with pytest.raises(anvil.UserError, match="not a thread count"):
+            set_num_threads(-2)
+        with pytest.raises(anvil.UserError, match="int"):
+            set_num_threads("four")
+    finally:
+        set_num_threads(before)
+    assert num_threads() == before
+
+
 def test_cpp_calls_python_with_tensors():
     seen = {}
 

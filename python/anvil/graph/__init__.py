@@ -25,6 +25,7 @@ def const(value):
 
 
 def tuple_(fields):
+    """A tuple of graph expressions (TVM's relay.Tuple); index it with t[i]."""
     return _anvil.graph_tuple(list(fields))
 
 
