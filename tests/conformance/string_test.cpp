@@ -150,6 +150,20 @@ TEST(StringModels, StringOpsPrintAndParseBack) {
     EXPECT_TRUE(graph::structural_equal(back, m)) << text;
 }
 
+// Kernel ops refuse strings wherever a module comes from (here its text), never reaching the
+// code generator.
+TEST(StringModels, KernelOpsRefuseStringsInModuleText) {
+    auto parse_error = [](const std::string& text) {
+        return error_of([&] { graph::parse_module(text, ops::op_table()); });
+    };
+    EXPECT_TRUE(contains(parse_error("def @main(%s: Tensor[(2,), string]) { add(%s, %s) }"),
+                         "add does not take string tensors"));
+    EXPECT_TRUE(
+        contains(parse_error("def @main(%x: Tensor[(2,), float32]) { cast(%x, dtype=\"string\") }"),
+                 "cast cannot make string tensors"));
+    EXPECT_EQ(parse_error("def @main(%x: Tensor[(2,), float32]) { string.format(%x) }"), "");
+}
+
 TEST(StringModels, OpsThatCannotTakeStringsSaySoAtImport) {
     ModelBuilder b(13);
     b.input("s", {2}, kString);
