@@ -14,7 +14,6 @@
 #include "runtime/module.h"
 #include "runtime/registry.h"
 #include "runtime/string_tensor.h"
-#include "runtime/thread_pool.h"
 #include "runtime/vm.h"
 
 namespace anvil::python {
@@ -595,29 +594,6 @@ void init_runtime(py::module_& m) {
     m.def("list_global_func_names", &runtime::list_global_func_names,
           "The names of every registered global function, sorted.");
 
-    // The runtime's thread pool, for any caller of the registry (Python, C, the VM).
-    runtime::register_global_func("runtime.num_threads",
-                                  PackedFunc([](const runtime::Args&, runtime::RetValue* ret) {
-                                      *ret = static_cast<int64_t>(runtime::num_threads());
-                                  }),
-                                  true);
-    runtime::register_global_func("runtime.default_num_threads",
-                                  PackedFunc([](const runtime::Args&, runtime::RetValue* ret) {
-                                      *ret = static_cast<int64_t>(runtime::default_num_threads());
-                                  }),
-                                  true);
-    runtime::register_global_func("runtime.set_num_threads",
-                                  PackedFunc([](const runtime::Args& args, runtime::RetValue* ret) {
-                                      int64_t n = args[0].as_int();
-                                      if (n < 0 || n > 4096) {
-                                          user_error()
-                                              << "runtime.set_num_threads: " << n
-                                              << " is not a thread count (0 = the default)";
-                                      }
-                                      runtime::set_num_threads(static_cast<int>(n));
-                                      *ret = static_cast<int64_t>(runtime::num_threads());
-                                  }),
-                                  true);
     // Raises InternalError as a compiler bug would, to test how Python sees one.
     runtime::register_global_func("testing.raise_internal_error",
                                   PackedFunc([](const runtime::Args& args, runtime::RetValue*) {

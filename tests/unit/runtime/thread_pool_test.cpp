@@ -12,6 +12,10 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/packed_func.h"
+#include "runtime/registry.h"
+#include "support/error.h"
+
 namespace anvil::runtime {
 namespace {
 
@@ -223,6 +227,20 @@ TEST_F(ThreadPoolTest, RejectsBadThreadCounts) {
     EXPECT_EQ(anvil_set_num_threads(-1), -1);
     EXPECT_NE(std::string(anvil_get_last_error()).find("-1 threads requested"), std::string::npos);
     EXPECT_THROW(set_num_threads(-2), UserError);
+}
+
+// The runtime registers the pool's size functions itself (runtime_functions.cpp), so C and C++
+// callers find them without the Python bindings.
+TEST_F(ThreadPoolTest, RegistryFunctionsReadAndResizeThePool) {
+    PackedFunc get = get_global_func("runtime.num_threads");
+    PackedFunc set = get_global_func("runtime.set_num_threads");
+    PackedFunc fallback = get_global_func("runtime.default_num_threads");
+    ASSERT_TRUE(get.defined() && set.defined() && fallback.defined());
+    EXPECT_EQ(set(int64_t{3}).as_int(), 3);
+    EXPECT_EQ(get().as_int(), 3);
+    EXPECT_EQ(num_threads(), 3);
+    EXPECT_EQ(set(int64_t{0}).as_int(), fallback().as_int());
+    EXPECT_THROW(set(int64_t{-1}), UserError);
 }
 
 }  // namespace
