@@ -59,21 +59,6 @@ Expr make_constant(runtime::NDArray data, SourceLoc loc) {
     return Expr(new Constant(std::move(data), std::move(t), std::move(loc)));
 }
 
-namespace {
-
-// A string tensor (or a tuple holding one): what no kernel may take or make.
-bool holds_string_tensor(const Type& t) {
-    if (auto* tt = t.as<TensorType>()) return tt->dtype.is_string();
-    if (auto* tuple = t.as<TupleType>()) {
-        for (const auto& f : tuple->fields) {
-            if (holds_string_tensor(f)) return true;
-        }
-    }
-    return false;
-}
-
-}  // namespace
-
 Expr make_call(const Op& op, std::vector<Expr> args, Ref<Attrs> attrs, SourceLoc loc) {
     if (op.num_inputs >= 0 && static_cast<int>(args.size()) != op.num_inputs) {
         user_error(loc) << op.name << " takes " << op.num_inputs << " input(s), got "
@@ -91,10 +76,10 @@ Expr make_call(const Op& op, std::vector<Expr> args, Ref<Attrs> attrs, SourceLoc
     }
     // Ops with a compute rule become kernels, which handle numbers only (ops/string.h has the
     // ops on strings).
-    bool strings = std::any_of(arg_types.begin(), arg_types.end(), holds_string_tensor);
+    bool strings = std::any_of(arg_types.begin(), arg_types.end(), holds_strings);
     if (op.compute && strings) user_error(loc) << op.name << " does not take string tensors";
     Type t = op.infer_type(op, arg_types, *attrs, loc);
-    if (op.compute && holds_string_tensor(t)) {
+    if (op.compute && holds_strings(t)) {
         user_error(loc) << op.name << " cannot make string tensors";
     }
     return Expr(new Call(Ref<Op>(&op), Expr(), std::move(args), std::move(attrs), std::move(t),

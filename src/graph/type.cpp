@@ -1,5 +1,6 @@
 #include "graph/type.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "ir/structural_equal.h"
@@ -104,6 +105,16 @@ Type make_optional_type(Type elem) {
     ANVIL_CHECK(elem.is<TensorType>() || elem.is<SequenceType>())
         << "an optional of " << type_str(elem);
     return Type(new OptionalType(std::move(elem)));
+}
+
+bool holds_strings(const Type& t) {
+    if (auto* tt = t.as<TensorType>()) return tt->dtype.is_string();
+    if (auto* st = t.as<SequenceType>()) return st->dtype.is_string();
+    if (auto* ot = t.as<OptionalType>()) return holds_strings(ot->elem);
+    if (auto* tuple = t.as<TupleType>()) {
+        return std::any_of(tuple->fields.begin(), tuple->fields.end(), holds_strings);
+    }
+    return false;
 }
 
 bool type_equal(const Type& a, const Type& b) {

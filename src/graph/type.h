@@ -106,6 +106,9 @@ bool fits_sequence(const TensorType& t, const SequenceType& s);
 Type make_optional_type(Type elem);
 
 bool type_equal(const Type& a, const Type& b);
+// Whether a value of type `t` holds strings: a string tensor, or a tuple, sequence or optional
+// of them.
+bool holds_strings(const Type& t);
 // Relay's spelling: "Tensor[(1, 64, 112, 112), float32]", "(Tensor[...], Tensor[...])",
 // "fn (Tensor[...]) -> Tensor[...]"; and "Sequence[(?, 3), float32]" (elements of rank 2 whose
 // second dimension is 3), "Sequence[?, float32]" (any rank), "Sequence[empty, float32]",

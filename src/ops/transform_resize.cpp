@@ -314,8 +314,8 @@ std::vector<te::Tensor> resize2d_compute(const std::vector<te::Tensor>& in, cons
                         index.push_back(taps[d].index[k]);
                         PrimExpr inner = sum_from(d + 1, index);
                         index.pop_back();
-                        PrimExpr term =
-                            taps[d].index.size() == 1 && !crop ? inner : taps[d].weight[k] * inner;
+                        bool copied = d < 2 && !crop;  // N and C: one tap, no weight
+                        PrimExpr term = copied ? inner : taps[d].weight[k] * inner;
                         sum = sum.defined() ? sum + term : term;
                     }
                     return sum;

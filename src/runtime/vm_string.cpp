@@ -178,8 +178,6 @@ public:
             if (equals_ignoring_case(s, "true")) return true;
             if (equals_ignoring_case(s, "false")) return false;
             return floating<double>(s, text, index) != 0;
-        } else if constexpr (std::is_same_v<T, std::byte>) {
-            return std::byte{0};  // bfloat16 goes through parse_bfloat16
         } else if constexpr (std::is_same_v<T, _Float16>) {
             return static_cast<_Float16>(floating<double>(s, text, index));
         } else if constexpr (std::is_floating_point_v<T>) {

@@ -328,16 +328,16 @@ Exprs convert_scan8(ConvertContext& ctx) {
     }
     Exprs states(ctx.inputs().begin() + 1, ctx.inputs().begin() + 1 + num_states);
     Exprs scans(ctx.inputs().begin() + 1 + num_states, ctx.inputs().end());
-    std::vector<int64_t> batch_dims;
-    for (const auto& v : ctx.inputs()) {
-        if (!v.defined() || v.same_as(ctx.inputs()[0])) continue;
-        std::vector<int64_t> shape = ctx.static_shape(v, "a state or scan input");
-        if (shape.empty()) ctx.error() << "the states and scan inputs need a batch axis";
-        batch_dims.push_back(shape[0]);
-    }
-    int64_t batch = batch_dims[0];
-    for (int64_t b : batch_dims) {
-        if (b != batch) ctx.error() << "the inputs' batch sizes differ: " << batch << " and " << b;
+    int64_t batch = -1;
+    for (const Exprs* group : {&states, &scans}) {
+        for (const auto& v : *group) {
+            std::vector<int64_t> shape = ctx.static_shape(v, "a state or scan input");
+            if (shape.empty()) ctx.error() << "the states and scan inputs need a batch axis";
+            if (batch >= 0 && shape[0] != batch) {
+                ctx.error() << "the inputs' batch sizes differ: " << batch << " and " << shape[0];
+            }
+            batch = shape[0];
+        }
     }
     int64_t length = ctx.static_shape(scans[0], "a scan input").at(1);
     if (Expr lens = ctx.optional_input(0); lens.defined()) {

@@ -28,17 +28,6 @@ std::string opset_range(const Converter& c) {
     return out;
 }
 
-// Whether a value of type `t` holds strings (a string tensor, or a sequence or optional of them).
-bool holds_strings(const graph::Type& t) {
-    if (auto* tt = t.as<graph::TensorType>()) return tt->dtype.is_string();
-    if (auto* st = t.as<graph::SequenceType>()) return st->dtype.is_string();
-    if (auto* ot = t.as<graph::OptionalType>()) return holds_strings(ot->elem);
-    if (auto* tt = t.as<graph::TupleType>()) {
-        return std::any_of(tt->fields.begin(), tt->fields.end(), holds_strings);
-    }
-    return false;
-}
-
 // The ops that take or give string tensors: they compute on them without a kernel (the
 // executor's string instructions) or only pass them on.
 bool handles_strings(const std::string& op_type) {
@@ -318,7 +307,7 @@ private:
             inputs.push_back(name.empty() ? graph::Expr() : lookup(name, loc, "input"));
         }
         bool strings = std::any_of(inputs.begin(), inputs.end(), [](const graph::Expr& e) {
-            return e.defined() && holds_strings(e->type);
+            return e.defined() && graph::holds_strings(e->type);
         });
         if (strings && !handles_strings(node.op_type())) {
             user_error(loc) << "op " << node.op_type()
@@ -342,7 +331,8 @@ private:
             throw UserError(where + ": " + msg);
         }
         for (const auto& out : outs) {
-            if (out.defined() && holds_strings(out->type) && !handles_strings(node.op_type())) {
+            if (out.defined() && graph::holds_strings(out->type) &&
+                !handles_strings(node.op_type())) {
                 user_error(loc) << "op " << node.op_type() << " cannot make string tensors";
             }
         }
