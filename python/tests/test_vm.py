@@ -26,6 +26,10 @@ prim_func relu(X: float32[n, m], Y: float32[n, m]) {
     for j in [0, m) { Y[i, j] = max(X[i, j], 0.0f) }
   }
 }
+
+prim_func linear_via_env(X: float32[n, k], W: float32[m, k], B: float32[m], Z: float32[n, m]) {
+  call_packed("env.linear", X, W, B, Z)
+}
 """
 
 
@@ -47,6 +51,8 @@ def @main(%x: Tensor[(n, 16), float32], %w0: Tensor[(32, 16), float32],
 
 
 TIR_LINEAR, TIR_RELU = "call_tir(@linear", "call_tir(@relu"
+# A compiled kernel whose body calls the Python function registered as env.linear.
+TIR_LINEAR_VIA_ENV = "call_tir(@linear_via_env"
 PACKED_LINEAR, PACKED_RELU = 'call_packed("env.linear"', 'call_packed("env.relu"'
 
 
@@ -82,7 +88,8 @@ def mlp_reference(x, p):
     (TIR_LINEAR, TIR_RELU, TIR_LINEAR),
     (PACKED_LINEAR, PACKED_RELU, PACKED_LINEAR),
     (PACKED_LINEAR, TIR_RELU, TIR_LINEAR),
-], ids=["tir", "packed", "mixed"])
+    (TIR_LINEAR_VIA_ENV, TIR_RELU, TIR_LINEAR_VIA_ENV),
+], ids=["tir", "packed", "mixed", "kernel_calls_python"])
 def test_hand_written_mlp_runs_on_the_vm(env_functions, calls):
     mod = anvil.parse(mlp_text(*calls))
     params = mlp_params()
@@ -94,7 +101,7 @@ def test_hand_written_mlp_runs_on_the_vm(env_functions, calls):
         x = np.random.default_rng(n).uniform(-1, 1, (n, 16)).astype("float32")
         y = vm["main"](x)
         np.testing.assert_allclose(y.numpy(), mlp_reference(x, params), rtol=1e-4, atol=1e-5)
-    packed = sum(c.startswith("call_packed") for c in calls)
+    packed = sum(c.startswith("call_packed") or "via_env" in c for c in calls)
     assert sum(env_functions.values()) - sum(before.values()) == 3 * packed
 
 

@@ -240,6 +240,7 @@ private:
             if (t.text == "allocate") return allocate_stmt();
             if (t.text == "if") return if_stmt();
             if (t.text == "assert") return assert_stmt();
+            if (t.text == "call_packed") return call_packed_stmt();
             if (t.text == "evaluate") {
                 next();
                 expect("(", "after 'evaluate'");
@@ -250,8 +251,8 @@ private:
             if (is_punct("[", 1)) return store_stmt();
         }
         expected(
-            "a statement (for, let, allocate, if, assert, evaluate, seq or a store "
-            "'B[i] = v')");
+            "a statement (for, let, allocate, if, assert, evaluate, call_packed, seq or a "
+            "store 'B[i] = v')");
     }
 
     template <typename F>
@@ -381,6 +382,33 @@ private:
         Stmt body;
         if (is_punct("{")) body = block("the assert body");
         return build(at, "assert", [&] { return make_assert(cond, message, body); });
+    }
+
+    // call_packed("name", args): an argument naming a buffer (not indexed) is a tensor,
+    // optionally `as [shape]`; anything else is a scalar expression.
+    Stmt call_packed_stmt() {
+        const Token at = next();
+        expect("(", "after 'call_packed'");
+        std::string func = string_literal("the registered function's name");
+        std::vector<PackedArg> args;
+        while (accept(",")) {
+            const Token& t = peek();
+            const Decl* d = t.kind == Tok::Ident ? lookup(t.text) : nullptr;
+            if (!d || !d->buffer.defined() || is_punct("[", 1)) {
+                args.push_back(scalar_arg(expr()));
+                continue;
+            }
+            next();
+            PackedArg arg = tensor_arg(d->buffer);
+            if (is_keyword("as")) {
+                next();
+                expect("[", "to open the tensor's shape after 'as'");
+                arg.shape = expr_list("]", "to close the tensor's shape");
+            }
+            args.push_back(std::move(arg));
+        }
+        expect(")", "to close 'call_packed('");
+        return build(at, "call_packed", [&] { return make_call_packed(func, std::move(args)); });
     }
 
     Stmt store_stmt() {

@@ -8,6 +8,7 @@
 
 #include "ir/expr_printer.h"
 #include "ir/intrinsics.h"
+#include "ir/structural_equal.h"
 #include "support/text_scanner.h"
 #include "support/unique_names.h"
 #include "tir/stmt_functor.h"
@@ -147,6 +148,7 @@ private:
         }
         if (auto* ev = s.as<Evaluate>()) return "evaluate(" + expr(ev->value) + ")";
         if (auto* as = s.as<AssertStmt>(); as && !as->body.defined()) return assert_head(*as);
+        if (auto* cp = s.as<CallPacked>()) return call_packed(*cp);
         return std::nullopt;
     }
 
@@ -176,6 +178,29 @@ private:
         ++indent_;
         for (const Stmt& s : list) stmt(s);
         --indent_;
+    }
+
+    // call_packed("name", A, B as [4, 8], n): a tensor prints as its buffer, with `as [shape]`
+    // when the callee sees another shape than the buffer's (a flattened allocation).
+    std::string call_packed(const CallPacked& c) {
+        std::string t = "call_packed(" + quote(c.func);
+        for (const auto& a : c.args) {
+            t += ", ";
+            if (!a.buffer) {
+                t += expr(a.value);
+                continue;
+            }
+            t += buffer_name(a.buffer);
+            bool same = a.shape.size() == a.buffer->shape.size();
+            for (size_t i = 0; same && i < a.shape.size(); ++i) {
+                same = structural_equal(a.shape[i], a.buffer->shape[i]);
+            }
+            if (same) continue;
+            t += " as [";
+            for (size_t i = 0; i < a.shape.size(); ++i) t += (i ? ", " : "") + expr(a.shape[i]);
+            t += "]";
+        }
+        return t + ")";
     }
 
     std::string assert_head(const AssertStmt& a) {
@@ -260,6 +285,7 @@ private:
             }
             case StmtKind::Store:
             case StmtKind::Evaluate:
+            case StmtKind::CallPacked:
                 break;  // leaves, handled above
         }
     }
@@ -310,9 +336,9 @@ bool is_nan_or_inf_literal(const std::string& s) {
 
 bool is_reserved_name(const std::string& name) {
     static const std::unordered_set<std::string> kWords = {
-        "prim_func", "for",      "in",    "let",    "allocate", "if",   "else", "assert",
-        "evaluate",  "true",     "false", "select", "cast",     "call", "ramp", "broadcast",
-        "floordiv",  "floormod", "min",   "max",    "likely",   "seq",
+        "prim_func", "for",      "in",    "let",    "allocate", "if",   "else",        "assert",
+        "evaluate",  "true",     "false", "select", "cast",     "call", "ramp",        "broadcast",
+        "floordiv",  "floormod", "min",   "max",    "likely",   "seq",  "call_packed",
     };
     return kWords.count(name) || intrin::arity(name) >= 0 || is_nan_or_inf_literal(name);
 }

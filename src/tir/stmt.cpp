@@ -109,6 +109,29 @@ Stmt make_assert(PrimExpr cond, std::string message, Stmt body, SourceLoc loc) {
         new AssertStmt(std::move(cond), std::move(message), std::move(body), std::move(loc)));
 }
 
+PackedArg tensor_arg(Ref<Buffer> buffer) {
+    std::vector<PrimExpr> shape = buffer->shape;
+    return PackedArg{std::move(buffer), std::move(shape), PrimExpr()};
+}
+
+PackedArg scalar_arg(PrimExpr value) {
+    return PackedArg{Ref<Buffer>(), {}, std::move(value)};
+}
+
+Stmt make_call_packed(std::string func, std::vector<PackedArg> args, SourceLoc loc) {
+    ANVIL_CHECK(!func.empty()) << "call_packed without a function name";
+    for (const auto& a : args) {
+        ANVIL_CHECK(a.buffer.defined() != a.value.defined())
+            << "call_packed " << func << ": an argument is neither a tensor nor a scalar";
+        if (a.value.defined()) {
+            DataType t = a.value.dtype();
+            ANVIL_CHECK(t.is_scalar() && !t.is_handle())
+                << "call_packed " << func << ": scalar argument of type " << t.str();
+        }
+    }
+    return Stmt(new CallPacked(std::move(func), std::move(args), std::move(loc)));
+}
+
 Ref<PrimFunc> make_prim_func(std::string name, std::vector<Ref<Buffer>> params, Stmt body,
                              std::vector<Ref<Var>> scalar_params) {
     ANVIL_CHECK(body.defined()) << "function " << name << " without a body";

@@ -18,6 +18,12 @@
 // - IfThenElse runs then_case when cond holds, else_case (optional) otherwise.
 // - Evaluate computes an expression for its side effects (a call).
 // - AssertStmt raises a runtime error carrying `message` when cond is false.
+// - CallPacked calls the function registered under `func` in the runtime's global registry
+//   (anvil_func_get_global) with `args`: a tensor argument passes as a DLTensor over its buffer's
+//   memory with the argument's `shape` (compact row-major, on the CPU), a scalar as an int64
+//   (integers and bool) or a float64. The callee may read and write the tensors. When it fails,
+//   the kernel fails with the callee's message; its return value is discarded. The name is looked
+//   up at the first call and kept, so a function must be registered before the kernel runs.
 #pragma once
 
 #include <cstdint>
@@ -38,7 +44,8 @@ namespace anvil::tir {
     X(IfThenElse)              \
     X(Evaluate)                \
     X(SeqStmt)                 \
-    X(AssertStmt)
+    X(AssertStmt)              \
+    X(CallPacked)
 
 enum class StmtKind : uint8_t {
 #define ANVIL_X(name) name,
@@ -148,6 +155,23 @@ struct AssertStmt : StmtNode {
     const Stmt body;
 };
 
+// One argument of a CallPacked: a tensor (buffer set) or a scalar (value set).
+struct PackedArg {
+    Ref<Buffer> buffer;
+    // The tensor's shape as the callee sees it: the buffer's shape when the call was made, kept
+    // when flatten_storage later gives an allocated buffer one dimension.
+    std::vector<PrimExpr> shape;
+    PrimExpr value;
+};
+
+struct CallPacked : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::CallPacked;
+    CallPacked(std::string f, std::vector<PackedArg> a, SourceLoc l = {})
+        : StmtNode(kKind, std::move(l)), func(std::move(f)), args(std::move(a)) {}
+    const std::string func;
+    const std::vector<PackedArg> args;
+};
+
 // Checked constructors (InternalError on ill-typed input).
 Stmt make_let(Ref<Var> var, PrimExpr value, Stmt body, SourceLoc loc = {});
 Stmt make_for(Ref<Var> var, PrimExpr min, PrimExpr extent, ForKind kind, Stmt body,
@@ -160,6 +184,10 @@ Stmt make_evaluate(PrimExpr value, SourceLoc loc = {});
 // Flattens nested SeqStmts, drops undefined entries; one statement is returned as itself.
 Stmt make_seq(std::vector<Stmt> seq, SourceLoc loc = {});
 Stmt make_assert(PrimExpr cond, std::string message, Stmt body, SourceLoc loc = {});
+// Arguments made by tensor_arg / scalar_arg; scalars must be scalar numbers (not handles).
+Stmt make_call_packed(std::string func, std::vector<PackedArg> args, SourceLoc loc = {});
+PackedArg tensor_arg(Ref<Buffer> buffer);
+PackedArg scalar_arg(PrimExpr value);
 
 // A compiled unit: a named function over buffers (tensors) and scalar parameters.
 // The caller passes one DLTensor per buffer parameter, in order, then the scalars.

@@ -51,6 +51,14 @@ void StmtVisitor::visit_stmt_(const AssertStmt* op) {
     visit_stmt(op->body);
 }
 
+void StmtVisitor::visit_stmt_(const CallPacked* op) {
+    for (const auto& a : op->args) {
+        if (a.buffer.defined()) visit_buffer(a.buffer);
+        for (const auto& d : a.shape) visit_expr(d);
+        if (a.value.defined()) visit_expr(a.value);
+    }
+}
+
 Stmt StmtMutator::mutate_stmt(const Stmt& s) {
     switch (s->kind) {
 #define ANVIL_X(name)    \
@@ -117,6 +125,23 @@ Stmt StmtMutator::mutate_stmt_(const AssertStmt* op, const Stmt& self) {
     Stmt b = mutate_stmt(op->body);
     if (c.same_as(op->cond) && b.same_as(op->body)) return self;
     return make_assert(c, op->message, b, op->loc);
+}
+
+Stmt StmtMutator::mutate_stmt_(const CallPacked* op, const Stmt& self) {
+    std::vector<PackedArg> args;
+    bool changed = false;
+    for (const auto& a : op->args) {
+        PackedArg m{a.buffer.defined() ? mutate_buffer(a.buffer) : a.buffer,
+                    {},
+                    a.value.defined() ? mutate_expr(a.value) : a.value};
+        changed |= !m.buffer.same_as(a.buffer) || !m.value.same_as(a.value);
+        for (const auto& d : a.shape) {
+            m.shape.push_back(mutate_expr(d));
+            changed |= !m.shape.back().same_as(d);
+        }
+        args.push_back(std::move(m));
+    }
+    return changed ? make_call_packed(op->func, std::move(args), op->loc) : self;
 }
 
 void pre_order_visit(const Stmt& s, const std::function<void(const Stmt&)>& f) {

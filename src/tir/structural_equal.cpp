@@ -77,6 +77,20 @@ public:
                 return x->message == y->message && eq_.equal(x->cond, y->cond) &&
                        stmt(x->body, y->body);
             }
+            case StmtKind::CallPacked: {
+                auto *x = a.as<CallPacked>(), *y = b.as<CallPacked>();
+                if (x->func != y->func || x->args.size() != y->args.size()) return false;
+                for (size_t i = 0; i < x->args.size(); ++i) {
+                    const PackedArg &p = x->args[i], &q = y->args[i];
+                    if (p.buffer.defined() != q.buffer.defined()) return false;
+                    if (p.buffer.defined() && (!eq_.equal_buffer(p.buffer.get(), q.buffer.get()) ||
+                                               !eq_.equal(p.shape, q.shape))) {
+                        return false;
+                    }
+                    if (!p.buffer.defined() && !eq_.equal(p.value, q.value)) return false;
+                }
+                return true;
+            }
         }
         return false;
     }

@@ -160,6 +160,13 @@ private:
                 if (op->body.defined()) stmt(op->body);
                 break;
             }
+            case StmtKind::CallPacked:
+                for (const auto& a : s.as<CallPacked>()->args) {
+                    if (a.buffer.defined()) check_buffer_use(a.buffer, "call_packed with");
+                    for (const auto& d : a.shape) expr(d);
+                    if (a.value.defined()) expr(a.value);
+                }
+                break;
         }
         current_ = outer;
     }

@@ -11,6 +11,8 @@
 //       0 on success, -1 after anvil_set_last_error.
 //   internal int f.lambda.N(int task, int num_tasks, ptr closure) and f.par.N(...) per
 //       parallel loop (parallel.cpp).
+//   internal ptr __anvil_packed.NAME: the registry handle of each function the module's
+//       CallPackeds name (call_packed.cpp).
 // Expressions are in codegen_expr.cpp, statements and functions in codegen_stmt.cpp; the
 // optimization pipeline, JIT and file output in llvm_module.cpp.
 //
@@ -47,6 +49,9 @@ struct FreeSymbols {
     std::vector<Ref<Buffer>> buffers;
 };
 FreeSymbols collect_free_symbols(const tir::Stmt& s);
+
+// `s` with every '%' doubled, for use inside an snprintf format.
+std::string escape_percent(const std::string& s);
 
 class CodeGenLLVM {
 public:
@@ -112,6 +117,8 @@ private:
 #undef ANVIL_X
     void emit_serial_loop(const tir::For* op, llvm::Value* begin, llvm::Value* end);
     void emit_parallel_for(const tir::For* op);  // parallel.cpp
+    // The registry handle of `func`, looked up on first use (call_packed.cpp).
+    llvm::Value* packed_function_handle(const std::string& func);
 
     // ---- types (codegen_expr.cpp)
     llvm::Type* llvm_type(DataType t);     // in registers

@@ -78,6 +78,14 @@ llvm::FunctionCallee CodeGenLLVM::runtime_function(const std::string& name) {
         fty = llvm::FunctionType::get(ptr_, {i64_}, false);
     } else if (name == "anvil_workspace_free") {
         fty = llvm::FunctionType::get(void_ty, {ptr_}, false);
+    } else if (name == "anvil_get_last_error") {
+        fty = llvm::FunctionType::get(ptr_, {}, false);
+    } else if (name == "anvil_func_get_global") {
+        fty = llvm::FunctionType::get(i32_, {ptr_, ptr_}, false);
+    } else if (name == "anvil_func_call") {
+        fty = llvm::FunctionType::get(i32_, {ptr_, ptr_, ptr_, i32_, ptr_, ptr_}, false);
+    } else if (name == "anvil_func_free") {
+        fty = llvm::FunctionType::get(i32_, {ptr_}, false);
     } else if (name == "snprintf") {
         fty = llvm::FunctionType::get(i32_, {ptr_, i64_, ptr_}, true);
     } else {

@@ -15,9 +15,10 @@
 //   ANVIL_TENSOR_ALIGNMENT (64) bytes — checked, since the code is compiled assuming it;
 // - distinct tensor arguments do not overlap in memory (not checked; the code is compiled with
 //   `noalias` so loops vectorize, and overlapping tensors give undefined results).
-// The code calls anvil_set_last_error, anvil_parallel_launch, anvil_workspace_alloc/free, and
-// snprintf plus libm; the JIT resolves them in the current process (which links anvil_runtime),
-// an exported library at load time.
+// The code calls anvil_set_last_error, anvil_parallel_launch, anvil_workspace_alloc/free, the
+// function registry (anvil_func_get_global/call/free, for CallPacked) and snprintf plus libm; the
+// JIT resolves them in the current process (which links anvil_runtime), an exported library at load
+// time.
 #pragma once
 
 #include <string>

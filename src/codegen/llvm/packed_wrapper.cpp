@@ -33,15 +33,6 @@ namespace {
 // Size of the stack buffer the formatted messages are written to.
 constexpr int kMessageBytes = 1024;
 
-std::string escape_percent(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        out += c;
-        if (c == '%') out += '%';
-    }
-    return out;
-}
-
 // The DLPack (code, bits) pairs accepted for a buffer's element type. bool tensors store one byte
 // per element; the runtime spells bool {kDLUInt, 1} (DLPack's traditional form), DLPack 0.8
 // {kDLBool = 6, 8}, and Anvil's DataType {Bool = 5, 1}.
@@ -59,6 +50,15 @@ std::string shape_text(const Buffer& b) {
 }
 
 }  // namespace
+
+std::string escape_percent(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        out += c;
+        if (c == '%') out += '%';
+    }
+    return out;
+}
 
 void CodeGenLLVM::emit_packed_wrapper(const tir::PrimFunc& f, llvm::Function* impl,
                                       const std::vector<Param>& impl_params) {

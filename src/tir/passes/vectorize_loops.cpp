@@ -230,6 +230,9 @@ protected:
     Stmt mutate_stmt_(const Evaluate*, const Stmt&) override {
         throw CannotVectorize{};
     }
+    Stmt mutate_stmt_(const CallPacked*, const Stmt&) override {
+        throw CannotVectorize{};
+    }
     // Each iteration owns its buffer; sharing one across lanes would need it widened.
     Stmt mutate_stmt_(const Allocate*, const Stmt&) override {
         throw CannotVectorize{};

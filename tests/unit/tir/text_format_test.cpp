@@ -117,6 +117,10 @@ Ref<PrimFunc> make_everything() {
                    {i, j}),
         make_store(A, make_call(f32, intrin::kReinterpret, {x}), {i, j}),
         make_store(A, make_call(f32, intrin::kSqrt, {cast(f32, x)}), {0, j}),
+        // registry calls: tensors (one seen with another shape), scalars, no arguments
+        make_call_packed("env.linear", {tensor_arg(A), tensor_arg(L), scalar_arg(x + 1),
+                                        scalar_arg(y), PackedArg{G, {2, n}, {}}}),
+        make_call_packed("env.tick", {}),
         // vectors
         make_for(k, 0, 4, ForKind::Serial,
                  make_store(A, make_load(A, {k, make_ramp(0, 1, 4)}) + make_broadcast(y, 4),
@@ -176,6 +180,8 @@ TEST(TirText, RoundTripsEveryNodeAndExpressionForm) {
           "exp(A[i, j]) + fma(A[i, j], A[i, j], 2.0f)",
           "call<float32>(\"reinterpret\", x)",
           "sqrt(cast<float32>(x))",
+          "call_packed(\"env.linear\", A, L, x + 1, y, G as [2, n])",
+          "call_packed(\"env.tick\")",
           "A[k, ramp(4, 2, 4)] = A[k, ramp(0, 1, 4)] + broadcast(y, 4)",
           "for j in [i * 2, i * 2 + (n - i)) {",
           "let x = i + j {",
@@ -403,6 +409,10 @@ TEST(TirText, ReportsParseErrorsWithLineAndColumn) {
     expect_parse_error("if 1 { evaluate(0) }", "1:1", "ill-typed if: if condition of type int32");
     expect_parse_error("for i in [0, 4) thread_binding { }", "1:32",
                        "expected '(' after 'thread_binding'");
+    expect_parse_error("call_packed(env.f)", "1:13", "expected the registered function's name");
+    expect_parse_error("prim_func f(A: float32[4]) {\n  call_packed(\"env.f\", A as 4)\n}", "2:29",
+                       "expected '[' to open the tensor's shape after 'as'");
+    expect_parse_error("call_packed(\"env.f\", B)", "1:22", "undefined variable 'B'");
 }
 
 }  // namespace

@@ -75,6 +75,13 @@ TEST(TirVerifier, RejectsUndefinedBuffers) {
     // An allocation ends with its body.
     Stmt body = make_seq({make_allocate(T, make_store(T, 0.0f, {0})), make_store(T, 1.0f, {1})});
     expect_invalid(make_prim_func("f", {A}, body), {"undefined buffer 'T'", "in: T[1] = 1.0f"});
+    // A registry call's tensors and the variables of its shapes and scalars.
+    auto k = make_var("k");
+    expect_invalid(make_prim_func("f", {A}, make_call_packed("env.f", {tensor_arg(T)})),
+                   {"call_packed with undefined buffer 'T'", "in: call_packed(\"env.f\", T)"});
+    expect_invalid(
+        make_prim_func("f", {A}, make_call_packed("env.f", {PackedArg{A, {k}, {}}, scalar_arg(k)})),
+        {"use of undefined variable 'k'"});
 }
 
 TEST(TirVerifier, RejectsDuplicateBindings) {
