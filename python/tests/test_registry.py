@@ -92,3 +92,33 @@ def test_duplicate_registration_is_an_error():
     anvil.register_func("test.once", lambda: 1, override=True)
     with pytest.raises(anvil.UserError):
         anvil.register_func("test.once", lambda: 2)
+
+
+def test_compiled_kernel_calls_python_and_reports_its_exception():
+    seen = {}
+
+    @anvil.register_func("test.kernel_hook", override=True)
+    def hook(x, scale):
+        seen["shape"], seen["scale"] = x.shape, scale
+        if scale < 0:
+            raise ValueError("negative scale")
+        x.numpy()[:] *= scale  # the kernel's own buffer
+
+    mod = anvil.parse("""
+def @main(%x: Tensor[(2, 3), float32], %s: Tensor[(), float32]) -> Tensor[(2, 3), float32] {
+  call_tir(@scaled, (%x, %s), Tensor[(2, 3), float32])
+}
+
+prim_func scaled(X: float32[2, 3], S: float32[], Y: float32[2, 3]) {
+  for i in [0, 6) { Y[i] = X[i] + 1.0f }
+  call_packed("test.kernel_hook", Y, S[0])
+}
+""")
+    vm = anvil.runtime.VirtualMachine(anvil.build(mod, target="llvm"))
+    x = np.arange(6, dtype="float32").reshape(2, 3)
+    y = vm["main"](x, np.array(2.0, dtype="float32"))
+    np.testing.assert_array_equal(y.numpy(), (x + 1) * 2)
+    assert seen == {"shape": (2, 3), "scale": 2.0}
+    with pytest.raises(anvil.UserError,
+                       match=r'scaled: call_packed\("test.kernel_hook"\) failed: .*negative scale'):
+        vm["main"](x, np.array(-1.0, dtype="float32"))
