@@ -1,40 +1,20 @@
 // The `anvil` command line end to end: compile ONNX models and run them against their reference
 // outputs with --compare; errors exit 1 (model, files) or 2 (usage) with a message and no stack.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "cli/cli_run.h"
+
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Result {
-    int status;
-    std::string output;  // stdout and stderr
-};
-
-Result run(const std::string& args) {
-    std::string cmd = std::string(ANVIL_CLI) + " " + args + " 2>&1";
-    FILE* p = popen(cmd.c_str(), "r");
-    std::string out;
-    std::array<char, 4096> buf;
-    while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-    int status = pclose(p);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-std::string temp_so(const std::string& name) {
-    return (fs::temp_directory_path() /
-            ("anvil_cli_" + std::to_string(getpid()) + "_" + name + ".so"))
-        .string();
-}
+using anvil::cli::testing::Result;
+using anvil::cli::testing::run;
+using anvil::cli::testing::temp_so;
 
 // Compiles `dir`/model.onnx once and checks it against every `dir`/test_data_set_K at
 // -O`level` (models with symbolic dimensions have data sets of several sizes).

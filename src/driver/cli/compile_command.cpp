@@ -1,6 +1,10 @@
-// anvil compile MODEL.onnx --target "llvm -mcpu=native" -o model.so [-O 0-3]
-//               [--input-shapes NAME:[1,3,224,224] ...] [--print-after NAME|all] [--time-passes]
-//               [--disable-pass NAME ...] [--executor graph|vm|auto]
+// anvil compile MODEL.onnx|MODULE.anvil --target "llvm -mcpu=native" -o model.so [-O 0-3]
+//               [--input-shapes NAME:[1,3,224,224] ...] [--params WEIGHTS.npz]
+//               [--print-after NAME|all] [--time-passes] [--disable-pass NAME ...]
+//               [--executor graph|vm|auto]
+//
+// MODULE.anvil is a module in Anvil's text format (model_file.h); --params binds weights to its
+// main's parameters by name. ONNX models carry their weights and take --input-shapes instead.
 #include <chrono>
 #include <cstdio>
 #include <sstream>
@@ -8,6 +12,7 @@
 #include "commands.h"
 #include "driver/compile.h"
 #include "frontend/onnx/from_onnx.h"
+#include "model_file.h"
 #include "support/error.h"
 
 namespace anvil::cli {
@@ -20,6 +25,7 @@ struct CompileArgs {
     std::string output = "model.so";
     int opt_level = 3;
     std::vector<std::string> input_shapes;
+    std::string params;  // .npz of weights for a module's text
     std::string print_after;
     bool time_passes = false;
     std::vector<std::string> disabled;
@@ -60,10 +66,24 @@ std::map<std::string, std::vector<int64_t>> parse_input_shapes(
 
 int run_compile(const CompileArgs& a) {
     auto start = std::chrono::steady_clock::now();
-    frontend::ImportOptions import;
-    import.input_shapes = parse_input_shapes(a.input_shapes);
     driver::Executor executor = driver::parse_executor(a.executor);
-    graph::IRModule m = frontend::from_onnx(a.model, import);
+    graph::IRModule m;
+    if (is_module_text(a.model)) {
+        if (!a.input_shapes.empty()) {
+            user_error() << "--input-shapes applies to ONNX models; the text of " << a.model
+                         << " declares its inputs' shapes";
+        }
+        m = read_module_text(a.model);
+        if (!a.params.empty()) m = bind_params_npz(m, a.params);
+    } else {
+        if (!a.params.empty()) {
+            user_error() << "--params binds weights to a module's text (.anvil); the ONNX "
+                         << "model " << a.model << " holds its own";
+        }
+        frontend::ImportOptions import;
+        import.input_shapes = parse_input_shapes(a.input_shapes);
+        m = frontend::from_onnx(a.model, import);
+    }
     driver::PipelineOptions options;
     options.opt_level = a.opt_level;
     options.print_after = a.print_after;
@@ -83,13 +103,17 @@ int run_compile(const CompileArgs& a) {
 
 void add_compile_command(CLI::App& app, int* status) {
     auto args = std::make_shared<CompileArgs>();
-    CLI::App* cmd = app.add_subcommand("compile", "compile an ONNX model into one shared library");
-    cmd->add_option("model", args->model, "the ONNX model")->required();
+    CLI::App* cmd = app.add_subcommand(
+        "compile", "compile an ONNX model or a module's text (.anvil) into one shared library");
+    cmd->add_option("model", args->model, "the ONNX model, or a module in Anvil's text format")
+        ->required();
     cmd->add_option("--target", args->target, "target, e.g. \"llvm -mcpu=native\"");
     cmd->add_option("-o,--output", args->output, "the library to write");
     cmd->add_option("-O,--opt-level", args->opt_level, "optimization level")
         ->check(CLI::Range(0, 3));
     cmd->add_option("--input-shapes", args->input_shapes, "NAME:[d0,d1,...] shape overrides");
+    cmd->add_option("--params", args->params,
+                    "an .npz of weights bound to the module's main parameters of those names");
     cmd->add_option("--print-after", args->print_after, "print the IR after a pass, or 'all'");
     cmd->add_flag("--time-passes", args->time_passes, "report each pass's time");
     cmd->add_option("--executor", args->executor,

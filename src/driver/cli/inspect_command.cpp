@@ -1,11 +1,12 @@
-// anvil inspect MODEL.onnx | model.so: inputs, outputs, the op histogram (ONNX models) or the
-// kernels and planned memory (compiled models).
+// anvil inspect MODEL.onnx | MODULE.anvil | model.so: inputs, outputs, the op histogram (ONNX
+// models, modules' text) or the kernels and planned memory (compiled models).
 #include <cstdio>
 #include <map>
 
 #include "commands.h"
 #include "frontend/onnx/from_onnx.h"
 #include "graph/expr_functor.h"
+#include "model_file.h"
 #include "runtime/graph_executor.h"
 #include "support/error.h"
 
@@ -13,8 +14,8 @@ namespace anvil::cli {
 
 namespace {
 
-void inspect_onnx(const std::string& path) {
-    graph::IRModule m = frontend::from_onnx(path);
+void inspect_model(const std::string& path) {
+    graph::IRModule m = is_module_text(path) ? read_module_text(path) : frontend::from_onnx(path);
     const auto& main = m.main();
     std::printf("model %s\ninputs:\n", path.c_str());
     for (const auto& p : main->params)
@@ -61,13 +62,14 @@ void inspect_library(const std::string& path) {
 
 void add_inspect_command(CLI::App& app, int* status) {
     auto path = std::make_shared<std::string>();
-    CLI::App* cmd = app.add_subcommand("inspect", "describe an ONNX model or a compiled model");
-    cmd->add_option("model", *path, "model.onnx or model.so")->required();
+    CLI::App* cmd = app.add_subcommand(
+        "inspect", "describe an ONNX model, a module's text or a compiled model");
+    cmd->add_option("model", *path, "model.onnx, module.anvil or model.so")->required();
     cmd->callback([path, status] {
         if (path->size() > 3 && path->compare(path->size() - 3, 3, ".so") == 0) {
             inspect_library(*path);
         } else {
-            inspect_onnx(*path);
+            inspect_model(*path);
         }
         *status = 0;
     });

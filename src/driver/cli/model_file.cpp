@@ -1,0 +1,63 @@
+#include "model_file.h"
+
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "graph/parser.h"
+#include "graph/passes/passes.h"
+#include "ops/op_table.h"
+#include "runtime/npz.h"
+#include "support/error.h"
+
+namespace anvil::cli {
+
+namespace {
+
+// Whether `message` starts with the parser's "LINE:COL: ".
+bool starts_with_position(const std::string& message) {
+    size_t i = 0;
+    for (int part = 0; part < 2; ++part) {
+        size_t digits = i;
+        while (i < message.size() && std::isdigit(static_cast<unsigned char>(message[i]))) ++i;
+        if (i == digits || i >= message.size() || message[i] != ':') return false;
+        ++i;
+    }
+    return true;
+}
+
+}  // namespace
+
+bool is_module_text(const std::string& path) {
+    std::string ext = std::filesystem::path(path).extension().string();
+    return ext == ".anvil" || ext == ".txt";
+}
+
+graph::IRModule read_module_text(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) user_error() << path << ": cannot open the file";
+    std::stringstream text;
+    text << in.rdbuf();
+    try {
+        return graph::parse_module(text.str(), ops::op_table());
+    } catch (const UserError& e) {
+        std::string message = e.what();
+        user_error() << path << (starts_with_position(message) ? ":" : ": ") << message;
+    }
+    ANVIL_UNREACHABLE();
+}
+
+graph::IRModule bind_params_npz(const graph::IRModule& m, const std::string& path) {
+    std::map<std::string, runtime::NDArray> values;
+    for (auto& [name, array] : runtime::read_npz(path)) values[name] = array;
+    try {
+        return graph::bind_params(m, "main", values);
+    } catch (const UserError& e) {
+        user_error() << "--params " << path << ": " << e.what();
+    }
+    ANVIL_UNREACHABLE();
+}
+
+}  // namespace anvil::cli

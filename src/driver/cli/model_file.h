@@ -1,0 +1,25 @@
+// The model files `anvil compile` and `anvil inspect` read: an ONNX model, or a module in
+// Anvil's text format (graph/parser.h: graph functions with dataflow blocks, prim_func kernels,
+// call_tir, call_packed; what `anvil.parse` reads and `IRModule.astext()` / graph::print write).
+// The extension decides: ".anvil" (or ".txt", as the golden test files name graph text) is module
+// text, anything else ONNX.
+#pragma once
+
+#include <string>
+
+#include "graph/module.h"
+
+namespace anvil::cli {
+
+bool is_module_text(const std::string& path);
+
+// Parses the module text at `path`. A mistake in the text is a UserError reading
+// "PATH:LINE:COL: message".
+graph::IRModule read_module_text(const std::string& path);
+
+// `m` with parameters of main replaced by the arrays of the .npz at `path` that are named after
+// them (graph::bind_params); UserError naming the file for a name main has no parameter of, or
+// a value of the wrong shape or dtype.
+graph::IRModule bind_params_npz(const graph::IRModule& m, const std::string& path);
+
+}  // namespace anvil::cli
