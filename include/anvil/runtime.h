@@ -166,6 +166,13 @@ ANVIL_API int anvil_graph_executor_get_output(AnvilGraphExecutorHandle executor,
 /* Copies output `index` into `dst` (same shape and dtype, CPU, compact). */
 ANVIL_API int anvil_graph_executor_copy_output(AnvilGraphExecutorHandle executor, int index,
                                                DLTensor* dst);
+/* Profiling: run() with every kernel call timed, the times added up until reset. The report is
+ * the per-kernel table of `anvil run --profile` (src/runtime/kernel_profile.h); *text stays valid
+ * until the next get_profile or the executor is freed. */
+ANVIL_API int anvil_graph_executor_run_profiled(AnvilGraphExecutorHandle executor);
+ANVIL_API int anvil_graph_executor_get_profile(AnvilGraphExecutorHandle executor,
+                                               const char** text);
+ANVIL_API int anvil_graph_executor_reset_profile(AnvilGraphExecutorHandle executor);
 /* Activation memory after sharing, one buffer per tensor, and the parameters; any may be NULL. */
 ANVIL_API int anvil_graph_executor_get_memory(AnvilGraphExecutorHandle executor,
                                               int64_t* planned_bytes, int64_t* unshared_bytes,

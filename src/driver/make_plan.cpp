@@ -2,6 +2,7 @@
 
 #include <unordered_map>
 
+#include "driver/count_flops.h"
 #include "graph/expr_functor.h"
 #include "ops/call_tir.h"
 #include "support/error.h"
@@ -46,6 +47,14 @@ ExecutablePlan make_plan(const graph::IRModule& m) {
         entries[p.get()] = out;
     }
     std::unordered_map<std::string, int> kernel_uses;
+    std::unordered_map<std::string, int64_t> kernel_flops;  // counted once per kernel
+    auto flops_of = [&](const std::string& kernel) {
+        auto it = kernel_flops.find(kernel);
+        if (it != kernel_flops.end()) return it->second;
+        auto k = m.kernels.find(kernel);
+        int64_t n = k != m.kernels.end() ? count_flops(*k->second) : -1;
+        return kernel_flops[kernel] = n;
+    };
     graph::post_order_visit(main->body, [&](const Expr& e) {
         if (entries.count(e.get())) return;
         if (auto* c = e.as<graph::Constant>()) {
@@ -61,7 +70,9 @@ ExecutablePlan make_plan(const graph::IRModule& m) {
                                    << "; lower the module first";
             }
             const auto& attrs = static_cast<const ops::CallTirAttrs&>(*call->attrs);
-            runtime::PlanNode node{.kind = runtime::PlanNodeKind::kernel, .kernel = attrs.kernel};
+            runtime::PlanNode node{.kind = runtime::PlanNodeKind::kernel,
+                                   .kernel = attrs.kernel,
+                                   .flops = flops_of(attrs.kernel)};
             node.name = !e->loc.node_name.empty()
                             ? e->loc.node_name
                             : attrs.kernel + "_" + std::to_string(kernel_uses[attrs.kernel]++);

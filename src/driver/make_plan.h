@@ -1,6 +1,7 @@
 // The graph executor's plan (runtime/graph_plan.h) for a lowered module: one node per graph
 // input, weight and kernel call of "main", in execution order, with the weights packed into the
-// parameter blob. Storage ids start one per tensor; plan_memory then shares them.
+// parameter blob. Storage ids start one per tensor; plan_memory then shares them. Each kernel
+// node records the floating-point operations of one call (driver/count_flops.h), for profiling.
 #pragma once
 
 #include <string>

@@ -1,5 +1,7 @@
 #include "runtime/graph_executor.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <unordered_map>
 
@@ -22,6 +24,12 @@ struct KernelCall {
     std::vector<int> codes;
 };
 
+// What run_profiled accumulates for one call of the plan (by index in State::calls).
+struct CallTime {
+    int64_t calls = 0;
+    int64_t ns = 0;
+};
+
 }  // namespace
 
 struct GraphExecutor::State {
@@ -33,7 +41,26 @@ struct GraphExecutor::State {
     std::vector<KernelCall> calls;
     std::vector<GraphTensorInfo> inputs, outputs;
     std::vector<NDArray> input_tensors, output_tensors;
+    std::vector<CallTime> times;  // per call; filled by run_profiled only
+    int64_t profiled_runs = 0;
+
+    void call_kernel(const KernelCall& call) const;
 };
+
+void GraphExecutor::State::call_kernel(const KernelCall& call) const {
+    AnvilValue ret{};
+    int ret_code = kAnvilNull;
+    int rc = call.func.call_packed(call.values.data(), call.codes.data(),
+                                   static_cast<int>(call.values.size()), &ret, &ret_code);
+    if (rc != 0) {
+        const PlanNode& node = plan.nodes[call.node];
+        user_error() << "graph executor: node " << call.node << " '" << node.name << "' (kernel '"
+                     << node.kernel << "') failed: " << anvil_get_last_error();
+    }
+    if (ret_code == kAnvilFunction) {
+        PackedFunc::adopt(static_cast<AnvilFunctionHandle>(ret.v_handle));  // released
+    }
+}
 
 GraphExecutor::GraphExecutor(GraphPlan plan, std::span<const std::byte> params, Module kernels)
     : GraphExecutor(std::move(plan), params, std::move(kernels), nullptr) {}
@@ -201,21 +228,47 @@ NDArray GraphExecutor::get_input(int index) const {
 }
 
 void GraphExecutor::run() {
+    const State& s = *state_;
+    for (const KernelCall& call : s.calls) s.call_kernel(call);
+}
+
+void GraphExecutor::run_profiled() {
     State& s = *state_;
-    for (const KernelCall& call : s.calls) {
-        AnvilValue ret{};
-        int ret_code = kAnvilNull;
-        int rc = call.func.call_packed(call.values.data(), call.codes.data(),
-                                       static_cast<int>(call.values.size()), &ret, &ret_code);
-        if (rc != 0) {
-            const PlanNode& node = s.plan.nodes[call.node];
-            user_error() << "graph executor: node " << call.node << " '" << node.name
-                         << "' (kernel '" << node.kernel << "') failed: " << anvil_get_last_error();
-        }
-        if (ret_code == kAnvilFunction) {
-            PackedFunc::adopt(static_cast<AnvilFunctionHandle>(ret.v_handle));  // released
-        }
+    s.times.resize(s.calls.size());
+    for (size_t i = 0; i < s.calls.size(); ++i) {
+        auto start = std::chrono::steady_clock::now();
+        s.call_kernel(s.calls[i]);
+        auto end = std::chrono::steady_clock::now();
+        s.times[i].calls += 1;
+        s.times[i].ns += std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count();
     }
+    ++s.profiled_runs;
+}
+
+Profile GraphExecutor::profile() const {
+    const State& s = *state_;
+    Profile p;
+    p.runs = s.profiled_runs;
+    std::unordered_map<std::string, size_t> index;  // kernel name → entry of p.kernels
+    for (size_t i = 0; i < s.times.size(); ++i) {
+        const PlanNode& node = s.plan.nodes[s.calls[i].node];
+        auto [it, added] = index.emplace(node.kernel, p.kernels.size());
+        if (added) p.kernels.push_back({.kernel = node.kernel, .flops = node.flops});
+        KernelProfile& k = p.kernels[it->second];
+        k.calls += s.times[i].calls;
+        k.total_ms += static_cast<double>(s.times[i].ns) / 1e6;
+        // Nodes of one kernel have the same count; an unknown one makes the kernel's unknown.
+        if (node.flops != k.flops) k.flops = -1;
+    }
+    std::stable_sort(
+        p.kernels.begin(), p.kernels.end(),
+        [](const KernelProfile& a, const KernelProfile& b) { return a.total_ms > b.total_ms; });
+    return p;
+}
+
+void GraphExecutor::reset_profile() {
+    state_->times.clear();
+    state_->profiled_runs = 0;
 }
 
 NDArray GraphExecutor::get_param(const std::string& name) const {
@@ -270,6 +323,7 @@ const Module& GraphExecutor::module() const {
 
 struct AnvilGraphExecutorObj {
     anvil::runtime::GraphExecutor executor;
+    std::string profile_text;  // what anvil_graph_executor_get_profile handed out last
 };
 
 using anvil::runtime::catch_to_status;
@@ -379,6 +433,31 @@ int anvil_graph_executor_set_input_index(AnvilGraphExecutorHandle h, int index,
 int anvil_graph_executor_run(AnvilGraphExecutorHandle h) {
     return catch_to_status([&] {
         executor_of(h, "anvil_graph_executor_run").run();
+        return 0;
+    });
+}
+
+int anvil_graph_executor_run_profiled(AnvilGraphExecutorHandle h) {
+    return catch_to_status([&] {
+        executor_of(h, "anvil_graph_executor_run_profiled").run_profiled();
+        return 0;
+    });
+}
+
+int anvil_graph_executor_get_profile(AnvilGraphExecutorHandle h, const char** text) {
+    return catch_to_status([&] {
+        if (text == nullptr)
+            anvil::user_error() << "anvil_graph_executor_get_profile: text is NULL";
+        auto& ex = executor_of(h, "anvil_graph_executor_get_profile");
+        h->profile_text = anvil::runtime::format_profile(ex.profile());
+        *text = h->profile_text.c_str();
+        return 0;
+    });
+}
+
+int anvil_graph_executor_reset_profile(AnvilGraphExecutorHandle h) {
+    return catch_to_status([&] {
+        executor_of(h, "anvil_graph_executor_reset_profile").reset_profile();
         return 0;
     });
 }

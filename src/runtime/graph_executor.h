@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "runtime/graph_plan.h"
+#include "runtime/kernel_profile.h"
 #include "runtime/module.h"
 #include "runtime/ndarray.h"
 
@@ -69,6 +70,14 @@ public:
     // Calls every kernel in order. A failing kernel raises UserError naming the node and kernel,
     // followed by the kernel's own message.
     void run();
+    // run() with a steady_clock reading around every kernel call, added to the executor's
+    // profile (runtime/kernel_profile.h) until reset_profile(). run() reads no clock: profiling
+    // costs nothing unless asked for, and about two clock reads per kernel call when it is.
+    void run_profiled();
+    // The kernels' times over the profiled runs so far, with the operation counts the compiler
+    // stored in the plan; longest first.
+    Profile profile() const;
+    void reset_profile();
 
     // The param named `name` (a view of the parameter blob; kernels never write it).
     NDArray get_param(const std::string& name) const;

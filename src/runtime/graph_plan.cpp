@@ -52,6 +52,7 @@ PlanNode read_node(const json& obj, size_t i) {
     } else if (kind == "kernel") {
         node.kind = PlanNodeKind::kernel;
         node.kernel = r.string(obj, "kernel");
+        if (obj.contains("flops")) node.flops = r.integer(obj, "flops");
         for (const json& a : r.array(obj, "args")) node.args.push_back(read_entry(r, a));
         if (obj.contains("outputs")) {
             if (obj.contains("shape")) r.fail("give either 'outputs' or 'shape', not both");
@@ -183,6 +184,7 @@ std::string plan_to_json(const GraphPlan& plan, int indent) {
                 args.push_back(a.index == 0 ? json(a.node) : json::array({a.node, a.index}));
             }
             n["args"] = args;
+            if (node.flops >= 0) n["flops"] = node.flops;
         }
         bool with_storage = node.kind != PlanNodeKind::param;
         if (node.outputs.size() == 1) {
@@ -231,6 +233,7 @@ void validate_plan(const GraphPlan& plan, int64_t params_size) {
         if (node.kind == PlanNodeKind::kernel) {
             if (node.kernel.empty()) fail(where, "'kernel' is empty");
             if (node.outputs.empty()) fail(where, "a kernel node needs at least one output");
+            if (node.flops < -1) fail(where, "'flops' must be >= 0 (or absent when unknown)");
             for (const PlanEntry& a : node.args) {
                 if (a.node < 0 || static_cast<size_t>(a.node) >= i) {
                     fail(where, "argument node " + std::to_string(a.node) +

@@ -17,7 +17,8 @@
 //       {"kind": "param",  "name": "conv1.weight", "shape": [64, 3, 7, 7], "dtype": "float32"},
 //       {"kind": "kernel", "name": "conv1", "kernel": "fused_conv2d_add_relu",
 //        "args": [0, 1, [5, 1]],                            // node id (output 0) or [node, index]
-//        "shape": [1, 64, 112, 112], "dtype": "float32", "storage": 3},
+//        "shape": [1, 64, 112, 112], "dtype": "float32", "storage": 3,
+//        "flops": 236027904},                               // flops: optional, per call
 //       {"kind": "kernel", "name": "split", "kernel": "fused_split", "args": [3],
 //        "outputs": [{"shape": [...], "dtype": "float32", "storage": 4},   // several outputs:
 //                    {"shape": [...], "dtype": "float32", "storage": 5}]}  // a list instead
@@ -38,6 +39,9 @@
 //   dtype on a param node must equal its "params" entry.
 // - Graph inputs are input nodes; graph outputs may be any node's output.
 // - Kernels never write their arguments, so params may be read-only memory.
+// - "flops" is the number of floating-point operations one call of the kernel performs, counted
+//   by the compiler on its loop IR (driver/count_flops.h); absent when unknown. Only profiling
+//   reads it (achieved GFLOP/s); the runtime cannot count it, as it never sees the loop IR.
 #pragma once
 
 #include <cstdint>
@@ -74,6 +78,7 @@ struct PlanNode {
     std::string kernel;               // kernel nodes: the module function
     std::vector<PlanEntry> args;      // kernel nodes
     std::vector<PlanTensor> outputs;  // exactly one for input and param nodes
+    int64_t flops = -1;               // kernel nodes: per call; -1 when unknown
 };
 
 struct PlanStorage {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -161,6 +162,76 @@ TEST(CliRun, TimingAndTopK) {
     fs::remove(so);
 }
 
+std::vector<std::string> split_lines(const std::string& text) {
+    std::vector<std::string> lines;
+    size_t start = 0;
+    for (size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) {
+        lines.push_back(text.substr(start, end - start));
+    }
+    return lines;
+}
+
+std::vector<std::string> split_fields(const std::string& line) {
+    std::vector<std::string> fields;
+    std::istringstream in(line);
+    for (std::string f; in >> f;) fields.push_back(f);
+    return fields;
+}
+
+// --profile: after the timed runs, one line per kernel (name, calls, total and mean ms, share,
+// GFLOP/s, MFLOP per call) and a total; the values themselves are timings, the test checks the
+// form and the counts.
+TEST(CliRun, ProfilePrintsOneLinePerKernelAndATotal) {
+    fs::path dir = fs::path(ANVIL_SOURCE_DIR) / "tests" / "models" / "transformer_encoder_relu";
+    std::string so = temp_so("profile");
+    ASSERT_EQ(run("compile " + (dir / "model.onnx").string() + " -o " + so).status, 0);
+    Result r = run("run " + so + " --inputs " + (dir / "test_data_set_0").string() +
+                   " --profile --repeat 3 --number 2 --threads 1");
+    ASSERT_EQ(r.status, 0) << r.output;
+    std::vector<std::string> lines = split_lines(r.output);
+    auto heading = std::find_if(lines.begin(), lines.end(), [](const std::string& l) {
+        return l.rfind("profile: 6 runs, ", 0) == 0;
+    });
+    ASSERT_NE(heading, lines.end()) << r.output;
+    int per_run = std::stoi(heading->substr(std::string("profile: 6 runs, ").size()));
+    EXPECT_GT(per_run, 1);
+    ASSERT_NE(heading + 1, lines.end());
+    EXPECT_EQ(split_fields(*(heading + 1)),
+              (std::vector<std::string>{"kernel", "calls", "total_ms", "mean_ms", "share",
+                                        "GFLOP/s", "MFLOP"}));
+    int calls = 0, kernels = 0;
+    double share = 0;
+    bool some_flops = false;
+    for (auto it = heading + 2; it != lines.end() && it->rfind("total ", 0) != 0; ++it) {
+        std::vector<std::string> f = split_fields(*it);
+        ASSERT_EQ(f.size(), 7u) << *it;
+        EXPECT_EQ(f[0].rfind("fused_", 0), 0u) << *it;
+        EXPECT_EQ(std::stoi(f[1]) % 6, 0) << *it;  // every kernel runs the same times per run
+        calls += std::stoi(f[1]);
+        ASSERT_EQ(f[4].back(), '%') << *it;
+        share += std::stod(f[4]);
+        some_flops |= f[5] != "-" && std::stod(f[6]) > 0;
+        ++kernels;
+    }
+    EXPECT_GT(kernels, 1);
+    EXPECT_TRUE(some_flops) << r.output;  // the dense kernels at least
+    EXPECT_NEAR(share, 100.0, 0.1 * kernels);
+    std::vector<std::string> total = split_fields(lines.back());
+    ASSERT_EQ(total.size(), 7u) << r.output;
+    EXPECT_EQ(total[0], "total");
+    EXPECT_EQ(std::stoi(total[1]), calls);
+    EXPECT_EQ(calls, 6 * per_run);
+    EXPECT_EQ(total[4], "100.0%");
+    // Without --print-time there is no time_ms line; with it, both.
+    EXPECT_EQ(r.output.find("time_ms"), std::string::npos) << r.output;
+    Result both = run("run " + so + " --inputs " + (dir / "test_data_set_0").string() +
+                      " --profile --print-time --repeat 2");
+    EXPECT_EQ(both.status, 0) << both.output;
+    EXPECT_NE(both.output.find("time_ms median="), std::string::npos) << both.output;
+    EXPECT_NE(both.output.find("profile: 2 runs, "), std::string::npos) << both.output;
+    fs::remove(so);
+}
+
 }  // namespace
 
 // The executors: a model with a symbolic batch needs the VM, and the VM runs static models too.
@@ -180,6 +251,22 @@ TEST(CliExecutor, VmRunsAStaticModel) {
     compile_and_compare(
         fs::path(ANVIL_SOURCE_DIR) / "tests" / "models" / "transformer_encoder_relu", 3,
         "--executor vm");
+}
+
+// The VM does not time its kernels: --profile says so and the run goes on.
+TEST(CliExecutor, VmProfileIsANote) {
+    fs::path dir = fs::path(ANVIL_SOURCE_DIR) / "tests" / "models" / "transformer_encoder_relu";
+    std::string so = temp_so("vm_profile");
+    ASSERT_EQ(run("compile " + (dir / "model.onnx").string() + " --executor vm -o " + so).status,
+              0);
+    Result r = run("run " + so + " --inputs " + (dir / "test_data_set_0").string() +
+                   " --profile --print-time --repeat 2");
+    EXPECT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("note: --profile: the model runs on the VM"), std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("time_ms median="), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("kernel calls per run"), std::string::npos) << r.output;
+    fs::remove(so);
 }
 
 TEST(CliExecutor, VmInputOfTheWrongShapeIsAClearError) {

@@ -1,10 +1,12 @@
 // anvil run model.so [--inputs DIR_OR_NPZ] [--outputs out.npz] [--compare DIR] [--repeat N]
-//           [--number K] [--threads T] [--print-time] [--print-top K]
+//           [--number K] [--threads T] [--print-time] [--profile] [--print-top K]
 //
 // The model may be for the graph executor or the VM (anvil compile --executor); both run the same.
 // Inputs come from an ONNX test_data_set directory (input_K.pb, by position) or an .npz (by
 // input name, else by position). --compare checks every output against the directory's
-// output_K.pb with rtol 1e-3, atol 1e-4 and fails (exit 1) on a mismatch.
+// output_K.pb with rtol 1e-3, atol 1e-4 and fails (exit 1) on a mismatch. --print-time and
+// --profile time `repeat` x `number` runs after one warm-up run; --profile times every kernel call
+// in them and prints the per-kernel table (runtime/kernel_profile.h; graph executor only).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -36,6 +38,7 @@ struct RunArgs {
     int number = 1;
     int threads = 0;
     bool print_time = false;
+    bool profile = false;
     int print_top = 0;
     std::string labels;  // one class name per line, for --print-top
 };
@@ -53,6 +56,10 @@ public:
     virtual void set_inputs(const std::vector<runtime::NDArray>& inputs) = 0;
     // Runs on the inputs last set; the timed loop calls only this.
     virtual void run() = 0;
+    // Whether run_profiled() times kernels; false where the executor cannot.
+    virtual bool can_profile() const { return false; }
+    virtual void run_profiled() { run(); }
+    virtual std::string profile_report() const { return {}; }
     virtual std::vector<runtime::NDArray> outputs() const = 0;
 };
 
@@ -77,6 +84,9 @@ public:
         for (int i = 0; i < ex_.num_inputs(); ++i) ex_.set_input(i, inputs[i]);
     }
     void run() override { ex_.run(); }
+    bool can_profile() const override { return true; }
+    void run_profiled() override { ex_.run_profiled(); }
+    std::string profile_report() const override { return runtime::format_profile(ex_.profile()); }
     std::vector<runtime::NDArray> outputs() const override {
         std::vector<runtime::NDArray> out;
         for (int i = 0; i < ex_.num_outputs(); ++i) out.push_back(ex_.get_output(i));
@@ -215,11 +225,17 @@ int run_model(const RunArgs& a) {
     }
     int status = 0;
     if (!a.compare.empty() && !compare_outputs(a.compare, outputs)) status = 1;
-    if (a.print_time) {
+    bool profile = a.profile && ex->can_profile();
+    if (a.profile && !profile) {
+        std::fprintf(stderr,
+                     "note: --profile: the model runs on the VM, which does not time its kernels "
+                     "yet; only the graph executor does\n");
+    }
+    if (a.print_time || profile) {
         std::vector<double> ms;
         for (int r = 0; r < a.repeat; ++r) {
             auto start = std::chrono::steady_clock::now();
-            for (int n = 0; n < a.number; ++n) ex->run();
+            for (int n = 0; n < a.number; ++n) profile ? ex->run_profiled() : ex->run();
             ms.push_back(
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                     .count() /
@@ -233,8 +249,12 @@ int run_model(const RunArgs& a) {
         double median = sorted.size() % 2
                             ? sorted[sorted.size() / 2]
                             : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
-        std::printf("time_ms median=%.3f mean=%.3f min=%.3f max=%.3f std=%.3f runs=%zu\n", median,
-                    mean, sorted.front(), sorted.back(), std::sqrt(var / ms.size()), ms.size());
+        if (a.print_time) {
+            std::printf("time_ms median=%.3f mean=%.3f min=%.3f max=%.3f std=%.3f runs=%zu\n",
+                        median, mean, sorted.front(), sorted.back(), std::sqrt(var / ms.size()),
+                        ms.size());
+        }
+        if (profile) std::printf("%s", ex->profile_report().c_str());
     }
     return status;
 }
@@ -253,6 +273,9 @@ void add_run_command(CLI::App& app, int* status) {
     cmd->add_option("--threads", args->threads,
                     "worker threads (default: ANVIL_NUM_THREADS or cores)");
     cmd->add_flag("--print-time", args->print_time, "print run-time statistics");
+    cmd->add_flag("--profile", args->profile,
+                  "time every kernel in the timed runs and print a per-kernel table (time, share, "
+                  "GFLOP/s)");
     cmd->add_option("--print-top", args->print_top, "print the top K entries of output 0");
     cmd->add_option("--labels", args->labels, "class names, one per line, for --print-top");
     cmd->callback([args, status] { *status = run_model(*args); });

@@ -74,6 +74,16 @@ TEST(GraphPlan, RoundTripsThroughJson) {
     EXPECT_EQ(back.outputs[1].entry, (PlanEntry{3, 1}));
 }
 
+// A kernel node's operation count (for profiling) is optional: absent means unknown (-1).
+TEST(GraphPlan, KernelFlopsAreOptional) {
+    GraphPlan plan = plan_from_json(kPlan);
+    EXPECT_EQ(plan.nodes[2].flops, -1);
+    EXPECT_EQ(plan_to_json(plan).find("flops"), std::string::npos);
+    plan.nodes[2].flops = 1234567890123;
+    GraphPlan back = plan_from_json(plan_to_json(plan));
+    EXPECT_EQ(back.nodes[2].flops, 1234567890123);
+}
+
 TEST(GraphPlan, PackParamsAlignsEveryTensor) {
     GraphPlan plan;
     auto a = NDArray::empty({3}, {kDLFloat, 32, 1});
@@ -112,6 +122,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadPlan{"\"args\": [0, [1, 0]]", "\"args\": [0, 2]",
                 "nodes[2] ('add'): argument node 2 does not refer to an earlier node"},
         BadPlan{"\"args\": [0, [1, 0]]", "\"args\": [0, [1, 1]]", "node 'w' has no output 1"},
+        BadPlan{"\"kernel\": \"k\",", "\"kernel\": \"k\", \"flops\": -5,",
+                "nodes[2] ('add'): 'flops' must be >= 0"},
+        BadPlan{"\"kernel\": \"k\",", "\"kernel\": \"k\", \"flops\": 1.5,",
+                "'flops' must be an integer"},
         BadPlan{"\"args\": [0, [1, 0]]", "\"args\": [0, \"w\"]",
                 "an argument must be a node id or a [node, index] pair"},
         BadPlan{"\"dtype\": \"float32\", \"storage\": 0", "\"dtype\": \"floaty\", \"storage\": 0",
