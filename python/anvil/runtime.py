@@ -211,8 +211,20 @@ class VirtualMachine:
         """The names of main's inputs, in the order run takes them."""
         return self.vm.input_names
 
+    @property
+    def input_kinds(self):
+        """What each input takes: "tensor", "sequence", "optional tensor" or "optional sequence"."""
+        return self.vm.input_kinds
+
+    @property
+    def output_names(self):
+        """The names of main's outputs, in the order run returns them."""
+        return self.vm.output_names
+
     def run(self, *inputs):
-        """Runs main on `inputs` (in order); returns one NDArray or a tuple of them."""
+        """Runs main on `inputs` (in order; a list of arrays for a sequence, None for an empty
+        optional); returns one output or a tuple of them, each an NDArray, a list of NDArrays (a
+        sequence) or None (an empty optional)."""
         outputs = self.vm.run(list(inputs))
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 

@@ -322,6 +322,35 @@ runtime::GraphExecutor& set_input_any(runtime::GraphExecutor& ex, const py::obje
     return ex;
 }
 
+// A VM value from Python: None is an empty optional, a list or tuple a sequence (a tuple of
+// values), anything else a tensor (an NDArray, or an array NumPy makes of it).
+runtime::VMValue vm_value_from_python(const py::handle& v) {
+    if (v.is_none()) return {};
+    if (py::isinstance<py::list>(v) || py::isinstance<py::tuple>(v)) {
+        std::vector<runtime::VMValue> fields;
+        for (const auto& item : v) fields.push_back(vm_value_from_python(item));
+        return runtime::VMValue::tuple(std::move(fields));
+    }
+    if (py::isinstance<NDArray>(v)) return v.cast<NDArray>();
+    return ndarray_from_numpy(py::array(py::reinterpret_borrow<py::object>(v)));
+}
+
+// The other way: an NDArray, a list (a sequence or tuple) or None.
+py::object vm_value_to_python(const runtime::VMValue& v) {
+    switch (v.kind) {
+        case runtime::VMValue::Kind::tensor:
+            return py::cast(v.tensor);
+        case runtime::VMValue::Kind::tuple: {
+            py::list items;
+            for (const auto& f : v.fields) items.append(vm_value_to_python(f));
+            return std::move(items);
+        }
+        case runtime::VMValue::Kind::none:
+            break;
+    }
+    return py::none();
+}
+
 }  // namespace
 
 runtime::NDArray ndarray_from_numpy(const py::array& array, bool* copied) {
@@ -527,20 +556,38 @@ void init_runtime(py::module_& m) {
                                "The names of main's inputs, in order.")
         .def_property_readonly("output_names", &runtime::VirtualMachine::output_names,
                                "The names of main's outputs, in order.")
+        .def_property_readonly(
+            "input_kinds",
+            [](const runtime::VirtualMachine& vm) {
+                std::vector<std::string> kinds;
+                for (int i = 0; i < static_cast<int>(vm.input_names().size()); ++i) {
+                    runtime::VMInputInfo info = vm.input_info(i);
+                    std::string kind = info.sequence ? "sequence" : "tensor";
+                    kinds.push_back(info.optional ? "optional " + kind : kind);
+                }
+                return kinds;
+            },
+            "What each input takes: \"tensor\", \"sequence\", \"optional tensor\" or "
+            "\"optional sequence\".")
         .def(
             "run",
             [](runtime::VirtualMachine& vm, const std::vector<py::object>& inputs) {
-                std::vector<NDArray> tensors;
-                for (const auto& v : inputs) {
-                    tensors.push_back(py::isinstance<NDArray>(v)
-                                          ? v.cast<NDArray>()
-                                          : ndarray_from_numpy(py::array(v)));
+                std::vector<runtime::VMValue> values;
+                for (const auto& v : inputs) values.push_back(vm_value_from_python(v));
+                std::vector<runtime::VMValue> outputs;
+                {
+                    // Registry functions written in Python take the GIL back when called.
+                    py::gil_scoped_release release;
+                    outputs = vm.run_values(std::move(values));
                 }
-                // Registry functions written in Python take the GIL back when called.
-                py::gil_scoped_release release;
-                return vm.run(tensors);
+                py::list out;
+                for (const auto& v : outputs) out.append(vm_value_to_python(v));
+                return out;
             },
-            py::arg("inputs"), "Runs main on `inputs` (in order); returns a list of NDArrays.")
+            py::arg("inputs"),
+            "Runs main on `inputs` (in order: NumPy arrays or NDArrays, a list of them for a "
+            "sequence, None for an empty optional); returns a list with one value per output: an "
+            "NDArray, a list of NDArrays (a sequence) or None (an empty optional).")
         .def_property_readonly(
             "pool_bytes",
             [](const runtime::VirtualMachine& vm) { return vm.pool_stats().bytes_held; },

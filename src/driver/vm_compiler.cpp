@@ -55,15 +55,6 @@ public:
         return std::move(fn_);
     }
 
-    static int count_outputs(const graph::Type& t) {
-        if (auto* tt = t.as<graph::TupleType>()) {
-            int n = 0;
-            for (const auto& f : tt->fields) n += count_outputs(f);
-            return n;
-        }
-        return 1;
-    }
-
 private:
     int new_reg() { return fn_.num_registers++; }
 
@@ -616,8 +607,11 @@ VMExecutable compile_vm(const graph::IRModule& m) {
         if (name != "main")
             out.program.functions.push_back(FunctionCompiler(name, *f, params).compile());
     }
-    int n = FunctionCompiler::count_outputs(main->body->type);
-    for (int i = 0; i < n; ++i) out.program.outputs.push_back("output" + std::to_string(i));
+    // One output per field of a tuple result (each a tensor, a sequence or an optional).
+    auto* tuple = main->body->type.as<graph::TupleType>();
+    out.program.tuple_result = tuple != nullptr;
+    size_t n = tuple ? tuple->fields.size() : 1;
+    for (size_t i = 0; i < n; ++i) out.program.outputs.push_back("output" + std::to_string(i));
     out.params = runtime::pack_params(params, &out.program.params);
     runtime::validate_program(out.program, static_cast<int64_t>(out.params.size()));
     return out;

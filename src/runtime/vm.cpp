@@ -162,19 +162,31 @@ int VirtualMachine::input_index(const std::string& name) const {
 }
 
 std::vector<NDArray> VirtualMachine::run(const std::vector<NDArray>& inputs) {
+    std::vector<NDArray> out;
+    flatten(call_main({inputs.begin(), inputs.end()}), &out);
+    return out;
+}
+
+std::vector<VMValue> VirtualMachine::run_values(std::vector<VMValue> inputs) {
+    const VMProgram& p = state_->program;
+    VMValue result = call_main(std::move(inputs));
+    bool tuple = p.tuple_result || p.outputs.size() > 1;
+    if (!tuple || result.kind != VMValue::Kind::tuple) return {std::move(result)};
+    return std::move(result.fields);
+}
+
+VMValue VirtualMachine::call_main(std::vector<VMValue> inputs) {
     const VMFunction& main = state_->program.functions[0];
     if (inputs.size() != main.params.size()) {
         user_error() << "vm: the model takes " << main.params.size() << " input(s), given "
                      << inputs.size();
     }
-    std::vector<VMValue> args;
     for (size_t i = 0; i < inputs.size(); ++i) {
-        if (!inputs[i].defined()) user_error() << "vm: input '" << main.params[i] << "' is null";
-        args.emplace_back(inputs[i]);
+        if (inputs[i].kind == VMValue::Kind::tensor && !inputs[i].tensor.defined()) {
+            user_error() << "vm: input '" << main.params[i] << "' is null";
+        }
     }
-    std::vector<NDArray> out;
-    flatten(state_->call(main, std::move(args), 0), &out);
-    return out;
+    return state_->call(main, std::move(inputs), 0);
 }
 
 VMValue VirtualMachine::invoke(const std::string& function, std::vector<VMValue> args) {
@@ -198,6 +210,22 @@ DLDataType VirtualMachine::input_dtype(int index) const {
         if (in.op == VMOp::match_shape && in.reg == index) return in.dtype;
     }
     return {kDLFloat, 32, 1};
+}
+
+VMInputInfo VirtualMachine::input_info(int index) const {
+    const VMFunction& main = state_->program.functions[0];
+    if (index < 0 || index >= static_cast<int>(main.params.size())) {
+        user_error() << "vm: input index " << index << " out of range";
+    }
+    VMInputInfo info{.name = main.params[index]};
+    for (const VMInstruction& in : main.code) {
+        if (in.op != VMOp::match_shape || in.reg != index) continue;
+        info.dtype = in.dtype;
+        info.sequence = (in.index & kMatchSequence) != 0;
+        info.optional = (in.index & kMatchMayBeNone) != 0;
+        break;
+    }
+    return info;
 }
 
 bool VirtualMachine::is_vm_artifact(const std::string& so_path) {

@@ -40,6 +40,14 @@ struct VMValue {
     static VMValue tuple(std::vector<VMValue> fields);
 };
 
+// What an input of the entry function takes (from the program's match_shape of it).
+struct VMInputInfo {
+    std::string name;
+    DLDataType dtype{kDLFloat, 32, 1};  // of the tensor, or of the sequence's tensors
+    bool sequence = false;              // a sequence of tensors (a tuple)
+    bool optional = false;              // may be none (an ONNX optional)
+};
+
 class VirtualMachine {
 public:
     VirtualMachine(VMProgram program, std::span<const std::byte> params, Module kernels);
@@ -56,14 +64,21 @@ public:
     int input_index(const std::string& name) const;
     // The dtype input `index` must have (from the program's match_shape of it).
     DLDataType input_dtype(int index) const;
+    // What input `index` takes; UserError when out of range.
+    VMInputInfo input_info(int index) const;
     // Whether the library at `so_path` holds a VM program (rather than a graph plan).
     static bool is_vm_artifact(const std::string& so_path);
 
-    // Runs the entry function on `inputs` (one per input, in order); returns its results, a
-    // tuple result flattened into its tensors. UserError when an input's shape or dtype does not
-    // fit the model (naming the input, the expected shape and the bound dimensions) or a kernel
-    // fails (naming the model node).
+    // Runs the entry function on `inputs` (one per input, in order); returns every tensor of
+    // its results in order, a result that is a sequence (or a tuple) flattened into its tensors
+    // and an empty optional giving none (run_values keeps them apart). UserError when an input's
+    // shape or dtype does not fit the model (naming the input, the expected shape and the bound
+    // dimensions) or a kernel fails (naming the model node).
     std::vector<NDArray> run(const std::vector<NDArray>& inputs);
+    // Runs the entry function on values (a tensor, a sequence as a tuple of tensors, none for an
+    // empty optional; input_info says which each input takes); returns one value per output
+    // (output_names()), a sequence as a tuple of its tensors.
+    std::vector<VMValue> run_values(std::vector<VMValue> inputs);
     // Runs any function of the program on values.
     VMValue invoke(const std::string& function, std::vector<VMValue> args);
 
@@ -72,6 +87,7 @@ public:
 
 private:
     struct State;
+    VMValue call_main(std::vector<VMValue> inputs);
     VirtualMachine(VMProgram program, std::span<const std::byte> params, Module kernels,
                    Ref<Object> params_owner);
     std::unique_ptr<State> state_;

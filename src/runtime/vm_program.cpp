@@ -412,6 +412,11 @@ VMProgram program_from_json(std::string_view text) {
         if (!n.is_string()) top.fail("'outputs' must hold names");
         p.outputs.push_back(n.get<std::string>());
     }
+    p.tuple_result = p.outputs.size() != 1;
+    if (doc.contains("tuple_result")) {
+        if (!doc["tuple_result"].is_boolean()) top.fail("'tuple_result' must be true or false");
+        p.tuple_result = doc["tuple_result"].get<bool>();
+    }
     if (doc.contains("params")) p.params = read_params(doc["params"], kDocument);
     validate_program(p);
     return p;
@@ -432,6 +437,7 @@ std::string program_to_json(const VMProgram& program, int indent) {
         doc["functions"].push_back(std::move(fj));
     }
     doc["outputs"] = program.outputs;
+    doc["tuple_result"] = program.tuple_result;
     doc["params"] = params_json(program.params);
     return doc.dump(indent);
 }

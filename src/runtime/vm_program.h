@@ -200,7 +200,12 @@ struct VMFunction {
 struct VMProgram {
     static constexpr int kVersion = 1;
     std::vector<VMFunction> functions;  // functions[0] is the entry ("main")
-    std::vector<std::string> outputs;   // names of the entry's results (a tuple's fields)
+    // Names of the entry's results: the fields of the tuple it returns when `tuple_result`,
+    // else its one value. A result may itself be a sequence (a tuple of tensors) or none.
+    std::vector<std::string> outputs;
+    // JSON "tuple_result"; absent (programs before it), and wherever there are several outputs:
+    // true.
+    bool tuple_result = false;
     ParamTable params;
 };
 

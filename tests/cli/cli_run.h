@@ -1,6 +1,8 @@
-// What the command-line tests share: running `anvil` and naming temporary files.
+// What the command-line tests share: running `anvil`, naming temporary files, checking a model
+// against its ONNX test data.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,6 +38,24 @@ inline std::string temp_path(const std::string& name, const std::string& ext) {
 
 inline std::string temp_so(const std::string& name) {
     return temp_path(name, ".so");
+}
+
+// Compiles `dir`/model.onnx once and checks it against every `dir`/test_data_set_K at
+// -O`level` (models with symbolic dimensions have data sets of several sizes).
+inline void compile_and_compare(const std::filesystem::path& dir, int level,
+                                const std::string& flags = "") {
+    namespace fs = std::filesystem;
+    std::string so = temp_so(dir.filename().string() + "_O" + std::to_string(level));
+    Result c = run("compile " + (dir / "model.onnx").string() + " -O " + std::to_string(level) +
+                   " -o " + so + " " + flags);
+    ASSERT_EQ(c.status, 0) << c.output;
+    for (int k = 0; fs::exists(dir / ("test_data_set_" + std::to_string(k))); ++k) {
+        std::string data = (dir / ("test_data_set_" + std::to_string(k))).string();
+        Result r = run("run " + so + " --inputs " + data + " --compare " + data);
+        EXPECT_EQ(r.status, 0) << data << "\n" << r.output;
+        EXPECT_EQ(r.output.find("MISMATCH"), std::string::npos) << data << "\n" << r.output;
+    }
+    fs::remove(so);
 }
 
 }  // namespace anvil::cli::testing

@@ -13,25 +13,10 @@
 namespace {
 
 namespace fs = std::filesystem;
+using anvil::cli::testing::compile_and_compare;
 using anvil::cli::testing::Result;
 using anvil::cli::testing::run;
 using anvil::cli::testing::temp_so;
-
-// Compiles `dir`/model.onnx once and checks it against every `dir`/test_data_set_K at
-// -O`level` (models with symbolic dimensions have data sets of several sizes).
-void compile_and_compare(const fs::path& dir, int level, const std::string& flags = "") {
-    std::string so = temp_so(dir.filename().string() + "_O" + std::to_string(level));
-    Result c = run("compile " + (dir / "model.onnx").string() + " -O " + std::to_string(level) +
-                   " -o " + so + " " + flags);
-    ASSERT_EQ(c.status, 0) << c.output;
-    for (int k = 0; fs::exists(dir / ("test_data_set_" + std::to_string(k))); ++k) {
-        std::string data = (dir / ("test_data_set_" + std::to_string(k))).string();
-        Result r = run("run " + so + " --inputs " + data + " --compare " + data);
-        EXPECT_EQ(r.status, 0) << data << "\n" << r.output;
-        EXPECT_EQ(r.output.find("MISMATCH"), std::string::npos) << data << "\n" << r.output;
-    }
-    fs::remove(so);
-}
 
 const fs::path kNodeTests = "/usr/share/libonnx-testdata/data/node";
 

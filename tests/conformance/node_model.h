@@ -43,6 +43,8 @@ public:
         return vm_->invoke("main", std::move(inputs));
     }
     const graph::IRModule& imported() const { return module_; }
+    runtime::VirtualMachine& vm() { return *vm_; }
+    const driver::VMExecutable& executable() const { return exe_; }
 
 private:
     graph::IRModule module_;

@@ -244,6 +244,57 @@ TEST(RunTimeSequences, SplitToSequenceByRunTimeSizes) {
     EXPECT_TRUE(contains(message, "do not fit")) << message;
 }
 
+// run_values keeps each output whole (a sequence comes back as one tuple) where run flattens;
+// input_info says which inputs are sequences and optionals; the program's JSON keeps both.
+TEST(RunTimeSequences, RunValuesGivesOneValuePerOutput) {
+    ModelBuilder b(18);
+    sequence_input(b, "s", {-1, 3});
+    optional_input(b, "o", {2});
+    b.node("SequenceLength", {"s"}, {"count"}, "length_1");
+    b.node("OptionalHasElement", {"o"}, {"has"}, "has_2");
+    b.output("s");
+    b.output("count");
+    b.output("has");
+    CompiledNodeModel m(b.import());
+    runtime::VirtualMachine& vm = m.vm();
+    EXPECT_TRUE(vm.input_info(0).sequence);
+    EXPECT_FALSE(vm.input_info(0).optional);
+    EXPECT_TRUE(vm.input_info(1).optional);
+    EXPECT_FALSE(vm.input_info(1).sequence);
+    EXPECT_EQ(vm.input_info(1).name, "o");
+    EXPECT_EQ(vm.output_names().size(), 3u);
+    std::vector<VMValue> out = vm.run_values({rows_of({1, 2}), VMValue()});
+    ASSERT_EQ(out.size(), 3u);
+    ASSERT_EQ(out[0].kind, VMValue::Kind::tuple);
+    EXPECT_EQ(firsts(out[0]), (std::vector<float>{0, 100}));
+    EXPECT_EQ(out[1].tensor.to_vector<int64_t>(), std::vector<int64_t>{2});
+    EXPECT_EQ(out[2].tensor.to_vector<uint8_t>(), std::vector<uint8_t>{0});
+    // The program's JSON keeps the outputs apart.
+    runtime::VMProgram p =
+        runtime::program_from_json(runtime::program_to_json(m.executable().program));
+    EXPECT_TRUE(p.tuple_result);
+    EXPECT_EQ(p.outputs.size(), 3u);
+}
+
+// A model whose one output is a sequence: one value, not its elements.
+TEST(RunTimeSequences, ASequenceOutputIsOneValue) {
+    ModelBuilder b(17);
+    b.input("x", {4, 2});
+    b.int64_init("size", {}, {2});
+    b.node("SplitToSequence", {"x", "size"}, {"parts"}, "split_3");
+    b.output("parts");
+    CompiledNodeModel m(b.import());
+    std::vector<VMValue> out = m.vm().run_values({counting({4, 2})});
+    ASSERT_EQ(out.size(), 1u);
+    ASSERT_EQ(out[0].kind, VMValue::Kind::tuple);
+    ASSERT_EQ(out[0].fields.size(), 2u);
+    EXPECT_EQ(out[0].fields[1].tensor.to_vector<float>(), (std::vector<float>{4, 5, 6, 7}));
+    EXPECT_FALSE(
+        runtime::program_from_json(runtime::program_to_json(m.executable().program)).tuple_result);
+    // run flattens it.
+    EXPECT_EQ(m.run({counting({4, 2})}).size(), 2u);
+}
+
 // A constant scalar split: parts of that size along the axis, the last one smaller; keepdims
 // applies only without a split, so the axis stays.
 TEST(RunTimeSequences, SplitToSequenceByAConstantSize) {

@@ -19,9 +19,8 @@
 
 #include "commands.h"
 #include "driver/compare.h"
-#include "frontend/onnx/from_onnx.h"
+#include "run_values.h"
 #include "runtime/graph_executor.h"
-#include "runtime/npz.h"
 #include "runtime/vm.h"
 #include "support/error.h"
 
@@ -50,17 +49,20 @@ public:
     virtual int num_inputs() const = 0;
     virtual std::string input_name(int i) const = 0;
     virtual DLDataType input_dtype(int i) const = 0;
+    // Whether input `i` is a sequence, an optional; only the VM takes those.
+    virtual runtime::VMInputInfo input_info(int i) const { return {input_name(i), input_dtype(i)}; }
     // A zero input of the declared shape, or a UserError when the shape is symbolic.
     virtual runtime::NDArray zero_input(int i) const = 0;
     virtual std::vector<std::string> output_names() const = 0;
-    virtual void set_inputs(const std::vector<runtime::NDArray>& inputs) = 0;
+    virtual void set_inputs(const std::vector<runtime::VMValue>& inputs) = 0;
     // Runs on the inputs last set; the timed loop calls only this.
     virtual void run() = 0;
     // Whether run_profiled() times kernels; false where the executor cannot.
     virtual bool can_profile() const { return false; }
     virtual void run_profiled() { run(); }
     virtual std::string profile_report() const { return {}; }
-    virtual std::vector<runtime::NDArray> outputs() const = 0;
+    // One per output: a tensor, or on the VM also a sequence (a tuple) or none.
+    virtual std::vector<runtime::VMValue> outputs() const = 0;
 };
 
 class GraphRunner : public Executor {
@@ -80,16 +82,16 @@ public:
         for (int i = 0; i < ex_.num_outputs(); ++i) names.push_back(ex_.output_info(i).name);
         return names;
     }
-    void set_inputs(const std::vector<runtime::NDArray>& inputs) override {
-        for (int i = 0; i < ex_.num_inputs(); ++i) ex_.set_input(i, inputs[i]);
+    void set_inputs(const std::vector<runtime::VMValue>& inputs) override {
+        for (int i = 0; i < ex_.num_inputs(); ++i) ex_.set_input(i, inputs[i].tensor);
     }
     void run() override { ex_.run(); }
     bool can_profile() const override { return true; }
     void run_profiled() override { ex_.run_profiled(); }
     std::string profile_report() const override { return runtime::format_profile(ex_.profile()); }
-    std::vector<runtime::NDArray> outputs() const override {
-        std::vector<runtime::NDArray> out;
-        for (int i = 0; i < ex_.num_outputs(); ++i) out.push_back(ex_.get_output(i));
+    std::vector<runtime::VMValue> outputs() const override {
+        std::vector<runtime::VMValue> out;
+        for (int i = 0; i < ex_.num_outputs(); ++i) out.emplace_back(ex_.get_output(i));
         return out;
     }
 
@@ -103,78 +105,32 @@ public:
     int num_inputs() const override { return static_cast<int>(vm_.input_names().size()); }
     std::string input_name(int i) const override { return vm_.input_names()[i]; }
     DLDataType input_dtype(int i) const override { return vm_.input_dtype(i); }
+    runtime::VMInputInfo input_info(int i) const override { return vm_.input_info(i); }
     runtime::NDArray zero_input(int i) const override {
         user_error() << "the model runs on the VM and its input '" << input_name(i)
                      << "' may have a symbolic shape; give the inputs with --inputs";
         ANVIL_UNREACHABLE();
     }
     std::vector<std::string> output_names() const override { return vm_.output_names(); }
-    void set_inputs(const std::vector<runtime::NDArray>& inputs) override { inputs_ = inputs; }
-    void run() override { outputs_ = vm_.run(inputs_); }
-    std::vector<runtime::NDArray> outputs() const override { return outputs_; }
+    void set_inputs(const std::vector<runtime::VMValue>& inputs) override { inputs_ = inputs; }
+    void run() override { outputs_ = vm_.run_values(inputs_); }
+    std::vector<runtime::VMValue> outputs() const override { return outputs_; }
 
 private:
     runtime::VirtualMachine vm_;
-    std::vector<runtime::NDArray> inputs_, outputs_;
+    std::vector<runtime::VMValue> inputs_, outputs_;
 };
 
-std::vector<runtime::NDArray> read_inputs(const std::string& source, const Executor& ex) {
-    std::vector<runtime::NDArray> values(ex.num_inputs());
+std::vector<runtime::VMValue> read_inputs(const std::string& source, const Executor& ex) {
+    std::vector<runtime::VMValue> values;
     if (source.empty()) {
         std::fprintf(stderr, "note: no --inputs; running on zeros\n");
-        for (int i = 0; i < ex.num_inputs(); ++i) values[i] = ex.zero_input(i);
-    } else if (std::filesystem::is_directory(source)) {
-        for (int i = 0; i < ex.num_inputs(); ++i) {
-            std::string path = source + "/input_" + std::to_string(i) + ".pb";
-            if (!std::filesystem::exists(path)) {
-                user_error() << "--inputs: " << path << " is missing (the model has "
-                             << ex.num_inputs() << " input(s))";
-            }
-            values[i] = driver::as_declared(frontend::read_tensor_pb(path), ex.input_dtype(i));
-        }
-    } else {
-        auto arrays = runtime::read_npz(source);
-        for (int i = 0; i < ex.num_inputs(); ++i) {
-            const std::string name = ex.input_name(i);
-            auto it = std::find_if(arrays.begin(), arrays.end(),
-                                   [&](const auto& a) { return a.first == name; });
-            if (it != arrays.end()) {
-                values[i] = driver::as_declared(it->second, ex.input_dtype(i));
-            } else if (static_cast<size_t>(i) < arrays.size()) {
-                values[i] = driver::as_declared(arrays[i].second, ex.input_dtype(i));
-            } else {
-                user_error() << "--inputs: " << source << " has no array for input '" << name
-                             << "'";
-            }
-        }
+        for (int i = 0; i < ex.num_inputs(); ++i) values.emplace_back(ex.zero_input(i));
+        return values;
     }
-    return values;
-}
-
-// Prints max errors per output; returns false on a mismatch (numpy.allclose's rule).
-bool compare_outputs(const std::string& dir, const std::vector<runtime::NDArray>& outputs) {
-    constexpr double rtol = 1e-3, atol = 1e-4;
-    bool ok = true;
-    for (size_t k = 0; k < outputs.size(); ++k) {
-        std::string path = dir + "/output_" + std::to_string(k) + ".pb";
-        if (!std::filesystem::exists(path)) user_error() << "--compare: " << path << " is missing";
-        runtime::NDArray ref = frontend::read_tensor_pb(path);
-        driver::Comparison c = driver::compare_tensors(outputs[k], ref, rtol, atol);
-        if (!c.same_type) {
-            std::printf("output %zu: got %s, expected %s: MISMATCH\n", k, outputs[k].str().c_str(),
-                        ref.str().c_str());
-            ok = false;
-            continue;
-        }
-        std::printf("output %zu: max abs error %.3g, max rel error %.3g: %s\n", k, c.max_abs_error,
-                    c.max_rel_error, c.ok() ? "ok" : "MISMATCH");
-        if (!c.ok()) {
-            std::printf("  %zu of %zu elements differ (rtol %g, atol %g)\n", c.mismatches,
-                        c.elements, rtol, atol);
-            ok = false;
-        }
-    }
-    return ok;
+    std::vector<runtime::VMInputInfo> inputs;
+    for (int i = 0; i < ex.num_inputs(); ++i) inputs.push_back(ex.input_info(i));
+    return read_input_values(source, inputs);
 }
 
 int run_model(const RunArgs& a) {
@@ -185,13 +141,16 @@ int run_model(const RunArgs& a) {
     } else {
         ex = std::make_unique<GraphRunner>(a.model);
     }
-    std::vector<runtime::NDArray> inputs = read_inputs(a.inputs, *ex);
+    std::vector<runtime::VMValue> inputs = read_inputs(a.inputs, *ex);
     ex->set_inputs(inputs);
     ex->run();
-    std::vector<runtime::NDArray> outputs = ex->outputs();
+    std::vector<runtime::VMValue> outputs = ex->outputs();
 
     if (a.print_top > 0) {
-        std::vector<double> v = driver::to_doubles(outputs[0]);
+        if (outputs.empty() || outputs[0].kind != runtime::VMValue::Kind::tensor) {
+            user_error() << "--print-top: output 0 is not a tensor";
+        }
+        std::vector<double> v = driver::to_doubles(outputs[0].tensor);
         std::vector<size_t> idx(v.size());
         std::iota(idx.begin(), idx.end(), 0);
         size_t k = std::min<size_t>(a.print_top, v.size());
@@ -214,17 +173,9 @@ int run_model(const RunArgs& a) {
         }
         if (names.empty()) std::printf("\n");
     }
-    if (!a.outputs.empty()) {
-        std::vector<std::pair<std::string, runtime::NDArray>> named;
-        std::vector<std::string> names = ex->output_names();
-        for (size_t i = 0; i < outputs.size(); ++i) {
-            named.emplace_back(i < names.size() ? names[i] : "output" + std::to_string(i),
-                               outputs[i]);
-        }
-        runtime::write_npz(a.outputs, named);
-    }
+    if (!a.outputs.empty()) write_output_values(a.outputs, ex->output_names(), outputs);
     int status = 0;
-    if (!a.compare.empty() && !compare_outputs(a.compare, outputs)) status = 1;
+    if (!a.compare.empty() && !compare_output_values(a.compare, outputs)) status = 1;
     bool profile = a.profile && ex->can_profile();
     if (a.profile && !profile) {
         std::fprintf(stderr,
