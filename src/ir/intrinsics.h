@@ -36,6 +36,8 @@ inline constexpr const char* kAtanh = "atanh";
 inline constexpr const char* kReinterpret = "reinterpret";
 // if_then_else(cond, a, b): like Select, but evaluates only the chosen branch, so a branch may
 // read memory that is valid only under its condition (padding reads A[i - 1] only when i >= 1).
+// A vector condition chooses per lane. Code generation then guards `a` only when it is a load
+// (a masked load); vectorize_loops makes every other vector branch safe to evaluate.
 inline constexpr const char* kIfThenElse = "if_then_else";
 // Hint for the code generator: the condition is usually true.
 inline constexpr const char* kLikely = "likely";

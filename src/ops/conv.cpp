@@ -600,9 +600,33 @@ void schedule_conv2d_generic(te::Schedule& s, const te::Tensor& anchor,
     schedule_reduction_inputs_at_root(s, anchor, "conv2d");
 }
 
+// The direct reduction (depthwise, and groups too narrow for channel blocks): a vector along the
+// output row per tap, channel plane by channel plane, each plane's padded (or dilated) input
+// made inside its iteration. A padded copy of the whole input made first would leave the cache
+// before the reduction read it back.
+void schedule_conv2d_direct_x86(te::Schedule& s, const te::Tensor& anchor,
+                                const std::vector<te::Tensor>& outputs, const te::Tensor& red,
+                                const tir::LowerContext& target) {
+    te::Tensor staged;
+    for (const auto& in : red.op.as<te::ComputeOp>()->inputs) {
+        if (in->name.ends_with("_pad") || in->name.ends_with("_dilate")) staged = te::Tensor(in);
+    }
+    te::Tensor out = tile_target(s, anchor, outputs, target);
+    te::Tensor acc = local_accumulator(s, red, out);
+    auto ar = s[acc].op_reduce_axis();  // rc, ry, rx
+    int64_t work = known_extent_product(out.shape()) *
+                   const_dim(ar[0]->dom.extent, "conv2d channels") *
+                   const_dim(ar[1]->dom.extent, "kernel") * const_dim(ar[2]->dom.extent, "kernel");
+    schedule_nchw_row_vectors(s, out, acc, work, target, staged);
+}
+
 void schedule_conv2d_x86(te::Schedule& s, const te::Tensor& anchor,
                          const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
     te::Tensor red = expect_reduction(anchor, "conv2d");
+    if (red.ndim() != 5) {
+        schedule_conv2d_direct_x86(s, anchor, outputs, red, target);
+        return;
+    }
     schedule_helper_inputs(s, red, target);
     te::Tensor out = tile_target(s, anchor, outputs, target);
     te::Tensor acc = local_accumulator(s, red, out);
@@ -615,23 +639,18 @@ void schedule_conv2d_x86(te::Schedule& s, const te::Tensor& anchor,
     int64_t work = known_extent_product(out.shape()) *
                    const_dim(ar[0]->dom.extent, "conv2d channels") *
                    const_dim(ar[1]->dom.extent, "kernel") * const_dim(ar[2]->dom.extent, "kernel");
-    if (red.ndim() == 5) {
-        // Register tile: `rows` output pixels x vb channels, the reduction outermost inside it.
-        int64_t vb = const_dim(red.shape()[4], "conv2d channel block");
-        int64_t rows = pick_register_rows(ow, vb, lanes);
-        auto [co, ci] = so.split(ax[1], vb);
-        auto [wo, wi] = so.split(ax[3], rows);
-        so.reorder({ax[0], co, ax[2], wo, ci, wi});
-        so.vectorize(wi);
-        fuse_parallel(so, {ax[0], co, ax[2]}, work);
-        s[acc].compute_at(so, wo);
-        s[acc].reorder({ar[0], ar[1], ar[2], aa[3], aa[4]});
-        s[acc].unroll(aa[3]);
-        s[acc].vectorize(aa[4]);
-        return;
-    }
-    // Direct (depthwise): a vector along the output row per tap.
-    schedule_nchw_row_vectors(s, out, acc, work, target);
+    // Register tile: `rows` output pixels x vb channels, the reduction outermost inside it.
+    int64_t vb = const_dim(red.shape()[4], "conv2d channel block");
+    int64_t rows = pick_register_rows(ow, vb, lanes);
+    auto [co, ci] = so.split(ax[1], vb);
+    auto [wo, wi] = so.split(ax[3], rows);
+    so.reorder({ax[0], co, ax[2], wo, ci, wi});
+    so.vectorize(wi);
+    fuse_parallel(so, {ax[0], co, ax[2]}, work);
+    s[acc].compute_at(so, wo);
+    s[acc].reorder({ar[0], ar[1], ar[2], aa[3], aa[4]});
+    s[acc].unroll(aa[3]);
+    s[acc].vectorize(aa[4]);
 }
 
 void schedule_conv3d_generic(te::Schedule& s, const te::Tensor& anchor,

@@ -175,13 +175,25 @@ void schedule_scalar_accumulator(te::Schedule& s, const te::Tensor& out, const t
 }
 
 void schedule_nchw_row_vectors(te::Schedule& s, const te::Tensor& out, const te::Tensor& acc,
-                               int64_t work, const tir::LowerContext& target) {
+                               int64_t work, const tir::LowerContext& target,
+                               const te::Tensor& staged) {
     te::StageRef so = s[out];
     auto ax = so.op_axis();  // n, c, (od,) oh, ow
-    int64_t v = pick_vector(const_dim(out.shape().back(), "output width"), vector_lanes(target));
+    int lanes = vector_lanes(target);
+    int64_t v = pick_vector(const_dim(out.shape().back(), "output width"), lanes);
     auto [wo, wi] = so.split(ax.back(), v);
     so.vectorize(wi);
-    fuse_parallel(so, {ax.begin(), ax.end() - 1}, work);
+    if (staged.op.defined()) {
+        // One (n, c) plane per iteration, its staged input made inside it: a plane is small
+        // enough to stay in cache between being written and read.
+        Ref<IterVar> plane = fuse_parallel(so, {ax[0], ax[1]}, work);
+        te::StageRef sp = s[staged];
+        sp.compute_at(so, plane);
+        auto [po, pi] = sp.split(sp.op_axis().back(), lanes);
+        sp.vectorize(pi);
+    } else {
+        fuse_parallel(so, {ax.begin(), ax.end() - 1}, work);
+    }
     te::StageRef sa = s[acc];
     sa.compute_at(so, wo);
     std::vector<Ref<IterVar>> order = sa.op_reduce_axis();

@@ -83,9 +83,11 @@ void schedule_scalar_accumulator(te::Schedule& s, const te::Tensor& out, const t
 // An NCHW (or NCDHW) output tiled along its rows: the width split into vectors, n, c, the depth
 // and the row fused and parallel (by `work`), the accumulator `acc` computed per vector with all
 // its reduction loops outside the lanes. Windowed reductions over unblocked channels (pools,
-// depthwise conv2d, conv3d).
+// depthwise conv2d, conv3d). With `staged` (the padded input the reduction reads) only n and c
+// are fused and parallel, and `staged` is computed per (n, c) plane inside that loop.
 void schedule_nchw_row_vectors(te::Schedule& s, const te::Tensor& out, const te::Tensor& acc,
-                               int64_t work, const tir::LowerContext& target);
+                               int64_t work, const tir::LowerContext& target,
+                               const te::Tensor& staged = te::Tensor());
 
 // Loops `n_outer` leading axes of `t` (fused, parallel) around the remaining axes fused and
 // split into vectors: for row-wise ops whose per-row values (max, mean) are read once per row.

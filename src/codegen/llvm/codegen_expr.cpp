@@ -467,10 +467,58 @@ llvm::Value* CodeGenLLVM::emit_(const Load* op) {
         llvm::Value* addr = element_address(b, t, index_value(first));
         value =
             builder_.CreateAlignedLoad(storage_type(t), addr, access_align(b, t, index, t.lanes()));
+    } else if (const int64_t* stride = ramp ? as_const_int(ramp->stride) : nullptr;
+               stride && *stride >= 2 && *stride <= kMaxShuffledStride) {
+        // A small constant stride (a stride-2 convolution's input row): one contiguous load of
+        // the span the lanes cover, then a shuffle picking every stride-th element. Much cheaper
+        // than a gather; the mask keeps the load inside the span.
+        const int lanes = t.lanes();
+        const int s = static_cast<int>(*stride);
+        const int span = (lanes - 1) * s + 1;
+        auto* wide_ty = llvm::FixedVectorType::get(storage_type(t.element_of()), lanes * s);
+        std::vector<llvm::Constant*> mask;
+        for (int k = 0; k < lanes * s; ++k) mask.push_back(builder_.getInt1(k < span));
+        llvm::Value* addr = element_address(b, t, index_value(ramp->base));
+        llvm::Value* wide =
+            builder_.CreateMaskedLoad(wide_ty, addr, access_align(b, t.element_of(), ramp->base, 1),
+                                      llvm::ConstantVector::get(mask));
+        std::vector<int> pick;
+        for (int k = 0; k < lanes; ++k) pick.push_back(k * s);
+        value = builder_.CreateShuffleVector(wide, pick);
     } else {
         llvm::Value* addrs = element_address(b, t, index_value(index));
         llvm::Align align = access_align(b, t, PrimExpr(make_int(DataType::int32(), 1)), 1);
         value = builder_.CreateMaskedGather(storage_type(t), addrs, align);
+    }
+    if (t.is_bool())
+        return builder_.CreateICmpNE(value, llvm::Constant::getNullValue(value->getType()));
+    return value;
+}
+
+// The lanes of a vector load where `mask` holds, `otherwise` elsewhere; masked-off lanes do not
+// touch memory (they may lie outside the buffer).
+llvm::Value* CodeGenLLVM::emit_masked_load(const Load* op, llvm::Value* mask,
+                                           llvm::Value* otherwise) {
+    ANVIL_CHECK(op->indices.size() == 1) << func_name_ << ": load from '" << op->buffer->name
+                                         << "' needs flattened storage (run flatten_storage)";
+    const BufferInfo& b = buffer_info(op->buffer);
+    DataType t = op->dtype;
+    const PrimExpr& index = op->indices[0];
+    llvm::Type* ty = storage_type(t);
+    if (!otherwise->getType()->isVectorTy()) {
+        otherwise = builder_.CreateVectorSplat(t.lanes(), otherwise);
+    }
+    if (t.is_bool()) otherwise = builder_.CreateZExt(otherwise, ty);
+    llvm::Value* value = nullptr;
+    const Ramp* ramp = index.as<Ramp>();
+    if (ramp && is_one(ramp->stride)) {
+        llvm::Value* addr = element_address(b, t, index_value(ramp->base));
+        value = builder_.CreateMaskedLoad(ty, addr, access_align(b, t, index, t.lanes()), mask,
+                                          otherwise);
+    } else {
+        llvm::Value* addrs = element_address(b, t, index_value(index));
+        llvm::Align align = access_align(b, t, PrimExpr(make_int(DataType::int32(), 1)), 1);
+        value = builder_.CreateMaskedGather(ty, addrs, align, mask, otherwise);
     }
     if (t.is_bool())
         return builder_.CreateICmpNE(value, llvm::Constant::getNullValue(value->getType()));
@@ -523,6 +571,10 @@ llvm::Value* CodeGenLLVM::emit_(const Call* op) {
 llvm::Value* CodeGenLLVM::emit_if_then_else(const Call* op) {
     ANVIL_CHECK(op->args.size() == 3) << "if_then_else takes three arguments";
     llvm::Value* cond = emit(op->args[0]);
+    const Load* guarded = op->args[1].as<Load>();
+    if (op->args[0].dtype().is_vector() && guarded && guarded->dtype.is_vector()) {
+        return emit_masked_load(guarded, cond, emit(op->args[2]));
+    }
     if (op->dtype.is_vector() || op->args[0].dtype().is_vector()) {
         return builder_.CreateSelect(cond, emit(op->args[1]), emit(op->args[2]));
     }

@@ -41,6 +41,9 @@ inline constexpr int kWorkspaceAlign = 16;
 // Constant-size "local" allocations up to this size go on the stack; larger ones use the
 // runtime's workspace so that pool threads with small stacks do not overflow.
 inline constexpr int64_t kMaxStackAllocBytes = 256 * 1024;
+// Vector loads with a constant stride up to this become a contiguous load and a shuffle; larger
+// strides gather.
+inline constexpr int kMaxShuffledStride = 4;
 
 // Variables a statement uses but does not define, and buffers it reads or writes but does not
 // allocate, in first-use order.
@@ -93,6 +96,7 @@ private:
                             llvm::Instruction::BinaryOps int_op,
                             llvm::Instruction::BinaryOps bool_op);
     llvm::Value* emit_if_then_else(const Call* op);
+    llvm::Value* emit_masked_load(const Load* op, llvm::Value* mask, llvm::Value* otherwise);
     llvm::Value* emit_call_intrinsic(const Call* op);
     llvm::Value* emit_math(const std::string& name, DataType t, std::vector<llvm::Value*> args);
     llvm::Value* emit_libm(const std::string& fname, DataType t, llvm::Value* x);

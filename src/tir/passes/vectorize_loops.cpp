@@ -7,8 +7,9 @@
 // a construct (a vector condition on a branch, a store to a loop-invariant address, a
 // side-effecting call, an allocation, a vector let used as an index, ...) it gives up on the
 // whole loop and emits a Serial loop instead, which is always correct. An if_then_else with a
-// vector condition becomes a select over branches whose loads are clamped in bounds (see
-// vector_if_then_else), when its branches cannot trap.
+// vector condition stays one when its chosen branch is a contiguous or strided load (the code
+// generator masks it), and otherwise becomes a select over branches whose loads are clamped in
+// bounds (see vector_if_then_else), when its branches cannot trap.
 #include <unordered_set>
 
 #include "ir/intrinsics.h"
@@ -245,6 +246,17 @@ private:
     // of out of bounds, while a lane whose guard holds reads what it did (that access was in
     // bounds). Padding stages (if_then_else(inside, x[i - p], 0)) vectorize this way.
     PrimExpr vector_if_then_else(const Call* op, std::vector<PrimExpr> args, int lanes) {
+        // A guarded vector load stays guarded: the code generator reads only the lanes whose
+        // condition holds (a masked load), so nothing is clamped and a contiguous load stays
+        // contiguous. Padding stages (if_then_else(inside, x[i - p], 0)) take this path.
+        const Load* guarded = args[1].as<Load>();
+        if (guarded && args[0].dtype().is_vector() && guarded->indices.size() == 1 &&
+            guarded->indices[0].is<Ramp>() && is_speculable(guarded->indices[0]) &&
+            is_speculable(op->args[2])) {
+            PrimExpr otherwise = widen(LoadClamper().mutate(args[2]), lanes);
+            return make_call(op->dtype.with_lanes(lanes), intrin::kIfThenElse,
+                             {args[0], args[1], otherwise});
+        }
         for (int k = 1; k < 3; ++k) {
             if (!is_speculable(op->args[k])) throw CannotVectorize{};
             args[k] = widen(LoadClamper().mutate(args[k]), lanes);

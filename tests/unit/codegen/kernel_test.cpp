@@ -52,7 +52,8 @@ TEST(Kernel, VectorAddWithScalarTail) {
 }
 
 TEST(Kernel, GatherAndScatterTranspose) {
-    // 4x4 transposes: a strided vector load (gather) and a strided vector store (scatter).
+    // 4x4 transposes: a strided vector load (a shuffled load) and a strided vector store
+    // (scatter).
     auto A = make_buffer("A", f32, {i32(16)}), T1 = make_buffer("T1", f32, {i32(16)});
     auto T2 = make_buffer("T2", f32, {i32(16)});
     auto i = make_var("i");
@@ -71,6 +72,77 @@ TEST(Kernel, GatherAndScatterTranspose) {
         for (int c = 0; c < 4; ++c) want[r * 4 + c] = a[c * 4 + r];
     EXPECT_EQ(T1n.to_vector<float>(), want);
     EXPECT_EQ(T2n.to_vector<float>(), want);
+}
+
+// Out[i * lanes + l] = In[base + (i * lanes + l) * stride]: strided vector loads, small strides
+// as a contiguous load plus a shuffle, larger ones as gathers. The last vector's span ends at
+// the input's last element, so a load past it would read outside the tensor.
+template <typename T>
+void check_strided_load(DataType t, int lanes, int stride) {
+    const int vectors = 3, n_out = vectors * lanes;
+    const int n_in = (n_out - 1) * stride + 1;
+    auto In = make_buffer("In", t, {i32(n_in)}), Out = make_buffer("Out", t, {i32(n_out)});
+    auto i = make_var("i");
+    PrimExpr load = make_load(In, {make_ramp(i * (lanes * stride), i32(stride), lanes)});
+    tir::Stmt body =
+        tir::make_for(i, i32(0), i32(vectors), ForKind::Serial,
+                      tir::make_store(Out, load, {make_ramp(i * lanes, i32(1), lanes)}));
+    runtime::Module m =
+        codegen::build_llvm({tir::make_prim_func("strided", {In, Out}, body)}, host_target());
+    std::vector<T> in(n_in);
+    for (int k = 0; k < n_in; ++k) in[k] = static_cast<T>(k % 100 - 50);
+    runtime::NDArray In_n = make_array(in, t), Out_n = make_empty(t, {n_out});
+    m.get_function("strided")(In_n, Out_n);
+    std::vector<T> out = Out_n.template to_vector<T>();
+    for (int k = 0; k < n_out; ++k) {
+        ASSERT_EQ(out[k], in[k * stride]) << t.str() << " lanes " << lanes << " stride " << stride;
+    }
+    std::string ll = codegen::get_source(m, "ll");
+    bool gathers = ll.find("llvm.masked.gather") != std::string::npos;
+    EXPECT_EQ(gathers, stride > 4) << ll;  // codegen's kMaxShuffledStride
+}
+
+TEST(Kernel, StridedVectorLoads) {
+    for (int lanes : {4, 8, 16}) {
+        for (int stride : {2, 3, 4, 5}) {
+            check_strided_load<float>(f32, lanes, stride);
+            check_strided_load<int8_t>(DataType::int_(8), lanes, stride);
+        }
+    }
+}
+
+TEST(Kernel, GuardedVectorLoadsReadOnlyTheirLanes) {
+    // B[i] = i in [3, 19) ? A[i - 3] : -1 over 24 lanes, and the same for every other element
+    // (stride 2) of C: lanes outside the guard would read before or after A.
+    auto A = make_buffer("A", f32, {i32(16)}), B = make_buffer("B", f32, {i32(24)});
+    auto C = make_buffer("C", f32, {i32(12)});
+    // The guard reads the position, the load its index (position - lo) as a ramp; lo = 3 is a
+    // run-time scalar so that LLVM cannot resolve the mask at compile time.
+    auto lo = make_var("lo");
+    auto guarded = [&](int stride, int lanes) {
+        PrimExpr pos = make_ramp(i32(0), i32(stride), lanes);
+        PrimExpr inside = make_binary(ExprKind::And, pos >= make_broadcast(lo, lanes),
+                                      pos < make_broadcast(lo + 16, lanes));
+        return make_call(DataType::float_(32, lanes), intrin::kIfThenElse,
+                         {inside, make_load(A, {make_ramp(i32(0) - lo, i32(stride), lanes)}),
+                          make_broadcast(make_float(f32, -1.0), lanes)});
+    };
+    tir::Stmt body =
+        tir::make_seq({tir::make_store(B, guarded(1, 24), {make_ramp(i32(0), i32(1), 24)}),
+                       tir::make_store(C, guarded(2, 12), {make_ramp(i32(0), i32(1), 12)})});
+    runtime::Module m =
+        codegen::build_llvm({tir::make_prim_func("guarded", {A, B, C}, body, {lo})}, host_target());
+    std::vector<float> a(16);
+    for (int k = 0; k < 16; ++k) a[k] = static_cast<float>(k + 1);
+    runtime::NDArray An = make_array(a, f32), Bn = make_empty(f32, {24}),
+                     Cn = make_empty(f32, {12});
+    m.get_function("guarded")(An, Bn, Cn, 3);
+    std::vector<float> b = Bn.to_vector<float>(), c = Cn.to_vector<float>();
+    for (int k = 0; k < 24; ++k) EXPECT_EQ(b[k], k >= 3 && k < 19 ? a[k - 3] : -1.0f) << k;
+    for (int k = 0; k < 12; ++k) EXPECT_EQ(c[k], 2 * k >= 3 && 2 * k < 19 ? a[2 * k - 3] : -1.0f);
+    std::string ll = codegen::get_source(m, "ll");
+    EXPECT_NE(ll.find("llvm.masked.load"), std::string::npos) << ll;
+    EXPECT_NE(ll.find("llvm.masked.gather"), std::string::npos) << ll;
 }
 
 struct MathCase {

@@ -145,7 +145,7 @@ TEST(VectorizeLoops, UnvectorizableBodiesStaySerial) {
     expect_equivalent(f, vectorize(f));
 }
 
-TEST(VectorizeLoops, PaddingIfThenElseBecomesASelectOfClampedLoads) {
+TEST(VectorizeLoops, PaddingIfThenElseKeepsItsGuardOrClampsItsLoads) {
     // B[i] = i in [2, 10) ? A[i - 2] : 0: lanes outside the guard would read A out of bounds.
     auto A = make_buffer("A", DataType::float32(), {8});
     auto B = make_buffer("B", DataType::float32(), {12});
@@ -158,17 +158,40 @@ TEST(VectorizeLoops, PaddingIfThenElseBecomesASelectOfClampedLoads) {
                                  {i >= 2 && i < 10, value, make_float(DataType::float32(), 0.0)}),
                        {i}));
     };
+    auto count = [](const Stmt& v) {
+        struct {
+            int guarded = 0, selects = 0, clamped = 0, ramps = 0;
+        } n;
+        visit_exprs(v, [&](const PrimExpr& e) {
+            if (auto* c = e.as<Call>(); c && c->name == intrin::kIfThenElse) {
+                n.guarded += c->args[0].dtype().lanes() == 12;
+            }
+            n.selects += e.is<Select>() && e.dtype().lanes() == 12;
+            if (auto* l = e.as<Load>()) {
+                n.clamped += l->indices[0].is<Max>();
+                n.ramps += l->indices[0].is<Ramp>();
+            }
+        });
+        return n;
+    };
+    // A guarded load stays guarded, per lane, with its contiguous index: the code generator
+    // masks it.
     Stmt v = vectorize_loops(pad(make_load(A, {i - 2})), LowerContext{});
     EXPECT_EQ(count_loops(v, ForKind::Serial) + count_loops(v, ForKind::Vectorized), 0);
-    int selects = 0, clamped = 0;
-    visit_exprs(v, [&](const PrimExpr& e) {
-        selects += e.is<Select>() && e.dtype().lanes() == 12;
-        if (auto* l = e.as<Load>()) clamped += l->indices[0].is<Max>();
-    });
-    EXPECT_EQ(selects, 1);
-    EXPECT_EQ(clamped, 1);
+    auto n = count(v);
+    EXPECT_EQ(n.guarded, 1);
+    EXPECT_EQ(n.ramps, 1);
+    EXPECT_EQ(n.clamped, 0);
     auto f = make_prim_func("f", {A, B}, pad(make_load(A, {i - 2})));
     expect_equivalent(f, vectorize(f));
+    // Any other guarded branch is evaluated for every lane, its loads clamped into bounds.
+    PrimExpr twice = make_load(A, {i - 2}) * make_float(DataType::float32(), 2.0);
+    v = vectorize_loops(pad(twice), LowerContext{});
+    n = count(v);
+    EXPECT_EQ(n.selects, 1);
+    EXPECT_EQ(n.clamped, 1);
+    auto g = make_prim_func("g", {A, B}, pad(twice));
+    expect_equivalent(g, vectorize(g));
     // A branch that may trap where its guard is false (a division by a loaded value) stays
     // scalar.
     auto D = make_buffer("D", DataType::int32(), {8});

@@ -166,8 +166,23 @@ Value Interpreter::eval(const PrimExpr& e) {
             if (op->name == intrin::kIfThenElse) {
                 // Evaluates only the chosen branch (which may read out of bounds otherwise).
                 Value c = eval(op->args.at(0));
-                if (c.dtype.is_vector()) fail("if_then_else with a vector condition");
-                return widen(eval(op->args.at(c.as_int(0) != 0 ? 1 : 2)), lanes);
+                if (c.dtype.is_scalar()) {
+                    return widen(eval(op->args.at(c.as_int(0) != 0 ? 1 : 2)), lanes);
+                }
+                // Per lane. A guarded load reads only its chosen lanes (the code generator
+                // masks it); any other branch is safe to evaluate whole (vectorize_loops).
+                Value otherwise = widen(eval(op->args.at(2)), lanes);
+                auto* load = op->args.at(1).as<Load>();
+                Value chosen = load ? eval_load(load, &c) : widen(eval(op->args.at(1)), lanes);
+                for (int l = 0; l < lanes; ++l) {
+                    const Value& from = c.as_int(l) != 0 ? chosen : otherwise;
+                    if (t.is_floating()) {
+                        out.f[l] = from.f[l];
+                    } else {
+                        out.i[l] = from.i[l];
+                    }
+                }
+                return out;
             }
             std::vector<Value> args;
             for (const auto& a : op->args) args.push_back(widen(eval(a), lanes));
@@ -367,7 +382,7 @@ int64_t Interpreter::flat_offset(const Buffer* b, const std::vector<int64_t>& id
     return off;
 }
 
-Value Interpreter::eval_load(const Load* op) {
+Value Interpreter::eval_load(const Load* op, const Value* mask) {
     auto it = buffers_.find(op->buffer.get());
     if (it == buffers_.end()) fail("unbound buffer " + op->buffer->name);
     int lanes = op->dtype.lanes();
@@ -375,6 +390,7 @@ Value Interpreter::eval_load(const Load* op) {
     for (const auto& i : op->indices) idx.push_back(widen(eval(i), lanes));
     Value out = make_value(op->dtype);
     for (int l = 0; l < lanes; ++l) {
+        if (mask && mask->as_int(l) == 0) continue;
         std::vector<int64_t> at;
         for (const auto& v : idx) at.push_back(v.as_int(l));
         double d = it->second->at(flat_offset(op->buffer.get(), at));

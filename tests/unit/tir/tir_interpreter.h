@@ -45,7 +45,8 @@ public:
 
 private:
     int64_t flat_offset(const Buffer* b, const std::vector<int64_t>& idx);
-    Value eval_load(const Load* op);
+    // Lanes where `mask` (when given) is false are not read and left zero.
+    Value eval_load(const Load* op, const Value* mask = nullptr);
     void exec_store(const Store* op);
 
     std::unordered_map<const Buffer*, std::vector<double>*> buffers_;
