@@ -320,6 +320,24 @@ te::Tensor pack_conv_weight(const std::string& name, const WeightFn& w, const Co
         name + "_pack");
 }
 
+// A pointwise convolution over a large plane is a matrix product out[oc, p] = W[oc, :] x[:, p]
+// whose spatial index p is contiguous in NCHW: its schedule vectorizes along the plane with a
+// broadcast weight per output channel (schedule_conv2d_pointwise_x86), which suits the few input
+// channels of the early pointwise layers of mobile networks better than channel blocks. Small
+// planes (7x7, 14x14) keep the channel blocks, which do not waste lanes on them.
+constexpr int64_t kMinPointwisePlane = 256;
+
+bool is_pointwise_over_plane(const ConvGeom& g, const te::Tensor& xp,
+                             const std::vector<PrimExpr>& out_shape) {
+    if (g.groups != 1 || g.kh != 1 || g.kw != 1 || g.sh != 1 || g.sw != 1) return false;
+    const int64_t* h = as_const_int(out_shape[2]);
+    const int64_t* w = as_const_int(out_shape[3]);
+    const int64_t* xh = as_const_int(xp.shape()[2]);
+    const int64_t* xw = as_const_int(xp.shape()[3]);
+    // Same plane in and out: no padding stage between.
+    return h && w && xh && xw && *xh == *h && *xw == *w && *h * *w >= kMinPointwisePlane;
+}
+
 // out[n, oc, oh, ow] = sum xp[n, group(oc) * icg + rc, oh * sh + kh * dh, ow * sw + kw * dw]
 //                          * w(oc, rc, kh, kw)
 // `prepacked`: the weight already in the blocked layout [O/VB, C/groups, KH, KW, VB] (by
@@ -336,6 +354,19 @@ te::Tensor conv_core(const std::string& name, const te::Tensor& xp, const Weight
     };
     int64_t vb =
         prepacked ? const_dim(prepacked->shape()[4], "conv2d channel block") : conv_block(g);
+    if (is_pointwise_over_plane(g, xp, out_shape)) {
+        // One reduction axis (rc) tells the schedule this is the pointwise form.
+        auto weight = [&](const PrimExpr& oc) {
+            if (!prepacked) return w(oc, rc->var, I(0), I(0));
+            return (*prepacked)(floordiv(oc, I(vb)), rc->var, I(0), I(0), floormod(oc, I(vb)));
+        };
+        return te::compute(
+            out_shape,
+            [&](std::span<const PrimExpr> i) {
+                return te::sum(xp(i[0], rc->var, i[2], i[3]) * weight(i[1]), {rc});
+            },
+            name);
+    }
     if (vb == 0) {
         return te::compute(
             out_shape,
@@ -620,9 +651,74 @@ void schedule_conv2d_direct_x86(te::Schedule& s, const te::Tensor& anchor,
     schedule_nchw_row_vectors(s, out, acc, work, target, staged);
 }
 
+// Rows of the plane per tile: whole rows, so that a tile is a box of the plane (the bounds of an
+// attached stage are boxes), as few as give several full vectors.
+int64_t pick_plane_rows(int64_t h, int64_t w, int lanes) {
+    int64_t fallback = h;
+    for (int64_t r = 1; r <= h; ++r) {
+        if (h % r != 0 || r * w < 4 * lanes) continue;
+        if ((r * w) % lanes == 0) return r;
+        fallback = std::min(fallback, r);
+    }
+    return fallback;
+}
+
+// The pointwise form (is_pointwise_over_plane): a tile of `rows` whole rows of the plane (fused
+// into one contiguous index, split into vectors) by `oc_tile` output channels, accumulated in
+// registers over the input channels: per input channel, one vector load of the input per vector
+// of the tile and one broadcast weight per output channel. Tiles loop plane-outer, so a tile's
+// input rows stay in cache across the output channels.
+void schedule_conv2d_pointwise_x86(te::Schedule& s, const te::Tensor& anchor,
+                                   const std::vector<te::Tensor>& outputs, const te::Tensor& red,
+                                   const tir::LowerContext& target) {
+    te::Tensor out = tile_target(s, anchor, outputs, target);
+    te::Tensor acc = local_accumulator(s, red, out);
+    const int lanes = vector_lanes(target);
+    const int64_t oc = const_dim(out.shape()[1], "conv2d output channels");
+    const int64_t h = const_dim(out.shape()[2], "conv2d output height");
+    const int64_t w = const_dim(out.shape()[3], "conv2d output width");
+    const int64_t rows = pick_plane_rows(h, w, lanes);
+    const int64_t vectors = (rows * w + lanes - 1) / lanes;
+    // Accumulators: vectors x oc_tile of the 32 (16 without AVX-512) vector registers, leaving
+    // room for the input vectors and the broadcast weight.
+    const int64_t budget = lanes >= 16 ? 24 : 12;
+    int64_t oc_tile = std::max<int64_t>(1, budget / vectors);
+    for (int64_t t = oc_tile; t * 2 > oc_tile; --t) {
+        if (oc % t == 0) {
+            oc_tile = t;
+            break;
+        }
+    }
+    te::StageRef so = s[out];
+    auto ax = so.op_axis();  // n, c, h, w
+    Ref<IterVar> plane = so.fuse({ax[2], ax[3]});
+    auto [po, pi] = so.split(plane, rows * w);
+    auto [co, ci] = so.split(ax[1], oc_tile);
+    so.reorder({ax[0], po, co, ci, pi});
+    auto [pv, pl] = so.split(pi, lanes);
+    so.vectorize(pl);
+    int64_t work = known_extent_product(out.shape()) *
+                   const_dim(s[acc].op_reduce_axis()[0]->dom.extent, "conv2d channels");
+    Ref<IterVar> tiles = fuse_parallel(so, {ax[0], po, co}, work);
+
+    te::StageRef sa = s[acc];
+    sa.compute_at(so, tiles);
+    auto aa = sa.op_axis();  // n, c, h, w of the tile
+    Ref<IterVar> tile = sa.fuse({aa[2], aa[3]});
+    auto [tv, tl] = sa.split(tile, lanes);
+    sa.reorder({sa.op_reduce_axis()[0], aa[1], tv, tl});
+    sa.unroll(aa[1]);
+    sa.unroll(tv);
+    sa.vectorize(tl);
+}
+
 void schedule_conv2d_x86(te::Schedule& s, const te::Tensor& anchor,
                          const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
     te::Tensor red = expect_reduction(anchor, "conv2d");
+    if (red.ndim() == 4 && red.reduce_axis().size() == 1) {
+        schedule_conv2d_pointwise_x86(s, anchor, outputs, red, target);
+        return;
+    }
     if (red.ndim() != 5) {
         schedule_conv2d_direct_x86(s, anchor, outputs, red, target);
         return;

@@ -105,6 +105,18 @@ std::vector<ConvCase> conv_cases() {
         {"stride1", {2, 3, 13, 11}, {5, 3, 3, 2}, conv_attrs({1, 1}, {1, 1, 1, 1}, {1, 1}, 1)},
         {"block32", {1, 7, 9, 10}, {64, 7, 3, 3}, conv_attrs({1, 2}, {0, 1, 2, 0}, {1, 1}, 1)},
         {"block_tail", {1, 4, 8, 30}, {33, 4, 1, 1}, conv_attrs({1, 1}, {0, 0, 0, 0}, {1, 1}, 1)},
+        // Pointwise over planes of >= 256: vectorized along the plane. Tiles of 4 rows (96
+        // elements) by 4 output channels, a channel tail (7 = 4 + 3) and a batch of 2; then a
+        // plane with no row count that makes full vectors (17 x 19: one tile of 323 elements, a
+        // 3-lane tail).
+        {"pointwise_plane",
+         {2, 5, 20, 24},
+         {7, 5, 1, 1},
+         conv_attrs({1, 1}, {0, 0, 0, 0}, {1, 1}, 1)},
+        {"pointwise_odd_plane",
+         {1, 3, 17, 19},
+         {33, 3, 1, 1},
+         conv_attrs({1, 1}, {0, 0, 0, 0}, {1, 1}, 1)},
         {"depthwise", {1, 6, 13, 11}, {6, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {1, 1}, 6)},
         {"depthwise_s2", {2, 6, 13, 11}, {6, 1, 3, 2}, conv_attrs({2, 2}, {1, 0, 2, 1}, {2, 1}, 6)},
         {"depthwise_x2", {1, 3, 12, 17}, {6, 1, 3, 3}, conv_attrs({2, 1}, {1, 1, 1, 1}, {1, 1}, 3)},
@@ -189,6 +201,19 @@ TEST(Conv2D, FusedBiasRelu) {
         want[i] = std::max(0.0, want[i] + bias.data<float>()[i / plane]);
     }
     testing::expect_close(y, want, 1e-4, "conv2d+add+relu");
+}
+
+TEST(Conv2D, FusedPointwiseBiasRelu) {
+    auto attrs = conv_attrs({1, 1}, {0, 0, 0, 0}, {1, 1}, 1);
+    auto x = random_tensor({1, 6, 16, 28}, 8), w = random_tensor({10, 6, 1, 1}, 9);
+    auto bias = random_tensor({10, 1, 1}, 10);
+    NDArray y = run_op("nn.conv2d", attrs, {x, w}, {{"add", {bias}}, {"nn.relu", {}}});
+    std::vector<double> want = conv2d_reference(x, w, attrs);
+    int64_t plane = static_cast<int64_t>(want.size()) / 10;
+    for (size_t i = 0; i < want.size(); ++i) {
+        want[i] = std::max(0.0, want[i] + bias.data<float>()[i / plane]);
+    }
+    testing::expect_close(y, want, 1e-4, "pointwise+add+relu");
 }
 
 TEST(Conv2D, FusedDepthwiseRelu) {
