@@ -638,10 +638,7 @@ void schedule_conv2d_generic(te::Schedule& s, const te::Tensor& anchor,
 void schedule_conv2d_direct_x86(te::Schedule& s, const te::Tensor& anchor,
                                 const std::vector<te::Tensor>& outputs, const te::Tensor& red,
                                 const tir::LowerContext& target) {
-    te::Tensor staged;
-    for (const auto& in : red.op.as<te::ComputeOp>()->inputs) {
-        if (in->name.ends_with("_pad") || in->name.ends_with("_dilate")) staged = te::Tensor(in);
-    }
+    te::Tensor staged = staged_input(red);
     te::Tensor out = tile_target(s, anchor, outputs, target);
     te::Tensor acc = local_accumulator(s, red, out);
     auto ar = s[acc].op_reduce_axis();  // rc, ry, rx

@@ -387,7 +387,6 @@ void schedule_pool_generic(te::Schedule& s, const te::Tensor& anchor,
 void schedule_pool_x86(te::Schedule& s, const te::Tensor& anchor,
                        const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
     te::Tensor red = expect_reduction(anchor, "pool");
-    schedule_helper_inputs(s, red, target);
     te::Tensor out = tile_target(s, anchor, outputs, target);
     te::Tensor acc = local_accumulator(s, red, out);
     int64_t work = known_extent_product(red.shape());
@@ -398,10 +397,12 @@ void schedule_pool_x86(te::Schedule& s, const te::Tensor& anchor,
     }
     if (single) {
         // Global pooling: one scalar accumulator per (n, c).
+        schedule_helper_inputs(s, red, target);
         schedule_scalar_accumulator(s, out, acc, work);
         return;
     }
-    schedule_nchw_row_vectors(s, out, acc, work, target);
+    // Windowed: the padded input made per (n, c) plane, as for depthwise convolutions.
+    schedule_nchw_row_vectors(s, out, acc, work, target, staged_input(red));
 }
 
 Ref<Op> make_max_pool2d_op() {

@@ -123,6 +123,15 @@ void schedule_helper_inputs(te::Schedule& s, const te::Tensor& t, const tir::Low
     }
 }
 
+te::Tensor staged_input(const te::Tensor& r) {
+    auto* c = r.op.as<te::ComputeOp>();
+    if (!c) return {};
+    for (const auto& in : c->inputs) {
+        if (ends_with(in->name, "_pad") || ends_with(in->name, "_dilate")) return te::Tensor(in);
+    }
+    return {};
+}
+
 int64_t pick_rows(int64_t extent, int64_t max_rows) {
     max_rows = std::max<int64_t>(1, max_rows);
     if (extent <= max_rows) return std::max<int64_t>(1, extent);

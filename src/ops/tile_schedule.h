@@ -54,6 +54,9 @@ void schedule_reduction_inputs_at_root(te::Schedule& s, const te::Tensor& anchor
 // similar staging copies an op's compute creates.
 void schedule_helper_inputs(te::Schedule& s, const te::Tensor& t, const tir::LowerContext& target);
 
+// The padded or dilated copy of the input (a "_pad" or "_dilate" stage) that reduction `r`
+// reads, or an undefined tensor.
+te::Tensor staged_input(const te::Tensor& r);
 // Rows of a register tile over an axis of `extent`: `extent` itself when it fits in `max_rows`,
 // else a divisor in [max_rows/2, max_rows] (no tail), else max_rows.
 int64_t pick_rows(int64_t extent, int64_t max_rows);
