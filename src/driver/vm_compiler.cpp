@@ -340,11 +340,12 @@ private:
     Value compile_call(const Expr& e, const graph::Call& call) {
         if (const auto* st = ops::shape_tensor_attrs(e)) {
             for (const auto& a : call.args) compile(a);  // they bind dimensions the values use
-            if (st->shape.size() != 1) {
+            if (st->shape.size() > 1) {
                 user_error(e->loc) << "a symbolic " << st->shape.size()
                                    << "-D shape value used as data is not supported yet";
             }
             VMInstruction in{.op = VMOp::shape_tensor, .dst = new_reg(), .node = e->loc.node_name};
+            in.index = st->shape.empty() ? 1 : 0;  // a 0-D tensor of its one value
             in.dtype = graph::dl_dtype_of(st->dtype);
             for (const auto& v : st->values) in.shape.push_back(shape_code(v, e->loc));
             int dst = in.dst;

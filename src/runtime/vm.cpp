@@ -557,7 +557,9 @@ VMValue VirtualMachine::State::call(const VMFunction& f, std::vector<VMValue> ar
                 regs[in.dst] = VMValue(reshape(f, in, regs, slots));
                 break;
             case VMOp::shape_tensor: {
-                NDArray t = NDArray::empty({static_cast<int64_t>(in.shape.size())}, in.dtype);
+                std::vector<int64_t> shape;
+                if (in.index == 0) shape.push_back(static_cast<int64_t>(in.shape.size()));
+                NDArray t = NDArray::empty(shape, in.dtype);
                 for (size_t i = 0; i < in.shape.size(); ++i) {
                     int64_t v = eval_shape_code(in.shape[i], slots);
                     if (in.dtype.bits == 64) {

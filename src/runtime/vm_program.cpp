@@ -219,7 +219,7 @@ json instruction_json(const VMInstruction& in) {
     if (in.op == VMOp::get_item || in.op == VMOp::if_false || in.op == VMOp::goto_ ||
         in.op == VMOp::reshape || in.op == VMOp::loop || in.op == VMOp::seq_concat ||
         in.op == VMOp::seq_stack || in.op == VMOp::str_normalize ||
-        (in.op == VMOp::match_shape && in.index != 0)) {
+        ((in.op == VMOp::match_shape || in.op == VMOp::shape_tensor) && in.index != 0)) {
         o["index"] = in.index;
     }
     if (in.op == VMOp::alloc || in.op == VMOp::match_shape || in.op == VMOp::shape_tensor ||
@@ -512,6 +512,10 @@ void validate_program(const VMProgram& p, int64_t params_size) {
                         !(in.dtype.code == kDLInt &&
                           (in.dtype.bits == 32 || in.dtype.bits == 64))) {
                         fail("a shape tensor is int32 or int64");
+                    }
+                    if (in.op == VMOp::shape_tensor && in.index != 0 &&
+                        (in.index != 1 || in.shape.size() != 1)) {
+                        fail("a shape tensor's index is 0 (1-D) or 1 (0-D, of one value)");
                     }
                     for (const auto& c : in.shape) check_code(c);
                     break;

@@ -38,7 +38,9 @@
 //                                     (0 copies the input's dimension unless index = 1, i.e.
 //                                     allowzero; -1 is inferred); the result's dimensions are
 //                                     bound to slots[]
-//   shape_tensor dst, shape[], dtype  a 1-D int32 or int64 tensor of shape expressions' values
+//   shape_tensor dst, shape[], dtype, index  a 1-D int32 or int64 tensor of shape expressions'
+//                                     values; index 1: a 0-D one of the one value (ONNX Shape →
+//                                     Gather of a symbolic dimension, used as data)
 //   tuple        dst, args[]          make a tuple (also an ONNX sequence);  get_item dst, reg,
 //                                     index
 //   seq_length   dst, reg             a sequence's length, an int64 scalar tensor

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "frontend/onnx/convert_ops.h"
+#include "ir/analyzer.h"
 #include "ops/shape_tensor.h"
 #include "ops/transform.h"
 
@@ -62,10 +63,13 @@ Exprs convert_shape(ConvertContext& ctx) {
                                    {ctx.input(0)})};
 }
 
+// Size: a constant, or with symbolic dimensions a 0-D shape_tensor of their product.
 Exprs convert_size(ConvertContext& ctx) {
-    int64_t n = 1;
-    for (int64_t d : ctx.static_shape(ctx.input(0), "the input")) n *= d;
-    return {ctx.constant_int64({n}, {})};
+    PrimExpr n = make_int(DataType::int64(), 1);
+    for (const auto& d : ctx.tensor_type(ctx.input(0), "the input").shape) n = n * d;
+    n = simplify(n);
+    if (const int64_t* v = as_const_int(n)) return {ctx.constant_int64({*v}, {})};
+    return {ops::make_shape_tensor({n}, {}, DataType::int64(), ctx.loc(), {ctx.input(0)})};
 }
 
 // Integer fills are folded as shape arithmetic; this makes the floating-point ones.

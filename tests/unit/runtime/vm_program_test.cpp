@@ -72,6 +72,37 @@ TEST(VMProgram, ValidationSaysWhere) {
               std::string::npos);
 }
 
+// shape_tensor's index 1 makes a 0-D tensor of its one value; it round-trips and is checked.
+TEST(VMProgram, ScalarShapeTensor) {
+    VMProgram p = small_program();
+    VMInstruction scalar{.op = VMOp::shape_tensor, .dst = 2, .index = 1};
+    scalar.dtype = {kDLInt, 64, 1};
+    scalar.shape = {{{K::slot, 0}, {K::constant, 3}, {K::mul, 0}}};
+    p.functions[0].code.insert(p.functions[0].code.begin() + 1, scalar);
+    VMProgram q = program_from_json(program_to_json(p));
+    EXPECT_EQ(q.functions[0].code[1].index, 1);
+    EXPECT_EQ(program_to_json(q), program_to_json(p));
+    p.functions[0].code[1].shape.push_back({{K::constant, 1}});
+    EXPECT_NE(error_of([&] {
+                  validate_program(p);
+              }).find("a shape tensor's index is 0 (1-D) or 1 (0-D, of one value)"),
+              std::string::npos);
+}
+
+// Programs from before "tuple_result": several outputs are a tuple's fields, one is the value.
+TEST(VMProgram, TupleResultDefaultsToTheNumberOfOutputs) {
+    VMProgram p = small_program();
+    std::string text = program_to_json(p);
+    EXPECT_NE(text.find("\"tuple_result\":false"), std::string::npos) << text;
+    text.replace(text.find(",\"tuple_result\":false"), 21, "");
+    EXPECT_FALSE(program_from_json(text).tuple_result);
+    p.outputs = {"a", "b"};
+    p.tuple_result = true;
+    text = program_to_json(p);
+    text.replace(text.find(",\"tuple_result\":true"), 20, "");
+    EXPECT_TRUE(program_from_json(text).tuple_result);
+}
+
 TEST(VMProgram, ShapeCode) {
     ShapeCode c = {{K::slot, 0}, {K::constant, 3}, {K::add, 0}, {K::constant, 2}, {K::floordiv, 0}};
     EXPECT_EQ(eval_shape_code(c, {7}), 5);
