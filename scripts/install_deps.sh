@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs what Anvil needs from Debian's packages; installs nothing that is already there.
-# Usage: scripts/install_deps.sh [--tests]   (--tests adds the cross-compilation test tools)
+# Usage: scripts/install_deps.sh [--tests] [--bench]
+#   --tests adds the cross-compilation test tools and the Python test tools; --bench adds the
+#   peers of bench/models/compare.py (PyTorch and torchvision, ONNX for Python, Node.js and npm
+#   for onnxruntime-node, which `npm ci` in bench/models then installs).
 set -euo pipefail
 
 packages=(
@@ -9,12 +12,25 @@ packages=(
     libgtest-dev libgmock-dev libbenchmark-dev libdnnl-dev
     libonnx-dev libprotobuf-dev protobuf-compiler
 )
-if [[ "${1:-}" == "--tests" ]]; then
-    # AArch64 objects are linked with the cross compiler and run under qemu-user in tests.
-    # The Python package (python/) is built against Debian's python3 and tested with pytest.
-    packages+=(g++-aarch64-linux-gnu qemu-user python3-numpy)
-    packages+=(python3-dev pybind11-dev python3-onnx python3-pytest)
-fi
+for arg in "$@"; do
+    case "$arg" in
+        --tests)
+            # AArch64 objects are linked with the cross compiler and run under qemu-user in tests.
+            # The Python package (python/) is built against Debian's python3 and tested with pytest.
+            packages+=(g++-aarch64-linux-gnu qemu-user python3-numpy)
+            packages+=(python3-dev pybind11-dev python3-onnx python3-pytest)
+            ;;
+        --bench)
+            packages+=(python3-torch python3-torchvision python3-onnx python3-numpy nodejs)
+            # NodeSource's nodejs package carries npm itself (and conflicts with Debian's).
+            command -v npm >/dev/null || packages+=(npm)
+            ;;
+        *)
+            echo "usage: scripts/install_deps.sh [--tests] [--bench]" >&2
+            exit 2
+            ;;
+    esac
+done
 
 missing=()
 for p in "${packages[@]}"; do
