@@ -296,8 +296,13 @@ using WeightFn = std::function<PrimExpr(PrimExpr, PrimExpr, PrimExpr, PrimExpr)>
 
 // Vector block over output channels, or 0 for the direct (unblocked) reduction: a block must
 // stay inside one group so that all its lanes read the same input channel.
+// A reduction this short (an RGB stem: 3 channels x 3x3 taps) gains little from channel blocks,
+// whose result must then be transposed into NCHW rows; the direct form computes rows as they are
+// stored.
+constexpr int64_t kMaxDirectReduction = 32;
+
 int64_t conv_block(const ConvGeom& g) {
-    if (g.groups == 1) return pick_block(g.oc);
+    if (g.groups == 1) return g.icg * g.kh * g.kw <= kMaxDirectReduction ? 0 : pick_block(g.oc);
     int64_t ocg = g.oc / g.groups;
     for (int64_t b : {32, 16, 8}) {
         if (ocg % b == 0) return b;
@@ -631,6 +636,24 @@ void schedule_conv2d_generic(te::Schedule& s, const te::Tensor& anchor,
     schedule_reduction_inputs_at_root(s, anchor, "conv2d");
 }
 
+// Output channels of a register tile whose other side is `vectors` vectors: accumulators fill
+// 24 of the 32 vector registers (12 of 16 without AVX-512), leaving room for the input vectors
+// and the broadcast weight; a count that divides `oc` (no tail) when one is within half of that.
+int64_t pick_channel_tile(int64_t oc, int64_t vectors, int lanes) {
+    int64_t tile = std::max<int64_t>(1, (lanes >= 16 ? 24 : 12) / vectors);
+    for (int64_t t = tile; t * 2 > tile; --t) {
+        if (oc % t == 0) return t;
+    }
+    return std::min(tile, oc);
+}
+
+// Multiply-adds of a direct convolution: the work estimate that decides parallelism.
+int64_t direct_work(te::Schedule& s, const te::Tensor& out, const te::Tensor& acc) {
+    int64_t work = known_extent_product(out.shape());
+    for (const auto& r : s[acc].op_reduce_axis()) work *= const_dim(r->dom.extent, "conv2d taps");
+    return work;
+}
+
 // The direct reduction (depthwise, and groups too narrow for channel blocks): a vector along the
 // output row per tap, channel plane by channel plane, each plane's padded (or dilated) input
 // made inside its iteration. A padded copy of the whole input made first would leave the cache
@@ -638,14 +661,53 @@ void schedule_conv2d_generic(te::Schedule& s, const te::Tensor& anchor,
 void schedule_conv2d_direct_x86(te::Schedule& s, const te::Tensor& anchor,
                                 const std::vector<te::Tensor>& outputs, const te::Tensor& red,
                                 const tir::LowerContext& target) {
-    te::Tensor staged = staged_input(red);
+    // Output channels per group: 1 for depthwise, where an output plane reads one input plane.
+    const auto& data_shape = red.op.as<te::ComputeOp>()->inputs[0]->buffer->shape;
+    int64_t icg = const_dim(red.reduce_axis()[0]->dom.extent, "conv2d channels per group");
+    int64_t groups = const_dim(data_shape[1], "conv2d input channels") / icg;
+    int64_t ocg = const_dim(red.shape()[1], "conv2d output channels") / groups;
+    if (ocg == 1) {
+        te::Tensor staged = staged_input(red);
+        te::Tensor out = tile_target(s, anchor, outputs, target);
+        te::Tensor acc = local_accumulator(s, red, out);
+        schedule_nchw_row_vectors(s, out, acc, direct_work(s, out, acc), target, staged);
+        return;
+    }
+    // Several output channels read the same input planes: the padded input once, at root, and
+    // a register tile of output channels x row vectors sharing each input vector.
+    schedule_helper_inputs(s, red, target);
     te::Tensor out = tile_target(s, anchor, outputs, target);
     te::Tensor acc = local_accumulator(s, red, out);
-    auto ar = s[acc].op_reduce_axis();  // rc, ry, rx
-    int64_t work = known_extent_product(out.shape()) *
-                   const_dim(ar[0]->dom.extent, "conv2d channels") *
-                   const_dim(ar[1]->dom.extent, "kernel") * const_dim(ar[2]->dom.extent, "kernel");
-    schedule_nchw_row_vectors(s, out, acc, work, target, staged);
+    const int lanes = vector_lanes(target);
+    const int64_t oc = const_dim(out.shape()[1], "conv2d output channels");
+    const int64_t ow = const_dim(out.shape()[3], "conv2d output width");
+    // The whole row when it is at most 8 vectors, else a divisor of it (no tail) or 4.
+    const int64_t row_vectors = (ow + lanes - 1) / lanes;
+    int64_t vectors = row_vectors <= 8 ? row_vectors : 4;
+    for (int64_t v = 6; row_vectors > 8 && v >= 3; --v) {
+        if (row_vectors % v == 0) {
+            vectors = v;
+            break;
+        }
+    }
+    const int64_t oc_tile = pick_channel_tile(oc, vectors, lanes);
+    te::StageRef so = s[out];
+    auto ax = so.op_axis();  // n, c, oh, ow
+    auto [co, ci] = so.split(ax[1], oc_tile);
+    auto [wo, wr] = so.split(ax[3], vectors * lanes);
+    auto [wv, wi] = so.split(wr, lanes);
+    so.reorder({ax[0], co, ax[2], wo, ci, wv, wi});
+    so.vectorize(wi);
+    fuse_parallel(so, {ax[0], co, ax[2]}, direct_work(s, out, acc));
+    te::StageRef sa = s[acc];
+    sa.compute_at(so, wo);
+    auto aa = sa.op_axis();  // n, c, oh, ow of the tile
+    auto ar = sa.op_reduce_axis();
+    auto [tv, tl] = sa.split(aa[3], lanes);
+    sa.reorder({ar[0], ar[1], ar[2], aa[1], tv, tl});
+    sa.unroll(aa[1]);
+    sa.unroll(tv);
+    sa.vectorize(tl);
 }
 
 // Rows of the plane per tile: whole rows, so that a tile is a box of the plane (the bounds of an
@@ -676,16 +738,7 @@ void schedule_conv2d_pointwise_x86(te::Schedule& s, const te::Tensor& anchor,
     const int64_t w = const_dim(out.shape()[3], "conv2d output width");
     const int64_t rows = pick_plane_rows(h, w, lanes);
     const int64_t vectors = (rows * w + lanes - 1) / lanes;
-    // Accumulators: vectors x oc_tile of the 32 (16 without AVX-512) vector registers, leaving
-    // room for the input vectors and the broadcast weight.
-    const int64_t budget = lanes >= 16 ? 24 : 12;
-    int64_t oc_tile = std::max<int64_t>(1, budget / vectors);
-    for (int64_t t = oc_tile; t * 2 > oc_tile; --t) {
-        if (oc % t == 0) {
-            oc_tile = t;
-            break;
-        }
-    }
+    const int64_t oc_tile = pick_channel_tile(oc, vectors, lanes);
     te::StageRef so = s[out];
     auto ax = so.op_axis();  // n, c, h, w
     Ref<IterVar> plane = so.fuse({ax[2], ax[3]});

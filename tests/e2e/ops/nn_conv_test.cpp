@@ -104,7 +104,10 @@ std::vector<ConvCase> conv_cases() {
         {"odd", {1, 3, 13, 11}, {5, 3, 3, 2}, conv_attrs({2, 2}, {1, 0, 2, 1}, {2, 2}, 1)},
         {"stride1", {2, 3, 13, 11}, {5, 3, 3, 2}, conv_attrs({1, 1}, {1, 1, 1, 1}, {1, 1}, 1)},
         {"block32", {1, 7, 9, 10}, {64, 7, 3, 3}, conv_attrs({1, 2}, {0, 1, 2, 0}, {1, 1}, 1)},
-        {"block_tail", {1, 4, 8, 30}, {33, 4, 1, 1}, conv_attrs({1, 1}, {0, 0, 0, 0}, {1, 1}, 1)},
+        {"block_tail", {1, 40, 8, 30}, {33, 40, 1, 1}, conv_attrs({1, 1}, {0, 0, 0, 0}, {1, 1}, 1)},
+        // A short reduction (an RGB stem, 3 x 3x3 taps <= 32): direct, tiles of output channels
+        // by row vectors; 10 channels do not divide into tiles, a row of 115 into vectors.
+        {"stem", {1, 3, 21, 230}, {10, 3, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1}, {1, 1}, 1)},
         // Pointwise over planes of >= 256: vectorized along the plane. Tiles of 4 rows (96
         // elements) by 4 output channels, a channel tail (7 = 4 + 3) and a batch of 2; then a
         // plane with no row count that makes full vectors (17 x 19: one tile of 323 elements, a

@@ -5,8 +5,8 @@ namespace anvil::graph::testing {
 namespace {
 
 TEST(PrepackWeights, ConvWithConstantWeightReadsThePackedWeight) {
-    auto x = tensor_var("x", {1, 3, 8, 8});
-    Expr w = constant({40, 3, 3, 3}, {1.0f});
+    auto x = tensor_var("x", {1, 8, 8, 8});
+    Expr w = constant({40, 8, 3, 3}, {1.0f});
     Expr conv = call("nn.conv2d", {x, w},
                      attr_with(*ops::get_op("nn.conv2d").make_default_attrs(), "padding",
                                std::vector<int64_t>{1, 1, 1, 1}));
@@ -46,6 +46,11 @@ TEST(PrepackWeights, DepthwiseAndVariableWeightsStay) {
     auto w = tensor_var("w", {8, 6, 3, 3});
     Ref<Function> f2 = make_function({x, w}, call("nn.conv2d", {x, w}));
     EXPECT_TRUE(prepack_weights(module_of(f2), test_context()).main().same_as(f2));
+    // A short reduction (3 channels x 3x3 taps, an RGB stem) is computed directly, unblocked.
+    auto rgb = tensor_var("rgb", {1, 3, 8, 8});
+    Ref<Function> f3 =
+        make_function({rgb}, call("nn.conv2d", {rgb, constant({16, 3, 3, 3}, {1.0f})}));
+    EXPECT_TRUE(prepack_weights(module_of(f3), test_context()).main().same_as(f3));
 }
 
 TEST(PrepackWeights, WithoutAnOpTableNothingChanges) {
