@@ -413,10 +413,10 @@ private:
             in.op = VMOp::none;
         } else {
             static const std::pair<const char*, VMOp> kOps[] = {
-                {"seq.length", VMOp::seq_length},  {"seq.at", VMOp::seq_at},
-                {"seq.insert", VMOp::seq_insert},  {"seq.erase", VMOp::seq_erase},
-                {"seq.concat", VMOp::seq_concat},  {"optional.has_value", VMOp::has_value},
-                {"optional.get", VMOp::get_value},
+                {"seq.length", VMOp::seq_length},        {"seq.at", VMOp::seq_at},
+                {"seq.insert", VMOp::seq_insert},        {"seq.erase", VMOp::seq_erase},
+                {"seq.concat", VMOp::seq_concat},        {"seq.split", VMOp::seq_split},
+                {"optional.has_value", VMOp::has_value}, {"optional.get", VMOp::get_value},
             };
             auto it = std::find_if(std::begin(kOps), std::end(kOps),
                                    [&](const auto& entry) { return op == entry.first; });
@@ -427,6 +427,12 @@ private:
             if (const auto* concat = ops::sequence_concat_attrs(e)) {
                 in.op = concat->new_axis ? VMOp::seq_stack : VMOp::seq_concat;
                 in.index = concat->axis;
+            }
+            if (op == "seq.split") {
+                const auto& a = static_cast<const ops::SequenceSplitAttrs&>(*call.attrs);
+                in.op = VMOp::seq_split;
+                in.index = a.axis;
+                if (in.args.empty() && !a.keepdims) in.name = "squeeze";
             }
         }
         int dst = in.dst;

@@ -124,6 +124,36 @@ Type concat_type(const graph::Op&, const std::vector<Type>& args, const graph::A
     return result;
 }
 
+// The parts keep x's dtype and rank (less the axis when it is dropped); their size along the
+// axis, and any symbolic dimension of x, is left open.
+Type split_type(const graph::Op&, const std::vector<Type>& args, const graph::Attrs& attrs,
+                const SourceLoc& loc) {
+    if (args.size() != 1 && args.size() != 2) {
+        user_error(loc) << "seq.split takes a tensor and optionally the split";
+    }
+    const auto& x = graph::expect_tensor(args[0], loc, "the tensor of seq.split");
+    const auto& a = attrs_as<SequenceSplitAttrs>(attrs);
+    if (a.axis < 0 || a.axis >= static_cast<int64_t>(x.ndim())) {
+        user_error(loc) << "seq.split: axis " << a.axis << " is out of range for "
+                        << graph::type_str(args[0]);
+    }
+    bool squeeze = args.size() == 1 && !a.keepdims;
+    if (args.size() == 2) {
+        const auto& s = graph::expect_tensor(args[1], loc, "the split of seq.split");
+        if (!s.dtype.is_integer() || s.ndim() > 1) {
+            user_error(loc) << "seq.split: the split must be an integer scalar or 1-D tensor, not "
+                            << graph::type_str(args[1]);
+        }
+    }
+    std::vector<int64_t> dims;
+    for (size_t d = 0; d < x.ndim(); ++d) {
+        if (static_cast<int64_t>(d) == a.axis && squeeze) continue;
+        const int64_t* v = as_const_int(x.shape[d]);
+        dims.push_back(v && static_cast<int64_t>(d) != a.axis ? *v : graph::SequenceType::kAnyDim);
+    }
+    return graph::make_sequence_type(x.dtype, std::move(dims));
+}
+
 Type some_type(const graph::Op&, const std::vector<Type>& args, const graph::Attrs&,
                const SourceLoc& loc) {
     if (args.size() != 1) user_error(loc) << "optional.some takes one value";
@@ -211,6 +241,16 @@ Expr make_sequence_concat(Expr seq, int64_t axis, bool new_axis, const Type& res
     return graph::make_call(get_op("seq.concat"), {std::move(seq)}, attrs, std::move(loc));
 }
 
+Expr make_sequence_split(Expr x, Expr split, int64_t axis, bool keepdims, SourceLoc loc) {
+    auto attrs = make_ref<SequenceSplitAttrs>();
+    auto* a = const_cast<SequenceSplitAttrs*>(attrs.get());
+    a->axis = axis;
+    a->keepdims = keepdims;
+    std::vector<Expr> args = {std::move(x)};
+    if (split.defined()) args.push_back(std::move(split));
+    return graph::make_call(get_op("seq.split"), std::move(args), attrs, std::move(loc));
+}
+
 Expr make_optional_none(const Type& result, SourceLoc loc) {
     return graph::make_call(get_op("optional.none"), {}, result_attrs<SequenceResultAttrs>(result),
                             std::move(loc));
@@ -250,6 +290,10 @@ Ref<graph::Op> make_seq_erase_op() {
 Ref<graph::Op> make_seq_concat_op() {
     return sequence_op("seq.concat", concat_type, "a sequence's tensors joined along an axis",
                        default_attrs<SequenceConcatAttrs>);
+}
+Ref<graph::Op> make_seq_split_op() {
+    return sequence_op("seq.split", split_type, "a tensor split along an axis into a sequence",
+                       default_attrs<SequenceSplitAttrs>);
 }
 Ref<graph::Op> make_optional_some_op() {
     return sequence_op("optional.some", some_type, "an optional holding a value");

@@ -12,6 +12,10 @@
 //   seq.erase(%s[, %pos])             a new sequence without the element at %pos (default: last)
 //   seq.concat(%s, axis=, new_axis=, <result type>)  ONNX ConcatFromSequence, a copy made by
 //                                     the executor (the sequence's length is known only then)
+//   seq.split(%x[, %split], axis=, keepdims=)  ONNX SplitToSequence where the number of parts
+//                                     is known only at run time: parts of the sizes in a 1-D
+//                                     %split, of a 0-D %split's size (the last smaller), or of
+//                                     size 1 without one (keepdims = false then drops the axis)
 //   optional.some(%x)                 an optional holding %x (a tensor or a sequence)
 //   optional.none(<result type>)      an empty optional
 //   optional.has_value(%o)            a bool scalar
@@ -48,6 +52,16 @@ struct SequenceConcatAttrs : graph::AttrsBase<SequenceConcatAttrs>, graph::Tenso
     }
 };
 
+struct SequenceSplitAttrs : graph::AttrsBase<SequenceSplitAttrs> {
+    static constexpr const char* kTypeName = "SequenceSplitAttrs";
+    int64_t axis = 0;  // non-negative
+    bool keepdims = true;
+    void visit_fields(graph::AttrVisitor& v) override {
+        v.visit("axis", &axis);
+        v.visit("keepdims", &keepdims);
+    }
+};
+
 graph::Expr make_sequence(std::vector<graph::Expr> tensors, SourceLoc loc = {});
 graph::Expr make_empty_sequence(DataType dtype, SourceLoc loc = {});
 graph::Expr make_sequence_at(graph::Expr seq, graph::Expr pos, const graph::Type& result,
@@ -55,6 +69,9 @@ graph::Expr make_sequence_at(graph::Expr seq, graph::Expr pos, const graph::Type
 graph::Expr make_sequence_concat(graph::Expr seq, int64_t axis, bool new_axis,
                                  const graph::Type& result, SourceLoc loc = {});
 graph::Expr make_optional_none(const graph::Type& result, SourceLoc loc = {});
+// seq.split of `x` along `axis`; `split` may be undefined (parts of size 1).
+graph::Expr make_sequence_split(graph::Expr x, graph::Expr split, int64_t axis, bool keepdims,
+                                SourceLoc loc = {});
 
 // The attributes of `e` when it is a seq.concat call; null otherwise.
 const SequenceConcatAttrs* sequence_concat_attrs(const graph::Expr& e);

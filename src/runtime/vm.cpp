@@ -601,6 +601,11 @@ VMValue VirtualMachine::State::call(const VMFunction& f, std::vector<VMValue> ar
                 regs[in.dst] = sequence_erase(
                     regs[in.reg], in.args.empty() ? nullptr : &regs[in.args[0]], in.node);
                 break;
+            case VMOp::seq_split:
+                regs[in.dst] = split_to_sequence(tensor_in(regs[in.reg], in),
+                                                 in.args.empty() ? nullptr : &regs[in.args[0]],
+                                                 in.index, in.name == "squeeze", *pool, in.node);
+                break;
             case VMOp::seq_concat:
             case VMOp::seq_stack:
                 regs[in.dst] = VMValue(concat_sequence(regs[in.reg], in.index,

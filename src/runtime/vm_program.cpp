@@ -32,6 +32,7 @@ constexpr OpName kOpNames[] = {
     {VMOp::seq_at, "seq_at"},
     {VMOp::seq_insert, "seq_insert"},
     {VMOp::seq_erase, "seq_erase"},
+    {VMOp::seq_split, "seq_split"},
     {VMOp::seq_concat, "seq_concat"},
     {VMOp::seq_stack, "seq_stack"},
     {VMOp::str_normalize, "str_normalize"},
@@ -218,7 +219,7 @@ json instruction_json(const VMInstruction& in) {
     if (!in.what.empty()) o["what"] = in.what;
     if (in.op == VMOp::get_item || in.op == VMOp::if_false || in.op == VMOp::goto_ ||
         in.op == VMOp::reshape || in.op == VMOp::loop || in.op == VMOp::seq_concat ||
-        in.op == VMOp::seq_stack || in.op == VMOp::str_normalize ||
+        in.op == VMOp::seq_split || in.op == VMOp::seq_stack || in.op == VMOp::str_normalize ||
         ((in.op == VMOp::match_shape || in.op == VMOp::shape_tensor) && in.index != 0)) {
         o["index"] = in.index;
     }
@@ -600,6 +601,16 @@ void validate_program(const VMProgram& p, int64_t params_size) {
                     check_reg(in.dst, "destination");
                     if (in.name != "NONE" && in.name != "LOWER" && in.name != "UPPER") {
                         fail("the case change must be NONE, LOWER or UPPER, not '" + in.name + "'");
+                    }
+                    break;
+                case VMOp::seq_split:
+                    check_reg(in.reg, "source");
+                    check_reg(in.dst, "destination");
+                    if (in.args.size() > 1) fail("takes at most one argument, the split");
+                    for (int a : in.args) check_reg(a, "argument");
+                    if (in.index < 0) fail("the axis must be non-negative");
+                    if (!in.name.empty() && (in.name != "squeeze" || !in.args.empty())) {
+                        fail("name is empty, or \"squeeze\" without a split");
                     }
                     break;
                 case VMOp::str_parse:

@@ -50,6 +50,11 @@
 //                                     (default: at the back)
 //   seq_erase    dst, reg, args[pos?] a new sequence without the element at pos (default: the
 //                                     last)
+//   seq_split    dst, reg, args[split?], index, name  ONNX SplitToSequence of the tensor in reg
+//                                     along axis `index` (non-negative): into parts of the sizes
+//                                     in a 1-D split, of a 0-D split's size (the last part
+//                                     smaller), or of size 1 without split, name "squeeze"
+//                                     removing the axis from each (keepdims = 0); copies
 //   seq_concat   dst, reg, index      the elements concatenated along axis `index` (negative
 //                                     counts from the back), a copy; seq_stack: stacked on a new
 //                                     axis `index`
@@ -152,6 +157,7 @@ enum class VMOp {
     seq_at,
     seq_insert,
     seq_erase,
+    seq_split,
     seq_concat,
     seq_stack,
     str_normalize,

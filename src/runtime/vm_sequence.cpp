@@ -1,5 +1,6 @@
 #include "runtime/vm_sequence.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "runtime/string_tensor.h"
@@ -139,6 +140,92 @@ NDArray concat_tensors(const std::vector<NDArray>& items, int64_t axis, bool new
         }
     }
     return out;
+}
+
+namespace {
+
+// The parts' sizes along an axis of size `dim` (split_to_sequence).
+std::vector<int64_t> split_sizes(int64_t dim, const VMValue* split, const NDArray& x, int64_t axis,
+                                 const std::string& node) {
+    if (!split) return std::vector<int64_t>(static_cast<size_t>(dim), 1);
+    const NDArray& s = tensor_of(*split, node, "the split");
+    if (s.dtype().code != kDLInt && s.dtype().code != kDLUInt) {
+        user_error() << where(node) << "the split must hold integers, not " << s.str();
+    }
+    std::vector<int64_t> sizes;
+    if (s.ndim() == 0) {
+        int64_t size = element_as_int64(s);
+        if (size <= 0)
+            user_error() << where(node) << "the split size must be positive, not " << size;
+        for (int64_t at = 0; at < dim; at += size) sizes.push_back(std::min(size, dim - at));
+        return sizes;
+    }
+    if (s.ndim() != 1) {
+        user_error() << where(node) << "the split must be a scalar or 1-D, not " << s.str();
+    }
+    int64_t total = 0;
+    std::string text;
+    for (int64_t i = 0; i < s.num_elements(); ++i) {
+        int64_t v = element_as_int64(s, static_cast<size_t>(i));
+        if (v < 0) user_error() << where(node) << "split size " << v << " is negative";
+        sizes.push_back(v);
+        total += v;
+        text += (i ? ", " : "") + std::to_string(v);
+    }
+    if (total != dim) {
+        user_error() << where(node) << "the split sizes [" << text << "] add up to " << total
+                     << "; they do not fit axis " << axis << " of " << x.str();
+    }
+    return sizes;
+}
+
+}  // namespace
+
+VMValue split_to_sequence(const NDArray& x, const VMValue* split, int64_t axis, bool squeeze,
+                          const MemoryPool& pool, const std::string& node) {
+    auto rank = static_cast<int64_t>(x.ndim());
+    if (axis < 0 || axis >= rank) {
+        user_error() << where(node) << "axis " << axis << " is out of range for " << x.str();
+    }
+    int64_t dim = x.shape()[axis];
+    std::vector<int64_t> sizes = split_sizes(dim, split, x, axis, node);
+    // x is `outer` blocks of `dim` rows of `inner` elements; a part takes rows of each block.
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < axis; ++d) outer *= x.shape()[d];
+    for (int64_t d = axis + 1; d < rank; ++d) inner *= x.shape()[d];
+    bool strings = is_string_dtype(x.dtype());
+    std::vector<std::string_view> text;
+    if (strings) text = string_values(x, "the split tensor");
+    auto elem = strings ? 0 : static_cast<size_t>(dl_dtype_bytes(x.dtype()));
+    const auto* src = static_cast<const uint8_t*>(x.raw_data()) + x.tensor()->byte_offset;
+    std::vector<VMValue> parts;
+    int64_t start = 0;
+    for (int64_t len : sizes) {
+        std::vector<int64_t> shape(x.shape().begin(), x.shape().end());
+        shape[axis] = len;
+        if (squeeze) shape.erase(shape.begin() + axis);
+        if (strings) {
+            std::vector<std::string> values;
+            for (int64_t o = 0; o < outer; ++o) {
+                for (int64_t k = (o * dim + start) * inner; k < (o * dim + start + len) * inner;
+                     ++k) {
+                    values.emplace_back(text[static_cast<size_t>(k)]);
+                }
+            }
+            parts.emplace_back(make_string_tensor(shape, std::move(values)));
+        } else {
+            NDArray part = pool.alloc(shape, x.dtype());
+            size_t block = static_cast<size_t>(len * inner) * elem;
+            auto* dst = static_cast<uint8_t*>(part.raw_data());
+            for (int64_t o = 0; o < outer && block; ++o) {
+                std::memcpy(dst + o * block,
+                            src + static_cast<size_t>((o * dim + start) * inner) * elem, block);
+            }
+            parts.emplace_back(std::move(part));
+        }
+        start += len;
+    }
+    return VMValue::tuple(std::move(parts));
 }
 
 NDArray concat_sequence(const VMValue& seq, int64_t axis, bool new_axis, const MemoryPool& pool,

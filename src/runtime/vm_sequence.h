@@ -31,6 +31,13 @@ VMValue sequence_erase(const VMValue& seq, const VMValue* pos, const std::string
 NDArray concat_tensors(const std::vector<NDArray>& items, int64_t axis, bool new_axis,
                        const MemoryPool& pool, const std::string& node, const std::string& what);
 
+// ONNX SplitToSequence: `x` split along `axis` (in [0, rank)) into parts of the sizes in the 1-D
+// integer tensor `split` (they must add up to the axis's size), of the size in a 0-D `split`
+// (the last part smaller; none of an empty axis), or of size 1 when `split` is null, `squeeze`
+// then removing the axis from each part. The parts are copies.
+VMValue split_to_sequence(const NDArray& x, const VMValue* split, int64_t axis, bool squeeze,
+                          const MemoryPool& pool, const std::string& node);
+
 // ONNX ConcatFromSequence: concat_tensors of the sequence's elements.
 NDArray concat_sequence(const VMValue& seq, int64_t axis, bool new_axis, const MemoryPool& pool,
                         const std::string& node);

@@ -6,10 +6,12 @@
 // every pair's overlap test ([B, n, n]) and every box's rank ([B, C, n], by score, ties by lower
 // index) are computed once; each iteration is a few [B, C, n] kernels. The selected
 // (batch, class, box) triples come out in batch, class, rank order, their count bound at run
-// time.
+// time. B, C and n may be symbolic: one compilation serves any number of boxes.
 #include "frontend/onnx/convert_ops.h"
+#include "ir/analyzer.h"
 #include "ops/control_flow.h"
 #include "ops/reduce.h"
+#include "ops/shape_tensor.h"
 #include "ops/transform.h"
 
 namespace anvil::frontend {
@@ -82,6 +84,26 @@ Expr overlaps(ConvertContext& ctx, const Expr& boxes, const Expr& iou_threshold)
     return ctx.call("logical_and", {has_area, ctx.call("greater", {iou, iou_threshold})});
 }
 
+// An int64 scalar of the value `v`: a constant, or the VM's value of a symbolic dimension.
+Expr scalar_of(ConvertContext& ctx, const PrimExpr& v, const Expr& after) {
+    if (const int64_t* c = as_const_int(v)) {
+        return ctx.constant_scalar(i64(), static_cast<double>(*c));
+    }
+    return ops::make_shape_tensor({v}, {}, i64(), ctx.loc(), {after});
+}
+
+// `x` as one dimension of all its elements.
+Expr flatten_all(ConvertContext& ctx, const Expr& x) {
+    PrimExpr total = make_int(i64(), 1);
+    for (const auto& d : ctx.tensor_type(x, "a tensor").shape) total = total * d;
+    total = simplify(total);
+    if (const int64_t* c = as_const_int(total)) return reshape_to(ctx, x, {*c});
+    auto [attrs, a] = new_attrs<ops::ReshapeAttrs>();
+    a->dims = {total};
+    a->allowzero = true;
+    return ctx.call("reshape", {x}, attrs);
+}
+
 // A one-element operand as a scalar of `dtype`, or `fallback` when omitted.
 Expr scalar_operand(ConvertContext& ctx, size_t index, DataType dtype, double fallback,
                     const char* what) {
@@ -96,13 +118,16 @@ Expr scalar_operand(ConvertContext& ctx, size_t index, DataType dtype, double fa
 
 Exprs convert_non_max_suppression(ConvertContext& ctx) {
     Expr boxes = ctx.input(0), scores = ctx.input(1);
-    std::vector<int64_t> bs = ctx.static_shape(boxes, "the boxes");
-    std::vector<int64_t> ss = ctx.static_shape(scores, "the scores");
-    if (bs.size() != 3 || bs[2] != 4 || ss.size() != 3 || ss[0] != bs[0] || ss[2] != bs[1]) {
+    const std::vector<PrimExpr>& bs = ctx.tensor_type(boxes, "the boxes").shape;
+    const std::vector<PrimExpr>& ss = ctx.tensor_type(scores, "the scores").shape;
+    // Symbolic sizes must be the same dimension (one dim_param) where they have to agree.
+    Analyzer analyzer;
+    if (bs.size() != 3 || ss.size() != 3 || !analyzer.can_prove_equal(bs[2], make_int(i64(), 4)) ||
+        !analyzer.can_prove_equal(ss[0], bs[0]) || !analyzer.can_prove_equal(ss[2], bs[1])) {
         ctx.error() << "boxes must be [batch, n, 4] and scores [batch, classes, n], not "
                     << graph::type_str(boxes->type) << " and " << graph::type_str(scores->type);
     }
-    int64_t batches = ss[0], classes = ss[1], n = ss[2];
+    PrimExpr batches = ss[0], classes = ss[1], n = ss[2];
     DataType dt = ctx.tensor_type(scores, "the scores").dtype;
     Expr max_out = scalar_operand(ctx, 2, i64(), 0, "max_output_boxes_per_class");
     Expr iou_threshold = scalar_operand(ctx, 3, dt, 0, "iou_threshold");
@@ -113,8 +138,8 @@ Exprs convert_non_max_suppression(ConvertContext& ctx) {
             : ctx.call("equal", {scores, scores});  // no threshold (NaN scores fail)
     // rank[b, c, i]: how many boxes come before box i (higher score, or equal and lower index).
     Expr zero = ctx.constant_scalar(i64(), 0);
-    Expr box = iota(ctx, make_int(i64(), n), zero);  // [n]: j
-    Expr box_i = expand_dims(ctx, box, 1);           // [n, 1]: i
+    Expr box = iota(ctx, n, zero);          // [n]: j
+    Expr box_i = expand_dims(ctx, box, 1);  // [n, 1]: i
     Expr s_i = expand_dims(ctx, scores, 3), s_j = expand_dims(ctx, scores, 2);
     Expr before = ctx.call(
         "logical_or",
@@ -131,9 +156,9 @@ Exprs convert_non_max_suppression(ConvertContext& ctx) {
     std::vector<Ref<graph::Var>> params = {
         param("r", scalar(i64())),
         param("cond", scalar(DataType::bool_())),
-        param("kept", graph::make_tensor_type(std::vector<int64_t>{batches, classes, n},
+        param("kept", graph::make_tensor_type(std::vector<PrimExpr>{batches, classes, n},
                                               DataType::bool_())),
-        param("count", graph::make_tensor_type(std::vector<int64_t>{batches, classes}, i64())),
+        param("count", graph::make_tensor_type(std::vector<PrimExpr>{batches, classes}, i64())),
         param("rank", rank->type),
         param("valid", valid->type),
         param("suppress", suppress->type),
@@ -162,9 +187,9 @@ Exprs convert_non_max_suppression(ConvertContext& ctx) {
     Expr none_kept = ctx.call("less", {rank, zero});  // all false
     Expr no_count = sum(ctx, cast_to(ctx, none_kept, i64()), 2);
     graph::Type result = graph::make_tuple_type({params[2]->type, params[3]->type});
-    Expr loop = ops::make_loop(ctx.constant_int64({n}, {}),
-                               ctx.constant_scalar(DataType::bool_(), 1), {none_kept, no_count},
-                               {rank, valid, suppress, box, max_out}, f.name, result, ctx.loc());
+    Expr loop = ops::make_loop(scalar_of(ctx, n, boxes), ctx.constant_scalar(DataType::bool_(), 1),
+                               {none_kept, no_count}, {rank, valid, suppress, box, max_out}, f.name,
+                               result, ctx.loc());
     Expr final_kept = graph::make_tuple_get_item(loop, 0, ctx.loc());  // [B, C, n], by box
 
     // By rank: kept_by_rank[b, c, p] and order[b, c, p], the box of rank p.
@@ -172,17 +197,16 @@ Exprs convert_non_max_suppression(ConvertContext& ctx) {
     Expr kept_by_rank =
         any(ctx, ctx.call("logical_and", {is_p, expand_dims(ctx, final_kept, 3)}), 2);
     Expr order = sum(ctx, ctx.call("where", {is_p, box_i, zero}), 2);  // [B, C, n]
-    int64_t total = batches * classes * n;
-    Expr p = selected_positions(ctx, reshape_to(ctx, kept_by_rank, {total}));
+    Expr p = selected_positions(ctx, flatten_all(ctx, kept_by_rank));
     auto column = [&](const Expr& x) { return expand_dims(ctx, x, 1); };
-    auto div = [&](const Expr& x, int64_t d) {
-        return ctx.call("divide", {x, ctx.constant_scalar(i64(), static_cast<double>(d))});
+    auto div = [&](const Expr& x, const PrimExpr& d) {
+        return ctx.call("divide", {x, scalar_of(ctx, simplify(d), boxes)});
     };
-    auto mod = [&](const Expr& x, int64_t d) {
-        return ctx.call("mod", {x, ctx.constant_scalar(i64(), static_cast<double>(d))});
+    auto mod = [&](const Expr& x, const PrimExpr& d) {
+        return ctx.call("mod", {x, scalar_of(ctx, simplify(d), boxes)});
     };
     auto [t, ta] = new_attrs<ops::TakeAttrs>();
-    Expr chosen = ctx.call("take", {reshape_to(ctx, order, {total}), p}, t);
+    Expr chosen = ctx.call("take", {flatten_all(ctx, order), p}, t);
     auto [cat, ca] = new_attrs<ops::ConcatenateAttrs>();
     ca->axis = 1;
     return {ctx.call("concatenate",

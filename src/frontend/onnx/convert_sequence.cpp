@@ -205,24 +205,32 @@ Exprs convert_concat_from_sequence(ConvertContext& ctx) {
     return {ops::make_sequence_concat(seq, axis, new_axis, result, ctx.loc())};
 }
 
-// SplitToSequence: the parts' count must be known at import time (a static axis, a constant or
-// 1-D split); their sizes may be run-time values.
+// SplitToSequence: where the parts' count is known at import time (a 1-D split of static length,
+// or a constant scalar split or none over an axis of static size) the parts are ordinary ops,
+// their sizes possibly run-time values; otherwise (a 1-D split of symbolic length, a run-time
+// scalar split, an axis of symbolic size, string tensors) the executor splits (seq.split).
 Exprs convert_split_to_sequence(ConvertContext& ctx) {
     Expr x = ctx.input(0);
     const auto& t = ctx.tensor_type(x, "the input");
     int64_t axis = ctx.normalize_axis(ctx.attr_int("axis", 0), ctx.rank(x), "axis");
+    bool keepdims = ctx.attr_int("keepdims", 1) != 0;
     Expr split = ctx.optional_input(1);
     const int64_t* dim = as_const_int(t.shape[axis]);
+    int64_t split_rank = split.defined() ? ctx.rank(split) : -1;
+    if (split_rank > 1) {
+        ctx.error() << "the split must be a scalar or 1-D, not " << graph::type_str(split->type);
+    }
+    const int64_t* count =
+        split_rank == 1 ? as_const_int(ctx.tensor_type(split, "split").shape[0]) : nullptr;
+    bool known_size = split_rank != 0 || constant_data(split).defined();
+    if (t.dtype.is_string() || (split_rank == 1 ? !count : (!dim || !known_size))) {
+        return {ops::make_sequence_split(x, split, axis, keepdims, ctx.loc())};
+    }
     Exprs parts;
-    if (split.defined() && ctx.rank(split) == 1) {
-        int64_t count = ctx.static_shape(split, "split")[0];
-        parts =
-            split_dynamic(ctx, x, axis, shape_values(ctx, split, "split"), static_cast<int>(count));
+    if (split_rank == 1) {
+        parts = split_dynamic(ctx, x, axis, shape_values(ctx, split, "split"),
+                              static_cast<int>(*count));
     } else {
-        if (!dim) {
-            ctx.error() << "splitting axis " << axis << " of " << graph::type_str(x->type)
-                        << " into a sequence needs its size at import time";
-        }
         int64_t size = split.defined() ? ctx.const_ints(split, "a scalar split")[0] : 1;
         if (size <= 0) ctx.error() << "the split size must be positive, not " << size;
         auto [attrs, a] = new_attrs<ops::SplitAttrs>();
@@ -235,7 +243,7 @@ Exprs convert_split_to_sequence(ConvertContext& ctx) {
             }
         }
         // keepdims = 0 removes the axis, only when no split is given.
-        if (!split.defined() && ctx.attr_int("keepdims", 1) == 0) {
+        if (!split.defined() && !keepdims) {
             for (auto& p : parts) {
                 auto [sq, s] = new_attrs<ops::SqueezeAttrs>();
                 s->axes = {axis};

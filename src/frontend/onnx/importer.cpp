@@ -50,6 +50,7 @@ bool handles_strings(const std::string& op_type) {
         "SequenceAt",
         "SequenceErase",
         "SequenceLength",
+        "SplitToSequence",
     };
     return kOps.count(op_type) > 0;
 }

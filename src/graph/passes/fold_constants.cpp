@@ -23,6 +23,19 @@ bool is_foldable(const Op& op) {
     return true;
 }
 
+// A value whose shape depends on a symbolic dimension (arange of a run-time length) is known only
+// at run time, even when no variable feeds it.
+bool has_static_type(const Type& t) {
+    if (auto* tt = t.as<TensorType>()) return tt->is_static();
+    if (auto* tt = t.as<TupleType>()) {
+        for (const auto& f : tt->fields) {
+            if (!has_static_type(f)) return false;
+        }
+        return true;
+    }
+    return false;
+}
+
 class ConstantFolder : public ExprMutator {
 public:
     explicit ConstantFolder(const PassContext& ctx) : ctx_(ctx) {}
@@ -36,7 +49,7 @@ protected:
         if (e.is<Constant>()) {
             closed = true;
         } else if (auto* c = e.as<Call>()) {
-            closed = c->op.defined() && is_foldable(*c->op);
+            closed = c->op.defined() && is_foldable(*c->op) && has_static_type(e->type);
             for (const auto& a : c->args) closed = closed && is_closed(a);
         } else if (auto* t = e.as<Tuple>()) {
             closed = true;

@@ -1,3 +1,4 @@
+#include "ops/transform.h"
 #include "pass_test_graphs.h"
 
 namespace anvil::graph::testing {
@@ -71,6 +72,23 @@ TEST(FoldConstants, ItemOfAConstantTupleIsTheField) {
 TEST(FoldConstants, ExpressionsOfVariablesStay) {
     auto x = tensor_var("x", {3});
     Ref<Function> f = make_function({x}, call("add", {x, constant({3}, {1.0f})}));
+    TinyEvaluator ev;
+    PassContext ctx = test_context();
+    ctx.evaluate = ev.fn();
+    IRModule m = fold_constants(module_of(f), ctx);
+    EXPECT_EQ(ev.calls, 0);
+    EXPECT_TRUE(m.main().same_as(f));
+}
+
+// arange of a symbolic length depends on no variable, but its value exists only at run time.
+TEST(FoldConstants, ConstantsOfASymbolicShapeStay) {
+    PrimExpr n = anvil::make_var("n", DataType::int64());
+    auto x = make_var("x", make_tensor_type(std::vector<PrimExpr>{n}, DataType::float32()));
+    auto attrs = make_ref<ops::ArangeAttrs>();
+    const_cast<ops::ArangeAttrs*>(attrs.get())->length = {n};
+    Expr steps = call("arange", {constant({}, {0.0f}), constant({}, {1.0f})}, attrs);
+    Expr doubled = call("multiply", {steps, constant({}, {2.0f})});
+    Ref<Function> f = make_function({x}, call("add", {x, doubled}));
     TinyEvaluator ev;
     PassContext ctx = test_context();
     ctx.evaluate = ev.fn();

@@ -159,6 +159,46 @@ TEST(VMSequence, EraseAtAPositionOrTheLast) {
     EXPECT_TRUE(contains(error_of([&] { sequence_erase(none_left, nullptr, "del"); }), "empty"));
 }
 
+// SplitToSequence: by sizes, by a scalar size, in parts of one (squeezed or not), along inner
+// axes; what does not fit names the node.
+TEST(VMSequence, SplitToSequence) {
+    auto pool = make_ref<MemoryPool>();
+    NDArray x = counting({2, 5});  // rows 0..4 and 5..9
+    auto split = [&](const VMValue* s, int64_t axis, bool squeeze = false) {
+        return split_to_sequence(x, s, axis, squeeze, *pool, "split").fields;
+    };
+    NDArray sizes = NDArray::empty({3}, {kDLInt, 32, 1});
+    sizes.copy_from(std::vector<int32_t>{2, 0, 3});
+    VMValue by_sizes(sizes);
+    std::vector<VMValue> parts = split(&by_sizes, 1);
+    ASSERT_EQ(parts.size(), 3u);
+    EXPECT_EQ(parts[0].tensor.to_vector<float>(), (std::vector<float>{0, 1, 5, 6}));
+    EXPECT_EQ(shape_of(parts[1].tensor), (std::vector<int64_t>{2, 0}));
+    EXPECT_EQ(parts[2].tensor.to_vector<float>(), (std::vector<float>{2, 3, 4, 7, 8, 9}));
+    VMValue three(scalar_i64(3));
+    parts = split(&three, 1);
+    ASSERT_EQ(parts.size(), 2u);
+    EXPECT_EQ(shape_of(parts[1].tensor), (std::vector<int64_t>{2, 2}));
+    EXPECT_EQ(parts[1].tensor.to_vector<float>(), (std::vector<float>{3, 4, 8, 9}));
+    parts = split(nullptr, 0, true);
+    ASSERT_EQ(parts.size(), 2u);
+    EXPECT_EQ(shape_of(parts[1].tensor), (std::vector<int64_t>{5}));
+    EXPECT_EQ(parts[1].tensor.to_vector<float>(), (std::vector<float>{5, 6, 7, 8, 9}));
+    parts = split(nullptr, 1);
+    ASSERT_EQ(parts.size(), 5u);
+    EXPECT_EQ(shape_of(parts[4].tensor), (std::vector<int64_t>{2, 1}));
+    EXPECT_EQ(parts[4].tensor.to_vector<float>(), (std::vector<float>{4, 9}));
+    EXPECT_EQ(error_of([&] { split(&by_sizes, 0); }),
+              "vm: node 'split': the split sizes [2, 0, 3] add up to 5; they do not fit axis 0 "
+              "of float32[2, 5]");
+    EXPECT_EQ(error_of([&] { split(nullptr, 2); }),
+              "vm: node 'split': axis 2 is out of range for float32[2, 5]");
+    VMValue floats(counting({2}));
+    EXPECT_TRUE(contains(error_of([&] { split(&floats, 0); }), "the split must hold integers"));
+    VMValue matrix(NDArray::empty({1, 1}, {kDLInt, 64, 1}));
+    EXPECT_TRUE(contains(error_of([&] { split(&matrix, 0); }), "a scalar or 1-D"));
+}
+
 class ConcatTensors : public ::testing::Test {
 protected:
     NDArray join(const std::vector<NDArray>& items, int64_t axis, bool new_axis) {
@@ -375,6 +415,21 @@ TEST(VMSequenceProgram, ValidationRejectsBadSequenceInstructions) {
                          "code[4] (seq_length): source register -1 out of range"));
     EXPECT_TRUE(contains(main_error([](auto& code) { code[8].dst = 10; }),
                          "code[8] (seq_concat): destination register 10 out of range"));
+    auto split_error = [&](int64_t axis, std::vector<int> args, const std::string& name) {
+        return main_error([&](auto& code) {
+            code[8] = VMInstruction{.op = VMOp::seq_split,
+                                    .dst = code[8].dst,
+                                    .reg = 1,
+                                    .args = args,
+                                    .name = name,
+                                    .index = axis};
+        });
+    };
+    EXPECT_EQ(split_error(0, {2}, ""), "");
+    EXPECT_EQ(split_error(1, {}, "squeeze"), "");
+    EXPECT_TRUE(contains(split_error(-1, {}, ""), "(seq_split): the axis must be non-negative"));
+    EXPECT_TRUE(contains(split_error(0, {2}, "squeeze"), "\"squeeze\" without a split"));
+    EXPECT_TRUE(contains(split_error(0, {2, 2}, ""), "takes at most one argument, the split"));
     EXPECT_TRUE(contains(main_error([](auto& code) { code[0].index = 8; }),
                          "code[0] (match_shape): unknown match flags"));
     EXPECT_TRUE(
