@@ -198,7 +198,10 @@ void schedule_nchw_row_vectors(te::Schedule& s, const te::Tensor& out, const te:
         Ref<IterVar> plane = fuse_parallel(so, {ax[0], ax[1]}, work);
         te::StageRef sp = s[staged];
         sp.compute_at(so, plane);
-        auto [po, pi] = sp.split(sp.op_axis().back(), lanes);
+        // Its rows are short (a 7x7 plane pads to rows of 9): a vector width that divides them
+        // where one does, so that no row ends in a scalar tail loop.
+        const int64_t* row = as_const_int(staged.shape().back());
+        auto [po, pi] = sp.split(sp.op_axis().back(), row ? pick_vector(*row, lanes) : lanes);
         sp.vectorize(pi);
     } else {
         fuse_parallel(so, {ax.begin(), ax.end() - 1}, work);

@@ -465,8 +465,15 @@ llvm::Value* CodeGenLLVM::emit_(const Load* op) {
         // Contiguous: one (vector) load at the first element.
         const PrimExpr& first = ramp ? ramp->base : index;
         llvm::Value* addr = element_address(b, t, index_value(first));
-        value =
-            builder_.CreateAlignedLoad(storage_type(t), addr, access_align(b, t, index, t.lanes()));
+        llvm::Align align = access_align(b, t, index, t.lanes());
+        if (int width = masked_width(*op->buffer, t)) {
+            llvm::Value* wide = builder_.CreateMaskedLoad(
+                llvm::FixedVectorType::get(storage_type(t.element_of()), width), addr, align,
+                lane_mask(t.lanes(), width));
+            value = builder_.CreateShuffleVector(wide, first_lanes(t.lanes()));
+        } else {
+            value = builder_.CreateAlignedLoad(storage_type(t), addr, align);
+        }
     } else if (const int64_t* stride = ramp ? as_const_int(ramp->stride) : nullptr;
                stride && *stride >= 2 && *stride <= kMaxShuffledStride) {
         // A small constant stride (a stride-2 convolution's input row): one contiguous load of
@@ -476,12 +483,10 @@ llvm::Value* CodeGenLLVM::emit_(const Load* op) {
         const int s = static_cast<int>(*stride);
         const int span = (lanes - 1) * s + 1;
         auto* wide_ty = llvm::FixedVectorType::get(storage_type(t.element_of()), lanes * s);
-        std::vector<llvm::Constant*> mask;
-        for (int k = 0; k < lanes * s; ++k) mask.push_back(builder_.getInt1(k < span));
         llvm::Value* addr = element_address(b, t, index_value(ramp->base));
         llvm::Value* wide =
             builder_.CreateMaskedLoad(wide_ty, addr, access_align(b, t.element_of(), ramp->base, 1),
-                                      llvm::ConstantVector::get(mask));
+                                      lane_mask(span, lanes * s));
         std::vector<int> pick;
         for (int k = 0; k < lanes; ++k) pick.push_back(k * s);
         value = builder_.CreateShuffleVector(wide, pick);
@@ -493,6 +498,32 @@ llvm::Value* CodeGenLLVM::emit_(const Load* op) {
     if (t.is_bool())
         return builder_.CreateICmpNE(value, llvm::Constant::getNullValue(value->getType()));
     return value;
+}
+
+// With AVX-512, a contiguous access to memory of an odd lane count (a row of 7 or 9) is one
+// masked access of the next power of two (LLVM would split it into pieces of 4, 2 and 1). 0 when
+// not.
+int CodeGenLLVM::masked_width(const Buffer& buffer, DataType t) const {
+    // Register-sized local buffers are promoted to registers, which masked accesses would stop.
+    if (buffer.scope == "local") return 0;
+    const int lanes = t.lanes();
+    if (lanes <= 1 || (lanes & (lanes - 1)) == 0 || target_.vector_bits() < 512) return 0;
+    if (t.is_bool() || t.bits() < 32) return 0;  // byte and word masks need AVX-512BW
+    int width = 1;
+    while (width < lanes) width *= 2;
+    return width;
+}
+
+llvm::Value* CodeGenLLVM::lane_mask(int lanes, int width) {
+    std::vector<llvm::Constant*> mask;
+    for (int k = 0; k < width; ++k) mask.push_back(builder_.getInt1(k < lanes));
+    return llvm::ConstantVector::get(mask);
+}
+
+std::vector<int> CodeGenLLVM::first_lanes(int lanes) {
+    std::vector<int> pick(static_cast<size_t>(lanes));
+    for (int k = 0; k < lanes; ++k) pick[static_cast<size_t>(k)] = k;
+    return pick;
 }
 
 // The lanes of a vector load where `mask` holds, `otherwise` elsewhere; masked-off lanes do not

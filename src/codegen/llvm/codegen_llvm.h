@@ -38,8 +38,9 @@ namespace anvil::codegen {
 inline constexpr int kBufferAlign = 64;
 // What anvil_workspace_alloc is assumed to return at least (malloc's guarantee on 64-bit Linux).
 inline constexpr int kWorkspaceAlign = 16;
-// Constant-size "local" allocations up to this size go on the stack; larger ones use the
-// runtime's workspace so that pool threads with small stacks do not overflow.
+// Constant-size allocations up to this size go on the stack (a staging buffer made per channel
+// inside a parallel loop would otherwise cost a heap allocation per iteration); larger ones use
+// the runtime's workspace so that threads with small stacks do not overflow.
 inline constexpr int64_t kMaxStackAllocBytes = 256 * 1024;
 // Vector loads with a constant stride up to this become a contiguous load and a shuffle; larger
 // strides gather.
@@ -97,6 +98,10 @@ private:
                             llvm::Instruction::BinaryOps bool_op);
     llvm::Value* emit_if_then_else(const Call* op);
     llvm::Value* emit_masked_load(const Load* op, llvm::Value* mask, llvm::Value* otherwise);
+    // Odd-length contiguous accesses as masked ones of `masked_width` lanes (0: plain access).
+    int masked_width(const Buffer& buffer, DataType t) const;
+    llvm::Value* lane_mask(int lanes, int width);
+    static std::vector<int> first_lanes(int lanes);
     llvm::Value* emit_call_intrinsic(const Call* op);
     llvm::Value* emit_math(const std::string& name, DataType t, std::vector<llvm::Value*> args);
     llvm::Value* emit_libm(const std::string& fname, DataType t, llvm::Value* x);

@@ -321,7 +321,16 @@ void CodeGenLLVM::emit_stmt_(const tir::Store* op) {
     if (t.is_scalar() || (ramp && is_one(ramp->stride))) {
         const PrimExpr& first = ramp ? ramp->base : index;
         llvm::Value* addr = element_address(b, t, index_value(first));
-        builder_.CreateAlignedStore(value, addr, access_align(b, t, index, t.lanes()));
+        llvm::Align align = access_align(b, t, index, t.lanes());
+        if (int width = masked_width(*op->buffer, t)) {
+            // Widened with poison lanes that the mask keeps out of memory.
+            std::vector<int> pick = first_lanes(t.lanes());
+            pick.resize(static_cast<size_t>(width), -1);
+            builder_.CreateMaskedStore(builder_.CreateShuffleVector(value, pick), addr, align,
+                                       lane_mask(t.lanes(), width));
+            return;
+        }
+        builder_.CreateAlignedStore(value, addr, align);
         return;
     }
     llvm::Value* addrs = element_address(b, t, index_value(index));
@@ -342,7 +351,7 @@ void CodeGenLLVM::emit_stmt_(const tir::Allocate* op) {
             is_const = false;
         }
     }
-    if (is_const && buf->scope == "local" && const_count * elem_bytes <= kMaxStackAllocBytes) {
+    if (is_const && const_count * elem_bytes <= kMaxStackAllocBytes) {
         // In the entry block, so that a loop around the Allocate does not grow the stack.
         llvm::IRBuilder<> entry_builder(entry_, entry_->getFirstInsertionPt());
         auto* ty = llvm::ArrayType::get(storage_type(elem), static_cast<uint64_t>(const_count));

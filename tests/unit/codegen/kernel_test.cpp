@@ -111,6 +111,33 @@ TEST(Kernel, StridedVectorLoads) {
     }
 }
 
+TEST(Kernel, OddLaneCountsTouchOnlyTheirElements) {
+    // B[3 + k] = A[5 + k] * 2 for k < lanes, lanes 7 and 9 (masked accesses of 8 and 16 lanes
+    // with AVX-512): the elements around the stored ones keep their values, and a global-scope
+    // scratch buffer (on the stack, being small) in between works the same.
+    for (int lanes : {3, 7, 9}) {
+        auto A = make_buffer("A", f32, {i32(20)}), B = make_buffer("B", f32, {i32(20)});
+        auto T = make_buffer("T", f32, {i32(lanes)});
+        PrimExpr all = make_ramp(i32(0), i32(1), lanes);
+        tir::Stmt body = tir::make_allocate(
+            T, tir::make_seq(
+                   {tir::make_store(T,
+                                    make_load(A, {make_ramp(i32(5), i32(1), lanes)}) *
+                                        make_broadcast(make_float(f32, 2.0), lanes),
+                                    {all}),
+                    tir::make_store(B, make_load(T, {all}), {make_ramp(i32(3), i32(1), lanes)})}));
+        std::vector<float> a(20), b(20, -1.0f);
+        for (int k = 0; k < 20; ++k) a[k] = static_cast<float>(k);
+        runtime::NDArray An = make_array(a, f32), Bn = make_array(b, f32);
+        jit(tir::make_prim_func("odd", {A, B}, body))(An, Bn);
+        std::vector<float> got = Bn.to_vector<float>();
+        for (int k = 0; k < 20; ++k) {
+            float want = k >= 3 && k < 3 + lanes ? 2.0f * static_cast<float>(k + 2) : -1.0f;
+            EXPECT_EQ(got[k], want) << "lanes " << lanes << " element " << k;
+        }
+    }
+}
+
 TEST(Kernel, GuardedVectorLoadsReadOnlyTheirLanes) {
     // B[i] = i in [3, 19) ? A[i - 3] : -1 over 24 lanes, and the same for every other element
     // (stride 2) of C: lanes outside the guard would read before or after A.
