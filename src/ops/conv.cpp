@@ -325,6 +325,27 @@ te::Tensor pack_conv_weight(const std::string& name, const WeightFn& w, const Co
         name + "_pack");
 }
 
+// The padded input of a direct convolution with column stride 2 split into its even and odd
+// columns, [N, C, H, 2, ceil(W / 2)] (phase p, column j holds column 2j + p), so that every tap
+// reads a contiguous run of a row; the strided reads happen once per input element, here,
+// instead of once per tap. Named "<name>_phases_pad" (a staged input, see staged_input); the
+// padding stage it reads is inlined into it by the schedule. Other strides: nullopt.
+std::optional<te::Tensor> column_phases(const std::string& name, const te::Tensor& xp,
+                                        const ConvGeom& g) {
+    const int64_t* w = as_const_int(xp.shape()[3]);
+    if (g.sw != 2 || g.dw != 1 || !w) return std::nullopt;
+    const auto& s = xp.shape();
+    return te::compute(
+        {s[0], s[1], s[2], I(2), I((*w + 1) / 2)},
+        [&](std::span<const PrimExpr> i) {
+            PrimExpr col = i[4] * I(2) + i[3];
+            if (*w % 2 == 0) return xp(i[0], i[1], i[2], col);
+            return te::if_then_else(col < I(*w), xp(i[0], i[1], i[2], col),
+                                    make_const(xp.dtype(), 0));
+        },
+        name + "_phases_pad");
+}
+
 // A pointwise convolution over a large plane is a matrix product out[oc, p] = W[oc, :] x[:, p]
 // whose spatial index p is contiguous in NCHW: its schedule vectorizes along the plane with a
 // broadcast weight per output channel (schedule_conv2d_pointwise_x86), which suits the few input
@@ -373,12 +394,16 @@ te::Tensor conv_core(const std::string& name, const te::Tensor& xp, const Weight
             name);
     }
     if (vb == 0) {
+        std::optional<te::Tensor> phases = column_phases(name, xp, g);
         return te::compute(
             out_shape,
             [&](std::span<const PrimExpr> i) {
                 PrimExpr c = floordiv(i[1], I(ocg)) * I(g.icg) + rc->var;
-                return te::sum(input(i[0], c, i[2], i[3]) * w(i[1], rc->var, rh->var, rw->var),
-                               {rc, rh, rw});
+                PrimExpr x =
+                    phases ? (*phases)(i[0], c, i[2] * I(g.sh) + rh->var * I(g.dh),
+                                       floormod(rw->var, I(2)), i[3] + floordiv(rw->var, I(2)))
+                           : input(i[0], c, i[2], i[3]);
+                return te::sum(x * w(i[1], rc->var, rh->var, rw->var), {rc, rh, rw});
             },
             name);
     }
@@ -661,6 +686,10 @@ int64_t direct_work(te::Schedule& s, const te::Tensor& out, const te::Tensor& ac
 void schedule_conv2d_direct_x86(te::Schedule& s, const te::Tensor& anchor,
                                 const std::vector<te::Tensor>& outputs, const te::Tensor& red,
                                 const tir::LowerContext& target) {
+    // A padding stage under the column phases (column_phases) is computed inside them.
+    if (te::Tensor phases = staged_input(red); phases.op.defined()) {
+        if (te::Tensor pad = staged_input(phases); pad.op.defined()) s[pad].compute_inline();
+    }
     // Output channels per group: 1 for depthwise, where an output plane reads one input plane.
     const auto& data_shape = red.op.as<te::ComputeOp>()->inputs[0]->buffer->shape;
     int64_t icg = const_dim(red.reduce_axis()[0]->dom.extent, "conv2d channels per group");

@@ -542,10 +542,27 @@ llvm::Value* CodeGenLLVM::emit_masked_load(const Load* op, llvm::Value* mask,
     if (t.is_bool()) otherwise = builder_.CreateZExt(otherwise, ty);
     llvm::Value* value = nullptr;
     const Ramp* ramp = index.as<Ramp>();
+    const int64_t* stride = ramp ? as_const_int(ramp->stride) : nullptr;
     if (ramp && is_one(ramp->stride)) {
         llvm::Value* addr = element_address(b, t, index_value(ramp->base));
         value = builder_.CreateMaskedLoad(ty, addr, access_align(b, t, index, t.lanes()), mask,
                                           otherwise);
+    } else if (stride && *stride >= 2 && *stride <= kMaxShuffledStride) {
+        // As an unguarded strided load (a contiguous load and a shuffle), the mask spread to
+        // the elements the lanes pick: wide lane k * stride takes lane k's guard, the lanes in
+        // between are off.
+        const int lanes = t.lanes(), s = static_cast<int>(*stride);
+        std::vector<int> spread;
+        for (int k = 0; k < lanes * s; ++k) spread.push_back(k % s == 0 ? k / s : lanes);
+        llvm::Value* wide_mask = builder_.CreateShuffleVector(
+            mask, llvm::Constant::getNullValue(mask->getType()), spread);
+        llvm::Value* addr = element_address(b, t, index_value(ramp->base));
+        llvm::Value* wide = builder_.CreateMaskedLoad(
+            llvm::FixedVectorType::get(storage_type(t.element_of()), lanes * s), addr,
+            access_align(b, t.element_of(), ramp->base, 1), wide_mask);
+        std::vector<int> pick;
+        for (int k = 0; k < lanes; ++k) pick.push_back(k * s);
+        value = builder_.CreateSelect(mask, builder_.CreateShuffleVector(wide, pick), otherwise);
     } else {
         llvm::Value* addrs = element_address(b, t, index_value(index));
         llvm::Align align = access_align(b, t, PrimExpr(make_int(DataType::int32(), 1)), 1);

@@ -108,6 +108,13 @@ std::vector<ConvCase> conv_cases() {
         // A short reduction (an RGB stem, 3 x 3x3 taps <= 32): direct, tiles of output channels
         // by row vectors; 10 channels do not divide into tiles, a row of 115 into vectors.
         {"stem", {1, 3, 21, 230}, {10, 3, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1}, {1, 1}, 1)},
+        // Column stride 2 reads the padded input split into even and odd columns; an odd padded
+        // width (17) leaves the last odd column out.
+        {"stem_odd", {1, 3, 10, 15}, {5, 3, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1}, {1, 1}, 1)},
+        {"depthwise_s2_odd",
+         {1, 4, 9, 14},
+         {4, 1, 3, 3},
+         conv_attrs({2, 2}, {1, 1, 1, 2}, {1, 1}, 4)},
         // Pointwise over planes of >= 256: vectorized along the plane. Tiles of 4 rows (96
         // elements) by 4 output channels, a channel tail (7 = 4 + 3) and a batch of 2; then a
         // plane with no row count that makes full vectors (17 x 19: one tile of 323 elements, a
