@@ -143,6 +143,22 @@ void merge_div_mod(LinearSum* s) {
             merge_div_mod(s);  // the merged x may complete another pair
             return;
         }
+        // k * (x mod c) + k * c * ((x div c) mod d) = k * (x mod c * d): the digits of a
+        // fused index over three or more axes, merged from the innermost out.
+        for (size_t j = 0; j < s->terms.size(); ++j) {
+            auto* outer = s->terms[j].atom.as<FloorMod>();
+            auto* div = outer ? outer->a.as<FloorDiv>() : nullptr;
+            const int64_t* d = outer ? as_const_int(outer->b) : nullptr;
+            if (!div || !d || *d <= 0 || !is_const_int(div->b, *c)) continue;
+            if (!structural_equal(div->a, mod->a)) continue;
+            if (s->terms[j].coeff != ring_mul(s->dtype, k, *c)) continue;
+            PrimExpr merged = floormod(mod->a, make_int(mod->b.dtype(), *c * *d));
+            s->terms.erase(s->terms.begin() + static_cast<ptrdiff_t>(std::max(i, j)));
+            s->terms.erase(s->terms.begin() + static_cast<ptrdiff_t>(std::min(i, j)));
+            s->add(to_linear(merged), k);
+            merge_div_mod(s);
+            return;
+        }
     }
 }
 

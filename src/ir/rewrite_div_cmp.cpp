@@ -44,6 +44,28 @@ bool product_fits(DataType t, int64_t c1, int64_t c2) {
     return p >= range.min && p <= range.max;
 }
 
+// Comparisons of a floor quotient by a positive constant with a constant, as comparisons of the
+// dividend (exact in ideal integers; signed types, whose wrap-around the simplifier excludes):
+//   x div c < k   ->  x < k * c          k < x div c   ->  (k + 1) * c <= x
+//   x div c <= k  ->  x < (k + 1) * c    k <= x div c  ->  k * c <= x
+// A concatenation's "which input" test on a fused index then stays a comparison of the index,
+// which vectorizes without a division per lane. Undefined when the rule does not apply.
+PrimExpr compare_floordiv(ExprKind kind, const PrimExpr& a, const PrimExpr& b) {
+    DataType t = a.dtype();
+    if (!t.is_int() || (kind != ExprKind::LT && kind != ExprKind::LE)) return PrimExpr();
+    bool div_left = a.is<FloorDiv>();
+    const FloorDiv* div = div_left ? a.as<FloorDiv>() : b.as<FloorDiv>();
+    const int64_t* c = div ? as_const_int(div->b) : nullptr;
+    const int64_t* k = as_const_int(div_left ? b : a);
+    if (!c || *c <= 0 || !k || *k == kPosInf || *k == kNegInf) return PrimExpr();
+    // The dividend's bound: k + 1 (and the products) are exact when the bound is.
+    int64_t bound_k = div_left == (kind == ExprKind::LT) ? *k : *k + 1;
+    if (!product_fits(t, bound_k, *c) || *k == type_bound(t).max) return PrimExpr();
+    PrimExpr limit = make_int(t, bound_k * *c);
+    if (div_left) return make_binary(ExprKind::LT, div->a, limit);  // x < limit
+    return make_binary(ExprKind::LE, limit, div->a);                // limit <= x
+}
+
 }  // namespace
 
 PrimExpr RewriteSimplifier::rewrite_div(ExprKind kind, const PrimExpr& a, const PrimExpr& b) {
@@ -195,6 +217,7 @@ PrimExpr RewriteSimplifier::rewrite_compare(ExprKind kind, const PrimExpr& a, co
         if (kind == ExprKind::LT) return decided(false);  // NaN < NaN is false as well
     }
     if (!t.is_integer() || t.is_vector()) return make_binary(kind, a, b);
+    if (PrimExpr r = compare_floordiv(kind, a, b); r.defined()) return r;
     // The bound of a - b decides the comparison.
     LinearSum la = to_linear(a), lb = to_linear(b);
     LinearSum diff = la;

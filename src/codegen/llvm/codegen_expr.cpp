@@ -526,6 +526,52 @@ std::vector<int> CodeGenLLVM::first_lanes(int lanes) {
     return pick;
 }
 
+// if_then_else(cond, load, other) with a vector cond: a load in the other branch reads the other
+// lanes only (vectorize_loops left it unclamped). Masked loads are only issued for vectors where
+// the guard is mixed: a vector wholly on one side (most of a concatenation's, a padded row's
+// interior) loads plainly. Besides being cheaper, that keeps masked-off lanes from pointing far
+// outside a buffer, which CPUs serve with a slow fault-suppression assist when the page is not
+// mapped.
+llvm::Value* CodeGenLLVM::emit_guarded_load(const Call* op, llvm::Value* cond) {
+    const Load* guarded = op->args[1].as<Load>();
+    const Load* other = op->args[2].as<Load>();
+    if (other && !other->dtype.is_vector()) other = nullptr;
+    auto* all_bb = llvm::BasicBlock::Create(ctx_, "guard_all", function_);
+    auto* check_none_bb = llvm::BasicBlock::Create(ctx_, "guard_check_none", function_);
+    auto* none_bb = llvm::BasicBlock::Create(ctx_, "guard_none", function_);
+    auto* mixed_bb = llvm::BasicBlock::Create(ctx_, "guard_mixed", function_);
+    auto* end_bb = llvm::BasicBlock::Create(ctx_, "guard_end", function_);
+    builder_.CreateCondBr(builder_.CreateAndReduce(cond), all_bb, check_none_bb);
+    builder_.SetInsertPoint(check_none_bb);
+    builder_.CreateCondBr(builder_.CreateOrReduce(cond), mixed_bb, none_bb);
+
+    builder_.SetInsertPoint(all_bb);
+    llvm::Value* all = emit(op->args[1]);
+    llvm::BasicBlock* all_end = builder_.GetInsertBlock();
+    builder_.CreateBr(end_bb);
+
+    builder_.SetInsertPoint(none_bb);
+    llvm::Value* none = emit(op->args[2]);
+    llvm::BasicBlock* none_end = builder_.GetInsertBlock();
+    builder_.CreateBr(end_bb);
+
+    builder_.SetInsertPoint(mixed_bb);
+    llvm::Value* otherwise =
+        other ? emit_masked_load(other, builder_.CreateNot(cond),
+                                 llvm::Constant::getNullValue(llvm_type(other->dtype)))
+              : emit(op->args[2]);
+    llvm::Value* mixed = emit_masked_load(guarded, cond, otherwise);
+    llvm::BasicBlock* mixed_end = builder_.GetInsertBlock();
+    builder_.CreateBr(end_bb);
+
+    builder_.SetInsertPoint(end_bb);
+    llvm::PHINode* phi = builder_.CreatePHI(all->getType(), 3);
+    phi->addIncoming(all, all_end);
+    phi->addIncoming(none, none_end);
+    phi->addIncoming(mixed, mixed_end);
+    return phi;
+}
+
 // The lanes of a vector load where `mask` holds, `otherwise` elsewhere; masked-off lanes do not
 // touch memory (they may lie outside the buffer).
 llvm::Value* CodeGenLLVM::emit_masked_load(const Load* op, llvm::Value* mask,
@@ -621,7 +667,7 @@ llvm::Value* CodeGenLLVM::emit_if_then_else(const Call* op) {
     llvm::Value* cond = emit(op->args[0]);
     const Load* guarded = op->args[1].as<Load>();
     if (op->args[0].dtype().is_vector() && guarded && guarded->dtype.is_vector()) {
-        return emit_masked_load(guarded, cond, emit(op->args[2]));
+        return emit_guarded_load(op, cond);
     }
     if (op->dtype.is_vector() || op->args[0].dtype().is_vector()) {
         return builder_.CreateSelect(cond, emit(op->args[1]), emit(op->args[2]));

@@ -97,6 +97,7 @@ private:
                             llvm::Instruction::BinaryOps int_op,
                             llvm::Instruction::BinaryOps bool_op);
     llvm::Value* emit_if_then_else(const Call* op);
+    llvm::Value* emit_guarded_load(const Call* if_then_else, llvm::Value* cond);
     llvm::Value* emit_masked_load(const Load* op, llvm::Value* mask, llvm::Value* otherwise);
     // Odd-length contiguous accesses as masked ones of `masked_width` lanes (0: plain access).
     int masked_width(const Buffer& buffer, DataType t) const;

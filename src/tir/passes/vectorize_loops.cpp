@@ -249,11 +249,14 @@ private:
         // A guarded vector load stays guarded: the code generator reads only the lanes whose
         // condition holds (a masked load), so nothing is clamped and a contiguous load stays
         // contiguous. Padding stages (if_then_else(inside, x[i - p], 0)) take this path.
-        const Load* guarded = args[1].as<Load>();
-        if (guarded && args[0].dtype().is_vector() && guarded->indices.size() == 1 &&
-            guarded->indices[0].is<Ramp>() && is_speculable(guarded->indices[0]) &&
-            is_speculable(op->args[2])) {
-            PrimExpr otherwise = widen(LoadClamper().mutate(args[2]), lanes);
+        // The other branch, when it is such a load too (concatenate's inputs), is masked by the
+        // negated guard; a guarded if_then_else made here already is safe in every lane.
+        if (is_maskable_load(args[1]) && args[0].dtype().is_vector()) {
+            PrimExpr otherwise = args[2];
+            if (!is_maskable_load(otherwise) && !is_guarded_vector(otherwise)) {
+                if (!is_speculable(op->args[2])) throw CannotVectorize{};
+                otherwise = widen(LoadClamper().mutate(args[2]), lanes);
+            }
             return make_call(op->dtype.with_lanes(lanes), intrin::kIfThenElse,
                              {args[0], args[1], otherwise});
         }
@@ -264,6 +267,18 @@ private:
         PrimExpr c = args[0];
         if (PrimExpr sc = scalar_of(c); sc.defined()) c = sc;
         return make_select(c, args[1], args[2]);
+    }
+
+    // A vector load of one ramp index whose index arithmetic cannot trap: the code generator
+    // can read just the lanes a guard selects.
+    static bool is_maskable_load(const PrimExpr& e) {
+        const Load* l = e.as<Load>();
+        return l && l->dtype.is_vector() && l->indices.size() == 1 && l->indices[0].is<Ramp>() &&
+               is_speculable(l->indices[0]);
+    }
+    static bool is_guarded_vector(const PrimExpr& e) {
+        const Call* c = e.as<Call>();
+        return c && c->name == intrin::kIfThenElse && c->args[0].dtype().is_vector();
     }
 
     PrimExpr binary(ExprKind kind, const BinaryExpr* op, const PrimExpr& self) {

@@ -218,6 +218,9 @@ TEST_F(SimplifyTable, LinearForms) {
         {__LINE__, i * 2 + j * 2 - (i + j) * 2, {}, 0},
         {__LINE__, x * y + 1 - 1, {}, x * y},
         {__LINE__, floordiv(i, 4) * 4 + floormod(i, 4), {}, i},  // split, then fused back
+        // Three axes fused and split back (n, c, h*w digits of one index).
+        {__LINE__, floordiv(i, 12) * 12 + floormod(floordiv(i, 4), 3) * 4 + floormod(i, 4), {}, i},
+        {__LINE__, floormod(floordiv(i, 4), 3) * 8 + floormod(i, 4) * 2, {}, floormod(i, 12) * 2},
         {__LINE__, (n + i64(1)) - i64(1), {}, n},
         {__LINE__, (u + u32(1)) - u32(1), {}, u},
         {__LINE__, u - u32(1), {}, u - u32(1)},
@@ -296,6 +299,12 @@ TEST_F(SimplifyTable, Comparisons) {
     run_table({
         {__LINE__, i < 16, {in(i_, 0, 16)}, T()},
         {__LINE__, i < 15, {in(i_, 0, 16)}, i < 15},
+        // A floor quotient against a constant: the dividend against the block's edge.
+        {__LINE__, floordiv(i, 3025) < 64, {}, i < 193600},
+        {__LINE__, floordiv(i, 4) <= 2, {}, i < 12},
+        {__LINE__, PrimExpr(2) < floordiv(i, 4), {}, PrimExpr(12) <= i},
+        {__LINE__, PrimExpr(2) <= floordiv(i, 4), {}, PrimExpr(8) <= i},
+        {__LINE__, floordiv(i, -4) < 2, {}, floordiv(i, -4) < 2},  // negative divisor: kept
         {__LINE__, i >= 0, {in(i_, 0, 16)}, T()},
         {__LINE__, i > 20, {in(i_, 0, 16)}, F()},
         {__LINE__, eq(i, 20), {in(i_, 0, 16)}, F()},

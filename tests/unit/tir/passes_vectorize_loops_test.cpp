@@ -201,6 +201,31 @@ TEST(VectorizeLoops, PaddingIfThenElseKeepsItsGuardOrClampsItsLoads) {
     EXPECT_EQ(count_loops(sv, ForKind::Serial), 1);
 }
 
+TEST(VectorizeLoops, ConcatenationMasksBothLoads) {
+    // C[i] = i < 5 ? A[i] : B[i - 5]: each load reads only its own lanes, neither is clamped.
+    auto A = make_buffer("A", DataType::float32(), {5});
+    auto B = make_buffer("B", DataType::float32(), {7});
+    auto C = make_buffer("C", DataType::float32(), {12});
+    auto i = make_var("i");
+    Stmt loop = make_for(i, 0, 12, ForKind::Vectorized,
+                         make_store(C,
+                                    make_call(DataType::float32(), intrin::kIfThenElse,
+                                              {i < 5, make_load(A, {i}), make_load(B, {i - 5})}),
+                                    {i}));
+    Stmt v = vectorize_loops(loop, LowerContext{});
+    int ramps = 0, clamped = 0;
+    visit_exprs(v, [&](const PrimExpr& e) {
+        if (auto* l = e.as<Load>()) {
+            ramps += l->indices[0].is<Ramp>();
+            clamped += l->indices[0].is<Max>();
+        }
+    });
+    EXPECT_EQ(ramps, 2);
+    EXPECT_EQ(clamped, 0);
+    auto f = make_prim_func("f", {A, B, C}, loop);
+    expect_equivalent(f, vectorize(f));
+}
+
 TEST(VectorizeLoops, ExtentOneLoopIsSubstituted) {
     auto f = flatten_storage(make_split_add(9, 1, ForKind::Vectorized), LowerContext{});
     auto g = vectorize(f);

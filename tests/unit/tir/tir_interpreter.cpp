@@ -170,8 +170,14 @@ Value Interpreter::eval(const PrimExpr& e) {
                     return widen(eval(op->args.at(c.as_int(0) != 0 ? 1 : 2)), lanes);
                 }
                 // Per lane. A guarded load reads only its chosen lanes (the code generator
-                // masks it); any other branch is safe to evaluate whole (vectorize_loops).
-                Value otherwise = widen(eval(op->args.at(2)), lanes);
+                // masks it), as does one in the other branch with the negated guard; any other
+                // branch is safe to evaluate whole (vectorize_loops).
+                Value negated = c;
+                for (auto& v : negated.i) v = v == 0;
+                auto* other = op->args.at(2).as<Load>();
+                Value otherwise = other && other->dtype.is_vector()
+                                      ? eval_load(other, &negated)
+                                      : widen(eval(op->args.at(2)), lanes);
                 auto* load = op->args.at(1).as<Load>();
                 Value chosen = load ? eval_load(load, &c) : widen(eval(op->args.at(1)), lanes);
                 for (int l = 0; l < lanes; ++l) {
