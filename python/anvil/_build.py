@@ -33,17 +33,44 @@ def lower(schedule, args, name="main", target=None, simple_mode=False):
                         ctx.opt_level, ctx.disabled_pass)
 
 
-def build(mod, args=None, target=None, name="main", params=None):
+def _shape_buckets(buckets):
+    """{"n": [1, 8, 32]} checked for its types (the compiler checks the names and sizes)."""
+    if buckets is None:
+        return {}
+    error = ("build: shape_buckets must map symbolic dimension names to lists of sizes, e.g. "
+             "{\"n\": [1, 8, 32]}")
+    if not isinstance(buckets, dict):
+        raise _anvil.UserError(f"{error}, not {type(buckets).__name__}")
+    out = {}
+    for name, sizes in buckets.items():
+        if not isinstance(name, str) or isinstance(sizes, (str, bytes)):
+            raise _anvil.UserError(f"{error}; got {name!r}: {sizes!r}")
+        try:
+            values = list(sizes)
+        except TypeError:
+            raise _anvil.UserError(f"{error}; got {name!r}: {sizes!r}") from None
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            raise _anvil.UserError(f"{error}; the sizes of {name!r} are {sizes!r}")
+        out[name] = values
+    return out
+
+
+def build(mod, args=None, target=None, name="main", params=None, shape_buckets=None):
     """Compiles a graph IRModule or a tensor-expression schedule.
 
     build(mod, target=..., params=...) -> GraphFactoryModule (export_library, ["default"](dev),
     anvil.runtime.VirtualMachine(lib)); `params` (name -> array) are bound to main's parameters
-    of those names as constants.
+    of those names as constants. `shape_buckets` ({"n": [1, 8, 32]}) also compiles the kernels
+    that use a symbolic dimension specialized for each of its sizes (every combination of the
+    sizes of several dimensions, at most 64); the VM calls them at those sizes and the generic
+    kernels at any other.
     build(schedule, [A, B, C], target=...) -> Module, callable as f(a, b, c).
     Options come from the enclosing `with anvil.PassContext(...)`.
     """
     ctx = PassContext.current()
     if isinstance(mod, _anvil.Schedule):
+        if shape_buckets:
+            raise _anvil.UserError("build: shape_buckets applies to graph modules, not schedules")
         if args is None:
             raise _anvil.UserError("build(schedule, args): the tensor arguments are missing")
         m = _anvil.build_te(mod, list(args), _target_str(target), name, ctx.opt_level,
@@ -53,6 +80,7 @@ def build(mod, args=None, target=None, name="main", params=None):
         if params:
             # Weights given apart from the module are bound to main's parameters of those names.
             mod = _anvil.bind_params(mod, "main", dict(params))
-        compiled = _anvil.compile_model(mod, _target_str(target), ctx.opt_level, ctx.disabled_pass)
+        compiled = _anvil.compile_model(mod, _target_str(target), ctx.opt_level,
+                                        ctx.disabled_pass, _shape_buckets(shape_buckets))
         return GraphFactoryModule(compiled)
     raise _anvil.UserError(f"build: expected an IRModule or a Schedule, got {type(mod).__name__}")

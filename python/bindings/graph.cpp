@@ -7,6 +7,7 @@
 #include "bindings.h"
 #include "driver/compile.h"
 #include "driver/pipeline.h"
+#include "driver/shape_buckets.h"
 #include "frontend/onnx/from_onnx.h"
 #include "graph/parser.h"
 #include "graph/printer.h"
@@ -129,12 +130,14 @@ void init_graph(py::module_& m) {
     m.def(
         "compile_model",
         [](const graph::IRModule& mod, const std::string& target, int opt_level,
-           std::vector<std::string> disabled) {
-            return driver::compile_model(mod, target,
-                                         pipeline_options(opt_level, std::move(disabled)));
+           std::vector<std::string> disabled, driver::ShapeBuckets shape_buckets) {
+            driver::PipelineOptions options = pipeline_options(opt_level, std::move(disabled));
+            options.shape_buckets = std::move(shape_buckets);
+            return driver::compile_model(mod, target, options);
         },
         py::arg("mod"), py::arg("target") = "llvm -mcpu=native", py::arg("opt_level") = 3,
         py::arg("disabled_passes") = std::vector<std::string>{},
+        py::arg("shape_buckets") = driver::ShapeBuckets{},
         py::call_guard<py::gil_scoped_release>());
 }
 

@@ -2,6 +2,7 @@
 functions registered from Python, a mix), weights bound with bind_params; a model with a
 symbolic batch compiled once and run at several sizes; run-time shape errors."""
 import os
+import re
 
 import numpy as np
 import pytest
@@ -129,6 +130,45 @@ def test_symbolic_batch_model_compiles_once_and_runs_at_every_size(tmp_path):
         got = vm["main"](x).numpy()
         assert got.shape == want.shape
         np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-4)
+
+
+def test_shape_buckets_specialize_kernels_and_every_size_still_runs(tmp_path):
+    model = os.path.join(MODELS, "cnn_dynamic_batch")
+    mod, _ = frontend.from_onnx(os.path.join(model, "model.onnx"))
+    lib = anvil.build(mod, target="llvm", shape_buckets={"n": [1, 8]})
+    # Each kernel over the batch calls a variant per size; the variants are in the library.
+    text = str(lib.ir)
+    assert "bucket_dims=(n,)" in text and "bucket_values=[1, 8]" in text
+    variants = re.findall(r'"(fused_\w+_n8)"', text)
+    assert variants
+    for name in variants:
+        assert lib[name] is not None
+    path = tmp_path / "cnn_buckets.so"
+    lib.export_library(path)
+    vm = anvil.runtime.VirtualMachine(anvil.runtime.load_module(path))
+    for k in range(3):  # batches 1 (a bucket), 3 (none) and 8 (a bucket)
+        data = os.path.join(model, f"test_data_set_{k}")
+        x = anvil.frontend.read_tensor_pb(os.path.join(data, "input_0.pb"))
+        want = anvil.frontend.read_tensor_pb(os.path.join(data, "output_0.pb"))
+        got = vm["main"](x).numpy()
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-4)
+
+
+def test_bad_shape_buckets_are_user_errors():
+    mod, _ = frontend.from_onnx(os.path.join(MODELS, "cnn_dynamic_batch", "model.onnx"))
+    with pytest.raises(anvil.UserError, match="no symbolic dimension 'batch'.*dimensions: n"):
+        anvil.build(mod, target="llvm", shape_buckets={"batch": [1]})
+    with pytest.raises(anvil.UserError, match="sizes must be positive, not 0"):
+        anvil.build(mod, target="llvm", shape_buckets={"n": [0, 4]})
+    with pytest.raises(anvil.UserError, match="gives 4 twice"):
+        anvil.build(mod, target="llvm", shape_buckets={"n": [4, 4]})
+    with pytest.raises(anvil.UserError, match="shape_buckets must map symbolic dimension names"):
+        anvil.build(mod, target="llvm", shape_buckets={"n": "1,8"})
+    with pytest.raises(anvil.UserError, match="shape_buckets must map"):
+        anvil.build(mod, target="llvm", shape_buckets={"n": [1.5]})
+    with pytest.raises(anvil.UserError, match="shape_buckets must map"):
+        anvil.build(mod, target="llvm", shape_buckets=[("n", [1])])
 
 
 def test_wrong_input_shape_is_a_user_error():

@@ -7,6 +7,7 @@
 #include "driver/lower_graph.h"
 #include "driver/make_plan.h"
 #include "driver/plan_memory.h"
+#include "driver/shape_buckets.h"
 #include "driver/vm_compiler.h"
 #include "graph/expr_functor.h"
 #include "graph/printer.h"
@@ -39,12 +40,17 @@ void check_kernel_calls(const graph::IRModule& m) {
         graph::post_order_visit(f->body, [&](const graph::Expr& e) {
             const auto* attrs = ops::call_tir_attrs(e);
             if (!attrs) return;
-            auto k = m.kernels.find(attrs->kernel);
-            if (k == m.kernels.end()) {
-                user_error(e->loc)
-                    << "call_tir @" << attrs->kernel << ": the module has no kernel of that name";
+            std::vector<std::string> callees = {attrs->kernel};
+            callees.insert(callees.end(), attrs->bucket_kernels.begin(),
+                           attrs->bucket_kernels.end());
+            for (const auto& name : callees) {
+                auto k = m.kernels.find(name);
+                if (k == m.kernels.end()) {
+                    user_error(e->loc) << "call_tir @" << attrs->kernel
+                                       << ": the module has no kernel named '" << name << "'";
+                }
+                ops::check_call_tir(e, *k->second);
             }
-            ops::check_call_tir(e, *k->second);
         });
     }
 }
@@ -59,6 +65,7 @@ CompiledModel compile_model(const graph::IRModule& m, const std::string& target,
     }
     // Kernels written by hand in the module (prim_funcs beside graph functions) go through the
     // loop-IR pipeline like generated ones; it leaves already-lowered ones as they are.
+    check_shape_buckets(m, options.shape_buckets);
     graph::IRModule input = m;
     tir::LowerContext lower_ctx = make_lower_context(t);
     for (auto& [name, k] : input.kernels) k = run_tir_pipeline(k, lower_ctx, options);

@@ -3,6 +3,7 @@
 #include <unordered_map>
 
 #include "driver/build.h"
+#include "driver/shape_buckets.h"
 #include "graph/expr_functor.h"
 #include "ops/call_tir.h"
 #include "ops/injective_schedule.h"
@@ -228,16 +229,28 @@ protected:
         auto* fn = call->callee.as<graph::Function>();
         if (!fn || !fn->primitive) return base;
         std::string key = function_key(*fn);
+        BucketVariants buckets = bucket_variants(*fn, options_.shape_buckets);
         auto it = kernels_.find(key);
         if (it == kernels_.end()) {
-            std::string name = kernel_base_name(*fn);
-            std::string unique = name;
-            for (int i = 1; module_.kernels.count(unique); ++i) {
-                unique = name + "_" + std::to_string(i);
+            std::string name = unique_name(kernel_base_name(*fn));
+            Ref<tir::PrimFunc> kernel =
+                lower_primitive_function(*fn, name, target_, options_).kernel;
+            module_.kernels[name] = kernel;
+            it = kernels_.emplace(key, KernelEntry{name, lower_variants(*fn, *kernel, buckets)})
+                     .first;
+        }
+        const KernelEntry& entry = it->second;
+        // The variants' sizes, and the dimensions they fix as this call's types name them (the
+        // same names, in the same order, for every function with this key).
+        ops::KernelVariants variants;
+        if (!entry.variants.empty()) {
+            ANVIL_CHECK(buckets.sizes.size() == entry.variants.size())
+                << "the variants of " << entry.name << " differ between its calls";
+            variants.dims.assign(buckets.dims.begin(), buckets.dims.end());
+            variants.kernels = entry.variants;
+            for (const auto& row : buckets.sizes) {
+                variants.values.insert(variants.values.end(), row.begin(), row.end());
             }
-            module_.kernels[unique] =
-                lower_primitive_function(*fn, unique, target_, options_).kernel;
-            it = kernels_.emplace(key, unique).first;
         }
         // The function's constants become trailing arguments, in the order the kernel's first
         // lowering met them (the same for every function with this key).
@@ -247,11 +260,11 @@ protected:
         });
         // The kernel's scalar parameters are the graph's own dimension variables.
         std::vector<PrimExpr> shape_args;
-        for (const auto& v : module_.kernels.at(it->second)->scalar_params) {
+        for (const auto& v : module_.kernels.at(entry.name)->scalar_params) {
             shape_args.push_back(PrimExpr(v));
         }
-        return ops::make_call_tir(it->second, std::move(args), call->type, call->loc,
-                                  std::move(shape_args));
+        return ops::make_call_tir(entry.name, std::move(args), call->type, call->loc,
+                                  std::move(shape_args), std::move(variants));
     }
 
     // Primitive functions are lowered, never rewritten inside.
@@ -261,10 +274,59 @@ protected:
     }
 
 private:
+    struct KernelEntry {
+        std::string name;
+        std::vector<std::string> variants;  // one kernel per row of the bucket sizes
+    };
+
+    std::string unique_name(const std::string& base) const {
+        std::string unique = base;
+        for (int i = 1; module_.kernels.count(unique); ++i) {
+            unique = base + "_" + std::to_string(i);
+        }
+        return unique;
+    }
+
+    // The kernels of `fn` with its bucketed dimensions fixed to each row of sizes, with the
+    // scalar parameters of `generic` (so every variant takes the generic kernel's arguments).
+    std::vector<std::string> lower_variants(const graph::Function& fn, const tir::PrimFunc& generic,
+                                            const BucketVariants& buckets) {
+        std::vector<std::string> names;
+        std::vector<Ref<tir::PrimFunc>> kernels;
+        for (const auto& sizes : buckets.sizes) {
+            std::string name = unique_name(generic.name + "_" + bucket_suffix(buckets.dims, sizes));
+            Ref<graph::Function> specialized;
+            try {
+                specialized = specialize_dims(fn, buckets.dims, sizes);
+            } catch (const UserError& e) {
+                std::string fixed;
+                for (size_t j = 0; j < sizes.size(); ++j) {
+                    fixed +=
+                        (j ? ", " : "") + buckets.dims[j]->name + " = " + std::to_string(sizes[j]);
+                }
+                user_error() << "--shape-buckets: kernel " << generic.name
+                             << " cannot be specialized for " << fixed << ": " << e.what();
+            }
+            Ref<tir::PrimFunc> k =
+                lower_primitive_function(*specialized, name, target_, options_).kernel;
+            // Fixing dimensions only removes scalar parameters; one the generic kernel lacks
+            // (a type rule that named a new dimension) leaves this kernel unspecialized.
+            for (const auto& v : k->scalar_params) {
+                bool shared = false;
+                for (const auto& g : generic.scalar_params) shared = shared || g.same_as(v);
+                if (!shared) return {};
+            }
+            kernels.push_back(tir::make_prim_func(name, k->params, k->body, generic.scalar_params));
+            names.push_back(name);
+        }
+        for (size_t i = 0; i < names.size(); ++i) module_.kernels[names[i]] = kernels[i];
+        return names;
+    }
+
     graph::IRModule& module_;
     const Target& target_;
     const PipelineOptions& options_;
-    std::unordered_map<std::string, std::string> kernels_;  // function key → kernel name
+    std::unordered_map<std::string, KernelEntry> kernels_;  // by function key
 };
 
 }  // namespace

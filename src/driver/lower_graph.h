@@ -1,7 +1,9 @@
 // Lowering the graph to kernels: every fused (primitive) function that a graph function calls
 // becomes one loop-IR kernel of the module, built from its ops' TE computes and scheduled by
 // its anchor op (the op with the highest fusion pattern: conv2d, dense, a reduction, ...);
-// the call becomes call_tir(kernel, args). Identical fused functions share one kernel.
+// the call becomes call_tir(kernel, args). Identical fused functions share one kernel. With
+// options.shape_buckets, a function using bucketed dimensions is also lowered once per
+// combination of their sizes (driver/shape_buckets.h), and its calls name those variants.
 #pragma once
 
 #include <string>

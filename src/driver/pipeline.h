@@ -2,7 +2,9 @@
 // runner that does the cross-cutting work for each pass: timing, printing, disabling, verifying.
 #pragma once
 
+#include <cstdint>
 #include <iosfwd>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,9 @@ struct PipelineOptions {
     bool time_passes = false;                  // report each pass's wall time
     bool verify = true;                        // run the loop-IR verifier after every pass
     std::ostream* log = nullptr;               // where printing and timing go (default: stderr)
+    // Sizes of symbolic dimensions to compile specialized kernels for, beside the generic ones
+    // (driver/shape_buckets.h): {"n": {1, 8, 32}}.
+    std::map<std::string, std::vector<int64_t>> shape_buckets;
 };
 
 // The step between the graph and loop-IR pipelines that turns each fused group into a kernel

@@ -382,6 +382,7 @@ private:
         for (const auto& a : call.args) flatten(compile(a), &in.args);
         if (tir) {
             for (const auto& d : tir->shape_args) in.shape.push_back(shape_code(d, e->loc));
+            in.variants = kernel_variants(*tir, e->loc);
         }
         std::vector<graph::Type> outputs =
             tir ? ops::call_tir_outputs(*tir) : ops::call_packed_outputs(*packed);
@@ -398,6 +399,30 @@ private:
         emit(std::move(in));
         if (result.fields.size() == 1) return result.fields[0];
         return result;
+    }
+
+    // The specialized kernels of a call_tir, each chosen when its sizes equal the values of the
+    // dimensions it fixes: ($n == 8) && ($seq == 128). None where a dimension has no slot here
+    // (the generic kernel runs at every size).
+    std::vector<runtime::VMKernelVariant> kernel_variants(const ops::CallTirAttrs& tir,
+                                                          const SourceLoc& loc) {
+        for (const auto& d : tir.bucket_dims) {
+            for (const Var* v : ops::dimension_vars(d)) {
+                if (!slots_.count(v)) return {};
+            }
+        }
+        std::vector<runtime::VMKernelVariant> variants;
+        for (size_t k = 0; k < tir.bucket_kernels.size(); ++k) {
+            runtime::VMKernelVariant v{.kernel = tir.bucket_kernels[k]};
+            for (size_t j = 0; j < tir.bucket_dims.size(); ++j) {
+                append_code(tir.bucket_dims[j], loc, &v.when);
+                v.when.push_back({ShapeToken::Kind::constant, tir.bucket_value(k, j)});
+                v.when.push_back({ShapeToken::Kind::eq, 0});
+                if (j > 0) v.when.push_back({ShapeToken::Kind::land, 0});
+            }
+            variants.push_back(std::move(v));
+        }
+        return variants;
     }
 
     // The sequence and optional ops (ops/sequence.h), one VM instruction each.

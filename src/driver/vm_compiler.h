@@ -5,9 +5,10 @@
 // control.if / control.loop call). Its parameters' symbolic dimensions get shape slots
 // bound by match_shape (the first occurrence of `n` binds it, later ones check it); every
 // call_tir / call_packed allocates its outputs with shapes computed from those slots, then calls
-// the kernel (compiled once for all sizes) or the registry function. Registers are killed after
-// their last use, so the memory pool reuses their storage within one run. Constants go to the
-// parameter blob.
+// the kernel (compiled once for all sizes; a call_tir's variants for shape buckets become the
+// instruction's variants, chosen by comparing the bound sizes) or the registry function. Registers
+// are killed after their last use, so the memory pool reuses their storage within one run.
+// Constants go to the parameter blob.
 #pragma once
 
 #include <string>

@@ -1,5 +1,6 @@
 #include "graph/attrs.h"
 
+#include <algorithm>
 #include <functional>
 #include <sstream>
 
@@ -75,12 +76,17 @@ size_t attrs_hash(const Attrs& a) {
 }
 
 std::string attrs_str(const Attrs& a, const Attrs* defaults) {
+    return attrs_str(a, defaults, {});
+}
+
+std::string attrs_str(const Attrs& a, const Attrs* defaults, const std::vector<std::string>& skip) {
     auto fields = fields_of(a);
     std::vector<std::pair<std::string, std::string>> base;
     if (defaults) base = fields_of(*defaults);
     std::string out;
     for (size_t i = 0; i < fields.size(); ++i) {
         if (defaults && i < base.size() && base[i] == fields[i]) continue;
+        if (std::find(skip.begin(), skip.end(), fields[i].first) != skip.end()) continue;
         if (!out.empty()) out += ", ";
         out += fields[i].first + "=" + fields[i].second;
     }

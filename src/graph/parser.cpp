@@ -419,7 +419,8 @@ private:
 
     // After `call_tir(` or `call_packed(`, Relax's argument order: the callee (@kernel or
     // "registry.name"), the arguments as a tuple, the result type and, for call_tir, the
-    // kernel's scalar shape arguments as a shape.
+    // kernel's scalar shape arguments as a shape; then other attributes as name=value (call_tir's
+    // kernel variants).
     Expr dps_call(const Token& at, const Op& op) {
         std::vector<AttrArg> attrs(1);
         attrs[0].name = peek();
@@ -434,7 +435,9 @@ private:
         expect(",", "before the result type of " + op.name);
         const Token& type_at = peek();
         Type result = type();
-        if (op.name == "call_tir" && accept(",")) {
+        if (op.name == "call_tir" && is_punct(",") &&
+            !(peek(1).kind == Tok::Ident && is_punct("=", 2))) {
+            next();
             attrs.emplace_back();
             attrs.back().name = peek();
             attrs.back().name.text = "shape_args";
@@ -442,6 +445,30 @@ private:
             if (attrs.back().value.kind != AttrValue::Kind::Shape) {
                 fail(attrs.back().value.at, "call_tir's shape arguments are a shape such as (m,)");
             }
+        }
+        while (accept(",")) {
+            if (!(peek().kind == Tok::Ident && is_punct("=", 1))) {
+                fail(peek(), "expected an attribute (name=value) or ')' in " + op.name);
+            }
+            AttrArg a;
+            a.name = next();
+            next();
+            static const char* const kCallForm[] = {"kernel",    "func",       "out_shapes",
+                                                    "out_ndims", "out_dtypes", "shape_args"};
+            for (const char* name : kCallForm) {
+                if (a.name.text == name) {
+                    fail(a.name, "'" + a.name.text + "' is written in " + op.name +
+                                     "'s own syntax, not as name=value");
+                }
+            }
+            for (const auto& other : attrs) {
+                if (other.name.text == a.name.text) {
+                    fail(a.name,
+                         "attribute '" + a.name.text + "' of " + op.name + " is given twice");
+                }
+            }
+            a.value = attr_value();
+            attrs.push_back(std::move(a));
         }
         expect(")", "to close " + op.name);
         Ref<Attrs> values = op.make_default_attrs()->clone();

@@ -211,7 +211,9 @@ private:
         ANVIL_UNREACHABLE();
     }
 
-    // call_tir(@kernel, (args), Type[, (shape args)]) or call_packed("name", (args), Type).
+    // call_tir(@kernel, (args), Type[, (shape args)][, name=value...]) or call_packed("name",
+    // (args), Type[, name=value...]): attributes beyond the callee, the result and the shape
+    // arguments (call_tir's kernel variants) follow as keywords where they are not the defaults.
     std::string dps_call(const Call& call, int indent) {
         std::string text = call.op->name + "(";
         if (auto kernel = attr_string(*call.attrs, "kernel")) {
@@ -227,6 +229,11 @@ private:
         text += type_str(call.type);
         auto shape_args = attr_shape(*call.attrs, "shape_args");
         if (shape_args && !shape_args->empty()) text += ", " + shape_str(*shape_args);
+        Ref<Attrs> defaults = call.op->make_default_attrs();
+        std::string more =
+            attrs_str(*call.attrs, defaults.get(),
+                      {"kernel", "func", "out_shapes", "out_ndims", "out_dtypes", "shape_args"});
+        if (!more.empty()) text += ", " + more;
         return text + ")";
     }
 

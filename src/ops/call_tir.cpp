@@ -11,11 +11,15 @@ namespace anvil::ops {
 using graph::Type;
 
 graph::Expr make_call_tir(const std::string& kernel, std::vector<graph::Expr> args,
-                          const Type& result, SourceLoc loc, std::vector<PrimExpr> shape_args) {
+                          const Type& result, SourceLoc loc, std::vector<PrimExpr> shape_args,
+                          KernelVariants variants) {
     auto attrs = Ref<CallTirAttrs>(new CallTirAttrs());
     auto* a = const_cast<CallTirAttrs*>(attrs.get());
     a->kernel = kernel;
     a->shape_args = std::move(shape_args);
+    a->bucket_dims = std::move(variants.dims);
+    a->bucket_kernels = std::move(variants.kernels);
+    a->bucket_values = std::move(variants.values);
     a->set_outputs(result);
     return graph::make_call(get_op("call_tir"), std::move(args), attrs, std::move(loc));
 }
@@ -37,8 +41,26 @@ Type result_type(std::vector<Type> outputs) {
 }
 
 Type call_tir_type(const graph::Op&, const std::vector<Type>&, const graph::Attrs& attrs,
-                   const SourceLoc&) {
-    return result_type(call_tir_outputs(attrs_as<CallTirAttrs>(attrs)));
+                   const SourceLoc& loc) {
+    const auto& a = attrs_as<CallTirAttrs>(attrs);
+    size_t dims = a.bucket_dims.size(), kernels = a.bucket_kernels.size();
+    if ((dims == 0) != (kernels == 0)) {
+        user_error(loc) << "call_tir @" << a.kernel
+                        << ": bucket_kernels and bucket_dims come together (given " << kernels
+                        << " kernel(s) and " << dims << " dimension(s))";
+    }
+    if (a.bucket_values.size() != dims * kernels) {
+        user_error(loc) << "call_tir @" << a.kernel << ": " << kernels
+                        << " bucket kernel(s) specialized for " << dims << " dimension(s) need "
+                        << dims * kernels << " bucket value(s), given " << a.bucket_values.size();
+    }
+    for (const auto& k : a.bucket_kernels) {
+        if (k.empty() || k == a.kernel) {
+            user_error(loc) << "call_tir @" << a.kernel
+                            << ": a bucket kernel must be another kernel of the module";
+        }
+    }
+    return result_type(call_tir_outputs(a));
 }
 
 Type call_packed_type(const graph::Op&, const std::vector<Type>& args, const graph::Attrs& attrs,

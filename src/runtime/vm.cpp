@@ -1,7 +1,9 @@
 #include "runtime/vm.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <map>
 #include <unordered_map>
 
 #include "runtime/library_data.h"
@@ -82,14 +84,19 @@ struct VirtualMachine::State {
     Ref<MemoryPool> pool = make_ref<MemoryPool>();
     std::unordered_map<std::string, const VMFunction*> functions;
     std::unordered_map<std::string, PackedFunc> kernels;  // looked up once
+    bool profiling = false;
+    int64_t profiled_runs = 0;
+    std::map<std::string, KernelProfile> times;  // by kernel name; filled while profiling
     std::unordered_map<std::string, NDArray> param_views;
     std::vector<std::string> input_names;
 
     VMValue call(const VMFunction& f, std::vector<VMValue> args, int depth);
     void match_shape(const VMFunction& f, const VMInstruction& in, const VMValue& v,
                      std::vector<int64_t>& slots) const;
-    void call_packed(const VMInstruction& in, const PackedFunc& fn, std::vector<VMValue>& regs,
+    void call_kernel(const VMInstruction& in, std::vector<VMValue>& regs,
                      const std::vector<int64_t>& slots);
+    void call_packed(const VMInstruction& in, const std::string& callee, const PackedFunc& fn,
+                     std::vector<VMValue>& regs, const std::vector<int64_t>& slots);
     NDArray reshape(const VMFunction& f, const VMInstruction& in, const std::vector<VMValue>& regs,
                     std::vector<int64_t>& slots);
     VMValue loop(const VMInstruction& in, const std::vector<VMValue>& regs,
@@ -113,13 +120,18 @@ VirtualMachine::VirtualMachine(VMProgram program, std::span<const std::byte> par
     for (const VMFunction& f : s.program.functions) {
         s.functions[f.name] = &f;
         for (const VMInstruction& in : f.code) {
-            if (in.op != VMOp::call_kernel || s.kernels.count(in.name)) continue;
-            PackedFunc fn = s.module.get_function(in.name);
-            if (!fn.defined()) {
-                user_error() << "vm: function '" << f.name << "' calls kernel '" << in.name
-                             << "', which the module does not have";
+            if (in.op != VMOp::call_kernel) continue;
+            std::vector<std::string> names = {in.name};
+            for (const auto& v : in.variants) names.push_back(v.kernel);
+            for (const auto& name : names) {
+                if (s.kernels.count(name)) continue;
+                PackedFunc fn = s.module.get_function(name);
+                if (!fn.defined()) {
+                    user_error() << "vm: function '" << f.name << "' calls kernel '" << name
+                                 << "', which the module does not have";
+                }
+                s.kernels[name] = fn;
             }
-            s.kernels[in.name] = fn;
         }
     }
     s.input_names = s.program.functions[0].params;
@@ -186,6 +198,7 @@ VMValue VirtualMachine::call_main(std::vector<VMValue> inputs) {
             user_error() << "vm: input '" << main.params[i] << "' is null";
         }
     }
+    if (state_->profiling) ++state_->profiled_runs;
     return state_->call(main, std::move(inputs), 0);
 }
 
@@ -230,6 +243,25 @@ VMInputInfo VirtualMachine::input_info(int index) const {
 
 bool VirtualMachine::is_vm_artifact(const std::string& so_path) {
     return LibraryData(so_path).text(ANVIL_VM_PROGRAM_SYMBOL) != nullptr;
+}
+
+void VirtualMachine::set_profiling(bool on) {
+    state_->profiling = on;
+}
+
+Profile VirtualMachine::profile() const {
+    Profile p;
+    p.runs = state_->profiled_runs;
+    for (const auto& [name, k] : state_->times) p.kernels.push_back(k);
+    std::stable_sort(
+        p.kernels.begin(), p.kernels.end(),
+        [](const KernelProfile& a, const KernelProfile& b) { return a.total_ms > b.total_ms; });
+    return p;
+}
+
+void VirtualMachine::reset_profile() {
+    state_->times.clear();
+    state_->profiled_runs = 0;
 }
 
 MemoryPoolStats VirtualMachine::pool_stats() const {
@@ -297,8 +329,33 @@ void VirtualMachine::State::match_shape(const VMFunction& f, const VMInstruction
     }
 }
 
-void VirtualMachine::State::call_packed(const VMInstruction& in, const PackedFunc& fn,
-                                        std::vector<VMValue>& regs,
+// Calls the instruction's kernel, or the first of its variants whose condition holds (a kernel
+// specialized for the bound sizes).
+void VirtualMachine::State::call_kernel(const VMInstruction& in, std::vector<VMValue>& regs,
+                                        const std::vector<int64_t>& slots) {
+    const std::string* name = &in.name;
+    for (const auto& v : in.variants) {
+        if (eval_shape_code(v.when, slots) != 0) {
+            name = &v.kernel;
+            break;
+        }
+    }
+    const PackedFunc& fn = kernels.at(*name);
+    if (!profiling) {
+        call_packed(in, *name, fn, regs, slots);
+        return;
+    }
+    auto start = std::chrono::steady_clock::now();
+    call_packed(in, *name, fn, regs, slots);
+    auto end = std::chrono::steady_clock::now();
+    KernelProfile& k = times[*name];
+    k.kernel = *name;
+    k.calls += 1;
+    k.total_ms += std::chrono::duration<double, std::milli>(end - start).count();
+}
+
+void VirtualMachine::State::call_packed(const VMInstruction& in, const std::string& callee,
+                                        const PackedFunc& fn, std::vector<VMValue>& regs,
                                         const std::vector<int64_t>& slots) {
     std::vector<AnvilValue> values(in.args.size() + in.shape.size());
     std::vector<int> codes(values.size());
@@ -316,7 +373,7 @@ void VirtualMachine::State::call_packed(const VMInstruction& in, const PackedFun
             values[i].v_handle = nullptr;
             codes[i] = kAnvilNull;
         } else {
-            user_error() << "vm: node '" << in.node << "': " << in.name << " argument " << i
+            user_error() << "vm: node '" << in.node << "': " << callee << " argument " << i
                          << " is a tuple; packed calls take tensors";
         }
     }
@@ -325,7 +382,7 @@ void VirtualMachine::State::call_packed(const VMInstruction& in, const PackedFun
         ret = fn.call(values.data(), codes.data(), static_cast<int>(values.size()));
     } catch (const UserError& e) {
         user_error() << "vm: node '" << in.node << "' ("
-                     << (in.op == VMOp::call_kernel ? "kernel " : "function ") << in.name
+                     << (in.op == VMOp::call_kernel ? "kernel " : "function ") << callee
                      << ") failed: " << e.what();
     }
     if (in.dst < 0) return;
@@ -347,7 +404,7 @@ void VirtualMachine::State::call_packed(const VMInstruction& in, const PackedFun
             DLTensor* src = ret.as_tensor();
             if (is_string_dtype(src->dtype)) {
                 // Its strings belong to the callee: nothing here could keep them alive.
-                user_error() << "vm: node '" << in.node << "': " << in.name
+                user_error() << "vm: node '" << in.node << "': " << callee
                              << " returned a string tensor; return strings through an output "
                                 "argument instead";
             }
@@ -517,7 +574,7 @@ VMValue VirtualMachine::State::call(const VMFunction& f, std::vector<VMValue> ar
                 break;
             }
             case VMOp::call_kernel:
-                call_packed(in, kernels.at(in.name), regs, slots);
+                call_kernel(in, regs, slots);
                 break;
             case VMOp::call_packed: {
                 PackedFunc fn = get_global_func(in.name);
@@ -525,7 +582,7 @@ VMValue VirtualMachine::State::call(const VMFunction& f, std::vector<VMValue> ar
                     user_error() << "vm: node '" << in.node << "' calls '" << in.name
                                  << "', which is not a registered function";
                 }
-                call_packed(in, fn, regs, slots);
+                call_packed(in, in.name, fn, regs, slots);
                 break;
             }
             case VMOp::call_func: {

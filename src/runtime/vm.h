@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/kernel_profile.h"
 #include "runtime/memory_pool.h"
 #include "runtime/module.h"
 #include "runtime/ndarray.h"
@@ -81,6 +82,14 @@ public:
     std::vector<VMValue> run_values(std::vector<VMValue> inputs);
     // Runs any function of the program on values.
     VMValue invoke(const std::string& function, std::vector<VMValue> args);
+
+    // Kernel timing (runtime/kernel_profile.h; operation counts unknown): while on, every kernel
+    // call of run / run_values / invoke is timed and counted under the name of the kernel it
+    // calls (a variant specialized for bucket sizes under its own name), until reset_profile().
+    // Off by default, and then no clock is read.
+    void set_profiling(bool on);
+    Profile profile() const;
+    void reset_profile();
 
     MemoryPoolStats pool_stats() const;
     const VMProgram& program() const;

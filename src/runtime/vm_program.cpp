@@ -173,6 +173,14 @@ VMInstruction read_instruction(const Reader& r, const json& obj) {
     if (obj.contains("shape")) {
         for (const json& d : r.array(obj, "shape")) in.shape.push_back(read_code(r, d));
     }
+    if (obj.contains("variants")) {
+        for (const json& v : r.array(obj, "variants")) {
+            if (!v.is_object() || !v.contains("when")) {
+                r.fail("a variant must be {\"kernel\": name, \"when\": code}, not " + v.dump());
+            }
+            in.variants.push_back({r.string(v, "kernel"), read_code(r, v["when"])});
+        }
+    }
     if (obj.contains("dims")) {
         for (const json& d : r.array(obj, "dims")) {
             DimMatch m;
@@ -233,6 +241,12 @@ json instruction_json(const VMInstruction& in) {
         (in.op == VMOp::call_kernel && !in.shape.empty())) {
         o["shape"] = json::array();
         for (const auto& c : in.shape) o["shape"].push_back(code_json(c));
+    }
+    if (!in.variants.empty()) {
+        o["variants"] = json::array();
+        for (const auto& v : in.variants) {
+            o["variants"].push_back({{"kernel", v.kernel}, {"when", code_json(v.when)}});
+        }
     }
     if (in.op == VMOp::match_shape) {
         o["dims"] = json::array();
@@ -484,6 +498,9 @@ void validate_program(const VMProgram& p, int64_t params_size) {
                 }
                 if (depth != 1) fail("malformed shape code");
             };
+            if (!in.variants.empty() && in.op != VMOp::call_kernel) {
+                fail("only call_kernel has variants");
+            }
             switch (in.op) {
                 case VMOp::match_shape: {
                     check_reg(in.reg, "source");
@@ -526,6 +543,10 @@ void validate_program(const VMProgram& p, int64_t params_size) {
                     for (const auto& c : in.shape) check_code(c);
                     if (in.dst >= 0) check_reg(in.dst, "destination");
                     if (in.name.empty()) fail("no function name");
+                    for (const auto& v : in.variants) {
+                        if (v.kernel.empty()) fail("a variant without a kernel name");
+                        check_code(v.when);
+                    }
                     break;
                 case VMOp::call_func: {
                     for (int a : in.args) check_reg(a, "argument");

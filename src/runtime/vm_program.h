@@ -23,9 +23,16 @@
 //                                     element is checked (no binding), 4 any rank (dims unused)
 //   load_param   dst, name            a weight from the parameter blob
 //   alloc        dst, shape[], dtype  a new tensor from the memory pool
-//   call_kernel  kernel, args[], shape[], node  call a module function, destination-passing:
-//                                     outputs are among args (allocated before); the values of
-//                                     shape[] follow as int64 scalars (symbolic dimensions)
+//   call_kernel  kernel, args[], shape[], node, variants[]?  call a module function,
+//                                     destination-passing: outputs are among args (allocated
+//                                     before); the values of shape[] follow as int64 scalars
+//                                     (symbolic dimensions). variants: [{"kernel": k, "when":
+//                                     code}, ...], kernels taking the same arguments; the first
+//                                     whose code is non-zero is called instead (a kernel
+//                                     specialized for bucket sizes: when = ["$0", 8, "=="]).
+//                                     A runtime that ignores the field calls `kernel`, which is
+//                                     right at every size, so programs with variants keep
+//                                     version 1
 //   call_packed  func, args[], dst?, node  call a registry function (env.linear); dst = -1 when
 //                                     it writes outputs passed among args
 //   call_func    func, args[], dst    call another function of the program
@@ -176,6 +183,12 @@ enum class VMOp {
 };
 const char* vm_op_name(VMOp op);
 
+// An alternative kernel of call_kernel, called when `when` evaluates to non-zero.
+struct VMKernelVariant {
+    std::string kernel;
+    ShapeCode when;
+};
+
 struct VMInstruction {
     VMOp op = VMOp::ret;
     int dst = -1;
@@ -191,7 +204,8 @@ struct VMInstruction {
     std::vector<DimMatch> dims;    // match_shape
     std::vector<int> scan_ranks;   // loop: each scan output's element rank and dtype
     std::vector<DLDataType> scan_dtypes;
-    std::vector<std::string> strings;  // str_normalize's stopwords, str_const's values
+    std::vector<std::string> strings;       // str_normalize's stopwords, str_const's values
+    std::vector<VMKernelVariant> variants;  // call_kernel: specialized kernels, tried in order
     DLDataType dtype{kDLFloat, 32, 1};
     bool check_dtype = true;  // match_shape
 };

@@ -1,7 +1,7 @@
 // anvil compile MODEL.onnx|MODULE.anvil --target "llvm -mcpu=native" -o model.so [-O 0-3]
 //               [--input-shapes NAME:[1,3,224,224] ...] [--params WEIGHTS.npz]
 //               [--print-after NAME|all] [--time-passes] [--disable-pass NAME ...]
-//               [--executor graph|vm|auto]
+//               [--executor graph|vm|auto] [--shape-buckets NAME=SIZE,SIZE,... ...]
 //
 // MODULE.anvil is a module in Anvil's text format (model_file.h); --params binds weights to its
 // main's parameters by name. ONNX models carry their weights and take --input-shapes instead.
@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "driver/compile.h"
+#include "driver/shape_buckets.h"
 #include "frontend/onnx/from_onnx.h"
 #include "model_file.h"
 #include "support/error.h"
@@ -30,6 +31,7 @@ struct CompileArgs {
     bool time_passes = false;
     std::vector<std::string> disabled;
     std::string executor = "auto";
+    std::vector<std::string> shape_buckets;  // NAME=SIZE,SIZE,... (driver/shape_buckets.h)
 };
 
 // "input:[1,3,224,224]" (several may share one argument, separated by spaces).
@@ -67,6 +69,7 @@ std::map<std::string, std::vector<int64_t>> parse_input_shapes(
 int run_compile(const CompileArgs& a) {
     auto start = std::chrono::steady_clock::now();
     driver::Executor executor = driver::parse_executor(a.executor);
+    driver::ShapeBuckets buckets = driver::parse_shape_buckets(a.shape_buckets);
     graph::IRModule m;
     if (is_module_text(a.model)) {
         if (!a.input_shapes.empty()) {
@@ -89,6 +92,7 @@ int run_compile(const CompileArgs& a) {
     options.print_after = a.print_after;
     options.time_passes = a.time_passes;
     options.disabled_passes = a.disabled;
+    options.shape_buckets = buckets;
     driver::CompiledModel c = driver::compile_model(m, a.target, options);
     std::string memory = driver::export_model(c, a.output, executor);
     double seconds =
@@ -120,6 +124,10 @@ void add_compile_command(CLI::App& app, int* status) {
                     "graph (static plan), vm (run-time shapes, control flow) or auto (default: "
                     "the graph executor whenever the model is static)");
     cmd->add_option("--disable-pass", args->disabled, "skip a pass (repeatable)");
+    cmd->add_option("--shape-buckets", args->shape_buckets,
+                    "NAME=SIZE,SIZE,...: also compile the kernels using the symbolic dimension "
+                    "NAME specialized for each SIZE; the VM calls them at those sizes (several "
+                    "dimensions: every combination of their sizes, at most 64)");
     cmd->callback([args, status] { *status = run_compile(*args); });
 }
 

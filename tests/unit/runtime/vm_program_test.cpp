@@ -103,6 +103,41 @@ TEST(VMProgram, TupleResultDefaultsToTheNumberOfOutputs) {
     EXPECT_TRUE(program_from_json(text).tuple_result);
 }
 
+// call_kernel's variants (kernels specialized for bucket sizes) round-trip and are checked; a
+// program without them reads as before.
+TEST(VMProgram, KernelVariants) {
+    VMProgram p = small_program();
+    p.functions[0].code[2].variants = {{"k_n4", {{K::slot, 0}, {K::constant, 4}, {K::eq, 0}}}};
+    std::string text = program_to_json(p);
+    EXPECT_NE(text.find("\"variants\":[{\"kernel\":\"k_n4\",\"when\":[\"$0\",4,\"==\"]}]"),
+              std::string::npos)
+        << text;
+    VMProgram q = program_from_json(text);
+    ASSERT_EQ(q.functions[0].code[2].variants.size(), 1u);
+    EXPECT_EQ(q.functions[0].code[2].variants[0].kernel, "k_n4");
+    EXPECT_EQ(program_to_json(q), text);
+    EXPECT_EQ(program_to_json(small_program()).find("variants"), std::string::npos);
+    p.functions[0].code[2].variants[0].when = {{K::slot, 3}};
+    EXPECT_NE(
+        error_of([&] { validate_program(p); }).find("code[2] (call_kernel): slot 3 out of range"),
+        std::string::npos);
+    p.functions[0].code[2].variants[0] = {"", {{K::constant, 1}}};
+    EXPECT_NE(error_of([&] { validate_program(p); }).find("a variant without a kernel name"),
+              std::string::npos);
+    p = small_program();
+    p.functions[0].code[1].variants = {{"k_n4", {{K::constant, 1}}}};
+    EXPECT_NE(error_of([&] {
+                  validate_program(p);
+              }).find("code[1] (alloc): only call_kernel has variants"),
+              std::string::npos);
+    std::string bad = text;
+    const std::string kernel_key = "\"kernel\":\"k_n4\",";
+    bad.replace(bad.find(kernel_key), kernel_key.size(), "");
+    EXPECT_NE(error_of([&] { program_from_json(bad); }).find("missing key 'kernel'"),
+              std::string::npos)
+        << bad;
+}
+
 TEST(VMProgram, ShapeCode) {
     ShapeCode c = {{K::slot, 0}, {K::constant, 3}, {K::add, 0}, {K::constant, 2}, {K::floordiv, 0}};
     EXPECT_EQ(eval_shape_code(c, {7}), 5);
