@@ -353,6 +353,26 @@ std::optional<te::Tensor> column_phases(const std::string& name, const te::Tenso
 // planes (7x7, 14x14) keep the channel blocks, which do not waste lanes on them.
 constexpr int64_t kMinPointwisePlane = 256;
 
+// Rows of an h x w plane per register tile of the pointwise form: whole rows (the bounds of an
+// attached stage are boxes) whose elements split into at most 8 vectors of one width with no
+// tail (a tail would leave the tile's loops scalar). The widest vectors win, then the most rows.
+// 0 when no row count works.
+int64_t plane_tile_rows(int64_t h, int64_t w, int lanes) {
+    int64_t best = 0, best_width = 0;
+    for (int64_t r = 1; r <= h && r * w <= 8 * lanes; ++r) {
+        if (h % r != 0) continue;
+        int64_t v = pick_vector(r * w, lanes);
+        if ((r * w) % v != 0 || r * w / v > 8 || v < best_width) continue;
+        best = r;
+        best_width = v;
+    }
+    return best;
+}
+
+// The widest vector the target may have (AVX-512's float32 lanes); computes are made before the
+// target's width is known, schedules then use the target's own.
+constexpr int kWidestLanes = 16;
+
 bool is_pointwise_over_plane(const ConvGeom& g, const te::Tensor& xp,
                              const std::vector<PrimExpr>& out_shape) {
     if (g.groups != 1 || g.kh != 1 || g.kw != 1 || g.sh != 1 || g.sw != 1) return false;
@@ -361,7 +381,8 @@ bool is_pointwise_over_plane(const ConvGeom& g, const te::Tensor& xp,
     const int64_t* xh = as_const_int(xp.shape()[2]);
     const int64_t* xw = as_const_int(xp.shape()[3]);
     // Same plane in and out: no padding stage between.
-    return h && w && xh && xw && *xh == *h && *xw == *w && *h * *w >= kMinPointwisePlane;
+    return h && w && xh && xw && *xh == *h && *xw == *w && *h * *w >= kMinPointwisePlane &&
+           plane_tile_rows(*h, *w, kWidestLanes) > 0;
 }
 
 // out[n, oc, oh, ow] = sum xp[n, group(oc) * icg + rc, oh * sh + kh * dh, ow * sw + kw * dw]
@@ -710,8 +731,10 @@ void schedule_conv2d_direct_x86(te::Schedule& s, const te::Tensor& anchor,
     const int lanes = vector_lanes(target);
     const int64_t oc = const_dim(out.shape()[1], "conv2d output channels");
     const int64_t ow = const_dim(out.shape()[3], "conv2d output width");
-    // The whole row when it is at most 8 vectors, else a divisor of it (no tail) or 4.
-    const int64_t row_vectors = (ow + lanes - 1) / lanes;
+    // Vectors of a width that divides the row where one does (a tail would leave the tile's
+    // loops scalar); the whole row when it is at most 8 of them, else a divisor of it or 4.
+    const int64_t width = pick_vector(ow, lanes);
+    const int64_t row_vectors = (ow + width - 1) / width;
     int64_t vectors = row_vectors <= 8 ? row_vectors : 4;
     for (int64_t v = 6; row_vectors > 8 && v >= 3; --v) {
         if (row_vectors % v == 0) {
@@ -723,8 +746,8 @@ void schedule_conv2d_direct_x86(te::Schedule& s, const te::Tensor& anchor,
     te::StageRef so = s[out];
     auto ax = so.op_axis();  // n, c, oh, ow
     auto [co, ci] = so.split(ax[1], oc_tile);
-    auto [wo, wr] = so.split(ax[3], vectors * lanes);
-    auto [wv, wi] = so.split(wr, lanes);
+    auto [wo, wr] = so.split(ax[3], vectors * width);
+    auto [wv, wi] = so.split(wr, width);
     so.reorder({ax[0], co, ax[2], wo, ci, wv, wi});
     so.vectorize(wi);
     fuse_parallel(so, {ax[0], co, ax[2]}, direct_work(s, out, acc));
@@ -732,23 +755,11 @@ void schedule_conv2d_direct_x86(te::Schedule& s, const te::Tensor& anchor,
     sa.compute_at(so, wo);
     auto aa = sa.op_axis();  // n, c, oh, ow of the tile
     auto ar = sa.op_reduce_axis();
-    auto [tv, tl] = sa.split(aa[3], lanes);
+    auto [tv, tl] = sa.split(aa[3], width);
     sa.reorder({ar[0], ar[1], ar[2], aa[1], tv, tl});
     sa.unroll(aa[1]);
     sa.unroll(tv);
     sa.vectorize(tl);
-}
-
-// Rows of the plane per tile: whole rows, so that a tile is a box of the plane (the bounds of an
-// attached stage are boxes), as few as give several full vectors.
-int64_t pick_plane_rows(int64_t h, int64_t w, int lanes) {
-    int64_t fallback = h;
-    for (int64_t r = 1; r <= h; ++r) {
-        if (h % r != 0 || r * w < 4 * lanes) continue;
-        if ((r * w) % lanes == 0) return r;
-        fallback = std::min(fallback, r);
-    }
-    return fallback;
 }
 
 // The pointwise form (is_pointwise_over_plane): a tile of `rows` whole rows of the plane (fused
@@ -765,8 +776,9 @@ void schedule_conv2d_pointwise_x86(te::Schedule& s, const te::Tensor& anchor,
     const int64_t oc = const_dim(out.shape()[1], "conv2d output channels");
     const int64_t h = const_dim(out.shape()[2], "conv2d output height");
     const int64_t w = const_dim(out.shape()[3], "conv2d output width");
-    const int64_t rows = pick_plane_rows(h, w, lanes);
-    const int64_t vectors = (rows * w + lanes - 1) / lanes;
+    const int64_t rows = std::max<int64_t>(1, plane_tile_rows(h, w, lanes));
+    const int64_t width = pick_vector(rows * w, lanes);
+    const int64_t vectors = (rows * w + width - 1) / width;
     const int64_t oc_tile = pick_channel_tile(oc, vectors, lanes);
     te::StageRef so = s[out];
     auto ax = so.op_axis();  // n, c, h, w
@@ -774,7 +786,7 @@ void schedule_conv2d_pointwise_x86(te::Schedule& s, const te::Tensor& anchor,
     auto [po, pi] = so.split(plane, rows * w);
     auto [co, ci] = so.split(ax[1], oc_tile);
     so.reorder({ax[0], po, co, ci, pi});
-    auto [pv, pl] = so.split(pi, lanes);
+    auto [pv, pl] = so.split(pi, width);
     so.vectorize(pl);
     int64_t work = known_extent_product(out.shape()) *
                    const_dim(s[acc].op_reduce_axis()[0]->dom.extent, "conv2d channels");
@@ -784,7 +796,7 @@ void schedule_conv2d_pointwise_x86(te::Schedule& s, const te::Tensor& anchor,
     sa.compute_at(so, tiles);
     auto aa = sa.op_axis();  // n, c, h, w of the tile
     Ref<IterVar> tile = sa.fuse({aa[2], aa[3]});
-    auto [tv, tl] = sa.split(tile, lanes);
+    auto [tv, tl] = sa.split(tile, width);
     sa.reorder({sa.op_reduce_axis()[0], aa[1], tv, tl});
     sa.unroll(aa[1]);
     sa.unroll(tv);

@@ -116,13 +116,19 @@ std::vector<ConvCase> conv_cases() {
          {4, 1, 3, 3},
          conv_attrs({2, 2}, {1, 1, 1, 2}, {1, 1}, 4)},
         // Pointwise over planes of >= 256: vectorized along the plane. Tiles of 4 rows (96
-        // elements) by 4 output channels, a channel tail (7 = 4 + 3) and a batch of 2; then a
-        // plane with no row count that makes full vectors (17 x 19: one tile of 323 elements, a
-        // 3-lane tail).
+        // elements in 6 vectors) by 4 output channels with a channel tail (7 = 4 + 3) and a
+        // batch of 2; then 27-wide rows in vectors of 9 lanes (no tail) by 8 channels, 33 = 4 x 8
+        // + 1.
         {"pointwise_plane",
          {2, 5, 20, 24},
          {7, 5, 1, 1},
          conv_attrs({1, 1}, {0, 0, 0, 0}, {1, 1}, 1)},
+        {"pointwise_9_lanes",
+         {1, 40, 27, 27},
+         {33, 40, 1, 1},
+         conv_attrs({1, 1}, {0, 0, 0, 0}, {1, 1}, 1)},
+        // 1x1 over 3 channels on a 17 x 19 plane: no tail-free row tiling, so the direct form
+        // with a 3-lane tail.
         {"pointwise_odd_plane",
          {1, 3, 17, 19},
          {33, 3, 1, 1},
