@@ -660,8 +660,9 @@ llvm::Value* CodeGenLLVM::emit_(const Call* op) {
 }
 
 // if_then_else evaluates only the chosen branch, which may read memory valid only under its
-// condition: scalars branch. Vectorized code gets here only with branches that read no memory
-// (vectorize_loops keeps loops with guarded reads scalar), so a select is exact.
+// condition: a scalar condition branches (whatever the type of the values). A vector condition
+// masks a load in the then-branch (emit_guarded_load); any other vector branches are safe to
+// evaluate in every lane (vectorize_loops clamps their loads), so a select is exact.
 llvm::Value* CodeGenLLVM::emit_if_then_else(const Call* op) {
     ANVIL_CHECK(op->args.size() == 3) << "if_then_else takes three arguments";
     llvm::Value* cond = emit(op->args[0]);
@@ -669,7 +670,7 @@ llvm::Value* CodeGenLLVM::emit_if_then_else(const Call* op) {
     if (op->args[0].dtype().is_vector() && guarded && guarded->dtype.is_vector()) {
         return emit_guarded_load(op, cond);
     }
-    if (op->dtype.is_vector() || op->args[0].dtype().is_vector()) {
+    if (op->args[0].dtype().is_vector()) {
         return builder_.CreateSelect(cond, emit(op->args[1]), emit(op->args[2]));
     }
     auto* then_block = llvm::BasicBlock::Create(ctx_, "if_then", function_);

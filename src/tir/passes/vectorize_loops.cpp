@@ -246,6 +246,13 @@ private:
     // of out of bounds, while a lane whose guard holds reads what it did (that access was in
     // bounds). Padding stages (if_then_else(inside, x[i - p], 0)) vectorize this way.
     PrimExpr vector_if_then_else(const Call* op, std::vector<PrimExpr> args, int lanes) {
+        // The same choice for every lane (a padded row's top and bottom): the code generator
+        // branches, and the chosen branch runs for every lane as the scalar loop ran it, so
+        // nothing is evaluated that was not before and nothing needs clamping.
+        if (PrimExpr uniform = scalar_of(args[0]); uniform.defined()) {
+            return make_call(op->dtype.with_lanes(lanes), intrin::kIfThenElse,
+                             {uniform, widen(args[1], lanes), widen(args[2], lanes)});
+        }
         // A guarded vector load stays guarded: the code generator reads only the lanes whose
         // condition holds (a masked load), so nothing is clamped and a contiguous load stays
         // contiguous. Padding stages (if_then_else(inside, x[i - p], 0)) take this path.
@@ -264,9 +271,7 @@ private:
             if (!is_speculable(op->args[k])) throw CannotVectorize{};
             args[k] = widen(LoadClamper().mutate(args[k]), lanes);
         }
-        PrimExpr c = args[0];
-        if (PrimExpr sc = scalar_of(c); sc.defined()) c = sc;
-        return make_select(c, args[1], args[2]);
+        return make_select(args[0], args[1], args[2]);
     }
 
     // A vector load of one ramp index whose index arithmetic cannot trap: the code generator

@@ -201,6 +201,34 @@ TEST(VectorizeLoops, PaddingIfThenElseKeepsItsGuardOrClampsItsLoads) {
     EXPECT_EQ(count_loops(sv, ForKind::Serial), 1);
 }
 
+TEST(VectorizeLoops, UniformGuardBranchesWithoutClamping) {
+    // B[j, i] = j < 3 ? A[j, i] : 0 with i vectorized: the guard is the same in every lane, so
+    // the vector code branches on it and A's load stays a plain contiguous one (rows 3 and 4 of
+    // A do not exist).
+    auto A = make_buffer("A", DataType::float32(), {3, 8});
+    auto B = make_buffer("B", DataType::float32(), {5, 8});
+    auto i = make_var("i"), j = make_var("j");
+    Stmt loop = make_for(j, 0, 5, ForKind::Serial,
+                         make_for(i, 0, 8, ForKind::Vectorized,
+                                  make_store(B,
+                                             make_call(DataType::float32(), intrin::kIfThenElse,
+                                                       {j < 3, make_load(A, {j, i}),
+                                                        make_float(DataType::float32(), 0.0)}),
+                                             {j, i})));
+    Stmt v = vectorize_loops(loop, LowerContext{});
+    int uniform = 0, clamped = 0;
+    visit_exprs(v, [&](const PrimExpr& e) {
+        if (auto* c = e.as<Call>(); c && c->name == intrin::kIfThenElse) {
+            uniform += c->args[0].dtype().is_scalar() && c->dtype.lanes() == 8;
+        }
+        if (auto* l = e.as<Load>()) clamped += l->indices.back().is<Max>();
+    });
+    EXPECT_EQ(uniform, 1);
+    EXPECT_EQ(clamped, 0);
+    auto f = make_prim_func("f", {A, B}, loop);
+    expect_equivalent(f, vectorize(f));
+}
+
 TEST(VectorizeLoops, ConcatenationMasksBothLoads) {
     // C[i] = i < 5 ? A[i] : B[i - 5]: each load reads only its own lanes, neither is clamped.
     auto A = make_buffer("A", DataType::float32(), {5});
