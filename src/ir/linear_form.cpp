@@ -152,7 +152,13 @@ void merge_div_mod(LinearSum* s) {
             if (!div || !d || *d <= 0 || !is_const_int(div->b, *c)) continue;
             if (!structural_equal(div->a, mod->a)) continue;
             if (s->terms[j].coeff != ring_mul(s->dtype, k, *c)) continue;
-            PrimExpr merged = floormod(mod->a, make_int(mod->b.dtype(), *c * *d));
+            // The merged modulus must be a value of the index type.
+            DataType mt = mod->b.dtype();
+            __int128 modulus = static_cast<__int128>(*c) * *d;
+            __int128 type_max = mt.is_uint() ? (static_cast<__int128>(1) << mt.bits()) - 1
+                                             : (static_cast<__int128>(1) << (mt.bits() - 1)) - 1;
+            if (modulus > type_max) continue;
+            PrimExpr merged = floormod(mod->a, make_int(mt, static_cast<int64_t>(modulus)));
             s->terms.erase(s->terms.begin() + static_cast<ptrdiff_t>(std::max(i, j)));
             s->terms.erase(s->terms.begin() + static_cast<ptrdiff_t>(std::min(i, j)));
             s->add(to_linear(merged), k);

@@ -380,7 +380,9 @@ bool is_pointwise_over_plane(const ConvGeom& g, const te::Tensor& xp,
     const int64_t* w = as_const_int(out_shape[3]);
     const int64_t* xh = as_const_int(xp.shape()[2]);
     const int64_t* xw = as_const_int(xp.shape()[3]);
-    // Same plane in and out: no padding stage between.
+    // The input itself, not a padded (or, for a transposed convolution, dilated) copy: the
+    // pointwise schedule has no place for such a stage.
+    if (xp.op->kind != te::OpKind::Placeholder) return false;
     return h && w && xh && xw && *xh == *h && *xw == *w && *h * *w >= kMinPointwisePlane &&
            plane_tile_rows(*h, *w, kWidestLanes) > 0;
 }
@@ -712,11 +714,14 @@ void schedule_conv2d_direct_x86(te::Schedule& s, const te::Tensor& anchor,
         if (te::Tensor pad = staged_input(phases); pad.op.defined()) s[pad].compute_inline();
     }
     // Output channels per group: 1 for depthwise, where an output plane reads one input plane.
+    // (The data is the reduction's first input: the body reads it before the weight.) When a
+    // channel count is symbolic, the form that makes the padded input once, at root.
     const auto& data_shape = red.op.as<te::ComputeOp>()->inputs[0]->buffer->shape;
-    int64_t icg = const_dim(red.reduce_axis()[0]->dom.extent, "conv2d channels per group");
-    int64_t groups = const_dim(data_shape[1], "conv2d input channels") / icg;
-    int64_t ocg = const_dim(red.shape()[1], "conv2d output channels") / groups;
-    if (ocg == 1) {
+    const int64_t* icg = as_const_int(red.reduce_axis()[0]->dom.extent);
+    const int64_t* channels = as_const_int(data_shape[1]);
+    const int64_t* oc_total = as_const_int(red.shape()[1]);
+    bool depthwise = icg && channels && oc_total && *oc_total == *channels / *icg;
+    if (depthwise) {
         te::Tensor staged = staged_input(red);
         te::Tensor out = tile_target(s, anchor, outputs, target);
         te::Tensor acc = local_accumulator(s, red, out);

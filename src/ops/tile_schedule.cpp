@@ -127,6 +127,7 @@ te::Tensor staged_input(const te::Tensor& r) {
     auto* c = r.op.as<te::ComputeOp>();
     if (!c) return {};
     for (const auto& in : c->inputs) {
+        if (in->kind != te::OpKind::Compute) continue;
         if (ends_with(in->name, "_pad") || ends_with(in->name, "_dilate")) return te::Tensor(in);
     }
     return {};

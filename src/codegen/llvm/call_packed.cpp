@@ -28,8 +28,6 @@ namespace anvil::codegen {
 
 namespace {
 
-constexpr int kMessageBytes = 1024;
-
 // The DLPack dtype a callee sees for a buffer's element type; bool is the runtime's {kDLUInt, 1}.
 DLDataType dl_dtype(DataType t) {
     if (t.is_bool()) return DLDataType{kDLUInt, 1, 1};
@@ -160,7 +158,7 @@ void CodeGenLLVM::emit_stmt_(const tir::CallPacked* op) {
         }
         DataType vt = a.value.dtype();
         llvm::Value* v = emit(a.value);
-        if (vt.is_float()) {
+        if (vt.is_floating()) {  // float16 and bfloat16 too, widened
             v = builder_.CreateFPExt(to_compute_float(vt, v), builder_.getDoubleTy());
             builder_.CreateStore(v, value_slot);
             builder_.CreateStore(llvm::ConstantInt::get(i32_, kAnvilFloat), code_slot);

@@ -448,8 +448,11 @@ llvm::Value* CodeGenLLVM::index_value(const PrimExpr& e) {
     return builder_.CreateIntCast(v, target, e.dtype().is_int());
 }
 
-llvm::Value* CodeGenLLVM::element_address(const BufferInfo& b, DataType elem, llvm::Value* index) {
-    return builder_.CreateInBoundsGEP(storage_type(elem.element_of()), b.ptr, index);
+llvm::Value* CodeGenLLVM::element_address(const BufferInfo& b, DataType elem, llvm::Value* index,
+                                          bool inbounds) {
+    llvm::Type* t = storage_type(elem.element_of());
+    return inbounds ? builder_.CreateInBoundsGEP(t, b.ptr, index)
+                    : builder_.CreateGEP(t, b.ptr, index);
 }
 
 llvm::Value* CodeGenLLVM::emit_(const Load* op) {
@@ -531,11 +534,17 @@ std::vector<int> CodeGenLLVM::first_lanes(int lanes) {
 // the guard is mixed: a vector wholly on one side (most of a concatenation's, a padded row's
 // interior) loads plainly. Besides being cheaper, that keeps masked-off lanes from pointing far
 // outside a buffer, which CPUs serve with a slow fault-suppression assist when the page is not
-// mapped.
-llvm::Value* CodeGenLLVM::emit_guarded_load(const Call* op, llvm::Value* cond) {
+// mapped. `needed` (null: every lane) are the lanes an enclosing guard leaves to this one: a
+// nested guard (a concatenation's third input onwards) must not read the lanes the enclosing
+// one took, which may lie before its buffer.
+llvm::Value* CodeGenLLVM::emit_guarded_load(const Call* op, llvm::Value* cond,
+                                            llvm::Value* needed) {
     const Load* guarded = op->args[1].as<Load>();
-    const Load* other = op->args[2].as<Load>();
-    if (other && !other->dtype.is_vector()) other = nullptr;
+    if (needed) {
+        llvm::Value* then_lanes = builder_.CreateAnd(needed, cond);
+        llvm::Value* else_lanes = builder_.CreateAnd(needed, builder_.CreateNot(cond));
+        return emit_masked_load(guarded, then_lanes, emit_branch_lanes(op->args[2], else_lanes));
+    }
     auto* all_bb = llvm::BasicBlock::Create(ctx_, "guard_all", function_);
     auto* check_none_bb = llvm::BasicBlock::Create(ctx_, "guard_check_none", function_);
     auto* none_bb = llvm::BasicBlock::Create(ctx_, "guard_none", function_);
@@ -556,10 +565,7 @@ llvm::Value* CodeGenLLVM::emit_guarded_load(const Call* op, llvm::Value* cond) {
     builder_.CreateBr(end_bb);
 
     builder_.SetInsertPoint(mixed_bb);
-    llvm::Value* otherwise =
-        other ? emit_masked_load(other, builder_.CreateNot(cond),
-                                 llvm::Constant::getNullValue(llvm_type(other->dtype)))
-              : emit(op->args[2]);
+    llvm::Value* otherwise = emit_branch_lanes(op->args[2], builder_.CreateNot(cond));
     llvm::Value* mixed = emit_masked_load(guarded, cond, otherwise);
     llvm::BasicBlock* mixed_end = builder_.GetInsertBlock();
     builder_.CreateBr(end_bb);
@@ -570,6 +576,22 @@ llvm::Value* CodeGenLLVM::emit_guarded_load(const Call* op, llvm::Value* cond) {
     phi->addIncoming(none, none_end);
     phi->addIncoming(mixed, mixed_end);
     return phi;
+}
+
+// The other branch of a guarded load, read only in the lanes of `lanes` where it is a load or a
+// guarded load itself; any other expression is safe in every lane (vectorize_loops).
+llvm::Value* CodeGenLLVM::emit_branch_lanes(const PrimExpr& e, llvm::Value* lanes) {
+    if (const Load* load = e.as<Load>(); load && load->dtype.is_vector()) {
+        return emit_masked_load(load, lanes, llvm::Constant::getNullValue(llvm_type(load->dtype)));
+    }
+    const Call* nested = e.as<Call>();
+    if (nested && nested->name == intrin::kIfThenElse && nested->args[0].dtype().is_vector()) {
+        const Load* load = nested->args[1].as<Load>();
+        if (load && load->dtype.is_vector()) {
+            return emit_guarded_load(nested, emit(nested->args[0]), lanes);
+        }
+    }
+    return emit(e);
 }
 
 // The lanes of a vector load where `mask` holds, `otherwise` elsewhere; masked-off lanes do not
@@ -590,7 +612,7 @@ llvm::Value* CodeGenLLVM::emit_masked_load(const Load* op, llvm::Value* mask,
     const Ramp* ramp = index.as<Ramp>();
     const int64_t* stride = ramp ? as_const_int(ramp->stride) : nullptr;
     if (ramp && is_one(ramp->stride)) {
-        llvm::Value* addr = element_address(b, t, index_value(ramp->base));
+        llvm::Value* addr = element_address(b, t, index_value(ramp->base), false);
         value = builder_.CreateMaskedLoad(ty, addr, access_align(b, t, index, t.lanes()), mask,
                                           otherwise);
     } else if (stride && *stride >= 2 && *stride <= kMaxShuffledStride) {
@@ -602,7 +624,7 @@ llvm::Value* CodeGenLLVM::emit_masked_load(const Load* op, llvm::Value* mask,
         for (int k = 0; k < lanes * s; ++k) spread.push_back(k % s == 0 ? k / s : lanes);
         llvm::Value* wide_mask = builder_.CreateShuffleVector(
             mask, llvm::Constant::getNullValue(mask->getType()), spread);
-        llvm::Value* addr = element_address(b, t, index_value(ramp->base));
+        llvm::Value* addr = element_address(b, t, index_value(ramp->base), false);
         llvm::Value* wide = builder_.CreateMaskedLoad(
             llvm::FixedVectorType::get(storage_type(t.element_of()), lanes * s), addr,
             access_align(b, t.element_of(), ramp->base, 1), wide_mask);
@@ -610,7 +632,7 @@ llvm::Value* CodeGenLLVM::emit_masked_load(const Load* op, llvm::Value* mask,
         for (int k = 0; k < lanes; ++k) pick.push_back(k * s);
         value = builder_.CreateSelect(mask, builder_.CreateShuffleVector(wide, pick), otherwise);
     } else {
-        llvm::Value* addrs = element_address(b, t, index_value(index));
+        llvm::Value* addrs = element_address(b, t, index_value(index), false);
         llvm::Align align = access_align(b, t, PrimExpr(make_int(DataType::int32(), 1)), 1);
         value = builder_.CreateMaskedGather(ty, addrs, align, mask, otherwise);
     }

@@ -42,6 +42,11 @@ inline constexpr int kWorkspaceAlign = 16;
 // inside a parallel loop would otherwise cost a heap allocation per iteration); larger ones use
 // the runtime's workspace so that threads with small stacks do not overflow.
 inline constexpr int64_t kMaxStackAllocBytes = 256 * 1024;
+// Size of the stack buffers formatted error messages are written to.
+inline constexpr int kMessageBytes = 1024;
+// Constant-size allocations of one function together stay under this on the stack; later ones
+// use the workspace.
+inline constexpr int64_t kMaxStackBytesPerFunction = 512 * 1024;
 // Vector loads with a constant stride up to this become a contiguous load and a shuffle; larger
 // strides gather.
 inline constexpr int kMaxShuffledStride = 4;
@@ -97,7 +102,9 @@ private:
                             llvm::Instruction::BinaryOps int_op,
                             llvm::Instruction::BinaryOps bool_op);
     llvm::Value* emit_if_then_else(const Call* op);
-    llvm::Value* emit_guarded_load(const Call* if_then_else, llvm::Value* cond);
+    llvm::Value* emit_guarded_load(const Call* if_then_else, llvm::Value* cond,
+                                   llvm::Value* needed = nullptr);
+    llvm::Value* emit_branch_lanes(const PrimExpr& e, llvm::Value* lanes);
     llvm::Value* emit_masked_load(const Load* op, llvm::Value* mask, llvm::Value* otherwise);
     // Odd-length contiguous accesses as masked ones of `masked_width` lanes (0: plain access).
     int masked_width(const Buffer& buffer, DataType t) const;
@@ -114,7 +121,9 @@ private:
     llvm::Value* to_compute_float(DataType t, llvm::Value* v);
     llvm::Value* from_compute_float(DataType t, llvm::Value* v);
     // Address of a buffer element, vector of addresses for vector indices.
-    llvm::Value* element_address(const BufferInfo& b, DataType elem, llvm::Value* index);
+    // `inbounds`: false for masked accesses, whose masked-off lanes may point outside the buffer.
+    llvm::Value* element_address(const BufferInfo& b, DataType elem, llvm::Value* index,
+                                 bool inbounds = true);
     llvm::Align access_align(const BufferInfo& b, DataType elem, const PrimExpr& index, int lanes);
     int64_t known_multiple(const PrimExpr& e);
     llvm::Value* index_value(const PrimExpr& e);
@@ -159,6 +168,7 @@ private:
     // so it is emitted with `nsw` to let LLVM analyse addresses.
     bool in_index_ = false;
     int parallel_count_ = 0;
+    int64_t stack_bytes_ = 0;  // stack taken by the function's constant-size allocations
 };
 
 }  // namespace anvil::codegen

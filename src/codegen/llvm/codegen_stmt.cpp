@@ -121,6 +121,8 @@ llvm::Function* CodeGenLLVM::emit_body_function(const std::string& name,
     auto saved_multiple = std::move(var_multiple_);
     auto saved_buffers = std::move(buffers_);
     auto saved_workspace = std::move(live_workspace_);
+    const int64_t saved_stack_bytes = stack_bytes_;
+    stack_bytes_ = 0;
     llvm::Function* saved_function = function_;
     llvm::BasicBlock* saved_entry = entry_;
     llvm::IRBuilderBase::InsertPoint saved_ip = builder_.saveIP();
@@ -162,6 +164,7 @@ llvm::Function* CodeGenLLVM::emit_body_function(const std::string& name,
     var_multiple_ = std::move(saved_multiple);
     buffers_ = std::move(saved_buffers);
     live_workspace_ = std::move(saved_workspace);
+    stack_bytes_ = saved_stack_bytes;
     function_ = saved_function;
     entry_ = saved_entry;
     builder_.restoreIP(saved_ip);
@@ -351,7 +354,10 @@ void CodeGenLLVM::emit_stmt_(const tir::Allocate* op) {
             is_const = false;
         }
     }
-    if (is_const && const_count * elem_bytes <= kMaxStackAllocBytes) {
+    const int64_t bytes_needed = const_count * elem_bytes;
+    if (is_const && bytes_needed <= kMaxStackAllocBytes &&
+        stack_bytes_ + bytes_needed <= kMaxStackBytesPerFunction) {
+        stack_bytes_ += bytes_needed;
         // In the entry block, so that a loop around the Allocate does not grow the stack.
         llvm::IRBuilder<> entry_builder(entry_, entry_->getFirstInsertionPt());
         auto* ty = llvm::ArrayType::get(storage_type(elem), static_cast<uint64_t>(const_count));

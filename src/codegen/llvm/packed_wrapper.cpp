@@ -30,9 +30,6 @@ namespace anvil::codegen {
 
 namespace {
 
-// Size of the stack buffer the formatted messages are written to.
-constexpr int kMessageBytes = 1024;
-
 // The DLPack (code, bits) pairs accepted for a buffer's element type. bool tensors store one byte
 // per element; the runtime spells bool {kDLUInt, 1} (DLPack's traditional form), DLPack 0.8
 // {kDLBool = 6, 8}, and Anvil's DataType {Bool = 5, 1}.

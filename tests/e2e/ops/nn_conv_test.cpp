@@ -127,6 +127,11 @@ std::vector<ConvCase> conv_cases() {
          {1, 40, 27, 27},
          {33, 40, 1, 1},
          conv_attrs({1, 1}, {0, 0, 0, 0}, {1, 1}, 1)},
+        // A padded 1x1 convolution keeps its padding stage: not the pointwise form.
+        {"pointwise_padded",
+         {1, 40, 16, 16},
+         {8, 40, 1, 1},
+         conv_attrs({1, 1}, {1, 1, 1, 1}, {1, 1}, 1)},
         // 1x1 over 3 channels on a 17 x 19 plane: no tail-free row tiling, so the direct form
         // with a 3-lane tail.
         {"pointwise_odd_plane",

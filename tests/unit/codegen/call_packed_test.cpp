@@ -94,6 +94,30 @@ prim_func k(A: float32[4, 8], B: float32[4, 8], n: int32) {
     EXPECT_EQ(seen_count, 7);
 }
 
+TEST(CallPacked, ScalarsOfEveryTypeArriveAsNumbers) {
+    // Floats of every width arrive as float64, integers and bool as int64.
+    std::vector<std::pair<int, double>> seen;
+    ScopedFunc note("test.kernel_scalars", [&](const runtime::Args& args, runtime::RetValue*) {
+        seen.clear();
+        for (int k = 0; k < args.size(); ++k) {
+            int code = args.type_codes()[k];
+            seen.emplace_back(code, code == kAnvilFloat ? args[k].as_float()
+                                                        : static_cast<double>(args[k].as_int()));
+        }
+    });
+    runtime::PackedFunc f = jit(lower(R"(
+prim_func k(A: float32[1]) {
+  call_packed("test.kernel_scalars", 1.5f16, cast<bfloat16>(2.5f), 0.25f64, true, 7u64, -3i8)
+}
+)"));
+    runtime::NDArray A = make_empty(f32, {1});
+    f(A);
+    std::vector<std::pair<int, double>> want{{kAnvilFloat, 1.5},  {kAnvilFloat, 2.5},
+                                             {kAnvilFloat, 0.25}, {kAnvilInt, 1},
+                                             {kAnvilInt, 7},      {kAnvilInt, -3}};
+    EXPECT_EQ(seen, want);
+}
+
 TEST(CallPacked, AFlattenedAllocationKeepsItsShapeForTheCallee) {
     std::vector<SeenTensor> seen;
     ScopedFunc fill("test.kernel_fill", [&](const runtime::Args& args, runtime::RetValue*) {

@@ -221,6 +221,11 @@ TEST_F(SimplifyTable, LinearForms) {
         // Three axes fused and split back (n, c, h*w digits of one index).
         {__LINE__, floordiv(i, 12) * 12 + floormod(floordiv(i, 4), 3) * 4 + floormod(i, 4), {}, i},
         {__LINE__, floormod(floordiv(i, 4), 3) * 8 + floormod(i, 4) * 2, {}, floormod(i, 12) * 2},
+        // ... but not into a modulus the index type cannot hold (2^32 for int32).
+        {__LINE__,
+         floormod(floordiv(i, 65536), 65536) * 65536 + floormod(i, 65536),
+         {},
+         floormod(floordiv(i, 65536), 65536) * 65536 + floormod(i, 65536)},
         {__LINE__, (n + i64(1)) - i64(1), {}, n},
         {__LINE__, (u + u32(1)) - u32(1), {}, u},
         {__LINE__, u - u32(1), {}, u - u32(1)},

@@ -254,6 +254,27 @@ TEST(VectorizeLoops, ConcatenationMasksBothLoads) {
     expect_equivalent(f, vectorize(f));
 }
 
+TEST(VectorizeLoops, ConcatenationOfThreeReadsEachInputInItsOwnLanes) {
+    // D[i] = i < 5 ? A[i] : (i < 8 ? B[i - 5] : C[i - 8]) over 12 lanes: B is shorter than a
+    // vector, so the inner guard alone would let B's load reach before B (lanes 0-4, which the
+    // outer guard gives to A). The interpreter fails on any such read.
+    auto A = make_buffer("A", DataType::float32(), {5});
+    auto B = make_buffer("B", DataType::float32(), {3});
+    auto C = make_buffer("C", DataType::float32(), {4});
+    auto D = make_buffer("D", DataType::float32(), {12});
+    auto i = make_var("i");
+    auto ite = [](PrimExpr c, PrimExpr a, PrimExpr b) {
+        return make_call(DataType::float32(), intrin::kIfThenElse, {c, a, b});
+    };
+    Stmt loop = make_for(i, 0, 12, ForKind::Vectorized,
+                         make_store(D,
+                                    ite(i < 5, make_load(A, {i}),
+                                        ite(i < 8, make_load(B, {i - 5}), make_load(C, {i - 8}))),
+                                    {i}));
+    auto f = make_prim_func("f", {A, B, C, D}, loop);
+    expect_equivalent(f, vectorize(f));
+}
+
 TEST(VectorizeLoops, ExtentOneLoopIsSubstituted) {
     auto f = flatten_storage(make_split_add(9, 1, ForKind::Vectorized), LowerContext{});
     auto g = vectorize(f);

@@ -169,26 +169,7 @@ Value Interpreter::eval(const PrimExpr& e) {
                 if (c.dtype.is_scalar()) {
                     return widen(eval(op->args.at(c.as_int(0) != 0 ? 1 : 2)), lanes);
                 }
-                // Per lane. A guarded load reads only its chosen lanes (the code generator
-                // masks it), as does one in the other branch with the negated guard; any other
-                // branch is safe to evaluate whole (vectorize_loops).
-                Value negated = c;
-                for (auto& v : negated.i) v = v == 0;
-                auto* other = op->args.at(2).as<Load>();
-                Value otherwise = other && other->dtype.is_vector()
-                                      ? eval_load(other, &negated)
-                                      : widen(eval(op->args.at(2)), lanes);
-                auto* load = op->args.at(1).as<Load>();
-                Value chosen = load ? eval_load(load, &c) : widen(eval(op->args.at(1)), lanes);
-                for (int l = 0; l < lanes; ++l) {
-                    const Value& from = c.as_int(l) != 0 ? chosen : otherwise;
-                    if (t.is_floating()) {
-                        out.f[l] = from.f[l];
-                    } else {
-                        out.i[l] = from.i[l];
-                    }
-                }
-                return out;
+                return eval_guarded(op, c, nullptr);
             }
             std::vector<Value> args;
             for (const auto& a : op->args) args.push_back(widen(eval(a), lanes));
@@ -386,6 +367,42 @@ int64_t Interpreter::flat_offset(const Buffer* b, const std::vector<int64_t>& id
         off = off * extents[d] + idx[d];
     }
     return off;
+}
+
+// A vector if_then_else, per lane. A guarded load reads only its chosen lanes (the code generator
+// masks it), as does a load in the other branch with the negated guard, and a nested guarded
+// if_then_else there only the lanes left to it; any other branch is safe to evaluate whole
+// (vectorize_loops). `needed` (null: all) are the lanes an enclosing guard leaves to this one.
+Value Interpreter::eval_guarded(const Call* op, const Value& c, const Value* needed) {
+    int lanes = op->dtype.lanes();
+    Value then_lanes = c, else_lanes = c;
+    for (int l = 0; l < lanes; ++l) {
+        bool want = !needed || needed->as_int(l) != 0;
+        then_lanes.i[l] = want && c.as_int(l) != 0;
+        else_lanes.i[l] = want && c.as_int(l) == 0;
+    }
+    auto branch = [&](const PrimExpr& e, const Value& mask) {
+        if (auto* load = e.as<Load>(); load && load->dtype.is_vector())
+            return eval_load(load, &mask);
+        auto* nested = e.as<Call>();
+        if (nested && nested->name == intrin::kIfThenElse) {
+            Value nc = eval(nested->args.at(0));
+            if (nc.dtype.is_vector()) return eval_guarded(nested, nc, &mask);
+        }
+        return widen(eval(e), lanes);
+    };
+    Value chosen = branch(op->args.at(1), then_lanes);
+    Value otherwise = branch(op->args.at(2), else_lanes);
+    Value out = make_value(op->dtype);
+    for (int l = 0; l < lanes; ++l) {
+        const Value& from = c.as_int(l) != 0 ? chosen : otherwise;
+        if (op->dtype.is_floating()) {
+            out.f[l] = from.f[l];
+        } else {
+            out.i[l] = from.i[l];
+        }
+    }
+    return out;
 }
 
 Value Interpreter::eval_load(const Load* op, const Value* mask) {

@@ -47,6 +47,7 @@ private:
     int64_t flat_offset(const Buffer* b, const std::vector<int64_t>& idx);
     // Lanes where `mask` (when given) is false are not read and left zero.
     Value eval_load(const Load* op, const Value* mask = nullptr);
+    Value eval_guarded(const Call* op, const Value& cond, const Value* needed);
     void exec_store(const Store* op);
 
     std::unordered_map<const Buffer*, std::vector<double>*> buffers_;
