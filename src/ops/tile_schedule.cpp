@@ -340,4 +340,24 @@ void schedule_row_reduction_op_generic(te::Schedule& s, const te::Tensor& anchor
     for (const auto& t : op_stages(anchor)) s[t].compute_root();
 }
 
+int64_t plane_tile_rows(int64_t h, int64_t w, int lanes) {
+    int64_t best = 0, best_width = 0;
+    for (int64_t r = 1; r <= h && r * w <= 8 * lanes; ++r) {
+        if (h % r != 0) continue;
+        int64_t v = pick_vector(r * w, lanes);
+        if ((r * w) % v != 0 || r * w / v > 8 || v < best_width) continue;
+        best = r;
+        best_width = v;
+    }
+    return best;
+}
+
+int64_t pick_channel_tile(int64_t oc, int64_t vectors, int lanes) {
+    int64_t tile = std::max<int64_t>(1, (lanes >= 16 ? 24 : 12) / vectors);
+    for (int64_t t = tile; t * 2 > tile; --t) {
+        if (oc % t == 0) return t;
+    }
+    return std::min(tile, oc);
+}
+
 }  // namespace anvil::ops

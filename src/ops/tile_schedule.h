@@ -57,6 +57,15 @@ void schedule_helper_inputs(te::Schedule& s, const te::Tensor& t, const tir::Low
 // The padded or dilated copy of the input (a "_pad" or "_dilate" stage) that reduction `r`
 // reads, or an undefined tensor.
 te::Tensor staged_input(const te::Tensor& r);
+// Rows of an h x w plane per register tile whose rows are fused into one contiguous index:
+// whole rows (the bounds of an attached stage are boxes) whose elements split into at most 8
+// vectors of one width (pick_vector) with no tail, which would leave the tile's loops scalar. The
+// widest vectors win, then the most rows; 0 when no row count works.
+int64_t plane_tile_rows(int64_t h, int64_t w, int lanes);
+// Output channels of a register tile whose other side is `vectors` vectors: accumulators fill 24
+// of the 32 vector registers (12 of 16 without AVX-512), leaving room for the input vectors and
+// the broadcast weight; a count that divides `oc` (no tail) when one is within half of that.
+int64_t pick_channel_tile(int64_t oc, int64_t vectors, int lanes);
 // Rows of a register tile over an axis of `extent`: `extent` itself when it fits in `max_rows`,
 // else a divisor in [max_rows/2, max_rows] (no tail), else max_rows.
 int64_t pick_rows(int64_t extent, int64_t max_rows);

@@ -1,0 +1,194 @@
+// The x86 and generic schedules of the convolutions (ops/conv.cpp holds their attributes, type
+// rules and computes). Which compute form a convolution has decides its schedule:
+//   nn.conv2d, blocked   [N, O/VB, OH, OW, VB] reduction: register tile of output pixels x VB
+//                        channels (schedule_conv2d_x86);
+//   pointwise over a plane (one reduction axis): tiles of whole rows x output channels
+//                        (schedule_conv2d_pointwise_x86);
+//   direct (depthwise, short reductions): row vectors, per channel plane or in tiles of output
+//                        channels (schedule_conv2d_direct_x86).
+#include <algorithm>
+
+#include "ops/conv.h"
+#include "ops/tile_schedule.h"
+#include "support/error.h"
+
+namespace anvil::ops {
+
+namespace {
+
+// Multiply-adds of a direct convolution: the work estimate that decides parallelism.
+int64_t direct_work(te::Schedule& s, const te::Tensor& out, const te::Tensor& acc) {
+    int64_t work = known_extent_product(out.shape());
+    for (const auto& r : s[acc].op_reduce_axis()) work *= const_dim(r->dom.extent, "conv2d taps");
+    return work;
+}
+
+// The direct reduction (depthwise, and groups too narrow for channel blocks): a vector along the
+// output row per tap, channel plane by channel plane, each plane's padded (or dilated) input
+// made inside its iteration. A padded copy of the whole input made first would leave the cache
+// before the reduction read it back.
+void schedule_conv2d_direct_x86(te::Schedule& s, const te::Tensor& anchor,
+                                const std::vector<te::Tensor>& outputs, const te::Tensor& red,
+                                const tir::LowerContext& target) {
+    // A padding stage under the column phases (column_phases) is computed inside them.
+    if (te::Tensor phases = staged_input(red); phases.op.defined()) {
+        if (te::Tensor pad = staged_input(phases); pad.op.defined()) s[pad].compute_inline();
+    }
+    // Output channels per group: 1 for depthwise, where an output plane reads one input plane.
+    // (The data is the reduction's first input: the body reads it before the weight.) When a
+    // channel count is symbolic, the form that makes the padded input once, at root.
+    const auto& data_shape = red.op.as<te::ComputeOp>()->inputs[0]->buffer->shape;
+    const int64_t* icg = as_const_int(red.reduce_axis()[0]->dom.extent);
+    const int64_t* channels = as_const_int(data_shape[1]);
+    const int64_t* oc_total = as_const_int(red.shape()[1]);
+    bool depthwise = icg && channels && oc_total && *oc_total == *channels / *icg;
+    if (depthwise) {
+        te::Tensor staged = staged_input(red);
+        te::Tensor out = tile_target(s, anchor, outputs, target);
+        te::Tensor acc = local_accumulator(s, red, out);
+        schedule_nchw_row_vectors(s, out, acc, direct_work(s, out, acc), target, staged);
+        return;
+    }
+    // Several output channels read the same input planes: the padded input once, at root, and
+    // a register tile of output channels x row vectors sharing each input vector.
+    schedule_helper_inputs(s, red, target);
+    te::Tensor out = tile_target(s, anchor, outputs, target);
+    te::Tensor acc = local_accumulator(s, red, out);
+    const int lanes = vector_lanes(target);
+    const int64_t oc = const_dim(out.shape()[1], "conv2d output channels");
+    const int64_t ow = const_dim(out.shape()[3], "conv2d output width");
+    // Vectors of a width that divides the row where one does (a tail would leave the tile's
+    // loops scalar); the whole row when it is at most 8 of them, else a divisor of it or 4.
+    const int64_t width = pick_vector(ow, lanes);
+    const int64_t row_vectors = (ow + width - 1) / width;
+    int64_t vectors = row_vectors <= 8 ? row_vectors : 4;
+    for (int64_t v = 6; row_vectors > 8 && v >= 3; --v) {
+        if (row_vectors % v == 0) {
+            vectors = v;
+            break;
+        }
+    }
+    const int64_t oc_tile = pick_channel_tile(oc, vectors, lanes);
+    te::StageRef so = s[out];
+    auto ax = so.op_axis();  // n, c, oh, ow
+    auto [co, ci] = so.split(ax[1], oc_tile);
+    auto [wo, wr] = so.split(ax[3], vectors * width);
+    auto [wv, wi] = so.split(wr, width);
+    so.reorder({ax[0], co, ax[2], wo, ci, wv, wi});
+    so.vectorize(wi);
+    fuse_parallel(so, {ax[0], co, ax[2]}, direct_work(s, out, acc));
+    te::StageRef sa = s[acc];
+    sa.compute_at(so, wo);
+    auto aa = sa.op_axis();  // n, c, oh, ow of the tile
+    auto ar = sa.op_reduce_axis();
+    auto [tv, tl] = sa.split(aa[3], width);
+    sa.reorder({ar[0], ar[1], ar[2], aa[1], tv, tl});
+    sa.unroll(aa[1]);
+    sa.unroll(tv);
+    sa.vectorize(tl);
+}
+
+// The pointwise form (is_pointwise_over_plane): a tile of `rows` whole rows of the plane (fused
+// into one contiguous index, split into vectors) by `oc_tile` output channels, accumulated in
+// registers over the input channels: per input channel, one vector load of the input per vector
+// of the tile and one broadcast weight per output channel. Tiles loop plane-outer, so a tile's
+// input rows stay in cache across the output channels.
+void schedule_conv2d_pointwise_x86(te::Schedule& s, const te::Tensor& anchor,
+                                   const std::vector<te::Tensor>& outputs, const te::Tensor& red,
+                                   const tir::LowerContext& target) {
+    te::Tensor out = tile_target(s, anchor, outputs, target);
+    te::Tensor acc = local_accumulator(s, red, out);
+    const int lanes = vector_lanes(target);
+    const int64_t oc = const_dim(out.shape()[1], "conv2d output channels");
+    const int64_t h = const_dim(out.shape()[2], "conv2d output height");
+    const int64_t w = const_dim(out.shape()[3], "conv2d output width");
+    const int64_t rows = std::max<int64_t>(1, plane_tile_rows(h, w, lanes));
+    const int64_t width = pick_vector(rows * w, lanes);
+    const int64_t vectors = (rows * w + width - 1) / width;
+    const int64_t oc_tile = pick_channel_tile(oc, vectors, lanes);
+    te::StageRef so = s[out];
+    auto ax = so.op_axis();  // n, c, h, w
+    Ref<IterVar> plane = so.fuse({ax[2], ax[3]});
+    auto [po, pi] = so.split(plane, rows * w);
+    auto [co, ci] = so.split(ax[1], oc_tile);
+    so.reorder({ax[0], po, co, ci, pi});
+    auto [pv, pl] = so.split(pi, width);
+    so.vectorize(pl);
+    int64_t work = known_extent_product(out.shape()) *
+                   const_dim(s[acc].op_reduce_axis()[0]->dom.extent, "conv2d channels");
+    Ref<IterVar> tiles = fuse_parallel(so, {ax[0], po, co}, work);
+
+    te::StageRef sa = s[acc];
+    sa.compute_at(so, tiles);
+    auto aa = sa.op_axis();  // n, c, h, w of the tile
+    Ref<IterVar> tile = sa.fuse({aa[2], aa[3]});
+    auto [tv, tl] = sa.split(tile, width);
+    sa.reorder({sa.op_reduce_axis()[0], aa[1], tv, tl});
+    sa.unroll(aa[1]);
+    sa.unroll(tv);
+    sa.vectorize(tl);
+}
+
+}  // namespace
+
+void schedule_conv2d_generic(te::Schedule& s, const te::Tensor& anchor,
+                             const std::vector<te::Tensor>& outputs,
+                             const tir::LowerContext& target) {
+    schedule_reduction_inputs_at_root(s, anchor, "conv2d");
+}
+
+void schedule_conv2d_x86(te::Schedule& s, const te::Tensor& anchor,
+                         const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
+    te::Tensor red = expect_reduction(anchor, "conv2d");
+    if (red.ndim() == 4 && red.reduce_axis().size() == 1) {
+        schedule_conv2d_pointwise_x86(s, anchor, outputs, red, target);
+        return;
+    }
+    if (red.ndim() != 5) {
+        schedule_conv2d_direct_x86(s, anchor, outputs, red, target);
+        return;
+    }
+    schedule_helper_inputs(s, red, target);
+    te::Tensor out = tile_target(s, anchor, outputs, target);
+    te::Tensor acc = local_accumulator(s, red, out);
+    int lanes = vector_lanes(target);
+    te::StageRef so = s[out];
+    auto ax = so.op_axis();  // n, c, oh, ow
+    auto aa = s[acc].op_axis();
+    auto ar = s[acc].op_reduce_axis();  // rc, ry, rx
+    int64_t ow = const_dim(out.shape()[3], "conv2d output width");
+    int64_t work = known_extent_product(out.shape()) *
+                   const_dim(ar[0]->dom.extent, "conv2d channels") *
+                   const_dim(ar[1]->dom.extent, "kernel") * const_dim(ar[2]->dom.extent, "kernel");
+    // Register tile: `rows` output pixels x vb channels, the reduction outermost inside it.
+    int64_t vb = const_dim(red.shape()[4], "conv2d channel block");
+    int64_t rows = pick_register_rows(ow, vb, lanes);
+    auto [co, ci] = so.split(ax[1], vb);
+    auto [wo, wi] = so.split(ax[3], rows);
+    so.reorder({ax[0], co, ax[2], wo, ci, wi});
+    so.vectorize(wi);
+    fuse_parallel(so, {ax[0], co, ax[2]}, work);
+    s[acc].compute_at(so, wo);
+    s[acc].reorder({ar[0], ar[1], ar[2], aa[3], aa[4]});
+    s[acc].unroll(aa[3]);
+    s[acc].vectorize(aa[4]);
+}
+
+void schedule_conv3d_generic(te::Schedule& s, const te::Tensor& anchor,
+                             const std::vector<te::Tensor>& outputs,
+                             const tir::LowerContext& target) {
+    schedule_reduction_inputs_at_root(s, anchor, "conv3d");
+}
+
+void schedule_conv3d_x86(te::Schedule& s, const te::Tensor& anchor,
+                         const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
+    te::Tensor red = expect_reduction(anchor, "conv3d");
+    schedule_helper_inputs(s, red, target);
+    te::Tensor out = tile_target(s, anchor, outputs, target);
+    te::Tensor acc = local_accumulator(s, red, out);
+    int64_t work = known_extent_product(out.shape());
+    for (const auto& r : s[acc].op_reduce_axis()) work *= const_dim(r->dom.extent, "conv3d taps");
+    schedule_nchw_row_vectors(s, out, acc, work, target);
+}
+
+}  // namespace anvil::ops
