@@ -51,6 +51,16 @@ TEST(PrepackWeights, DepthwiseAndVariableWeightsStay) {
     Ref<Function> f3 =
         make_function({rgb}, call("nn.conv2d", {rgb, constant({16, 3, 3, 3}, {1.0f})}));
     EXPECT_TRUE(prepack_weights(module_of(f3), test_context()).main().same_as(f3));
+    // So is any kernel over an RGB image's three channels (ResNet's 7x7 stem); four channels of
+    // 7x7 taps are blocked.
+    Ref<Function> f4 =
+        make_function({rgb}, call("nn.conv2d", {rgb, constant({64, 3, 7, 7}, {1.0f})}));
+    EXPECT_TRUE(prepack_weights(module_of(f4), test_context()).main().same_as(f4));
+    auto rgba = tensor_var("rgba", {1, 4, 16, 16});
+    Ref<Function> f5 =
+        make_function({rgba}, call("nn.conv2d", {rgba, constant({64, 4, 7, 7}, {1.0f})}));
+    EXPECT_EQ(op_names(prepack_weights(module_of(f5), test_context()).main()->body),
+              (std::vector<std::string>{"nn.conv2d_pack_weight", "nn.conv2d_packed"}));
 }
 
 TEST(PrepackWeights, WithoutAnOpTableNothingChanges) {
