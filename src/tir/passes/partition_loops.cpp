@@ -7,9 +7,10 @@
 //   => for io in [0, 4) { for ii ... { S } }  for io in [4, 5) { for ii ... { if ... { S } } }
 //
 // Only Serial and Parallel loops are split (Vectorized and Unrolled loops need a constant
-// extent); loops are visited outermost first, so the guard of a split inner loop is removed at
-// the outer level, where the split point does not depend on outer loop variables. Whenever the
-// condition is not of a recognised form, the loop is left as it is.
+// extent; a Vectorized loop whose whole body a constant bound guards is narrowed to it instead,
+// see shrink_vector_loop); loops are visited outermost first, so the guard of a split inner loop is
+// removed at the outer level, where the split point does not depend on outer loop variables.
+// Whenever the condition is not of a recognised form, the loop is left as it is.
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -69,6 +70,9 @@ class Partitioner : public StmtMutator {
 protected:
     Stmt mutate_stmt_(const For* op, const Stmt& self) override {
         analyzer_.bind(op->var, Range::from_min_extent(op->min, op->extent));
+        if (op->for_kind == ForKind::Vectorized) {
+            if (Stmt shrunk = shrink_vector_loop(op); shrunk.defined()) return shrunk;
+        }
         bool splittable = op->for_kind == ForKind::Serial || op->for_kind == ForKind::Parallel;
         if (!splittable) return StmtMutator::mutate_stmt_(op, self);
 
@@ -106,6 +110,40 @@ protected:
     }
 
 private:
+    // A vectorized loop whose whole body is `if (likely(v < k && ...)) S` with a constant k
+    // inside its range (the tail of a split that does not divide: 13 of 16 lanes) does nothing
+    // from k on: it becomes the vectorized loop [min, k) of S without that term, a narrower
+    // vector instead of a serial loop testing the guard per lane. Undefined when not that form.
+    Stmt shrink_vector_loop(const For* op) {
+        auto* guard = op->body.as<IfThenElse>();
+        if (!guard || guard->else_case.defined()) return Stmt();
+        auto* likely = guard->cond.as<Call>();
+        if (!likely || likely->name != intrin::kLikely) return Stmt();
+        GuardCollector guards;
+        guards.visit_stmt(op->body);
+        if (!guards.relax.empty() || guards.guards.empty() || guards.guards[0] != guard) {
+            return Stmt();  // loops inside: the term's value is not exact
+        }
+        const int64_t* min = as_const_int(op->min);
+        const int64_t* extent = as_const_int(op->extent);
+        if (!min || !extent) return Stmt();
+        std::vector<std::vector<std::optional<Split>>> splits(guards.guards.size());
+        for (size_t g = 0; g < guards.guards.size(); ++g) {
+            for (const PrimExpr& c : conjuncts(guards.guards[g])) {
+                splits[g].push_back(analyze(c, op->var, guards));
+            }
+        }
+        for (const auto& sp : splits[0]) {
+            if (!sp || !sp->safe_below) continue;
+            const int64_t* k = as_const_int(sp->k);
+            if (!k || *k <= *min || *k >= *min + *extent) continue;
+            Stmt body = drop(op->body, guards, splits, *sp);
+            return make_for(op->var, op->min, make_int(op->extent.dtype(), *k - *min), op->for_kind,
+                            mutate_stmt(body), op->thread_tag, op->loc);
+        }
+        return Stmt();
+    }
+
     // for v in [lo, hi) with `body`, whose own loops are partitioned in turn.
     Stmt rebuild(const For* op, const PrimExpr& lo, const PrimExpr& hi, const Stmt& body) {
         PrimExpr extent = analyzer_.simplify(hi - lo);
