@@ -8,31 +8,13 @@
 #include "driver/evaluate.h"
 #include "driver/lower_graph.h"
 #include "driver/make_plan.h"
+#include "errors/expect_message.h"
 #include "ops/call_tir.h"
 #include "ops/op_table.h"
 #include "support/error.h"
 
 namespace anvil::graph {
 namespace {
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const UserError& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "no UserError raised";
-    return "";
-}
-
-#define EXPECT_MESSAGE(statement, ...)                              \
-    do {                                                            \
-        std::string message = error_of([&] { statement; });         \
-        for (const char* part : {__VA_ARGS__}) {                    \
-            EXPECT_NE(message.find(part), std::string::npos)        \
-                << "message: " << message << "\nmissing: " << part; \
-        }                                                           \
-    } while (0)
 
 Type tensor(std::vector<int64_t> shape) {
     return make_tensor_type(shape, DataType::float32());

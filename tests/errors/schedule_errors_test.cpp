@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "driver/build.h"
+#include "errors/expect_message.h"
 #include "support/error.h"
 #include "te/reduction.h"
 #include "te/schedule_to_loops.h"
@@ -12,25 +13,6 @@ namespace anvil::te {
 namespace {
 
 // The message of the UserError `f` raises; fails the test when it raises none.
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const UserError& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "no UserError raised";
-    return "";
-}
-
-#define EXPECT_MESSAGE(statement, ...)                              \
-    do {                                                            \
-        std::string message = error_of([&] { statement; });         \
-        for (const char* part : {__VA_ARGS__}) {                    \
-            EXPECT_NE(message.find(part), std::string::npos)        \
-                << "message: " << message << "\nmissing: " << part; \
-        }                                                           \
-    } while (0)
-
 struct Graph {
     Tensor A, B, C, D;
     Ref<IterVar> k;

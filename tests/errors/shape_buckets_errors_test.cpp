@@ -7,31 +7,13 @@
 
 #include "driver/compile.h"
 #include "driver/shape_buckets.h"
+#include "errors/expect_message.h"
 #include "graph/parser.h"
 #include "ops/op_table.h"
 #include "support/error.h"
 
 namespace anvil::driver {
 namespace {
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const UserError& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "no UserError raised";
-    return "";
-}
-
-#define EXPECT_MESSAGE(statement, ...)                              \
-    do {                                                            \
-        std::string message = error_of([&] { statement; });         \
-        for (const char* part : {__VA_ARGS__}) {                    \
-            EXPECT_NE(message.find(part), std::string::npos)        \
-                << "message: " << message << "\nmissing: " << part; \
-        }                                                           \
-    } while (0)
 
 TEST(ShapeBucketsErrors, MalformedText) {
     EXPECT_MESSAGE(parse_shape_buckets({"n"}),

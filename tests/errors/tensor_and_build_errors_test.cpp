@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "driver/build.h"
+#include "errors/expect_message.h"
 #include "support/error.h"
 #include "te/math.h"
 #include "te/reduction.h"
@@ -11,25 +12,6 @@
 
 namespace anvil::te {
 namespace {
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const UserError& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "no UserError raised";
-    return "";
-}
-
-#define EXPECT_MESSAGE(statement, ...)                              \
-    do {                                                            \
-        std::string message = error_of([&] { statement; });         \
-        for (const char* part : {__VA_ARGS__}) {                    \
-            EXPECT_NE(message.find(part), std::string::npos)        \
-                << "message: " << message << "\nmissing: " << part; \
-        }                                                           \
-    } while (0)
 
 TEST(MathErrors, FloatFunctionOfAnInteger) {
     Tensor I = placeholder({4}, DataType::int32(), "I");

@@ -554,27 +554,27 @@ llvm::Value* CodeGenLLVM::emit_guarded_load(const Call* op, llvm::Value* cond,
     builder_.SetInsertPoint(check_none_bb);
     builder_.CreateCondBr(builder_.CreateOrReduce(cond), mixed_bb, none_bb);
 
-    builder_.SetInsertPoint(all_bb);
-    llvm::Value* all = emit(op->args[1]);
-    llvm::BasicBlock* all_end = builder_.GetInsertBlock();
-    builder_.CreateBr(end_bb);
+    return join_arms(end_bb, {{all_bb, [&] { return emit(op->args[1]); }},
+                              {none_bb, [&] { return emit(op->args[2]); }},
+                              {mixed_bb, [&] {
+                                   llvm::Value* otherwise =
+                                       emit_branch_lanes(op->args[2], builder_.CreateNot(cond));
+                                   return emit_masked_load(guarded, cond, otherwise);
+                               }}});
+}
 
-    builder_.SetInsertPoint(none_bb);
-    llvm::Value* none = emit(op->args[2]);
-    llvm::BasicBlock* none_end = builder_.GetInsertBlock();
-    builder_.CreateBr(end_bb);
-
-    builder_.SetInsertPoint(mixed_bb);
-    llvm::Value* otherwise = emit_branch_lanes(op->args[2], builder_.CreateNot(cond));
-    llvm::Value* mixed = emit_masked_load(guarded, cond, otherwise);
-    llvm::BasicBlock* mixed_end = builder_.GetInsertBlock();
-    builder_.CreateBr(end_bb);
-
-    builder_.SetInsertPoint(end_bb);
-    llvm::PHINode* phi = builder_.CreatePHI(all->getType(), 3);
-    phi->addIncoming(all, all_end);
-    phi->addIncoming(none, none_end);
-    phi->addIncoming(mixed, mixed_end);
+llvm::Value* CodeGenLLVM::join_arms(llvm::BasicBlock* join, const std::vector<Arm>& arms) {
+    std::vector<std::pair<llvm::Value*, llvm::BasicBlock*>> values;
+    for (const auto& [block, emit_value] : arms) {
+        builder_.SetInsertPoint(block);
+        llvm::Value* v = emit_value();
+        values.emplace_back(v, builder_.GetInsertBlock());  // the arm may have added blocks
+        builder_.CreateBr(join);
+    }
+    builder_.SetInsertPoint(join);
+    llvm::PHINode* phi =
+        builder_.CreatePHI(values[0].first->getType(), static_cast<unsigned>(values.size()));
+    for (const auto& [v, block] : values) phi->addIncoming(v, block);
     return phi;
 }
 
@@ -699,19 +699,8 @@ llvm::Value* CodeGenLLVM::emit_if_then_else(const Call* op) {
     auto* else_block = llvm::BasicBlock::Create(ctx_, "if_else", function_);
     auto* end_block = llvm::BasicBlock::Create(ctx_, "if_end", function_);
     builder_.CreateCondBr(cond, then_block, else_block);
-    builder_.SetInsertPoint(then_block);
-    llvm::Value* t = emit(op->args[1]);
-    llvm::BasicBlock* then_end = builder_.GetInsertBlock();
-    builder_.CreateBr(end_block);
-    builder_.SetInsertPoint(else_block);
-    llvm::Value* f = emit(op->args[2]);
-    llvm::BasicBlock* else_end = builder_.GetInsertBlock();
-    builder_.CreateBr(end_block);
-    builder_.SetInsertPoint(end_block);
-    llvm::PHINode* phi = builder_.CreatePHI(t->getType(), 2);
-    phi->addIncoming(t, then_end);
-    phi->addIncoming(f, else_end);
-    return phi;
+    return join_arms(end_block, {{then_block, [&] { return emit(op->args[1]); }},
+                                 {else_block, [&] { return emit(op->args[2]); }}});
 }
 
 // Math intrinsics compute in float32 for float16/bfloat16 and in the type itself otherwise.

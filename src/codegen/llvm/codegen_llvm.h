@@ -25,6 +25,7 @@
 #include <llvm/IR/Module.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -105,6 +106,10 @@ private:
     llvm::Value* emit_guarded_load(const Call* if_then_else, llvm::Value* cond,
                                    llvm::Value* needed = nullptr);
     llvm::Value* emit_branch_lanes(const PrimExpr& e, llvm::Value* lanes);
+    // Emits each arm's value in its block, each block then branching to `join`; returns the phi
+    // of the values in `join` (where the builder is left).
+    using Arm = std::pair<llvm::BasicBlock*, std::function<llvm::Value*()>>;
+    llvm::Value* join_arms(llvm::BasicBlock* join, const std::vector<Arm>& arms);
     llvm::Value* emit_masked_load(const Load* op, llvm::Value* mask, llvm::Value* otherwise);
     // Odd-length contiguous accesses as masked ones of `masked_width` lanes (0: plain access).
     int masked_width(const Buffer& buffer, DataType t) const;

@@ -13,6 +13,7 @@
 
 #include "../run_kernel.h"
 #include "codegen/target.h"
+#include "errors/expect_message.h"
 #include "graph/expr.h"
 #include "graph/type.h"
 #include "ops/op_table.h"
@@ -137,16 +138,8 @@ Ref<A> make_attrs(const std::function<void(A&)>& set) {
     return Ref<A>(a);
 }
 
-// The UserError message of `f`, or a test failure.
-inline std::string user_error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const UserError& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "no UserError raised";
-    return "";
-}
+// The UserError message of a call, or a test failure (errors/expect_message.h).
+using ::anvil::errors_test::user_error_of;
 
 #define EXPECT_MESSAGE_HAS(message, ...)                       \
     do {                                                       \

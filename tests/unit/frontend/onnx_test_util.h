@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "e2e/vm_test_util.h"
+#include "errors/expect_message.h"
 #include "frontend/onnx/from_onnx.h"
 #include "graph/expr.h"
 
@@ -183,15 +184,7 @@ inline int count_constants(const graph::Function& fn) {
 
 using anvil::testing::contains;
 
-// The message of the UserError `f` throws; fails the test when it throws nothing.
-inline std::string user_error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const UserError& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "expected a UserError";
-    return "";
-}
+// The UserError message of a call, or a test failure (errors/expect_message.h).
+using ::anvil::errors_test::user_error_of;
 
 }  // namespace anvil::frontend::testing
