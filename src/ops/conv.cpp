@@ -438,34 +438,36 @@ te::Tensor conv_core(const std::string& name, const te::Tensor& xp, const Weight
         name);
 }
 
-// Zero padding of the spatial dimensions as its own stage (none when all are 0): `p` holds
-// their begins, then their ends ([top, left, bottom, right] for 2-D data).
+}  // namespace
+
 te::Tensor pad_input(const std::string& name, const te::Tensor& x, const std::vector<int64_t>& p) {
     if (std::all_of(p.begin(), p.end(), [](int64_t v) { return v == 0; })) return x;
     const auto& s = x.shape();
-    size_t nd = s.size() - 2;
+    size_t nd = p.size() / 2;
     // Constant extents stay constants: the schedule vectorizes rows of known length only.
     auto grow = [](const PrimExpr& d, int64_t by) {
         if (auto* v = as_const_int(d)) return make_int(d.dtype(), *v + by);
         return d + make_int(d.dtype(), by);
     };
-    std::vector<PrimExpr> shape{s[0], s[1]};
-    for (size_t d = 0; d < nd; ++d) shape.push_back(grow(s[2 + d], p[d] + p[d + nd]));
+    std::vector<PrimExpr> shape = s;
+    for (size_t d = 0; d < nd; ++d) shape[2 + d] = grow(s[2 + d], p[d] + p[d + nd]);
     return te::compute(
         shape,
         [&](std::span<const PrimExpr> i) {
-            std::vector<PrimExpr> at{i[0], i[1]};
+            std::vector<PrimExpr> at(i.begin(), i.end());
             PrimExpr inside;
             for (size_t d = 0; d < nd; ++d) {
-                at.push_back(i[2 + d] - I(p[d]));
-                PrimExpr lo = at.back() >= I(0);
+                at[2 + d] = i[2 + d] - I(p[d]);
+                PrimExpr lo = at[2 + d] >= I(0);
                 inside = inside.defined() ? inside && lo : lo;
-                inside = inside && at.back() < s[2 + d];
+                inside = inside && at[2 + d] < s[2 + d];
             }
             return te::if_then_else(inside, x(at), make_const(x.dtype(), 0));
         },
         name + "_pad");
 }
+
+namespace {
 
 // The input of a transposed convolution as that of a stride-1 one: spread out by `strides`
 // (zeros between), after `lead` zeros and extended to `extents` (the spatial extents).

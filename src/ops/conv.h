@@ -3,6 +3,7 @@
 // volumetric forms nn.conv3d and nn.conv3d_transpose (NCDHW data, OIDHW / IODHW weights).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "graph/attrs.h"
@@ -108,6 +109,34 @@ struct Conv2DPackedAttrs : graph::AttrsBase<Conv2DPackedAttrs> {
     }
 };
 
+// nn.conv2d_nchwc: nn.conv2d on channel-blocked data (graph pass alter_op_layout), the
+// output in blocks of the weight's `ob` channels:
+//   data [N, C/ib, H, W, ib] (NCHW<ib>c) or [N, C, H, W] (NCHW, for few input channels: a stem)
+//   weight [O/ob, C/wi, KH, KW, wi, ob] (OIHW<wi>i<ob>o, wi == ib for blocked data),
+//     or for depthwise convolutions (groups == C == O, blocked data) [C/ob, 1, KH, KW, 1, ob]
+//     with ob == ib
+//   -> [N, O/ob, OH, OW, ob] (NCHW<ob>c), OH and OW as nn.conv2d's.
+// Other groups are not blocked (nn.conv2d keeps them).
+struct Conv2DNCHWcAttrs : graph::AttrsBase<Conv2DNCHWcAttrs> {
+    static constexpr const char* kTypeName = "Conv2DNCHWcAttrs";
+    std::vector<int64_t> strides{1, 1};        // as Conv2DAttrs
+    std::vector<int64_t> padding{0, 0, 0, 0};  // [top, left, bottom, right]
+    std::vector<int64_t> dilation{1, 1};
+    int64_t groups = 1;  // 1, or the channel count (depthwise)
+    void visit_fields(graph::AttrVisitor& v) override {
+        v.visit("strides", &strides);
+        v.visit("padding", &padding);
+        v.visit("dilation", &dilation);
+        v.visit("groups", &groups);
+    }
+};
+
+// Zero padding of the spatial dimensions 2 .. 2 + nd of `x` (nd = p.size() / 2; dimensions
+// after them, such as the channel block of NCHW16c data, are kept) as its own stage
+// "<name>_pad", or `x` itself when every pad is 0. `p` holds the begins, then the ends
+// ([top, left, bottom, right] for 2-D data).
+te::Tensor pad_input(const std::string& name, const te::Tensor& x, const std::vector<int64_t>& p);
+
 // The schedules of both ops (the computes share one structure: an optional padded/dilated
 // input stage, then either a channel-blocked reduction over packed weights, unpacked to NCHW,
 // or a direct reduction for depthwise/narrow-group convolutions).
@@ -119,6 +148,13 @@ void schedule_conv2d_x86(te::Schedule& s, const te::Tensor& anchor,
 void schedule_conv2d_generic(te::Schedule& s, const te::Tensor& anchor,
                              const std::vector<te::Tensor>& outputs,
                              const tir::LowerContext& target);
+
+// The schedule of nn.conv2d_nchwc (its generic one is schedule_conv2d_generic).
+//   x86: register tile of output pixels of a row x one or two channel blocks, vectors along
+//        the block, reduction outermost inside it; parallel over (n, block tiles, output row).
+void schedule_conv2d_nchwc_x86(te::Schedule& s, const te::Tensor& anchor,
+                               const std::vector<te::Tensor>& outputs,
+                               const tir::LowerContext& target);
 
 // The schedules of nn.conv3d and nn.conv3d_transpose, whose computes are a direct reduction
 // over (input channel, kd, kh, kw) after an optional padded/dilated input stage.

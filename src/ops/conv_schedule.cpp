@@ -174,6 +174,49 @@ void schedule_conv2d_x86(te::Schedule& s, const te::Tensor& anchor,
     s[acc].vectorize(aa[4]);
 }
 
+void schedule_conv2d_nchwc_x86(te::Schedule& s, const te::Tensor& anchor,
+                               const std::vector<te::Tensor>& outputs,
+                               const tir::LowerContext& target) {
+    te::Tensor red = expect_reduction(anchor, "conv2d_nchwc");
+    schedule_helper_inputs(s, red, target);
+    te::Tensor out = tile_target(s, anchor, outputs, target);
+    te::Tensor acc = local_accumulator(s, red, out);
+    const int lanes = vector_lanes(target);
+    const int64_t blocks = const_dim(out.shape()[1], "conv2d_nchwc channel blocks");
+    const int64_t ow = const_dim(out.shape()[3], "conv2d_nchwc output width");
+    const int64_t ob = const_dim(out.shape()[4], "conv2d_nchwc channel block");
+    auto ar = s[acc].op_reduce_axis();  // (icb, ry, rx, ici), or (ry, rx) for depthwise
+    int64_t work = known_extent_product(out.shape());
+    for (const auto& r : ar) work *= const_dim(r->dom.extent, "conv2d_nchwc reduction");
+    // Register tile: `rows` output pixels x `tile_blocks` channel blocks. A short row (7 pixels)
+    // takes two blocks so that enough independent FMA chains hide the latency. A depthwise
+    // tile reads a vector of the input per tap and pixel, with no reuse across blocks: one.
+    const int64_t per_pixel = (ob + lanes - 1) / lanes;
+    const int64_t rows = pick_register_rows(ow, ob, lanes);
+    const int64_t accumulators = lanes >= 16 ? 16 : 12;
+    int64_t tile_blocks = 1;
+    while (ar.size() == 4 && blocks % (tile_blocks * 2) == 0 &&
+           rows * per_pixel * tile_blocks * 2 <= accumulators) {
+        tile_blocks *= 2;
+    }
+    te::StageRef so = s[out];
+    auto ax = so.op_axis();  // n, channel block, oh, ow, channel
+    auto [co, ci] = so.split(ax[1], tile_blocks);
+    auto [wo, wi] = so.split(ax[3], rows);
+    so.reorder({ax[0], co, ax[2], wo, ci, wi, ax[4]});
+    so.vectorize(ax[4]);
+    fuse_parallel(so, {ax[0], co, ax[2]}, work);
+    te::StageRef sa = s[acc];
+    sa.compute_at(so, wo);
+    auto aa = sa.op_axis();
+    std::vector<Ref<IterVar>> order = ar;
+    order.insert(order.end(), {aa[1], aa[3], aa[4]});
+    sa.reorder(order);
+    sa.unroll(aa[1]);
+    sa.unroll(aa[3]);
+    sa.vectorize(aa[4]);
+}
+
 void schedule_conv3d_generic(te::Schedule& s, const te::Tensor& anchor,
                              const std::vector<te::Tensor>& outputs,
                              const tir::LowerContext& target) {

@@ -42,6 +42,21 @@ struct TransposeAttrs : graph::AttrsBase<TransposeAttrs> {
     void visit_fields(graph::AttrVisitor& v) override { v.visit("axes", &axes); }
 };
 
+// layout_transform: the same values in another layout of the same axes, TVM's layout strings:
+// an upper-case letter is a primal axis, a number and its lower-case letter a block of it, held
+// innermost-wise at that position ("NCHW16c": [N, C/16, H, W, 16], element (n, c, h, w) at
+// [n, c / 16, h, w, c % 16]; "OIHW8i16o" for packed convolution weights). Both layouts name the
+// same primal axes; a blocked axis must be a static multiple of its block (nothing is padded).
+struct LayoutTransformAttrs : graph::AttrsBase<LayoutTransformAttrs> {
+    static constexpr const char* kTypeName = "LayoutTransformAttrs";
+    std::string src_layout;
+    std::string dst_layout;
+    void visit_fields(graph::AttrVisitor& v) override {
+        v.visit("src_layout", &src_layout);
+        v.visit("dst_layout", &dst_layout);
+    }
+};
+
 // squeeze: removes the listed size-1 axes; empty removes every size-1 axis.
 struct SqueezeAttrs : graph::AttrsBase<SqueezeAttrs> {
     static constexpr const char* kTypeName = "SqueezeAttrs";

@@ -2,6 +2,7 @@
 // the x86 and the generic schedule, fused with a bias and relu, plus the type rules' errors and
 // the GFLOP/s of a ResNet-18 convolution; nn.conv3d and nn.conv3d_transpose likewise (at the
 // end).
+#include "conv_reference.h"
 #include "nn_op_runner.h"
 #include "ops/conv.h"
 #include "runtime/thread_pool.h"
@@ -11,47 +12,12 @@ namespace {
 
 using ops::Conv2DAttrs;
 using ops::Conv2DTransposeAttrs;
+using testing::conv2d_reference;
+using testing::dims;
+using testing::Shape4;
 using runtime::NDArray;
 using testing::random_tensor;
 using testing::run_op;
-
-struct Shape4 {
-    int64_t n, c, h, w;
-};
-
-Shape4 dims(const NDArray& a) {
-    auto s = a.shape();
-    return {s[0], s[1], s[2], s[3]};
-}
-
-std::vector<double> conv2d_reference(const NDArray& x, const NDArray& w, const Conv2DAttrs& a) {
-    Shape4 xs = dims(x), ws = dims(w);
-    int64_t groups = a.groups, icg = xs.c / groups, ocg = ws.n / groups;
-    int64_t oh =
-        (xs.h + a.padding[0] + a.padding[2] - a.dilation[0] * (ws.h - 1) - 1) / a.strides[0] + 1;
-    int64_t ow =
-        (xs.w + a.padding[1] + a.padding[3] - a.dilation[1] * (ws.w - 1) - 1) / a.strides[1] + 1;
-    std::vector<double> out(xs.n * ws.n * oh * ow, 0.0);
-    const float *px = x.data<float>(), *pw = w.data<float>();
-    for (int64_t n = 0; n < xs.n; ++n)
-        for (int64_t o = 0; o < ws.n; ++o)
-            for (int64_t y = 0; y < oh; ++y)
-                for (int64_t z = 0; z < ow; ++z) {
-                    double acc = 0;
-                    for (int64_t c = 0; c < icg; ++c)
-                        for (int64_t i = 0; i < ws.h; ++i)
-                            for (int64_t j = 0; j < ws.w; ++j) {
-                                int64_t iy = y * a.strides[0] + i * a.dilation[0] - a.padding[0];
-                                int64_t ix = z * a.strides[1] + j * a.dilation[1] - a.padding[1];
-                                if (iy < 0 || iy >= xs.h || ix < 0 || ix >= xs.w) continue;
-                                int64_t ic = (o / ocg) * icg + c;
-                                acc += double(px[((n * xs.c + ic) * xs.h + iy) * xs.w + ix]) *
-                                       pw[((o * ws.c + c) * ws.h + i) * ws.w + j];
-                            }
-                    out[((n * ws.n + o) * oh + y) * ow + z] = acc;
-                }
-    return out;
-}
 
 std::vector<double> conv2d_transpose_reference(const NDArray& x, const NDArray& w,
                                                const Conv2DTransposeAttrs& a) {
