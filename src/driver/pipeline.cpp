@@ -50,8 +50,8 @@ struct GraphPassEntry {
 };
 
 // THE graph pipeline. Inference simplification and constant folding before fold_scale_axis
-// (which needs constant weights and scales), weight pre-packing after it (it needs the OIHW
-// weights) and folding again after that (which packs at compile time), and fuse_ops last: it
+// (which needs constant weights and scales), blocked layouts and weight pre-packing after it
+// (they need the OIHW weights) and folding again after that (which packs at compile time), and fuse_ops last: it
 // runs at every level (at -O0 each op becomes its own kernel).
 const GraphPassEntry kGraphPipeline[] = {
     {"infer_types", graph::infer_types, 0},
@@ -59,6 +59,7 @@ const GraphPassEntry kGraphPipeline[] = {
     {"simplify_expr", graph::simplify_expr, 1},
     {"fold_constants", graph::fold_constants, 1},
     {"fold_scale_axis", graph::fold_scale_axis, 2},
+    {"alter_op_layout", graph::alter_op_layout, 2},
     {"prepack_weights", graph::prepack_weights, 2},
     {"fold_constants", graph::fold_constants, 2},
     {"eliminate_common_subexpr", graph::eliminate_common_subexpr, 2},

@@ -178,7 +178,9 @@ void schedule_conv2d_nchwc_x86(te::Schedule& s, const te::Tensor& anchor,
                                const std::vector<te::Tensor>& outputs,
                                const tir::LowerContext& target) {
     te::Tensor red = expect_reduction(anchor, "conv2d_nchwc");
-    schedule_helper_inputs(s, red, target);
+    const bool depthwise = s[red].op_reduce_axis().size() == 2;
+    te::Tensor staged = depthwise ? staged_input(red) : te::Tensor();
+    if (!staged.op.defined()) schedule_helper_inputs(s, red, target);
     te::Tensor out = tile_target(s, anchor, outputs, target);
     te::Tensor acc = local_accumulator(s, red, out);
     const int lanes = vector_lanes(target);
@@ -195,7 +197,7 @@ void schedule_conv2d_nchwc_x86(te::Schedule& s, const te::Tensor& anchor,
     const int64_t rows = pick_register_rows(ow, ob, lanes);
     const int64_t accumulators = lanes >= 16 ? 16 : 12;
     int64_t tile_blocks = 1;
-    while (ar.size() == 4 && blocks % (tile_blocks * 2) == 0 &&
+    while (!depthwise && blocks % (tile_blocks * 2) == 0 &&
            rows * per_pixel * tile_blocks * 2 <= accumulators) {
         tile_blocks *= 2;
     }
@@ -205,7 +207,14 @@ void schedule_conv2d_nchwc_x86(te::Schedule& s, const te::Tensor& anchor,
     auto [wo, wi] = so.split(ax[3], rows);
     so.reorder({ax[0], co, ax[2], wo, ci, wi, ax[4]});
     so.vectorize(ax[4]);
-    fuse_parallel(so, {ax[0], co, ax[2]}, work);
+    if (staged.op.defined()) {
+        Ref<IterVar> plane = fuse_parallel(so, {ax[0], co}, work);
+        te::StageRef sp = s[staged];
+        sp.compute_at(so, plane);
+        sp.vectorize(sp.op_axis().back());
+    } else {
+        fuse_parallel(so, {ax[0], co, ax[2]}, work);
+    }
     te::StageRef sa = s[acc];
     sa.compute_at(so, wo);
     auto aa = sa.op_axis();

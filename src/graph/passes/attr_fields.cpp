@@ -78,5 +78,8 @@ Ref<Attrs> attr_with(const Attrs& a, const std::string& name, int64_t value) {
 Ref<Attrs> attr_with(const Attrs& a, const std::string& name, std::vector<int64_t> value) {
     return set<std::vector<int64_t>>(a, name, std::move(value));
 }
+Ref<Attrs> attr_with(const Attrs& a, const std::string& name, std::string value) {
+    return set<std::string>(a, name, std::move(value));
+}
 
 }  // namespace anvil::graph

@@ -23,5 +23,6 @@ std::optional<std::vector<PrimExpr>> attr_shape(const Attrs& a, const std::strin
 // A copy of `a` with the field set; InternalError when there is no such field of that type.
 Ref<Attrs> attr_with(const Attrs& a, const std::string& name, int64_t value);
 Ref<Attrs> attr_with(const Attrs& a, const std::string& name, std::vector<int64_t> value);
+Ref<Attrs> attr_with(const Attrs& a, const std::string& name, std::string value);
 
 }  // namespace anvil::graph

@@ -16,7 +16,7 @@
 //
 // Recommended order (what driver/pipeline.cpp lists):
 //   infer_types, simplify_inference, simplify_expr, fold_constants, fold_scale_axis,
-//   prepack_weights, fold_constants, eliminate_common_subexpr, dead_code_elimination, fuse_ops
+//   alter_op_layout, prepack_weights, fold_constants, eliminate_common_subexpr, dead_code_elimination, fuse_ops
 #pragma once
 
 #include <functional>
@@ -79,6 +79,15 @@ IRModule simplify_expr(const IRModule& m, const PassContext& ctx);
 // through a bias (nn.bias_add or add of a per-channel constant) between them, becomes
 // conv2d(x, w * s) [+ b * s] when the conv's output has no other user; likewise for nn.dense.
 IRModule fold_scale_axis(const IRModule& m, const PassContext& ctx);
+
+// Requires: ctx.ops (else no change); after fold_scale_axis (which needs OIHW weights).
+// Ensures: nn.conv2d with a constant float32 weight and static shapes, groups == 1 or
+// depthwise, whose output channels divide into blocks of 16 or 8, is nn.conv2d_nchwc on
+// channel-blocked data (NCHW<b>c, b a function of the channel count) with its weight under a
+// layout_transform to OIHW<i>i<o>o; elementwise and broadcast ops without an axis attribute
+// whose operand is blocked compute blocked; every other consumer reads a layout_transform back
+// to NCHW, made once per value. Types at the function's boundary are unchanged.
+IRModule alter_op_layout(const IRModule& m, const PassContext& ctx);
 
 // Requires: ctx.ops (else no change); after fold_scale_axis (which needs OIHW weights).
 // Ensures: nn.conv2d and nn.dense whose weight is a float constant call nn.conv2d_packed /

@@ -1,0 +1,204 @@
+// Channel-blocked layouts, TVM's AlterOpLayout for the x86 convolutions: nn.conv2d with a
+// constant weight becomes nn.conv2d_nchwc on NCHW<b>c data with its weight packed to
+// OIHW<i>i<o>o (a layout_transform that fold_constants evaluates at compile time), and its
+// output stays blocked through the elementwise and broadcast ops after it, so that the next
+// convolution reads it as it is:
+//
+//   conv2d(x, W) -> add(., bias[C,1,1]) -> relu -> conv2d(., W2)
+//   =>
+//   conv2d_nchwc(layout_transform(x, NCHW, NCHW16c), layout_transform(W, OIHW, OIHW16i16o))
+//     -> add(., layout_transform(bias as [1,C,1,1], NCHW, NCHW16c)) -> relu
+//     -> conv2d_nchwc(., W2 packed)
+//
+// Layout transforms appear only where a value crosses between a blocked producer and a consumer
+// that reads NCHW (a pool, a reshape, the function's result), once per value and layout, so two
+// transforms never undo each other. The block is a function of the channel count alone (16, one
+// AVX-512 vector of float32, when it divides the channels, else 8), so the operands of a
+// residual add agree. Which convolutions are blocked:
+//   groups == 1 with a blocked output channel count: data blocked like its producer's output, or
+//     NCHW when the input channels have no block (an RGB stem: the weight's input block is then
+//     all of them);
+//   depthwise (groups == channels == outputs) with a blocked channel count;
+// other grouped convolutions, and any with symbolic shapes or other dtypes than float32, stay
+// nn.conv2d (prepack_weights then packs their weights as before).
+#include <map>
+
+#include "graph/expr_functor.h"
+#include "graph/passes/attr_fields.h"
+#include "graph/passes/graph_rewrite.h"
+
+namespace anvil::graph {
+
+namespace {
+
+int64_t channel_block(int64_t channels) {
+    if (channels % 16 == 0) return 16;
+    if (channels % 8 == 0) return 8;
+    return 0;
+}
+
+std::string data_layout(int64_t block) {
+    return block ? "NCHW" + std::to_string(block) + "c" : "NCHW";
+}
+
+// A static 4-D float32 tensor type, else null.
+const TensorType* static_nchw(const Type& type) {
+    auto* t = type.as<TensorType>();
+    if (!t || t->ndim() != 4 || !t->is_static() || t->dtype != DataType::float32()) return nullptr;
+    return t;
+}
+
+class LayoutRewriter : public ExprMutator {
+public:
+    LayoutRewriter(const PassContext& ctx, const Op& transform, const Op& conv)
+        : ctx_(ctx), transform_(transform), conv_(conv) {}
+
+    // What a consumer that knows no blocked layout reads: the NCHW form of every value.
+    Expr mutate(const Expr& e) override { return to_block(ExprMutator::mutate(e), 0); }
+
+protected:
+    Expr mutate_(const Call* op, const Expr& self) override {
+        if (Expr r = rewrite_conv(*op); r.defined()) return r;
+        if (Expr r = rewrite_elementwise(*op); r.defined()) return r;
+        return ExprMutator::mutate_(op, self);
+    }
+
+private:
+    // The rewritten value of `e` in whichever layout it came out (blocked or not).
+    Expr rewritten(const Expr& e) { return ExprMutator::mutate(e); }
+
+    int64_t block_of(const Expr& e) const {
+        auto it = blocks_.find(e.get());
+        return it == blocks_.end() ? 0 : it->second;
+    }
+
+    Expr relayout(const Expr& e, const std::string& src, const std::string& dst) {
+        Ref<Attrs> a = attr_with(*transform_.make_default_attrs(), "src_layout", src);
+        return make_call(transform_, {e}, attr_with(*a, "dst_layout", dst), e->loc);
+    }
+
+    // `e` (a rewritten value) in the layout with channel block `block` (0: NCHW); one transform
+    // per value and layout.
+    Expr to_block(const Expr& e, int64_t block) {
+        int64_t from = block_of(e);
+        if (from == block) return e;
+        auto key = std::make_pair(e.get(), block);
+        auto it = transforms_.find(key);
+        if (it != transforms_.end()) return it->second;
+        Expr t = relayout(e, data_layout(from), data_layout(block));
+        if (block) blocks_[t.get()] = block;
+        transforms_.emplace(key, t);
+        return t;
+    }
+
+    Expr blocked_result(Expr e, int64_t block) {
+        blocks_[e.get()] = block;
+        return e;
+    }
+
+    Expr rewrite_conv(const Call& call) {
+        if (!call.op.defined() || call.op->name != "nn.conv2d" || call.args.size() != 2) return {};
+        const TensorType* d = static_nchw(call.args[0]->type);
+        const TensorType* w = static_nchw(call.args[1]->type);
+        if (!d || !w || !call.args[1].is<Constant>() || !static_nchw(call.type)) return {};
+        auto groups = attr_int(*call.attrs, "groups");
+        auto strides = attr_ints(*call.attrs, "strides");
+        auto padding = attr_ints(*call.attrs, "padding");
+        auto dilation = attr_ints(*call.attrs, "dilation");
+        if (!groups || !strides || !padding || !dilation) return {};
+        const int64_t channels = d->static_shape()[1], outputs = w->static_shape()[0];
+        const bool depthwise = *groups == channels && *groups == outputs && *groups > 1;
+        const int64_t out_block = channel_block(outputs);
+        if ((*groups != 1 && !depthwise) || out_block == 0) return {};
+        Expr x = rewritten(call.args[0]);
+        int64_t in_block = block_of(x) ? block_of(x) : channel_block(channels);
+        if (depthwise) in_block = out_block;
+        x = to_block(x, in_block);
+        // The weight's input block: 1 channel per group for depthwise, all of them for NCHW data.
+        int64_t weight_in = depthwise ? 1 : in_block ? in_block : channels;
+        Expr packed =
+            relayout(call.args[1], "OIHW",
+                     "OIHW" + std::to_string(weight_in) + "i" + std::to_string(out_block) + "o");
+        Ref<Attrs> a = conv_.make_default_attrs();
+        a = attr_with(*a, "strides", *strides);
+        a = attr_with(*a, "padding", *padding);
+        a = attr_with(*a, "dilation", *dilation);
+        a = attr_with(*a, "groups", *groups);
+        return blocked_result(make_call(conv_, {x, packed}, a, call.loc), out_block);
+    }
+
+    // `arg` (a rewritten NCHW value broadcast against the blocked 4-D `shape`) in the blocked
+    // layout: per-channel values through a transform, values that broadcast over the channels
+    // with a trailing block axis of 1, single values as they are. Undefined when the operand
+    // broadcasts in another way (or its shape is not static).
+    Expr broadcast_operand(const Expr& arg, const std::vector<int64_t>& shape, int64_t block) {
+        auto* t = arg->type.as<TensorType>();
+        if (!t || !t->is_static() || t->ndim() > 4) return {};
+        std::vector<int64_t> s = t->static_shape();
+        bool single = true;
+        for (int64_t v : s) single &= v == 1;
+        if (single) return arg;
+        Expr e = arg;
+        if (s.size() < 4) {
+            const Op* expand = find_op(ctx_, "expand_dims");
+            if (!expand) return {};
+            Ref<Attrs> a = attr_with(*expand->make_default_attrs(), "axis", int64_t{0});
+            a = attr_with(*a, "num_newaxis", static_cast<int64_t>(4 - s.size()));
+            e = make_call(*expand, {e}, a, arg->loc);
+            s.insert(s.begin(), 4 - s.size(), 1);
+        }
+        if (s[1] == shape[1]) return to_block(e, block);
+        if (s[1] != 1) return {};
+        const Op* expand = find_op(ctx_, "expand_dims");
+        if (!expand) return {};
+        Ref<Attrs> a = attr_with(*expand->make_default_attrs(), "axis", int64_t{4});
+        return make_call(*expand, {e}, attr_with(*a, "num_newaxis", int64_t{1}), arg->loc);
+    }
+
+    // An elementwise or broadcast op (without an axis attribute: prelu and bias_add name the
+    // channel axis) reading a blocked value computes on the blocks.
+    Expr rewrite_elementwise(const Call& call) {
+        if (!call.op.defined() || call.args.empty()) return {};
+        OpPattern p = call.op->pattern;
+        if (p != OpPattern::ElemWise && p != OpPattern::Broadcast) return {};
+        if (call.attrs.defined() && attr_int(*call.attrs, "axis")) return {};
+        const TensorType* out = static_nchw(call.type);
+        if (!out) return {};
+        std::vector<Expr> args;
+        int64_t block = 0;
+        for (const Expr& a : call.args) {
+            args.push_back(rewritten(a));
+            if (!block) block = block_of(args.back());
+        }
+        if (!block) return {};
+        std::vector<int64_t> shape = out->static_shape();
+        for (Expr& a : args) {
+            a = block_of(a) ? to_block(a, block) : broadcast_operand(a, shape, block);
+            if (!a.defined()) return {};
+        }
+        Expr r = make_call(call.op, args, call.attrs, call.loc);
+        auto* rt = r->type.as<TensorType>();
+        if (!rt || rt->ndim() != 5) return {};
+        return blocked_result(r, block);
+    }
+
+    const PassContext& ctx_;
+    const Op& transform_;
+    const Op& conv_;
+    std::unordered_map<const ExprNode*, int64_t> blocks_;  // blocked values -> their block
+    std::map<std::pair<const ExprNode*, int64_t>, Expr> transforms_;
+};
+
+}  // namespace
+
+IRModule alter_op_layout(const IRModule& m, const PassContext& ctx) {
+    const Op* transform = find_op(ctx, "layout_transform");
+    const Op* conv = find_op(ctx, "nn.conv2d_nchwc");
+    if (!transform || !conv) return m;
+    return rewrite_functions(m, [&](const Ref<Function>& f) {
+        Expr body = LayoutRewriter(ctx, *transform, *conv).mutate(f->body);
+        return body.same_as(f->body) ? f : make_function(f->params, body, f->primitive, f->loc);
+    });
+}
+
+}  // namespace anvil::graph

@@ -1,0 +1,121 @@
+// alter_op_layout: which convolutions become nn.conv2d_nchwc, and where layout transforms go.
+#include <algorithm>
+
+#include "graph/passes/attr_fields.h"
+#include "pass_test_graphs.h"
+
+namespace anvil::graph::testing {
+namespace {
+
+Ref<Attrs> conv_attrs(int64_t groups, std::vector<int64_t> padding = {1, 1, 1, 1}) {
+    Ref<Attrs> a = ops::get_op("nn.conv2d").make_default_attrs();
+    a = attr_with(*a, "padding", std::move(padding));
+    return attr_with(*a, "groups", groups);
+}
+
+// The (src, dst) layouts of every layout_transform in `e`, operands first.
+std::vector<std::string> transforms(const Expr& e) {
+    std::vector<std::string> out;
+    for (const Call* c : op_calls(e)) {
+        if (c->op->name != "layout_transform") continue;
+        out.push_back(*attr_string(*c->attrs, "src_layout") + "->" +
+                      *attr_string(*c->attrs, "dst_layout"));
+    }
+    return out;
+}
+
+size_t count_op(const Expr& e, const std::string& name) {
+    auto names = op_names(e);
+    return static_cast<size_t>(std::count(names.begin(), names.end(), name));
+}
+
+TEST(AlterOpLayout, ConvChainStaysBlockedBetweenConvolutions) {
+    // conv -> add(bias [32,1,1]) -> relu -> conv -> result
+    auto x = tensor_var("x", {1, 16, 8, 8});
+    Expr c1 = call("nn.conv2d", {x, constant({32, 16, 3, 3}, {0.5f})}, conv_attrs(1));
+    Expr r = call("nn.relu", {call("add", {c1, constant({32, 1, 1}, {1.0f})})});
+    Expr c2 = call("nn.conv2d", {r, constant({16, 32, 1, 1}, {0.25f})}, conv_attrs(1, {0, 0, 0, 0}));
+    Ref<Function> f = make_function({x}, c2);
+    IRModule m = alter_op_layout(module_of(f), test_context());
+    const Expr& body = m.main()->body;
+    EXPECT_TRUE(type_equal(body->type, c2->type));
+    EXPECT_EQ(count_op(body, "nn.conv2d"), 0u);
+    EXPECT_EQ(count_op(body, "nn.conv2d_nchwc"), 2u);
+    // In, the two weights, the bias, out: nothing between the convolutions.
+    EXPECT_EQ(transforms(body),
+              (std::vector<std::string>{"NCHW->NCHW16c", "OIHW->OIHW16i16o", "NCHW->NCHW16c",
+                                        "OIHW->OIHW16i16o", "NCHW16c->NCHW"}));
+    // The bias became [1, 2, 1, 1, 16]: expanded to 4-D, then blocked.
+    for (const Call* c : op_calls(body)) {
+        if (c->op->name != "add") continue;
+        auto* t = c->args[1]->type.as<TensorType>();
+        EXPECT_EQ(t->static_shape(), (std::vector<int64_t>{1, 2, 1, 1, 16}));
+    }
+}
+
+TEST(AlterOpLayout, ResidualAddReadsBothOperandsBlocked) {
+    auto x = tensor_var("x", {1, 16, 8, 8});
+    Expr y = call("nn.relu", {call("nn.conv2d", {x, constant({16, 16, 3, 3}, {0.1f})},
+                                   conv_attrs(1))});
+    Expr z = call("add", {call("nn.conv2d", {y, constant({16, 16, 3, 3}, {0.2f})}, conv_attrs(1)),
+                          y});
+    IRModule m = alter_op_layout(module_of(make_function({x}, z)), test_context());
+    EXPECT_EQ(transforms(m.main()->body),
+              (std::vector<std::string>{"NCHW->NCHW16c", "OIHW->OIHW16i16o", "OIHW->OIHW16i16o",
+                                        "NCHW16c->NCHW"}));
+}
+
+TEST(AlterOpLayout, StemAndDepthwiseWeights) {
+    // Three input channels have no block: the stem reads NCHW data, its weight's input block is
+    // all three channels. 24 channels take blocks of 8; the depthwise weight's input block is 1.
+    auto x = tensor_var("x", {1, 3, 16, 16});
+    Expr stem = call("nn.conv2d", {x, constant({24, 3, 3, 3}, {1.0f})}, conv_attrs(1));
+    Expr dw = call("nn.conv2d", {stem, constant({24, 1, 3, 3}, {1.0f})}, conv_attrs(24));
+    IRModule m = alter_op_layout(module_of(make_function({x}, dw)), test_context());
+    EXPECT_EQ(transforms(m.main()->body),
+              (std::vector<std::string>{"OIHW->OIHW3i8o", "OIHW->OIHW1i8o", "NCHW8c->NCHW"}));
+    EXPECT_TRUE(type_equal(m.main()->body->type, dw->type));
+}
+
+TEST(AlterOpLayout, PlainConsumersShareOneTransformBack) {
+    auto x = tensor_var("x", {1, 16, 8, 8});
+    Expr c = call("nn.conv2d", {x, constant({16, 16, 3, 3}, {1.0f})}, conv_attrs(1));
+    // prelu names the channel axis: it reads NCHW, as the tuple does.
+    Expr p = call("nn.prelu", {c, constant({16}, {0.1f})});
+    Expr t = make_tuple({p, c});
+    IRModule m = alter_op_layout(module_of(make_function({x}, t)), test_context());
+    EXPECT_EQ(transforms(m.main()->body),
+              (std::vector<std::string>{"NCHW->NCHW16c", "OIHW->OIHW16i16o", "NCHW16c->NCHW"}));
+}
+
+TEST(AlterOpLayout, ConvolutionsWithoutABlockedFormStay) {
+    auto x = tensor_var("x", {1, 16, 8, 8});
+    std::vector<Ref<Function>> fs = {
+        // Two groups of 8: neither groups == 1 nor depthwise.
+        make_function({x}, call("nn.conv2d", {x, constant({16, 8, 3, 3}, {1.0f})}, conv_attrs(2))),
+        // 12 output channels have no block of 8 or 16.
+        make_function({x}, call("nn.conv2d", {x, constant({12, 16, 3, 3}, {1.0f})}, conv_attrs(1))),
+    };
+    auto w = tensor_var("w", {16, 16, 3, 3});
+    fs.push_back(make_function({x, w}, call("nn.conv2d", {x, w}, conv_attrs(1))));
+    PrimExpr n = anvil::make_var("n", DataType::int64());
+    auto dyn = make_var("d", make_tensor_type({n, make_int(DataType::int64(), 16),
+                                               make_int(DataType::int64(), 8),
+                                               make_int(DataType::int64(), 8)},
+                                              DataType::float32()));
+    fs.push_back(make_function(
+        {dyn}, call("nn.conv2d", {dyn, constant({16, 16, 3, 3}, {1.0f})}, conv_attrs(1))));
+    for (const auto& f : fs) {
+        EXPECT_TRUE(alter_op_layout(module_of(f), test_context()).main().same_as(f));
+    }
+}
+
+TEST(AlterOpLayout, WithoutAnOpTableNothingChanges) {
+    auto x = tensor_var("x", {1, 16, 8, 8});
+    Ref<Function> f =
+        make_function({x}, call("nn.conv2d", {x, constant({16, 16, 3, 3}, {1.0f})}, conv_attrs(1)));
+    EXPECT_TRUE(alter_op_layout(module_of(f), PassContext{}).main().same_as(f));
+}
+
+}  // namespace
+}  // namespace anvil::graph::testing
