@@ -178,26 +178,29 @@ void schedule_conv2d_nchwc_x86(te::Schedule& s, const te::Tensor& anchor,
                                const std::vector<te::Tensor>& outputs,
                                const tir::LowerContext& target) {
     te::Tensor red = expect_reduction(anchor, "conv2d_nchwc");
-    const bool depthwise = s[red].op_reduce_axis().size() == 2;
+    const bool depthwise = s[red].op_reduce_axis().size() == 2;  // (ry, rx)
     te::Tensor staged = depthwise ? staged_input(red) : te::Tensor();
-    if (!staged.op.defined()) schedule_helper_inputs(s, red, target);
+    if (!depthwise) schedule_helper_inputs(s, red, target);
     te::Tensor out = tile_target(s, anchor, outputs, target);
     te::Tensor acc = local_accumulator(s, red, out);
+    auto ar = s[acc].op_reduce_axis();  // (icb, ry, rx, ici), or (ry, rx) for depthwise
+    int64_t work = known_extent_product(out.shape());
+    for (const auto& r : ar) work *= const_dim(r->dom.extent, "conv2d_nchwc reduction");
+    if (depthwise) {
+        schedule_blocked_windows(s, out, acc, work, target, staged);
+        return;
+    }
     const int lanes = vector_lanes(target);
     const int64_t blocks = const_dim(out.shape()[1], "conv2d_nchwc channel blocks");
     const int64_t ow = const_dim(out.shape()[3], "conv2d_nchwc output width");
     const int64_t ob = const_dim(out.shape()[4], "conv2d_nchwc channel block");
-    auto ar = s[acc].op_reduce_axis();  // (icb, ry, rx, ici), or (ry, rx) for depthwise
-    int64_t work = known_extent_product(out.shape());
-    for (const auto& r : ar) work *= const_dim(r->dom.extent, "conv2d_nchwc reduction");
     // Register tile: `rows` output pixels x `tile_blocks` channel blocks. A short row (7 pixels)
-    // takes two blocks so that enough independent FMA chains hide the latency. A depthwise
-    // tile reads a vector of the input per tap and pixel, with no reuse across blocks: one.
+    // takes two blocks so that enough independent FMA chains hide the latency.
     const int64_t per_pixel = (ob + lanes - 1) / lanes;
     const int64_t rows = pick_register_rows(ow, ob, lanes);
     const int64_t accumulators = lanes >= 16 ? 16 : 12;
     int64_t tile_blocks = 1;
-    while (!depthwise && blocks % (tile_blocks * 2) == 0 &&
+    while (blocks % (tile_blocks * 2) == 0 &&
            rows * per_pixel * tile_blocks * 2 <= accumulators) {
         tile_blocks *= 2;
     }
@@ -207,14 +210,7 @@ void schedule_conv2d_nchwc_x86(te::Schedule& s, const te::Tensor& anchor,
     auto [wo, wi] = so.split(ax[3], rows);
     so.reorder({ax[0], co, ax[2], wo, ci, wi, ax[4]});
     so.vectorize(ax[4]);
-    if (staged.op.defined()) {
-        Ref<IterVar> plane = fuse_parallel(so, {ax[0], co}, work);
-        te::StageRef sp = s[staged];
-        sp.compute_at(so, plane);
-        sp.vectorize(sp.op_axis().back());
-    } else {
-        fuse_parallel(so, {ax[0], co, ax[2]}, work);
-    }
+    fuse_parallel(so, {ax[0], co, ax[2]}, work);
     te::StageRef sa = s[acc];
     sa.compute_at(so, wo);
     auto aa = sa.op_axis();

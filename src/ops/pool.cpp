@@ -110,9 +110,37 @@ Type pool_type(const Op& op, const std::vector<Type>& args, const PoolWindow& a,
     return graph::make_tensor_type(out, d.dtype);
 }
 
+// The channel block of a 2-D pool's layout: 0 for "NCHW", b for "NCHW<b>c".
+int64_t layout_block(const Op& op, const std::string& layout, const SourceLoc& loc) {
+    if (layout == "NCHW") return 0;
+    int64_t b = 0;
+    size_t i = 4;
+    while (i < layout.size() && layout[i] >= '0' && layout[i] <= '9' && b < (1 << 20)) {
+        b = b * 10 + (layout[i++] - '0');
+    }
+    if (layout.rfind("NCHW", 0) != 0 || b == 0 || i + 1 != layout.size() || layout[i] != 'c') {
+        user_error(loc) << op.name << ": layout '" << layout << "' is neither NCHW nor NCHW<b>c";
+    }
+    return b;
+}
+
 Type pool2d_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
                  const SourceLoc& loc) {
-    return pool_type(op, args, window_of(attrs_as<Pool2DAttrs>(attrs)), loc);
+    const auto& a = attrs_as<Pool2DAttrs>(attrs);
+    int64_t block = layout_block(op, a.layout, loc);
+    if (block == 0) return pool_type(op, args, window_of(a), loc);
+    // Blocked: the pool of the [N, C/b, H, W] planes, each lane of the block alike.
+    const auto& d = graph::expect_tensor(args[0], loc, "the data of " + op.name);
+    if (d.ndim() != 5 || static_dim(d.shape[4]) != block) {
+        user_error(loc) << op.name << ": layout " << a.layout << " needs data [N, C/" << block
+                        << ", H, W, " << block << "], got " << graph::type_str(args[0]);
+    }
+    Type planes = pool_type(
+        op, {graph::make_tensor_type({d.shape[0], d.shape[1], d.shape[2], d.shape[3]}, d.dtype)},
+        window_of(a), loc);
+    std::vector<PrimExpr> out = planes.as<graph::TensorType>()->shape;
+    out.push_back(d.shape[4]);
+    return graph::make_tensor_type(out, d.dtype);
 }
 
 Type pool3d_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
@@ -178,19 +206,19 @@ te::Tensor pad_for_windows(const std::string& name, const te::Tensor& x, const P
         needed = needed || a.padding[d] != 0 || padded[d] > in[d];
     }
     if (!needed) return x;
-    const auto& s = x.shape();
-    std::vector<PrimExpr> shape{s[0], s[1]};
-    for (int64_t p : padded) shape.push_back(I(p));
+    // Axes after the spatial ones (the channel block of NCHW<b>c data) are kept.
+    std::vector<PrimExpr> shape = x.shape();
+    for (size_t d = 0; d < a.nd; ++d) shape[2 + d] = I(padded[d]);
     return te::compute(
         shape,
         [&](std::span<const PrimExpr> i) {
-            std::vector<PrimExpr> at{i[0], i[1]};
+            std::vector<PrimExpr> at(i.begin(), i.end());
             PrimExpr inside;
             for (size_t d = 0; d < a.nd; ++d) {
-                at.push_back(i[2 + d] - I(a.padding[d]));
-                PrimExpr lo = at.back() >= I(0);
+                at[2 + d] = i[2 + d] - I(a.padding[d]);
+                PrimExpr lo = at[2 + d] >= I(0);
                 inside = inside.defined() ? inside && lo : lo;
-                inside = inside && at.back() < I(in[d]);
+                inside = inside && at[2 + d] < I(in[d]);
             }
             return te::if_then_else(inside, x(at), pad_value);
         },
@@ -224,9 +252,9 @@ std::vector<te::Tensor> pool_compute(const std::string& kind, const std::vector<
         taps.push_back(te::reduce_axis(I(a.pool_size[d]), kTapNames[3 - nd + d]));
     }
     auto window = [&](std::span<const PrimExpr> i) {
-        std::vector<PrimExpr> at{i[0], i[1]};
+        std::vector<PrimExpr> at(i.begin(), i.end());
         for (size_t d = 0; d < nd; ++d) {
-            at.push_back(i[2 + d] * I(a.strides[d]) + taps[d]->var * I(a.dilation[d]));
+            at[2 + d] = i[2 + d] * I(a.strides[d]) + taps[d]->var * I(a.dilation[d]);
         }
         return xp(at);
     };
@@ -402,6 +430,10 @@ void schedule_pool_x86(te::Schedule& s, const te::Tensor& anchor,
         return;
     }
     // Windowed: the padded input made per (n, c) plane, as for depthwise convolutions.
+    if (out.ndim() == 5) {
+        schedule_blocked_windows(s, out, acc, work, target, staged_input(red));
+        return;
+    }
     schedule_nchw_row_vectors(s, out, acc, work, target, staged_input(red));
 }
 

@@ -3,6 +3,7 @@
 // nn.max_pool_indices (NCW, NCHW or NCDHW).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "graph/attrs.h"
@@ -26,6 +27,9 @@ struct Pool2DAttrs : graph::AttrsBase<Pool2DAttrs> {
     std::vector<int64_t> dilation{1, 1};       // [h, w]
     bool ceil_mode = false;
     bool count_include_pad = false;  // avg_pool2d only
+    // "NCHW", or "NCHW<b>c" for channel-blocked data [N, C/b, H, W, b] (the output likewise),
+    // which graph pass alter_op_layout gives a pool reading a blocked convolution's output.
+    std::string layout = "NCHW";
     void visit_fields(graph::AttrVisitor& v) override {
         v.visit("pool_size", &pool_size);
         v.visit("strides", &strides);
@@ -33,6 +37,7 @@ struct Pool2DAttrs : graph::AttrsBase<Pool2DAttrs> {
         v.visit("dilation", &dilation);
         v.visit("ceil_mode", &ceil_mode);
         v.visit("count_include_pad", &count_include_pad);
+        v.visit("layout", &layout);
     }
 };
 

@@ -216,6 +216,36 @@ void schedule_nchw_row_vectors(te::Schedule& s, const te::Tensor& out, const te:
     sa.vectorize(lane);
 }
 
+void schedule_blocked_windows(te::Schedule& s, const te::Tensor& out, const te::Tensor& acc,
+                              int64_t work, const tir::LowerContext& target,
+                              const te::Tensor& staged) {
+    const int64_t ow = const_dim(out.shape()[3], "output width");
+    const int64_t block = const_dim(out.shape()[4], "channel block");
+    const int64_t rows = pick_register_rows(ow, block, vector_lanes(target));
+    te::StageRef so = s[out];
+    auto ax = so.op_axis();  // n, channel block, oh, ow, channel
+    auto [wo, wi] = so.split(ax[3], rows);
+    so.reorder({ax[0], ax[1], ax[2], wo, wi, ax[4]});
+    so.vectorize(ax[4]);
+    if (staged.op.defined()) {
+        // A plane is small enough to stay in cache between being written and read.
+        Ref<IterVar> plane = fuse_parallel(so, {ax[0], ax[1]}, work);
+        te::StageRef sp = s[staged];
+        sp.compute_at(so, plane);
+        sp.vectorize(sp.op_axis().back());
+    } else {
+        fuse_parallel(so, {ax[0], ax[1], ax[2]}, work);
+    }
+    te::StageRef sa = s[acc];
+    sa.compute_at(so, wo);
+    auto aa = sa.op_axis();
+    std::vector<Ref<IterVar>> order = sa.op_reduce_axis();
+    order.insert(order.end(), {aa[3], aa[4]});
+    sa.reorder(order);
+    sa.unroll(aa[3]);
+    sa.vectorize(aa[4]);
+}
+
 namespace {
 
 // A stage's data-parallel axes cut after the first `n_outer`: the row loops and the rest.

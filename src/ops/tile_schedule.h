@@ -101,6 +101,15 @@ void schedule_nchw_row_vectors(te::Schedule& s, const te::Tensor& out, const te:
                                int64_t work, const tir::LowerContext& target,
                                const te::Tensor& staged = te::Tensor());
 
+// A channel-blocked (NCHW<b>c) output of a reduction over a window of one channel (a pool, a
+// depthwise nn.conv2d_nchwc): vectors along the block, tiles of output pixels of a row whose
+// accumulators stay in registers with the window loops outside the pixels. With `staged` (the
+// padded input) parallel over (n, block) planes, each plane's padded input made inside that
+// loop; else over (n, block, output row).
+void schedule_blocked_windows(te::Schedule& s, const te::Tensor& out, const te::Tensor& acc,
+                              int64_t work, const tir::LowerContext& target,
+                              const te::Tensor& staged);
+
 // Loops `n_outer` leading axes of `t` (fused, parallel) around the remaining axes fused and
 // split into vectors: for row-wise ops whose per-row values (max, mean) are read once per row.
 void schedule_rows(te::Schedule& s, const te::Tensor& t, size_t n_outer,

@@ -10,8 +10,9 @@
 //     -> add(., layout_transform(bias as [1,C,1,1], NCHW, NCHW16c)) -> relu
 //     -> conv2d_nchwc(., W2 packed)
 //
-// Layout transforms appear only where a value crosses between a blocked producer and a consumer
-// that reads NCHW (a pool, a reshape, the function's result), once per value and layout, so two
+// Windowed pools of a blocked value pool the blocks (their layout attribute). Layout transforms
+// appear only where a value crosses between a blocked producer and a consumer that reads NCHW
+// (a global pool, a reshape, the function's result), once per value and layout, so two
 // transforms never undo each other. The block is a function of the channel count alone (16, one
 // AVX-512 vector of float32, when it divides the channels, else 8), so the operands of a
 // residual add agree. Which convolutions are blocked:
@@ -60,6 +61,7 @@ protected:
     Expr mutate_(const Call* op, const Expr& self) override {
         if (Expr r = rewrite_conv(*op); r.defined()) return r;
         if (Expr r = rewrite_elementwise(*op); r.defined()) return r;
+        if (Expr r = rewrite_pool(*op); r.defined()) return r;
         return ExprMutator::mutate_(op, self);
     }
 
@@ -180,6 +182,18 @@ private:
         auto* rt = r->type.as<TensorType>();
         if (!rt || rt->ndim() != 5) return {};
         return blocked_result(r, block);
+    }
+
+    // A windowed pool of a blocked value pools the blocks (its layout attribute).
+    Expr rewrite_pool(const Call& call) {
+        if (!call.op.defined() || call.args.size() != 1) return {};
+        if (call.op->name != "nn.max_pool2d" && call.op->name != "nn.avg_pool2d") return {};
+        if (!call.attrs.defined() || attr_string(*call.attrs, "layout") != "NCHW") return {};
+        Expr x = rewritten(call.args[0]);
+        int64_t block = block_of(x);
+        if (!block) return {};
+        Ref<Attrs> a = attr_with(*call.attrs, "layout", data_layout(block));
+        return blocked_result(make_call(call.op, {x}, a, call.loc), block);
     }
 
     const PassContext& ctx_;

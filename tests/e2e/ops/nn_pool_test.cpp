@@ -6,6 +6,7 @@
 
 #include "nn_op_runner.h"
 #include "ops/pool.h"
+#include "ops/transform.h"
 
 namespace anvil {
 namespace {
@@ -130,6 +131,31 @@ INSTANTIATE_TEST_SUITE_P(Cases, Pool2D,
                                     (std::get<2>(info.param) ? "_generic" : "_x86");
                          });
 
+NDArray relayout(const NDArray& a, const std::string& src, const std::string& dst) {
+    ops::LayoutTransformAttrs la;
+    la.src_layout = src;
+    la.dst_layout = dst;
+    return run_op("layout_transform", la, {a});
+}
+
+// The same windows over channel-blocked data (layout NCHW8c; 16 channels in two blocks) equal
+// the NCHW pool, taken back to NCHW.
+TEST_P(Pool2D, BlockedMatchesReference) {
+    PoolCase c = pool_cases()[std::get<0>(GetParam())];
+    bool is_max = std::get<1>(GetParam()), generic = std::get<2>(GetParam());
+    c.x[1] = 16;
+    auto x = random_tensor(c.x, 4);
+    Pool2DAttrs a = attrs_of(c);
+    a.layout = "NCHW8c";
+    NDArray yb = run_op(is_max ? "nn.max_pool2d" : "nn.avg_pool2d", a,
+                        {relayout(x, "NCHW", "NCHW8c")}, {},
+                        generic ? ops::schedule_pool_generic : nullptr);
+    ASSERT_EQ(yb.shape().size(), 5u);
+    a.layout = "NCHW";
+    testing::expect_close(relayout(yb, "NCHW8c", "NCHW"), pool_reference(x, a, is_max), 1e-5,
+                          c.name);
+}
+
 TEST(Pool2D, FusedMaxPoolRelu) {
     PoolCase c{"", {1, 4, 13, 11}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, true, false};
     Pool2DAttrs a = attrs_of(c);
@@ -190,6 +216,13 @@ TEST(PoolErrors, TypeRulesNameTheOpAndTheProblem) {
     a.pool_size = {2};
     e = testing::type_error("nn.avg_pool2d", a, {{1, 3, 4, 11}});
     EXPECT_NE(e.find("nn.avg_pool2d: pool_size needs 2 values, got [2]"), std::string::npos) << e;
+    a.pool_size = {2, 2};
+    a.layout = "NHWC";
+    e = testing::type_error("nn.max_pool2d", a, {{1, 3, 4, 11}});
+    EXPECT_NE(e.find("layout 'NHWC' is neither NCHW nor NCHW<b>c"), std::string::npos) << e;
+    a.layout = "NCHW8c";
+    e = testing::type_error("nn.max_pool2d", a, {{1, 2, 4, 11, 16}});
+    EXPECT_NE(e.find("layout NCHW8c needs data [N, C/8, H, W, 8]"), std::string::npos) << e;
     e = testing::type_error("nn.global_avg_pool2d", graph::NoAttrs(), {{3, 4}});
     EXPECT_NE(e.find("nn.global_avg_pool2d: the data must be 4-D (NCHW)"), std::string::npos) << e;
 }

@@ -88,6 +88,29 @@ TEST(AlterOpLayout, PlainConsumersShareOneTransformBack) {
               (std::vector<std::string>{"NCHW->NCHW16c", "OIHW->OIHW16i16o", "NCHW16c->NCHW"}));
 }
 
+TEST(AlterOpLayout, WindowedPoolsOfBlockedValuesPoolTheBlocks) {
+    // ResNet's stem: conv -> relu -> max_pool -> conv, then a global pool that reads NCHW.
+    auto x = tensor_var("x", {1, 3, 16, 16});
+    Expr stem = call("nn.relu", {call("nn.conv2d", {x, constant({16, 3, 3, 3}, {1.0f})},
+                                      conv_attrs(1))});
+    Ref<Attrs> pa = ops::get_op("nn.max_pool2d").make_default_attrs();
+    pa = attr_with(*pa, "pool_size", std::vector<int64_t>{3, 3});
+    pa = attr_with(*pa, "strides", std::vector<int64_t>{2, 2});
+    Expr pool = call("nn.max_pool2d", {stem}, pa);
+    Expr c = call("nn.conv2d", {pool, constant({16, 16, 3, 3}, {1.0f})}, conv_attrs(1));
+    Expr g = call("nn.global_avg_pool2d", {c});
+    IRModule m = alter_op_layout(module_of(make_function({x}, g)), test_context());
+    const Expr& body = m.main()->body;
+    EXPECT_TRUE(type_equal(body->type, g->type));
+    EXPECT_EQ(transforms(body), (std::vector<std::string>{"OIHW->OIHW3i16o", "OIHW->OIHW16i16o",
+                                                          "NCHW16c->NCHW"}));
+    for (const Call* call : op_calls(body)) {
+        if (call->op->name == "nn.max_pool2d") {
+            EXPECT_EQ(attr_string(*call->attrs, "layout"), "NCHW16c");
+        }
+    }
+}
+
 TEST(AlterOpLayout, ConvolutionsWithoutABlockedFormStay) {
     auto x = tensor_var("x", {1, 16, 8, 8});
     std::vector<Ref<Function>> fs = {
