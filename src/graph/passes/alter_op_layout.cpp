@@ -10,7 +10,8 @@
 //     -> add(., layout_transform(bias as [1,C,1,1], NCHW, NCHW16c)) -> relu
 //     -> conv2d_nchwc(., W2 packed)
 //
-// Windowed pools of a blocked value pool the blocks (their layout attribute). Layout transforms
+// Windowed pools of a blocked value pool the blocks (their layout attribute); a bias_add
+// becomes an add of the blocked bias; a concatenation along the channels concatenates blocks. Layout transforms
 // appear only where a value crosses between a blocked producer and a consumer that reads NCHW
 // (a global pool, a reshape, the function's result), once per value and layout, so two
 // transforms never undo each other. The block is a function of the channel count alone (16, one
@@ -62,6 +63,8 @@ protected:
         if (Expr r = rewrite_conv(*op); r.defined()) return r;
         if (Expr r = rewrite_elementwise(*op); r.defined()) return r;
         if (Expr r = rewrite_pool(*op); r.defined()) return r;
+        if (Expr r = rewrite_bias_add(*op); r.defined()) return r;
+        if (Expr r = rewrite_concatenate(*op); r.defined()) return r;
         return ExprMutator::mutate_(op, self);
     }
 
@@ -194,6 +197,52 @@ private:
         if (!block) return {};
         Ref<Attrs> a = attr_with(*call.attrs, "layout", data_layout(block));
         return blocked_result(make_call(call.op, {x}, a, call.loc), block);
+    }
+
+    // The channel axis of a 4-D value's attribute `axis` (1 or -3), else false.
+    static bool on_channels(const Call& call) {
+        auto axis = call.attrs.defined() ? attr_int(*call.attrs, "axis") : std::nullopt;
+        return axis && (*axis == 1 || *axis == -3);
+    }
+
+    // nn.bias_add(x, b[C]) of a blocked x along the channels: an add of b in the blocks.
+    Expr rewrite_bias_add(const Call& call) {
+        if (!call.op.defined() || call.op->name != "nn.bias_add" || call.args.size() != 2) return {};
+        const TensorType* out = static_nchw(call.type);
+        const Op* add = find_op(ctx_, "add");
+        const Op* expand = find_op(ctx_, "expand_dims");
+        if (!out || !add || !expand || !on_channels(call)) return {};
+        Expr x = rewritten(call.args[0]);
+        int64_t block = block_of(x);
+        auto* bt = call.args[1]->type.as<TensorType>();
+        if (!block || !bt || bt->ndim() != 1) return {};
+        Ref<Attrs> a = attr_with(*expand->make_default_attrs(), "axis", int64_t{1});
+        Expr b = make_call(*expand, {rewritten(call.args[1])},
+                           attr_with(*a, "num_newaxis", int64_t{2}), call.args[1]->loc);
+        b = broadcast_operand(b, out->static_shape(), block);
+        if (!b.defined()) return {};
+        return blocked_result(make_call(*add, {x, b}, nullptr, call.loc), block);
+    }
+
+    // concatenate along the channels of blocked values concatenates their blocks (every
+    // operand's channels a multiple of the block).
+    Expr rewrite_concatenate(const Call& call) {
+        if (!call.op.defined() || call.op->name != "concatenate") return {};
+        if (!static_nchw(call.type) || !on_channels(call)) return {};
+        std::vector<Expr> args;
+        int64_t block = 0;
+        for (const Expr& a : call.args) {
+            args.push_back(rewritten(a));
+            if (!block) block = block_of(args.back());
+        }
+        if (!block) return {};
+        for (Expr& a : args) {
+            const TensorType* t = block_of(a) ? nullptr : static_nchw(a->type);
+            if (!block_of(a) && (!t || t->static_shape()[1] % block != 0)) return {};
+            a = to_block(a, block);
+        }
+        Ref<Attrs> attrs = attr_with(*call.attrs, "axis", int64_t{1});
+        return blocked_result(make_call(call.op, args, attrs, call.loc), block);
     }
 
     const PassContext& ctx_;

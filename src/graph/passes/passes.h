@@ -86,7 +86,8 @@ IRModule fold_scale_axis(const IRModule& m, const PassContext& ctx);
 // channel-blocked data (NCHW<b>c, b a function of the channel count) with its weight under a
 // layout_transform to OIHW<i>i<o>o; elementwise and broadcast ops without an axis attribute
 // whose operand is blocked compute blocked, and so do nn.max_pool2d / nn.avg_pool2d (their
-// layout attribute); every other consumer reads a layout_transform back
+// layout attribute), nn.bias_add (an add of the blocked bias) and concatenate along the
+// channels; every other consumer reads a layout_transform back
 // to NCHW, made once per value. Types at the function's boundary are unchanged.
 IRModule alter_op_layout(const IRModule& m, const PassContext& ctx);
 

@@ -111,6 +111,34 @@ TEST(AlterOpLayout, WindowedPoolsOfBlockedValuesPoolTheBlocks) {
     }
 }
 
+TEST(AlterOpLayout, BiasAddAndChannelConcatenationStayBlocked) {
+    // A fire module (SqueezeNet): conv + bias_add, two branches concatenated, another conv.
+    auto x = tensor_var("x", {1, 16, 8, 8});
+    auto conv_bias = [](Expr in, int64_t out, int64_t k) {
+        Expr c = call("nn.conv2d", {in, constant({out, 16, k, k}, {0.5f})},
+                      conv_attrs(1, k == 3 ? std::vector<int64_t>{1, 1, 1, 1}
+                                           : std::vector<int64_t>{0, 0, 0, 0}));
+        return call("nn.relu", {call("nn.bias_add", {c, constant({out}, {1.0f})})});
+    };
+    Ref<Attrs> cat = attr_with(*ops::get_op("concatenate").make_default_attrs(), "axis", 1);
+    Expr fire = call("concatenate", {conv_bias(x, 16, 1), conv_bias(x, 32, 3)}, cat);
+    Expr next = call("nn.conv2d", {fire, constant({16, 48, 1, 1}, {1.0f})},
+                     conv_attrs(1, {0, 0, 0, 0}));
+    IRModule m = alter_op_layout(module_of(make_function({x}, next)), test_context());
+    const Expr& body = m.main()->body;
+    EXPECT_TRUE(type_equal(body->type, next->type));
+    EXPECT_EQ(count_op(body, "nn.bias_add"), 0u);
+    EXPECT_EQ(count_op(body, "add"), 2u);
+    // Data: one transform in, one out; the rest are weights and biases.
+    auto t = transforms(body);
+    EXPECT_EQ(std::count(t.begin(), t.end(), "NCHW16c->NCHW"), 1);
+    for (const Call* c : op_calls(body)) {
+        if (c->op->name != "concatenate") continue;
+        EXPECT_EQ(c->type.as<TensorType>()->static_shape(),
+                  (std::vector<int64_t>{1, 3, 8, 8, 16}));
+    }
+}
+
 TEST(AlterOpLayout, ConvolutionsWithoutABlockedFormStay) {
     auto x = tensor_var("x", {1, 16, 8, 8});
     std::vector<Ref<Function>> fs = {
