@@ -1,7 +1,10 @@
 // Convolutions: nn.conv2d and nn.conv2d_transpose (NCHW), nn.conv3d and nn.conv3d_transpose
 // (NCDHW). All are OutEWiseFusable anchors. Their schedules are in ops/conv_schedule.cpp.
 //
-// The compute has the shape the x86 schedule needs, so that no layout pass is required:
+// Graph pass alter_op_layout turns most 2-D convolutions with constant weights into
+// nn.conv2d_nchwc on channel-blocked data (ops/conv_nchwc.cpp); nn.conv2d keeps the others
+// (grouped convolutions that are not depthwise, channel counts without a block of 8, variable
+// weights, symbolic shapes, -O1). For those its compute has the shape the x86 schedule needs:
 //   <name>_pad      zero padding as its own stage (if_then_else reads the input only inside);
 //                   conv2d_transpose instead dilates the input by the stride ("_dilate") and
 //                   convolves it with the flipped kernel.

@@ -5,7 +5,9 @@
 //   pointwise over a plane (one reduction axis): tiles of whole rows x output channels
 //                        (schedule_conv2d_pointwise_x86);
 //   direct (depthwise, short reductions): row vectors, per channel plane or in tiles of output
-//                        channels (schedule_conv2d_direct_x86).
+//                        channels (schedule_conv2d_direct_x86);
+//   nn.conv2d_nchwc      register tile of output pixels x channel blocks, stored as it is
+//                        (schedule_conv2d_nchwc_x86); depthwise: schedule_blocked_windows.
 #include <algorithm>
 
 #include "ops/conv.h"
