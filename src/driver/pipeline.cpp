@@ -51,8 +51,8 @@ struct GraphPassEntry {
 
 // THE graph pipeline. Inference simplification and constant folding before fold_scale_axis
 // (which needs constant weights and scales), blocked layouts and weight pre-packing after it
-// (they need the OIHW weights) and folding again after that (which packs at compile time), and fuse_ops last: it
-// runs at every level (at -O0 each op becomes its own kernel).
+// (they need the OIHW weights) and folding again after that (which packs at compile time), and
+// fuse_ops last: it runs at every level (at -O0 each op becomes its own kernel).
 const GraphPassEntry kGraphPipeline[] = {
     {"infer_types", graph::infer_types, 0},
     {"simplify_inference", graph::simplify_inference, 0},

@@ -72,7 +72,7 @@ Type conv2d_nchwc_type(const Op& op, const std::vector<Type>& args, const Attrs&
     }
     std::optional<int64_t> c = static_dim(d.shape[1]);
     if (c && blocked) *c *= ib;
-    PrimExpr channels = c        ? make_int(d.shape[1].dtype(), *c)
+    PrimExpr channels = c         ? make_int(d.shape[1].dtype(), *c)
                         : blocked ? d.shape[1] * make_int(d.shape[1].dtype(), ib)
                                   : d.shape[1];
     bool depthwise = a.groups != 1;
@@ -94,8 +94,7 @@ Type conv2d_nchwc_type(const Op& op, const std::vector<Type>& args, const Attrs&
     Type nchw = graph::make_tensor_type({d.shape[0], channels, d.shape[2], d.shape[3]}, d.dtype);
     Type oihw = graph::make_tensor_type(
         {dim(ws[0] * ws[5]), dim(depthwise ? 1 : ws[1] * ws[4]), dim(ws[2]), dim(ws[3])}, w.dtype);
-    Type plain =
-        get_op("nn.conv2d").infer_type(op, {nchw, oihw}, plain_attrs(a), loc);
+    Type plain = get_op("nn.conv2d").infer_type(op, {nchw, oihw}, plain_attrs(a), loc);
     const auto& p = *plain.as<graph::TensorType>();
     return graph::make_tensor_type({p.shape[0], dim(ws[0]), p.shape[2], p.shape[3], dim(ws[5])},
                                    p.dtype);
@@ -111,8 +110,12 @@ std::vector<te::Tensor> conv2d_nchwc_compute(const std::vector<te::Tensor>& in, 
     te::Tensor xp = pad_input("conv2d_nchwc", x, a.padding);
     auto ry = te::reduce_axis(I(kh), "ry");
     auto rx = te::reduce_axis(I(kw), "rx");
-    auto row = [&](const PrimExpr& oh) { return oh * I(a.strides[0]) + ry->var * I(a.dilation[0]); };
-    auto col = [&](const PrimExpr& ow) { return ow * I(a.strides[1]) + rx->var * I(a.dilation[1]); };
+    auto row = [&](const PrimExpr& oh) {
+        return oh * I(a.strides[0]) + ry->var * I(a.dilation[0]);
+    };
+    auto col = [&](const PrimExpr& ow) {
+        return ow * I(a.strides[1]) + rx->var * I(a.dilation[1]);
+    };
     if (a.groups != 1) {
         return {te::compute(
             te_shape(out),

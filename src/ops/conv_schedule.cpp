@@ -202,8 +202,7 @@ void schedule_conv2d_nchwc_x86(te::Schedule& s, const te::Tensor& anchor,
     const int64_t rows = pick_register_rows(ow, ob, lanes);
     const int64_t accumulators = lanes >= 16 ? 16 : 12;
     int64_t tile_blocks = 1;
-    while (blocks % (tile_blocks * 2) == 0 &&
-           rows * per_pixel * tile_blocks * 2 <= accumulators) {
+    while (blocks % (tile_blocks * 2) == 0 && rows * per_pixel * tile_blocks * 2 <= accumulators) {
         tile_blocks *= 2;
     }
     te::StageRef so = s[out];

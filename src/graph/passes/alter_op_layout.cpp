@@ -11,10 +11,10 @@
 //     -> conv2d_nchwc(., W2 packed)
 //
 // Windowed pools of a blocked value pool the blocks (their layout attribute); a bias_add
-// becomes an add of the blocked bias; a concatenation along the channels concatenates blocks. Layout transforms
-// appear only where a value crosses between a blocked producer and a consumer that reads NCHW
-// (a global pool, a reshape, the function's result), once per value and layout, so two
-// transforms never undo each other. The block is a function of the channel count alone (16, one
+// becomes an add of the blocked bias; a concatenation along the channels concatenates blocks.
+// Layout transforms appear only where a value crosses between a blocked producer and a consumer
+// that reads NCHW (a global pool, a reshape, the function's result), once per value and layout, so
+// two transforms never undo each other. The block is a function of the channel count alone (16, one
 // AVX-512 vector of float32, when it divides the channels, else 8), so the operands of a
 // residual add agree. Which convolutions are blocked:
 //   groups == 1 with a blocked output channel count: data blocked like its producer's output, or
@@ -207,7 +207,8 @@ private:
 
     // nn.bias_add(x, b[C]) of a blocked x along the channels: an add of b in the blocks.
     Expr rewrite_bias_add(const Call& call) {
-        if (!call.op.defined() || call.op->name != "nn.bias_add" || call.args.size() != 2) return {};
+        if (!call.op.defined() || call.op->name != "nn.bias_add" || call.args.size() != 2)
+            return {};
         const TensorType* out = static_nchw(call.type);
         const Op* add = find_op(ctx_, "add");
         const Op* expand = find_op(ctx_, "expand_dims");

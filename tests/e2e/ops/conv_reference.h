@@ -18,7 +18,8 @@ inline Shape4 dims(const runtime::NDArray& a) {
     return {s[0], s[1], s[2], s[3]};
 }
 
-inline std::vector<double> conv2d_reference(const runtime::NDArray& x, const runtime::NDArray& w, const ops::Conv2DAttrs& a) {
+inline std::vector<double> conv2d_reference(const runtime::NDArray& x, const runtime::NDArray& w,
+                                            const ops::Conv2DAttrs& a) {
     Shape4 xs = dims(x), ws = dims(w);
     int64_t groups = a.groups, icg = xs.c / groups, ocg = ws.n / groups;
     int64_t oh =

@@ -12,12 +12,12 @@ namespace {
 
 using ops::Conv2DAttrs;
 using ops::Conv2DTransposeAttrs;
+using runtime::NDArray;
 using testing::conv2d_reference;
 using testing::dims;
-using testing::Shape4;
-using runtime::NDArray;
 using testing::random_tensor;
 using testing::run_op;
+using testing::Shape4;
 
 std::vector<double> conv2d_transpose_reference(const NDArray& x, const NDArray& w,
                                                const Conv2DTransposeAttrs& a) {

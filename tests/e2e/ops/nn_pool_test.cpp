@@ -147,9 +147,9 @@ TEST_P(Pool2D, BlockedMatchesReference) {
     auto x = random_tensor(c.x, 4);
     Pool2DAttrs a = attrs_of(c);
     a.layout = "NCHW8c";
-    NDArray yb = run_op(is_max ? "nn.max_pool2d" : "nn.avg_pool2d", a,
-                        {relayout(x, "NCHW", "NCHW8c")}, {},
-                        generic ? ops::schedule_pool_generic : nullptr);
+    NDArray yb =
+        run_op(is_max ? "nn.max_pool2d" : "nn.avg_pool2d", a, {relayout(x, "NCHW", "NCHW8c")}, {},
+               generic ? ops::schedule_pool_generic : nullptr);
     ASSERT_EQ(yb.shape().size(), 5u);
     a.layout = "NCHW";
     testing::expect_close(relayout(yb, "NCHW8c", "NCHW"), pool_reference(x, a, is_max), 1e-5,

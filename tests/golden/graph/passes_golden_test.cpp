@@ -103,8 +103,7 @@ INSTANTIATE_TEST_SUITE_P(GraphPasses, GraphPassGolden,
                          ::testing::Values("infer_types", "fold_constants", "simplify_inference",
                                            "eliminate_common_subexpr", "dead_code_elimination",
                                            "simplify_expr", "fold_scale_axis", "alter_op_layout",
-                                           "prepack_weights",
-                                           "fuse_ops"));
+                                           "prepack_weights", "fuse_ops"));
 
 }  // namespace
 }  // namespace anvil::graph

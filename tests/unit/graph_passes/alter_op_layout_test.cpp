@@ -34,7 +34,8 @@ TEST(AlterOpLayout, ConvChainStaysBlockedBetweenConvolutions) {
     auto x = tensor_var("x", {1, 16, 8, 8});
     Expr c1 = call("nn.conv2d", {x, constant({32, 16, 3, 3}, {0.5f})}, conv_attrs(1));
     Expr r = call("nn.relu", {call("add", {c1, constant({32, 1, 1}, {1.0f})})});
-    Expr c2 = call("nn.conv2d", {r, constant({16, 32, 1, 1}, {0.25f})}, conv_attrs(1, {0, 0, 0, 0}));
+    Expr c2 =
+        call("nn.conv2d", {r, constant({16, 32, 1, 1}, {0.25f})}, conv_attrs(1, {0, 0, 0, 0}));
     Ref<Function> f = make_function({x}, c2);
     IRModule m = alter_op_layout(module_of(f), test_context());
     const Expr& body = m.main()->body;
@@ -55,10 +56,10 @@ TEST(AlterOpLayout, ConvChainStaysBlockedBetweenConvolutions) {
 
 TEST(AlterOpLayout, ResidualAddReadsBothOperandsBlocked) {
     auto x = tensor_var("x", {1, 16, 8, 8});
-    Expr y = call("nn.relu", {call("nn.conv2d", {x, constant({16, 16, 3, 3}, {0.1f})},
-                                   conv_attrs(1))});
-    Expr z = call("add", {call("nn.conv2d", {y, constant({16, 16, 3, 3}, {0.2f})}, conv_attrs(1)),
-                          y});
+    Expr y =
+        call("nn.relu", {call("nn.conv2d", {x, constant({16, 16, 3, 3}, {0.1f})}, conv_attrs(1))});
+    Expr z =
+        call("add", {call("nn.conv2d", {y, constant({16, 16, 3, 3}, {0.2f})}, conv_attrs(1)), y});
     IRModule m = alter_op_layout(module_of(make_function({x}, z)), test_context());
     EXPECT_EQ(transforms(m.main()->body),
               (std::vector<std::string>{"NCHW->NCHW16c", "OIHW->OIHW16i16o", "OIHW->OIHW16i16o",
@@ -91,8 +92,8 @@ TEST(AlterOpLayout, PlainConsumersShareOneTransformBack) {
 TEST(AlterOpLayout, WindowedPoolsOfBlockedValuesPoolTheBlocks) {
     // ResNet's stem: conv -> relu -> max_pool -> conv, then a global pool that reads NCHW.
     auto x = tensor_var("x", {1, 3, 16, 16});
-    Expr stem = call("nn.relu", {call("nn.conv2d", {x, constant({16, 3, 3, 3}, {1.0f})},
-                                      conv_attrs(1))});
+    Expr stem =
+        call("nn.relu", {call("nn.conv2d", {x, constant({16, 3, 3, 3}, {1.0f})}, conv_attrs(1))});
     Ref<Attrs> pa = ops::get_op("nn.max_pool2d").make_default_attrs();
     pa = attr_with(*pa, "pool_size", std::vector<int64_t>{3, 3});
     pa = attr_with(*pa, "strides", std::vector<int64_t>{2, 2});
@@ -102,8 +103,8 @@ TEST(AlterOpLayout, WindowedPoolsOfBlockedValuesPoolTheBlocks) {
     IRModule m = alter_op_layout(module_of(make_function({x}, g)), test_context());
     const Expr& body = m.main()->body;
     EXPECT_TRUE(type_equal(body->type, g->type));
-    EXPECT_EQ(transforms(body), (std::vector<std::string>{"OIHW->OIHW3i16o", "OIHW->OIHW16i16o",
-                                                          "NCHW16c->NCHW"}));
+    EXPECT_EQ(transforms(body),
+              (std::vector<std::string>{"OIHW->OIHW3i16o", "OIHW->OIHW16i16o", "NCHW16c->NCHW"}));
     for (const Call* call : op_calls(body)) {
         if (call->op->name == "nn.max_pool2d") {
             EXPECT_EQ(attr_string(*call->attrs, "layout"), "NCHW16c");
@@ -122,8 +123,8 @@ TEST(AlterOpLayout, BiasAddAndChannelConcatenationStayBlocked) {
     };
     Ref<Attrs> cat = attr_with(*ops::get_op("concatenate").make_default_attrs(), "axis", 1);
     Expr fire = call("concatenate", {conv_bias(x, 16, 1), conv_bias(x, 32, 3)}, cat);
-    Expr next = call("nn.conv2d", {fire, constant({16, 48, 1, 1}, {1.0f})},
-                     conv_attrs(1, {0, 0, 0, 0}));
+    Expr next =
+        call("nn.conv2d", {fire, constant({16, 48, 1, 1}, {1.0f})}, conv_attrs(1, {0, 0, 0, 0}));
     IRModule m = alter_op_layout(module_of(make_function({x}, next)), test_context());
     const Expr& body = m.main()->body;
     EXPECT_TRUE(type_equal(body->type, next->type));
@@ -134,8 +135,7 @@ TEST(AlterOpLayout, BiasAddAndChannelConcatenationStayBlocked) {
     EXPECT_EQ(std::count(t.begin(), t.end(), "NCHW16c->NCHW"), 1);
     for (const Call* c : op_calls(body)) {
         if (c->op->name != "concatenate") continue;
-        EXPECT_EQ(c->type.as<TensorType>()->static_shape(),
-                  (std::vector<int64_t>{1, 3, 8, 8, 16}));
+        EXPECT_EQ(c->type.as<TensorType>()->static_shape(), (std::vector<int64_t>{1, 3, 8, 8, 16}));
     }
 }
 
@@ -150,10 +150,10 @@ TEST(AlterOpLayout, ConvolutionsWithoutABlockedFormStay) {
     auto w = tensor_var("w", {16, 16, 3, 3});
     fs.push_back(make_function({x, w}, call("nn.conv2d", {x, w}, conv_attrs(1))));
     PrimExpr n = anvil::make_var("n", DataType::int64());
-    auto dyn = make_var("d", make_tensor_type({n, make_int(DataType::int64(), 16),
-                                               make_int(DataType::int64(), 8),
-                                               make_int(DataType::int64(), 8)},
-                                              DataType::float32()));
+    auto dyn = make_var(
+        "d", make_tensor_type({n, make_int(DataType::int64(), 16), make_int(DataType::int64(), 8),
+                               make_int(DataType::int64(), 8)},
+                              DataType::float32()));
     fs.push_back(make_function(
         {dyn}, call("nn.conv2d", {dyn, constant({16, 16, 3, 3}, {1.0f})}, conv_attrs(1))));
     for (const auto& f : fs) {
