@@ -23,6 +23,7 @@
 #include "ops/reduce.h"
 #include "ops/tensor_shape.h"
 #include "ops/tile_schedule.h"
+#include "ops/transform.h"
 #include "support/error.h"
 #include "te/math.h"
 #include "te/reduction.h"
@@ -110,24 +111,10 @@ Type pool_type(const Op& op, const std::vector<Type>& args, const PoolWindow& a,
     return graph::make_tensor_type(out, d.dtype);
 }
 
-// The channel block of a 2-D pool's layout: 0 for "NCHW", b for "NCHW<b>c".
-int64_t layout_block(const Op& op, const std::string& layout, const SourceLoc& loc) {
-    if (layout == "NCHW") return 0;
-    int64_t b = 0;
-    size_t i = 4;
-    while (i < layout.size() && layout[i] >= '0' && layout[i] <= '9' && b < (1 << 20)) {
-        b = b * 10 + (layout[i++] - '0');
-    }
-    if (layout.rfind("NCHW", 0) != 0 || b == 0 || i + 1 != layout.size() || layout[i] != 'c') {
-        user_error(loc) << op.name << ": layout '" << layout << "' is neither NCHW nor NCHW<b>c";
-    }
-    return b;
-}
-
 Type pool2d_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
                  const SourceLoc& loc) {
     const auto& a = attrs_as<Pool2DAttrs>(attrs);
-    int64_t block = layout_block(op, a.layout, loc);
+    int64_t block = nchw_channel_block(a.layout, loc, op.name);
     if (block == 0) return pool_type(op, args, window_of(a), loc);
     // Blocked: the pool of the [N, C/b, H, W] planes, each lane of the block alike.
     const auto& d = graph::expect_tensor(args[0], loc, "the data of " + op.name);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "graph/attrs.h"
+#include "support/source_loc.h"
 
 namespace anvil::ops {
 
@@ -56,6 +57,10 @@ struct LayoutTransformAttrs : graph::AttrsBase<LayoutTransformAttrs> {
         v.visit("dst_layout", &dst_layout);
     }
 };
+
+// The channel block of a data layout attribute: 0 for "NCHW", b for "NCHW<b>c"; a UserError
+// naming `op` for any other layout (ops taking either, such as the 2-D pools).
+int64_t nchw_channel_block(const std::string& layout, const SourceLoc& loc, const std::string& op);
 
 // squeeze: removes the listed size-1 axes; empty removes every size-1 axis.
 struct SqueezeAttrs : graph::AttrsBase<SqueezeAttrs> {

@@ -203,6 +203,19 @@ std::vector<te::Tensor> layout_transform_compute(const std::vector<te::Tensor>& 
 
 }  // namespace
 
+int64_t nchw_channel_block(const std::string& layout, const SourceLoc& loc, const std::string& op) {
+    Layout l = parse_layout(layout, loc, op, "layout");
+    std::string primals;
+    for (size_t i = 0; i < l.axes.size() && i < 4; ++i) primals += l.axes[i].primal;
+    bool nchw = primals == "NCHW" && l.axes.size() <= 5 && l.block_of('N') == 0 &&
+                l.block_of('H') == 0 && l.block_of('W') == 0;
+    bool blocked_last = l.axes.size() == 4 || l.axes[4].block > 0;
+    if (!nchw || !blocked_last) {
+        user_error(loc) << op << ": layout '" << layout << "' is neither NCHW nor NCHW<b>c";
+    }
+    return l.block_of('C');
+}
+
 Ref<Op> make_layout_transform_op() {
     return make_op({.name = "layout_transform",
                     .num_inputs = 1,

@@ -96,6 +96,25 @@ private:
         return t;
     }
 
+    // expand_dims(e, axis, count); undefined when the op table has no expand_dims.
+    Expr expand_dims(const Expr& e, int64_t axis, int64_t count) {
+        const Op* expand = find_op(ctx_, "expand_dims");
+        if (!expand) return {};
+        Ref<Attrs> a = attr_with(*expand->make_default_attrs(), "axis", axis);
+        return make_call(*expand, {e}, attr_with(*a, "num_newaxis", count), e->loc);
+    }
+
+    // The rewritten operands of `call`, and the block of the first blocked one (0: none).
+    std::vector<Expr> rewritten_args(const Call& call, int64_t* block) {
+        std::vector<Expr> args;
+        *block = 0;
+        for (const Expr& a : call.args) {
+            args.push_back(rewritten(a));
+            if (!*block) *block = block_of(args.back());
+        }
+        return args;
+    }
+
     Expr blocked_result(Expr e, int64_t block) {
         blocks_[e.get()] = block;
         return e;
@@ -145,19 +164,12 @@ private:
         if (single) return arg;
         Expr e = arg;
         if (s.size() < 4) {
-            const Op* expand = find_op(ctx_, "expand_dims");
-            if (!expand) return {};
-            Ref<Attrs> a = attr_with(*expand->make_default_attrs(), "axis", int64_t{0});
-            a = attr_with(*a, "num_newaxis", static_cast<int64_t>(4 - s.size()));
-            e = make_call(*expand, {e}, a, arg->loc);
+            e = expand_dims(e, 0, static_cast<int64_t>(4 - s.size()));
+            if (!e.defined()) return {};
             s.insert(s.begin(), 4 - s.size(), 1);
         }
         if (s[1] == shape[1]) return to_block(e, block);
-        if (s[1] != 1) return {};
-        const Op* expand = find_op(ctx_, "expand_dims");
-        if (!expand) return {};
-        Ref<Attrs> a = attr_with(*expand->make_default_attrs(), "axis", int64_t{4});
-        return make_call(*expand, {e}, attr_with(*a, "num_newaxis", int64_t{1}), arg->loc);
+        return s[1] == 1 ? expand_dims(e, 4, 1) : Expr();
     }
 
     // An elementwise or broadcast op (without an axis attribute: prelu and bias_add name the
@@ -169,12 +181,8 @@ private:
         if (call.attrs.defined() && attr_int(*call.attrs, "axis")) return {};
         const TensorType* out = static_nchw(call.type);
         if (!out) return {};
-        std::vector<Expr> args;
-        int64_t block = 0;
-        for (const Expr& a : call.args) {
-            args.push_back(rewritten(a));
-            if (!block) block = block_of(args.back());
-        }
+        int64_t block;
+        std::vector<Expr> args = rewritten_args(call, &block);
         if (!block) return {};
         std::vector<int64_t> shape = out->static_shape();
         for (Expr& a : args) {
@@ -211,16 +219,13 @@ private:
             return {};
         const TensorType* out = static_nchw(call.type);
         const Op* add = find_op(ctx_, "add");
-        const Op* expand = find_op(ctx_, "expand_dims");
-        if (!out || !add || !expand || !on_channels(call)) return {};
+        if (!out || !add || !on_channels(call)) return {};
         Expr x = rewritten(call.args[0]);
         int64_t block = block_of(x);
         auto* bt = call.args[1]->type.as<TensorType>();
         if (!block || !bt || bt->ndim() != 1) return {};
-        Ref<Attrs> a = attr_with(*expand->make_default_attrs(), "axis", int64_t{1});
-        Expr b = make_call(*expand, {rewritten(call.args[1])},
-                           attr_with(*a, "num_newaxis", int64_t{2}), call.args[1]->loc);
-        b = broadcast_operand(b, out->static_shape(), block);
+        Expr b = expand_dims(rewritten(call.args[1]), 1, 2);  // [C] -> [C, 1, 1]
+        if (b.defined()) b = broadcast_operand(b, out->static_shape(), block);
         if (!b.defined()) return {};
         return blocked_result(make_call(*add, {x, b}, nullptr, call.loc), block);
     }
@@ -230,16 +235,14 @@ private:
     Expr rewrite_concatenate(const Call& call) {
         if (!call.op.defined() || call.op->name != "concatenate") return {};
         if (!static_nchw(call.type) || !on_channels(call)) return {};
-        std::vector<Expr> args;
-        int64_t block = 0;
-        for (const Expr& a : call.args) {
-            args.push_back(rewritten(a));
-            if (!block) block = block_of(args.back());
-        }
+        int64_t block;
+        std::vector<Expr> args = rewritten_args(call, &block);
         if (!block) return {};
         for (Expr& a : args) {
-            const TensorType* t = block_of(a) ? nullptr : static_nchw(a->type);
-            if (!block_of(a) && (!t || t->static_shape()[1] % block != 0)) return {};
+            if (!block_of(a)) {
+                const TensorType* t = static_nchw(a->type);
+                if (!t || t->static_shape()[1] % block != 0) return {};
+            }
             a = to_block(a, block);
         }
         Ref<Attrs> attrs = attr_with(*call.attrs, "axis", int64_t{1});

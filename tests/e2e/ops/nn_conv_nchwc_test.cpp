@@ -3,7 +3,6 @@
 // and the generic schedule, fused with a per-channel bias and relu; plus its type errors.
 #include "conv_reference.h"
 #include "nn_op_runner.h"
-#include "ops/transform.h"
 
 namespace anvil {
 namespace {
@@ -13,14 +12,8 @@ using ops::Conv2DNCHWcAttrs;
 using runtime::NDArray;
 using testing::conv2d_reference;
 using testing::random_tensor;
+using testing::relayout;
 using testing::run_op;
-
-NDArray relayout(const NDArray& a, const std::string& src, const std::string& dst) {
-    ops::LayoutTransformAttrs la;
-    la.src_layout = src;
-    la.dst_layout = dst;
-    return run_op("layout_transform", la, {a});
-}
 
 struct NCHWcCase {
     const char* name;

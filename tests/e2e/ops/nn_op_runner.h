@@ -17,6 +17,7 @@
 #include "graph/op.h"
 #include "ops/op_table.h"
 #include "ops/tensor_shape.h"
+#include "ops/transform.h"
 #include "support/error.h"
 
 namespace anvil::testing {
@@ -124,6 +125,15 @@ inline std::string type_error(const std::string& op_name, const graph::Attrs& at
         return e.what();
     }
     return "";
+}
+
+// `a` from layout `src` to `dst` by layout_transform (NCHW -> NCHW8c, OIHW -> OIHW8i16o).
+inline runtime::NDArray relayout(const runtime::NDArray& a, const std::string& src,
+                                 const std::string& dst) {
+    ops::LayoutTransformAttrs la;
+    la.src_layout = src;
+    la.dst_layout = dst;
+    return run_op("layout_transform", la, {a});
 }
 
 }  // namespace anvil::testing

@@ -6,7 +6,6 @@
 
 #include "nn_op_runner.h"
 #include "ops/pool.h"
-#include "ops/transform.h"
 
 namespace anvil {
 namespace {
@@ -14,6 +13,7 @@ namespace {
 using ops::Pool2DAttrs;
 using runtime::NDArray;
 using testing::random_tensor;
+using testing::relayout;
 using testing::run_op;
 
 int64_t out_extent(int64_t in, int64_t lo, int64_t hi, int64_t k, int64_t s, int64_t d,
@@ -130,13 +130,6 @@ INSTANTIATE_TEST_SUITE_P(Cases, Pool2D,
                                     (std::get<1>(info.param) ? "_max" : "_avg") +
                                     (std::get<2>(info.param) ? "_generic" : "_x86");
                          });
-
-NDArray relayout(const NDArray& a, const std::string& src, const std::string& dst) {
-    ops::LayoutTransformAttrs la;
-    la.src_layout = src;
-    la.dst_layout = dst;
-    return run_op("layout_transform", la, {a});
-}
 
 // The same windows over channel-blocked data (layout NCHW8c; 16 channels in two blocks) equal
 // the NCHW pool, taken back to NCHW.
