@@ -133,6 +133,12 @@ ANVIL_API int anvil_module_free(AnvilModuleHandle module);
 #define ANVIL_VM_PROGRAM_SYMBOL "__anvil_vm_program"
 
 typedef struct AnvilGraphExecutorObj* AnvilGraphExecutorHandle;
+/* Threads: anvil_graph_executor_run_with may be called from any number of threads at once on one
+ * executor (each call runs in a workspace of its own; the weights are shared). The stateful calls
+ * (set_input, run, get_output, copy_output, the profile) serve one thread at a time: used from
+ * several threads they fail with a message (another thread inside a call, an input last set by
+ * another thread, an output of another thread's run) instead of mixing up inputs and outputs.
+ * Executors loaded from one file share its weights (read in place from the loaded library). */
 /* Loads a model library (anvil compile's output) and allocates its buffers once. */
 ANVIL_API int anvil_graph_executor_create_from_file(const char* path,
                                                     AnvilGraphExecutorHandle* out);
@@ -152,13 +158,22 @@ ANVIL_API int anvil_graph_executor_get_input_info(AnvilGraphExecutorHandle execu
 ANVIL_API int anvil_graph_executor_get_output_info(AnvilGraphExecutorHandle executor, int index,
                                                    const char** name, int* ndim,
                                                    const int64_t** shape, DLDataType* dtype);
-/* Copies `value` (a CPU tensor of exactly the input's shape and dtype) into the input. */
+/* Copies `value` (a CPU tensor of exactly the input's shape and dtype, compact row-major, any
+ * alignment) into the input. */
 ANVIL_API int anvil_graph_executor_set_input(AnvilGraphExecutorHandle executor, const char* name,
                                              const DLTensor* value);
 ANVIL_API int anvil_graph_executor_set_input_index(AnvilGraphExecutorHandle executor, int index,
                                                    const DLTensor* value);
 /* Runs every kernel; on failure the last error names the node, the kernel and its message. */
 ANVIL_API int anvil_graph_executor_run(AnvilGraphExecutorHandle executor);
+/* Runs the model on `inputs` (num_inputs tensors, in input order) and copies its outputs into
+ * `outputs` (num_outputs caller-allocated tensors, in output order); thread-safe (see above).
+ * Every tensor must be a CPU tensor of exactly the input's / output's shape and dtype with compact
+ * row-major data (strides NULL or row-major); any alignment is accepted. On failure the last error
+ * names the input or output (index and name) and what was expected and given. */
+ANVIL_API int anvil_graph_executor_run_with(AnvilGraphExecutorHandle executor,
+                                            const DLTensor* const* inputs, int num_inputs,
+                                            DLTensor* const* outputs, int num_outputs);
 /* *out borrows the executor's output buffer: valid until the executor is freed, overwritten by
  * every run. */
 ANVIL_API int anvil_graph_executor_get_output(AnvilGraphExecutorHandle executor, int index,

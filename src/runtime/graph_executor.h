@@ -5,10 +5,26 @@
 //   ex.run();                                               // kernels in plan order
 //   NDArray logits = ex.get_output(0);                      // a view; the next run overwrites it
 //
+//   std::vector<NDArray> out = ex.run_with({image});        // the same, safe from many threads
+//
 // Construction allocates every storage buffer once (64-byte aligned), makes the per-node tensor
 // views and the argument arrays of every kernel call, and binds the params; run() then only calls
-// kernels, it never allocates. An executor is not safe to use from several threads at once (its
-// buffers are shared between runs); kernels themselves parallelize over the thread pool.
+// kernels, it never allocates. Kernels themselves parallelize over the thread pool.
+//
+// Threads. The plan, the kernels and the params are read-only after construction and shared by
+// every run; what a run writes (the activations) lives in a workspace. There are two ways in:
+// - run_with(inputs) -> outputs is safe to call from any number of threads at once on one
+//   executor (ONNX Runtime's InferenceSession.run): each call takes a workspace of its own from a
+//   pool (made on first need, reused afterwards, so the pool grows to the most calls that ran at
+//   once) and copies its inputs in and its outputs out.
+// - set_input / run / get_output use the executor's own workspace: one thread at a time. Sharing
+//   them between threads raises a UserError instead of mixing up inputs and outputs: a call made
+//   while another thread is inside one of them raises; run() raises when an input was last set by
+//   another thread; get_output() / copy_output() raise when another thread ran last; and run()
+//   from a thread other than the last runner raises while views of the last run's outputs
+//   (get_output) are still held. Handing an executor to another thread is fine once that thread
+//   sets the inputs it runs on (and earlier output views are dropped).
+// Several executors loaded from one library share its params (read in place, see below).
 //
 // The artifact: a shared library exported by codegen::export_library with two blobs (see
 // codegen::add_blob): ANVIL_GRAPH_PLAN_SYMBOL, the plan's JSON, and ANVIL_GRAPH_PARAMS_SYMBOL, the
@@ -54,8 +70,9 @@ public:
     const GraphTensorInfo& input_info(int index) const;
     const GraphTensorInfo& output_info(int index) const;
 
-    // Copies `value` into input `index`; UserError when its shape or dtype differ, it is not on
-    // the CPU or not compact row-major.
+    // Copies `value` into input `index`; UserError naming the input (index and name) when it is
+    // NULL, its shape or dtype differ, it is not on the CPU or not compact row-major. Any data
+    // alignment is accepted (the data is copied into aligned storage).
     void set_input(int index, const DLTensor* value);
     void set_input(const std::string& name, const DLTensor* value) {
         set_input(input_index(name), value);
@@ -82,10 +99,23 @@ public:
     // The param named `name` (a view of the parameter blob; kernels never write it).
     NDArray get_param(const std::string& name) const;
 
-    // A view of output `index`: valid as long as the caller holds it, overwritten by every run.
+    // A view of output `index`: valid as long as the caller holds it, overwritten by every run
+    // (while it is held, a run from another thread raises; see "Threads").
     NDArray get_output(int index) const;
     // Copies output `index` into `dst` (same shape and dtype, compact, CPU).
     void copy_output(int index, DLTensor* dst) const;
+
+    // Runs the model on `inputs` (one per input, in order) and returns fresh output tensors the
+    // caller owns. Thread-safe: see "Threads" above. UserError naming the input (index and name)
+    // when the count, a shape, a dtype, the device or the layout is wrong, or when a kernel fails.
+    std::vector<NDArray> run_with(const std::vector<NDArray>& inputs) const;
+    // The same with caller-provided outputs (compact CPU tensors of each output's shape and
+    // dtype, any alignment), which receive a copy; what the C API's run_with calls.
+    void run_with(std::span<const DLTensor* const> inputs,
+                  std::span<DLTensor* const> outputs) const;
+    // How many workspaces run_with has made (each planned_bytes()): at most the number of calls
+    // that ran at once.
+    int num_workspaces() const;
 
     // What the executor allocated for activations and inputs, what one buffer per tensor would
     // take, and the size of the params.
@@ -100,6 +130,10 @@ private:
     struct State;
     GraphExecutor(GraphPlan plan, std::span<const std::byte> params, Module kernels,
                   Ref<Object> params_owner);
+    // get_output for the C API: the executor's own tensor, which a C caller borrows until the
+    // executor is freed (C callers hold no reference that run() could count).
+    DLTensor* borrow_output(int index) const;
+    friend int ::anvil_graph_executor_get_output(AnvilGraphExecutorHandle, int, DLTensor**);
 
     std::unique_ptr<State> state_;
 };

@@ -1,9 +1,11 @@
 #include "runtime/vm.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <unordered_map>
 
 #include "runtime/library_data.h"
@@ -60,6 +62,22 @@ std::string slot_values(const VMFunction& f, const std::vector<int64_t>& slots) 
     return out;
 }
 
+// Kernels require aligned data (they check and fail); an input that is not aligned is copied
+// into aligned memory from the pool, so any alignment is accepted at the boundary.
+void align_input(VMValue& v, const MemoryPool& pool) {
+    if (v.kind == VMValue::Kind::tuple) {
+        for (VMValue& f : v.fields) align_input(f, pool);
+        return;
+    }
+    if (v.kind != VMValue::Kind::tensor || !v.tensor.defined()) return;
+    const NDArray& t = v.tensor;
+    auto address = reinterpret_cast<uintptr_t>(t.raw_data()) + t.tensor()->byte_offset;
+    if (address % ANVIL_TENSOR_ALIGNMENT == 0 || is_string_dtype(t.dtype())) return;
+    NDArray copy = pool.alloc({t.shape().begin(), t.shape().end()}, t.dtype());
+    copy.copy_from(reinterpret_cast<const void*>(address), copy.nbytes());
+    v = VMValue(copy);
+}
+
 void flatten(const VMValue& v, std::vector<NDArray>* out) {
     if (v.kind == VMValue::Kind::tensor) {
         out->push_back(v.tensor);
@@ -84,7 +102,9 @@ struct VirtualMachine::State {
     Ref<MemoryPool> pool = make_ref<MemoryPool>();
     std::unordered_map<std::string, const VMFunction*> functions;
     std::unordered_map<std::string, PackedFunc> kernels;  // looked up once
-    bool profiling = false;
+    // Runs on several threads may time kernels at once: the flag is atomic, the times locked.
+    std::atomic<bool> profiling{false};
+    mutable std::mutex profile_mutex;
     int64_t profiled_runs = 0;
     std::map<std::string, KernelProfile> times;  // by kernel name; filled while profiling
     std::unordered_map<std::string, NDArray> param_views;
@@ -92,6 +112,8 @@ struct VirtualMachine::State {
 
     VMValue call(const VMFunction& f, std::vector<VMValue> args, int depth);
     void match_shape(const VMFunction& f, const VMInstruction& in, const VMValue& v,
+                     std::vector<int64_t>& slots) const;
+    void match_value(const VMFunction& f, const VMInstruction& in, const VMValue& v,
                      std::vector<int64_t>& slots) const;
     void call_kernel(const VMInstruction& in, std::vector<VMValue>& regs,
                      const std::vector<int64_t>& slots);
@@ -190,15 +212,21 @@ std::vector<VMValue> VirtualMachine::run_values(std::vector<VMValue> inputs) {
 VMValue VirtualMachine::call_main(std::vector<VMValue> inputs) {
     const VMFunction& main = state_->program.functions[0];
     if (inputs.size() != main.params.size()) {
-        user_error() << "vm: the model takes " << main.params.size() << " input(s), given "
-                     << inputs.size();
+        std::string names;
+        for (const auto& n : main.params) names += (names.empty() ? "'" : ", '") + n + "'";
+        user_error() << "vm: the model takes " << main.params.size() << " input(s) ("
+                     << (names.empty() ? "none" : names) << "), given " << inputs.size();
     }
     for (size_t i = 0; i < inputs.size(); ++i) {
         if (inputs[i].kind == VMValue::Kind::tensor && !inputs[i].tensor.defined()) {
-            user_error() << "vm: input '" << main.params[i] << "' is null";
+            user_error() << "vm: input " << i << " '" << main.params[i] << "' is null";
         }
     }
-    if (state_->profiling) ++state_->profiled_runs;
+    for (VMValue& v : inputs) align_input(v, *state_->pool);
+    if (state_->profiling.load(std::memory_order_relaxed)) {
+        std::lock_guard<std::mutex> lock(state_->profile_mutex);
+        ++state_->profiled_runs;
+    }
     return state_->call(main, std::move(inputs), 0);
 }
 
@@ -246,10 +274,11 @@ bool VirtualMachine::is_vm_artifact(const std::string& so_path) {
 }
 
 void VirtualMachine::set_profiling(bool on) {
-    state_->profiling = on;
+    state_->profiling.store(on, std::memory_order_relaxed);
 }
 
 Profile VirtualMachine::profile() const {
+    std::lock_guard<std::mutex> lock(state_->profile_mutex);
     Profile p;
     p.runs = state_->profiled_runs;
     for (const auto& [name, k] : state_->times) p.kernels.push_back(k);
@@ -260,8 +289,17 @@ Profile VirtualMachine::profile() const {
 }
 
 void VirtualMachine::reset_profile() {
+    std::lock_guard<std::mutex> lock(state_->profile_mutex);
     state_->times.clear();
     state_->profiled_runs = 0;
+}
+
+NDArray VirtualMachine::get_param(const std::string& name) const {
+    auto it = state_->param_views.find(name);
+    if (it == state_->param_views.end()) {
+        user_error() << "vm: the model has no param named '" << name << "'";
+    }
+    return it->second;
 }
 
 MemoryPoolStats VirtualMachine::pool_stats() const {
@@ -273,6 +311,21 @@ const VMProgram& VirtualMachine::program() const {
 
 void VirtualMachine::State::match_shape(const VMFunction& f, const VMInstruction& in,
                                         const VMValue& v, std::vector<int64_t>& slots) const {
+    // A model input's message also gives its index, as the graph executor's do.
+    if (&f != &program.functions[0] || in.reg < 0 || in.reg >= static_cast<int>(f.params.size()) ||
+        in.what != "input '" + f.params[in.reg] + "'") {
+        match_value(f, in, v, slots);
+        return;
+    }
+    try {
+        match_value(f, in, v, slots);
+    } catch (const UserError& e) {
+        user_error() << e.what() << " (input " << in.reg << " of " << f.params.size() << ")";
+    }
+}
+
+void VirtualMachine::State::match_value(const VMFunction& f, const VMInstruction& in,
+                                        const VMValue& v, std::vector<int64_t>& slots) const {
     if (in.index & kMatchMayBeNone && v.kind == VMValue::Kind::none) return;
     if (in.index & kMatchSequence) {
         if (v.kind != VMValue::Kind::tuple)
@@ -281,7 +334,7 @@ void VirtualMachine::State::match_shape(const VMFunction& f, const VMInstruction
             VMInstruction element = in;
             element.index = in.index & kMatchAnyRank;
             element.what = "element " + std::to_string(i) + " of " + in.what;
-            match_shape(f, element, v.fields[i], slots);
+            match_value(f, element, v.fields[i], slots);
         }
         return;
     }
@@ -341,13 +394,14 @@ void VirtualMachine::State::call_kernel(const VMInstruction& in, std::vector<VMV
         }
     }
     const PackedFunc& fn = kernels.at(*name);
-    if (!profiling) {
+    if (!profiling.load(std::memory_order_relaxed)) {
         call_packed(in, *name, fn, regs, slots);
         return;
     }
     auto start = std::chrono::steady_clock::now();
     call_packed(in, *name, fn, regs, slots);
     auto end = std::chrono::steady_clock::now();
+    std::lock_guard<std::mutex> lock(profile_mutex);
     KernelProfile& k = times[*name];
     k.kernel = *name;
     k.calls += 1;

@@ -7,8 +7,14 @@
 //   std::vector<NDArray> out = vm.run({input});             // any batch the model allows
 //
 // Tensors are allocated per run from a memory pool that reuses freed storage (memory_pool.h);
-// outputs are fresh tensors the caller owns. Inputs are borrowed, never copied. A VM is not safe
-// to run from several threads at once; kernels parallelize over the thread pool.
+// outputs are fresh tensors the caller owns. Inputs are borrowed, not copied (except one whose
+// data is not ANVIL_TENSOR_ALIGNMENT aligned, which is copied into aligned memory first, as
+// kernels require). Kernels parallelize over the thread pool.
+//
+// Threads: run, run_values and invoke may be called from any number of threads at once on one
+// VM. Each call keeps its registers to itself; the program, the kernels and the params are
+// read-only and shared; the memory pool and the profile are internally synchronized. Several VMs
+// loaded from one library share its params (read in place from the loaded library).
 //
 // The artifact: a shared library with the blobs ANVIL_VM_PROGRAM_SYMBOL (the program's JSON) and
 // ANVIL_GRAPH_PARAMS_SYMBOL (the parameter blob).
@@ -90,6 +96,9 @@ public:
     void set_profiling(bool on);
     Profile profile() const;
     void reset_profile();
+
+    // The param named `name` (a view of the parameter blob; kernels never write it).
+    NDArray get_param(const std::string& name) const;
 
     MemoryPoolStats pool_stats() const;
     const VMProgram& program() const;

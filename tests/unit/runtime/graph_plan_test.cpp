@@ -247,7 +247,7 @@ TEST(GraphExecutorRuntime, ChecksInputs) {
         [&] {
             ex.set_input("x", NDArray::empty({3, 2}, {kDLFloat, 32, 1}));
         },
-        "set_input('x'): expected float32[2, 3], got float32[3, 2]");
+        "set_input: input 0 'x': expected float32[2, 3], got float32[3, 2]");
     expect_error(
         [&] {
             ex.set_input("x", NDArray::empty({2, 3}, {kDLInt, 32, 1}));
