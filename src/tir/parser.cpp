@@ -378,10 +378,12 @@ private:
         PrimExpr cond = expr();
         expect(",", "between the assert's condition and message");
         std::string message = string_literal("the assert's message");
+        std::vector<PrimExpr> args;  // one per {} of the message
+        while (accept(",")) args.push_back(expr());
         expect(")", "to close 'assert('");
         Stmt body;
         if (is_punct("{")) body = block("the assert body");
-        return build(at, "assert", [&] { return make_assert(cond, message, body); });
+        return build(at, "assert", [&] { return make_assert(cond, message, body, {}, args); });
     }
 
     // call_packed("name", args): an argument naming a buffer (not indexed) is a tensor,

@@ -204,7 +204,9 @@ private:
     }
 
     std::string assert_head(const AssertStmt& a) {
-        return "assert(" + expr(a.cond) + ", " + quote(a.message) + ")";
+        std::string t = "assert(" + expr(a.cond) + ", " + quote(a.message);
+        for (const auto& arg : a.message_args) t += ", " + expr(arg);
+        return t + ")";
     }
 
     // Broken IR still prints (the verifier quotes it), with "<undefined>" for what is missing.

@@ -103,10 +103,28 @@ Stmt make_seq(std::vector<Stmt> seq, SourceLoc loc) {
     return Stmt(new SeqStmt(std::move(flat), std::move(loc)));
 }
 
-Stmt make_assert(PrimExpr cond, std::string message, Stmt body, SourceLoc loc) {
-    ANVIL_CHECK(cond.dtype() == DataType::bool_()) << "assert of type " << cond.dtype().str();
-    return Stmt(
-        new AssertStmt(std::move(cond), std::move(message), std::move(body), std::move(loc)));
+size_t count_message_placeholders(const std::string& message) {
+    size_t n = 0;
+    for (size_t k = message.find("{}"); k != std::string::npos; k = message.find("{}", k + 2)) {
+        ++n;
+    }
+    return n;
+}
+
+Stmt make_assert(PrimExpr cond, std::string message, Stmt body, SourceLoc loc,
+                 std::vector<PrimExpr> message_args) {
+    ANVIL_CHECK(cond.dtype().is_bool()) << "assert of type " << cond.dtype().str();
+    ANVIL_CHECK(count_message_placeholders(message) == message_args.size())
+        << "assert message with " << count_message_placeholders(message) << " placeholders {} and "
+        << message_args.size() << " arguments";
+    for (const auto& a : message_args) {
+        ANVIL_CHECK(a.dtype().is_integer() &&
+                    (a.dtype().is_scalar() || a.dtype().lanes() == cond.dtype().lanes()))
+            << "assert message argument of type " << a.dtype().str() << " (expected an integer "
+            << "scalar or a vector with the condition's " << cond.dtype().lanes() << " lanes)";
+    }
+    return Stmt(new AssertStmt(std::move(cond), std::move(message), std::move(body), std::move(loc),
+                               std::move(message_args)));
 }
 
 PackedArg tensor_arg(Ref<Buffer> buffer) {

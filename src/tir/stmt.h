@@ -17,7 +17,10 @@
 //   are undefined on entry. "local" buffers of constant size live on the stack.
 // - IfThenElse runs then_case when cond holds, else_case (optional) otherwise.
 // - Evaluate computes an expression for its side effects (a call).
-// - AssertStmt raises a runtime error carrying `message` when cond is false.
+// - AssertStmt raises a runtime error carrying `message` when cond is false. A vector cond fails
+//   when any lane is false. Each `{}` in the message stands for the next of `message_args`
+//   (integers, printed in decimal); a vector argument has cond's lanes and prints its value at
+//   the first lane where cond is false. The arguments are evaluated only when the assert fails.
 // - CallPacked calls the function registered under `func` in the runtime's global registry
 //   (anvil_func_get_global) with `args`: a tensor argument passes as a DLTensor over its buffer's
 //   memory with the argument's `shape` (compact row-major, on the CPU), a scalar as an int64
@@ -145,14 +148,16 @@ struct SeqStmt : StmtNode {
 
 struct AssertStmt : StmtNode {
     static constexpr StmtKind kKind = StmtKind::AssertStmt;
-    AssertStmt(PrimExpr c, std::string m, Stmt b, SourceLoc l = {})
+    AssertStmt(PrimExpr c, std::string m, Stmt b, SourceLoc l = {}, std::vector<PrimExpr> a = {})
         : StmtNode(kKind, std::move(l)),
           cond(std::move(c)),
           message(std::move(m)),
-          body(std::move(b)) {}
+          body(std::move(b)),
+          message_args(std::move(a)) {}
     const PrimExpr cond;
     const std::string message;
-    const Stmt body;
+    const Stmt body;  // may be undefined
+    const std::vector<PrimExpr> message_args;
 };
 
 // One argument of a CallPacked: a tensor (buffer set) or a scalar (value set).
@@ -183,7 +188,11 @@ Stmt make_if(PrimExpr cond, Stmt then_case, Stmt else_case = Stmt(), SourceLoc l
 Stmt make_evaluate(PrimExpr value, SourceLoc loc = {});
 // Flattens nested SeqStmts, drops undefined entries; one statement is returned as itself.
 Stmt make_seq(std::vector<Stmt> seq, SourceLoc loc = {});
-Stmt make_assert(PrimExpr cond, std::string message, Stmt body, SourceLoc loc = {});
+// `message` holds one `{}` per message argument.
+Stmt make_assert(PrimExpr cond, std::string message, Stmt body, SourceLoc loc = {},
+                 std::vector<PrimExpr> message_args = {});
+// The number of `{}` placeholders in an assert message.
+size_t count_message_placeholders(const std::string& message);
 // Arguments made by tensor_arg / scalar_arg; scalars must be scalar numbers (not handles).
 Stmt make_call_packed(std::string func, std::vector<PackedArg> args, SourceLoc loc = {});
 PackedArg tensor_arg(Ref<Buffer> buffer);

@@ -48,7 +48,8 @@ void StmtVisitor::visit_stmt_(const SeqStmt* op) {
 }
 void StmtVisitor::visit_stmt_(const AssertStmt* op) {
     visit_expr(op->cond);
-    visit_stmt(op->body);
+    for (const auto& a : op->message_args) visit_expr(a);
+    if (op->body.defined()) visit_stmt(op->body);
 }
 
 void StmtVisitor::visit_stmt_(const CallPacked* op) {
@@ -122,9 +123,15 @@ Stmt StmtMutator::mutate_stmt_(const SeqStmt* op, const Stmt& self) {
 }
 Stmt StmtMutator::mutate_stmt_(const AssertStmt* op, const Stmt& self) {
     PrimExpr c = mutate_expr(op->cond);
-    Stmt b = mutate_stmt(op->body);
-    if (c.same_as(op->cond) && b.same_as(op->body)) return self;
-    return make_assert(c, op->message, b, op->loc);
+    std::vector<PrimExpr> args;
+    bool changed = !c.same_as(op->cond);
+    for (const auto& a : op->message_args) {
+        args.push_back(mutate_expr(a));
+        changed |= !args.back().same_as(a);
+    }
+    Stmt b = op->body.defined() ? mutate_stmt(op->body) : op->body;
+    if (!changed && b.same_as(op->body)) return self;
+    return make_assert(c, op->message, b, op->loc, std::move(args));
 }
 
 Stmt StmtMutator::mutate_stmt_(const CallPacked* op, const Stmt& self) {

@@ -74,6 +74,10 @@ public:
             }
             case StmtKind::AssertStmt: {
                 auto *x = a.as<AssertStmt>(), *y = b.as<AssertStmt>();
+                if (x->message_args.size() != y->message_args.size()) return false;
+                for (size_t i = 0; i < x->message_args.size(); ++i) {
+                    if (!eq_.equal(x->message_args[i], y->message_args[i])) return false;
+                }
                 return x->message == y->message && eq_.equal(x->cond, y->cond) &&
                        stmt(x->body, y->body);
             }

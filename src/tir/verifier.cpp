@@ -156,7 +156,12 @@ private:
                 break;
             case StmtKind::AssertStmt: {
                 auto* op = s.as<AssertStmt>();
-                check_cond(op->cond, "assert");
+                expr(op->cond);
+                if (op->cond.defined() && !op->cond.dtype().is_bool()) {
+                    report("assert condition of type " + op->cond.dtype().str() +
+                           " (expected bool, or a vector of bool)");
+                }
+                for (const auto& a : op->message_args) expr(a);
                 if (op->body.defined()) stmt(op->body);
                 break;
             }

@@ -91,6 +91,8 @@ private:
     void emit_error_return();
     // Calls anvil_set_last_error with a constant message then returns -1.
     void emit_fail(const std::string& message);
+    // The same with each `{}` of `message` replaced by the next of `values` (i64, decimal).
+    void emit_fail_formatted(const std::string& message, const std::vector<llvm::Value*>& values);
     llvm::FunctionCallee runtime_function(const std::string& name);
     llvm::Value* global_string(const std::string& s);
 
@@ -169,6 +171,8 @@ private:
     std::unordered_map<const Buffer*, BufferInfo> buffers_;
     // Workspace allocations live at this point; an error return frees them.
     std::vector<llvm::Value*> live_workspace_;
+    // Where emit_fail_formatted writes its message (made on first use in each function).
+    llvm::Value* message_buffer_ = nullptr;
     // Signed integer arithmetic in an index cannot overflow (it would address nothing valid),
     // so it is emitted with `nsw` to let LLVM analyse addresses.
     bool in_index_ = false;

@@ -121,6 +121,8 @@ llvm::Function* CodeGenLLVM::emit_body_function(const std::string& name,
     auto saved_multiple = std::move(var_multiple_);
     auto saved_buffers = std::move(buffers_);
     auto saved_workspace = std::move(live_workspace_);
+    llvm::Value* saved_message_buffer = message_buffer_;
+    message_buffer_ = nullptr;
     const int64_t saved_stack_bytes = stack_bytes_;
     stack_bytes_ = 0;
     llvm::Function* saved_function = function_;
@@ -164,6 +166,7 @@ llvm::Function* CodeGenLLVM::emit_body_function(const std::string& name,
     var_multiple_ = std::move(saved_multiple);
     buffers_ = std::move(saved_buffers);
     live_workspace_ = std::move(saved_workspace);
+    message_buffer_ = saved_message_buffer;
     stack_bytes_ = saved_stack_bytes;
     function_ = saved_function;
     entry_ = saved_entry;
@@ -182,6 +185,30 @@ void CodeGenLLVM::emit_error_return() {
 
 void CodeGenLLVM::emit_fail(const std::string& message) {
     builder_.CreateCall(runtime_function("anvil_set_last_error"), {global_string(message)});
+    emit_error_return();
+}
+
+void CodeGenLLVM::emit_fail_formatted(const std::string& message,
+                                      const std::vector<llvm::Value*>& values) {
+    std::string format;
+    size_t start = 0;
+    for (size_t k = message.find("{}"); k != std::string::npos; k = message.find("{}", start)) {
+        format += escape_percent(message.substr(start, k - start)) + "%lld";
+        start = k + 2;
+    }
+    format += escape_percent(message.substr(start));
+    // One buffer per function, in the entry block: a kernel may hold hundreds of checks.
+    if (!message_buffer_) {
+        llvm::IRBuilder<> entry_builder(entry_, entry_->getFirstInsertionPt());
+        message_buffer_ = entry_builder.CreateAlloca(
+            llvm::ArrayType::get(builder_.getInt8Ty(), kMessageBytes), nullptr, "assert_message");
+    }
+    llvm::Value* buf = message_buffer_;
+    std::vector<llvm::Value*> args = {buf, llvm::ConstantInt::get(i64_, kMessageBytes),
+                                      global_string(format)};
+    args.insert(args.end(), values.begin(), values.end());
+    builder_.CreateCall(runtime_function("snprintf"), args);
+    builder_.CreateCall(runtime_function("anvil_set_last_error"), {buf});
     emit_error_return();
 }
 
@@ -421,14 +448,35 @@ void CodeGenLLVM::emit_stmt_(const tir::SeqStmt* op) {
 
 void CodeGenLLVM::emit_stmt_(const tir::AssertStmt* op) {
     llvm::Value* cond = emit(op->cond);
+    const int lanes = op->cond.dtype().lanes();
+    llvm::Value* holds = lanes > 1 ? builder_.CreateAndReduce(cond) : cond;
     auto* fail = llvm::BasicBlock::Create(ctx_, "assert_fail", function_);
     auto* ok = llvm::BasicBlock::Create(ctx_, "assert_ok", function_);
-    builder_.CreateCondBr(cond, ok, fail, llvm::MDBuilder(ctx_).createLikelyBranchWeights());
+    builder_.CreateCondBr(holds, ok, fail, llvm::MDBuilder(ctx_).createLikelyBranchWeights());
     builder_.SetInsertPoint(fail);
-    emit_fail(op->message);
+    if (op->message_args.empty()) {
+        emit_fail(op->message);
+    } else {
+        // A vector argument shows its value at the first failing lane: the lowest set bit of
+        // the failing lanes' mask.
+        llvm::Value* lane = nullptr;
+        if (lanes > 1) {
+            llvm::Type* mask_ty = llvm::IntegerType::get(ctx_, static_cast<unsigned>(lanes));
+            llvm::Value* failing = builder_.CreateBitCast(builder_.CreateNot(cond), mask_ty);
+            lane = builder_.CreateIntrinsic(llvm::Intrinsic::cttz, {mask_ty},
+                                            {failing, builder_.getTrue()});
+        }
+        std::vector<llvm::Value*> values;
+        for (const auto& a : op->message_args) {
+            llvm::Value* v = emit(a);
+            if (a.dtype().is_vector()) v = builder_.CreateExtractElement(v, lane);
+            values.push_back(builder_.CreateIntCast(v, i64_, a.dtype().is_int()));
+        }
+        emit_fail_formatted(op->message, values);
+    }
     builder_.CreateBr(ok);
     builder_.SetInsertPoint(ok);
-    emit_stmt(op->body);
+    if (op->body.defined()) emit_stmt(op->body);
 }
 
 }  // namespace anvil::codegen

@@ -16,6 +16,10 @@ struct LowerContext {
     int vector_bits = 128;       // widest native vector register (512 with AVX-512)
     int max_unroll_extent = 64;  // unroll_loops leaves larger Unrolled loops as serial loops
     bool is_gpu = false;
+    // The checked mode: instrument_bound_checkers runs (driver::PipelineOptions::checked).
+    bool instrument_bound_checkers = false;
+    // The function being lowered, for messages the generated code gives (set by the pipeline).
+    std::string function_name;
 };
 
 // Requires: nothing.  Ensures: arithmetic simplified under the ranges of enclosing loops and
@@ -49,6 +53,12 @@ Stmt partition_loops(const Stmt& s, const LowerContext& ctx);
 // Requires: flattened storage.  Ensures: Allocates of the same scope and element type whose
 // lifetimes do not overlap share one allocation (the larger size).
 Stmt reuse_storage(const Stmt& s, const LowerContext& ctx);
+
+// Requires: flattened storage (several indices are checked per dimension).  Ensures: every
+// Load and Store is preceded by an assert (reached exactly when the access is: under the
+// conditions of enclosing if_then_else branches, per lane for masked loads) that its index lies
+// in [0, buffer size); a failure names ctx.function_name, the buffer, the index and the size.
+Stmt instrument_bound_checkers(const Stmt& s, const LowerContext& ctx);
 
 // Requires: nothing.  Ensures: exp, log, tanh, erf and sigmoid on float32 (scalar or vector)
 // are replaced by polynomial/rational approximations built from + - * / min max select and bit

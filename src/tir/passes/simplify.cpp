@@ -108,10 +108,8 @@ protected:
 
     Stmt mutate_stmt_(const AssertStmt* op, const Stmt& self) override {
         PrimExpr cond = mutate_expr(op->cond);
-        if (analyzer_.can_prove(cond)) return mutate_stmt(op->body);
-        Stmt body = mutate_stmt(op->body);
-        if (cond.same_as(op->cond) && body.same_as(op->body)) return self;
-        return make_assert(cond, op->message, body, op->loc);
+        if (analyzer_.can_prove(cond)) return op->body.defined() ? mutate_stmt(op->body) : no_op();
+        return StmtMutator::mutate_stmt_(op, self);
     }
 
     Stmt mutate_stmt_(const Allocate* op, const Stmt& self) override {

@@ -22,6 +22,7 @@ std::string golden_path(const std::string& name) {
 
 Ref<PrimFunc> run_pass(const std::string& pass, const Ref<PrimFunc>& f) {
     LowerContext ctx;
+    ctx.function_name = f->name;
     if (pass == "flatten_storage") return flatten_storage(f, ctx);
     Stmt (*fn)(const Stmt&, const LowerContext&) = nullptr;
     if (pass == "simplify") fn = simplify;
@@ -30,6 +31,7 @@ Ref<PrimFunc> run_pass(const std::string& pass, const Ref<PrimFunc>& f) {
     if (pass == "partition_loops") fn = partition_loops;
     if (pass == "reuse_storage") fn = reuse_storage;
     if (pass == "lower_intrinsics") fn = lower_intrinsics;
+    if (pass == "instrument_bound_checkers") fn = instrument_bound_checkers;
     EXPECT_NE(fn, nullptr) << "unknown pass " << pass;
     return fn ? with_body(f, fn(f->body, ctx)) : f;
 }
@@ -48,7 +50,7 @@ TEST_P(PassGolden, MatchesAfterFile) {
 INSTANTIATE_TEST_SUITE_P(TirPasses, PassGolden,
                          ::testing::Values("simplify", "flatten_storage", "vectorize_loops",
                                            "unroll_loops", "partition_loops", "reuse_storage",
-                                           "lower_intrinsics"));
+                                           "lower_intrinsics", "instrument_bound_checkers"));
 
 }  // namespace
 }  // namespace anvil::tir

@@ -496,8 +496,24 @@ void Interpreter::run(const Stmt& s) {
             return;
         case StmtKind::AssertStmt: {
             auto* op = s.as<AssertStmt>();
-            if (!eval(op->cond).as_int(0)) fail("assertion: " + op->message);
-            run(op->body);
+            Value c = eval(op->cond);
+            int failing = -1;  // the first lane that fails, as the code generator reports it
+            for (int l = 0; l < c.lanes() && failing < 0; ++l) {
+                if (!c.as_int(l)) failing = l;
+            }
+            if (failing >= 0) {
+                std::string message;
+                size_t start = 0, arg = 0;
+                for (size_t k = op->message.find("{}"); k != std::string::npos;
+                     k = op->message.find("{}", start)) {
+                    Value v = eval(op->message_args.at(arg++));
+                    message += op->message.substr(start, k - start) +
+                               std::to_string(v.as_int(v.lanes() > 1 ? failing : 0));
+                    start = k + 2;
+                }
+                fail("assertion: " + message + op->message.substr(start));
+            }
+            if (op->body.defined()) run(op->body);
             return;
         }
         case StmtKind::CallPacked:
