@@ -123,7 +123,14 @@ class BenchmarkResult:
 
 
 class GraphModule:
-    """Runs a compiled model: set_input, run, get_output (TVM's graph_executor.GraphModule)."""
+    """Runs a compiled model: set_input, run, get_output (TVM's graph_executor.GraphModule).
+
+    Threads: run_with(inputs) -> outputs is safe to call from many threads at once on one
+    GraphModule (each call runs in a workspace of its own and releases the GIL; the weights are
+    shared). set_input / run / get_output serve one thread at a time: used from several threads
+    they raise anvil.UserError (an input set by another thread, another thread's outputs still
+    held, ...) rather than return another thread's results.
+    """
 
     def __init__(self, executor):
         if not isinstance(executor, GraphExecutor):
@@ -142,6 +149,34 @@ class GraphModule:
         if inputs:
             self.set_input(**inputs)
         self.executor.run()
+
+    def run_with(self, *inputs, **named):
+        """Runs the model on the given inputs and returns a list of fresh output NDArrays.
+
+        Inputs go by position (one NumPy array or NDArray per input, in order), as one list or
+        tuple, as one dict {name: array}, or by name as keyword arguments. Nothing is kept
+        between calls, so any number of threads may call it at once on one GraphModule.
+        """
+        if len(inputs) == 1 and isinstance(inputs[0], dict) and not named:
+            named = inputs[0]
+            inputs = ()
+        elif len(inputs) == 1 and isinstance(inputs[0], (list, tuple)):
+            inputs = tuple(inputs[0])
+        if named:
+            if inputs:
+                raise _anvil.UserError("run_with: give the inputs by position or by name, not both")
+            names = [self.executor.input_name(i) for i in range(self.executor.num_inputs)]
+            unknown = [k for k in named if k not in names]
+            if unknown:
+                raise _anvil.UserError(
+                    f"run_with: the model has no input named '{unknown[0]}'; its inputs are "
+                    + ", ".join(f"'{n}'" for n in names))
+            missing = [(i, n) for i, n in enumerate(names) if n not in named]
+            if missing:
+                raise _anvil.UserError(
+                    "run_with: missing " + ", ".join(f"input {i} '{n}'" for i, n in missing))
+            inputs = tuple(named[n] for n in names)
+        return self.executor.run_with(list(inputs))
 
     def get_output(self, index):
         """A view of output `index` (no copy); the next run overwrites it."""

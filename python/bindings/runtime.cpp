@@ -322,6 +322,23 @@ runtime::GraphExecutor& set_input_any(runtime::GraphExecutor& ex, const py::obje
     return ex;
 }
 
+// GraphExecutor.run_with: converts the inputs while holding the GIL, runs without it.
+std::vector<NDArray> run_with_any(const runtime::GraphExecutor& ex, const py::list& inputs) {
+    std::vector<NDArray> values;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        py::handle v = inputs[i];
+        if (v.is_none()) {
+            values.emplace_back();  // the executor names the input in its message
+        } else if (py::isinstance<NDArray>(v)) {
+            values.push_back(v.cast<NDArray>());
+        } else {
+            values.push_back(ndarray_from_numpy(py::array(py::reinterpret_borrow<py::object>(v))));
+        }
+    }
+    py::gil_scoped_release release;
+    return ex.run_with(values);
+}
+
 // A VM value from Python: None is an empty optional, a list or tuple a sequence (a tuple of
 // values), anything else a tensor (an NDArray, or an array NumPy makes of it).
 runtime::VMValue vm_value_from_python(const py::handle& v) {
@@ -540,6 +557,27 @@ void init_runtime(py::module_& m) {
              "A view of output `index` (no copy); the next run overwrites it.")
         .def("run", &runtime::GraphExecutor::run, py::call_guard<py::gil_scoped_release>(),
              "Runs the model once on the current inputs.")
+        .def("run_with", &run_with_any, py::arg("inputs"),
+             "Runs the model on `inputs` (a list with one NumPy array or NDArray per input, in "
+             "order) and returns a list of fresh output NDArrays. Safe to call from many threads "
+             "at once on one executor (the GIL is released while it runs).")
+        .def_property_readonly("num_workspaces", &runtime::GraphExecutor::num_workspaces,
+                               "How many workspaces run_with has made (at most the number of "
+                               "calls that ran at once).")
+        .def(
+            "get_param",
+            [](const runtime::GraphExecutor& ex, const std::string& name) {
+                return ex.get_param(name);
+            },
+            py::arg("name"), "A view of the weight `name` (read in place from the library).")
+        .def_property_readonly(
+            "param_names",
+            [](const runtime::GraphExecutor& ex) {
+                std::vector<std::string> names;
+                for (const auto& [name, p] : ex.plan().params) names.push_back(name);
+                return names;
+            },
+            "The names of the model's weights (get_param).")
         .def_property_readonly("planned_bytes", &runtime::GraphExecutor::planned_bytes,
                                "Bytes of the planned intermediate and output storage.")
         .def_property_readonly("param_bytes", &runtime::GraphExecutor::param_bytes,
@@ -588,6 +626,20 @@ void init_runtime(py::module_& m) {
             "Runs main on `inputs` (in order: NumPy arrays or NDArrays, a list of them for a "
             "sequence, None for an empty optional); returns a list with one value per output: an "
             "NDArray, a list of NDArrays (a sequence) or None (an empty optional).")
+        .def(
+            "get_param",
+            [](const runtime::VirtualMachine& vm, const std::string& name) {
+                return vm.get_param(name);
+            },
+            py::arg("name"), "A view of the weight `name` (read in place from the library).")
+        .def_property_readonly(
+            "param_names",
+            [](const runtime::VirtualMachine& vm) {
+                std::vector<std::string> names;
+                for (const auto& [name, p] : vm.program().params) names.push_back(name);
+                return names;
+            },
+            "The names of the model's weights (get_param).")
         .def_property_readonly(
             "pool_bytes",
             [](const runtime::VirtualMachine& vm) { return vm.pool_stats().bytes_held; },

@@ -214,8 +214,9 @@ VMValue VirtualMachine::call_main(std::vector<VMValue> inputs) {
     if (inputs.size() != main.params.size()) {
         std::string names;
         for (const auto& n : main.params) names += (names.empty() ? "'" : ", '") + n + "'";
-        user_error() << "vm: the model takes " << main.params.size() << " input(s) ("
-                     << (names.empty() ? "none" : names) << "), given " << inputs.size();
+        user_error() << "vm: the model takes " << main.params.size() << " input(s), given "
+                     << inputs.size() << " (its inputs: " << (names.empty() ? "none" : names)
+                     << ")";
     }
     for (size_t i = 0; i < inputs.size(); ++i) {
         if (inputs[i].kind == VMValue::Kind::tensor && !inputs[i].tensor.defined()) {
