@@ -19,9 +19,16 @@ for arg in "$@"; do
             # The Python package (python/) is built against Debian's python3 and tested with pytest.
             packages+=(g++-aarch64-linux-gnu qemu-user python3-numpy)
             packages+=(python3-dev pybind11-dev python3-onnx python3-pytest)
+            # The ONNX backend test suite (tests/conformance) reads its node and model tests.
+            packages+=(libonnx-testdata)
+            # libFuzzer harnesses and the sanitizer builds (tests/fuzz, scripts/fuzz.sh,
+            # scripts/test.sh --sanitize) use clang's runtimes.
+            packages+=(clang-19 libclang-rt-19-dev)
             ;;
         --bench)
             packages+=(python3-torch python3-torchvision python3-onnx python3-numpy nodejs)
+            # oneDNN's CMake package (the GEMM benchmark) needs the OpenCL loader and headers.
+            packages+=(ocl-icd-opencl-dev opencl-headers)
             # NodeSource's nodejs package carries npm itself (and conflicts with Debian's).
             command -v npm >/dev/null || packages+=(npm)
             ;;

@@ -1,11 +1,66 @@
 #!/usr/bin/env bash
-# Sets up a fresh Debian machine, builds Anvil and its tests, and runs every test.
+# Sets up a fresh Debian machine, builds Anvil and its tests, and runs them.
+#
+#   scripts/test.sh              the test command (CI runs exactly this): install what is missing,
+#                                check formatting, build in build/, run every suite with ctest
+#                                (unit, golden, errors, e2e, every op, conformance, CLI, Python,
+#                                and a short run of every fuzz harness), then say how many tests
+#                                were skipped and why
+#   scripts/test.sh --sanitize   the suites built with ASan + UBSan in build-asan/ (Python tests
+#                                left out: the interpreter is not instrumented), then the
+#                                concurrency tests built with ThreadSanitizer in build-tsan/
+#   scripts/test.sh --full       the test command, then --sanitize, then every fuzz harness under
+#                                libFuzzer for FUZZ_SECONDS (default 60) each (scripts/fuzz.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # ccache keeps its cache under $HOME; give it a place when the environment has no HOME.
 [[ -n "${HOME:-}" || -n "${CCACHE_DIR:-}" ]] || export CCACHE_DIR=/tmp/anvil-ccache
+
+mode=default
+case "${1:-}" in
+    "") ;;
+    --sanitize) mode=sanitize ;;
+    --full) mode=full ;;
+    *)
+        echo "usage: scripts/test.sh [--sanitize | --full]" >&2
+        exit 2
+        ;;
+esac
+
 scripts/install_deps.sh --tests
-scripts/check_format.sh
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DANVIL_BUILD_TESTS=ON
-cmake --build build
-ctest --test-dir build --output-on-failure -j2
+
+# The test command. Returns ctest's status after printing the skip summary.
+run_tests() {
+    scripts/check_format.sh
+    cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DANVIL_BUILD_TESTS=ON
+    cmake --build build
+    local status=0
+    ctest --test-dir build --output-on-failure -j2 || status=$?
+    /usr/bin/python3 scripts/summarize_skips.py build
+    return "$status"
+}
+
+# Sanitizer builds: every finding stops the test that made it.
+run_sanitized() {
+    export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+    export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+    export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+    cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Release -DANVIL_BUILD_TESTS=ON \
+        -DANVIL_BUILD_PYTHON=OFF -DANVIL_SANITIZE=address,undefined
+    cmake --build build-asan
+    ctest --test-dir build-asan --output-on-failure -j2 --timeout 3000
+    cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Release -DANVIL_BUILD_TESTS=ON \
+        -DANVIL_BUILD_PYTHON=OFF -DANVIL_SANITIZE=thread
+    cmake --build build-tsan --target anvil_runtime_tests anvil_e2e_tests
+    ctest --test-dir build-tsan --output-on-failure -j2 -R 'Concurren|ThreadPool'
+}
+
+case "$mode" in
+    default) run_tests ;;
+    sanitize) run_sanitized ;;
+    full)
+        run_tests
+        run_sanitized
+        scripts/fuzz.sh --seconds "${FUZZ_SECONDS:-60}"
+        ;;
+esac

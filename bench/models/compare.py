@@ -53,10 +53,20 @@ sys.path.insert(0, HERE)
 from model_flops import model_flops  # noqa: E402
 
 
+class StepFailed(Exception):
+    """One step of one model failed; the model gets a row with this note and the run goes on."""
+
+
+def last_line(text):
+    lines = [x.strip() for x in text.splitlines() if x.strip()]
+    return lines[-1] if lines else "(no output)"
+
+
 def run(cmd, env=None, ok_codes=(0,)):
     r = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if r.returncode not in ok_codes:
-        sys.exit(f"failed: {' '.join(cmd)}\n{r.stdout}{r.stderr}")
+        raise StepFailed(f"{os.path.basename(cmd[0])} {cmd[1] if len(cmd) > 1 else ''} exited "
+                         f"{r.returncode}: {last_line(r.stderr or r.stdout)}")
     return r.returncode, r.stdout + r.stderr
 
 
@@ -77,11 +87,15 @@ def ort_median(model, inputs, threads, repeat):
 
 
 def torch_run(model_dir, threads, repeat):
-    """(median ms, output line), or (None, reason) when PyTorch cannot build the model."""
-    code, out = run([TORCH_PYTHON, os.path.join(HERE, "torch_time.py"), model_dir, str(threads),
-                     str(repeat)], ok_codes=(0, 3))
-    if code == 3:
+    """(median ms, output line), or (None, reason) when PyTorch cannot build or run the model
+    (or its output differs from the reference)."""
+    r = subprocess.run([TORCH_PYTHON, os.path.join(HERE, "torch_time.py"), model_dir,
+                        str(threads), str(repeat)], capture_output=True, text=True)
+    out = r.stdout + r.stderr
+    if r.returncode == 3:
         return None, [x for x in out.splitlines() if x.startswith("unsupported:")][-1]
+    if r.returncode != 0:
+        return None, f"torch_time.py exited {r.returncode}: {last_line(r.stderr or r.stdout)}"
     line = [x for x in out.splitlines() if x.startswith("torch ")][-1]
     return number(r"median_ms=([0-9.]+)", line), line
 
@@ -159,6 +173,7 @@ def main():
     for name in a.models:
         models += generated_models() if name == "generated" else [name]
     rows = []
+    notes = {}  # model label -> what went wrong or differs
     with tempfile.TemporaryDirectory() as tmp:
         peak_exe = fma_peak_binary(a.anvil, tmp)
         peaks = {t: measure_peak(peak_exe, t) for t in a.threads}
@@ -168,29 +183,53 @@ def main():
             label = os.path.basename(os.path.normpath(d))
             model, inputs = os.path.join(d, "model.onnx"), os.path.join(d, "test_data_set_0")
             so = os.path.join(tmp, label + ".so")
-            run([a.anvil, "compile", model, "-o", so])
-            run([a.anvil, "run", so, "--inputs", inputs, "--compare", inputs])  # exits on mismatch
+            model_notes = []
+            try:
+                run([a.anvil, "compile", model, "-o", so])
+                # A model whose output differs from the reference beyond the elementwise
+                # tolerance is still timed, with the difference as its note.
+                code, out = run([a.anvil, "run", so, "--inputs", inputs, "--compare", inputs],
+                                ok_codes=(0, 1))
+                if code == 1:
+                    worst = [x.strip() for x in out.splitlines() if "MISMATCH" in x or "max" in x]
+                    model_notes.append("output differs from the reference (rtol 1e-3, atol "
+                                       "1e-4): " + "; ".join(worst[:2]))
+            except StepFailed as e:
+                notes[label] = f"not run: {e}"
+                print(f"{label}: {notes[label]}", file=sys.stderr)
+                for t in a.threads:
+                    rows.append((label, t, None, None, None, None))
+                continue
             flops = model_flops(model)
             use_torch = not a.no_torch
             if use_torch:
                 ms, line = torch_run(d, 1, 1)  # builds and checks it once before timing
                 if ms is None:
-                    print(f"{label}: no PyTorch peer: {line}", file=sys.stderr)
+                    model_notes.append(f"no PyTorch peer: {line}")
                     use_torch = False
                 else:
                     torch_version = re.search(r"version=(\S+)", line).group(1)
             for t in a.threads:
                 anvil_ms, ort_ms, torch_ms = [], [], []
-                for _ in range(a.rounds):
-                    anvil_ms.append(anvil_median(a.anvil, so, inputs, t, a.repeat))
-                    ort_ms.append(ort_median(model, inputs, t, a.repeat))
-                    if use_torch:
-                        torch_ms.append(torch_run(d, t, a.repeat)[0])
-                am, om = statistics.median(anvil_ms), statistics.median(ort_ms)
-                tm = statistics.median(torch_ms) if torch_ms else None
+                try:
+                    for _ in range(a.rounds):
+                        anvil_ms.append(anvil_median(a.anvil, so, inputs, t, a.repeat))
+                        ort_ms.append(ort_median(model, inputs, t, a.repeat))
+                        if use_torch:
+                            torch_ms.append(torch_run(d, t, a.repeat)[0])
+                except StepFailed as e:
+                    model_notes.append(f"timing at {t} thread(s) stopped: {e}")
+                am = statistics.median(anvil_ms) if anvil_ms else None
+                om = statistics.median(ort_ms) if ort_ms else None
+                timed = [x for x in torch_ms if x is not None]
+                tm = statistics.median(timed) if timed else None
                 rows.append((label, t, am, om, tm, flops))
-                print(f"{label:<26}{t:>8}{am:>11.3f}{om:>11.3f}{fmt(tm, '11.3f', '-'.rjust(11))}",
+                print(f"{label:<26}{t:>8}{fmt(am, '11.3f', '-'.rjust(11))}"
+                      f"{fmt(om, '11.3f', '-'.rjust(11))}{fmt(tm, '11.3f', '-'.rjust(11))}",
                       file=sys.stderr)
+            if model_notes:
+                notes[label] = "; ".join(model_notes)
+                print(f"{label}: {notes[label]}", file=sys.stderr)
         # The peak again after the models: the better of the two, in case load or clocks varied.
         for t in a.threads:
             again = measure_peak(peak_exe, t)
@@ -203,9 +242,16 @@ def main():
              if torch_version else ""))
     print(f"{'model':<26}{'threads':>8}{'anvil ms':>11}{'ort ms':>11}{'torch ms':>11}"
           f"{'anvil/ort':>11}{'anvil/torch':>13}")
+    def ratio(x, y):
+        return None if x is None or y is None else x / y
+
     for m, t, am, om, tm, _ in rows:
-        print(f"{m:<26}{t:>8}{am:>11.3f}{om:>11.3f}{fmt(tm, '11.3f', '-'.rjust(11))}"
-              f"{am / om:>11.2f}{fmt(None if tm is None else am / tm, '13.2f', '-'.rjust(13))}")
+        mark = " *" if m in notes else ""
+        print(f"{m:<26}{t:>8}{fmt(am, '11.3f', '-'.rjust(11))}{fmt(om, '11.3f', '-'.rjust(11))}"
+              f"{fmt(tm, '11.3f', '-'.rjust(11))}{fmt(ratio(am, om), '11.2f', '-'.rjust(11))}"
+              f"{fmt(ratio(am, tm), '13.2f', '-'.rjust(13))}{mark}")
+    for m, note in notes.items():
+        print(f"* {m}: {note}")
     print()
     print("fp32 FMA peak, measured: " + ", ".join(
         f"{t} thread{'s' if t > 1 else ''} {peaks[t][0]:.1f} GFLOP/s ({peaks[t][1]})"
@@ -213,6 +259,8 @@ def main():
     print(f"{'model':<26}{'threads':>8}{'GFLOP':>8}{'anvil GF/s':>12}{'%peak':>7}"
           f"{'ort GF/s':>10}{'%peak':>7}{'torch GF/s':>12}{'%peak':>7}")
     for m, t, am, om, tm, flops in rows:
+        if flops is None:
+            continue
         peak = peaks[t][0]
         cells = []
         for ms in (am, om, tm):

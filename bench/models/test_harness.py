@@ -18,7 +18,7 @@ import tempfile
 import unittest
 
 import onnx
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -151,14 +151,52 @@ class CompareEndToEnd(unittest.TestCase):
         self.assertEqual(row[4], "-")  # no torchvision network of that name
         self.assertAlmostEqual(float(row[5]), anvil_ms / ort_ms, delta=0.01)
         self.assertEqual(row[6], "-")
-        self.assertRegex(lines[4], r"^fp32 FMA peak, measured: 1 thread [0-9.]+ GFLOP/s")
-        eff = lines[6].split()
+        peak = next(i for i, x in enumerate(lines) if x.startswith("fp32 FMA peak"))
+        self.assertRegex(lines[peak], r"^fp32 FMA peak, measured: 1 thread [0-9.]+ GFLOP/s")
+        eff = lines[peak + 2].split()
         self.assertEqual(eff[:2], ["transformer_encoder_relu", "1"])
         self.assertGreater(float(eff[2]), 0)  # GFLOP of the model
-        self.assertTrue(eff[4].endswith("%") and eff[6].endswith("%"), lines[6])
+        self.assertTrue(eff[4].endswith("%") and eff[6].endswith("%"), lines[peak + 2])
         if HAS_TORCH:
             self.assertIn("no PyTorch peer", r.stderr)
+            self.assertTrue(row[-1] == "*", lines[2])
+            self.assertIn("* transformer_encoder_relu: no PyTorch peer", r.stdout)
 
+    def test_a_failing_model_is_a_row_with_a_note(self):
+        """A model that does not compile, and one whose output differs from its reference, get
+        rows with notes; the run goes on to the others and succeeds."""
+        good = os.path.join(ROOT, "tests", "models", "transformer_encoder_relu")
+        with tempfile.TemporaryDirectory() as tmp:
+            broken = os.path.join(tmp, "broken")
+            os.makedirs(os.path.join(broken, "test_data_set_0"))
+            with open(os.path.join(broken, "model.onnx"), "wb") as f:
+                f.write(b"not a model")
+            differs = os.path.join(tmp, "differs")
+            os.makedirs(os.path.join(differs, "test_data_set_0"))
+            with open(os.path.join(good, "model.onnx"), "rb") as f:
+                model = f.read()
+            with open(os.path.join(differs, "model.onnx"), "wb") as f:
+                f.write(model)
+            data = os.path.join(good, "test_data_set_0")
+            inp = onnx.load_tensor(os.path.join(data, "input_0.pb"))
+            out = onnx.load_tensor(os.path.join(data, "output_0.pb"))
+            expected = numpy_helper.to_array(out) + 1.0  # a reference it cannot match
+            onnx.save_tensor(inp, os.path.join(differs, "test_data_set_0", "input_0.pb"))
+            onnx.save_tensor(numpy_helper.from_array(expected, out.name),
+                             os.path.join(differs, "test_data_set_0", "output_0.pb"))
+            r = subprocess.run([sys.executable, os.path.join(HERE, "compare.py"), "--anvil", ANVIL,
+                                "--models", broken, differs, good, "--threads", "1", "--rounds",
+                                "1", "--repeat", "2", "--no-torch"],
+                               capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        rows = {x.split()[0]: x.split() for x in r.stdout.splitlines()[2:5]}
+        self.assertEqual(rows["broken"][2:4], ["-", "-"])
+        self.assertEqual(rows["broken"][-1], "*")
+        self.assertGreater(float(rows["differs"][2]), 0)  # still timed
+        self.assertEqual(rows["differs"][-1], "*")
+        self.assertGreater(float(rows["transformer_encoder_relu"][2]), 0)
+        self.assertIn("* broken: not run: anvil compile exited 1", r.stdout)
+        self.assertIn("* differs: output differs from the reference", r.stdout)
 
 if __name__ == "__main__":
     unittest.main()

@@ -235,8 +235,11 @@ std::vector<te::Tensor> squeeze_compute(const std::vector<te::Tensor>& in, const
 
 int64_t expand_axis(const ExpandDimsAttrs& a, int64_t r, const SourceLoc& loc,
                     const std::string& op) {
-    if (a.num_newaxis < 0) {
-        user_error(loc) << op << ": num_newaxis is " << a.num_newaxis << "; it must be >= 0";
+    // Far more axes than any tensor has is a corrupt attribute, not a shape to build.
+    constexpr int64_t kMaxNewAxes = 1024;
+    if (a.num_newaxis < 0 || a.num_newaxis > kMaxNewAxes) {
+        user_error(loc) << op << ": num_newaxis is " << a.num_newaxis << "; it must be in [0, "
+                        << kMaxNewAxes << "]";
     }
     return normalize_axis(a.axis, r + 1, loc, op);
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <tuple>
 
@@ -36,13 +37,14 @@ std::string read_file(const std::string& path) {
     return ss.str();
 }
 
-uint32_t u16(const std::string& s, size_t at) {
+// Little-endian integers at `at`; callers check that the bytes exist.
+uint32_t u16(std::string_view s, size_t at) {
     return static_cast<uint8_t>(s[at]) | static_cast<uint8_t>(s[at + 1]) << 8;
 }
-uint32_t u32(const std::string& s, size_t at) {
+uint32_t u32(std::string_view s, size_t at) {
     return u16(s, at) | u16(s, at + 2) << 16;
 }
-uint64_t u64(const std::string& s, size_t at) {
+uint64_t u64(std::string_view s, size_t at) {
     return u32(s, at) | static_cast<uint64_t>(u32(s, at + 4)) << 32;
 }
 
@@ -52,10 +54,43 @@ std::string header_value(const std::string& header, const std::string& key,
     size_t k = header.find("'" + key + "'");
     if (k == std::string::npos) user_error() << what << ": .npy header has no '" << key << "'";
     size_t colon = header.find(':', k);
-    size_t start = header.find_first_not_of(' ', colon + 1);
-    size_t end =
-        header[start] == '(' ? header.find(')', start) + 1 : header.find_first_of(",}", start);
+    size_t start = colon == std::string::npos ? colon : header.find_first_not_of(' ', colon + 1);
+    if (start == std::string::npos)
+        user_error() << what << ": .npy header has no value for '" << key << "'";
+    size_t end = header[start] == '(' ? header.find(')', start) : header.find_first_of(",}", start);
+    if (end == std::string::npos)
+        user_error() << what << ": malformed .npy header value for '" << key << "'";
+    if (header[start] == '(') ++end;
     return header.substr(start, end - start);
+}
+
+// The dimensions of a .npy shape tuple such as "(3, 4)" or "(5,)": non-negative, with an
+// element count that fits in 63 bits.
+std::vector<int64_t> parse_shape_tuple(const std::string& text, const std::string& what) {
+    if (text.size() < 2 || text.front() != '(' || text.back() != ')')
+        user_error() << what << ": malformed .npy shape " << text;
+    std::vector<int64_t> shape;
+    int64_t count = 1;
+    for (size_t i = 1; i < text.size();) {
+        size_t j = text.find_first_of(",)", i);
+        std::string dim = text.substr(i, j - i);
+        i = j + 1;
+        size_t first = dim.find_first_not_of(' ');
+        if (first == std::string::npos) continue;
+        size_t last = dim.find_last_not_of(' ');
+        dim = dim.substr(first, last - first + 1);
+        if (dim.empty() || dim.size() > 18 ||
+            dim.find_first_not_of("0123456789") != std::string::npos)
+            user_error() << what << ": bad .npy dimension '" << dim << "' in shape " << text;
+        int64_t d = std::stoll(dim);
+        if (d != 0 && count > std::numeric_limits<int64_t>::max() / d)
+            user_error() << what << ": .npy shape " << text << " has too many elements";
+        count *= d;
+        shape.push_back(d);
+        if (shape.size() > 64)
+            user_error() << what << ": .npy shape " << text << " has too many dimensions";
+    }
+    return shape;
 }
 
 // NumPy's '<U<width>' arrays: `width` UTF-32 code units per element, zero-padded; string
@@ -63,8 +98,10 @@ std::string header_value(const std::string& header, const std::string& key,
 NDArray read_unicode_array(const std::string& bytes, size_t at, std::vector<int64_t> shape,
                            int64_t width, const std::string& what) {
     int64_t count = 1;
-    for (int64_t d : shape) count *= d;
-    if (width < 0 || (bytes.size() - at) / 4 < static_cast<size_t>(count * width)) {
+    for (int64_t d : shape) count *= d;  // parse_shape_tuple bounds the product
+    size_t available = (bytes.size() - at) / 4;
+    if (width < 0 ||
+        (width > 0 && static_cast<size_t>(count) > available / static_cast<size_t>(width))) {
         user_error() << what << ": truncated .npy data";
     }
     std::vector<std::string> values(static_cast<size_t>(count));
@@ -116,9 +153,11 @@ NDArray parse_npy(const std::string& bytes, const std::string& what) {
         user_error() << what << ": not a .npy array (bad magic)";
     }
     int major = static_cast<uint8_t>(bytes[6]);
+    if (major < 1 || major > 3) user_error() << what << ": unsupported .npy version " << major;
+    if (major > 1 && bytes.size() < 12) user_error() << what << ": truncated .npy header";
     size_t header_len = major == 1 ? u16(bytes, 8) : u32(bytes, 8);
     size_t header_start = major == 1 ? 10 : 12;
-    if (header_start + header_len > bytes.size()) user_error() << what << ": truncated .npy header";
+    if (header_len > bytes.size() - header_start) user_error() << what << ": truncated .npy header";
     std::string header = bytes.substr(header_start, header_len);
     std::string descr = header_value(header, "descr", what);
     if (descr.size() < 4 || descr.front() != '\'')
@@ -137,18 +176,18 @@ NDArray parse_npy(const std::string& bytes, const std::string& what) {
         user_error() << what
                      << ": Fortran-ordered arrays are not supported (save a C-ordered copy)";
     }
-    std::string shape_text = header_value(header, "shape", what);
-    std::vector<int64_t> shape;
-    for (size_t i = 1; i < shape_text.size();) {
-        size_t j = shape_text.find_first_of(",)", i);
-        std::string dim = shape_text.substr(i, j - i);
-        if (dim.find_first_not_of(' ') != std::string::npos) shape.push_back(std::stoll(dim));
-        i = j + 1;
-    }
+    std::vector<int64_t> shape = parse_shape_tuple(header_value(header, "shape", what), what);
     size_t data_start = header_start + header_len;
     if (unicode) {
+        if (code.size() > 10) user_error() << what << ": unsupported dtype '" << descr << "'";
         return read_unicode_array(bytes, data_start, shape, std::stoll(code.substr(1)), what);
     }
+    // Check the size before allocating: a header may declare far more than the file holds.
+    int64_t count = 1;
+    for (int64_t d : shape) count *= d;
+    size_t element_bytes = (entry->dtype.bits * entry->dtype.lanes + 7) / 8;
+    if (static_cast<size_t>(count) > (bytes.size() - data_start) / element_bytes)
+        user_error() << what << ": truncated .npy data";
     NDArray array = NDArray::empty(shape, entry->dtype);
     if (bytes.size() - data_start < array.nbytes()) user_error() << what << ": truncated .npy data";
     array.copy_from(bytes.data() + data_start, array.nbytes());
@@ -189,7 +228,11 @@ std::string format_npy(const NDArray& array) {
 }
 
 std::vector<std::pair<std::string, NDArray>> read_npz(const std::string& path) {
-    std::string zip = read_file(path);
+    return read_npz_bytes(read_file(path), "'" + path + "'");
+}
+
+std::vector<std::pair<std::string, NDArray>> read_npz_bytes(std::string_view zip,
+                                                            const std::string& what) {
     // The end-of-central-directory record is in the last 64 KiB + 22 bytes.
     size_t eocd = std::string::npos;
     for (size_t i = zip.size() >= 22 ? zip.size() - 22 : 0;
@@ -200,56 +243,74 @@ std::vector<std::pair<std::string, NDArray>> read_npz(const std::string& path) {
         }
         if (i == 0 || zip.size() - i > 65557) break;
     }
-    if (eocd == std::string::npos) user_error() << "'" << path << "' is not an .npz (zip) file";
+    if (eocd == std::string::npos) user_error() << what << " is not an .npz (zip) file";
     uint64_t entries = u16(zip, eocd + 10);
     uint64_t cd = u32(zip, eocd + 16);
     std::vector<std::pair<std::string, NDArray>> out;
     for (uint64_t e = 0; e < entries; ++e) {
-        if (cd + 46 > zip.size() || u32(zip, cd) != 0x02014b50) {
-            user_error() << "'" << path << "': corrupt zip central directory";
+        if (cd > zip.size() || zip.size() - cd < 46 || u32(zip, cd) != 0x02014b50) {
+            user_error() << what << ": corrupt zip central directory";
         }
         uint32_t method = u16(zip, cd + 10);
         uint64_t csize = u32(zip, cd + 20), usize = u32(zip, cd + 24);
         uint32_t name_len = u16(zip, cd + 28), extra_len = u16(zip, cd + 30),
                  comment_len = u16(zip, cd + 32);
         uint64_t local = u32(zip, cd + 42);
-        std::string name = zip.substr(cd + 46, name_len);
+        size_t record_end = cd + 46 + name_len + extra_len + comment_len;
+        if (record_end > zip.size()) user_error() << what << ": corrupt zip central directory";
+        std::string name(zip.substr(cd + 46, name_len));
         // ZIP64: 0xFFFFFFFF fields come from the extra field 0x0001, in order.
-        for (size_t x = cd + 46 + name_len; x + 4 <= cd + 46 + name_len + extra_len;) {
+        size_t extra_end = cd + 46 + name_len + extra_len;
+        for (size_t x = cd + 46 + name_len; x + 4 <= extra_end;) {
             uint32_t id = u16(zip, x), len = u16(zip, x + 2);
+            size_t at = x + 4, end = std::min(extra_end, at + len);
             if (id == 1) {
-                size_t at = x + 4;
-                if (usize == 0xffffffff) usize = u64(zip, at), at += 8;
-                if (csize == 0xffffffff) csize = u64(zip, at), at += 8;
-                if (local == 0xffffffff) local = u64(zip, at);
+                auto next64 = [&](uint64_t& field) {
+                    if (field != 0xffffffff) return;
+                    if (at + 8 > end)
+                        user_error() << what << ": corrupt ZIP64 field of entry " << name;
+                    field = u64(zip, at);
+                    at += 8;
+                };
+                next64(usize);
+                next64(csize);
+                next64(local);
             }
             x += 4 + len;
         }
-        cd += 46 + name_len + extra_len + comment_len;
-        if (local + 30 > zip.size()) user_error() << "'" << path << "': corrupt zip entry " << name;
+        cd = record_end;
+        if (local > zip.size() || zip.size() - local < 30)
+            user_error() << what << ": corrupt zip entry " << name;
         size_t data = local + 30 + u16(zip, local + 26) + u16(zip, local + 28);
-        if (data + csize > zip.size()) user_error() << "'" << path << "': truncated entry " << name;
+        if (data > zip.size() || csize > zip.size() - data)
+            user_error() << what << ": truncated entry " << name;
         std::string member;
         if (method == 0) {
             member = zip.substr(data, csize);
         } else if (method == 8) {
+            // Deflate cannot expand more than 1032:1; a larger claimed size is a corrupt entry,
+            // not an allocation to attempt.
+            if (usize / 1032 > csize + 1 || usize > (uint64_t{1} << 40))
+                user_error() << what << ": entry " << name << " claims " << usize
+                             << " bytes uncompressed from " << csize;
             member.resize(usize);
             z_stream z{};
-            inflateInit2(&z, -MAX_WBITS);  // raw deflate, as zip stores it
-            z.next_in = reinterpret_cast<Bytef*>(zip.data() + data);
-            z.avail_in = static_cast<uInt>(csize);
+            if (inflateInit2(&z, -MAX_WBITS) != Z_OK)  // raw deflate, as zip stores it
+                user_error() << what << ": cannot inflate entry " << name;
+            z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(zip.data() + data));
+            z.avail_in = static_cast<uInt>(std::min<uint64_t>(csize, UINT32_MAX));
             z.next_out = reinterpret_cast<Bytef*>(member.data());
-            z.avail_out = static_cast<uInt>(usize);
+            z.avail_out = static_cast<uInt>(std::min<uint64_t>(usize, UINT32_MAX));
             int rc = inflate(&z, Z_FINISH);
             inflateEnd(&z);
-            if (rc != Z_STREAM_END)
-                user_error() << "'" << path << "': cannot inflate entry " << name;
+            if (rc != Z_STREAM_END || z.total_out != usize)
+                user_error() << what << ": cannot inflate entry " << name;
         } else {
-            user_error() << "'" << path << "': entry " << name << " uses zip method " << method;
+            user_error() << what << ": entry " << name << " uses zip method " << method;
         }
         if (name.size() > 4 && name.compare(name.size() - 4, 4, ".npy") == 0)
             name.resize(name.size() - 4);
-        out.emplace_back(name, parse_npy(member, "'" + path + "' entry " + name));
+        out.emplace_back(name, parse_npy(member, what + " entry " + name));
     }
     return out;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -14,6 +15,9 @@ namespace anvil::runtime {
 // Name → array, in file order. Names are the member names without ".npy". UserError naming the
 // file and what is wrong for anything that is not a readable .npz of C-ordered arrays.
 std::vector<std::pair<std::string, NDArray>> read_npz(const std::string& path);
+// The same from the bytes of an .npz; `what` names it in messages (e.g. "'inputs.npz'").
+std::vector<std::pair<std::string, NDArray>> read_npz_bytes(std::string_view bytes,
+                                                            const std::string& what);
 // Writes an uncompressed .npz (like numpy.savez).
 void write_npz(const std::string& path, const std::vector<std::pair<std::string, NDArray>>& arrays);
 

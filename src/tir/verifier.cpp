@@ -304,17 +304,32 @@ private:
 
 }  // namespace
 
-void verify(const Ref<PrimFunc>& f) {
+namespace {
+
+// Every problem of `f` in one message, or "" when it has none.
+std::string problems_of(const Ref<PrimFunc>& f) {
     ANVIL_CHECK(f.defined()) << "verify of an undefined function";
     Verifier v;
     v.func(*f);
-    if (v.problems.empty()) return;
+    if (v.problems.empty()) return "";
     std::ostringstream msg;
     msg << "prim_func '" << f->name << "' is invalid (" << v.problems.size()
         << (v.problems.size() >= kMaxProblems ? "+" : "") << " problem"
         << (v.problems.size() == 1 ? "" : "s") << "):";
     for (const auto& p : v.problems) msg << "\n  " << p;
-    internal_error() << msg.str();
+    return msg.str();
+}
+
+}  // namespace
+
+void verify(const Ref<PrimFunc>& f) {
+    std::string problems = problems_of(f);
+    if (!problems.empty()) internal_error() << problems;
+}
+
+void check_user_function(const Ref<PrimFunc>& f, const SourceLoc& loc) {
+    std::string problems = problems_of(f);
+    if (!problems.empty()) user_error(loc) << problems;
 }
 
 }  // namespace anvil::tir

@@ -24,5 +24,8 @@
 namespace anvil::tir {
 
 void verify(const Ref<PrimFunc>& f);
+// The same checks on a function the user wrote (a prim_func in module text): its problems are
+// the user's, so they raise UserError at `loc`.
+void check_user_function(const Ref<PrimFunc>& f, const SourceLoc& loc = {});
 
 }  // namespace anvil::tir

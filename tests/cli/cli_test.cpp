@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/cli_run.h"
+#include "require_package.h"
 
 namespace {
 
@@ -24,7 +25,9 @@ class OnnxNodeModels : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(OnnxNodeModels, CompileRunCompare) {
     fs::path dir = kNodeTests / GetParam();
-    if (!fs::exists(dir)) GTEST_SKIP() << dir << " is not installed (libonnx-testdata)";
+    ANVIL_REQUIRE_PACKAGE(fs::exists(dir),
+                          "the ONNX backend test data (/usr/share/libonnx-testdata)",
+                          "apt-get install libonnx-testdata");
     compile_and_compare(dir, 3);
 }
 
@@ -42,7 +45,8 @@ class ReferenceModels : public ::testing::TestWithParam<std::tuple<std::string, 
 TEST_P(ReferenceModels, CompileRunCompare) {
     fs::path dir =
         fs::path(ANVIL_SOURCE_DIR) / ".." / "shared" / "models" / std::get<0>(GetParam());
-    if (!fs::exists(dir / "model.onnx")) GTEST_SKIP() << dir << " is not present";
+    ANVIL_REQUIRE_PACKAGE(fs::exists(dir / "model.onnx"), "the shared models (../shared/models)",
+                          "check out the shared/ folder beside the repository");
     compile_and_compare(dir, std::get<1>(GetParam()));
 }
 
@@ -91,7 +95,9 @@ TEST(CliErrors, BadUsageExitsTwo) {
 
 TEST(CliErrors, BadTargetAndShapesNameTheArgument) {
     fs::path model = kNodeTests / "test_relu" / "model.onnx";
-    if (!fs::exists(model)) GTEST_SKIP();
+    ANVIL_REQUIRE_PACKAGE(fs::exists(model),
+                          "the ONNX backend test data (/usr/share/libonnx-testdata)",
+                          "apt-get install libonnx-testdata");
     Result t = run("compile " + model.string() + " --target 'llvm -mcpu=pentium9000' -o /tmp/x.so");
     EXPECT_EQ(t.status, 1);
     EXPECT_NE(t.output.find("pentium9000"), std::string::npos) << t.output;
@@ -103,7 +109,9 @@ TEST(CliErrors, BadTargetAndShapesNameTheArgument) {
 TEST(CliErrors, CompareMismatchExitsOne) {
     fs::path dir = kNodeTests / "test_relu";
     fs::path other = kNodeTests / "test_sigmoid" / "test_data_set_0";
-    if (!fs::exists(dir) || !fs::exists(other)) GTEST_SKIP();
+    ANVIL_REQUIRE_PACKAGE(fs::exists(dir) && fs::exists(other),
+                          "the ONNX backend test data (/usr/share/libonnx-testdata)",
+                          "apt-get install libonnx-testdata");
     std::string so = temp_so("relu_mismatch");
     ASSERT_EQ(run("compile " + (dir / "model.onnx").string() + " -o " + so).status, 0);
     Result r = run("run " + so + " --inputs " + (dir / "test_data_set_0").string() + " --compare " +
@@ -132,7 +140,9 @@ TEST(CliCompile, PrintsBothLevelsAfterLowering) {
 
 TEST(CliRun, TimingAndTopK) {
     fs::path dir = kNodeTests / "test_relu";
-    if (!fs::exists(dir)) GTEST_SKIP();
+    ANVIL_REQUIRE_PACKAGE(fs::exists(dir),
+                          "the ONNX backend test data (/usr/share/libonnx-testdata)",
+                          "apt-get install libonnx-testdata");
     std::string so = temp_so("relu_time");
     ASSERT_EQ(run("compile " + (dir / "model.onnx").string() + " -o " + so).status, 0);
     Result r = run("run " + so + " --inputs " + (dir / "test_data_set_0").string() +

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/cli_run.h"
+#include "require_package.h"
 #include "runtime/npz.h"
 
 namespace anvil {
@@ -28,7 +29,9 @@ class SequenceModels : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SequenceModels, CompileRunCompare) {
     fs::path dir = kNodeTests / GetParam();
-    if (!fs::exists(dir)) GTEST_SKIP() << dir << " is not installed (libonnx-testdata)";
+    ANVIL_REQUIRE_PACKAGE(fs::exists(dir),
+                          "the ONNX backend test data (/usr/share/libonnx-testdata)",
+                          "apt-get install libonnx-testdata");
     compile_and_compare(dir, 3);
 }
 
@@ -64,7 +67,9 @@ std::vector<std::pair<std::string, NDArray>> run_npz(
 class SequenceNpz : public ::testing::Test {
 protected:
     void SetUp() override {
-        if (!fs::exists(kNodeTests)) GTEST_SKIP() << "libonnx-testdata is missing";
+        ANVIL_REQUIRE_PACKAGE(fs::exists(kNodeTests),
+                              "the ONNX backend test data (/usr/share/libonnx-testdata)",
+                              "apt-get install libonnx-testdata");
     }
     // Compiles a node test's model; removed with the fixture.
     std::string compile(const std::string& test) {

@@ -14,6 +14,7 @@
 #include "driver/vm_compiler.h"
 #include "e2e/vm_test_util.h"
 #include "frontend/onnx/from_onnx.h"
+#include "require_package.h"
 #include "runtime/vm.h"
 
 namespace anvil::testing {
@@ -65,11 +66,13 @@ inline std::vector<int64_t> shape_of(const runtime::NDArray& a) {
     return {a.shape().begin(), a.shape().end()};
 }
 
-// Skips a test when libonnx-testdata is not installed.
+// Fails (under CI) or skips a test when libonnx-testdata is not installed.
 class NodeModelTest : public ::testing::Test {
 protected:
     void SetUp() override {
-        if (!std::filesystem::exists(kNodeTests)) GTEST_SKIP() << "libonnx-testdata is missing";
+        ANVIL_REQUIRE_PACKAGE(std::filesystem::exists(kNodeTests),
+                              "the ONNX backend test data (/usr/share/libonnx-testdata)",
+                              "apt-get install libonnx-testdata");
     }
 };
 

@@ -10,6 +10,7 @@
 
 #include "codegen_test_util.h"
 #include "ir/intrinsics.h"
+#include "require_package.h"
 #include "runtime/module.h"
 
 namespace anvil {
@@ -213,10 +214,10 @@ TEST(Export, AArch64ObjectAndQemu) {
     EXPECT_EQ(id.machine, kEmAArch64);
     EXPECT_EQ(id.type, kEtRel);
 
-    if (!have_tool("aarch64-linux-gnu-gcc") || !have_tool("qemu-aarch64")) {
-        fs::remove_all(dir);
-        GTEST_SKIP() << "aarch64-linux-gnu-gcc or qemu-aarch64 not installed";
-    }
+    if (!have_tool("aarch64-linux-gnu-gcc") || !have_tool("qemu-aarch64")) fs::remove_all(dir);
+    ANVIL_REQUIRE_PACKAGE(have_tool("aarch64-linux-gnu-gcc") && have_tool("qemu-aarch64"),
+                          "aarch64-linux-gnu-gcc or qemu-aarch64",
+                          "apt-get install g++-aarch64-linux-gnu qemu-user");
     // A shared library for the foreign ISA, linked by the cross compiler.
     fs::path lib = dir / "vadd_exp.so";
     codegen::export_library(m, lib.string());

@@ -5,6 +5,7 @@
 
 #include "frontend/onnx/converter.h"
 #include "onnx_test_util.h"
+#include "require_package.h"
 
 namespace anvil::frontend {
 namespace {
@@ -121,7 +122,9 @@ std::string type_of_pb(const std::filesystem::path& p) {
 }
 
 TEST(OnnxBackendNodes, ImportWithReferenceOutputTypes) {
-    if (!std::filesystem::exists(kNodeTests)) GTEST_SKIP() << "no libonnx-testdata";
+    ANVIL_REQUIRE_PACKAGE(std::filesystem::exists(kNodeTests),
+                          "the ONNX backend test data (/usr/share/libonnx-testdata)",
+                          "apt-get install libonnx-testdata");
     std::vector<std::filesystem::path> dirs;
     for (const auto& d : std::filesystem::directory_iterator(kNodeTests)) dirs.push_back(d.path());
     std::sort(dirs.begin(), dirs.end());

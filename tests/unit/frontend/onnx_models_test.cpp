@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "onnx_test_util.h"
+#include "require_package.h"
 
 namespace anvil::frontend {
 namespace {
@@ -13,8 +14,9 @@ std::string model_path(const std::string& name) {
     return testing::models_dir() + "/" + name + "/model.onnx";
 }
 
-#define ANVIL_NEED_MODEL(name) \
-    if (!testing::have_model(name)) GTEST_SKIP() << "no " << name << " in ../shared/models"
+#define ANVIL_NEED_MODEL(name)                                                                   \
+    ANVIL_REQUIRE_PACKAGE(testing::have_model(name), "model " << name << " of ../shared/models", \
+                          "check out the shared/ folder beside the repository")
 
 TEST(OnnxModels, ResNet18) {
     ANVIL_NEED_MODEL("resnet18");
@@ -79,15 +81,17 @@ TEST(OnnxModels, ReadTensorPb) {
     EXPECT_GT(sum, 0);
 }
 
-// Opt-in: every *.onnx in $ANVIL_ONNX_MODELS_DIR imports with static output types (for models
-// exported locally, e.g. torchvision's at opset 13).
+// Every *.onnx under $ANVIL_ONNX_MODELS_DIR (for models exported locally, e.g. torchvision's at
+// opset 13), by default under tests/models (the generated models), imports; the output type and
+// op histogram of each are printed.
 TEST(OnnxModels, EveryModelInDirectory) {
-    const char* dir = std::getenv("ANVIL_ONNX_MODELS_DIR");
-    if (!dir) GTEST_SKIP() << "set ANVIL_ONNX_MODELS_DIR to import a directory of models";
+    const char* env = std::getenv("ANVIL_ONNX_MODELS_DIR");
+    std::string dir = env ? env : std::string(ANVIL_SOURCE_DIR) + "/tests/models";
     std::vector<std::filesystem::path> paths;
-    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
         if (e.path().extension() == ".onnx") paths.push_back(e.path());
     }
+    ASSERT_FALSE(paths.empty()) << "no .onnx file under " << dir;
     std::sort(paths.begin(), paths.end());
     for (const auto& p : paths) {
         try {
@@ -96,8 +100,8 @@ TEST(OnnxModels, EveryModelInDirectory) {
             for (const auto& [op, n] : testing::op_histogram(*mod.main())) {
                 ops += " " + op + "=" + std::to_string(n);
             }
-            std::cout << p.filename().string() << ": " << graph::type_str(mod.main()->body->type)
-                      << "\n   " << ops << "\n";
+            std::cout << p.string() << ": " << graph::type_str(mod.main()->body->type) << "\n   "
+                      << ops << "\n";
         } catch (const Error& e) {
             ADD_FAILURE() << e.what();
         }

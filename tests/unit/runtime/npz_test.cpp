@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "require_package.h"
 #include "runtime/string_tensor.h"
 #include "support/error.h"
 
@@ -44,8 +45,8 @@ TEST(Npz, RoundTripsEveryDtype) {
 
 // Files written by NumPy itself (stored and deflated), when Debian's python3-numpy is present.
 TEST(Npz, ReadsWhatNumpyWrites) {
-    if (std::system("/usr/bin/python3 -c 'import numpy' 2>/dev/null") != 0)
-        GTEST_SKIP() << "no numpy";
+    ANVIL_REQUIRE_PACKAGE(std::system("/usr/bin/python3 -c 'import numpy' 2>/dev/null") == 0,
+                          "NumPy for /usr/bin/python3", "apt-get install python3-numpy");
     std::string plain = temp_path("np.npz"), packed = temp_path("npc.npz");
     std::string script =
         "/usr/bin/python3 -c \"import numpy as np; a = np.arange(12, dtype=np.float32).reshape(3, "

@@ -1,0 +1,36 @@
+// Fuzz harness: what the VM reads from a model library — the program's JSON and the parameter
+// blob — over fixed compiled kernels (compiled_seed_model.h). Programs are loaded and checked,
+// not run: a valid program may loop for ever, which is no bug of the loader.
+#include <cstring>
+#include <span>
+
+#include "compiled_seed_model.h"
+#include "fuzz_target.h"
+#include "runtime/vm.h"
+#include "runtime/vm_program.h"
+
+namespace {
+anvil::fuzz::CompiledSeedModel* g_model = nullptr;
+}
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+    using namespace anvil::fuzz;
+    g_model = new CompiledSeedModel(compile_seed_model(/*for_vm=*/true));
+    write_seeds_if_asked({join_document_and_params(g_model->document, g_model->params)});
+    return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    using namespace anvil;
+    auto [document, params] = fuzz::split_document_and_params(fuzz::as_text(data, size));
+    std::string json(document);
+    std::vector<std::byte> blob(params.size());
+    if (!params.empty()) std::memcpy(blob.data(), params.data(), params.size());
+    fuzz::expect_only_user_errors([&] {
+        runtime::VMProgram program = runtime::program_from_json(json);
+        runtime::VirtualMachine vm(std::move(program), std::span<const std::byte>(blob),
+                                   g_model->kernels);
+        for (int i = 0; i < static_cast<int>(vm.input_names().size()); ++i) vm.input_info(i);
+    });
+    return 0;
+}
