@@ -24,6 +24,11 @@ struct PipelineOptions {
     // Sizes of symbolic dimensions to compile specialized kernels for, beside the generic ones
     // (driver/shape_buckets.h): {"n": {1, 8, 32}}.
     std::map<std::string, std::vector<int64_t>> shape_buckets;
+    // The most memory the compiled model may need, in bytes (0: no limit): the graph
+    // executor's planned intermediate tensors plus its weights. export_model refuses a model
+    // over it, and one whose memory is not planned at compile time (the VM's). anvil compile
+    // --max-memory SIZE.
+    int64_t max_memory_bytes = 0;
 };
 
 // The step between the graph and loop-IR pipelines that turns each fused group into a kernel

@@ -2,6 +2,7 @@
 //               [--input-shapes NAME:[1,3,224,224] ...] [--params WEIGHTS.npz]
 //               [--print-after NAME|all] [--time-passes] [--disable-pass NAME ...]
 //               [--executor graph|vm|auto] [--shape-buckets NAME=SIZE,SIZE,... ...]
+//               [--max-memory SIZE]
 //
 // MODULE.anvil is a module in Anvil's text format (model_file.h); --params binds weights to its
 // main's parameters by name. ONNX models carry their weights and take --input-shapes instead.
@@ -11,6 +12,7 @@
 
 #include "commands.h"
 #include "driver/compile.h"
+#include "driver/plan_memory.h"
 #include "driver/shape_buckets.h"
 #include "frontend/onnx/from_onnx.h"
 #include "model_file.h"
@@ -32,6 +34,7 @@ struct CompileArgs {
     std::vector<std::string> disabled;
     std::string executor = "auto";
     std::vector<std::string> shape_buckets;  // NAME=SIZE,SIZE,... (driver/shape_buckets.h)
+    std::string max_memory;                  // 512M, 2G, bytes; empty: no limit
 };
 
 // "input:[1,3,224,224]" (several may share one argument, separated by spaces).
@@ -70,6 +73,8 @@ int run_compile(const CompileArgs& a) {
     auto start = std::chrono::steady_clock::now();
     driver::Executor executor = driver::parse_executor(a.executor);
     driver::ShapeBuckets buckets = driver::parse_shape_buckets(a.shape_buckets);
+    int64_t max_memory =
+        a.max_memory.empty() ? 0 : driver::parse_byte_size(a.max_memory, "--max-memory");
     graph::IRModule m;
     if (is_module_text(a.model)) {
         if (!a.input_shapes.empty()) {
@@ -93,6 +98,7 @@ int run_compile(const CompileArgs& a) {
     options.time_passes = a.time_passes;
     options.disabled_passes = a.disabled;
     options.shape_buckets = buckets;
+    options.max_memory_bytes = max_memory;
     driver::CompiledModel c = driver::compile_model(m, a.target, options);
     std::string memory = driver::export_model(c, a.output, executor);
     double seconds =
@@ -128,6 +134,10 @@ void add_compile_command(CLI::App& app, int* status) {
                     "NAME=SIZE,SIZE,...: also compile the kernels using the symbolic dimension "
                     "NAME specialized for each SIZE; the VM calls them at those sizes (several "
                     "dimensions: every combination of their sizes, at most 64)");
+    cmd->add_option("--max-memory", args->max_memory,
+                    "refuse a model that needs more memory than SIZE (512M, 2G or bytes): the "
+                    "graph executor's planned intermediate tensors plus its weights (default: "
+                    "no limit)");
     cmd->callback([args, status] { *status = run_compile(*args); });
 }
 

@@ -50,7 +50,6 @@ Ref<Attrs> with_ints(const std::string& op, const std::string& field, std::vecto
 }
 
 TEST(SimplifyExpr, ReshapeChainsCollapse) {
-    if (!ops::op_table().find("reshape")) GTEST_SKIP() << "no reshape op yet";
     auto x = tensor_var("x", {2, 3, 4});
     Expr r1 = call("reshape", {x}, with_ints("reshape", "newshape", {6, 4}));
     Expr r2 = call("reshape", {r1}, with_ints("reshape", "newshape", {4, -1}));
@@ -65,7 +64,6 @@ TEST(SimplifyExpr, ReshapeChainsCollapse) {
 }
 
 TEST(SimplifyExpr, TransposeChainsCompose) {
-    if (!ops::op_table().find("transpose")) GTEST_SKIP() << "no transpose op yet";
     auto x = tensor_var("x", {2, 3, 4});
     Expr t1 = call("transpose", {x}, with_ints("transpose", "axes", {1, 2, 0}));   // (3, 4, 2)
     Expr t2 = call("transpose", {t1}, with_ints("transpose", "axes", {0, 2, 1}));  // (3, 2, 4)
