@@ -1,11 +1,10 @@
-// nn.conv2d and nn.conv2d_transpose against a double-precision reference at odd shapes, with
-// the x86 and the generic schedule, fused with a bias and relu, plus the type rules' errors and
-// the GFLOP/s of a ResNet-18 convolution; nn.conv3d and nn.conv3d_transpose likewise (at the
-// end).
+// nn.conv2d and nn.conv2d_transpose against a double-precision reference at odd shapes and at
+// the layer shapes of ResNet-18 and MobileNetV2, with the x86 and the generic schedule, fused
+// with a bias and relu, plus the type rules' errors; nn.conv3d and nn.conv3d_transpose likewise
+// (at the end).
 #include "conv_reference.h"
 #include "nn_op_runner.h"
 #include "ops/conv.h"
-#include "runtime/thread_pool.h"
 
 namespace anvil {
 namespace {
@@ -288,29 +287,10 @@ TEST(Conv2DErrors, TypeRulesNameTheOpAndTheProblem) {
         << e;
 }
 
-// ResNet-18's 3x3 convolution at 56x56 on one thread; prints GFLOP/s (no assertion on speed).
-TEST(Conv2DPerformance, ResNet18Conv3x3OneThread) {
-    int threads = runtime::num_threads();
-    runtime::set_num_threads(1);
-    auto attrs = conv_attrs({1, 1}, {1, 1, 1, 1}, {1, 1}, 1);
-    auto x = random_tensor({1, 64, 56, 56}, 10), w = random_tensor({64, 64, 3, 3}, 11);
-    double seconds = 0;
-    NDArray y = run_op("nn.conv2d", attrs, {x, w}, {}, nullptr, &seconds, 20);
-    runtime::set_num_threads(threads);
-    double flops = 2.0 * 64 * 64 * 9 * 56 * 56;
-    std::printf("[ perf ] nn.conv2d 1x64x56x56 -> 64, 3x3 pad 1, 1 thread: %.3f ms, %.1f GFLOP/s\n",
-                seconds * 1e3, flops / seconds * 1e-9);
-    testing::expect_close(y, conv2d_reference(x, w, attrs), 1e-3, "resnet18 conv");
-}
-
-}  // namespace
-}  // namespace anvil
-
-namespace anvil {
-namespace {
-
-// The other layer shapes of ResNet-18 and MobileNetV2 on one thread; prints GFLOP/s.
-TEST(Conv2DPerformance, NetworkLayersOneThread) {
+// The convolution layers of ResNet-18 and MobileNetV2 at their real sizes, which take schedule
+// paths the small shapes above do not (register tiles over 64+ channels, 224-wide stems, strided
+// depthwise planes of 112), checked against the reference. bench/op_layers_bench times them.
+TEST(Conv2D, NetworkLayersMatchReference) {
     struct Layer {
         const char* name;
         Shape4 x, w;
@@ -321,6 +301,10 @@ TEST(Conv2DPerformance, NetworkLayersOneThread) {
          {1, 3, 224, 224},
          {64, 3, 7, 7},
          conv_attrs({2, 2}, {3, 3, 3, 3}, {1, 1}, 1)},
+        {"resnet 3x3 64 @56",
+         {1, 64, 56, 56},
+         {64, 64, 3, 3},
+         conv_attrs({1, 1}, {1, 1, 1, 1}, {1, 1}, 1)},
         {"resnet 3x3/2 64->128",
          {1, 64, 56, 56},
          {128, 64, 3, 3},
@@ -366,19 +350,12 @@ TEST(Conv2DPerformance, NetworkLayersOneThread) {
          {1280, 320, 1, 1},
          conv_attrs({1, 1}, {0, 0, 0, 0}, {1, 1}, 1)},
     };
-    int threads = runtime::num_threads();
-    runtime::set_num_threads(1);
     for (const auto& l : layers) {
         auto x = random_tensor({l.x.n, l.x.c, l.x.h, l.x.w}, 12);
         auto w = random_tensor({l.w.n, l.w.c, l.w.h, l.w.w}, 13);
-        double seconds = 0;
-        NDArray y = run_op("nn.conv2d", l.attrs, {x, w}, {}, nullptr, &seconds, 5);
-        Shape4 ys = dims(y);
-        double flops = 2.0 * ys.n * ys.c * ys.h * ys.w * l.w.c * l.w.h * l.w.w;
-        std::printf("[ perf ] nn.conv2d %-28s 1 thread: %8.3f ms, %6.1f GFLOP/s\n", l.name,
-                    seconds * 1e3, flops / seconds * 1e-9);
+        NDArray y = run_op("nn.conv2d", l.attrs, {x, w});
+        testing::expect_close(y, conv2d_reference(x, w, l.attrs), 1e-3, l.name);
     }
-    runtime::set_num_threads(threads);
 }
 
 }  // namespace

@@ -1,9 +1,8 @@
 // nn.dense, nn.matmul, nn.batch_matmul and nn.bias_add against double-precision references:
 // odd sizes, broadcast batch dimensions, 1-D operands, transposed operands, a fused tail, type
-// errors and the GFLOP/s of a transformer-sized dense layer.
+// errors and a transformer-sized dense layer.
 #include "nn_op_runner.h"
 #include "ops/dense.h"
-#include "runtime/thread_pool.h"
 
 namespace anvil {
 namespace {
@@ -223,17 +222,15 @@ TEST(DenseErrors, TypeRulesNameTheOpAndTheProblem) {
         << e;
 }
 
-TEST(DensePerformance, TransformerFeedForwardOneThread) {
-    int threads = runtime::num_threads();
-    runtime::set_num_threads(1);
+// A transformer's feed-forward layer (128 tokens, 768 features): the full register tiles and
+// the k loop of the real size, against the reference. bench/op_layers_bench times it.
+TEST(Dense, TransformerFeedForwardMatchesReference) {
     auto x = random_tensor({128, 768}, 12), w = random_tensor({768, 768}, 13);
-    double seconds = 0;
-    NDArray y = run_op("nn.dense", graph::NoAttrs(), {x, w}, {}, nullptr, &seconds, 10);
-    runtime::set_num_threads(threads);
-    double flops = 2.0 * 128 * 768 * 768;
-    std::printf("[ perf ] nn.dense 128x768 . (768x768)^T, 1 thread: %.3f ms, %.1f GFLOP/s\n",
-                seconds * 1e3, flops / seconds * 1e-9);
-    EXPECT_EQ(y.num_elements(), 128 * 768);
+    NDArray y = run_op("nn.dense", graph::NoAttrs(), {x, w});
+    Shape out_shape;
+    std::vector<double> want = matmul_reference(x, w, false, true, &out_shape);
+    EXPECT_EQ(out_shape, (Shape{128, 768}));
+    testing::expect_close(y, want, 1e-3, "transformer dense");
 }
 
 }  // namespace
