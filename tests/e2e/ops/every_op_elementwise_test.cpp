@@ -1,0 +1,250 @@
+// The every-op cases of the elementwise families (elementwise.cpp, activation.cpp): each unary
+// op on a 3x5x7 tensor (105 elements: no vector width divides it) drawn from the op's domain,
+// each binary op on numpy broadcasts with size-1 axes, and the activations with attributes;
+// references are the C++ standard library's functions in double precision.
+#include <algorithm>
+#include <cmath>
+
+#include "every_op.h"
+
+namespace anvil::every_op {
+namespace {
+
+struct Unary {
+    const char* op;
+    std::function<double(double)> f;
+    double lo = -1, hi = 1;  // the input's range
+    const char* attrs = "";  // text after the operand
+    double tol = 1e-5;
+};
+
+double sigmoid(double x) {
+    return 1 / (1 + std::exp(-x));
+}
+double softplus(double x) {
+    return std::log1p(std::exp(x));
+}
+
+OpCase unary_case(const Unary& u, uint32_t seed) {
+    Shape s{3, 5, 7};
+    NDArray x = rand_f32(s, seed, u.lo, u.hi);
+    std::vector<double> want;
+    for (double v : values_of(x)) want.push_back(u.f(v));
+    std::string text = "def @main(%x: " + tensor_type(s) + ") { " + u.op + "(%x" + u.attrs + ") }";
+    return {std::string(u.op) + " 3x5x7", text, {x}, tensor_want(s, want, u.tol)};
+}
+
+std::vector<Unary> unary_ops() {
+    const double pi = std::acos(-1.0);
+    return {
+        {"negative", [](double x) { return -x; }},
+        {"abs", [](double x) { return std::fabs(x); }},
+        {"exp", [](double x) { return std::exp(x); }, -4, 4},
+        {"log", [](double x) { return std::log(x); }, 0.05, 5},
+        {"sqrt", [](double x) { return std::sqrt(x); }, 0, 5},
+        {"rsqrt", [](double x) { return 1 / std::sqrt(x); }, 0.1, 5},
+        {"tanh", [](double x) { return std::tanh(x); }, -4, 4},
+        {"sigmoid", sigmoid, -6, 6},
+        {"erf", [](double x) { return std::erf(x); }, -3, 3},
+        {"floor", [](double x) { return std::floor(x); }, -4, 4},
+        {"ceil", [](double x) { return std::ceil(x); }, -4, 4},
+        // Round half to even (ONNX Round); random inputs do not fall on halves.
+        {"round", [](double x) { return std::nearbyint(x); }, -4, 4},
+        {"nn.relu", [](double x) { return std::max(x, 0.0); }},
+        {"sign", [](double x) { return double((x > 0) - (x < 0)); }},
+        {"sin", [](double x) { return std::sin(x); }, -pi, pi},
+        {"cos", [](double x) { return std::cos(x); }, -pi, pi},
+        {"tan", [](double x) { return std::tan(x); }, -1.2, 1.2},
+        {"asin", [](double x) { return std::asin(x); }, -0.99, 0.99},
+        {"acos", [](double x) { return std::acos(x); }, -0.99, 0.99},
+        {"atan", [](double x) { return std::atan(x); }, -5, 5},
+        {"sinh", [](double x) { return std::sinh(x); }, -3, 3},
+        {"cosh", [](double x) { return std::cosh(x); }, -3, 3},
+        {"asinh", [](double x) { return std::asinh(x); }, -5, 5},
+        {"acosh", [](double x) { return std::acosh(x); }, 1.01, 5},
+        {"atanh", [](double x) { return std::atanh(x); }, -0.95, 0.95},
+        // activation.cpp
+        {"nn.clip", [](double x) { return std::clamp(x, -0.25, 0.5); }, -1, 1,
+         ", a_min=-0.25, a_max=0.5"},
+        {"nn.leaky_relu", [](double x) { return x < 0 ? 0.125 * x : x; }, -1, 1, ", alpha=0.125"},
+        {"nn.gelu", [](double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); }, -3, 3},
+        {"nn.hardswish", [](double x) { return x * std::clamp(x + 3, 0.0, 6.0) / 6; }, -5, 5},
+        {"nn.hardsigmoid", [](double x) { return std::clamp(0.25 * x + 0.375, 0.0, 1.0); }, -4, 4,
+         ", alpha=0.25, beta=0.375"},
+        {"nn.softplus", softplus, -5, 5},
+        {"nn.elu", [](double x) { return x < 0 ? 0.75 * (std::exp(x) - 1) : x; }, -3, 3,
+         ", alpha=0.75"},
+        {"nn.selu", [](double x) { return 1.0507 * (x < 0 ? 1.6733 * (std::exp(x) - 1) : x); }, -3,
+         3, ", alpha=1.6733, gamma=1.0507"},
+        {"nn.mish", [](double x) { return x * std::tanh(softplus(x)); }, -4, 4},
+    };
+}
+
+struct Binary {
+    const char* op;
+    std::function<double(double, double)> f;
+    double xlo = -1, xhi = 1, ylo = -1, yhi = 1;
+    // Small integers as floats, so that comparisons meet equal values.
+    bool integral = false;
+    const char* out_dtype = "float32";
+};
+
+std::vector<Binary> binary_ops() {
+    return {
+        {"add", [](double a, double b) { return a + b; }},
+        {"subtract", [](double a, double b) { return a - b; }},
+        {"multiply", [](double a, double b) { return a * b; }},
+        {"divide", [](double a, double b) { return a / b; }, -1, 1, 0.25, 2},
+        {"power", [](double a, double b) { return std::pow(a, b); }, 0.1, 3, -2, 2},
+        {"maximum", [](double a, double b) { return std::max(a, b); }},
+        {"minimum", [](double a, double b) { return std::min(a, b); }},
+        {"equal", [](double a, double b) { return double(a == b); }, -2, 2, -2, 2, true, "bool"},
+        {"not_equal", [](double a, double b) { return double(a != b); }, -2, 2, -2, 2, true,
+         "bool"},
+        {"less", [](double a, double b) { return double(a < b); }, -2, 2, -2, 2, true, "bool"},
+        {"less_equal", [](double a, double b) { return double(a <= b); }, -2, 2, -2, 2, true,
+         "bool"},
+        {"greater", [](double a, double b) { return double(a > b); }, -2, 2, -2, 2, true, "bool"},
+        {"greater_equal", [](double a, double b) { return double(a >= b); }, -2, 2, -2, 2, true,
+         "bool"},
+        // Truncated (C fmod) and floored (Python %) remainders, divisors of both signs.
+        {"mod", [](double a, double b) { return std::fmod(a, b); }, -5, 5, -2, 2, true},
+        {"floor_mod", [](double a, double b) { return a - b * std::floor(a / b); }, -5, 5, -2, 2,
+         true},
+    };
+}
+
+// The broadcasts the binary cases cycle through: trailing size-1 axes, size-1 axes on both
+// sides, a lower rank, a scalar.
+const std::vector<std::pair<Shape, Shape>> kBroadcasts = {
+    {{3, 5, 7}, {5, 1}}, {{1, 5, 1}, {3, 1, 7}}, {{13}, {3, 1}}, {{2, 3, 5}, {}}};
+
+OpCase binary_case(const Binary& b, size_t k) {
+    auto [xs, ys] = kBroadcasts[k % kBroadcasts.size()];
+    uint32_t seed = 100 + static_cast<uint32_t>(k);
+    NDArray x, y;
+    if (b.integral) {
+        x = array_of(xs, values_of(rand_int(xs, seed, int64_t(b.xlo), int64_t(b.xhi))));
+        y = array_of(ys, values_of(rand_int(ys, seed + 1, int64_t(b.ylo), int64_t(b.yhi))));
+        // Remainders by zero are undefined: divisors from {-2, -1, 1, 2}.
+        if (std::string(b.op).find("mod") != std::string::npos) {
+            std::vector<double> v = values_of(y);
+            for (double& d : v) d = d == 0 ? 1 : d;
+            y = array_of(ys, v);
+        }
+    } else {
+        x = rand_f32(xs, seed, b.xlo, b.xhi);
+        y = rand_f32(ys, seed + 1, b.ylo, b.yhi);
+    }
+    Shape out = broadcast_shapes(xs, ys);
+    std::vector<double> xv = values_of(x), yv = values_of(y), want;
+    for_each_index(out, [&](const Shape& i) {
+        want.push_back(b.f(xv[broadcast_offset(i, xs)], yv[broadcast_offset(i, ys)]));
+    });
+    std::string text = "def @main(%x: " + tensor_type(xs) + ", %y: " + tensor_type(ys) + ") { " +
+                       b.op + "(%x, %y) }";
+    Want w = tensor_want(out, want, std::string(b.out_dtype) == "bool" ? 0 : 1e-5, b.out_dtype);
+    return {std::string(b.op) + " broadcast " + std::to_string(k % kBroadcasts.size()),
+            text,
+            {x, y},
+            w};
+}
+
+// Logical ops on bool tensors, broadcast.
+OpCase logical_case(const std::string& op, uint32_t seed) {
+    Shape xs{3, 5, 7}, ys{5, 1};
+    NDArray x = rand_int(xs, seed, 0, 1, "bool");
+    NDArray y = rand_int(ys, seed + 1, 0, 1, "bool");
+    std::vector<double> xv = values_of(x), yv = values_of(y), want;
+    std::string text;
+    if (op == "logical_not") {
+        for (double v : xv) want.push_back(v ? 0 : 1);
+        return {op,
+                "def @main(%x: " + tensor_type(xs, "bool") + ") { logical_not(%x) }",
+                {x},
+                tensor_want(xs, want, 0, "bool")};
+    }
+    for_each_index(xs, [&](const Shape& i) {
+        bool a = xv[broadcast_offset(i, xs)], b = yv[broadcast_offset(i, ys)];
+        want.push_back(op == "logical_and" ? (a && b) : (a || b));
+    });
+    text = "def @main(%x: " + tensor_type(xs, "bool") + ", %y: " + tensor_type(ys, "bool") +
+           ") { " + op + "(%x, %y) }";
+    return {op, text, {x, y}, tensor_want(xs, want, 0, "bool")};
+}
+
+// where(cond, x, y) with a three-way broadcast.
+OpCase where_case() {
+    Shape cs{5, 1}, xs{3, 1, 7}, ys{7};
+    NDArray c = rand_int(cs, 7, 0, 1, "bool"), x = rand_f32(xs, 8), y = rand_f32(ys, 9);
+    Shape out{3, 5, 7};
+    std::vector<double> cv = values_of(c), xv = values_of(x), yv = values_of(y), want;
+    for_each_index(out, [&](const Shape& i) {
+        want.push_back(cv[broadcast_offset(i, cs)] ? xv[broadcast_offset(i, xs)]
+                                                   : yv[broadcast_offset(i, ys)]);
+    });
+    std::string text = "def @main(%c: " + tensor_type(cs, "bool") + ", %x: " + tensor_type(xs) +
+                       ", %y: " + tensor_type(ys) + ") { where(%c, %x, %y) }";
+    return {"where 3-way broadcast", text, {c, x, y}, tensor_want(out, want, 0)};
+}
+
+// cast float32 -> int32 (truncation toward zero) and int64 -> float32.
+std::vector<OpCase> cast_cases() {
+    Shape s{3, 5, 7};
+    NDArray x = rand_f32(s, 21, -6, 6);
+    std::vector<double> want;
+    for (double v : values_of(x)) want.push_back(std::trunc(v));
+    OpCase to_int{"cast float32->int32",
+                  "def @main(%x: " + tensor_type(s) + ") { cast(%x, dtype=\"int32\") }",
+                  {x},
+                  tensor_want(s, want, 0, "int32")};
+    NDArray i = rand_int({11}, 22, -1000, 1000);
+    OpCase to_float{
+        "cast int64->float32",
+        "def @main(%x: " + tensor_type({11}, "int64") + ") { cast(%x, dtype=\"float32\") }",
+        {i},
+        tensor_want({11}, values_of(i), 0)};
+    return {to_int, to_float};
+}
+
+// nn.prelu: a slope per channel (axis 1) of an NCHW tensor.
+OpCase prelu_case() {
+    Shape s{2, 3, 5, 7};
+    NDArray x = rand_f32(s, 31), a = rand_f32({3}, 32, 0, 0.5);
+    std::vector<double> xv = values_of(x), av = values_of(a), want;
+    for_each_index(s, [&](const Shape& i) {
+        double v = xv[want.size()];
+        want.push_back(v < 0 ? av[i[1]] * v : v);
+    });
+    return {"nn.prelu 2x3x5x7",
+            "def @main(%x: " + tensor_type(s) + ", %a: " + tensor_type({3}) +
+                ") { nn.prelu(%x, %a, axis=1) }",
+            {x, a},
+            tensor_want(s, want)};
+}
+
+}  // namespace
+
+std::vector<OpCase> elementwise_cases() {
+    std::vector<OpCase> cases;
+    uint32_t seed = 1;
+    for (const Unary& u : unary_ops()) cases.push_back(unary_case(u, seed++));
+    std::vector<Binary> binary = binary_ops();
+    for (size_t k = 0; k < binary.size(); ++k) cases.push_back(binary_case(binary[k], k));
+    for (const char* op : {"logical_not", "logical_and", "logical_or"}) {
+        cases.push_back(logical_case(op, seed++));
+    }
+    cases.push_back(where_case());
+    for (OpCase& c : cast_cases()) cases.push_back(std::move(c));
+    cases.push_back(prelu_case());
+    return cases;
+}
+
+namespace {
+
+TEST(EveryOp, ElementwiseAndActivations) {
+    run_cases(elementwise_cases());
+}
+
+}  // namespace
+}  // namespace anvil::every_op
