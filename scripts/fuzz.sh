@@ -56,8 +56,12 @@ seed_corpus() {
             graph_text) cp tests/golden/graph/*.txt examples/modules/*.anvil "$corpus/" ;;
             tir_text) cp tests/golden/tir/*.tir "$corpus/" ;;
         esac
+        # -runs=0 on an empty folder: only LLVMFuzzerInitialize runs, which writes the seeds.
+        local empty
+        empty=$(mktemp -d)
         ANVIL_FUZZ_WRITE_SEEDS="$corpus" "build-fuzz/tests/fuzz/targets/fuzz_$name" -runs=0 \
-            "$corpus" >/dev/null 2>&1
+            "$empty" >/dev/null 2>&1
+        rmdir "$empty"
         touch "$corpus/.seeded"
     fi
     if [[ -d tests/fuzz/regressions/$name ]]; then

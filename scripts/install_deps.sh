@@ -10,6 +10,9 @@ packages=(
     build-essential cmake ninja-build ccache pkg-config clang-format git
     zlib1g-dev llvm-19-dev libdlpack-dev nlohmann-json3-dev libfmt-dev libcli11-dev
     libgtest-dev libgmock-dev libbenchmark-dev libdnnl-dev
+    # oneDNN's CMake package (scripts/bench.sh) fails to configure without the OpenCL loader and
+    # headers, which libdnnl-dev does not pull in.
+    ocl-icd-opencl-dev opencl-headers
     libonnx-dev libprotobuf-dev protobuf-compiler
 )
 for arg in "$@"; do
@@ -27,8 +30,6 @@ for arg in "$@"; do
             ;;
         --bench)
             packages+=(python3-torch python3-torchvision python3-onnx python3-numpy nodejs)
-            # oneDNN's CMake package (the GEMM benchmark) needs the OpenCL loader and headers.
-            packages+=(ocl-icd-opencl-dev opencl-headers)
             # NodeSource's nodejs package carries npm itself (and conflicts with Debian's).
             command -v npm >/dev/null || packages+=(npm)
             ;;

@@ -6,9 +6,9 @@
 #                                (unit, golden, errors, e2e, every op, conformance, CLI, Python,
 #                                and a short run of every fuzz harness), then say how many tests
 #                                were skipped and why
-#   scripts/test.sh --sanitize   the suites built with ASan + UBSan in build-asan/ (Python tests
-#                                left out: the interpreter is not instrumented), then the
-#                                concurrency tests built with ThreadSanitizer in build-tsan/
+#   scripts/test.sh --sanitize   the suites built with clang-19, ASan + UBSan in build-fuzz/
+#                                (Python tests left out: the interpreter is not instrumented),
+#                                then the runtime's concurrency tests under ThreadSanitizer
 #   scripts/test.sh --full       the test command, then --sanitize, then every fuzz harness under
 #                                libFuzzer for FUZZ_SECONDS (default 60) each (scripts/fuzz.sh)
 set -euo pipefail
@@ -40,19 +40,21 @@ run_tests() {
     return "$status"
 }
 
-# Sanitizer builds: every finding stops the test that made it.
+# Sanitizer builds: every finding stops the test that made it. ASan + UBSan use the instrumented
+# build the fuzzers use (clang-19, build-fuzz/): one build serves both. ThreadSanitizer runs the
+# runtime's concurrency and thread-pool tests (the runtime alone: no compiler in build-tsan/).
 run_sanitized() {
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
     export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
     export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
-    cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Release -DANVIL_BUILD_TESTS=ON \
-        -DANVIL_BUILD_PYTHON=OFF -DANVIL_SANITIZE=address,undefined
-    cmake --build build-asan
-    ctest --test-dir build-asan --output-on-failure -j2 --timeout 3000
-    cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Release -DANVIL_BUILD_TESTS=ON \
-        -DANVIL_BUILD_PYTHON=OFF -DANVIL_SANITIZE=thread
-    cmake --build build-tsan --target anvil_runtime_tests anvil_e2e_tests
-    ctest --test-dir build-tsan --output-on-failure -j2 -R 'Concurren|ThreadPool'
+    CC=clang-19 CXX=clang++-19 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Release \
+        -DANVIL_FUZZ=ON -DANVIL_BUILD_TESTS=ON -DANVIL_BUILD_PYTHON=OFF
+    cmake --build build-fuzz
+    ctest --test-dir build-fuzz --output-on-failure -j2 --timeout 3000
+    CC=clang-19 CXX=clang++-19 cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Release \
+        -DANVIL_BUILD_TESTS=ON -DANVIL_BUILD_PYTHON=OFF -DANVIL_SANITIZE=thread
+    cmake --build build-tsan --target anvil_runtime_tests
+    build-tsan/tests/anvil_runtime_tests --gtest_filter='*Concurren*:*ThreadPool*'
 }
 
 case "$mode" in

@@ -39,7 +39,7 @@ std::vector<int64_t> greedy(const std::vector<float>& boxes, const std::vector<f
     std::vector<int64_t> out;
     for (int64_t b = 0; b < batches; ++b) {
         for (int64_t c = 0; c < classes; ++c) {
-            const float* s = &scores[(b * classes + c) * n];
+            const float* s = scores.data() + (b * classes + c) * n;  // n may be 0
             std::vector<int64_t> order(n);
             std::iota(order.begin(), order.end(), 0);
             std::stable_sort(order.begin(), order.end(),

@@ -79,7 +79,10 @@ TEST(Npz, StringTensorsAreNumpyUnicodeArrays) {
     std::vector<std::string_view> v = string_values(back[0].second, "words");
     EXPECT_EQ(std::vector<std::string>(v.begin(), v.end()),
               (std::vector<std::string>{"a", "", "Straße", "東京🙂"}));
-    if (std::system("/usr/bin/python3 -c 'import numpy' 2>/dev/null") == 0) {
+    // NumPy reads what was written, and writes what is read.
+    ANVIL_REQUIRE_PACKAGE(std::system("/usr/bin/python3 -c 'import numpy' 2>/dev/null") == 0,
+                          "NumPy for /usr/bin/python3", "apt-get install python3-numpy");
+    {
         std::string check = "/usr/bin/python3 -c \"import numpy as np; w = np.load('" + path +
                             "')['words']; assert w.dtype == np.dtype('<U6'), w.dtype; "
                             "assert w[1, 1] == '\u6771\u4eac\U0001F642', w; "
