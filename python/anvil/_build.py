@@ -30,7 +30,7 @@ def lower(schedule, args, name="main", target=None, simple_mode=False):
     """The loop IR of a schedule after the lowering pipeline; print() it to read it."""
     ctx = PassContext.current()
     return _anvil.lower(schedule, list(args), name, "" if target is None else str(target),
-                        ctx.opt_level, ctx.disabled_pass)
+                        ctx.opt_level, ctx.disabled_pass, ctx.checked)
 
 
 def _shape_buckets(buckets):
@@ -74,13 +74,14 @@ def build(mod, args=None, target=None, name="main", params=None, shape_buckets=N
         if args is None:
             raise _anvil.UserError("build(schedule, args): the tensor arguments are missing")
         m = _anvil.build_te(mod, list(args), _target_str(target), name, ctx.opt_level,
-                            ctx.disabled_pass)
+                            ctx.disabled_pass, ctx.checked)
         return Module(m, entry=name)
     if isinstance(mod, _anvil.IRModule):
         if params:
             # Weights given apart from the module are bound to main's parameters of those names.
             mod = _anvil.bind_params(mod, "main", dict(params))
         compiled = _anvil.compile_model(mod, _target_str(target), ctx.opt_level,
-                                        ctx.disabled_pass, _shape_buckets(shape_buckets))
+                                        ctx.disabled_pass, _shape_buckets(shape_buckets),
+                                        ctx.checked)
         return GraphFactoryModule(compiled)
     raise _anvil.UserError(f"build: expected an IRModule or a Schedule, got {type(mod).__name__}")

@@ -1,7 +1,17 @@
 """PassContext: the options of the compiler pipelines, set for a `with` block."""
 import threading
 
+from . import _anvil
+
 _state = threading.local()
+
+# The config keys PassContext knows, with what each does (TVM's names where TVM has the option).
+CONFIG_KEYS = {
+    "tir.instrument_bound_checkers":
+        "bool: the checked mode: every buffer access of the generated kernels is bounds-checked "
+        "at run time, and one out of bounds fails the run with an error naming the kernel, the "
+        "buffer and the index (also on when the environment sets ANVIL_CHECKED=1)",
+}
 
 
 class PassContext:
@@ -9,12 +19,24 @@ class PassContext:
 
     opt_level: graph passes above this level are skipped (0 to 3).
     disabled_pass: names of graph or loop-IR passes to skip (see anvil.transform.pass_names()).
+    config: {"tir.instrument_bound_checkers": True} turns on the checked mode (see CONFIG_KEYS).
     """
 
     def __init__(self, opt_level=3, disabled_pass=None, config=None):
         self.opt_level = int(opt_level)
         self.disabled_pass = [str(p) for p in (disabled_pass or [])]
         self.config = dict(config or {})
+        for key in self.config:
+            if key not in CONFIG_KEYS:
+                raise _anvil.UserError(
+                    f"PassContext: unknown config key {key!r}; the known keys are "
+                    + ", ".join(sorted(CONFIG_KEYS)))
+        checked = self.config.get("tir.instrument_bound_checkers", False)
+        if not isinstance(checked, bool):
+            raise _anvil.UserError(
+                "PassContext: config 'tir.instrument_bound_checkers' must be True or False, not "
+                f"{checked!r}")
+        self.checked = checked
 
     def __enter__(self):
         stack = getattr(_state, "stack", None)
@@ -34,4 +56,5 @@ class PassContext:
         return stack[-1] if stack else PassContext()
 
     def __repr__(self):
-        return f"PassContext(opt_level={self.opt_level}, disabled_pass={self.disabled_pass})"
+        return (f"PassContext(opt_level={self.opt_level}, disabled_pass={self.disabled_pass}, "
+                f"config={self.config})")

@@ -23,10 +23,13 @@ frontend::ImportOptions import_options(const std::map<std::string, std::vector<i
     return o;
 }
 
-driver::PipelineOptions pipeline_options(int opt_level, std::vector<std::string> disabled) {
+// `checked` (PassContext config "tir.instrument_bound_checkers") adds to ANVIL_CHECKED.
+driver::PipelineOptions pipeline_options(int opt_level, std::vector<std::string> disabled,
+                                         bool checked = false) {
     driver::PipelineOptions o;
     o.opt_level = opt_level;
     o.disabled_passes = std::move(disabled);
+    if (checked && o.checked == tir::BoundChecks::off) o.checked = tir::BoundChecks::on;
     return o;
 }
 
@@ -130,14 +133,15 @@ void init_graph(py::module_& m) {
     m.def(
         "compile_model",
         [](const graph::IRModule& mod, const std::string& target, int opt_level,
-           std::vector<std::string> disabled, driver::ShapeBuckets shape_buckets) {
-            driver::PipelineOptions options = pipeline_options(opt_level, std::move(disabled));
+           std::vector<std::string> disabled, driver::ShapeBuckets shape_buckets, bool checked) {
+            driver::PipelineOptions options =
+                pipeline_options(opt_level, std::move(disabled), checked);
             options.shape_buckets = std::move(shape_buckets);
             return driver::compile_model(mod, target, options);
         },
         py::arg("mod"), py::arg("target") = "llvm -mcpu=native", py::arg("opt_level") = 3,
         py::arg("disabled_passes") = std::vector<std::string>{},
-        py::arg("shape_buckets") = driver::ShapeBuckets{},
+        py::arg("shape_buckets") = driver::ShapeBuckets{}, py::arg("checked") = false,
         py::call_guard<py::gil_scoped_release>());
 }
 

@@ -155,10 +155,13 @@ std::vector<te::Tensor> to_tensors(const py::handle& h) {
     return h.cast<std::vector<te::Tensor>>();
 }
 
-driver::PipelineOptions pipeline_options(int opt_level, std::vector<std::string> disabled) {
+// `checked` (PassContext config "tir.instrument_bound_checkers") adds to ANVIL_CHECKED.
+driver::PipelineOptions pipeline_options(int opt_level, std::vector<std::string> disabled,
+                                         bool checked = false) {
     driver::PipelineOptions o;
     o.opt_level = opt_level;
     o.disabled_passes = std::move(disabled);
+    if (checked && o.checked == tir::BoundChecks::off) o.checked = tir::BoundChecks::on;
     return o;
 }
 
@@ -411,23 +414,27 @@ void init_te(py::module_& m) {
     m.def(
         "lower",
         [](const te::Schedule& s, const py::object& args, const std::string& name,
-           const std::string& target, int opt_level, std::vector<std::string> disabled) {
+           const std::string& target, int opt_level, std::vector<std::string> disabled,
+           bool checked) {
             Target t = target.empty() ? Target::host() : Target::parse(target);
-            return PyPrimFunc{driver::lower(s, to_tensors(args), name, t,
-                                            pipeline_options(opt_level, std::move(disabled)))};
+            return PyPrimFunc{
+                driver::lower(s, to_tensors(args), name, t,
+                              pipeline_options(opt_level, std::move(disabled), checked))};
         },
         py::arg("schedule"), py::arg("args"), py::arg("name") = "main", py::arg("target") = "",
-        py::arg("opt_level") = 3, py::arg("disabled_passes") = std::vector<std::string>{});
+        py::arg("opt_level") = 3, py::arg("disabled_passes") = std::vector<std::string>{},
+        py::arg("checked") = false);
     m.def(
         "build_te",
         [](const te::Schedule& s, const py::object& args, const std::string& target,
-           const std::string& name, int opt_level, std::vector<std::string> disabled) {
+           const std::string& name, int opt_level, std::vector<std::string> disabled,
+           bool checked) {
             return driver::build(s, to_tensors(args), target, name,
-                                 pipeline_options(opt_level, std::move(disabled)));
+                                 pipeline_options(opt_level, std::move(disabled), checked));
         },
         py::arg("schedule"), py::arg("args"), py::arg("target") = "llvm -mcpu=native",
         py::arg("name") = "main", py::arg("opt_level") = 3,
-        py::arg("disabled_passes") = std::vector<std::string>{});
+        py::arg("disabled_passes") = std::vector<std::string>{}, py::arg("checked") = false);
 }
 
 }  // namespace anvil::python

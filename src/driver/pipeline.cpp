@@ -1,6 +1,8 @@
 #include "driver/pipeline.h"
 
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 #include <iostream>
 
 #include "graph/printer.h"
@@ -26,9 +28,21 @@ bool is_cpu(const tir::LowerContext& ctx) {
     return !ctx.is_gpu;
 }
 
+bool is_checked(const tir::LowerContext& ctx) {
+    return ctx.bound_checks != tir::BoundChecks::off;
+}
+
+// The final simplify removes the bound checks it proves, unless all are to stay.
+bool may_remove_checks(const tir::LowerContext& ctx) {
+    return ctx.bound_checks != tir::BoundChecks::all;
+}
+
 // THE loop-IR pipeline. Guards from non-divisible splits are partitioned away before
 // vectorizing, so the main loops vectorize; math intrinsics are lowered after vectorizing so
-// they are lowered once, on vector types.
+// they are lowered once, on vector types. Bound checks go in last, on the accesses the code
+// generator will make (vector, masked), before storage reuse (so each buffer is checked against
+// its own size) and the final simplify (which removes the checks it can prove; it does not run
+// when every check is to stay).
 const TirPassEntry kTirPipeline[] = {
     {"flatten_storage", tir::flatten_storage},
     {"simplify", tir::simplify},
@@ -37,8 +51,9 @@ const TirPassEntry kTirPipeline[] = {
     {"vectorize_loops", tir::vectorize_loops, is_cpu},
     {"unroll_loops", tir::unroll_loops},
     {"lower_intrinsics", tir::lower_intrinsics, is_cpu},
+    {"instrument_bound_checkers", tir::instrument_bound_checkers, is_checked},
     {"reuse_storage", tir::reuse_storage},
-    {"simplify", tir::simplify},
+    {"simplify", tir::simplify, may_remove_checks},
 };
 
 using GraphPass = graph::IRModule (*)(const graph::IRModule&, const graph::PassContext&);
@@ -97,6 +112,12 @@ bool is_disabled(const PipelineOptions& options, const char* name) {
 
 }  // namespace
 
+tir::BoundChecks checked_by_default() {
+    const char* v = std::getenv("ANVIL_CHECKED");
+    if (!v || !*v || std::strcmp(v, "0") == 0) return tir::BoundChecks::off;
+    return std::strcmp(v, "all") == 0 ? tir::BoundChecks::all : tir::BoundChecks::on;
+}
+
 std::vector<std::string> graph_pass_names() {
     std::vector<std::string> names;
     for (const auto& e : kGraphPipeline) names.push_back(e.name);
@@ -149,9 +170,13 @@ std::vector<std::string> tir_pass_names() {
     return names;
 }
 
-Ref<tir::PrimFunc> run_tir_pipeline(const Ref<tir::PrimFunc>& input, const tir::LowerContext& ctx,
+Ref<tir::PrimFunc> run_tir_pipeline(const Ref<tir::PrimFunc>& input,
+                                    const tir::LowerContext& target_ctx,
                                     const PipelineOptions& options) {
     check_pass_names(options);
+    tir::LowerContext ctx = target_ctx;
+    if (options.checked != tir::BoundChecks::off) ctx.bound_checks = options.checked;
+    ctx.function_name = input->name;
     std::ostream& log = options.log ? *options.log : std::cerr;
     Ref<tir::PrimFunc> f = input;
     if (options.verify) tir::verify(f);

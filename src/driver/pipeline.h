@@ -14,6 +14,10 @@
 
 namespace anvil::driver {
 
+// The checked mode the environment asks for: ANVIL_CHECKED unset, "" or "0": off; "all": all;
+// anything else: on.
+tir::BoundChecks checked_by_default();
+
 struct PipelineOptions {
     int opt_level = 3;                         // graph passes above this level are skipped
     std::vector<std::string> disabled_passes;  // pass names (graph or loop IR) to skip
@@ -29,6 +33,11 @@ struct PipelineOptions {
     // over it, and one whose memory is not planned at compile time (the VM's). anvil compile
     // --max-memory SIZE.
     int64_t max_memory_bytes = 0;
+    // The checked mode: every buffer access of every kernel is bounds-checked at run time
+    // (tir::instrument_bound_checkers); a kernel that would access memory out of bounds fails
+    // with a message naming it, the buffer and the index. The default comes from the
+    // environment (ANVIL_CHECKED=1 or =all), so whole test suites can run checked.
+    tir::BoundChecks checked = checked_by_default();
 };
 
 // The step between the graph and loop-IR pipelines that turns each fused group into a kernel

@@ -3,6 +3,7 @@
 //               [--print-after NAME|all] [--time-passes] [--disable-pass NAME ...]
 //               [--executor graph|vm|auto] [--shape-buckets NAME=SIZE,SIZE,... ...]
 //               [--max-memory SIZE]
+//               [--checked]
 //
 // MODULE.anvil is a module in Anvil's text format (model_file.h); --params binds weights to its
 // main's parameters by name. ONNX models carry their weights and take --input-shapes instead.
@@ -35,6 +36,7 @@ struct CompileArgs {
     std::string executor = "auto";
     std::vector<std::string> shape_buckets;  // NAME=SIZE,SIZE,... (driver/shape_buckets.h)
     std::string max_memory;                  // 512M, 2G, bytes; empty: no limit
+    bool checked = false;
 };
 
 // "input:[1,3,224,224]" (several may share one argument, separated by spaces).
@@ -99,6 +101,9 @@ int run_compile(const CompileArgs& a) {
     options.disabled_passes = a.disabled;
     options.shape_buckets = buckets;
     options.max_memory_bytes = max_memory;
+    if (a.checked && options.checked == tir::BoundChecks::off) {
+        options.checked = tir::BoundChecks::on;
+    }
     driver::CompiledModel c = driver::compile_model(m, a.target, options);
     std::string memory = driver::export_model(c, a.output, executor);
     double seconds =
@@ -134,6 +139,12 @@ void add_compile_command(CLI::App& app, int* status) {
                     "NAME=SIZE,SIZE,...: also compile the kernels using the symbolic dimension "
                     "NAME specialized for each SIZE; the VM calls them at those sizes (several "
                     "dimensions: every combination of their sizes, at most 64)");
+    cmd->add_flag("--checked", args->checked,
+                  "bounds-check every buffer access of the generated kernels at run time: an "
+                  "access out of bounds fails the run with a message naming the kernel, the "
+                  "buffer and the index (slower; for debugging; also on when the environment "
+                  "sets ANVIL_CHECKED=1, or ANVIL_CHECKED=all to keep even the checks the "
+                  "compiler proves)");
     cmd->add_option("--max-memory", args->max_memory,
                     "refuse a model that needs more memory than SIZE (512M, 2G or bytes): the "
                     "graph executor's planned intermediate tensors plus its weights (default: "

@@ -5,19 +5,25 @@
 // parameters; they see its body only.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "tir/stmt.h"
 
 namespace anvil::tir {
 
+// The checked mode (instrument_bound_checkers): off; on, where the final simplify removes the
+// checks it proves; or all, where every check stays (the final simplify does not run), which
+// checks the simplifier's proofs too at a higher run-time cost.
+enum class BoundChecks : uint8_t { off, on, all };
+
 // What passes may know of the target and the build; filled by the driver from the Target.
 struct LowerContext {
     int vector_bits = 128;       // widest native vector register (512 with AVX-512)
     int max_unroll_extent = 64;  // unroll_loops leaves larger Unrolled loops as serial loops
     bool is_gpu = false;
-    // The checked mode: instrument_bound_checkers runs (driver::PipelineOptions::checked).
-    bool instrument_bound_checkers = false;
+    // Set by the driver from PipelineOptions::checked.
+    BoundChecks bound_checks = BoundChecks::off;
     // The function being lowered, for messages the generated code gives (set by the pipeline).
     std::string function_name;
 };

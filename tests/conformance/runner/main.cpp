@@ -2,7 +2,7 @@
 // results against the checked-in list tests/conformance/expected_results.txt.
 //
 //   anvil_conformance [--data DIR] [--group NAME]... [--shard I/N] [--expected FILE]
-//                     [--timeout SECONDS] [TEST_NAME]...
+//                     [--timeout SECONDS] [--checked] [TEST_NAME]...
 //
 // Prints one line per test, `test=NAME group=GROUP result=pass|mismatch|error detail=...`, a
 // summary per group and the closing line `N passed, M failed`. Exits 1 when a test the list says
@@ -10,13 +10,16 @@
 // passes without being listed is reported so the list can grow.
 //
 // Each test runs in a child process with a time limit, so a crash or a hang is reported as that
-// test's error and the run goes on.
+// test's error and the run goes on. --checked compiles every model in the checked mode (as
+// ANVIL_CHECKED=1 does): a kernel that accesses memory out of bounds fails its test with a
+// message naming the kernel, the buffer and the index.
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -73,6 +76,10 @@ Options parse_options(int argc, char** argv) {
             o.expected = value();
         } else if (arg == "--timeout") {
             o.timeout_seconds = std::stoi(value());
+        } else if (arg == "--checked") {
+            // Read by every compile's PipelineOptions; ANVIL_CHECKED=all stays all.
+            const char* v = std::getenv("ANVIL_CHECKED");
+            if (!v || !*v || std::strcmp(v, "0") == 0) setenv("ANVIL_CHECKED", "1", 1);
         } else if (arg == "--shard") {
             std::string s = value();
             if (std::sscanf(s.c_str(), "%d/%d", &o.shard, &o.num_shards) != 2 || o.num_shards < 1 ||

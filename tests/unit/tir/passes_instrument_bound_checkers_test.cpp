@@ -14,7 +14,7 @@ namespace {
 
 LowerContext checked(const std::string& name) {
     LowerContext ctx;
-    ctx.instrument_bound_checkers = true;
+    ctx.bound_checks = BoundChecks::on;
     ctx.function_name = name;
     return ctx;
 }
