@@ -78,7 +78,7 @@ CompiledModel compile_model(const graph::IRModule& m, const std::string& target,
     }
     check_kernel_calls(lowered);
     ops::check_control_flow(lowered);
-    return {lowered, build_kernels(lowered, t), t};
+    return {lowered, build_kernels(lowered, t), t, options.max_memory_bytes};
 }
 
 Executor parse_executor(const std::string& text) {
@@ -97,6 +97,12 @@ std::string export_model(const CompiledModel& c, const std::string& path, Execut
                         "registry functions; use the VM (--executor vm)";
     }
     if (executor == Executor::vm || (executor == Executor::automatic && dynamic)) {
+        if (c.max_memory_bytes > 0) {
+            // A limit that cannot be checked is refused rather than silently ignored.
+            user_error() << "--max-memory: the model runs on the VM, whose memory depends on "
+                            "shapes known only at run time and is not planned at compile time; "
+                            "give static shapes (--input-shapes) or leave out the limit";
+        }
         VMExecutable vm = compile_vm(c.module);
         size_t instructions = 0;
         for (const auto& f : vm.program.functions) instructions += f.code.size();
@@ -109,6 +115,7 @@ std::string export_model(const CompiledModel& c, const std::string& path, Execut
     }
     ExecutablePlan p = make_plan(c.module);
     MemoryPlan memory = plan_graph_memory(p.plan);
+    check_memory_limit(memory, static_cast<int64_t>(p.params.size()), c.max_memory_bytes);
     codegen::add_blob(c.kernels, ANVIL_GRAPH_PLAN_SYMBOL, runtime::plan_to_json(p.plan));
     codegen::add_blob(c.kernels, ANVIL_GRAPH_PARAMS_SYMBOL, std::move(p.params));
     codegen::export_library(c.kernels, path);

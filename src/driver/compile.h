@@ -20,6 +20,7 @@ struct CompiledModel {
     graph::IRModule module;   // main calls kernels through call_tir; kernels holds their loop IR
     runtime::Module kernels;  // the compiled kernels (JIT; export with codegen::export_library)
     Target target;
+    int64_t max_memory_bytes = 0;  // PipelineOptions::max_memory_bytes, checked by export_model
 };
 
 CompiledModel compile_model(const graph::IRModule& m, const std::string& target,
@@ -35,7 +36,9 @@ Executor parse_executor(const std::string& text);
 // Writes the deployable artifact: one shared library with the kernels, the executor's plan or
 // program and the weights, loadable by the runtime alone (runtime::GraphExecutor::load,
 // runtime::VirtualMachine::load). Returns a summary line (the memory plan, or the VM program's
-// size). UserError when the graph executor is asked for a model only the VM can run.
+// size). UserError when the graph executor is asked for a model only the VM can run, and when
+// the model needs more memory than c.max_memory_bytes (driver/plan_memory.h:
+// check_memory_limit).
 std::string export_model(const CompiledModel& c, const std::string& path,
                          Executor executor = Executor::automatic);
 

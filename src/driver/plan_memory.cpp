@@ -1,6 +1,7 @@
 #include "driver/plan_memory.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 #include "support/error.h"
@@ -14,7 +15,9 @@ int64_t round_up(int64_t bytes) {
 
 std::string format_bytes(int64_t bytes) {
     char buf[32];
-    if (bytes >= (1 << 20))
+    if (bytes >= (int64_t{1} << 30))
+        std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / double(int64_t{1} << 30));
+    else if (bytes >= (1 << 20))
         std::snprintf(buf, sizeof buf, "%.1f MiB", bytes / double(1 << 20));
     else if (bytes >= (1 << 10))
         std::snprintf(buf, sizeof buf, "%.1f KiB", bytes / double(1 << 10));
@@ -89,6 +92,50 @@ MemoryPlan plan_memory(std::span<const TensorLifetime> tensors) {
     }
     for (int64_t b : plan.storage_bytes) plan.planned_bytes += b;
     return plan;
+}
+
+void check_memory_limit(const MemoryPlan& plan, int64_t weight_bytes, int64_t limit) {
+    if (limit <= 0) return;
+    int64_t total = 0;
+    if (__builtin_add_overflow(plan.planned_bytes, weight_bytes, &total) || total > limit) {
+        user_error() << "the model needs " << total << " bytes (" << format_bytes(total)
+                     << "): " << plan.planned_bytes << " bytes of planned intermediate tensors in "
+                     << plan.storage_bytes.size() << " buffers and " << weight_bytes
+                     << " bytes of weights; that exceeds the memory limit of " << limit
+                     << " bytes (" << format_bytes(limit) << ", --max-memory)";
+    }
+}
+
+int64_t parse_byte_size(const std::string& text, const std::string& what) {
+    auto bad = [&](const std::string& why) {
+        user_error() << what << ": '" << text << "' " << why
+                     << " (a size in bytes, optionally with K, M, G or T: 512M, 2G, 1048576)";
+    };
+    size_t digits = 0;
+    while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) {
+        ++digits;
+    }
+    if (digits == 0) bad("is not a size");
+    std::string suffix;
+    for (char ch : text.substr(digits)) suffix += static_cast<char>(std::toupper(ch));
+    static const std::pair<const char*, int> kUnits[] = {
+        {"", 0},     {"B", 0},  {"K", 10},  {"KB", 10},  {"KIB", 10}, {"M", 20},  {"MB", 20},
+        {"MIB", 20}, {"G", 30}, {"GB", 30}, {"GIB", 30}, {"T", 40},   {"TB", 40}, {"TIB", 40}};
+    int shift = -1;
+    for (const auto& [name, s] : kUnits) {
+        if (suffix == name) shift = s;
+    }
+    if (shift < 0) bad("has an unknown unit");
+    int64_t value = 0;
+    for (size_t i = 0; i < digits; ++i) {
+        if (__builtin_mul_overflow(value, 10, &value) ||
+            __builtin_add_overflow(value, text[i] - '0', &value)) {
+            bad("is too large");
+        }
+    }
+    if (value > (INT64_MAX >> shift)) bad("is too large");
+    if (value == 0) bad("is zero");
+    return value << shift;
 }
 
 MemoryPlan plan_graph_memory(runtime::GraphPlan& plan) {

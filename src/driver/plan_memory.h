@@ -47,4 +47,13 @@ MemoryPlan plan_memory(std::span<const TensorLifetime> tensors);
 // parameter blob).
 MemoryPlan plan_graph_memory(runtime::GraphPlan& plan);
 
+// UserError when the plan's buffers plus `weight_bytes` exceed `limit` bytes (0: no limit); the
+// message gives both sizes and the limit (--max-memory).
+void check_memory_limit(const MemoryPlan& plan, int64_t weight_bytes, int64_t limit);
+
+// A size in bytes as --max-memory takes it: digits with an optional binary suffix K, M, G or T
+// (KiB, MiB, ... ; "KB", "MB" mean the same; any case): "512M", "2G", "1048576". UserError
+// naming `what` for anything else, zero, or a size over 2^63 - 1.
+int64_t parse_byte_size(const std::string& text, const std::string& what);
+
 }  // namespace anvil::driver

@@ -15,6 +15,7 @@
 #include "support/error.h"
 #include "support/token_cursor.h"
 #include "tir/parser.h"
+#include "tir/verifier.h"
 
 namespace anvil::graph {
 
@@ -155,14 +156,18 @@ private:
         const Token& data_at = peek();
         if (data_at.kind != Tok::String) expected("the constant's data (a base64 string)");
         std::vector<uint8_t> bytes = text::base64_decode(next().text, data_at.line, data_at.col);
+        // The size is compared before the storage is allocated: a type declaring terabytes
+        // with a few bytes of data is refused, not allocated (type() checked it fits 64 bits).
+        int64_t nbytes = runtime::dl_dtype_bytes(dl_dtype_of(tt->dtype));
+        for (int64_t d : tt->static_shape()) nbytes *= d;
+        if (static_cast<int64_t>(bytes.size()) != nbytes) {
+            fail(data_at, "constant " + std::to_string(index) + " of type " + type_str(t) +
+                              " needs " + std::to_string(nbytes) + " bytes, the data has " +
+                              std::to_string(bytes.size()));
+        }
         auto data = build(type_at, "constant " + std::to_string(index), [&] {
             return runtime::NDArray::empty(tt->static_shape(), dl_dtype_of(tt->dtype));
         });
-        if (bytes.size() != data.nbytes()) {
-            fail(data_at, "constant " + std::to_string(index) + " of type " + type_str(t) +
-                              " needs " + std::to_string(data.nbytes()) + " bytes, the data has " +
-                              std::to_string(bytes.size()));
-        }
         data.copy_from(bytes.data(), bytes.size());
         Expr c = make_constant(data);
         if (!type_equal(c->type, t)) fail(type_at, "type " + type_str(t) + " cannot be stored");
@@ -187,7 +192,14 @@ private:
                 std::string source(static_cast<size_t>(start.line - 1), '\n');
                 source.append(static_cast<size_t>(start.col - 1), ' ');
                 source += text_.substr(start.offset, t.offset + 1 - start.offset);
-                return tir::parse_prim_func(source);
+                // Written by the user: a kernel that breaks the loop IR's rules is their error.
+                Ref<tir::PrimFunc> kernel = tir::parse_prim_func(source);
+                try {
+                    tir::check_user_function(kernel);
+                } catch (const UserError& e) {
+                    fail(start, e.what());
+                }
+                return kernel;
             }
         }
     }
@@ -233,8 +245,17 @@ private:
         return make_function(std::move(params), body, primitive);
     }
 
-    // Bindings and lets, then the result; the caller reads what closes the block.
+    // Bindings and lets, then the result; the caller reads what closes the block. Each let's
+    // body is the rest of the block: the lets are read in a loop and nested from the last
+    // one out, so a long chain of them does not recurse.
     Expr block_body() {
+        struct PendingLet {
+            const Token* at;
+            Ref<Var> var;
+            Expr value;
+        };
+        std::vector<PendingLet> lets;
+        Expr result;
         for (;;) {
             if (is_keyword("dataflow") && is_punct("{", 1)) {
                 dataflow_block();
@@ -252,8 +273,8 @@ private:
                 expect(";", "after the let's value");
                 Ref<Var> v = make_var(at.text, t ? *t : value->type);
                 define(at, Expr(v), true);
-                Expr body = block_body();
-                return build(let_at, "let %" + at.text, [&] { return make_let(v, value, body); });
+                lets.push_back({&let_at, v, value});
+                continue;
             }
             if (peek().kind == Tok::Local && is_punct("=", 1)) {
                 const Token& at = next();
@@ -261,8 +282,14 @@ private:
                 binding(at);
                 continue;
             }
-            return expr();
+            result = expr();
+            break;
         }
+        for (auto it = lets.rbegin(); it != lets.rend(); ++it) {
+            result = build(*it->at, "let %" + it->var->name,
+                           [&] { return make_let(it->var, it->value, result); });
+        }
+        return result;
     }
 
     // After `%name =`: the value and the closing ';'.
@@ -337,6 +364,7 @@ private:
 
     Expr primary() {
         const Token& at = peek();
+        NestingGuard guard = nest(at);
         if (at.kind == Tok::Local) {
             next();
             const Binding* b = lookup(at.text);
@@ -486,6 +514,7 @@ private:
     AttrValue attr_value() {
         AttrValue v;
         v.at = peek();
+        NestingGuard guard = nest(v.at);
         if (accept("(")) {
             v.kind = AttrValue::Kind::Shape;
             while (!accept(")")) {

@@ -1,6 +1,8 @@
 #include "graph/text_type_reader.h"
 
+#include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <optional>
 
 #include "support/error.h"
@@ -22,6 +24,7 @@ int64_t TypeReader::integer(const std::string& what) {
 
 Type TypeReader::type() {
     const Token& at = peek();
+    NestingGuard guard = nest(at);
     if (is_keyword("Tensor")) {
         next();
         expect("[", "after 'Tensor'");
@@ -37,6 +40,14 @@ Type TypeReader::type() {
         expect(",", "before the tensor's element type");
         DataType t = dtype();
         expect("]", "to close the tensor type");
+        // Every size downstream is a signed 64-bit byte count (a symbolic dimension counts 1).
+        int64_t bytes = std::max(t.bytes(), 1) * std::max(t.lanes(), 1);
+        for (const auto& d : shape) {
+            const int64_t* v = as_const_int(d);
+            if (v && __builtin_mul_overflow(bytes, *v, &bytes)) {
+                fail(at, "the tensor type's size overflows 64 bits");
+            }
+        }
         return build(at, "tensor type", [&] { return make_tensor_type(shape, t); });
     }
     if (is_keyword("Sequence")) return sequence_type();
@@ -147,7 +158,7 @@ PrimExpr TypeReader::dim_sum(DataType t) {
         const Token& op = next();
         PrimExpr rhs = dim_term(t);
         anvil::ExprKind k = op.text == "+" ? anvil::ExprKind::Add : anvil::ExprKind::Sub;
-        lhs = build(op, "dimension", [&] { return make_binary(k, lhs, rhs); });
+        lhs = arith(op, k, lhs, rhs);
     }
     return lhs;
 }
@@ -159,12 +170,27 @@ PrimExpr TypeReader::dim_term(DataType t) {
         anvil::ExprKind k = op.text == "*"   ? anvil::ExprKind::Mul
                             : op.text == "/" ? anvil::ExprKind::Div
                                              : anvil::ExprKind::Mod;
-        lhs = build(op, "dimension", [&] { return make_binary(k, lhs, rhs); });
+        lhs = arith(op, k, lhs, rhs);
     }
     return lhs;
 }
+PrimExpr TypeReader::arith(const Token& op, anvil::ExprKind kind, const PrimExpr& a,
+                           const PrimExpr& b) {
+    const int64_t *x = as_const_int(a), *y = as_const_int(b);
+    int64_t r = 0;
+    bool overflow = x && y &&
+                    ((kind == anvil::ExprKind::Add && __builtin_add_overflow(*x, *y, &r)) ||
+                     (kind == anvil::ExprKind::Sub && __builtin_sub_overflow(*x, *y, &r)) ||
+                     (kind == anvil::ExprKind::Mul && __builtin_mul_overflow(*x, *y, &r)) ||
+                     ((kind == anvil::ExprKind::Div || kind == anvil::ExprKind::Mod) && *y == -1 &&
+                      *x == INT64_MIN));
+    if (overflow) fail(op, "dimension arithmetic overflows 64 bits");
+    return build(op, "dimension", [&] { return make_binary(kind, a, b); });
+}
+
 PrimExpr TypeReader::dim_atom(DataType t) {
     const Token& at = peek();
+    NestingGuard guard = nest(at);
     // A negative literal: result types kept as attributes spell a sequence's dimension that
     // its elements need not share as -1 (graph/dps_outputs.h).
     bool negative = is_punct("-") && peek(1).kind == Tok::Number;

@@ -45,6 +45,24 @@ protected:
         return {std::move(items), parenthesized};
     }
 
+    // How deep brackets, blocks, types and dimension expressions may nest: the reader recurses
+    // on each level, and hostile text nesting a million levels deep must be an error rather
+    // than a stack overflow. Printed IR nests a few levels (bindings name the operands).
+    static constexpr int kMaxNesting = 256;
+    // One more level of nesting, opened at `at`, until the returned guard goes.
+    struct NestingGuard {
+        int* depth;
+        ~NestingGuard() { --*depth; }
+    };
+    [[nodiscard]] NestingGuard nest(const Token& at) {
+        if (depth_ >= kMaxNesting) {
+            fail(at, "nested more than " + std::to_string(kMaxNesting) +
+                         " levels deep (brackets, blocks, types or dimension expressions)");
+        }
+        ++depth_;
+        return NestingGuard{&depth_};
+    }
+
     // A non-negative integer literal; `what` names it when the next token is not one.
     int64_t integer(const std::string& what);
     Type type();
@@ -61,6 +79,13 @@ protected:
     PrimExpr dim_atom(DataType t);
 
     std::unordered_map<std::string, Ref<anvil::Var>> dim_vars_;
+
+private:
+    // Dimension arithmetic on two constants, refused when it overflows 64 bits (it would fold
+    // to a wrapped-around size).
+    PrimExpr arith(const Token& op, anvil::ExprKind kind, const PrimExpr& a, const PrimExpr& b);
+
+    int depth_ = 0;
 };
 
 }  // namespace anvil::graph::text

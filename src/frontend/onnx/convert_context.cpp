@@ -206,6 +206,13 @@ graph::Expr ConvertContext::call(const std::string& op, std::vector<graph::Expr>
 }
 
 std::vector<PrimExpr> ConvertContext::new_dims(size_t count) const {
+    // `count` comes from a tensor's size (a run-time shape operand of N values makes N
+    // dimensions): a model declaring a billion of them would otherwise make a billion variables.
+    constexpr size_t kMaxDims = 1024;
+    if (count > kMaxDims) {
+        error() << "a shape of " << count << " dimensions (the values of a tensor known only at "
+                << "run time); at most " << kMaxDims << " are supported";
+    }
     std::string base = node_.output_size() > 0 ? node_.output(0) : node_.name();
     for (char& c : base) {
         if (!text::is_name_char(c)) c = '_';

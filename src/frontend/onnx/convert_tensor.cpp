@@ -90,6 +90,19 @@ Exprs convert_constant_of_shape(ConvertContext& ctx) {
         return {broadcast_to_values(ctx, ctx.constant(scalar), target)};
     }
     const std::vector<int64_t>& shape = target.constants;
+    check_shape(shape, graph::dtype_of(value.dtype()), ctx.loc(), "the result");
+    int64_t count = 1;
+    for (int64_t d : shape) count *= d;
+    // A big fill is a broadcast of the value, not a constant of that size in the model (and
+    // in the compiler's memory while it imports).
+    constexpr int64_t kMaxFilled = int64_t{1} << 24;
+    if (count > kMaxFilled) {
+        runtime::NDArray scalar = runtime::NDArray::empty({}, value.dtype());
+        scalar.copy_from(value.raw_data(), value.nbytes());
+        auto [attrs, a] = new_attrs<ops::BroadcastToAttrs>();
+        a->shape = shape;
+        return {ctx.call("broadcast_to", {ctx.constant(scalar)}, attrs)};
+    }
     runtime::NDArray out = runtime::NDArray::empty(shape, value.dtype());
     auto bytes = static_cast<size_t>(runtime::dl_dtype_bytes(value.dtype()));
     auto* dst = static_cast<uint8_t*>(out.raw_data());

@@ -67,6 +67,14 @@ Exprs convert_reshape(ConvertContext& ctx) {
     a->newshape =
         ctx.opset() < 5 ? ctx.attr_ints("shape") : ctx.const_ints(ctx.input(1), "the shape");
     a->allowzero = ctx.attr_int("allowzero", 0) != 0;
+    // Checked here: the type rule's product of the sizes would wrap around.
+    int64_t product = 1;
+    for (int64_t d : a->newshape) {
+        if (d < -1) ctx.error() << "shape entry " << d << " is not a size (nor -1 or 0)";
+        if (d > 0 && __builtin_mul_overflow(product, d, &product)) {
+            ctx.error() << "the target shape " << ints_str(a->newshape) << " overflows 64 bits";
+        }
+    }
     return {ctx.call("reshape", {ctx.input(0)}, attrs)};
 }
 
@@ -304,7 +312,9 @@ ShapeValues shape_values(ConvertContext& ctx, const Expr& t, const std::string& 
     }
     std::vector<int64_t> shape = ctx.static_shape(t, what);
     int64_t count = 1;
-    for (int64_t d : shape) count *= d;
+    for (int64_t d : shape) {
+        if (__builtin_mul_overflow(count, d, &count)) count = INT64_MAX;  // new_dims refuses it
+    }
     out.values = ctx.new_dims(static_cast<size_t>(count));
     out.bound_from = t;
     return out;
@@ -363,6 +373,16 @@ Exprs convert_tile(ConvertContext& ctx) {
     auto [attrs, a] = new_attrs<ops::TileAttrs>();
     ShapeValues reps = shape_values(ctx, ctx.input(1), "the repeats");
     if (reps.all_constant) {
+        const auto& xt = ctx.tensor_type(ctx.input(0), "the input");
+        for (size_t i = 0; i < reps.constants.size(); ++i) {
+            int64_t r = reps.constants[i], size = 0;
+            if (r < 0) ctx.error() << "repeat " << r << " (axis " << i << ") is negative";
+            const int64_t* d = i < xt.ndim() ? as_const_int(xt.shape[i]) : nullptr;
+            if (d && __builtin_mul_overflow(*d, r, &size)) {
+                ctx.error() << "dimension " << i << " of size " << *d << " repeated " << r
+                            << " times overflows 64 bits";
+            }
+        }
         a->reps = reps.constants;
         return {ctx.call("tile", {ctx.input(0)}, attrs)};
     }
@@ -437,6 +457,19 @@ Exprs convert_slice(ConvertContext& ctx) {
 Exprs convert_gather(ConvertContext& ctx) {
     auto [attrs, a] = new_attrs<ops::TakeAttrs>();
     a->axis = ctx.attr_int("axis", 0);
+    // Constant indices are checked here: ONNX makes one out of range an error; a kernel cannot.
+    const auto& data = ctx.tensor_type(ctx.input(0), "the data");
+    runtime::NDArray indices = constant_data(ctx.input(1));
+    int64_t axis = ctx.normalize_axis(a->axis, static_cast<int64_t>(data.ndim()), "axis");
+    const int64_t* dim = as_const_int(data.shape[axis]);
+    if (indices.defined() && dim && indices.num_elements() <= (int64_t{1} << 24)) {
+        for (int64_t i : ctx.const_ints(ctx.input(1), "the indices")) {
+            if (i < -*dim || i >= *dim) {
+                ctx.error() << "index " << i << " is out of range for axis " << axis << " of size "
+                            << *dim;
+            }
+        }
+    }
     return {ctx.call("take", {ctx.input(0), ctx.input(1)}, attrs)};
 }
 
@@ -682,8 +715,14 @@ Exprs convert_resize(ConvertContext& ctx) {
             ctx.error() << "scales must have 4 values, 1 for N and C";
         }
         a->scales = {scales[2], scales[3]};
-        a->size = {static_cast<int64_t>(std::floor(in[2] * scales[2])),
-                   static_cast<int64_t>(std::floor(in[3] * scales[3]))};
+        for (int k = 2; k < 4; ++k) {  // converting a double out of int64's range is undefined
+            double size = std::floor(in[k] * scales[k]);
+            if (!(size >= 0 && size < 0x1p62)) {
+                ctx.error() << "scale " << scales[k] << " of dimension " << k << " (size " << in[k]
+                            << ") gives an output size out of range";
+            }
+            a->size.push_back(static_cast<int64_t>(size));
+        }
     }
     a->mode = ctx.attr_string("mode", "nearest");
     if (a->mode == "bilinear" || a->mode == "trilinear") a->mode = "linear";  // Upsample-7

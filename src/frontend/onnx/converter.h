@@ -14,6 +14,7 @@
 
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,9 @@ using ConvertFn = std::vector<graph::Expr> (*)(ConvertContext& ctx);
 // The newest opset whose changes the converter ranges take into account; a model of a newer
 // opset is refused rather than imported with semantics that may have changed.
 constexpr int kNewestOpset = 22;
+
+// How deep If/Loop/Scan bodies may nest within each other (from_onnx.h).
+constexpr int kMaxSubgraphDepth = 64;
 
 struct Converter {
     const char* op_type;
@@ -174,5 +178,17 @@ std::string onnx_dtype_name(int elem_type);
 std::string ints_str(const std::vector<int64_t>& values);
 // The data of `e` when it is a Constant, else an undefined NDArray.
 runtime::NDArray constant_data(const graph::Expr& e);
+
+// ---- sizes (tensor_sizes.cpp) ------------------------------------------------------------------
+
+// The byte size of a tensor of `shape` and `dtype`; nullopt when a dimension is negative or the
+// element count or byte size overflows 64 bits (or comes within a factor 2 of it).
+std::optional<int64_t> checked_byte_size(std::span<const int64_t> shape, DataType dtype);
+// UserError at `loc` naming `what` and the shape when checked_byte_size refuses it.
+void check_shape(std::span<const int64_t> shape, DataType dtype, const SourceLoc& loc,
+                 const std::string& what);
+// check_shape on every tensor `type` holds (tuple fields, optional and sequence elements); the
+// symbolic dimensions of a tensor count as 1.
+void check_type_sizes(const graph::Type& type, const SourceLoc& loc, const std::string& what);
 
 }  // namespace anvil::frontend

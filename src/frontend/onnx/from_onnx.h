@@ -13,6 +13,15 @@
 // Errors are UserErrors: an unreadable, malformed or truncated file names the file; an op,
 // attribute value or element type the importer does not support names the node, its op type and
 // the opset: `model.onnx: node 'Conv_12' (Conv, opset 13): ...`.
+//
+// Models are untrusted input. Refused with such an error, never crashed on or imported with a
+// wrong meaning: a file over max_model_bytes or protobuf's 2 GiB; a dimension that is negative
+// or a tensor whose element count or byte size overflows 64 bits (initializers, inputs, and the
+// results of every node as its shape rule computes them); tensor data shorter or longer than its
+// shape (raw_data, the typed fields, external data, which must lie inside the model's
+// directory); a value used before the node that makes it (a cycle), defined twice or never; an
+// opset below 1 or newer than the converters know, or none for the default domain when a node
+// uses it; If/Loop/Scan bodies nested more than 64 deep. value_info is not read.
 #pragma once
 
 #include <cstdint>
@@ -36,6 +45,9 @@ struct ImportOptions {
     // Input name → shape; replaces the model's declared shape (symbolic or not) of that input.
     // Naming an input the model does not have is an error.
     std::map<std::string, std::vector<int64_t>> input_shapes;
+    // A model file (or byte string) larger than this is refused before it is read. The default
+    // is protobuf's own limit for one message, which a larger value cannot lift.
+    int64_t max_model_bytes = (int64_t{1} << 31) - 1;
 };
 
 // Imports the model at `path`. External-data tensors are read relative to its directory.

@@ -40,8 +40,31 @@ std::optional<std::vector<int64_t>> ints(const IntTensor& t) {
     return out;
 }
 
+// The element count of a shape whose dimensions are non-negative and whose count fits (every
+// shape of an IntTensor: they are checked where they are made, see checked_count).
 int64_t count_of(const std::vector<int64_t>& shape) {
     return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
+}
+
+// The element count of a shape the model gives (Expand's, ConstantOfShape's); UserError naming
+// `what` when a dimension is negative or the count overflows.
+int64_t checked_count(const ConvertContext& ctx, const std::vector<int64_t>& shape,
+                      const std::string& what) {
+    int64_t count = 1;
+    for (int64_t d : shape) {
+        if (d < 0) ctx.error() << what << " " << ints_str(shape) << " has a negative dimension";
+        if (__builtin_mul_overflow(count, d, &count)) {
+            ctx.error() << what << " " << ints_str(shape)
+                        << " overflows 64 bits (its element count)";
+        }
+    }
+    return count;
+}
+
+// ONNX integer arithmetic wraps around (as numpy's does); the C++ operators on int64_t would be
+// undefined there, and INT64_MIN / -1 traps.
+int64_t wrap(uint64_t v) {
+    return static_cast<int64_t>(v);
 }
 
 std::vector<int64_t> strides_of(const std::vector<int64_t>& shape) {
@@ -174,11 +197,13 @@ std::optional<PrimExpr> binary_expr(const std::string& op, const PrimExpr& a, co
 
 std::optional<int64_t> binary(const std::string& op, int64_t a, int64_t b,
                               const ConvertContext& ctx) {
-    if (op == "Add") return a + b;
-    if (op == "Sub") return a - b;
-    if (op == "Mul") return a * b;
+    auto ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
+    if (op == "Add") return wrap(ua + ub);
+    if (op == "Sub") return wrap(ua - ub);
+    if (op == "Mul") return wrap(ua * ub);
     if (op == "Div" || op == "Mod") {
         if (b == 0) ctx.error() << "integer division by zero in shape arithmetic";
+        if (b == -1) return op == "Div" ? wrap(0 - ua) : 0;
         if (op == "Div") return a / b;
         // ONNX Mod with fmod=0 takes the sign of the divisor (Python's %).
         int64_t r = a % b;
@@ -287,6 +312,10 @@ IntTensor slice(ConvertContext& ctx, const std::vector<std::optional<IntTensor>>
         for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
     }
     if (steps.empty()) steps.assign(starts.size(), 1);
+    if (starts.size() != ends.size() || axes.size() != starts.size() ||
+        steps.size() != starts.size()) {
+        ctx.error() << "the starts, ends, axes and steps differ in length";
+    }
     std::vector<int64_t> begin(rank, 0), step(rank, 1), len = x.shape;
     for (size_t i = 0; i < axes.size(); ++i) {
         int64_t a = ctx.normalize_axis(axes[i], rank, "axis");
@@ -302,8 +331,10 @@ IntTensor slice(ConvertContext& ctx, const std::vector<std::optional<IntTensor>>
         int64_t b = clamp(starts[i], false), e = clamp(ends[i], true);
         begin[a] = b;
         step[a] = s;
-        len[a] = s > 0 ? std::max<int64_t>(0, (e - b + s - 1) / s)
-                       : std::max<int64_t>(0, (b - e + (-s) - 1) / (-s));
+        // In 128 bits: a step near INT64_MAX (or INT64_MIN) must not overflow the rounding.
+        __int128 distance = s > 0 ? __int128{e} - b : __int128{b} - e;
+        __int128 stride = s > 0 ? __int128{s} : -__int128{s};
+        len[a] = static_cast<int64_t>(std::max<__int128>(0, (distance + stride - 1) / stride));
     }
     IntTensor out{len, {}, x.dtype};
     std::vector<int64_t> xs = strides_of(x.shape), idx(rank, 0);
@@ -327,11 +358,14 @@ std::vector<int64_t> reshape_target(ConvertContext& ctx, const std::vector<int64
             if (i >= in_shape.size()) ctx.error() << "shape entry 0 copies a missing dimension";
             shape[i] = in_shape[i];
         }
+        if (shape[i] < -1) {
+            ctx.error() << "shape entry " << shape[i] << " is not a size (nor -1 or 0)";
+        }
         if (shape[i] == -1) {
             if (infer >= 0) ctx.error() << "the target shape has more than one -1";
             infer = static_cast<int64_t>(i);
-        } else {
-            known *= shape[i];
+        } else if (__builtin_mul_overflow(known, shape[i], &known)) {
+            ctx.error() << "the target shape " << ints_str(shape) << " overflows 64 bits";
         }
     }
     int64_t total = count_of(in_shape);
@@ -369,7 +403,9 @@ std::optional<std::vector<graph::Expr>> fold_shape_node(ConvertContext& ctx) {
         for (auto& e : out.data) {
             const int64_t* v = as_const_int(e);
             if (!v && op != "Neg") return std::nullopt;
-            e = v ? I(op == "Neg" ? -*v : op == "Abs" ? std::abs(*v) : !*v) : simplify(0 - e);
+            auto u = v ? static_cast<uint64_t>(*v) : 0;
+            int64_t r = op == "Neg" ? wrap(0 - u) : op == "Abs" ? (*v < 0 ? wrap(0 - u) : *v) : !*v;
+            e = v ? I(r) : simplify(0 - e);
         }
         return one(out);
     }
@@ -419,7 +455,11 @@ std::optional<std::vector<graph::Expr>> fold_shape_node(ConvertContext& ctx) {
         if (op == "Unsqueeze") {
             int64_t rank = static_cast<int64_t>(x.shape.size() + axes.size());
             std::vector<bool> inserted(rank, false);
-            for (int64_t a : axes) inserted[ctx.normalize_axis(a, rank, "axis")] = true;
+            for (int64_t a : axes) {
+                int64_t axis = ctx.normalize_axis(a, rank, "axis");
+                if (inserted[axis]) ctx.error() << "axis " << axis << " is given twice";
+                inserted[axis] = true;
+            }
             out.shape.clear();
             for (int64_t d = 0, k = 0; d < rank; ++d) {
                 out.shape.push_back(inserted[d] ? 1 : x.shape[k++]);
@@ -452,6 +492,8 @@ std::optional<std::vector<graph::Expr>> fold_shape_node(ConvertContext& ctx) {
     }
     if (op == "Expand" && in.size() == 2 && in[1] && ints(*in[1])) {
         std::vector<int64_t> shape = *ints(*in[1]);
+        // Too big for shape arithmetic: the converter broadcasts (and checks the result's size).
+        if (checked_count(ctx, shape, "the shape") > kMaxElements) return std::nullopt;
         IntTensor target{shape, std::vector<PrimExpr>(count_of(shape), I(0)), x.dtype};
         auto out = map_broadcast(ctx, {&x, &target}, x.dtype,
                                  [](const std::vector<PrimExpr>& a) { return a[0]; });
@@ -462,9 +504,10 @@ std::optional<std::vector<graph::Expr>> fold_shape_node(ConvertContext& ctx) {
         int64_t start = ints(x)->at(0), limit = ints(*in[1])->at(0), delta = ints(*in[2])->at(0);
         if (delta == 0) ctx.error() << "Range with delta 0";
         IntTensor out{{0}, {}, x.dtype};
-        for (int64_t v = start; delta > 0 ? v < limit : v > limit; v += delta) {
+        for (int64_t v = start; delta > 0 ? v < limit : v > limit;) {
             out.data.push_back(I(v));
             if (static_cast<int64_t>(out.data.size()) > kMaxElements) return std::nullopt;
+            if (__builtin_add_overflow(v, delta, &v)) break;  // past the limit of int64 values
         }
         out.shape[0] = static_cast<int64_t>(out.data.size());
         return one(out);
@@ -472,6 +515,7 @@ std::optional<std::vector<graph::Expr>> fold_shape_node(ConvertContext& ctx) {
     if (op == "ConstantOfShape" && ints(x)) {
         // The value's element type decides the result's; only integer fills are shape math.
         IntTensor out{*ints(x), {}, DataType::float32()};
+        checked_count(ctx, out.shape, "the shape");
         int64_t fill = 0;
         if (ctx.has_attr("value")) {
             graph::Expr v = ctx.constant(ctx.attr_tensor("value"));

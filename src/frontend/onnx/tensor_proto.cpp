@@ -108,37 +108,83 @@ void copy_typed(const Field& field, const runtime::NDArray& out, DataType dtype)
     }
 }
 
-void read_external(const TensorProto& t, const runtime::NDArray& out, const std::string& base_dir,
-                   const SourceLoc& loc, const std::string& what) {
+// Where the tensor's external data lies, checked before anything is allocated or read: the
+// location must stay inside the model's directory (as ONNX's checker requires: a model must not
+// read arbitrary files as weights) and the file must hold `nbytes` at the offset.
+struct ExternalData {
+    std::filesystem::path file;
+    int64_t offset = 0;
+};
+
+ExternalData find_external(const TensorProto& t, int64_t nbytes, const std::string& base_dir,
+                           const SourceLoc& loc, const std::string& what) {
     std::string location;
     int64_t offset = 0, length = -1;
     for (const auto& kv : t.external_data()) {
         try {
+            size_t used = 0;
             if (kv.key() == "location") location = kv.value();
-            if (kv.key() == "offset") offset = std::stoll(kv.value());
-            if (kv.key() == "length") length = std::stoll(kv.value());
+            if (kv.key() == "offset") offset = std::stoll(kv.value(), &used);
+            if (kv.key() == "length") length = std::stoll(kv.value(), &used);
+            if (used && used != kv.value().size()) throw std::invalid_argument(kv.value());
         } catch (const std::exception&) {
             user_error(loc) << what << ": external data " << kv.key() << " '" << kv.value()
                             << "' is not a number";
         }
     }
     if (location.empty()) user_error(loc) << what << ": external data without a location";
-    std::filesystem::path file =
-        std::filesystem::path(base_dir.empty() ? "." : base_dir) / location;
-    std::ifstream in(file, std::ios::binary);
-    if (!in) {
-        user_error(loc) << what << ": cannot open its external data file '" << file.string() << "'";
+    std::filesystem::path relative = std::filesystem::path(location).lexically_normal();
+    if (relative.is_absolute() || relative.has_root_name() || relative.empty() ||
+        *relative.begin() == "..") {
+        user_error(loc) << what << ": external data location '" << location
+                        << "' is outside the model's directory";
     }
-    auto nbytes = static_cast<int64_t>(out.nbytes());
+    if (offset < 0)
+        user_error(loc) << what << ": external data offset " << offset << " is negative";
     if (length >= 0 && length != nbytes) {
         user_error(loc) << what << ": external data length " << length << " does not match "
-                        << out.str() << " (" << nbytes << " bytes)";
+                        << "its shape (" << nbytes << " bytes)";
     }
-    in.seekg(offset);
+    std::filesystem::path file =
+        std::filesystem::path(base_dir.empty() ? "." : base_dir) / relative;
+    std::error_code ec;
+    auto size = std::filesystem::file_size(file, ec);
+    if (ec || !std::filesystem::is_regular_file(file, ec)) {
+        user_error(loc) << what << ": cannot open its external data file '" << file.string() << "'";
+    }
+    if (static_cast<uintmax_t>(offset) > size || size - offset < static_cast<uintmax_t>(nbytes)) {
+        user_error(loc) << what << ": external data file '" << file.string() << "' (" << size
+                        << " bytes) ends before " << nbytes << " bytes at offset " << offset;
+    }
+    return {file, offset};
+}
+
+void read_external(const ExternalData& where, const runtime::NDArray& out, const SourceLoc& loc,
+                   const std::string& what) {
+    auto nbytes = static_cast<std::streamsize>(out.nbytes());
+    std::ifstream in(where.file, std::ios::binary);
+    in.seekg(where.offset);
     in.read(static_cast<char*>(out.raw_data()), nbytes);
     if (!in || in.gcount() != nbytes) {
-        user_error(loc) << what << ": external data file '" << file.string() << "' ends before "
-                        << nbytes << " bytes at offset " << offset;
+        user_error(loc) << what << ": cannot read " << nbytes << " bytes at offset " << where.offset
+                        << " of its external data file '" << where.file.string() << "'";
+    }
+}
+
+// How many values the typed field that the element type selects holds.
+int64_t typed_count(const TensorProto& t) {
+    switch (t.data_type()) {
+        case TensorProto::FLOAT:
+            return t.float_data_size();
+        case TensorProto::DOUBLE:
+            return t.double_data_size();
+        case TensorProto::INT64:
+            return t.int64_data_size();
+        case TensorProto::UINT32:
+        case TensorProto::UINT64:
+            return t.uint64_data_size();
+        default:  // int32, int16, int8, uint16, uint8, bool, float16, bfloat16
+            return t.int32_data_size();
     }
 }
 
@@ -153,14 +199,17 @@ runtime::NDArray tensor_from_proto(const TensorProto& t, const std::string& base
     }
     if (t.has_segment()) user_error(loc) << what << ": segmented tensors are not supported";
     std::vector<int64_t> shape(t.dims().begin(), t.dims().end());
-    int64_t count = 1;
     for (int64_t d : shape) {
         if (d < 0) user_error(loc) << what << " has a negative dimension " << d;
-        if (d != 0 && count > std::numeric_limits<int64_t>::max() / d) {
-            user_error(loc) << what << " has too many elements";
-        }
-        count *= d;
     }
+    // Every size is checked against the data the tensor holds before its storage is allocated:
+    // a tensor declaring terabytes and holding a few bytes is refused, not allocated.
+    std::optional<int64_t> checked = checked_byte_size(shape, *dtype);
+    if (!checked) check_shape(shape, *dtype, loc, what);
+    int64_t nbytes = *checked;
+    int64_t count = 1;
+    for (int64_t d : shape) count *= d;
+    std::string type = dtype->str() + ints_str(shape);
     if (dtype->is_string()) {
         if (t.data_location() == TensorProto::EXTERNAL || t.has_raw_data()) {
             user_error(loc) << what << ": string data must be in string_data";
@@ -172,49 +221,46 @@ runtime::NDArray tensor_from_proto(const TensorProto& t, const std::string& base
         return runtime::make_string_tensor(
             shape, std::vector<std::string>(t.string_data().begin(), t.string_data().end()));
     }
-    runtime::NDArray out = runtime::NDArray::empty(shape, graph::dl_dtype_of(*dtype));
-    auto nbytes = static_cast<int64_t>(out.nbytes());
-
+    auto allocate = [&] { return runtime::NDArray::empty(shape, graph::dl_dtype_of(*dtype)); };
     if (t.data_location() == TensorProto::EXTERNAL) {
-        read_external(t, out, base_dir, loc, what);
+        ExternalData where = find_external(t, nbytes, base_dir, loc, what);
+        runtime::NDArray out = allocate();
+        read_external(where, out, loc, what);
         return out;
     }
     if (t.has_raw_data()) {
         if (static_cast<int64_t>(t.raw_data().size()) != nbytes) {
             user_error(loc) << what << ": raw_data has " << t.raw_data().size()
-                            << " bytes, its type " << out.str() << " needs " << nbytes;
+                            << " bytes, its type " << type << " needs " << nbytes;
         }
+        runtime::NDArray out = allocate();
         if (nbytes) std::memcpy(out.raw_data(), t.raw_data().data(), nbytes);
         return out;
     }
     // Typed fields: which one holds the data depends on the declared element type.
-    int64_t given = -1;
+    int64_t given = typed_count(t);
+    if (given != count) {
+        user_error(loc) << what << " holds " << given << " value(s), its type " << type << " needs "
+                        << count;
+    }
+    runtime::NDArray out = allocate();
     switch (t.data_type()) {
         case TensorProto::FLOAT:
-            given = t.float_data_size();
-            if (given == count) copy_typed(t.float_data(), out, *dtype);
+            copy_typed(t.float_data(), out, *dtype);
             break;
         case TensorProto::DOUBLE:
-            given = t.double_data_size();
-            if (given == count) copy_typed(t.double_data(), out, *dtype);
+            copy_typed(t.double_data(), out, *dtype);
             break;
         case TensorProto::INT64:
-            given = t.int64_data_size();
-            if (given == count) copy_typed(t.int64_data(), out, *dtype);
+            copy_typed(t.int64_data(), out, *dtype);
             break;
         case TensorProto::UINT32:
         case TensorProto::UINT64:
-            given = t.uint64_data_size();
-            if (given == count) copy_typed(t.uint64_data(), out, *dtype);
+            copy_typed(t.uint64_data(), out, *dtype);
             break;
-        default:  // int32, int16, int8, uint16, uint8, bool, float16, bfloat16
-            given = t.int32_data_size();
-            if (given == count) copy_typed(t.int32_data(), out, *dtype);
+        default:
+            copy_typed(t.int32_data(), out, *dtype);
             break;
-    }
-    if (given != count) {
-        user_error(loc) << what << " holds " << given << " value(s), its type " << out.str()
-                        << " needs " << count;
     }
     return out;
 }
@@ -226,7 +272,13 @@ void read_message_pb(const std::string& path, google::protobuf::Message* message
                      const char* kind) {
     std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in) user_error() << path << ": cannot open the file";
-    std::string bytes(static_cast<size_t>(in.tellg()), '\0');
+    auto size = static_cast<int64_t>(in.tellg());
+    if (size < 0) user_error() << path << ": cannot read the file";
+    if (size > std::numeric_limits<int>::max()) {
+        user_error() << path << ": the file is " << size << " bytes, more than protobuf's limit of "
+                     << std::numeric_limits<int>::max() << " bytes for one message";
+    }
+    std::string bytes(static_cast<size_t>(size), '\0');
     in.seekg(0);
     if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()))) {
         user_error() << path << ": cannot read the file";

@@ -24,7 +24,9 @@ TEST(OnnxErrors, TruncatedFile) {
     std::string path = (dir / "truncated.onnx").string();
     std::ofstream(path, std::ios::binary) << head;
     std::string msg = user_error_of([&] { from_onnx(path); });
-    EXPECT_EQ(msg, path + ": not a valid ONNX model (the protobuf is truncated or malformed)");
+    EXPECT_EQ(msg, path +
+                       ": not a valid ONNX model (the protobuf is truncated, malformed or "
+                       "nested deeper than 1024 messages)");
     std::filesystem::remove_all(dir);
 }
 
