@@ -15,6 +15,7 @@
 #include "ops/control_flow.h"
 #include "ops/op_table.h"
 #include "support/error.h"
+#include "support/large_stack.h"
 
 namespace anvil::driver {
 
@@ -57,8 +58,10 @@ void check_kernel_calls(const graph::IRModule& m) {
 
 }  // namespace
 
-CompiledModel compile_model(const graph::IRModule& m, const std::string& target,
-                            const PipelineOptions& options) {
+namespace {
+
+CompiledModel compile_on_this_thread(const graph::IRModule& m, const std::string& target,
+                                     const PipelineOptions& options) {
     Target t = Target::parse(target);
     if (t.kind != "llvm") {
         user_error() << "target '" << target << "': only llvm targets can be built so far";
@@ -79,6 +82,14 @@ CompiledModel compile_model(const graph::IRModule& m, const std::string& target,
     check_kernel_calls(lowered);
     ops::check_control_flow(lowered);
     return {lowered, build_kernels(lowered, t), t, options.max_memory_bytes};
+}
+
+}  // namespace
+
+CompiledModel compile_model(const graph::IRModule& m, const std::string& target,
+                            const PipelineOptions& options) {
+    // The passes recurse once per nested expression: a deep graph needs a deep stack.
+    return call_with_large_stack([&] { return compile_on_this_thread(m, target, options); });
 }
 
 Executor parse_executor(const std::string& text) {
