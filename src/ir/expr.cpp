@@ -37,6 +37,11 @@ PrimExpr make_const(DataType t, double value) {
     if (t.is_vector()) return make_broadcast(make_const(t.element_of(), value), t.lanes());
     if (t.is_floating()) return make_float(t, value);
     if (t.is_bool()) return make_int(t, value != 0 ? 1 : 0);
+    // A double outside int64's range (or NaN) has no value as an int64 in C++; such constants
+    // (a float literal folded into an integer, a huge number in IR text) saturate instead.
+    if (std::isnan(value)) return make_int(t, 0);
+    if (value >= 0x1p63) return make_int(t, std::numeric_limits<int64_t>::max());
+    if (value < -0x1p63) return make_int(t, std::numeric_limits<int64_t>::min());
     return make_int(t, static_cast<int64_t>(value));
 }
 
