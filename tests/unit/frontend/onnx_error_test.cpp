@@ -2,6 +2,7 @@
 // and opset.
 #include "onnx_test_util.h"
 #include "ops/shape_tensor.h"
+#include "require_package.h"
 
 namespace anvil::frontend {
 namespace {
@@ -16,7 +17,8 @@ TEST(OnnxErrors, NonExistentFile) {
 }
 
 TEST(OnnxErrors, TruncatedFile) {
-    if (!testing::have_model("resnet18")) GTEST_SKIP() << "no shared models";
+    ANVIL_REQUIRE_PACKAGE(testing::have_model("resnet18"), "the shared models (../shared/models)",
+                          "check out the shared/ folder beside the repository");
     std::ifstream in(testing::models_dir() + "/resnet18/model.onnx", std::ios::binary);
     std::string head(100, '\0');
     in.read(head.data(), 100);
