@@ -100,6 +100,13 @@ NDArray read_unicode_array(const std::string& bytes, size_t at, std::vector<int6
     int64_t count = 1;
     for (int64_t d : shape) count *= d;  // parse_shape_tuple bounds the product
     size_t available = (bytes.size() - at) / 4;
+    // '<U0' elements take no bytes in the file, so the file cannot bound their number; a
+    // string tensor still allocates each one.
+    constexpr int64_t kMaxEmptyStrings = int64_t{1} << 24;
+    if (width == 0 && count > kMaxEmptyStrings) {
+        user_error() << what << ": a '<U0' array of " << count << " elements (at most "
+                     << kMaxEmptyStrings << ")";
+    }
     if (width < 0 ||
         (width > 0 && static_cast<size_t>(count) > available / static_cast<size_t>(width))) {
         user_error() << what << ": truncated .npy data";

@@ -112,5 +112,50 @@ TEST(Npz, ErrorsNameTheFile) {
     std::filesystem::remove(path);
 }
 
+// A .npy document: magic, version 1.0, the header padded to 16 bytes, then `data`.
+std::string npy(std::string header, const std::string& data = "") {
+    header += std::string((16 - (10 + header.size() + 1) % 16) % 16, ' ') + "\n";
+    std::string out = std::string("\x93NUMPY\x01\x00", 8);
+    out += static_cast<char>(header.size() & 0xFF);
+    out += static_cast<char>(header.size() >> 8);
+    return out + header + data;
+}
+
+std::string npy_error(const std::string& bytes) {
+    try {
+        parse_npy(bytes, "'x.npy'");
+    } catch (const UserError& e) {
+        return e.what();
+    }
+    ADD_FAILURE() << "no error";
+    return "";
+}
+
+// Headers that lie about their data: each a UserError, checked before anything is allocated
+// (the fuzz harness tests/fuzz/targets/npz_fuzz.cpp found the width-0 case).
+TEST(Npz, HostileHeadersAreErrorsNotAllocations) {
+    auto header = [](const std::string& descr, const std::string& shape) {
+        return "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+    };
+    EXPECT_NE(npy_error(npy(header("<f4", "(-1, 3)"))).find("bad .npy dimension '-1'"),
+              std::string::npos);
+    EXPECT_NE(
+        npy_error(npy(header("<f4", "(4294967296, 4294967296, 16)"))).find("has too many elements"),
+        std::string::npos);
+    EXPECT_NE(npy_error(npy(header("<f4", "(1000000000000,)"), "abcd")).find("truncated .npy data"),
+              std::string::npos);
+    EXPECT_NE(npy_error(npy(header("<U0", "(4333333333333333, 38)"))).find("'<U0' array"),
+              std::string::npos);
+    EXPECT_NE(npy_error(npy(header("<U4", "(1000000,)"), "abcd")).find("truncated .npy data"),
+              std::string::npos);
+    EXPECT_NE(npy_error(npy("{'descr': '<f4', 'shape': (3,)")).find("no 'fortran_order'"),
+              std::string::npos);
+    EXPECT_NE(npy_error(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (3")).find("shape"),
+              std::string::npos);
+    std::string cut = npy(header("<f4", "(2,)"), "12345678");
+    EXPECT_NE(npy_error(cut.substr(0, 20)).find("truncated .npy header"), std::string::npos);
+    EXPECT_EQ(parse_npy(cut, "'x.npy'").shape().size(), 1u);  // the honest one reads
+}
+
 }  // namespace
 }  // namespace anvil::runtime
