@@ -28,10 +28,16 @@ PlanTensor read_tensor(const Reader& r, const json& obj, bool with_storage) {
 }
 
 PlanEntry read_entry(const Reader& r, const json& v) {
-    if (v.is_number_integer()) return PlanEntry{static_cast<int>(v.get<int64_t>()), 0};
+    // Ids beyond int's range would wrap into valid-looking ones.
+    auto id = [&](const json& x) {
+        int64_t value = x.get<int64_t>();
+        if (value < INT32_MIN || value > INT32_MAX)
+            r.fail("argument id " + x.dump() + " is out of range");
+        return static_cast<int>(value);
+    };
+    if (v.is_number_integer()) return PlanEntry{id(v), 0};
     if (v.is_array() && v.size() == 2 && v[0].is_number_integer() && v[1].is_number_integer()) {
-        return PlanEntry{static_cast<int>(v[0].get<int64_t>()),
-                         static_cast<int>(v[1].get<int64_t>())};
+        return PlanEntry{id(v[0]), id(v[1])};
     }
     r.fail("an argument must be a node id or a [node, index] pair, not " + v.dump());
 }

@@ -66,6 +66,14 @@ TEST(VMProgram, ValidationSaysWhere) {
         std::string::npos);
     EXPECT_NE(error_of([&] { program_from_json("not json"); }).find("not a JSON object"),
               std::string::npos);
+    // A field of the wrong JSON type is the document's error too (found by fuzzing).
+    std::string wrong_type = program_to_json(small_program());
+    wrong_type.replace(wrong_type.find("\"op\":\"match_shape\""), 0,
+                       "\"check_dtype\":\"float32\",");
+    EXPECT_NE(error_of([&] {
+                  program_from_json(wrong_type);
+              }).find("'check_dtype' must be true or false"),
+              std::string::npos);
     std::string bad_op = program_to_json(small_program());
     bad_op.replace(bad_op.find("\"kill\""), 6, "\"jump\"");
     EXPECT_NE(error_of([&] { program_from_json(bad_op); }).find("unknown op 'jump'"),
