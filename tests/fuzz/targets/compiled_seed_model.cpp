@@ -1,5 +1,7 @@
 #include "compiled_seed_model.h"
 
+#include <cstring>
+
 #include "driver/compile.h"
 #include "driver/make_plan.h"
 #include "driver/plan_memory.h"
@@ -37,10 +39,13 @@ std::string join_document_and_params(const std::string& document, const std::str
     return document + std::string(1, '\0') + params;
 }
 
-std::pair<std::string_view, std::string_view> split_document_and_params(std::string_view input) {
+DocumentAndParams split_document_and_params(std::string_view input) {
     size_t nul = input.find('\0');
-    if (nul == std::string_view::npos) return {input, {}};
-    return {input.substr(0, nul), input.substr(nul + 1)};
+    if (nul == std::string_view::npos) return {std::string(input), {}};
+    std::string_view params = input.substr(nul + 1);
+    DocumentAndParams out{std::string(input.substr(0, nul)), std::vector<std::byte>(params.size())};
+    if (!params.empty()) std::memcpy(out.params.data(), params.data(), params.size());
+    return out;
 }
 
 }  // namespace anvil::fuzz

@@ -4,7 +4,10 @@
 // an altered or truncated model library's data sections would give the runtime.
 #pragma once
 
+#include <cstddef>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "runtime/module.h"
 
@@ -20,6 +23,13 @@ CompiledSeedModel compile_seed_model(bool for_vm);
 
 // The fuzz input format of the artifact harnesses: the document, a NUL byte, the parameter blob.
 std::string join_document_and_params(const std::string& document, const std::string& params);
-std::pair<std::string_view, std::string_view> split_document_and_params(std::string_view input);
+
+// One fuzz input split at its first NUL byte (no NUL: all document, no params), each part copied
+// into a buffer of its own size, so that the sanitizers see a read past either's end.
+struct DocumentAndParams {
+    std::string document;
+    std::vector<std::byte> params;
+};
+DocumentAndParams split_document_and_params(std::string_view input);
 
 }  // namespace anvil::fuzz

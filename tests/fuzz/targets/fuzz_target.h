@@ -50,6 +50,28 @@ inline std::string_view as_text(const uint8_t* data, size_t size) {
     return {reinterpret_cast<const char*>(data), size};
 }
 
+// The text IR harnesses' round trip: `value` parsed from the input prints to text that `parse`
+// reads back and `print` prints identically. The printer's output is ours, so failing to read it
+// back is a bug, not a user error: the harness aborts. `what` names the value ("module").
+template <class Value, class Print, class Parse>
+void expect_print_parse_round_trip(const Value& value, Print&& print, Parse&& parse,
+                                   const char* what) {
+    const std::string printed = print(value);
+    Value again;
+    try {
+        again = parse(printed);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "fuzz: printed %s does not parse: %s\n%s\n", what, e.what(),
+                     printed.c_str());
+        std::abort();
+    }
+    if (print(again) != printed) {
+        std::fprintf(stderr, "fuzz: print(parse(print(%s))) differs from print(%s):\n%s\n", what,
+                     what, printed.c_str());
+        std::abort();
+    }
+}
+
 // Seeds a harness makes itself (a compiled model's plan, say) rather than reading them from the
 // test data: written to $ANVIL_FUZZ_WRITE_SEEDS/<index> by write_seeds_if_asked, which
 // scripts/fuzz.sh calls before fuzzing, and replayed by replay_main.cpp.

@@ -21,13 +21,10 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     using namespace anvil;
-    auto [document, params] = fuzz::split_document_and_params(fuzz::as_text(data, size));
-    // Copied into owned buffers so the sanitizers see reads past their ends.
-    std::string plan_json(document);
-    std::vector<std::byte> blob(params.size());
-    if (!params.empty()) std::memcpy(blob.data(), params.data(), params.size());
+    fuzz::DocumentAndParams input = fuzz::split_document_and_params(fuzz::as_text(data, size));
     fuzz::expect_only_user_errors([&] {
-        runtime::GraphExecutor ex(plan_json, std::span<const std::byte>(blob), g_model->kernels);
+        runtime::GraphExecutor ex(input.document, std::span<const std::byte>(input.params),
+                                  g_model->kernels);
         for (int i = 0; i < ex.num_inputs(); ++i) {
             runtime::NDArray in = ex.get_input(i);
             std::memset(in.raw_data(), 0, in.nbytes());

@@ -1,7 +1,6 @@
 // Fuzz harness: what the VM reads from a model library — the program's JSON and the parameter
 // blob — over fixed compiled kernels (compiled_seed_model.h). Programs are loaded and checked,
 // not run: a valid program may loop for ever, which is no bug of the loader.
-#include <cstring>
 #include <span>
 
 #include "compiled_seed_model.h"
@@ -22,13 +21,10 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     using namespace anvil;
-    auto [document, params] = fuzz::split_document_and_params(fuzz::as_text(data, size));
-    std::string json(document);
-    std::vector<std::byte> blob(params.size());
-    if (!params.empty()) std::memcpy(blob.data(), params.data(), params.size());
+    fuzz::DocumentAndParams input = fuzz::split_document_and_params(fuzz::as_text(data, size));
     fuzz::expect_only_user_errors([&] {
-        runtime::VMProgram program = runtime::program_from_json(json);
-        runtime::VirtualMachine vm(std::move(program), std::span<const std::byte>(blob),
+        runtime::VMProgram program = runtime::program_from_json(input.document);
+        runtime::VirtualMachine vm(std::move(program), std::span<const std::byte>(input.params),
                                    g_model->kernels);
         for (int i = 0; i < static_cast<int>(vm.input_names().size()); ++i) vm.input_info(i);
     });
