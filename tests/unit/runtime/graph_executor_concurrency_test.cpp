@@ -5,39 +5,25 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "add_plan.h"
 #include "runtime/graph_executor.h"
 
 namespace anvil::runtime {
 namespace {
 
-// y = x + w over float32[2, 3]; x is input 0, w a param.
-const char* kPlan = R"({
-  "version": 1,
-  "inputs": [{"name": "x", "node": 0}],
-  "outputs": [{"node": 2, "name": "y"}],
-  "nodes": [
-    {"kind": "input", "name": "x", "shape": [2, 3], "dtype": "float32", "storage": 0},
-    {"kind": "param", "name": "w", "shape": [2, 3], "dtype": "float32"},
-    {"kind": "kernel", "name": "add", "kernel": "add", "args": [0, [1, 0]],
-     "shape": [2, 3], "dtype": "float32", "storage": 1}
-  ],
-  "storage": [{"id": 0, "bytes": 24}, {"id": 1, "bytes": 24}],
-  "params": {"w": {"offset": 0, "nbytes": 24, "shape": [2, 3], "dtype": "float32"}}
-})";
-
 // Lets a test hold a kernel call open: while `hold` is set, the kernel waits for it to clear.
 std::atomic<bool> g_hold{false};
 std::atomic<bool> g_in_kernel{false};
 
+// Defines kAddPlan's kernel "k".
 class AddModule : public ModuleNode {
 public:
     PackedFunc get_function(const std::string& name) override {
-        if (name != "add") return PackedFunc();
+        if (name != "k") return PackedFunc();
         return PackedFunc([](const Args& args, RetValue*) {
             g_in_kernel.store(true);
             while (g_hold.load()) std::this_thread::yield();
@@ -48,15 +34,13 @@ public:
             g_in_kernel.store(false);
         });
     }
-    std::vector<std::string> function_names() const override { return {"add"}; }
+    std::vector<std::string> function_names() const override { return {"k"}; }
 };
 
 const std::vector<float> kW = {10, 20, 30, 40, 50, 60};
 
 GraphExecutor make_executor() {
-    std::vector<std::byte> w(kW.size() * sizeof(float));
-    std::memcpy(w.data(), kW.data(), w.size());
-    return GraphExecutor(std::string(kPlan), w, Module(make_ref<AddModule>()));
+    return GraphExecutor(std::string(kAddPlan), float_bytes(kW), Module(make_ref<AddModule>()));
 }
 
 NDArray input(float base) {
@@ -278,11 +262,10 @@ TEST(GraphExecutorInputValidation, StridesDeviceNullDataAndAlignment) {
 }
 
 TEST(GraphExecutorInputValidation, TheCApiReturnsAStatusAndNamesTheInput) {
-    std::vector<std::byte> w(kW.size() * sizeof(float));
-    std::memcpy(w.data(), kW.data(), w.size());
+    std::vector<std::byte> w = float_bytes(kW);
     AnvilModuleHandle module = module_new_handle(Module(make_ref<AddModule>()));
     AnvilGraphExecutorHandle h = nullptr;
-    ASSERT_EQ(anvil_graph_executor_create(kPlan, w.data(), w.size(), module, &h), 0)
+    ASSERT_EQ(anvil_graph_executor_create(kAddPlan, w.data(), w.size(), module, &h), 0)
         << anvil_get_last_error();
     anvil_module_free(module);
 

@@ -3,28 +3,13 @@
 
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <string>
 
+#include "add_plan.h"
 #include "runtime/graph_executor.h"
 
 namespace anvil::runtime {
 namespace {
-
-// input x -> kernel "k" (with param w) -> output; one shared-nothing storage per tensor.
-const char* kPlan = R"({
-  "version": 1,
-  "inputs": [{"name": "x", "node": 0}],
-  "outputs": [{"node": 2, "name": "y"}],
-  "nodes": [
-    {"kind": "input", "name": "x", "shape": [2, 3], "dtype": "float32", "storage": 0},
-    {"kind": "param", "name": "w", "shape": [2, 3], "dtype": "float32"},
-    {"kind": "kernel", "name": "add", "kernel": "k", "args": [0, [1, 0]],
-     "shape": [2, 3], "dtype": "float32", "storage": 1}
-  ],
-  "storage": [{"id": 0, "bytes": 24}, {"id": 1, "bytes": 24, "device": "cpu"}],
-  "params": {"w": {"offset": 0, "nbytes": 24, "shape": [2, 3], "dtype": "float32"}}
-})";
 
 std::string replace(std::string text, const std::string& from, const std::string& to) {
     size_t at = text.find(from);
@@ -43,7 +28,7 @@ std::string error_of(const std::string& json) {
 }
 
 TEST(GraphPlan, ParsesTheSchema) {
-    GraphPlan plan = plan_from_json(kPlan);
+    GraphPlan plan = plan_from_json(kAddPlan);
     ASSERT_EQ(plan.nodes.size(), 3u);
     EXPECT_EQ(plan.nodes[2].kind, PlanNodeKind::kernel);
     EXPECT_EQ(plan.nodes[2].kernel, "k");
@@ -57,7 +42,7 @@ TEST(GraphPlan, ParsesTheSchema) {
 }
 
 TEST(GraphPlan, RoundTripsThroughJson) {
-    GraphPlan plan = plan_from_json(kPlan);
+    GraphPlan plan = plan_from_json(kAddPlan);
     // A multi-output kernel uses the "outputs" list form.
     plan.nodes.push_back(
         {.kind = PlanNodeKind::kernel,
@@ -76,7 +61,7 @@ TEST(GraphPlan, RoundTripsThroughJson) {
 
 // A kernel node's operation count (for profiling) is optional: absent means unknown (-1).
 TEST(GraphPlan, KernelFlopsAreOptional) {
-    GraphPlan plan = plan_from_json(kPlan);
+    GraphPlan plan = plan_from_json(kAddPlan);
     EXPECT_EQ(plan.nodes[2].flops, -1);
     EXPECT_EQ(plan_to_json(plan).find("flops"), std::string::npos);
     plan.nodes[2].flops = 1234567890123;
@@ -108,7 +93,7 @@ class GraphPlanErrors : public ::testing::TestWithParam<BadPlan> {};
 
 TEST_P(GraphPlanErrors, NameWhatIsWrong) {
     const BadPlan& bad = GetParam();
-    std::string message = error_of(replace(kPlan, bad.from, bad.to));
+    std::string message = error_of(replace(kAddPlan, bad.from, bad.to));
     EXPECT_NE(message.find(bad.message), std::string::npos) << message;
     EXPECT_EQ(message.rfind("graph plan: ", 0), 0u) << message;
 }
@@ -200,14 +185,8 @@ std::string executor_error(const GraphPlan& plan, std::span<const std::byte> par
     return "(no error)";
 }
 
-std::vector<std::byte> float_bytes(const std::vector<float>& values) {
-    std::vector<std::byte> out(values.size() * sizeof(float));
-    std::memcpy(out.data(), values.data(), out.size());
-    return out;
-}
-
 TEST(GraphExecutorRuntime, RunsKernelsFromAnyModule) {
-    GraphExecutor ex(std::string(kPlan), float_bytes({10, 20, 30, 40, 50, 60}),
+    GraphExecutor ex(std::string(kAddPlan), float_bytes({10, 20, 30, 40, 50, 60}),
                      Module(make_ref<FakeModule>()));
     EXPECT_EQ(ex.num_inputs(), 1);
     EXPECT_EQ(ex.num_outputs(), 1);
@@ -229,7 +208,7 @@ TEST(GraphExecutorRuntime, RunsKernelsFromAnyModule) {
 }
 
 TEST(GraphExecutorRuntime, ChecksInputs) {
-    GraphExecutor ex(std::string(kPlan), float_bytes({0, 0, 0, 0, 0, 0}),
+    GraphExecutor ex(std::string(kAddPlan), float_bytes({0, 0, 0, 0, 0, 0}),
                      Module(make_ref<FakeModule>()));
     auto expect_error = [&](auto&& action, const std::string& message) {
         try {
@@ -257,7 +236,7 @@ TEST(GraphExecutorRuntime, ChecksInputs) {
 }
 
 TEST(GraphExecutorRuntime, ReportsPlanAndKernelErrors) {
-    GraphPlan plan = plan_from_json(kPlan);
+    GraphPlan plan = plan_from_json(kAddPlan);
     auto params = float_bytes({0, 0, 0, 0, 0, 0});
     EXPECT_NE(executor_error(plan, params, Module()).find("module is null"), std::string::npos);
     std::string short_blob =
