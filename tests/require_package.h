@@ -31,3 +31,14 @@ inline bool running_in_ci() {
             GTEST_SKIP() << what << " is missing; " << remedy;              \
         }                                                                   \
     } while (0)
+
+// The ONNX backend test data (node models with their inputs and outputs), which the importer,
+// CLI and conformance tests read.
+#define ANVIL_REQUIRE_ONNX_TESTDATA(available)                                                   \
+    ANVIL_REQUIRE_PACKAGE(available, "the ONNX backend test data (/usr/share/libonnx-testdata)", \
+                          "apt-get install libonnx-testdata")
+
+// The reference models of ../shared/models (ResNet-18, MobileNetV2, ... with their test data).
+#define ANVIL_REQUIRE_SHARED_MODELS(available)                               \
+    ANVIL_REQUIRE_PACKAGE(available, "the shared models (../shared/models)", \
+                          "check out the shared/ folder beside the repository")

@@ -4,16 +4,14 @@
 // exactly what it computes unchecked.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <optional>
 #include <string>
 
 #include "cli/cli_run.h"
 #include "e2e/vm_test_util.h"
 #include "runtime/npz.h"
+#include "scoped_env.h"
 
 namespace anvil {
 namespace {
@@ -23,7 +21,9 @@ using cli::testing::Result;
 using cli::testing::run;
 using cli::testing::temp_path;
 using cli::testing::temp_so;
+using cli::testing::write_temp_module;
 using testing::random_array;
+using testing::ScopedEnv;
 
 // main calls `shift`, whose loop reads X one element past its end: X[i + 1] for the last i.
 // SHAPE is "(4, 16)" (the graph executor) or "(n, 16)" (the VM).
@@ -40,36 +40,10 @@ prim_func shift(X: float32[n, k], Y: float32[n, k]) {
 )";
 }
 
-std::string write_text(const std::string& name, const std::string& text) {
-    std::string path = temp_path(name, ".anvil");
-    std::ofstream(path) << text;
-    return path;
-}
-
-// Sets an environment variable of the `anvil` processes the test starts, for one scope.
-class ScopedEnv {
-public:
-    ScopedEnv(const char* name, const char* value) : name_(name) {
-        if (const char* old = std::getenv(name)) old_ = old;
-        setenv(name, value, 1);
-    }
-    ~ScopedEnv() {
-        if (old_) {
-            setenv(name_, old_->c_str(), 1);
-        } else {
-            unsetenv(name_);
-        }
-    }
-
-private:
-    const char* name_;
-    std::optional<std::string> old_;
-};
-
 // Compiles `module` with `flags` and runs it on an x of `rows` rows.
 Result compile_and_run(const std::string& name, const std::string& module, int64_t rows,
                        const std::string& flags) {
-    std::string path = write_text(name, module), so = temp_so(name);
+    std::string path = write_temp_module(name, module), so = temp_so(name);
     std::string in = temp_path(name + "_in", ".npz");
     runtime::write_npz(in, {{"x", random_array({rows, 16}, 1)}});
     Result c = run("compile " + path + " -o " + so + " " + flags);

@@ -1,5 +1,5 @@
-// What the command-line tests share: running `anvil`, naming temporary files, checking a model
-// against its ONNX test data.
+// What the command-line tests share: running `anvil`, naming and writing temporary files,
+// checking a model against its ONNX test data.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 namespace anvil::cli::testing {
@@ -38,6 +39,13 @@ inline std::string temp_path(const std::string& name, const std::string& ext) {
 
 inline std::string temp_so(const std::string& name) {
     return temp_path(name, ".so");
+}
+
+// Writes `text` (a module in Anvil's text format) to temp_path(name, ".anvil"); returns the path.
+inline std::string write_temp_module(const std::string& name, const std::string& text) {
+    std::string path = temp_path(name, ".anvil");
+    std::ofstream(path) << text;
+    return path;
 }
 
 // Compiles `dir`/model.onnx once and checks it against every `dir`/test_data_set_K at

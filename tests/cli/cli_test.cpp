@@ -25,9 +25,7 @@ class OnnxNodeModels : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(OnnxNodeModels, CompileRunCompare) {
     fs::path dir = kNodeTests / GetParam();
-    ANVIL_REQUIRE_PACKAGE(fs::exists(dir),
-                          "the ONNX backend test data (/usr/share/libonnx-testdata)",
-                          "apt-get install libonnx-testdata");
+    ANVIL_REQUIRE_ONNX_TESTDATA(fs::exists(dir));
     compile_and_compare(dir, 3);
 }
 
@@ -45,8 +43,7 @@ class ReferenceModels : public ::testing::TestWithParam<std::tuple<std::string, 
 TEST_P(ReferenceModels, CompileRunCompare) {
     fs::path dir =
         fs::path(ANVIL_SOURCE_DIR) / ".." / "shared" / "models" / std::get<0>(GetParam());
-    ANVIL_REQUIRE_PACKAGE(fs::exists(dir / "model.onnx"), "the shared models (../shared/models)",
-                          "check out the shared/ folder beside the repository");
+    ANVIL_REQUIRE_SHARED_MODELS(fs::exists(dir / "model.onnx"));
     compile_and_compare(dir, std::get<1>(GetParam()));
 }
 
@@ -95,9 +92,7 @@ TEST(CliErrors, BadUsageExitsTwo) {
 
 TEST(CliErrors, BadTargetAndShapesNameTheArgument) {
     fs::path model = kNodeTests / "test_relu" / "model.onnx";
-    ANVIL_REQUIRE_PACKAGE(fs::exists(model),
-                          "the ONNX backend test data (/usr/share/libonnx-testdata)",
-                          "apt-get install libonnx-testdata");
+    ANVIL_REQUIRE_ONNX_TESTDATA(fs::exists(model));
     Result t = run("compile " + model.string() + " --target 'llvm -mcpu=pentium9000' -o /tmp/x.so");
     EXPECT_EQ(t.status, 1);
     EXPECT_NE(t.output.find("pentium9000"), std::string::npos) << t.output;
@@ -109,9 +104,7 @@ TEST(CliErrors, BadTargetAndShapesNameTheArgument) {
 TEST(CliErrors, CompareMismatchExitsOne) {
     fs::path dir = kNodeTests / "test_relu";
     fs::path other = kNodeTests / "test_sigmoid" / "test_data_set_0";
-    ANVIL_REQUIRE_PACKAGE(fs::exists(dir) && fs::exists(other),
-                          "the ONNX backend test data (/usr/share/libonnx-testdata)",
-                          "apt-get install libonnx-testdata");
+    ANVIL_REQUIRE_ONNX_TESTDATA(fs::exists(dir) && fs::exists(other));
     std::string so = temp_so("relu_mismatch");
     ASSERT_EQ(run("compile " + (dir / "model.onnx").string() + " -o " + so).status, 0);
     Result r = run("run " + so + " --inputs " + (dir / "test_data_set_0").string() + " --compare " +
@@ -140,9 +133,7 @@ TEST(CliCompile, PrintsBothLevelsAfterLowering) {
 
 TEST(CliRun, TimingAndTopK) {
     fs::path dir = kNodeTests / "test_relu";
-    ANVIL_REQUIRE_PACKAGE(fs::exists(dir),
-                          "the ONNX backend test data (/usr/share/libonnx-testdata)",
-                          "apt-get install libonnx-testdata");
+    ANVIL_REQUIRE_ONNX_TESTDATA(fs::exists(dir));
     std::string so = temp_so("relu_time");
     ASSERT_EQ(run("compile " + (dir / "model.onnx").string() + " -o " + so).status, 0);
     Result r = run("run " + so + " --inputs " + (dir / "test_data_set_0").string() +

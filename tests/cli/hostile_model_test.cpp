@@ -16,17 +16,17 @@ using anvil::cli::testing::Result;
 using anvil::cli::testing::run;
 using anvil::cli::testing::temp_path;
 using anvil::cli::testing::temp_so;
+using anvil::cli::testing::write_temp_module;
 
 // A static module of three 1 MiB tensors (float32[512, 512]) between four ops, in a file.
 std::string write_module(const std::string& name) {
-    std::string path = temp_path(name, ".anvil");
-    std::ofstream(path) << "def @main(%x: Tensor[(512, 512), float32]) {\n"
-                           "  %0 = exp(%x);\n"
-                           "  %1 = nn.relu(%0);\n"
-                           "  %2 = add(%1, %0);\n"
-                           "  negative(%2)\n"
-                           "}\n";
-    return path;
+    return write_temp_module(name,
+                             "def @main(%x: Tensor[(512, 512), float32]) {\n"
+                             "  %0 = exp(%x);\n"
+                             "  %1 = nn.relu(%0);\n"
+                             "  %2 = add(%1, %0);\n"
+                             "  negative(%2)\n"
+                             "}\n");
 }
 
 bool contains(const std::string& s, const std::string& part) {

@@ -24,6 +24,7 @@ using cli::testing::Result;
 using cli::testing::run;
 using cli::testing::temp_path;
 using cli::testing::temp_so;
+using cli::testing::write_temp_module;
 using runtime::NDArray;
 using testing::random_array;
 
@@ -60,12 +61,6 @@ std::vector<float> mlp_reference(const NDArray& x, const std::map<std::string, N
 
 void write_npz(const std::string& path, const std::map<std::string, NDArray>& arrays) {
     runtime::write_npz(path, {arrays.begin(), arrays.end()});
-}
-
-std::string write_text(const std::string& name, const std::string& text) {
-    std::string path = temp_path(name, ".anvil");
-    std::ofstream(path) << text;
-    return path;
 }
 
 std::string read_text(const fs::path& path) {
@@ -123,7 +118,7 @@ TEST(CliModuleText, UnboundWeightsAreInputs) {
 TEST(CliModuleText, StaticModuleRunsOnTheGraphExecutor) {
     std::string text = read_text(kMlp);
     for (size_t at; (at = text.find("(n, ")) != std::string::npos;) text.replace(at, 4, "(4, ");
-    std::string path = write_text("mlp_static", text);
+    std::string path = write_temp_module("mlp_static", text);
     std::map<std::string, NDArray> weights = mlp_weights();
     std::string params = temp_path("mlp_static_weights", ".npz"), so = temp_so("mlp_static");
     write_npz(params, weights);
@@ -137,7 +132,8 @@ TEST(CliModuleText, StaticModuleRunsOnTheGraphExecutor) {
 }
 
 TEST(CliModuleText, MistakesNameTheFileLineAndColumn) {
-    std::string path = write_text("mlp_undefined", R"(def @main(%x: Tensor[(4, 16), float32]) {
+    std::string path =
+        write_temp_module("mlp_undefined", R"(def @main(%x: Tensor[(4, 16), float32]) {
   nn.relu(%y)
 }
 )");
@@ -149,7 +145,7 @@ TEST(CliModuleText, MistakesNameTheFileLineAndColumn) {
     // A syntax error inside a kernel is placed in the whole file.
     std::string text = read_text(kMlp);
     text.replace(text.find("Y[i, j] = max"), 1, "Y[");
-    path = write_text("mlp_kernel_syntax", text);
+    path = write_temp_module("mlp_kernel_syntax", text);
     r = run("compile " + path + " -o " + temp_so("mlp_kernel_syntax"));
     EXPECT_EQ(r.status, 1) << r.output;
     EXPECT_NE(r.output.find("error: " + path + ":"), std::string::npos) << r.output;
@@ -180,7 +176,7 @@ TEST(CliModuleText, OptionsForTheOtherKindOfModelAreRefused) {
 
 // A registry function the running program does not have is a run-time error naming it.
 TEST(CliModuleText, UnregisteredLibraryFunctionFailsAtRunTime) {
-    std::string path = write_text("packed", R"(def @main(%x: Tensor[(n, 16), float32]) {
+    std::string path = write_temp_module("packed", R"(def @main(%x: Tensor[(n, 16), float32]) {
   call_packed("env.not_registered", (%x,), Tensor[(n, 16), float32])
 }
 )");

@@ -29,9 +29,7 @@ class SequenceModels : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SequenceModels, CompileRunCompare) {
     fs::path dir = kNodeTests / GetParam();
-    ANVIL_REQUIRE_PACKAGE(fs::exists(dir),
-                          "the ONNX backend test data (/usr/share/libonnx-testdata)",
-                          "apt-get install libonnx-testdata");
+    ANVIL_REQUIRE_ONNX_TESTDATA(fs::exists(dir));
     compile_and_compare(dir, 3);
 }
 
@@ -66,11 +64,7 @@ std::vector<std::pair<std::string, NDArray>> run_npz(
 
 class SequenceNpz : public ::testing::Test {
 protected:
-    void SetUp() override {
-        ANVIL_REQUIRE_PACKAGE(fs::exists(kNodeTests),
-                              "the ONNX backend test data (/usr/share/libonnx-testdata)",
-                              "apt-get install libonnx-testdata");
-    }
+    void SetUp() override { ANVIL_REQUIRE_ONNX_TESTDATA(fs::exists(kNodeTests)); }
     // Compiles a node test's model; removed with the fixture.
     std::string compile(const std::string& test) {
         so_ = temp_so(test);

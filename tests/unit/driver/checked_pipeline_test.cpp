@@ -3,11 +3,10 @@
 // simplifier cannot prove, `all` keeps every one.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <optional>
 #include <string>
 
 #include "driver/pipeline.h"
+#include "scoped_env.h"
 #include "tir/parser.h"
 #include "tir/stmt_functor.h"
 
@@ -37,29 +36,6 @@ TEST(CheckedPipeline, OnKeepsTheUnprovenChecksAndAllKeepsEvery) {
     EXPECT_EQ(asserts_when(tir::BoundChecks::all), 4);
 }
 
-// Sets ANVIL_CHECKED for one scope.
-class ScopedChecked {
-public:
-    explicit ScopedChecked(const char* value) {
-        if (const char* old = std::getenv("ANVIL_CHECKED")) old_ = old;
-        if (value) {
-            setenv("ANVIL_CHECKED", value, 1);
-        } else {
-            unsetenv("ANVIL_CHECKED");
-        }
-    }
-    ~ScopedChecked() {
-        if (old_) {
-            setenv("ANVIL_CHECKED", old_->c_str(), 1);
-        } else {
-            unsetenv("ANVIL_CHECKED");
-        }
-    }
-
-private:
-    std::optional<std::string> old_;
-};
-
 TEST(CheckedPipeline, TheEnvironmentSetsTheDefault) {
     const std::pair<const char*, tir::BoundChecks> cases[] = {
         {nullptr, tir::BoundChecks::off}, {"", tir::BoundChecks::off},
@@ -67,7 +43,7 @@ TEST(CheckedPipeline, TheEnvironmentSetsTheDefault) {
         {"yes", tir::BoundChecks::on},    {"all", tir::BoundChecks::all},
     };
     for (const auto& [value, mode] : cases) {
-        ScopedChecked env(value);
+        testing::ScopedEnv env("ANVIL_CHECKED", value);
         EXPECT_EQ(PipelineOptions{}.checked, mode) << (value ? value : "(unset)");
     }
 }

@@ -122,9 +122,7 @@ std::string type_of_pb(const std::filesystem::path& p) {
 }
 
 TEST(OnnxBackendNodes, ImportWithReferenceOutputTypes) {
-    ANVIL_REQUIRE_PACKAGE(std::filesystem::exists(kNodeTests),
-                          "the ONNX backend test data (/usr/share/libonnx-testdata)",
-                          "apt-get install libonnx-testdata");
+    ANVIL_REQUIRE_ONNX_TESTDATA(std::filesystem::exists(kNodeTests));
     std::vector<std::filesystem::path> dirs;
     for (const auto& d : std::filesystem::directory_iterator(kNodeTests)) dirs.push_back(d.path());
     std::sort(dirs.begin(), dirs.end());

@@ -17,8 +17,7 @@ TEST(OnnxErrors, NonExistentFile) {
 }
 
 TEST(OnnxErrors, TruncatedFile) {
-    ANVIL_REQUIRE_PACKAGE(testing::have_model("resnet18"), "the shared models (../shared/models)",
-                          "check out the shared/ folder beside the repository");
+    ANVIL_REQUIRE_SHARED_MODELS(testing::have_model("resnet18"));
     std::ifstream in(testing::models_dir() + "/resnet18/model.onnx", std::ios::binary);
     std::string head(100, '\0');
     in.read(head.data(), 100);
