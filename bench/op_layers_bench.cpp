@@ -2,7 +2,8 @@
 // feed-forward dense layer, each compiled alone with its op's default host schedule (as the graph
 // lowering schedules a group with that op as anchor), timed on one thread (best of N runs) and
 // reported in GFLOP/s. Their correctness at the same shapes is checked by the op tests
-// (tests/e2e/ops/nn_conv_test.cpp, nn_dense_test.cpp); this only times them.
+// (tests/e2e/ops/nn_conv_test.cpp, nn_dense_test.cpp), which compile each op with the same code
+// (tests/e2e/ops/op_kernel.h); this only times them.
 //
 //   op_layers_bench [--repeat N] [--threads T]
 #include <algorithm>
@@ -10,65 +11,32 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <random>
 #include <string>
 #include <vector>
 
-#include "codegen/target.h"
-#include "driver/build.h"
-#include "graph/op.h"
+#include "op_kernel.h"  // tests/e2e/ops: the kernel the op tests check
 #include "ops/conv.h"
-#include "ops/op_table.h"
-#include "ops/tensor_shape.h"
-#include "runtime/ndarray.h"
 #include "runtime/thread_pool.h"
 
 using namespace anvil;
 
 namespace {
 
-runtime::NDArray random_array(const std::vector<int64_t>& shape, uint32_t seed) {
-    auto t = runtime::NDArray::empty(shape, runtime::dl_dtype_from_string("float32"));
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-    for (int64_t i = 0; i < t.num_elements(); ++i) t.data<float>()[i] = dist(rng);
-    return t;
-}
-
-// Best wall time of `repeat` calls of `op_name` on float32 inputs of `shapes`, after one warm-up
-// call; `out_elements` receives the result's element count.
+// Best wall time of `repeat` calls of `op_name` on random float32 inputs of `shapes`, after one
+// warm-up call; `out_elements` receives the result's element count.
 double time_op(const std::string& op_name, const graph::Attrs& attrs,
                const std::vector<std::vector<int64_t>>& shapes, int repeat, int64_t* out_elements) {
-    const graph::Op& op = ops::get_op(op_name);
-    std::vector<graph::Type> types;
-    std::vector<te::Tensor> tensors;
-    std::vector<runtime::NDArray> arrays;
+    std::vector<runtime::NDArray> inputs;
     for (size_t i = 0; i < shapes.size(); ++i) {
-        types.push_back(graph::make_tensor_type(shapes[i], DataType::float32()));
-        tensors.push_back(te::placeholder(ops::te_shape(types.back()), DataType::float32(),
-                                          "in" + std::to_string(i)));
-        arrays.push_back(random_array(shapes[i], 12 + static_cast<uint32_t>(i)));
+        inputs.push_back(testing::random_tensor(shapes[i], 12 + static_cast<uint32_t>(i)));
     }
-    graph::Type out_type = op.infer_type(op, types, attrs, SourceLoc{});
-    te::Tensor out = op.compute(tensors, attrs, out_type)[0];
-    te::Schedule s = te::create_schedule({out});
-    op.schedule(s, out, {out}, make_lower_context(Target::host()));
-    const auto* tt = out_type.as<graph::TensorType>();
-    arrays.push_back(
-        runtime::NDArray::empty(tt->static_shape(), runtime::dl_dtype_from_string("float32")));
-    *out_elements = arrays.back().num_elements();
-    tensors.push_back(out);
-    runtime::Module m = driver::build(s, tensors, "llvm -mcpu=native", "kernel");
-    runtime::PackedFunc f = m.get_function("kernel");
-    std::vector<AnvilValue> values(arrays.size());
-    std::vector<int> codes(arrays.size(), kAnvilDLTensor);
-    for (size_t i = 0; i < arrays.size(); ++i) values[i].v_handle = arrays[i].tensor();
-    auto call = [&] { f.call(values.data(), codes.data(), static_cast<int>(arrays.size())); };
-    call();
+    testing::OpKernel kernel = testing::compile_op(op_name, attrs, inputs);
+    *out_elements = kernel.output().num_elements();
+    kernel.call();
     double best = 1e30;
     for (int r = 0; r < repeat; ++r) {
         auto t0 = std::chrono::steady_clock::now();
-        call();
+        kernel.call();
         best = std::min(
             best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }
