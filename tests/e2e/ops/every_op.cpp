@@ -97,25 +97,10 @@ std::vector<double> values_of(const NDArray& a) {
     return out;
 }
 
-Shape shape_of(const NDArray& a) {
-    return {a.shape().begin(), a.shape().end()};
-}
-
 Shape strides_of(const Shape& shape) {
     Shape s(shape.size(), 1);
     for (size_t d = shape.size(); d-- > 1;) s[d - 1] = s[d] * shape[d];
     return s;
-}
-
-void for_each_index(const Shape& shape, const std::function<void(const Shape&)>& f) {
-    Shape index(shape.size(), 0);
-    for (int64_t n = count(shape); n > 0; --n) {
-        f(index);
-        for (size_t d = shape.size(); d-- > 0;) {
-            if (++index[d] < shape[d]) break;
-            index[d] = 0;
-        }
-    }
 }
 
 int64_t broadcast_offset(const Shape& index, const Shape& shape) {
@@ -145,6 +130,12 @@ std::string tensor_type(const Shape& shape, const std::string& dtype) {
     if (shape.size() == 1) s << ",";
     s << "), " << dtype << "]";
     return s.str();
+}
+
+std::string int_list(const std::vector<int64_t>& values) {
+    std::string s = "[";
+    for (size_t i = 0; i < values.size(); ++i) s += (i ? ", " : "") + std::to_string(values[i]);
+    return s + "]";
 }
 
 namespace {

@@ -13,12 +13,12 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <functional>
 #include <random>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "op_runner.h"
 #include "runtime/ndarray.h"
 #include "runtime/vm.h"
 
@@ -27,6 +27,10 @@ namespace anvil::every_op {
 using runtime::NDArray;
 using runtime::VMValue;
 using Shape = std::vector<int64_t>;
+// Shared with the other op tests (op_runner.h): element counts, shapes, row-major index walks.
+using op_testing::for_each_index;
+using op_testing::num_elements;
+using op_testing::shape_of;
 
 // What a case expects: a tensor (values as doubles, or strings for a string tensor), a tuple
 // (a sequence, or several results) or none (an empty optional).
@@ -51,12 +55,6 @@ struct OpCase {
 
 // ---- inputs --------------------------------------------------------------------------------
 
-inline int64_t count(const Shape& s) {
-    int64_t n = 1;
-    for (int64_t d : s) n *= d;
-    return n;
-}
-
 NDArray make_array(const Shape& shape, const std::string& dtype);
 
 // Uniform float32 values in [lo, hi) from `seed`.
@@ -69,14 +67,11 @@ NDArray array_of(const Shape& shape, const std::vector<double>& values,
                  const std::string& dtype = "float32");
 // Every element as a double (float32, float16 not included, integer and bool dtypes).
 std::vector<double> values_of(const NDArray& a);
-Shape shape_of(const NDArray& a);
 
 // ---- references ------------------------------------------------------------------------------
 
 // Row-major strides of `shape`.
 Shape strides_of(const Shape& shape);
-// Calls f(index) for each index of `shape` in row-major order.
-void for_each_index(const Shape& shape, const std::function<void(const Shape&)>& f);
 // Offset of `index` (of a broadcast result of rank >= shape's) into a tensor of `shape` that
 // numpy-broadcasts to it.
 int64_t broadcast_offset(const Shape& index, const Shape& shape);
@@ -101,6 +96,8 @@ inline Want tuple_want(std::vector<Want> fields) {
 
 // The module text's parameter list entry: %name: Tensor[(d0, d1), dtype].
 std::string tensor_type(const Shape& shape, const std::string& dtype = "float32");
+// An attribute's integer list as module text writes it: [1, 2, 3].
+std::string int_list(const std::vector<int64_t>& values);
 
 // ---- running ---------------------------------------------------------------------------------
 

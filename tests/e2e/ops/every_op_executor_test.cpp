@@ -129,25 +129,31 @@ def @main(%start: Tensor[(), int64], %limit: Tensor[(), int64], %delta: Tensor[(
 
 std::vector<OpCase> control_cases() {
     std::vector<OpCase> cases;
-    // control.if: branches of different result lengths, the result's length bound at run time.
+    // control.if: branches of different result lengths (5 and 15), the result's length bound at
+    // run time.
     const char* branches = R"(
-def @main(%c: Tensor[(), bool], %x: Tensor[(3,), float32]) {
-  %0 = control.if(%c, %x, %x, then_branch="same", else_branch="twice", num_then_args=1,
+def @main(%c: Tensor[(), bool], %x: Tensor[(5,), float32]) {
+  %0 = control.if(%c, %x, %x, then_branch="same", else_branch="thrice", num_then_args=1,
                   out_shapes=(d,), out_ndims=[1], out_dtypes="float32");
   add(%0, %0)
 }
-def @same(%a: Tensor[(3,), float32]) { %a }
-def @twice(%a: Tensor[(3,), float32]) { concatenate(%a, %a, axis=0) }
+def @same(%a: Tensor[(5,), float32]) { %a }
+def @thrice(%a: Tensor[(5,), float32]) { concatenate(%a, %a, %a, axis=0) }
 )";
-    NDArray x = array_of({3}, {1.5, -2, 0.25});
+    NDArray x = array_of({5}, {1.5, -2, 0.25, 3, -0.5});
+    const std::vector<double> doubled = {3, -4, 0.5, 6, -1};
+    std::vector<double> doubled_thrice;
+    for (int k = 0; k < 3; ++k) {
+        doubled_thrice.insert(doubled_thrice.end(), doubled.begin(), doubled.end());
+    }
     cases.push_back({"control.if then",
                      branches,
                      {array_of({}, {1}, "bool"), x},
-                     tensor_want({3}, {3, -4, 0.5}, 0)});
+                     tensor_want({5}, doubled, 0)});
     cases.push_back({"control.if else",
                      branches,
                      {array_of({}, {0}, "bool"), x},
-                     tensor_want({6}, {3, -4, 0.5, 3, -4, 0.5}, 0)});
+                     tensor_want({15}, doubled_thrice, 0)});
     // control.loop: v += s * i for i < n (a captured value s), cond kept true.
     const char* loop = R"(
 def @main(%n: Tensor[(), int64], %c: Tensor[(), bool], %y: Tensor[(3,), float32], %s: Tensor[(3,), float32]) {

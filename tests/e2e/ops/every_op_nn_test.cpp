@@ -16,23 +16,27 @@ namespace {
 
 using Values = std::vector<double>;
 
-std::string ints(const std::vector<int64_t>& v) {
-    std::string s = "[";
-    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-    return s + "]";
-}
-
 // A convolution's geometry over nd spatial axes (padding: every begin, then every end).
 struct ConvGeom {
     std::vector<int64_t> strides, padding, dilation, output_padding;
     int64_t groups = 1;
     std::string attrs() const {
-        std::string s = ", strides=" + ints(strides) + ", padding=" + ints(padding) +
-                        ", dilation=" + ints(dilation) + ", groups=" + std::to_string(groups);
-        if (!output_padding.empty()) s += ", output_padding=" + ints(output_padding);
+        std::string s = ", strides=" + int_list(strides) + ", padding=" + int_list(padding) +
+                        ", dilation=" + int_list(dilation) + ", groups=" + std::to_string(groups);
+        if (!output_padding.empty()) s += ", output_padding=" + int_list(output_padding);
         return s;
     }
 };
+
+// The geometry of a 2-d convolution as nn.conv2d's attributes (conv_reference.h takes those).
+ops::Conv2DAttrs conv2d_attrs(const ConvGeom& g) {
+    ops::Conv2DAttrs a;
+    a.strides = g.strides;
+    a.padding = g.padding;
+    a.dilation = g.dilation;
+    a.groups = g.groups;
+    return a;
+}
 
 // Direct N-d convolution (transposed: weight [C, O/g, k...], each input scattered into the
 // output) in double precision; returns the output and its shape.
@@ -48,7 +52,7 @@ Values conv_nd(const NDArray& x, const NDArray& w, const ConvGeom& g, bool trans
                              g.output_padding[d] + 1
                        : (xs[2 + d] + g.padding[d] + g.padding[nd + d] - k - 1) / g.strides[d] + 1);
     }
-    Values xv = values_of(x), wv = values_of(w), y(count(*out), 0.0);
+    Values xv = values_of(x), wv = values_of(w), y(num_elements(*out), 0.0);
     int64_t icg = xs[1] / g.groups, ocg = oc / g.groups;
     Shape kernel(ws.begin() + 2, ws.end()), xsp(xs.begin() + 2, xs.end());
     Shape osp(out->begin() + 2, out->end());
@@ -111,11 +115,8 @@ std::vector<OpCase> conv_cases() {
     // nn.conv2d against conv_reference.h as well (the reference the op tests use).
     {
         NDArray x = rand_f32({1, 5, 11, 13}, 305), w = rand_f32({7, 5, 3, 3}, 306);
-        ops::Conv2DAttrs a;
-        a.strides = {1, 2};
-        a.padding = {1, 1, 0, 2};
-        a.dilation = {1, 1};
-        ConvGeom g{a.strides, a.padding, a.dilation, {}, 1};
+        ConvGeom g{{1, 2}, {1, 1, 0, 2}, {1, 1}, {}, 1};
+        ops::Conv2DAttrs a = conv2d_attrs(g);
         Shape out;
         conv_nd(x, w, g, false, &out);
         cases.push_back({"nn.conv2d conv_reference",
@@ -136,11 +137,8 @@ std::vector<OpCase> conv_cases() {
     // NCHW: 16 input channels, 24 output channels (3 blocks), odd spatial sizes.
     {
         NDArray x = rand_f32({1, 16, 7, 9}, 307), w = rand_f32({24, 16, 3, 3}, 308);
-        ops::Conv2DAttrs a;
-        a.strides = {2, 1};
-        a.padding = {1, 0, 1, 2};
-        a.dilation = {1, 1};
-        ConvGeom g{a.strides, a.padding, a.dilation, {}, 1};
+        ConvGeom g{{2, 1}, {1, 0, 1, 2}, {1, 1}, {}, 1};
+        ops::Conv2DAttrs a = conv2d_attrs(g);
         Shape out;
         conv_nd(x, w, g, false, &out);
         std::string body =
@@ -246,7 +244,7 @@ Values pool_nd(const NDArray& x, const std::string& kind, const Shape& k, const 
     }
     Values xv = values_of(x), y;
     Shape xsp(xs.begin() + 2, xs.end());
-    int64_t plane = count(xsp);
+    int64_t plane = num_elements(xsp);
     for_each_index(*out, [&](const Shape& oi) {
         double best = -std::numeric_limits<double>::infinity(), sum = 0;
         int64_t arg = -1, inside = 0, padded = 0;
@@ -279,8 +277,8 @@ OpCase pool_case(const std::string& op, const std::string& kind, const Shape& xs
     NDArray x = rand_f32(xs, seed);
     Shape out;
     Values want = pool_nd(x, kind, k, st, pad, ceil_mode, include_pad, &out);
-    std::string attrs = ", pool_size=" + ints(k) + ", strides=" + ints(st) +
-                        ", padding=" + ints(pad) + (ceil_mode ? ", ceil_mode=True" : "");
+    std::string attrs = ", pool_size=" + int_list(k) + ", strides=" + int_list(st) +
+                        ", padding=" + int_list(pad) + (ceil_mode ? ", ceil_mode=True" : "");
     if (include_pad) attrs += ", count_include_pad=True";
     Want w = kind == "indices" ? tensor_want(out, want, 0, "int64") : tensor_want(out, want, 1e-5);
     return {op + (ceil_mode ? " ceil_mode" : "") + (include_pad ? " include_pad" : ""),

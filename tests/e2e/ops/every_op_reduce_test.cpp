@@ -11,12 +11,6 @@
 namespace anvil::every_op {
 namespace {
 
-std::string int_list(const std::vector<int64_t>& v) {
-    std::string s = "[";
-    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-    return s + "]";
-}
-
 // The reduced shape, and for each input index the output offset it folds into.
 struct Reduction {
     Shape out;
@@ -49,7 +43,7 @@ OpCase reduce_case(const std::string& op, const Shape& s, const std::vector<int6
     // prod of many values in [-1, 1] underflows toward 0: keep them near 1.
     NDArray x = op == "prod" ? rand_f32(s, seed, 0.5, 1.5) : rand_f32(s, seed);
     Reduction r = reduce_map(s, axes, keepdims);
-    int64_t n = count(r.out);
+    int64_t n = num_elements(r.out);
     double init = op == "max"    ? -std::numeric_limits<double>::infinity()
                   : op == "min"  ? std::numeric_limits<double>::infinity()
                   : op == "prod" ? 1.0
