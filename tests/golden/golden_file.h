@@ -80,4 +80,16 @@ inline std::vector<std::string> golden_passes(const std::string& stage, const st
     return names;
 }
 
+// A golden suite's coverage check: the passes it tests (`listed`) are exactly those `header`
+// declares (declared_passes) and those with a `<pass><suffix>` file in the stage's folder
+// (golden_passes).
+inline void expect_golden_coverage(std::vector<std::string> listed, const std::string& header,
+                                   const std::string& declaration, const std::string& stage,
+                                   const std::string& suffix) {
+    std::sort(listed.begin(), listed.end());
+    EXPECT_EQ(listed, declared_passes(header, declaration))
+        << "the passes " << header << " declares";
+    EXPECT_EQ(listed, golden_passes(stage, suffix)) << "the " << suffix << " files of " << stage;
+}
+
 }  // namespace anvil::golden
