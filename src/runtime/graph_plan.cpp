@@ -6,18 +6,13 @@
 
 #include "runtime/json_reader.h"
 #include "runtime/param_json.h"
+#include "runtime/shape_text.h"
 #include "support/error.h"
 
 namespace anvil::runtime {
 namespace {
 
 using nlohmann::json;
-
-std::string shape_text(const std::vector<int64_t>& shape) {
-    std::string out = "[";
-    for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
-    return out + "]";
-}
 
 PlanTensor read_tensor(const Reader& r, const json& obj, bool with_storage) {
     PlanTensor t;

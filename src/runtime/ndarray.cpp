@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "runtime/last_error.h"
+#include "runtime/shape_text.h"
 
 namespace anvil::runtime {
 namespace {
@@ -29,15 +30,6 @@ int64_t round_up(int64_t value, int64_t multiple) {
 void* allocate_aligned(int64_t nbytes) {
     int64_t size = round_up(nbytes > 0 ? nbytes : 1, ANVIL_TENSOR_ALIGNMENT);
     return std::aligned_alloc(ANVIL_TENSOR_ALIGNMENT, static_cast<size_t>(size));
-}
-
-std::string shape_string(const int64_t* shape, int ndim) {
-    std::string out = "[";
-    for (int i = 0; i < ndim; ++i) {
-        if (i > 0) out += ", ";
-        out += std::to_string(shape[i]);
-    }
-    return out + "]";
 }
 
 // Element count times element size, or -1 on overflow.
@@ -64,12 +56,13 @@ DLTensor* allocate_tensor(const int64_t* shape, int ndim, DLDataType dtype, DLDe
     for (int i = 0; i < ndim; ++i) {
         if (shape[i] < 0) {
             user_error() << "anvil_tensor_alloc: dimension " << i << " of shape "
-                         << shape_string(shape, ndim) << " is negative";
+                         << shape_text({shape, static_cast<size_t>(ndim)}) << " is negative";
         }
     }
     int64_t nbytes = checked_nbytes(shape, ndim, dtype);
     if (nbytes < 0 || nbytes > INT64_MAX - ANVIL_TENSOR_ALIGNMENT) {
-        user_error() << "anvil_tensor_alloc: shape " << shape_string(shape, ndim) << " of "
+        user_error() << "anvil_tensor_alloc: shape "
+                     << shape_text({shape, static_cast<size_t>(ndim)}) << " of "
                      << dl_dtype_to_string(dtype) << " overflows 64-bit sizes";
     }
     void* block_memory = ::operator new(sizeof(TensorBlock) + sizeof(int64_t) * ndim);
@@ -80,7 +73,7 @@ DLTensor* allocate_tensor(const int64_t* shape, int ndim, DLDataType dtype, DLDe
     if (data == nullptr) {
         ::operator delete(block_memory);
         user_error() << "anvil_tensor_alloc: out of memory allocating " << nbytes << " bytes for "
-                     << dl_dtype_to_string(dtype) << shape_string(shape, ndim);
+                     << dl_dtype_to_string(dtype) << shape_text({shape, static_cast<size_t>(ndim)});
     }
     // A string tensor's elements start as empty strings (null data, size 0), never garbage.
     if (dtype.code == ANVIL_DTYPE_STRING_CODE) std::memset(data, 0, static_cast<size_t>(nbytes));
@@ -204,7 +197,9 @@ std::string dl_dtype_to_string(DLDataType dtype) {
 }
 
 std::string describe_tensor(const DLTensor& tensor) {
-    return dl_dtype_to_string(tensor.dtype) + shape_string(tensor.shape, tensor.ndim);
+    // A caller's tensor may carry a negative ndim: it shows as "[]".
+    size_t ndim = tensor.ndim > 0 ? static_cast<size_t>(tensor.ndim) : 0;
+    return dl_dtype_to_string(tensor.dtype) + shape_text({tensor.shape, ndim});
 }
 
 NDArrayNode::NDArrayNode(void* data, std::vector<int64_t> shape, DLDataType dtype,
@@ -245,8 +240,7 @@ NDArray NDArray::wrap(void* data, std::vector<int64_t> shape, DLDataType dtype, 
         if (dim < 0) nbytes = -1;
     }
     if (nbytes < 0) {
-        user_error() << "NDArray::wrap: invalid shape "
-                     << shape_string(shape.data(), static_cast<int>(shape.size()));
+        user_error() << "NDArray::wrap: invalid shape " << shape_text(shape);
     }
     if (data == nullptr && nbytes > 0) user_error() << "NDArray::wrap: data is NULL";
     return NDArray(make_ref<NDArrayNode>(data, std::move(shape), dtype, std::move(owner)));
@@ -260,8 +254,7 @@ NDArray NDArray::view(std::vector<int64_t> shape, DLDataType dtype, int64_t byte
     }
     auto have = static_cast<int64_t>(this->nbytes());
     if (nbytes < 0 || byte_offset < 0 || byte_offset > have || nbytes > have - byte_offset) {
-        user_error() << "view " << dl_dtype_to_string(dtype)
-                     << shape_string(shape.data(), static_cast<int>(shape.size()))
+        user_error() << "view " << dl_dtype_to_string(dtype) << shape_text(shape)
                      << " at byte offset " << byte_offset << " does not fit in tensor " << str()
                      << " (" << have << " bytes)";
     }

@@ -3,17 +3,12 @@
 #include <cstring>
 
 #include "runtime/param_json.h"
+#include "runtime/shape_text.h"
 #include "support/error.h"
 
 namespace anvil::runtime {
 
 namespace {
-
-std::string shape_text(const std::vector<int64_t>& shape) {
-    std::string out = "[";
-    for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
-    return out + "]";
-}
 
 int64_t tensor_bytes(const std::vector<int64_t>& shape, DLDataType dtype) {
     int64_t n = 1;

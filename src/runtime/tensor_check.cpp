@@ -3,15 +3,10 @@
 #include <algorithm>
 
 #include "runtime/ndarray.h"
+#include "runtime/shape_text.h"
 #include "support/error.h"
 
 namespace anvil::runtime {
-
-std::string shape_list_text(std::span<const int64_t> shape) {
-    std::string out = "[";
-    for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
-    return out + "]";
-}
 
 namespace {
 
@@ -40,7 +35,7 @@ const char* device_name(int type) {
 
 void check_boundary_tensor(const std::string& where, const DLTensor* value,
                            std::span<const int64_t> shape, DLDataType dtype) {
-    const std::string expected = dl_dtype_to_string(dtype) + shape_list_text(shape);
+    const std::string expected = dl_dtype_to_string(dtype) + shape_text(shape);
     if (value == nullptr) {
         user_error() << where << " is NULL; expected a tensor " << expected;
     }
@@ -64,8 +59,8 @@ void check_boundary_tensor(const std::string& where, const DLTensor* value,
             what = "dtype and shape";
         }
         user_error() << where << ": expected " << expected << ", got "
-                     << dl_dtype_to_string(value->dtype) << shape_list_text(given) << " (wrong "
-                     << what << ")";
+                     << dl_dtype_to_string(value->dtype) << shape_text(given) << " (wrong " << what
+                     << ")";
     }
     int64_t count = 1;
     for (int64_t d : shape) count *= d;
@@ -83,10 +78,9 @@ void check_boundary_tensor(const std::string& where, const DLTensor* value,
         }
         if (!ok) {
             std::span<const int64_t> strides(value->strides, shape.size());
-            user_error() << where << " (" << expected << ") has strides "
-                         << shape_list_text(strides)
+            user_error() << where << " (" << expected << ") has strides " << shape_text(strides)
                          << ", which is not compact row-major (expected strides "
-                         << shape_list_text(compact) << " or NULL); make it contiguous first";
+                         << shape_text(compact) << " or NULL); make it contiguous first";
         }
     }
 }

@@ -18,7 +18,4 @@ namespace anvil::runtime {
 void check_boundary_tensor(const std::string& where, const DLTensor* value,
                            std::span<const int64_t> shape, DLDataType dtype);
 
-// "[1, 3, 224, 224]".
-std::string shape_list_text(std::span<const int64_t> shape);
-
 }  // namespace anvil::runtime

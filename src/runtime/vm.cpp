@@ -12,6 +12,7 @@
 #include "runtime/packed_func.h"
 #include "runtime/param_blob.h"
 #include "runtime/registry.h"
+#include "runtime/shape_text.h"
 #include "runtime/string_tensor.h"
 #include "runtime/vm_sequence.h"
 #include "runtime/vm_string.h"
@@ -19,12 +20,6 @@
 namespace anvil::runtime {
 
 namespace {
-
-std::string shape_text(std::span<const int64_t> shape) {
-    std::string out = "[";
-    for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
-    return out + "]";
-}
 
 // The tensor operand of a string instruction.
 const NDArray& tensor_in(const VMValue& v, const VMInstruction& in) {
