@@ -97,10 +97,15 @@ MemoryPlan plan_memory(std::span<const TensorLifetime> tensors) {
 void check_memory_limit(const MemoryPlan& plan, int64_t weight_bytes, int64_t limit) {
     if (limit <= 0) return;
     int64_t total = 0;
-    if (__builtin_add_overflow(plan.planned_bytes, weight_bytes, &total) || total > limit) {
-        user_error() << "the model needs " << total << " bytes (" << format_bytes(total)
-                     << "): " << plan.planned_bytes << " bytes of planned intermediate tensors in "
-                     << plan.storage_bytes.size() << " buffers and " << weight_bytes
+    bool overflows = __builtin_add_overflow(plan.planned_bytes, weight_bytes, &total);
+    if (overflows || total > limit) {
+        // An overflowing sum would print wrapped around (negative): say it is beyond 64 bits.
+        std::string needs = overflows
+                                ? "more than " + std::to_string(INT64_MAX) + " bytes"
+                                : std::to_string(total) + " bytes (" + format_bytes(total) + ")";
+        user_error() << "the model needs " << needs << ": " << plan.planned_bytes
+                     << " bytes of planned intermediate tensors in " << plan.storage_bytes.size()
+                     << " buffers and " << weight_bytes
                      << " bytes of weights; that exceeds the memory limit of " << limit
                      << " bytes (" << format_bytes(limit) << ", --max-memory)";
     }

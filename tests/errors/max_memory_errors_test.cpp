@@ -72,7 +72,12 @@ TEST(MaxMemory, CheckMemoryLimitCountsWeightsToo) {
                    "the model needs 1025 bytes (1.0 KiB): 1000 bytes of planned intermediate "
                    "tensors in 2 buffers and 25 bytes of weights; that exceeds the memory limit "
                    "of 1024 bytes (1.0 KiB, --max-memory)");
-    EXPECT_MESSAGE(check_memory_limit(plan, INT64_MAX, 1024), "exceeds the memory limit");
+    // Weights and buffers whose sum overflows 64 bits: the message says so instead of printing
+    // the sum wrapped around into a negative size.
+    EXPECT_MESSAGE(check_memory_limit(plan, INT64_MAX, 1024),
+                   "the model needs more than 9223372036854775807 bytes: 1000 bytes of planned "
+                   "intermediate tensors in 2 buffers and 9223372036854775807 bytes of weights; "
+                   "that exceeds the memory limit of 1024 bytes");
 }
 
 TEST(MaxMemory, ParseByteSize) {
