@@ -4,7 +4,7 @@
 Usage: scripts/summarize_skips.py BUILD_DIR
 
 A GoogleTest skip prints "<file>:<line>: Skipped" and its message before "[  SKIPPED ] <name>";
-pytest (run with -rs) prints "SKIPPED [n] <file>:<line>: <reason>". Both are collected per test.
+pytest (run with -rs) prints "SKIPPED [n] <file>:<line>: <reason>". Both are counted by reason.
 """
 import collections
 import pathlib

@@ -2,8 +2,9 @@
 // exported to a .so and loaded back by the runtime): every output of 8 threads x 200 runs over
 // two models at once equals the single-threaded result, through C++ and the C API; the VM serves
 // many threads too; executors loaded from one library share its weights; and the stateful API
-// shared by threads raises rather than answers wrongly. The lead runs these under
-// ThreadSanitizer (ctest -R Concurren).
+// shared by threads raises rather than answers wrongly. These need the compiler, so they run in
+// the ordinary and the ASan + UBSan builds; ThreadSanitizer runs the runtime-only ones
+// (tests/unit/runtime/graph_executor_concurrency_test.cpp, scripts/test.sh --sanitize).
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <unistd.h>

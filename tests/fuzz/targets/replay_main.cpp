@@ -6,10 +6,10 @@
 // It runs every file under the PATHs (directories recursively; --match keeps files whose name
 // ends with SUFFIX; --max-seeds keeps M of them, evenly spread), every file under the
 // regressions directory when it exists (inputs that once failed) and the harness's built-in
-// seeds, then N random mutations of them (bit flips,
-// interesting bytes and integers, erased, inserted and duplicated ranges, truncation, splices of
-// two inputs, numbers in text replaced by extreme ones), stopping early after S seconds. The
-// mutations are a pure function of --seed, so a failure reproduces. An input that crashes, aborts
+// seeds, then N random mutations of them (bit flips, interesting bytes and integers, erased,
+// inserted and duplicated ranges, truncation, splices of two inputs, numbers in text replaced by
+// extreme ones), stopping early after S seconds. The mutations are a pure function of --seed, so
+// a failure reproduces. An input that crashes, aborts
 // or runs past --timeout is written to DIR/crash-<seed>-<n> (default: the current directory)
 // before the process dies; add it under tests/fuzz/regressions/<name>/ to keep it fixed.
 //
