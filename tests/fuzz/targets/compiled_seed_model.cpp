@@ -7,6 +7,7 @@
 #include "driver/plan_memory.h"
 #include "driver/vm_compiler.h"
 #include "frontend/onnx/from_onnx.h"
+#include "fuzz_target.h"
 #include "runtime/graph_plan.h"
 #include "runtime/vm_program.h"
 
@@ -33,6 +34,14 @@ CompiledSeedModel compile_seed_model(bool for_vm) {
         out.params = std::move(p.params);
     }
     return out;
+}
+
+const CompiledSeedModel& init_seed_model(bool for_vm) {
+    // Never destroyed: the JIT-compiled kernels must outlive every input, up to the process's
+    // exit, where destroying them could race the JIT's own static state.
+    static const CompiledSeedModel* model = new CompiledSeedModel(compile_seed_model(for_vm));
+    write_seeds_if_asked({join_document_and_params(model->document, model->params)});
+    return *model;
 }
 
 std::string join_document_and_params(const std::string& document, const std::string& params) {

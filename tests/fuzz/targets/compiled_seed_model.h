@@ -21,6 +21,10 @@ struct CompiledSeedModel {
 
 CompiledSeedModel compile_seed_model(bool for_vm);
 
+// What an artifact harness's LLVMFuzzerInitialize does: compiles the model once for the process
+// and hands its document and params to write_seeds_if_asked as the harness's built-in seed.
+const CompiledSeedModel& init_seed_model(bool for_vm);
+
 // The fuzz input format of the artifact harnesses: the document, a NUL byte, the parameter blob.
 std::string join_document_and_params(const std::string& document, const std::string& params);
 

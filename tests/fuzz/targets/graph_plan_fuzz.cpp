@@ -9,13 +9,11 @@
 #include "runtime/graph_executor.h"
 
 namespace {
-anvil::fuzz::CompiledSeedModel* g_model = nullptr;
+const anvil::fuzz::CompiledSeedModel* g_model = nullptr;
 }
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-    using namespace anvil::fuzz;
-    g_model = new CompiledSeedModel(compile_seed_model(/*for_vm=*/false));
-    write_seeds_if_asked({join_document_and_params(g_model->document, g_model->params)});
+    g_model = &anvil::fuzz::init_seed_model(/*for_vm=*/false);
     return 0;
 }
 
