@@ -229,6 +229,7 @@ private:
 
     Stmt stmt() {
         const Token& t = peek();
+        NestingGuard guard = nest(t);
         if (is_keyword("seq")) {
             next();
             expect("{", "after 'seq'");
@@ -426,7 +427,10 @@ private:
 
     // ---- expressions
 
-    PrimExpr expr() { return binary(0); }
+    PrimExpr expr() {
+        NestingGuard guard = nest(peek());
+        return binary(0);
+    }
 
     // Operator levels, loosest first; each is left-associative.
     PrimExpr binary(int level) {
@@ -465,6 +469,7 @@ private:
 
     PrimExpr unary() {
         const Token& t = peek();
+        NestingGuard guard = nest(t);  // `!!!!x` and `- - x` recurse here
         if (accept("!")) {
             PrimExpr a = unary();
             return build(t, "'!'", [&] { return make_not(a); });
@@ -489,6 +494,24 @@ private:
     PrimExpr call_form(const Token& name);
 
     std::vector<Decl> scope_;
+
+    // How deep statements and expressions may nest: the parser recurses on each level, and
+    // hostile text nesting a million levels deep must be an error rather than a stack overflow
+    // (found by fuzzing). Printed loop IR nests a few dozen levels.
+    static constexpr int kMaxNesting = 512;
+    int depth_ = 0;
+    struct NestingGuard {
+        int* depth;
+        ~NestingGuard() { --*depth; }
+    };
+    [[nodiscard]] NestingGuard nest(const Token& at) {
+        if (depth_ >= kMaxNesting) {
+            fail(at, "nested more than " + std::to_string(kMaxNesting) +
+                         " levels deep (statements, parentheses or operators)");
+        }
+        ++depth_;
+        return NestingGuard{&depth_};
+    }
     // Set while a buffer parameter's shape is read: the type an undeclared name gets there.
     std::optional<DataType> new_dim_type_;
     std::unordered_map<std::string, Decl> retired_;

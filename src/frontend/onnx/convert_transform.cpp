@@ -148,6 +148,9 @@ Expr squeeze_values(ConvertContext& ctx, const Expr& x, const ShapeValues& v) {
     int64_t r = static_cast<int64_t>(shape.size());
     std::vector<PrimExpr> checks;
     std::vector<PrimExpr> axes = normalized_axes(v.values, r, &checks);
+    if (static_cast<int64_t>(axes.size()) > r) {
+        ctx.error() << axes.size() << " axes to squeeze from a rank-" << r << " input";
+    }
     std::vector<PrimExpr> dims(r - static_cast<int64_t>(axes.size()), i64(1));
     for (int64_t m = 0; m < r; ++m) {
         PrimExpr squeezed = any_equal(axes, m);

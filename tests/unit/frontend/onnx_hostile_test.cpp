@@ -640,5 +640,14 @@ TEST(OnnxHostile, FileOverProtobufsLimit) {
     std::filesystem::remove_all(dir);
 }
 
+// Axes given at run time (a graph input): more of them than the input has dimensions is an
+// error at import, not a vector of 2^64 - n dimensions (found by fuzzing).
+TEST(OnnxHostile, SqueezeMoreRunTimeAxesThanDimensions) {
+    ModelBuilder b(13);
+    b.input("x", {1, 3, 1, 5}).input("axes", {39}, ::onnx::TensorProto::INT64).output("y");
+    b.node("Squeeze", {"x", "axes"}, {"y"});
+    EXPECT_MESSAGE(b.import(), "(Squeeze, opset 13)", "39 axes to squeeze from a rank-4 input");
+}
+
 }  // namespace
 }  // namespace anvil::frontend

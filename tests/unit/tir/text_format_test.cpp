@@ -379,6 +379,22 @@ void expect_parse_error(const std::string& text, const std::string& where, const
     }
 }
 
+// Text nesting deeper than the parser's limit is an error, not a stack overflow (found by
+// fuzzing): parentheses, prefix operators and statements alike.
+TEST(TirText, DeepNestingIsAnErrorNotACrash) {
+    expect_parse_error(
+        "evaluate(" + std::string(100000, '(') + "1" + std::string(100000, ')') + ")", "1:265",
+        "nested more than 512 levels deep");
+    expect_parse_error("evaluate(" + std::string(100000, '!') + "true)", "1:520",
+                       "nested more than 512 levels deep");
+    std::string loops;
+    for (int i = 0; i < 20000; ++i) loops += "seq { ";
+    expect_parse_error(loops, "1:3073", "nested more than 512 levels deep");
+    // Nesting within the limit reads.
+    EXPECT_NO_THROW(
+        parse_stmt("evaluate(" + std::string(100, '(') + "1" + std::string(100, ')') + ")"));
+}
+
 TEST(TirText, ReportsParseErrorsWithLineAndColumn) {
     expect_parse_error("prim_func f() {\n  for i in [0, 4) {\n    A[i] = 1.0f\n  }\n}\n", "3:5",
                        "undefined buffer 'A'");
