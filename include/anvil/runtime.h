@@ -120,6 +120,10 @@ ANVIL_API int anvil_module_free(AnvilModuleHandle module);
 /* Symbol every exported module defines: the names of its functions, each NUL-terminated, the list
  * ended by an empty name. */
 #define ANVIL_MODULE_FUNCTION_LIST_SYMBOL "__anvil_function_names"
+/* void (void), defined by a module whose kernels call registered functions: drops the references
+ * to those functions that the kernels cached. Called by whoever unloads the module, once no
+ * kernel of it runs (a later call looks the functions up again). */
+#define ANVIL_MODULE_RELEASE_SYMBOL "__anvil_release_packed_functions"
 
 /* ---- graph executor ---------------------------------------------------------------------------
  * Runs a compiled model: one shared library holding the kernels, the execution plan and the

@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <unordered_map>
 
 #include "runtime/last_error.h"
@@ -14,6 +15,40 @@ struct AnvilModuleObj {
 
 namespace anvil::runtime {
 namespace {
+
+// dlopen shares one copy of a library (and of its globals) among everyone who opens it, and its
+// kernels cache the registry functions they call in those globals. So the modules over one
+// library are counted, and the last to go calls the library's ANVIL_MODULE_RELEASE_SYMBOL before
+// its dlclose. Recursive: a released function may own a module, whose destructor comes back here.
+// Both are never destroyed: modules may be released from static destructors.
+std::recursive_mutex& library_mutex() {
+    static auto* mutex = new std::recursive_mutex();
+    return *mutex;
+}
+std::unordered_map<void*, int>& library_users() {
+    static auto* users = new std::unordered_map<void*, int>();
+    return *users;
+}
+
+void* open_library(const std::string& open_path) {
+    std::lock_guard<std::recursive_mutex> lock(library_mutex());
+    void* handle = dlopen(open_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle != nullptr) ++library_users()[handle];
+    return handle;
+}
+
+void close_library(void* handle) {
+    std::lock_guard<std::recursive_mutex> lock(library_mutex());
+    auto it = library_users().find(handle);
+    if (it != library_users().end() && --it->second == 0) {
+        library_users().erase(it);
+        if (auto* release =
+                reinterpret_cast<void (*)()>(dlsym(handle, ANVIL_MODULE_RELEASE_SYMBOL))) {
+            release();
+        }
+    }
+    dlclose(handle);
+}
 
 // A library loaded with dlopen. The library stays mapped until the last function taken from it
 // is released, because each of those functions holds a reference to this node.
@@ -26,7 +61,7 @@ public:
         if (!std::filesystem::exists(open_path, ec)) {
             user_error() << "cannot load module '" << path << "': no such file";
         }
-        handle_ = dlopen(open_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+        handle_ = open_library(open_path);
         if (handle_ == nullptr) {
             const char* reason = dlerror();
             user_error() << "cannot load module '" << path
@@ -35,13 +70,13 @@ public:
         try {
             read_functions();
         } catch (...) {
-            dlclose(handle_);
+            close_library(handle_);
             throw;
         }
     }
     SharedLibraryModule(const SharedLibraryModule&) = delete;
     SharedLibraryModule& operator=(const SharedLibraryModule&) = delete;
-    ~SharedLibraryModule() override { dlclose(handle_); }
+    ~SharedLibraryModule() override { close_library(handle_); }
 
     PackedFunc get_function(const std::string& name) override {
         auto it = functions_.find(name);

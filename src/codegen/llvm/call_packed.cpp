@@ -14,7 +14,9 @@
 //
 // The handle is looked up once and kept for the life of the loaded module, so the registry is
 // not locked on every call; re-registering a name (override) after a kernel has called it does
-// not redirect that kernel.
+// not redirect that kernel. The module's ANVIL_MODULE_RELEASE_SYMBOL function gives the cached
+// references back when the module is unloaded (without it every unload of a module would leak
+// the functions its kernels called, and whatever they own).
 #include <dlpack/dlpack.h>
 #include <llvm/IR/MDBuilder.h>
 
@@ -91,6 +93,30 @@ llvm::Value* CodeGenLLVM::packed_function_handle(const std::string& func) {
 
     builder_.SetInsertPoint(ready);
     return builder_.CreateLoad(ptr_, slot, "handle");
+}
+
+bool CodeGenLLVM::add_packed_release() {
+    std::vector<llvm::GlobalVariable*> caches;
+    for (llvm::GlobalVariable& g : module_->globals()) {
+        if (g.getName().starts_with("__anvil_packed.")) caches.push_back(&g);
+    }
+    if (caches.empty()) return false;
+    // void release(void): each cache is exchanged with NULL, so a second call frees nothing twice.
+    auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {}, false);
+    auto* fn = llvm::Function::Create(fty, llvm::GlobalValue::ExternalLinkage,
+                                      ANVIL_MODULE_RELEASE_SYMBOL, module_);
+    fn->setDoesNotThrow();
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx_, "entry", fn));
+    llvm::FunctionCallee free_func = runtime_function("anvil_func_free");
+    for (llvm::GlobalVariable* cache : caches) {
+        llvm::Value* handle = b.CreateAtomicRMW(
+            llvm::AtomicRMWInst::Xchg, cache, llvm::ConstantPointerNull::get(ptr_),
+            llvm::MaybeAlign(8), llvm::AtomicOrdering::AcquireRelease);
+        // anvil_func_free accepts NULL (a kernel that never ran looked nothing up).
+        b.CreateCall(free_func, {handle});
+    }
+    b.CreateRetVoid();
+    return true;
 }
 
 void CodeGenLLVM::emit_stmt_(const tir::CallPacked* op) {

@@ -71,6 +71,9 @@ public:
     void add_function(const tir::PrimFunc& f);
     // Emits __anvil_function_names listing `names`.
     void add_function_names(const std::vector<std::string>& names);
+    // Emits ANVIL_MODULE_RELEASE_SYMBOL when a kernel caches registry functions (call_packed.cpp);
+    // returns whether it did. Call after every add_function.
+    bool add_packed_release();
 
 private:
     struct BufferInfo {

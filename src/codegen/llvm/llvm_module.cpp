@@ -83,8 +83,18 @@ public:
         : target_(std::move(target)),
           names_(std::move(names)),
           context_(std::make_unique<llvm::LLVMContext>()) {}
-    // The JIT goes first: it holds code compiled from the module and its context.
+    // The JIT goes first: it holds code compiled from the module and its context. Before it, the
+    // kernels give back the registry functions they cached (no kernel runs now: each function
+    // taken from this module holds a reference to it).
     ~LLVMModuleNode() override {
+        if (jit_ && has_packed_release_) {
+            auto release = jit_->lookup(ANVIL_MODULE_RELEASE_SYMBOL);
+            if (release) {
+                release->toPtr<void (*)()>()();
+            } else {
+                llvm::consumeError(release.takeError());  // compiled with the kernels: not reached
+            }
+        }
         jit_.reset();
         module_.reset();
     }
@@ -98,6 +108,7 @@ public:
         CodeGenLLVM cg(module_.get(), target_);
         for (const auto& f : funcs) cg.add_function(*f);
         cg.add_function_names(names_);
+        has_packed_release_ = cg.add_packed_release();
         // The CPU and features on every function, so per-function TTI queries see them too.
         for (llvm::Function& fn : *module_) {
             if (fn.isDeclaration()) continue;
@@ -248,6 +259,7 @@ private:
     std::unique_ptr<llvm::TargetMachine> tm_;
     std::unique_ptr<llvm::Module> module_;  // optimized
     std::unique_ptr<llvm::orc::LLJIT> jit_;
+    bool has_packed_release_ = false;  // the module defines ANVIL_MODULE_RELEASE_SYMBOL
     std::unordered_map<std::string, AnvilPackedCFunc> addresses_;
     std::map<std::string, std::string> blobs_;  // symbol -> bytes plus a NUL
     std::mutex mutex_;

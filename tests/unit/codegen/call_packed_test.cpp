@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <memory>
 #include <mutex>
 
 #include "codegen_test_util.h"
@@ -230,6 +231,65 @@ prim_func noted(A: float32[n, 2]) { call_packed("test.kernel_note", A) }
     runtime::NDArray A = make_empty(f32, {3, 2});
     loaded.get_function("noted")(A);
     EXPECT_EQ(seen, (std::vector<int64_t>{3, 2}));
+    fs::remove(lib);
+}
+
+// A kernel keeps the functions it called for the life of its module; unloading the module gives
+// them back, so what they own is freed once the registry lets go too (it leaked before).
+TEST(CallPacked, UnloadingTheModuleReleasesTheFunctionsItsKernelsCalled) {
+    const std::string text = R"(
+prim_func ticks(A: float32[4]) { call_packed("test.kernel_tick", A) }
+)";
+    auto register_tick = [](std::weak_ptr<int>* watch) {
+        auto count = std::make_shared<int>(0);
+        *watch = count;
+        return std::make_unique<ScopedFunc>(
+            "test.kernel_tick", [count](const runtime::Args&, runtime::RetValue*) { ++*count; });
+    };
+    runtime::NDArray A = make_empty(f32, {4});
+
+    // The JIT.
+    std::weak_ptr<int> jit_count;
+    auto tick = register_tick(&jit_count);
+    runtime::PackedFunc f = jit(lower(text));
+    f(A);
+    f(A);
+    EXPECT_EQ(*jit_count.lock(), 2);
+    tick.reset();  // out of the registry; the kernel still holds it
+    ASSERT_FALSE(jit_count.expired());
+    f = runtime::PackedFunc();
+    EXPECT_TRUE(jit_count.expired());
+
+    // An exported library, loaded twice: the copies share the library's cache, so the function
+    // stays until the last one is unloaded, and a reload looks it up again.
+    namespace fs = std::filesystem;
+    fs::path lib = fs::temp_directory_path() /
+                   ("anvil_call_packed_release_" + std::to_string(getpid()) + ".so");
+    codegen::export_library(codegen::build_llvm({lower(text)}, host_target()), lib.string());
+    std::weak_ptr<int> lib_count;
+    tick = register_tick(&lib_count);
+    runtime::Module first = runtime::load_module(lib.string());
+    runtime::Module second = runtime::load_module(lib.string());
+    first.get_function("ticks")(A);
+    second.get_function("ticks")(A);
+    EXPECT_EQ(*lib_count.lock(), 2);
+    tick.reset();
+    first = runtime::Module();
+    ASSERT_FALSE(lib_count.expired());
+    second.get_function("ticks")(A);
+    EXPECT_EQ(*lib_count.lock(), 3);
+    second = runtime::Module();
+    EXPECT_TRUE(lib_count.expired());
+
+    // Loaded again after the release, the kernel finds the function registered now.
+    std::weak_ptr<int> again_count;
+    tick = register_tick(&again_count);
+    runtime::Module again = runtime::load_module(lib.string());
+    again.get_function("ticks")(A);
+    EXPECT_EQ(*again_count.lock(), 1);
+    again = runtime::Module();
+    tick.reset();
+    EXPECT_TRUE(again_count.expired());
     fs::remove(lib);
 }
 
