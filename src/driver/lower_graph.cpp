@@ -31,8 +31,11 @@ public:
         });
         for (size_t i = 0; i < f_.params.size(); ++i) {
             const auto& p = f_.params[i];
-            te::Tensor t = te::placeholder(ops::te_shape(p->type), tensor_dtype(p->type),
-                                           "p" + std::to_string(i), p->loc);
+            // The type is checked first: in one call the order of the arguments is unspecified
+            // (clang builds te_shape's first, which fails with an internal error on a tuple).
+            const DataType dtype = tensor_dtype(p->type);
+            te::Tensor t =
+                te::placeholder(ops::te_shape(p->type), dtype, "p" + std::to_string(i), p->loc);
             inputs_.push_back(t);
             values_[p.get()] = {t};
         }
@@ -62,7 +65,8 @@ private:
         if (values_.count(e.get())) return;
         if (auto* c = e.as<graph::Constant>()) {
             // Weights enter as kernel arguments, so identical groups share code.
-            te::Tensor t = te::placeholder(ops::te_shape(e->type), tensor_dtype(e->type),
+            const DataType dtype = tensor_dtype(e->type);  // before te_shape, as above
+            te::Tensor t = te::placeholder(ops::te_shape(e->type), dtype,
                                            "c" + std::to_string(lifted_.size()), e->loc);
             lifted_.push_back(e);
             inputs_.push_back(t);
