@@ -8,7 +8,7 @@
 #                                were skipped and why
 #   scripts/test.sh --sanitize   the suites built with clang-19, ASan + UBSan in build-fuzz/
 #                                (Python tests left out: the interpreter is not instrumented),
-#                                then the runtime's concurrency tests under ThreadSanitizer
+#                                then the concurrency tests under ThreadSanitizer
 #   scripts/test.sh --full       the test command, then --sanitize, then every fuzz harness under
 #                                libFuzzer for FUZZ_SECONDS (default 60) each (scripts/fuzz.sh)
 set -euo pipefail
@@ -42,7 +42,7 @@ run_tests() {
 
 # Sanitizer builds: every finding stops the test that made it. ASan + UBSan use the instrumented
 # build the fuzzers use (clang-19, build-fuzz/): one build serves both. ThreadSanitizer runs the
-# runtime's concurrency and thread-pool tests (the runtime alone: no compiler in build-tsan/).
+# concurrency tests: the runtime's with hand-made plans, and the e2e ones over compiled models.
 run_sanitized() {
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
     export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -53,8 +53,9 @@ run_sanitized() {
     ctest --test-dir build-fuzz --output-on-failure -j2 --timeout 3000
     CC=clang-19 CXX=clang++-19 cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Release \
         -DANVIL_BUILD_TESTS=ON -DANVIL_BUILD_PYTHON=OFF -DANVIL_SANITIZE=thread
-    cmake --build build-tsan --target anvil_runtime_tests
+    cmake --build build-tsan --target anvil_runtime_tests anvil_e2e_tests
     build-tsan/tests/anvil_runtime_tests --gtest_filter='*Concurren*:*ThreadPool*'
+    build-tsan/tests/anvil_e2e_tests --gtest_filter='*Concurren*'
 }
 
 case "$mode" in
