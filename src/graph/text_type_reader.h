@@ -17,7 +17,9 @@ namespace anvil::graph::text {
 
 class TypeReader : protected anvil::text::TokenCursor<Token> {
 protected:
-    explicit TypeReader(std::vector<Token> toks) : TokenCursor(std::move(toks)) {}
+    // Printed graph IR nests a few levels (bindings name the operands).
+    explicit TypeReader(std::vector<Token> toks)
+        : TokenCursor(std::move(toks), 256, "brackets, blocks, types or dimension expressions") {}
 
     // Runs a checking constructor; its complaint becomes a parse error at `at`.
     template <typename F>
@@ -45,24 +47,6 @@ protected:
         return {std::move(items), parenthesized};
     }
 
-    // How deep brackets, blocks, types and dimension expressions may nest: the reader recurses
-    // on each level, and hostile text nesting a million levels deep must be an error rather
-    // than a stack overflow. Printed IR nests a few levels (bindings name the operands).
-    static constexpr int kMaxNesting = 256;
-    // One more level of nesting, opened at `at`, until the returned guard goes.
-    struct NestingGuard {
-        int* depth;
-        ~NestingGuard() { --*depth; }
-    };
-    [[nodiscard]] NestingGuard nest(const Token& at) {
-        if (depth_ >= kMaxNesting) {
-            fail(at, "nested more than " + std::to_string(kMaxNesting) +
-                         " levels deep (brackets, blocks, types or dimension expressions)");
-        }
-        ++depth_;
-        return NestingGuard{&depth_};
-    }
-
     // A non-negative integer literal; `what` names it when the next token is not one.
     int64_t integer(const std::string& what);
     Type type();
@@ -84,8 +68,6 @@ private:
     // Dimension arithmetic on two constants, refused when it overflows 64 bits (it would fold
     // to a wrapped-around size).
     PrimExpr arith(const Token& op, anvil::ExprKind kind, const PrimExpr& a, const PrimExpr& b);
-
-    int depth_ = 0;
 };
 
 }  // namespace anvil::graph::text

@@ -41,7 +41,11 @@ class TokenCursor {
 protected:
     using Kind = decltype(Token::kind);
 
-    explicit TokenCursor(std::vector<Token> toks) : toks_(std::move(toks)) {}
+    // `max_nesting` bounds nest(); `nesting_what` names what nests in its message.
+    TokenCursor(std::vector<Token> toks, int max_nesting, std::string nesting_what)
+        : toks_(std::move(toks)),
+          max_nesting_(max_nesting),
+          nesting_what_(std::move(nesting_what)) {}
 
     const Token& peek(size_t k = 0) const { return toks_[std::min(pos_ + k, toks_.size() - 1)]; }
     const Token& next() {
@@ -79,8 +83,29 @@ protected:
         if (peek().kind != Kind::End) expected("end of input " + context);
     }
 
+    // One more level of a recursive construct opened at `at`, until the returned guard goes. A
+    // recursive-descent parser recurses on each level, and hostile text nesting a million
+    // levels deep must be an error rather than a stack overflow.
+    struct NestingGuard {
+        int* depth;
+        ~NestingGuard() { --*depth; }
+    };
+    [[nodiscard]] NestingGuard nest(const Token& at) {
+        if (depth_ >= max_nesting_) {
+            fail(at, "nested more than " + std::to_string(max_nesting_) + " levels deep (" +
+                         nesting_what_ + ")");
+        }
+        ++depth_;
+        return NestingGuard{&depth_};
+    }
+
     std::vector<Token> toks_;
     size_t pos_ = 0;
+
+private:
+    int max_nesting_;
+    std::string nesting_what_;
+    int depth_ = 0;
 };
 
 }  // namespace anvil::text

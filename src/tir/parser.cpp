@@ -34,7 +34,9 @@ struct Decl {
 
 class Parser : anvil::text::TokenCursor<Token> {
 public:
-    explicit Parser(const std::string& text) : TokenCursor(lex_text(text)) {}
+    // Printed loop IR nests a few dozen levels (found by fuzzing: a stack overflow before).
+    explicit Parser(const std::string& text)
+        : TokenCursor(lex_text(text), 512, "statements, parentheses or operators") {}
 
     void declare_scope(const ParseScope& scope) {
         for (const auto& v : scope.vars) scope_.push_back({v->name, v, {}});
@@ -495,23 +497,6 @@ private:
 
     std::vector<Decl> scope_;
 
-    // How deep statements and expressions may nest: the parser recurses on each level, and
-    // hostile text nesting a million levels deep must be an error rather than a stack overflow
-    // (found by fuzzing). Printed loop IR nests a few dozen levels.
-    static constexpr int kMaxNesting = 512;
-    int depth_ = 0;
-    struct NestingGuard {
-        int* depth;
-        ~NestingGuard() { --*depth; }
-    };
-    [[nodiscard]] NestingGuard nest(const Token& at) {
-        if (depth_ >= kMaxNesting) {
-            fail(at, "nested more than " + std::to_string(kMaxNesting) +
-                         " levels deep (statements, parentheses or operators)");
-        }
-        ++depth_;
-        return NestingGuard{&depth_};
-    }
     // Set while a buffer parameter's shape is read: the type an undeclared name gets there.
     std::optional<DataType> new_dim_type_;
     std::unordered_map<std::string, Decl> retired_;
