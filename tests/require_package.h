@@ -1,35 +1,20 @@
 // Tests that read data or run a tool from a Debian package (or from ../shared) check for it with
-// ANVIL_REQUIRE_PACKAGE in the test body. Where it is missing, the test fails under CI=true —
-// scripts/install_deps.sh --tests installs every such package, so an absence there means the
-// install step is incomplete and a skip would hide it — and skips elsewhere; both name what to
-// install. Only hardware CI never has (a GPU) may skip under CI.
+// ANVIL_REQUIRE_PACKAGE in the test body. Where it is missing the test fails, naming what to
+// install: scripts/install_deps.sh --tests installs every such package, so an absence means the
+// install step is incomplete, and a skip would hide that (in CI above all). Only hardware CI
+// never has (a GPU) may skip.
 #pragma once
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <cstring>
-
-namespace anvil::testing {
-
-inline bool running_in_ci() {
-    const char* ci = std::getenv("CI");
-    return ci && (std::strcmp(ci, "true") == 0 || std::strcmp(ci, "1") == 0);
-}
-
-}  // namespace anvil::testing
-
 // `available`: whether the thing is there; `what`: what the test needs; `remedy`: how to get it
 // (e.g. "apt-get install libonnx-testdata").
-#define ANVIL_REQUIRE_PACKAGE(available, what, remedy)                      \
-    do {                                                                    \
-        if (!(available)) {                                                 \
-            if (::anvil::testing::running_in_ci()) {                        \
-                FAIL() << what << " is missing; " << remedy                 \
-                       << " (scripts/install_deps.sh --tests installs it)"; \
-            }                                                               \
-            GTEST_SKIP() << what << " is missing; " << remedy;              \
-        }                                                                   \
+#define ANVIL_REQUIRE_PACKAGE(available, what, remedy)                  \
+    do {                                                                \
+        if (!(available)) {                                             \
+            FAIL() << what << " is missing; " << remedy                 \
+                   << " (scripts/install_deps.sh --tests installs it)"; \
+        }                                                               \
     } while (0)
 
 // The ONNX backend test data (node models with their inputs and outputs), which the importer,
