@@ -338,15 +338,4 @@ Exprs convert_dropout(ConvertContext& ctx) {
     return {x, ctx.call("broadcast_to", {one}, attrs)};
 }
 
-Expr cast_to(ConvertContext& ctx, const Expr& x, DataType dtype) {
-    DataType from = ctx.tensor_type(x, "the input").dtype;
-    if (from == dtype) return x;
-    // Strings never reach a kernel: the executor formats and parses them.
-    if (dtype.is_string()) return ops::make_string_format(x, ctx.loc());
-    if (from.is_string()) return ops::make_string_parse(x, dtype, ctx.loc());
-    auto attrs = make_ref<ops::CastAttrs>();
-    const_cast<ops::CastAttrs*>(attrs.get())->dtype = dtype;
-    return ctx.call("cast", {x}, attrs);
-}
-
 }  // namespace anvil::frontend

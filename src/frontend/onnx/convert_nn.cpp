@@ -56,13 +56,6 @@ Expr product(ConvertContext& ctx, const Expr& x, const Expr& w, bool trans_a, bo
 
 }  // namespace
 
-Expr add_bias(ConvertContext& ctx, const Expr& y, const Expr& bias, int64_t axis) {
-    if (!bias.defined()) return y;
-    auto [attrs, a] = new_attrs<ops::BiasAddAttrs>();
-    a->axis = axis;
-    return ctx.call("nn.bias_add", {y, bias}, attrs);
-}
-
 // Y = alpha * A' B' + beta * C, A and B 2-D (before opset 7, C is required and `broadcast`
 // says whether it broadcasts; numpy broadcasting covers both).
 Exprs convert_gemm(ConvertContext& ctx) {

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "frontend/composite_ops.h"
 #include "frontend/onnx/converter.h"
 
 namespace anvil::frontend {
@@ -195,33 +196,5 @@ Exprs convert_window(ConvertContext& ctx);  // HannWindow, HammingWindow, Blackm
 // convert_loss.cpp
 Exprs convert_nll_loss(ConvertContext& ctx);
 Exprs convert_softmax_cross_entropy_loss(ConvertContext& ctx);
-
-// Shared helpers.
-// New attributes of type `A` and a pointer to fill them in before the call is made.
-template <typename A>
-std::pair<Ref<graph::Attrs>, A*> new_attrs() {
-    auto attrs = make_ref<A>();
-    return {attrs, const_cast<A*>(attrs.get())};
-}
-// `x` converted to `dtype` (x itself when it already has it).
-graph::Expr cast_to(ConvertContext& ctx, const graph::Expr& x, DataType dtype);
-// `x` with a new static shape of the same element count.
-graph::Expr reshape_to(ConvertContext& ctx, const graph::Expr& x,
-                       const std::vector<int64_t>& shape);
-// `x` with a size-1 axis inserted at `axis` (convert_transform.cpp).
-graph::Expr expand_dims(ConvertContext& ctx, const graph::Expr& x, int64_t axis);
-// The reduction `op` ("sum", "min", ...) of `x` over `axis`, which is dropped
-// (convert_reduce.cpp).
-graph::Expr reduce_over(ConvertContext& ctx, const char* op, const graph::Expr& x, int64_t axis);
-// start, start + 1, ..., `length` values of start's dtype (arange; convert_tensor.cpp).
-graph::Expr iota(ConvertContext& ctx, const PrimExpr& length, graph::Expr start);
-// Axes given as values possibly known only at run time, normalized against `rank` (int64
-// expressions), with the checks that they are in range and distinct added to `checks`
-// (convert_transform.cpp).
-std::vector<PrimExpr> normalized_axes(const std::vector<PrimExpr>& axes, int64_t rank,
-                                      std::vector<PrimExpr>* checks);
-// y + bias along `axis` (nn.bias_add); y itself when bias is undefined.
-graph::Expr add_bias(ConvertContext& ctx, const graph::Expr& y, const graph::Expr& bias,
-                     int64_t axis);
 
 }  // namespace anvil::frontend

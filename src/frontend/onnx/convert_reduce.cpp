@@ -185,10 +185,4 @@ Exprs convert_arg_reduce(ConvertContext& ctx) {
     return {ctx.call(ctx.node().op_type() == "ArgMax" ? "argmax" : "argmin", {x}, attrs)};
 }
 
-Expr reduce_over(ConvertContext& ctx, const char* op, const Expr& x, int64_t axis) {
-    auto attrs = make_ref<ops::ReduceAttrs>();
-    const_cast<ops::ReduceAttrs*>(attrs.get())->axes = {axis};
-    return ctx.call(op, {x}, attrs);
-}
-
 }  // namespace anvil::frontend

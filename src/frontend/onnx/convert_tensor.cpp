@@ -254,11 +254,4 @@ Exprs convert_eye_like(ConvertContext& ctx) {
     return {cast_to(ctx, ctx.constant_int64(values, shape), dt)};
 }
 
-Expr iota(ConvertContext& ctx, const PrimExpr& length, Expr start) {
-    DataType dt = ctx.tensor_type(start, "the start").dtype;
-    auto attrs = make_ref<ops::ArangeAttrs>();
-    const_cast<ops::ArangeAttrs*>(attrs.get())->length = {length};
-    return ctx.call("arange", {std::move(start), ctx.constant_scalar(dt, 1.0)}, attrs);
-}
-
 }  // namespace anvil::frontend

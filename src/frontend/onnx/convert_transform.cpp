@@ -32,18 +32,6 @@ std::vector<int64_t> axes_operand(ConvertContext& ctx, int input_from_opset, siz
 
 }  // namespace
 
-Expr reshape_to(ConvertContext& ctx, const Expr& x, const std::vector<int64_t>& shape) {
-    if (runtime::NDArray data = constant_data(x); data.defined()) {
-        runtime::NDArray out = runtime::NDArray::empty(shape, data.dtype());
-        out.copy_from(data.raw_data(), data.nbytes());
-        return ctx.constant(out);
-    }
-    auto [attrs, a] = new_attrs<ops::ReshapeAttrs>();
-    a->newshape = shape;
-    a->allowzero = true;  // the shape is exact
-    return ctx.call("reshape", {x}, attrs);
-}
-
 Exprs convert_reshape(ConvertContext& ctx) {
     auto [attrs, a] = new_attrs<ops::ReshapeAttrs>();
     if (ctx.opset() >= 5) {
@@ -616,26 +604,6 @@ Exprs convert_space_to_depth(ConvertContext& ctx) {
     auto [attrs, a] = new_attrs<ops::SpaceToDepthAttrs>();
     a->blocksize = ctx.attr_int("blocksize", 0);
     return {ctx.call("space_to_depth", {ctx.input(0)}, attrs)};
-}
-
-std::vector<PrimExpr> normalized_axes(const std::vector<PrimExpr>& axes, int64_t rank,
-                                      std::vector<PrimExpr>* checks) {
-    PrimExpr r = make_int(DataType::int64(), rank);
-    std::vector<PrimExpr> out;
-    for (const auto& a : axes) {
-        checks->push_back(a >= -r && a < r);
-        out.push_back(select(a < 0, a + r, a));
-    }
-    for (size_t i = 0; i < out.size(); ++i) {
-        for (size_t j = i + 1; j < out.size(); ++j) checks->push_back(ne(out[i], out[j]));
-    }
-    return out;
-}
-
-Expr expand_dims(ConvertContext& ctx, const Expr& x, int64_t axis) {
-    auto [attrs, a] = new_attrs<ops::ExpandDimsAttrs>();
-    a->axis = axis;
-    return ctx.call("expand_dims", {x}, attrs);
 }
 
 }  // namespace anvil::frontend

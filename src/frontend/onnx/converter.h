@@ -18,7 +18,9 @@
 #include <string>
 #include <vector>
 
+#include "frontend/node_builder.h"
 #include "frontend/onnx/from_onnx.h"
+#include "frontend/tensor_sizes.h"
 #include "graph/expr.h"
 #include "support/error.h"
 
@@ -74,22 +76,22 @@ public:
     virtual void roll_back(size_t mark) = 0;
 };
 
-// The importer's view of the node being converted.
-class ConvertContext {
+// The importer's view of the node being converted: its inputs and attributes, and the builder
+// (node_builder.h) of expressions at its location.
+class ConvertContext : public NodeBuilder {
 public:
     ConvertContext(const ::onnx::NodeProto& node, int opset, SourceLoc loc,
                    std::vector<graph::Expr> inputs, std::string base_dir,
                    SubgraphBuilder* subgraphs = nullptr)
-        : node_(node),
+        : NodeBuilder(std::move(loc), node.output_size() > 0 ? node.output(0) : node.name()),
+          node_(node),
           opset_(opset),
-          loc_(std::move(loc)),
           inputs_(std::move(inputs)),
           base_dir_(std::move(base_dir)),
           subgraphs_(subgraphs) {}
 
     const ::onnx::NodeProto& node() const { return node_; }
     int opset() const { return opset_; }
-    const SourceLoc& loc() const { return loc_; }
 
     // Inputs: `input` requires input i to be given; `optional_input` is undefined when the node
     // omits it (absent, or named "").
@@ -111,42 +113,6 @@ public:
     runtime::NDArray attr_tensor(const std::string& name) const;  // required
     const ::onnx::AttributeProto* find_attr(const std::string& name) const;
 
-    // The tensor type of `e`; `what` names it in the error ("input 0").
-    const graph::TensorType& tensor_type(const graph::Expr& e, const std::string& what) const;
-    // Its static shape; UserError when a dimension is symbolic.
-    std::vector<int64_t> static_shape(const graph::Expr& e, const std::string& what) const;
-    // Its rank.
-    int64_t rank(const graph::Expr& e) const;
-    // The integer values of a constant tensor (int8..int64, uint, bool); UserError saying that
-    // `what` must be known at import time otherwise.
-    std::vector<int64_t> const_ints(const graph::Expr& e, const std::string& what) const;
-    // The floating-point value of a one-element constant; UserError otherwise.
-    double const_scalar(const graph::Expr& e, const std::string& what) const;
-
-    // A call of the op named `op` (ops.def) at this node's location.
-    graph::Expr call(const std::string& op, std::vector<graph::Expr> args,
-                     Ref<graph::Attrs> attrs = nullptr) const;
-    // Constants at this node's location.
-    graph::Expr constant_int64(const std::vector<int64_t>& values,
-                               const std::vector<int64_t>& shape) const;
-    graph::Expr constant_scalar(DataType dtype, double value) const;
-    graph::Expr constant(runtime::NDArray data) const;
-
-    // `count` new int64 dimension variables for sizes known only at run time (bound by the
-    // executor from tensor values), named after the node's first output: "y_0", "y_1", ...
-    // (numbered on across calls).
-    std::vector<PrimExpr> new_dims(size_t count) const;
-    // `x` with `vars` bound to the values of `tensors` and `checks` verified at run time
-    // (ops/value_shapes.h: bind_values).
-    graph::Expr bind_values(graph::Expr x, const std::vector<graph::Expr>& tensors,
-                            std::vector<PrimExpr> vars, std::vector<PrimExpr> checks = {}) const;
-
-    // `axis` (possibly negative) normalised into [0, rank); UserError naming `what` otherwise.
-    int64_t normalize_axis(int64_t axis, int64_t rank, const std::string& what) const;
-
-    // Raises "<loc>: <message>" (stream the message).
-    detail::ErrorBuilder<UserError> error() const { return user_error(loc_); }
-
     // The graph attribute `name` (required).
     const ::onnx::GraphProto& attr_graph(const std::string& name) const;
     // The importer's subgraph conversion (If, Loop, Scan).
@@ -155,11 +121,9 @@ public:
 private:
     const ::onnx::NodeProto& node_;
     int opset_;
-    SourceLoc loc_;
     std::vector<graph::Expr> inputs_;
     std::string base_dir_;
     SubgraphBuilder* subgraphs_;
-    mutable size_t dims_made_ = 0;  // new_dims' numbering
 };
 
 // ---- element types and tensors (tensor_proto.cpp) ---------------------------------------------
@@ -174,21 +138,5 @@ graph::Type type_from_onnx(
     const std::function<PrimExpr(const ::onnx::TensorShapeProto::Dimension&)>& dim);
 // ONNX's name of an element type ("FLOAT", "STRING", ...) for messages.
 std::string onnx_dtype_name(int elem_type);
-// "[3, 3]", for messages.
-std::string ints_str(const std::vector<int64_t>& values);
-// The data of `e` when it is a Constant, else an undefined NDArray.
-runtime::NDArray constant_data(const graph::Expr& e);
-
-// ---- sizes (tensor_sizes.cpp) ------------------------------------------------------------------
-
-// The byte size of a tensor of `shape` and `dtype`; nullopt when a dimension is negative or the
-// element count or byte size overflows 64 bits (or comes within a factor 2 of it).
-std::optional<int64_t> checked_byte_size(std::span<const int64_t> shape, DataType dtype);
-// UserError at `loc` naming `what` and the shape when checked_byte_size refuses it.
-void check_shape(std::span<const int64_t> shape, DataType dtype, const SourceLoc& loc,
-                 const std::string& what);
-// check_shape on every tensor `type` holds (tuple fields, optional and sequence elements); the
-// symbolic dimensions of a tensor count as 1.
-void check_type_sizes(const graph::Type& type, const SourceLoc& loc, const std::string& what);
 
 }  // namespace anvil::frontend

@@ -58,11 +58,6 @@ std::string onnx_dtype_name(int elem_type) {
     return "element type " + std::to_string(elem_type);
 }
 
-runtime::NDArray constant_data(const graph::Expr& e) {
-    if (const auto* c = e.as<graph::Constant>()) return c->data;
-    return {};
-}
-
 namespace {
 
 // Copies typed-field values into the tensor's storage, narrowing to the element type; int32_data

@@ -3,9 +3,11 @@
 // in 64 bits (signed, as every size downstream is). A hostile model states such sizes on
 // purpose; without the check they wrap around into small or negative sizes later, where the
 // error (or the silently wrong buffer) no longer names the model.
+#include "frontend/tensor_sizes.h"
+
 #include <limits>
 
-#include "frontend/onnx/converter.h"
+#include "frontend/node_builder.h"
 
 namespace anvil::frontend {
 
