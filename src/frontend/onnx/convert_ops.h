@@ -7,6 +7,7 @@
 
 #include "frontend/composite_ops.h"
 #include "frontend/onnx/converter.h"
+#include "frontend/shape_values.h"
 
 namespace anvil::frontend {
 
@@ -74,25 +75,7 @@ Exprs convert_range(ConvertContext& ctx);
 Exprs convert_eye_like(ConvertContext& ctx);
 Exprs convert_one_hot(ConvertContext& ctx);
 
-// convert_transform.cpp: operands that give sizes (a shape, repeats), whatever they are — a
-// constant, a shape_tensor of symbolic dimensions, or a tensor known only at run time, whose
-// values become new dimension variables the executor binds (bind_values).
-struct ShapeValues {
-    std::vector<PrimExpr> values;    // int64
-    std::vector<int64_t> constants;  // when all_constant
-    bool all_constant = false;
-    graph::Expr bound_from;  // the run-time tensor `values` are bound to, if any
-};
-ShapeValues shape_values(ConvertContext& ctx, const graph::Expr& t, const std::string& what);
-// `x`, after the executor has bound `v`'s variables (when run-time) and verified `checks`.
-graph::Expr bind_shape_values(ConvertContext& ctx, graph::Expr x, const ShapeValues& v,
-                              std::vector<PrimExpr> checks);
-// Squeeze of the axes `v` (a run-time operand or expressions): the executor checks them and
-// views `x` in the shape it computes.
-graph::Expr squeeze_values(ConvertContext& ctx, const graph::Expr& x, const ShapeValues& v);
-// broadcast_to of `x` to a non-constant target, with run-time checks of what is not provable.
-graph::Expr broadcast_to_values(ConvertContext& ctx, graph::Expr x, const ShapeValues& target);
-
+// convert_transform.cpp (operands that give sizes: frontend/shape_values.h)
 Exprs convert_reshape(ConvertContext& ctx);
 Exprs convert_flatten(ConvertContext& ctx);
 Exprs convert_transpose(ConvertContext& ctx);
@@ -100,10 +83,6 @@ Exprs convert_squeeze(ConvertContext& ctx);
 Exprs convert_unsqueeze(ConvertContext& ctx);
 Exprs convert_concat(ConvertContext& ctx);
 Exprs convert_split(ConvertContext& ctx);
-// Split into sizes known only at run time: one dynamic strided_slice per part, after checking
-// that the sizes are not negative and add up to the axis.
-Exprs split_dynamic(ConvertContext& ctx, const graph::Expr& x, int64_t axis,
-                    const ShapeValues& sizes, int outputs);
 Exprs convert_expand(ConvertContext& ctx);
 Exprs convert_tile(ConvertContext& ctx);
 Exprs convert_slice(ConvertContext& ctx);
