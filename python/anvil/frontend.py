@@ -1,4 +1,5 @@
 """Model importers."""
+import json
 import os
 
 from . import _anvil
@@ -25,3 +26,68 @@ def from_onnx(model, shape=None):
 def read_tensor_pb(path):
     """An ONNX TensorProto file (test_data_set's input_K.pb / output_K.pb) as an NDArray."""
     return _anvil.read_tensor_pb(os.fspath(path))
+
+
+def _input_infos(input_infos, default_dtype):
+    """[(name, shape) or (name, (shape, dtype))] → [(name, dims, dtype, dim names)]."""
+    usage = ("from_pytorch: input_infos must be a list of (name, shape) or "
+             "(name, (shape, dtype)), e.g. [(\"input0\", (1, 3, 224, 224))]")
+    if isinstance(input_infos, (str, bytes)) or not hasattr(input_infos, "__iter__"):
+        raise _anvil.UserError(f"{usage}; got {input_infos!r}")
+    out = []
+    for info in input_infos:
+        if not isinstance(info, (tuple, list)) or len(info) != 2 or not isinstance(info[0], str):
+            raise _anvil.UserError(f"{usage}; got the item {info!r}")
+        name, spec = info
+        dtype = default_dtype
+        if (isinstance(spec, (tuple, list)) and len(spec) == 2
+                and isinstance(spec[1], str) and isinstance(spec[0], (tuple, list))):
+            spec, dtype = spec
+        try:
+            dims = list(spec)
+        except TypeError:
+            raise _anvil.UserError(f"{usage}; the shape of '{name}' is {spec!r}") from None
+        sizes, names = [], []
+        for d in dims:
+            # A symbolic dimension: -1, None or a name (the same name is the same size).
+            if isinstance(d, str):
+                sizes.append(-1)
+                names.append(d)
+            elif d is None:
+                sizes.append(-1)
+                names.append("")
+            elif isinstance(d, int) and not isinstance(d, bool) and d >= -1:
+                sizes.append(int(d))
+                names.append("")
+            elif hasattr(d, "__index__") and int(d) >= -1:
+                sizes.append(int(d))
+                names.append("")
+            else:
+                raise _anvil.UserError(
+                    f"{usage}; the shape of '{name}' has the dimension {d!r} (sizes are ints >= 0; "
+                    f"-1, None or a name for a symbolic size)")
+        out.append((name, sizes, str(dtype), names))
+    return out
+
+
+def from_pytorch(script_module, input_infos, default_dtype="float32"):
+    """Imports a TorchScript module (torch.jit.trace or torch.jit.script) into a graph IRModule.
+
+    input_infos: [(name, shape)] or [(name, (shape, dtype))], one per input of forward, in
+    order; a dimension of -1, None or a name (str) is symbolic.
+    Returns (mod, params): main takes the inputs, then the module's tensors by their PyTorch
+    names (`layer1.0.conv1.weight`); params maps those names to their values, for
+    anvil.build(mod, params=params). The module itself is not changed.
+    """
+    try:
+        from . import _torchscript
+    except ImportError as e:
+        raise _anvil.UserError(
+            f"from_pytorch needs PyTorch (apt-get install python3-torch): {e}") from None
+    infos = _input_infos(input_infos, default_dtype)
+    try:
+        description, tensors = _torchscript.read_module(script_module)
+    except _torchscript.ReadError as e:
+        raise _anvil.UserError(f"from_pytorch: {e}") from None
+    origin = description.get("model", "module")
+    return _anvil.from_torchscript(json.dumps(description), tensors, infos, origin)

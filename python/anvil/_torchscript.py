@@ -1,0 +1,271 @@
+"""Reads a TorchScript module into Anvil's TorchScript graph description.
+
+This is the only place that touches PyTorch: it needs `torch` and nothing of Anvil, so the CLI
+runs it as a script (`python3 _torchscript.py model.pt OUT_DIR`) and `anvil.frontend.from_pytorch`
+imports it. The C++ importer (src/frontend/pytorch/) converts the description; the format is
+documented in src/frontend/pytorch/torchscript_graph.h.
+
+What happens to the module here, and why:
+- The forward graph is copied (the user's module is not changed) and every call inlined, so one
+  flat graph (with If/Loop blocks) remains.
+- `prim::GetAttr` chains from `self` are evaluated against the module: tensors become constants
+  named by their PyTorch names (`layer1.0.conv1.weight`), other attributes (`training`, strides,
+  flags) constants of their values. This is what `torch.jit.freeze` does, minus its constant
+  pooling, which would merge equal tensors under one name.
+- Constant propagation then folds what the attributes decide (`if self.training`, `bias is None`),
+  and remove_mutation makes in-place ops (`relu_`, `add_`) functional where that is safe.
+"""
+import json
+import math
+import re
+import sys
+
+import torch
+
+FORMAT = "anvil.torchscript-graph"
+VERSION = 1
+
+_DTYPES = {
+    torch.float32: "float32", torch.float64: "float64", torch.float16: "float16",
+    torch.bfloat16: "bfloat16", torch.int64: "int64", torch.int32: "int32",
+    torch.int16: "int16", torch.int8: "int8", torch.uint8: "uint8", torch.bool: "bool",
+}
+
+
+class ReadError(Exception):
+    """The module cannot be described (not a TorchScript module, an attribute of an unknown kind)."""
+
+
+def _dtype_name(dtype):
+    if dtype not in _DTYPES:
+        raise ReadError(f"tensors of element type {dtype} are not supported")
+    return _DTYPES[dtype]
+
+
+def _type(t):
+    kind = t.kind()
+    if kind == "TensorType":
+        out = {"kind": "tensor"}
+        st = t.scalarType()
+        if st is not None:
+            out["dtype"] = _DTYPES.get(getattr(torch, st.lower(), None), st.lower())
+        sizes = t.sizes() if hasattr(t, "sizes") else None
+        if sizes is not None:
+            out["shape"] = list(sizes)
+        return out
+    simple = {"IntType": "int", "FloatType": "float", "BoolType": "bool", "StringType": "str",
+              "NoneType": "none", "DeviceObjType": "device", "NumberType": "number"}
+    if kind in simple:
+        return {"kind": simple[kind]}
+    if kind == "ListType":
+        return {"kind": "list", "elem": _type(t.getElementType())}
+    if kind == "OptionalType":
+        return {"kind": "optional", "elem": _type(t.getElementType())}
+    if kind == "TupleType":
+        return {"kind": "tuple", "elems": [_type(e) for e in t.elements()]}
+    return {"kind": "other", "str": str(t)}
+
+
+_TRACE_FRAME = re.compile(r"^(.*)\((\d+)\): (.*)$")
+_SCRIPT_HEADER = re.compile(r'^\s*File "(.*)", line (\d+)')
+
+
+def _source(node):
+    """The Python line TorchScript recorded for the node: "file:line: text", or ""."""
+    try:
+        text = node.sourceRange()
+    except RuntimeError:
+        return ""
+    lines = text.splitlines()
+    frames = [m for m in (_TRACE_FRAME.match(l) for l in lines) if m]
+    if frames:
+        # A traced node records a stack; the first frame outside torch's own modules is the
+        # model's line (torchvision's resnet.py, the user's script).
+        user = [f for f in frames if "/torch/" not in f.group(1)] or frames
+        f = user[0]
+        return f"{f.group(1)}:{f.group(2)}: {f.group(3)}"
+    for i, line in enumerate(lines):
+        m = _SCRIPT_HEADER.match(line)
+        if m:
+            code = ""
+            for j in range(i + 1, len(lines)):
+                if "<--- HERE" in lines[j] and j > i + 1:
+                    code = lines[j - 1].strip()
+                    break
+            return f"{m.group(1)}:{m.group(2)}: {code}".rstrip(": ")
+    return ""
+
+
+class _Writer:
+    def __init__(self, names_by_tensor):
+        self.tensors = {}
+        self._names_by_tensor = names_by_tensor
+        self._used = set()
+
+    def _tensor_name(self, t, hint):
+        key = (t.data_ptr(), tuple(t.shape), t.dtype) if t.numel() else None
+        own = self._names_by_tensor.get(key)
+        name = own or hint or "constant"
+        base, k = name, 1
+        while name in self._used:
+            name = f"{base}.{k}"
+            k += 1
+        self._used.add(name)
+        return name, own is not None
+
+    def tensor(self, t, hint=""):
+        """{"tensor": name, "dtype": ..., "param": whether it is one of the module's own}."""
+        t = t.detach()
+        if t.is_quantized:
+            raise ReadError("quantized tensors are read by the QNN converters, not yet supported")
+        name, own = self._tensor_name(t, hint)
+        dtype = _dtype_name(t.dtype)
+        data = t.cpu().contiguous()
+        if t.dtype == torch.bfloat16:  # NumPy has no bfloat16: its float32 values, cast back
+            data = data.float()
+        self.tensors[name] = data.numpy()
+        return {"tensor": name, "dtype": dtype, "param": own}
+
+    def value(self, v, hint=""):
+        if v is None:
+            return {"none": True}
+        if isinstance(v, bool):
+            return {"bool": v}
+        if isinstance(v, int):
+            return {"int": v}
+        if isinstance(v, float):
+            return {"float": v if math.isfinite(v) else repr(v)}
+        if isinstance(v, str):
+            return {"str": v}
+        if isinstance(v, torch.Tensor):
+            return self.tensor(v, hint)
+        if isinstance(v, torch.device):
+            return {"device": str(v)}
+        if isinstance(v, torch.dtype):
+            return {"int": _SCALAR_TYPE_CODES[v]}
+        if isinstance(v, list):
+            return {"list": [self.value(x, hint) for x in v]}
+        if isinstance(v, tuple):
+            return {"tuple": [self.value(x, hint) for x in v]}
+        raise ReadError(f"a constant of Python type {type(v).__name__} is not supported")
+
+    def block(self, block, inputs):
+        nodes = []
+        for n in block.nodes():
+            out = {"kind": n.kind(), "inputs": [i.unique() for i in n.inputs()],
+                   "outputs": [{"id": o.unique(), "name": o.debugName(), "type": _type(o.type())}
+                               for o in n.outputs()]}
+            source = _source(n)
+            if source:
+                out["source"] = source
+            if n.kind() == "prim::Constant":
+                o = n.output()
+                out["value"] = self.value(o.toIValue(), o.debugName())
+            elif n.kind() in ("prim::GetAttr", "prim::SetAttr", "prim::CallMethod"):
+                out["attribute"] = n.s("name")
+            blocks = list(n.blocks())
+            if blocks:
+                out["blocks"] = [self.block(b, list(b.inputs())) for b in blocks]
+            nodes.append(out)
+        return {"inputs": [{"id": v.unique(), "name": v.debugName(), "type": _type(v.type())}
+                           for v in inputs],
+                "nodes": nodes,
+                "outputs": [v.unique() for v in block.outputs()]}
+
+
+# c10::ScalarType codes, the ints TorchScript passes for `dtype=` arguments.
+_SCALAR_TYPE_CODES = {
+    torch.uint8: 0, torch.int8: 1, torch.int16: 2, torch.int32: 3, torch.int64: 4,
+    torch.float16: 5, torch.float32: 6, torch.float64: 7, torch.bool: 11, torch.bfloat16: 15,
+}
+
+
+def _resolve_attributes(graph, module):
+    """Replaces prim::GetAttr chains from the module input by constants (see the module doc)."""
+    self_value = next(graph.inputs())
+    objects = {self_value.unique(): (module._c, "")}
+
+    def visit(block):
+        for n in list(block.nodes()):
+            for b in n.blocks():
+                visit(b)
+            if n.kind() != "prim::GetAttr" or n.input().unique() not in objects:
+                continue
+            obj, path = objects[n.input().unique()]
+            name = n.s("name")
+            path = f"{path}.{name}" if path else name
+            value = obj.getattr(name)
+            if isinstance(value, torch._C.ScriptModule):
+                objects[n.output().unique()] = (value, path)
+                continue
+            if isinstance(value, torch.Tensor):
+                value = value.detach()
+                c = graph.create("prim::Constant")
+                c.t_("value", value)
+                c.output().inferTypeFrom(value)
+                c.insertBefore(n)
+                c.output().setDebugName(path.replace(".", "_"))
+                out = c.output()
+            else:
+                with graph.insert_point_guard(n):
+                    out = graph.insertConstant(value)
+            n.output().replaceAllUsesWith(out)
+            n.destroy()
+
+    visit(graph)
+    # Module-typed values that are left (submodules passed around) are dropped by DCE when unused.
+    torch._C._jit_pass_dce(graph)
+
+
+def read_module(module):
+    """(description dict, tensors {name: numpy array}) of a TorchScript module's forward."""
+    if not isinstance(module, torch.jit.ScriptModule):
+        raise ReadError(f"from_pytorch expects a TorchScript module (torch.jit.trace or "
+                        f"torch.jit.script), got {type(module).__name__}")
+    graph = module.forward.graph.copy()
+    torch._C._jit_pass_inline(graph)
+    _resolve_attributes(graph, module)
+    torch._C._jit_pass_constant_propagation(graph)
+    torch._C._jit_pass_remove_mutation(graph)
+    torch._C._jit_pass_dce(graph)
+
+    # The module's own tensors, by identity, so that constants keep their PyTorch names.
+    names = {}
+    for name, t in list(module.state_dict(keep_vars=True).items()):
+        if isinstance(t, torch.Tensor) and t.numel():
+            names.setdefault((t.data_ptr(), tuple(t.shape), t.dtype), name)
+    writer = _Writer(names)
+    inputs = list(graph.inputs())[1:]  # the first is the module itself
+    description = {
+        "format": FORMAT, "version": VERSION,
+        "model": getattr(module, "original_name", type(module).__name__),
+        "graph": writer.block(graph, inputs),
+    }
+    return description, writer.tensors
+
+
+def main(argv):
+    """python3 _torchscript.py MODEL.pt OUT_DIR: writes OUT_DIR/graph.json and tensors.npz."""
+    import os
+
+    import numpy as np
+
+    if len(argv) != 3:
+        print("usage: _torchscript.py MODEL.pt OUT_DIR", file=sys.stderr)
+        return 2
+    try:
+        module = torch.jit.load(argv[1], map_location="cpu")
+        module.eval()
+        description, tensors = read_module(module)
+    except (ReadError, RuntimeError, ValueError, OSError) as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        print(f"{argv[1]}: cannot read the TorchScript module: {first}", file=sys.stderr)
+        return 1
+    with open(os.path.join(argv[2], "graph.json"), "w") as f:
+        json.dump(description, f)
+    np.savez(os.path.join(argv[2], "tensors.npz"), **tensors)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,80 @@
+// PtValue: a TorchScript value as the PyTorch importer holds it while converting.
+//
+// Tensors are graph expressions. Numbers (int, float, bool) known at import time are scalar
+// expressions: constants, or for ints symbolic sizes (`x.size(0)` of an input whose dimension is
+// symbolic) and arithmetic on them, so that `x.view(x.size(0), -1)` stays exact. A number known
+// only at run time (`int(t.sum())`) is a 0-d tensor expression instead (`tensor` set, `scalar`
+// undefined). Lists and tuples hold their items; None, strings and devices are what they say.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "graph/expr.h"
+#include "ir/expr.h"
+
+namespace anvil::frontend::pytorch {
+
+struct PtValue {
+    enum Kind { None, Tensor, Int, Float, Bool, Str, Device, List, Tuple };
+    Kind kind = None;
+    graph::Expr tensor;  // Tensor; a run-time Int/Float/Bool as a 0-d tensor
+    PrimExpr scalar;     // an import-time Int (int64), Float (float64) or Bool (bool)
+    std::string str;     // Str, Device
+    std::vector<PtValue> items;  // List, Tuple
+
+    static PtValue none() { return {}; }
+    static PtValue of_tensor(graph::Expr e) {
+        PtValue v;
+        v.kind = Tensor;
+        v.tensor = std::move(e);
+        return v;
+    }
+    static PtValue of_int(PrimExpr e) {
+        PtValue v;
+        v.kind = Int;
+        v.scalar = std::move(e);
+        return v;
+    }
+    static PtValue of_int(int64_t i) { return of_int(make_int(DataType::int64(), i)); }
+    static PtValue of_float(double f) {
+        PtValue v;
+        v.kind = Float;
+        v.scalar = make_float(DataType::float64(), f);
+        return v;
+    }
+    static PtValue of_bool(bool b) {
+        PtValue v;
+        v.kind = Bool;
+        v.scalar = make_bool(b);
+        return v;
+    }
+    static PtValue of_str(std::string s) {
+        PtValue v;
+        v.kind = Str;
+        v.str = std::move(s);
+        return v;
+    }
+    static PtValue of_list(std::vector<PtValue> items, Kind kind = List) {
+        PtValue v;
+        v.kind = kind;
+        v.items = std::move(items);
+        return v;
+    }
+    // A number known only at run time: a 0-d tensor standing for an Int, Float or Bool.
+    static PtValue of_runtime_number(Kind kind, graph::Expr e) {
+        PtValue v;
+        v.kind = kind;
+        v.tensor = std::move(e);
+        return v;
+    }
+
+    bool is_number() const { return kind == Int || kind == Float || kind == Bool; }
+    // A number whose value is known at import time (possibly symbolic for ints).
+    bool is_import_time() const { return is_number() && scalar.defined(); }
+};
+
+// "Tensor", "int", "List", ... for messages.
+const char* kind_name(PtValue::Kind kind);
+
+}  // namespace anvil::frontend::pytorch
