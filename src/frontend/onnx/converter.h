@@ -2,8 +2,8 @@
 //
 // A converter turns one ONNX node into graph expressions, one per node output it supports (a
 // converter may return fewer than the node has, e.g. Dropout's mask; a later use of a missing
-// output is an error naming it). All converters are listed in ONE table (converter_table.cpp),
-// keyed by op type and the opset range whose semantics they implement.
+// output is an error naming it). All converters are listed ONCE (converters.def, which makes
+// converter_table()), keyed by op type and the opset range whose semantics they implement.
 //
 // Integer tensors whose values are known at import time (Shape of a static tensor, initializers,
 // Constant nodes) are graph Constants; the shape-math converters evaluate on them directly (see
@@ -43,7 +43,7 @@ struct Converter {
     ConvertFn convert;
 };
 
-// The one table of converters.
+// The one table of converters (converters.def).
 const std::vector<Converter>& converter_table();
 
 // A node's graph attribute (If's branches, Loop's and Scan's bodies) as a graph function of the
