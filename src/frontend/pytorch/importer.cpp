@@ -61,13 +61,15 @@ void collect_unsupported(const TsBlock& block,
     }
 }
 
+// Thrown through a converter when a block it converts uses an unsupported op.
+struct UnknownResult {};
+
 class Importer : public pytorch::BlockConverter {
 public:
     Importer(const std::map<std::string, runtime::NDArray>& tensors, std::string origin)
         : tensors_(tensors), origin_(std::move(origin)) {}
 
     TorchImport run(const pytorch::TsGraph& g, const std::vector<TorchInput>& inputs) {
-        check_supported(g.graph);
         SourceLoc loc{.file = origin_};
         const auto& graph_inputs = g.graph.inputs;
         if (graph_inputs.size() != inputs.size()) {
@@ -112,6 +114,7 @@ public:
             bind(declared.id, PtValue::of_tensor(var));
         }
         PtValues results = convert_nodes(g.graph);
+        report_unsupported();
         std::vector<Expr> outs;
         for (size_t k = 0; k < g.graph.outputs.size(); ++k) {
             outs.push_back(to_output(lookup(g.graph.outputs[k], loc), loc));
@@ -162,6 +165,9 @@ public:
         }
         PtValues results = convert_inline(block, inputs);
         scopes_.pop_back();
+        // The block used an unsupported op: the node is not converted (report_unsupported will
+        // name the op).
+        if (std::any_of(results.begin(), results.end(), is_unknown)) throw UnknownResult{};
         std::string name = unique_function_name(name_hint);
         f.name = name;
         f.function = graph::make_function(params, make_body(results), false, loc);
@@ -170,14 +176,14 @@ public:
     }
 
 private:
-    void check_supported(const TsBlock& graph) {
-        std::map<std::string, std::vector<std::string>> where;
-        collect_unsupported(graph, where);
-        if (where.empty()) return;
+    // Raises the one error listing every unsupported op kind met (with where the model uses
+    // it), if any.
+    void report_unsupported() {
+        if (unsupported_.empty()) return;
         auto err = user_error(SourceLoc{.file = origin_});
-        err << "the model uses " << where.size()
+        err << "the model uses " << unsupported_.size()
             << " op kind(s) the PyTorch importer does not support:";
-        for (const auto& [kind, sources] : where) {
+        for (const auto& [kind, sources] : unsupported_) {
             err << "\n  " << kind << " (" << sources.size() << " node"
                 << (sources.size() == 1 ? "" : "s") << ")";
             size_t shown = 0;
@@ -200,6 +206,11 @@ private:
             for (const auto& o : n.outputs) defined.insert(o.id);
         }
         for (int64_t o : b.outputs) used.insert(o);
+    }
+
+    static bool is_unknown(const PtValue& v) {
+        if (v.kind == PtValue::Unknown) return true;
+        return std::any_of(v.items.begin(), v.items.end(), is_unknown);
     }
 
     static bool contains_tensor(const PtValue& v) {
@@ -246,7 +257,11 @@ private:
             return;
         }
         PtValues inputs;
-        for (int64_t id : node.inputs) inputs.push_back(lookup(id, loc));
+        bool known = true;
+        for (int64_t id : node.inputs) {
+            inputs.push_back(lookup(id, loc));
+            known = known && inputs.back().kind != PtValue::Unknown;
+        }
         std::string functional = functional_kind(node.kind);
         pytorch::PtConvertFn fn = pytorch::find_converter(node.kind);
         bool in_place = false;
@@ -254,9 +269,26 @@ private:
             fn = pytorch::find_converter(functional);
             in_place = true;
         }
-        ANVIL_CHECK(fn) << "no converter for " << node.kind << " (checked before converting)";
+        if (!fn) unsupported_[node.kind].push_back(node.source);
+        if (!fn || !known) {
+            // Not converted: its outputs are unknown, and the blocks it would run are only
+            // checked for support (which of them runs cannot be known).
+            for (const auto& b : node.blocks) collect_unsupported(b, unsupported_);
+            PtValue unknown;
+            unknown.kind = PtValue::Unknown;
+            for (const auto& out : node.outputs) bind(out.id, unknown);
+            return;
+        }
         pytorch::PtContext ctx(node, loc, std::move(inputs), this);
-        PtValues outs = fn(ctx);
+        PtValues outs;
+        try {
+            outs = fn(ctx);
+        } catch (const UnknownResult&) {
+            PtValue unknown;
+            unknown.kind = PtValue::Unknown;
+            for (const auto& out : node.outputs) bind(out.id, unknown);
+            return;
+        }
         if (outs.size() != node.outputs.size()) {
             ctx.error() << "converted to " << outs.size() << " value(s), but the node has "
                         << node.outputs.size() << " output(s)";
@@ -363,6 +395,7 @@ private:
     std::vector<std::pair<std::string, runtime::NDArray>> weights_;
     std::map<std::string, Ref<graph::Function>> functions_;
     TsNode dummy_node_{.kind = "output"};
+    std::map<std::string, std::vector<std::string>> unsupported_;  // kind → source lines
 };
 
 }  // namespace

@@ -18,6 +18,7 @@ const char* kind_name(PtValue::Kind kind) {
         case PtValue::Device: return "Device";
         case PtValue::List: return "list";
         case PtValue::Tuple: return "tuple";
+        case PtValue::Unknown: return "unknown";
     }
     return "?";
 }

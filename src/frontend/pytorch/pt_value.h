@@ -16,7 +16,10 @@
 namespace anvil::frontend::pytorch {
 
 struct PtValue {
-    enum Kind { None, Tensor, Int, Float, Bool, Str, Device, List, Tuple };
+    // Unknown: the output of a node that could not be converted (an unsupported op); whatever
+    // uses it is not converted either, only checked for support, so that one error can list
+    // every unsupported op of the model.
+    enum Kind { None, Tensor, Int, Float, Bool, Str, Device, List, Tuple, Unknown };
     Kind kind = None;
     graph::Expr tensor;  // Tensor; a run-time Int/Float/Bool as a 0-d tensor
     PrimExpr scalar;     // an import-time Int (int64), Float (float64) or Bool (bool)

@@ -1,0 +1,59 @@
+"""The PyTorch importer on small modules: the reader, parameters, errors."""
+import pytest
+import torch
+
+import anvil
+from anvil import frontend
+from pt_check import check_module, import_module
+
+
+class ConvBnRelu(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.bn = torch.nn.BatchNorm2d(8)
+        self.fc = torch.nn.Linear(8 * 4 * 4, 5)
+
+    def forward(self, x):
+        y = torch.relu(self.bn(self.conv(x)))
+        y = torch.nn.functional.max_pool2d(y, 2)
+        return self.fc(torch.flatten(y, 1))
+
+
+def test_conv_bn_relu_traced_and_scripted():
+    torch.manual_seed(0)
+    check_module(ConvBnRelu(), [torch.randn(2, 3, 8, 8)])
+
+
+def test_params_are_named_by_pytorch_names():
+    m = ConvBnRelu().eval()
+    x = torch.randn(1, 3, 8, 8)
+    mod, params = import_module(torch.jit.trace(m, x), [x])
+    assert "conv.weight" in params and "fc.bias" in params and "bn.running_mean" in params
+    assert params["conv.weight"].numpy().shape == (8, 3, 3, 3)
+
+
+def test_unsupported_ops_are_all_listed_with_source_lines():
+    class M(torch.nn.Module):
+        def forward(self, x):
+            return torch.special.bessel_j0(x) + torch.special.i0e(x)
+
+    x = torch.randn(3)
+    with pytest.raises(anvil.UserError) as e:
+        import_module(torch.jit.trace(M(), x), [x])
+    message = str(e.value)
+    assert "aten::special_bessel_j0" in message and "aten::special_i0e" in message
+    assert "test_pytorch_basics.py" in message
+
+
+def test_input_infos_are_checked():
+    m = torch.jit.trace(ConvBnRelu().eval(), torch.randn(1, 3, 8, 8))
+    with pytest.raises(anvil.UserError, match="input_infos"):
+        frontend.from_pytorch(m, "input0")
+    with pytest.raises(anvil.UserError, match="takes 1 input"):
+        frontend.from_pytorch(m, [("a", (1, 3, 8, 8)), ("b", (1, 3, 8, 8))])
+
+
+def test_not_a_script_module():
+    with pytest.raises(anvil.UserError, match="TorchScript module"):
+        frontend.from_pytorch(ConvBnRelu(), [("x", (1, 3, 8, 8))])
