@@ -1,12 +1,11 @@
 // Converters of ONNX's window ops: Conv, ConvTranspose, MaxPool, AveragePool and the global
 // pools, 1-D (as 2-D with a unit height), 2-D and 3-D (the nn.*3d ops; the global pools as 2-D
 // over the flattened depth and height), with auto_pad, dilations, groups, ceil_mode and an
-// optional bias; MaxPool's Indices by nn.max_pool_indices.
-#include "ops/conv.h"
-
+// optional bias; MaxPool's Indices by nn.max_pool_indices. The convolutions themselves are built
+// by frontend/conv_builder.h; what is ONNX's (attributes, auto_pad, output_shape) is here.
+#include "frontend/conv_builder.h"
 #include "frontend/onnx/convert_ops.h"
 #include "ops/pool.h"
-#include "ops/transform.h"
 
 namespace anvil::frontend {
 
@@ -74,30 +73,13 @@ void resolve_auto_pad(ConvertContext& ctx, ConvGeometry& g, const Expr& x) {
     }
 }
 
-// 1-D operands as 2-D with a unit height: data [N, C, L] → [N, C, 1, L].
-Expr lift_1d(ConvertContext& ctx, const Expr& x) {
-    auto attrs = make_ref<ops::ExpandDimsAttrs>();
-    const_cast<ops::ExpandDimsAttrs*>(attrs.get())->axis = 2;
-    return ctx.call("expand_dims", {x}, attrs);
-}
-
-Expr lower_1d(ConvertContext& ctx, const Expr& y) {
-    auto attrs = make_ref<ops::SqueezeAttrs>();
-    const_cast<ops::SqueezeAttrs*>(attrs.get())->axes = {2};
-    return ctx.call("squeeze", {y}, attrs);
-}
-
-std::vector<int64_t> to_2d(const std::vector<int64_t>& v, int64_t unit) {
-    return v.size() == 1 ? std::vector<int64_t>{unit, v[0]} : v;
-}
-
 // The geometry of 1-D data as that of 2-D data with a unit height (other ranks unchanged).
 ConvGeometry lifted_to_2d(ConvGeometry g) {
-    g.kernel = to_2d(g.kernel, 1);
-    g.strides = to_2d(g.strides, 1);
-    g.dilations = to_2d(g.dilations, 1);
-    g.pads_begin = to_2d(g.pads_begin, 0);
-    g.pads_end = to_2d(g.pads_end, 0);
+    g.kernel = ints_to_2d(g.kernel, 1);
+    g.strides = ints_to_2d(g.strides, 1);
+    g.dilations = ints_to_2d(g.dilations, 1);
+    g.pads_begin = ints_to_2d(g.pads_begin, 0);
+    g.pads_end = ints_to_2d(g.pads_end, 0);
     return g;
 }
 
@@ -106,19 +88,6 @@ std::vector<int64_t> padding_of(const ConvGeometry& g) {
     std::vector<int64_t> p = g.pads_begin;
     p.insert(p.end(), g.pads_end.begin(), g.pads_end.end());
     return p;
-}
-
-// The attributes of nn.conv2d / nn.conv3d and their transposes from `g` (already lifted): all
-// have the same fields.
-template <typename A>
-Ref<A> conv_attrs(const ConvGeometry& g) {
-    auto attrs = make_ref<A>();
-    auto* a = const_cast<A*>(attrs.get());
-    a->strides = g.strides;
-    a->dilation = g.dilations;
-    a->padding = padding_of(g);
-    a->groups = g.groups;
-    return attrs;
 }
 
 // The attributes of nn.max_pool2d, nn.avg_pool2d and their 3-D forms from `g` (already lifted).
@@ -135,52 +104,35 @@ Ref<A> pool_attrs(const ConvGeometry& g, bool ceil_mode, bool count_include_pad)
     return attrs;
 }
 
-// The weight as 2-D ([O, C, K] → [O, C, 1, K]) and its shape.
-Expr weight_2d(ConvertContext& ctx, const Expr& w, std::vector<int64_t> shape) {
-    if (shape.size() == 4) return w;
-    shape.insert(shape.begin() + 2, 1);
-    return reshape_to(ctx, w, shape);
-}
-
-int64_t spatial_rank(ConvertContext& ctx, const Expr& x) {
-    int64_t nd = ctx.rank(x) - 2;
-    if (nd < 1 || nd > 3) {
-        ctx.error() << nd << "-D data is not supported (1-D, 2-D and 3-D are)";
-    }
-    return nd;
+// The explicit geometry of ONNX's convolution in the form conv_builder.h takes.
+ConvParams conv_params(const ConvGeometry& g) {
+    return {.strides = g.strides,
+            .padding = padding_of(g),
+            .dilation = g.dilations,
+            .groups = g.groups};
 }
 
 }  // namespace
 
-Exprs convert_conv(ConvertContext& ctx) {
-    Expr x = ctx.input(0), w = ctx.input(1);
-    int64_t nd = spatial_rank(ctx, x);
-    std::vector<int64_t> w_shape = ctx.static_shape(w, "the weight");
-    if (static_cast<int64_t>(w_shape.size()) != nd + 2) {
-        ctx.error() << "the weight has rank " << w_shape.size() << ", the data " << nd + 2;
-    }
-    ConvGeometry g = read_geometry(ctx, nd, {w_shape.begin() + 2, w_shape.end()});
+ConvParams conv_node_params(ConvertContext& ctx, const Expr& x,
+                            const std::vector<int64_t>& w_shape) {
+    ConvGeometry g = read_geometry(ctx, w_shape.size() - 2, {w_shape.begin() + 2, w_shape.end()});
     resolve_auto_pad(ctx, g, x);
-    g = lifted_to_2d(g);
-    Expr y;
-    if (nd == 3) {
-        y = ctx.call("nn.conv3d", {x, w}, conv_attrs<ops::Conv3DAttrs>(g));
-    } else {
-        Expr data = nd == 1 ? lift_1d(ctx, x) : x;
-        y = ctx.call("nn.conv2d", {data, weight_2d(ctx, w, w_shape)},
-                     conv_attrs<ops::Conv2DAttrs>(g));
-        if (nd == 1) y = lower_1d(ctx, y);
-    }
-    return {add_bias(ctx, y, ctx.optional_input(2), 1)};
+    return conv_params(g);
 }
 
+Exprs convert_conv(ConvertContext& ctx) {
+    Expr x = ctx.input(0), w = ctx.input(1);
+    ConvParams p = conv_node_params(ctx, x, conv_weight_shape(ctx, x, w));
+    return {build_conv(ctx, x, w, ctx.optional_input(2), p)};
+}
+
+// output_shape and auto_pad become explicit pads (and output_padding, for an output larger than
+// the natural one).
 Exprs convert_conv_transpose(ConvertContext& ctx) {
     Expr x = ctx.input(0), w = ctx.input(1);
-    int64_t nd = spatial_rank(ctx, x);
-    std::vector<int64_t> w_shape = ctx.static_shape(w, "the weight");
-    if (static_cast<int64_t>(w_shape.size()) != nd + 2) {
-        ctx.error() << "the weight has rank " << w_shape.size() << ", the data " << nd + 2;
-    }
+    std::vector<int64_t> w_shape = conv_weight_shape(ctx, x, w);
+    int64_t nd = static_cast<int64_t>(w_shape.size()) - 2;
     ConvGeometry g = read_geometry(ctx, nd, {w_shape.begin() + 2, w_shape.end()});
     std::vector<int64_t> out_pad = ctx.attr_ints("output_padding", std::vector<int64_t>(nd, 0));
     std::vector<int64_t> out_shape = ctx.attr_ints("output_shape");
@@ -208,25 +160,12 @@ Exprs convert_conv_transpose(ConvertContext& ctx) {
             split_same(total, g.auto_pad == "SAME_UPPER", &g.pads_begin[i], &g.pads_end[i]);
         }
     }
-    g = lifted_to_2d(g);
-    Expr y;
-    if (nd == 3) {
-        auto attrs = conv_attrs<ops::Conv3DTransposeAttrs>(g);
-        const_cast<ops::Conv3DTransposeAttrs*>(attrs.get())->output_padding = out_pad;
-        y = ctx.call("nn.conv3d_transpose", {x, w}, attrs);
-    } else {
-        auto attrs = conv_attrs<ops::Conv2DTransposeAttrs>(g);
-        const_cast<ops::Conv2DTransposeAttrs*>(attrs.get())->output_padding = to_2d(out_pad, 0);
-        Expr data = nd == 1 ? lift_1d(ctx, x) : x;
-        y = ctx.call("nn.conv2d_transpose", {data, weight_2d(ctx, w, w_shape)}, attrs);
-        if (nd == 1) y = lower_1d(ctx, y);
-    }
-    return {add_bias(ctx, y, ctx.optional_input(2), 1)};
+    return {build_conv_transpose(ctx, x, w, ctx.optional_input(2), conv_params(g), out_pad)};
 }
 
 Exprs convert_pool(ConvertContext& ctx) {
     Expr x = ctx.input(0);
-    int64_t nd = spatial_rank(ctx, x);
+    int64_t nd = window_spatial_rank(ctx, x);
     ConvGeometry g = read_geometry(ctx, nd, {});
     resolve_auto_pad(ctx, g, x);
     bool is_max = ctx.node().op_type() == "MaxPool";
@@ -255,10 +194,10 @@ Exprs convert_pool(ConvertContext& ctx) {
         y = ctx.call(is_max ? "nn.max_pool3d" : "nn.avg_pool3d", {x},
                      pool_attrs<ops::Pool3DAttrs>(g, ceil_mode, count_include_pad));
     } else {
-        Expr data = nd == 1 ? lift_1d(ctx, x) : x;
+        Expr data = nd == 1 ? lift_1d_to_2d(ctx, x) : x;
         y = ctx.call(is_max ? "nn.max_pool2d" : "nn.avg_pool2d", {data},
                      pool_attrs<ops::Pool2DAttrs>(g, ceil_mode, count_include_pad));
-        if (nd == 1) y = lower_1d(ctx, y);
+        if (nd == 1) y = lower_2d_to_1d(ctx, y);
     }
     if (indices.defined()) return {y, indices};
     return {y};
@@ -266,7 +205,7 @@ Exprs convert_pool(ConvertContext& ctx) {
 
 Exprs convert_global_pool(ConvertContext& ctx) {
     Expr x = ctx.input(0);
-    int64_t nd = spatial_rank(ctx, x);
+    int64_t nd = window_spatial_rank(ctx, x);
     bool is_max = ctx.node().op_type() == "GlobalMaxPool";
     if (nd == 3) {
         // Over [N, C, D * H, W]: the same elements, and no 3-D op for one reduction.
@@ -275,9 +214,9 @@ Exprs convert_global_pool(ConvertContext& ctx) {
         Expr y = ctx.call(is_max ? "nn.global_max_pool2d" : "nn.global_avg_pool2d", {flat});
         return {reshape_to(ctx, y, {s[0], s[1], 1, 1, 1})};
     }
-    Expr data = nd == 1 ? lift_1d(ctx, x) : x;
+    Expr data = nd == 1 ? lift_1d_to_2d(ctx, x) : x;
     Expr y = ctx.call(is_max ? "nn.global_max_pool2d" : "nn.global_avg_pool2d", {data});
-    return {nd == 1 ? lower_1d(ctx, y) : y};
+    return {nd == 1 ? lower_2d_to_1d(ctx, y) : y};
 }
 
 }  // namespace anvil::frontend

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "frontend/composite_ops.h"
+#include "frontend/conv_builder.h"
 #include "frontend/onnx/converter.h"
 #include "frontend/shape_values.h"
 
@@ -19,6 +20,12 @@ using Exprs = std::vector<graph::Expr>;
     Exprs function(ConvertContext& ctx);
 #include "frontend/onnx/converters.def"
 #undef ANVIL_ONNX_CONVERTER
+
+// convert_conv.cpp: the geometry of a node with Conv's attributes (Conv, ConvInteger,
+// QLinearConv) over the data `x` and a weight of shape `w_shape` (conv_weight_shape), auto_pad
+// resolved to explicit padding.
+ConvParams conv_node_params(ConvertContext& ctx, const graph::Expr& x,
+                            const std::vector<int64_t>& w_shape);
 
 // convert_sequence.cpp: the tensor type of an element of `seq` as the graph can state it: the
 // dimensions every element shares, fresh variables (bound by the executor where the element is

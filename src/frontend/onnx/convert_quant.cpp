@@ -1,6 +1,7 @@
 // Converters of ONNX's linear quantization (QuantizeLinear, DequantizeLinear,
 // DynamicQuantizeLinear) as compositions of elementwise ops and reductions, following ONNX's
 // reference definitions: round half to even, then saturate to the integer type's range.
+#include "frontend/conv_builder.h"
 #include "frontend/onnx/convert_ops.h"
 #include "ops/activation.h"
 #include "ops/dense.h"
@@ -85,14 +86,14 @@ Expr integer_matmul(ConvertContext& ctx, const Expr& a, const Expr& a_zp, const 
     return ctx.call("nn.matmul", {ca, cb}, make_ref<ops::MatmulAttrs>());
 }
 
-// The float64 convolution of (x - x_zp) with (w - w_zp) (w_zp per output channel), by Conv's
-// own converter on the centered operands; exact.
+// The float64 convolution of (x - x_zp) with (w - w_zp) (w_zp per output channel), with the
+// node's Conv attributes; exact.
 Expr integer_conv(ConvertContext& ctx, const Expr& x, const Expr& x_zp, const Expr& w,
                   const Expr& w_zp) {
-    ConvertContext conv(
-        ctx.node(), ctx.opset(), ctx.loc(),
-        {centered(ctx, x, x_zp, 1, "the input"), centered(ctx, w, w_zp, 0, "the weights")}, "");
-    return convert_conv(conv)[0];
+    Expr cx = centered(ctx, x, x_zp, 1, "the input");
+    Expr cw = centered(ctx, w, w_zp, 0, "the weights");
+    ConvParams p = conv_node_params(ctx, cx, conv_weight_shape(ctx, cx, cw));
+    return build_conv(ctx, cx, cw, Expr(), p);
 }
 
 // saturate(round(acc * a_scale * b_scale / y_scale) + y_zp), acc float64; the scales may be
