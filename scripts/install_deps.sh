@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what Anvil needs from Debian's packages; installs nothing that is already there.
 # Usage: scripts/install_deps.sh [--tests] [--bench]
-#   --tests adds the cross-compilation test tools and the Python test tools; --bench adds the
+#   --tests adds the cross-compilation test tools and the Python test tools (PyTorch and
+#   torchvision included: the PyTorch importer's tests make their models); --bench adds the
 #   peers of bench/models/compare.py (PyTorch and torchvision, ONNX for Python, Node.js and npm
 #   for onnxruntime-node, which `npm ci` in bench/models then installs).
 set -euo pipefail
@@ -22,6 +23,8 @@ for arg in "$@"; do
             # The Python package (python/) is built against Debian's python3 and tested with pytest.
             packages+=(g++-aarch64-linux-gnu qemu-user python3-numpy)
             packages+=(python3-dev pybind11-dev python3-onnx python3-pytest)
+            # The PyTorch importer's tests make their models with PyTorch and torchvision.
+            packages+=(python3-torch python3-torchvision)
             # The ONNX backend test suite (tests/conformance) reads its node and model tests.
             packages+=(libonnx-testdata)
             # libFuzzer harnesses and the sanitizer builds (tests/fuzz, scripts/fuzz.sh,

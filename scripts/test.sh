@@ -9,8 +9,10 @@
 #   scripts/test.sh --sanitize   the suites built with clang-19, ASan + UBSan in build-fuzz/
 #                                (Python tests left out: the interpreter is not instrumented),
 #                                then the concurrency tests under ThreadSanitizer
-#   scripts/test.sh --full       the test command, then --sanitize, then every fuzz harness under
-#                                libFuzzer for FUZZ_SECONDS (default 60) each (scripts/fuzz.sh)
+#   scripts/test.sh --full       the test command, then every torchvision network (the test
+#                                command has one per family), then --sanitize, then every fuzz
+#                                harness under libFuzzer for FUZZ_SECONDS (default 60) each
+#                                (scripts/fuzz.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # ccache keeps its cache under $HOME; give it a place when the environment has no HOME.
@@ -63,6 +65,8 @@ case "$mode" in
     sanitize) run_sanitized ;;
     full)
         run_tests
+        ANVIL_TORCHVISION_ALL=1 PYTHONPATH=build/python /usr/bin/python3 -m pytest -q \
+            -p no:cacheprovider python/tests/pytorch_models
         run_sanitized
         scripts/fuzz.sh --seconds "${FUZZ_SECONDS:-60}"
         ;;
