@@ -317,12 +317,19 @@ Exprs convert_identity(ConvertContext& ctx) {
     return {ctx.input(0)};
 }
 
-// Inference: Dropout is the identity; its mask output (all true) is not produced.
+// Inference: Dropout is the identity, and its mask output (when asked for) all true. Training mode
+// with ratio 0 is the identity too (nothing dropped, scale 1 / (1 - 0)): torchvision 0.14's Swin
+// exports its attention dropout so.
 Exprs convert_dropout(ConvertContext& ctx) {
     if (ctx.opset() >= 12) {
         Expr training = ctx.optional_input(2);
         if (training.defined() && ctx.const_ints(training, "training_mode")[0] != 0) {
-            ctx.error() << "training_mode true is not supported (inference only)";
+            Expr ratio = ctx.optional_input(1);
+            double r = ratio.defined() ? ctx.const_scalar(ratio, "the ratio") : 0.5;
+            if (r != 0.0) {
+                ctx.error() << "training_mode true is not supported with ratio " << r
+                            << " (inference only; a ratio of 0 drops nothing)";
+            }
         }
     }
     // Before opset 7, old exporters left is_test at 0 even for inference; the identity is still

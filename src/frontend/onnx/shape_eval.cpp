@@ -350,6 +350,40 @@ IntTensor slice(ConvertContext& ctx, const std::vector<std::optional<IntTensor>>
     return out;
 }
 
+// Transpose of an integer tensor; perm defaults to the axes reversed.
+IntTensor transpose(ConvertContext& ctx, const IntTensor& x) {
+    int64_t rank = static_cast<int64_t>(x.shape.size());
+    std::vector<int64_t> perm = ctx.attr_ints("perm");
+    if (perm.empty()) {
+        for (int64_t d = rank - 1; d >= 0; --d) perm.push_back(d);
+    }
+    if (static_cast<int64_t>(perm.size()) != rank) {
+        ctx.error() << "perm " << ints_str(perm) << " has " << perm.size() << " axes for a rank-"
+                    << rank << " input";
+    }
+    std::vector<bool> used(rank, false);
+    for (int64_t p : perm) {
+        if (p < 0 || p >= rank || used[p]) {
+            ctx.error() << "perm " << ints_str(perm) << " is not a permutation of the " << rank
+                        << " axes";
+        }
+        used[p] = true;
+    }
+    IntTensor out{{}, {}, x.dtype};
+    for (int64_t p : perm) out.shape.push_back(x.shape[p]);
+    std::vector<int64_t> xs = strides_of(x.shape), idx(rank, 0);
+    for (int64_t n = count_of(out.shape), i = 0; i < n; ++i) {
+        int64_t flat = 0;
+        for (int64_t d = 0; d < rank; ++d) flat += idx[d] * xs[perm[d]];
+        out.data.push_back(x.data[flat]);
+        for (int64_t d = rank - 1; d >= 0; --d) {
+            if (++idx[d] < out.shape[d]) break;
+            idx[d] = 0;
+        }
+    }
+    return out;
+}
+
 std::vector<int64_t> reshape_target(ConvertContext& ctx, const std::vector<int64_t>& in_shape,
                                     std::vector<int64_t> shape, bool allowzero) {
     int64_t known = 1, infer = -1;
@@ -449,6 +483,7 @@ std::optional<std::vector<graph::Expr>> fold_shape_node(ConvertContext& ctx) {
     if (op == "Slice" && (ctx.opset() < 10 || (in.size() >= 3 && in[1] && in[2]))) {
         return one(slice(ctx, in));
     }
+    if (op == "Transpose") return one(transpose(ctx, x));
     if (op == "Unsqueeze" || op == "Squeeze") {
         IntTensor out = x;
         std::vector<int64_t> axes = axes_of(ctx, in, 13);

@@ -1,9 +1,10 @@
 // Import-time evaluation of integer shape arithmetic (internal to frontend/onnx).
 //
 // PyTorch exports compute reshape targets from tensor shapes: Shape → Gather → Unsqueeze →
-// Concat → Reshape, with Add/Mul/Div/Slice/Cast/Equal/Where in between. When the shapes are
-// static, every input of those nodes is an integer constant, and the importer evaluates them here
-// so that the graph receives constants. This is deliberately not a kernel interpreter: only
+// Concat → Reshape, with Add/Mul/Div/Mod/Slice/Cast/Equal/Where in between; F.pad reorders its
+// pad list by Reshape → Slice → Transpose → Reshape. When the shapes are static, every input of
+// those nodes is an integer constant, and the importer evaluates them here so that the graph
+// receives constants. This is deliberately not a kernel interpreter: only
 // integer and bool tensors of modest size, only the ops shape code uses.
 #pragma once
 

@@ -44,6 +44,43 @@ TEST(OnnxErrors, UnsupportedOp) {
               "test.onnx: node 'fancy_1' (FancyOp, opset 13): op FancyOp is not supported");
 }
 
+// Training-mode Dropout would draw a random mask; with ratio 0 it drops nothing and imports as
+// the identity (torchvision 0.14's Swin exports its attention dropout so).
+TEST(OnnxErrors, TrainingModeDropoutNeedsRatioZero) {
+    for (float ratio : {0.25f, 0.0f}) {
+        ModelBuilder b(13);
+        b.input("x", {4}).output("y");
+        b.float_init("ratio", {}, {ratio});
+        auto* t = b.graph->add_initializer();
+        t->set_name("training");
+        t->set_data_type(TensorProto::BOOL);
+        t->add_int32_data(1);
+        b.node("Dropout", {"x", "ratio", "training"}, {"y"}, "drop");
+        if (ratio != 0.0f) {
+            EXPECT_EQ(user_error_of([&] { b.import(); }),
+                      "test.onnx: node 'drop' (Dropout, opset 13): training_mode true is not "
+                      "supported with ratio 0.25 (inference only; a ratio of 0 drops nothing)");
+        } else {
+            graph::IRModule mod = b.import();
+            EXPECT_TRUE(mod.main()->body.same_as(mod.main()->params[0]));
+        }
+    }
+}
+
+// Transpose of integer constants is evaluated at import time (shape_eval.cpp), perm checked there.
+TEST(OnnxErrors, TransposeOfConstantsWithABadPerm) {
+    for (auto [perm, message] : std::vector<std::pair<std::vector<int64_t>, std::string>>{
+             {{0, 0}, "perm [0, 0] is not a permutation of the 2 axes"},
+             {{1, 0, 2}, "perm [1, 0, 2] has 3 axes for a rank-2 input"}}) {
+        ModelBuilder b(13);
+        b.input("x", {1}).output("y");
+        b.int64_init("m", {2, 3}, {1, 2, 3, 4, 5, 6});
+        ModelBuilder::attr_ints(b.node("Transpose", {"m"}, {"y"}, "t"), "perm", perm);
+        EXPECT_EQ(user_error_of([&] { b.import(); }),
+                  "test.onnx: node 't' (Transpose, opset 13): " + message);
+    }
+}
+
 TEST(OnnxErrors, OpOfAnotherDomain) {
     ModelBuilder b(13);
     b.input("x", {4}).output("y");

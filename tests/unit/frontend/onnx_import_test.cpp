@@ -1,8 +1,11 @@
 // The ONNX importer on tiny models built in code: parameters, constants, shape folding, tensor
 // data encodings, external data and input-shape overrides.
+#include <cstdint>
 #include <cstring>
 
 #include "onnx_test_util.h"
+#include "ops/op_spec.h"
+#include "ops/transform.h"
 
 namespace anvil::frontend {
 namespace {
@@ -228,6 +231,91 @@ TEST(OnnxImport, ThreeDimensionalWindows) {
     EXPECT_EQ(hist["nn.conv3d"], 1);
     EXPECT_EQ(hist["nn.max_pool3d"], 1);
     EXPECT_EQ(hist["nn.global_avg_pool2d"], 1);
+}
+
+// torch.onnx's F.pad with amounts computed from the input's shape (Swin's window padding): pad =
+// (window - H % window) % window by Shape → Gather → Mod → Sub → Mod, then the export's
+// reordering of PyTorch's pad list (last dimension first) into ONNX's: Concat with zeros →
+// Reshape [-1, 2] → Slice (reversed) → Transpose → Reshape [-1] → Cast. On a static input all of
+// it is import-time constant, so Pad gets constant pads and the Reshape into windows after it a
+// static shape it can check.
+TEST(OnnxImport, PadAmountsFromShapeArithmeticFold) {
+    ModelBuilder b(13);
+    b.input("x", {1, 5, 6, 3}).output("y");  // NHWC, windows of 4: H grows by 3, W by 2
+    b.int64_init("zero", {}, {0});
+    b.int64_init("one", {}, {1});
+    b.int64_init("two", {}, {2});
+    b.int64_init("window", {}, {4});
+    b.int64_init("eight", {}, {8});
+    b.int64_init("zeros", {1}, {0});
+    b.int64_init("axes0", {1}, {0});
+    b.int64_init("pairs_shape", {2}, {-1, 2});
+    b.int64_init("flat_shape", {1}, {-1});
+    b.int64_init("starts", {1}, {-1});
+    b.int64_init("ends", {1}, {INT64_MIN + 1});
+    b.int64_init("steps", {1}, {-1});
+    b.int64_init("windows_shape", {6}, {1, 2, 4, 2, 4, 3});
+    b.node("Shape", {"x"}, {"s"});
+    for (const char* d : {"one", "two"}) {
+        std::string n = d;
+        b.node("Gather", {"s", n}, {n + "_size"});
+        b.node("Mod", {n + "_size", "window"}, {n + "_rem"});
+        b.node("Sub", {"window", n + "_rem"}, {n + "_short"});
+        b.node("Mod", {n + "_short", "window"}, {n + "_pad"});
+        b.node("Unsqueeze", {n + "_pad", "axes0"}, {n + "_pad1"});
+    }
+    // F.pad(x, (0, 0, 0, pad_w, 0, pad_h)), extended with zeros to two values per dimension.
+    ModelBuilder::attr_int(
+        b.node("Concat", {"zeros", "zeros", "zeros", "two_pad1", "zeros", "one_pad1"},
+               {"torch_pads"}),
+        "axis", 0);
+    b.node("Shape", {"torch_pads"}, {"tp_shape"});
+    b.node("Gather", {"tp_shape", "zero"}, {"tp_count"});
+    b.node("Sub", {"eight", "tp_count"}, {"missing"});
+    b.node("Unsqueeze", {"missing", "axes0"}, {"missing1"});
+    auto* fill = b.node("ConstantOfShape", {"missing1"}, {"extension"});
+    auto* value = fill->add_attribute();
+    value->set_name("value");
+    value->set_type(::onnx::AttributeProto::TENSOR);
+    value->mutable_t()->set_data_type(TensorProto::INT64);
+    value->mutable_t()->add_dims(1);
+    value->mutable_t()->add_int64_data(0);
+    ModelBuilder::attr_int(b.node("Concat", {"torch_pads", "extension"}, {"all"}), "axis", 0);
+    b.node("Reshape", {"all", "pairs_shape"}, {"pairs"});
+    b.node("Slice", {"pairs", "starts", "ends", "axes0", "steps"}, {"reversed"});
+    ModelBuilder::attr_ints(b.node("Transpose", {"reversed"}, {"by_side"}), "perm", {1, 0});
+    b.node("Reshape", {"by_side", "flat_shape"}, {"onnx_pads"});
+    ModelBuilder::attr_int(b.node("Cast", {"onnx_pads"}, {"pads"}), "to", TensorProto::INT64);
+    b.node("Pad", {"x", "pads"}, {"padded"});
+    b.node("Reshape", {"padded", "windows_shape"}, {"y"});
+    graph::IRModule mod = b.import();
+    const auto& fn = *mod.main();
+    EXPECT_EQ(shape_of(fn.body), (std::vector<int64_t>{1, 2, 4, 2, 4, 3}));
+    auto hist = testing::op_histogram(fn);
+    EXPECT_EQ(hist.size(), 2u);  // no run-time binding of the pads, no dynamic reshape
+    ASSERT_EQ(hist["pad"], 1);
+    const auto* pad = ops::call_attrs<ops::PadAttrs>(fn.body.as<graph::Call>()->args[0], "pad");
+    ASSERT_NE(pad, nullptr);
+    EXPECT_EQ(pad->pad_width, (std::vector<int64_t>{0, 0, 0, 3, 0, 2, 0, 0}));
+}
+
+// Transpose of an integer constant is shape arithmetic too: perm given, and the default
+// (reversed axes).
+TEST(OnnxImport, TransposeOfIntegerConstantsEvaluates) {
+    for (bool given : {true, false}) {
+        ModelBuilder b(13);
+        b.input("x", {2, 3}).output("y");
+        b.int64_init("m", {2, 3}, {1, 2, 3, 4, 5, 6});
+        auto* t = b.node("Transpose", {"m"}, {"y"});
+        if (given) ModelBuilder::attr_ints(t, "perm", {1, 0});
+        graph::IRModule mod = b.import();
+        const auto* c = mod.main()->body.as<graph::Constant>();
+        ASSERT_NE(c, nullptr) << given;
+        EXPECT_EQ(c->data.to_vector<int64_t>(), (std::vector<int64_t>{1, 4, 2, 5, 3, 6})) << given;
+        EXPECT_EQ(std::vector<int64_t>(c->data.shape().begin(), c->data.shape().end()),
+                  (std::vector<int64_t>{3, 2}))
+            << given;
+    }
 }
 
 }  // namespace
