@@ -152,21 +152,4 @@ PtValues convert_linear(PtContext& ctx) {
     return {PtValue::of_tensor(y)};
 }
 
-// aten::flatten(x, start_dim, end_dim).
-PtValues convert_flatten(PtContext& ctx) {
-    Expr x = ctx.tensor(0);
-    int64_t rank = ctx.rank(x);
-    if (rank == 0) return {PtValue::of_tensor(reshape_to(ctx, x, {1}))};
-    int64_t start = ctx.normalize_axis(ctx.int_arg(1), rank, "start_dim");
-    int64_t end = ctx.normalize_axis(ctx.int_arg(2), rank, "end_dim");
-    if (start > end) ctx.error() << "start_dim " << start << " is after end_dim " << end;
-    auto shape = ctx.static_shape(x, "the input");
-    std::vector<int64_t> out(shape.begin(), shape.begin() + start);
-    int64_t merged = 1;
-    for (int64_t d = start; d <= end; ++d) merged *= shape[static_cast<size_t>(d)];
-    out.push_back(merged);
-    out.insert(out.end(), shape.begin() + end + 1, shape.end());
-    return {PtValue::of_tensor(reshape_to(ctx, x, out))};
-}
-
 }  // namespace anvil::frontend::pytorch

@@ -1,0 +1,61 @@
+// Graph compositions the shape, index and creation converters share (convert_shape.cpp,
+// convert_index.cpp, convert_create.cpp): PyTorch's view, slice and concatenation semantics over
+// shapes that may be symbolic (an input dimension declared as a name or -1), and the operand
+// readings those converters have in common.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "frontend/pytorch/converter.h"
+
+namespace anvil::frontend::pytorch {
+
+// The dimensions of `x` as int64 expressions (constants or symbolic).
+std::vector<PrimExpr> dims_of(const PtContext& ctx, const graph::Expr& x);
+
+// `x` with its axes permuted (output axis i is input axis perm[i]); `x` for the identity.
+graph::Expr permute_axes(const PtContext& ctx, const graph::Expr& x,
+                         const std::vector<int64_t>& perm);
+
+// `x` viewed with the sizes `dims` (PyTorch's view/reshape: one -1 is inferred, 0 is a size).
+// Sizes may be symbolic: when the element counts are provably equal the result keeps them as its
+// shape; otherwise the executor checks the count and infers the -1 at run time.
+graph::Expr view_dims(const PtContext& ctx, const graph::Expr& x, std::vector<PrimExpr> dims);
+
+// x[begin:end:step] along `axis` with PyTorch's clamping (a missing begin is 0, a missing end the
+// axis's size; negative values count from the end). `step` must be positive. Symbolic sizes and
+// bounds give a slice whose length the executor computes.
+graph::Expr slice_axis(const PtContext& ctx, const graph::Expr& x, int64_t axis,
+                       std::optional<PrimExpr> begin, std::optional<PrimExpr> end,
+                       const PrimExpr& step);
+
+// x[index] along `axis` (the axis removed); a negative index counts from the end.
+graph::Expr select_axis(const PtContext& ctx, const graph::Expr& x, int64_t axis,
+                        const PrimExpr& index);
+
+// The tensors joined along `axis` (normalized already), after PyTorch's type promotion (to the
+// node's recorded output type when there is one).
+graph::Expr concat(const PtContext& ctx, std::vector<graph::Expr> xs, int64_t axis);
+
+// `x` broadcast to `dims` (numpy's rules; symbolic target sizes are checked at run time where the
+// importer cannot prove them).
+graph::Expr broadcast_dims(const PtContext& ctx, const graph::Expr& x,
+                           const std::vector<PrimExpr>& dims);
+
+// The element type for a creation op: the `dtype=` operand `i` when given, else the node's
+// recorded output type, else `fallback`.
+DataType creation_dtype(const PtContext& ctx, size_t i, DataType fallback);
+
+// A tensor of `dtype` and sizes `dims` (possibly symbolic) filled with `value`: a number known at
+// import time (possibly a symbolic size), a number known only at run time, or a one-element
+// tensor.
+graph::Expr filled(const PtContext& ctx, const std::vector<PrimExpr>& dims, const PtValue& value,
+                   DataType dtype);
+
+// Refuses the in-place form of a data-writing op (index_put_, masked_fill_, scatter_, ...): the
+// ones TorchScript leaves in-place write into a view or a model input, and the importer rebinds
+// only the written value, so a write through a view would be lost.
+void reject_in_place_write(const PtContext& ctx);
+
+}  // namespace anvil::frontend::pytorch
