@@ -1,23 +1,26 @@
-// anvil compile MODEL.onnx|MODULE.anvil --target "llvm -mcpu=native" -o model.so [-O 0-3]
-//               [--input-shapes NAME:[1,3,224,224] ...] [--params WEIGHTS.npz]
+// anvil compile MODEL.onnx|MODEL.pt|MODULE.anvil --target "llvm -mcpu=native" -o model.so
+//               [-O 0-3] [--input-shapes NAME:[1,3,224,224][:DTYPE] ...] [--params WEIGHTS.npz]
 //               [--print-after NAME|all] [--time-passes] [--disable-pass NAME ...]
 //               [--executor graph|vm|auto] [--shape-buckets NAME=SIZE,SIZE,... ...]
 //               [--max-memory SIZE]
 //               [--checked]
 //
 // MODULE.anvil is a module in Anvil's text format (model_file.h); --params binds weights to its
-// main's parameters by name. ONNX models carry their weights and take --input-shapes instead.
+// main's parameters by name. ONNX models carry their weights and take --input-shapes to override
+// their declared shapes; TorchScript models (torch.jit.save; torchscript_model.h) carry their
+// weights and need --input-shapes, one spec per input of forward (input_shapes.h).
 #include <chrono>
 #include <cstdio>
-#include <sstream>
 
 #include "commands.h"
 #include "driver/compile.h"
 #include "driver/plan_memory.h"
 #include "driver/shape_buckets.h"
 #include "frontend/onnx/from_onnx.h"
+#include "input_shapes.h"
 #include "model_file.h"
 #include "support/error.h"
+#include "torchscript_model.h"
 
 namespace anvil::cli {
 
@@ -39,38 +42,6 @@ struct CompileArgs {
     bool checked = false;
 };
 
-// "input:[1,3,224,224]" (several may share one argument, separated by spaces).
-std::map<std::string, std::vector<int64_t>> parse_input_shapes(
-    const std::vector<std::string>& args) {
-    std::map<std::string, std::vector<int64_t>> shapes;
-    for (const auto& arg : args) {
-        std::istringstream words(arg);
-        std::string spec;
-        while (words >> spec) {
-            size_t colon = spec.rfind(":[");
-            if (colon == std::string::npos || spec.back() != ']') {
-                user_error() << "--input-shapes: '" << spec << "' is not NAME:[d0,d1,...]";
-            }
-            std::vector<int64_t> dims;
-            std::string body = spec.substr(colon + 2, spec.size() - colon - 3);
-            std::istringstream ds(body);
-            std::string d;
-            while (std::getline(ds, d, ',')) {
-                try {
-                    size_t used = 0;
-                    dims.push_back(std::stoll(d, &used));
-                    if (used != d.size() || dims.back() < 0) throw std::invalid_argument(d);
-                } catch (const std::exception&) {
-                    user_error() << "--input-shapes: '" << d << "' in '" << spec
-                                 << "' is not a dimension";
-                }
-            }
-            shapes[spec.substr(0, colon)] = dims;
-        }
-    }
-    return shapes;
-}
-
 int run_compile(const CompileArgs& a) {
     auto start = std::chrono::steady_clock::now();
     driver::Executor executor = driver::parse_executor(a.executor);
@@ -80,19 +51,27 @@ int run_compile(const CompileArgs& a) {
     graph::IRModule m;
     if (is_module_text(a.model)) {
         if (!a.input_shapes.empty()) {
-            user_error() << "--input-shapes applies to ONNX models; the text of " << a.model
-                         << " declares its inputs' shapes";
+            user_error()
+                << "--input-shapes applies to ONNX models and TorchScript models; the text of "
+                << a.model << " declares its inputs' shapes";
         }
         m = read_module_text(a.model);
         if (!a.params.empty()) m = bind_params_npz(m, a.params);
     } else {
+        bool torchscript = is_torchscript(a.model);
         if (!a.params.empty()) {
-            user_error() << "--params binds weights to a module's text (.anvil); the ONNX "
-                         << "model " << a.model << " holds its own";
+            user_error() << "--params binds weights to a module's text (.anvil); the "
+                         << (torchscript ? "TorchScript" : "ONNX") << " model " << a.model
+                         << " holds its own";
         }
-        frontend::ImportOptions import;
-        import.input_shapes = parse_input_shapes(a.input_shapes);
-        m = frontend::from_onnx(a.model, import);
+        std::vector<InputSpec> inputs = parse_input_specs(a.input_shapes);
+        if (torchscript) {
+            m = read_torchscript_model(a.model, inputs);
+        } else {
+            frontend::ImportOptions import;
+            import.input_shapes = onnx_input_shapes(inputs);
+            m = frontend::from_onnx(a.model, import);
+        }
     }
     driver::PipelineOptions options;
     options.opt_level = a.opt_level;
@@ -119,14 +98,21 @@ int run_compile(const CompileArgs& a) {
 void add_compile_command(CLI::App& app, int* status) {
     auto args = std::make_shared<CompileArgs>();
     CLI::App* cmd = app.add_subcommand(
-        "compile", "compile an ONNX model or a module's text (.anvil) into one shared library");
-    cmd->add_option("model", args->model, "the ONNX model, or a module in Anvil's text format")
+        "compile",
+        "compile an ONNX model, a TorchScript model (.pt) or a module's text (.anvil) into one "
+        "shared library");
+    cmd->add_option("model", args->model,
+                    "the ONNX model, the TorchScript model (torch.jit.save; read with PyTorch), "
+                    "or a module in Anvil's text format")
         ->required();
     cmd->add_option("--target", args->target, "target, e.g. \"llvm -mcpu=native\"");
     cmd->add_option("-o,--output", args->output, "the library to write");
     cmd->add_option("-O,--opt-level", args->opt_level, "optimization level")
         ->check(CLI::Range(0, 3));
-    cmd->add_option("--input-shapes", args->input_shapes, "NAME:[d0,d1,...] shape overrides");
+    cmd->add_option("--input-shapes", args->input_shapes,
+                    "NAME:[d0,d1,...] shape overrides of an ONNX model's inputs; for a "
+                    "TorchScript model, one NAME:[d0,d1,...][:DTYPE] per input of forward, in "
+                    "order (dtype float32 by default; a dimension -1 or a name is symbolic)");
     cmd->add_option("--params", args->params,
                     "an .npz of weights bound to the module's main parameters of those names");
     cmd->add_option("--print-after", args->print_after, "print the IR after a pass, or 'all'");

@@ -3,6 +3,7 @@
 //   anvil compile model.onnx --target "llvm -mcpu=native" -o model.so
 //   anvil run model.so --inputs test_data_set_0 --compare test_data_set_0 --print-time
 //   anvil inspect model.onnx
+//   anvil compile model.pt --input-shapes "input0:[1,3,224,224]" -o model.so  (torch.jit.save)
 //
 // Exit status: 0 on success, 1 when the model, the inputs or a comparison fail (the message says
 // what and where, no stack trace), 2 for bad usage.

@@ -1,8 +1,9 @@
-// The model files `anvil compile` and `anvil inspect` read: an ONNX model, or a module in
-// Anvil's text format (graph/parser.h: graph functions with dataflow blocks, prim_func kernels,
-// call_tir, call_packed; what `anvil.parse` reads and `IRModule.astext()` / graph::print write).
-// The extension decides: ".anvil" (or ".txt", as the golden test files name graph text) is module
-// text, anything else ONNX.
+// The model files `anvil compile` and `anvil inspect` read: an ONNX model, a TorchScript model
+// (torchscript_model.h), or a module in Anvil's text format (graph/parser.h: graph functions with
+// dataflow blocks, prim_func kernels, call_tir, call_packed; what `anvil.parse` reads and
+// `IRModule.astext()` / graph::print write). The extension decides: ".anvil" (or ".txt", as the
+// golden test files name graph text) is module text, ".pt"/".pth"/".torchscript" (or a zip
+// archive) TorchScript, anything else ONNX.
 #pragma once
 
 #include <string>

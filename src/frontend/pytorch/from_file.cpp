@@ -55,7 +55,8 @@ struct TempDir {
     std::filesystem::path path;
     TempDir() {
         std::string templ = (std::filesystem::temp_directory_path() / "anvil-pt-XXXXXX").string();
-        if (!mkdtemp(templ.data())) user_error(SourceLoc{}) << "cannot create a temporary directory";
+        if (!mkdtemp(templ.data()))
+            user_error(SourceLoc{}) << "cannot create a temporary directory";
         path = templ;
     }
     ~TempDir() {
@@ -66,7 +67,7 @@ struct TempDir {
 
 }  // namespace
 
-TorchImport from_torchscript_file(const std::string& path, const std::vector<TorchInput>& inputs) {
+TorchScriptFile read_torchscript_file(const std::string& path) {
     SourceLoc loc{.file = path};
     if (!std::filesystem::is_regular_file(path)) user_error(loc) << "no such file";
     const char* env = std::getenv("ANVIL_PYTHON");
@@ -79,9 +80,9 @@ TorchImport from_torchscript_file(const std::string& path, const std::vector<Tor
     std::filesystem::path script = dir.path / "torchscript_reader.py";
     std::ofstream(script) << kReaderScript;
     std::string err_path = (dir.path / "stderr.txt").string();
-    int status = run({python, script.string(), std::filesystem::absolute(path).string(),
-                      dir.path.string()},
-                     err_path);
+    int status =
+        run({python, script.string(), std::filesystem::absolute(path).string(), dir.path.string()},
+            err_path);
     std::string err = read_text(err_path);
     if (status != 0) {
         if (err.find("No module named 'torch'") != std::string::npos) {
@@ -96,15 +97,23 @@ TorchImport from_torchscript_file(const std::string& path, const std::vector<Tor
         while (!err.empty() && (err.back() == '\n' || err.back() == ' ')) err.pop_back();
         size_t nl = err.rfind('\n');
         std::string last = nl == std::string::npos ? err : err.substr(nl + 1);
-        user_error(SourceLoc{}) << (last.empty() ? path + ": PyTorch could not read the file"
-                                                 : last);
+        if (last.empty()) {
+            user_error(loc) << "cannot read the TorchScript file: " << python
+                            << " exited with status " << status << " and printed nothing";
+        }
+        user_error(SourceLoc{}) << last;
     }
-    std::string description = read_text(dir.path / "graph.json");
-    std::map<std::string, runtime::NDArray> tensors;
+    TorchScriptFile file;
+    file.description = read_text(dir.path / "graph.json");
     for (auto& [name, array] : runtime::read_npz((dir.path / "tensors.npz").string())) {
-        tensors.emplace(name, array);
+        file.tensors.emplace(name, array);
     }
-    return from_torchscript(description, tensors, inputs, path);
+    return file;
+}
+
+TorchImport from_torchscript_file(const std::string& path, const std::vector<TorchInput>& inputs) {
+    TorchScriptFile file = read_torchscript_file(path);
+    return from_torchscript(file.description, file.tensors, inputs, path);
 }
 
 }  // namespace anvil::frontend

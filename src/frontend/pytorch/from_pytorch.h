@@ -48,9 +48,19 @@ TorchImport from_torchscript(std::string_view description,
                              const std::vector<TorchInput>& inputs,
                              const std::string& origin = "<memory>");
 
-// Reads a TorchScript file (torch.jit.save) through PyTorch: runs the reader with `python`
-// (Debian's /usr/bin/python3 by default, or $ANVIL_PYTHON) and imports what it writes. A
-// UserError says so when PyTorch is not installed or cannot read the file.
+// What PyTorch's reader makes of a TorchScript file: the description and its tensors, the
+// arguments of from_torchscript.
+struct TorchScriptFile {
+    std::string description;
+    std::map<std::string, runtime::NDArray> tensors;
+};
+
+// Reads a TorchScript file (torch.jit.save) through PyTorch: runs the reader with Python
+// (Debian's /usr/bin/python3 by default, or $ANVIL_PYTHON). A UserError says so when that
+// Python cannot run, has no PyTorch, or PyTorch cannot read the file.
+TorchScriptFile read_torchscript_file(const std::string& path);
+
+// read_torchscript_file, then from_torchscript with the file's path as the origin.
 TorchImport from_torchscript_file(const std::string& path, const std::vector<TorchInput>& inputs);
 
 }  // namespace anvil::frontend
