@@ -6,7 +6,8 @@
 #
 # --seconds N   how long each harness runs (default 60)
 # --jobs J      how many harnesses run at once (default 1)
-# HARNESS       onnx_import graph_text tir_text npz graph_plan vm_program (default: all)
+# HARNESS       onnx_import graph_text tir_text npz graph_plan vm_program torchscript_graph
+#               (default: all)
 #
 # Corpora grow in build-fuzz/corpus/<harness>/ from run to run; findings (crashes, hangs,
 # sanitizer reports, out-of-memory inputs; also slow units, which do not fail the run) land in
@@ -26,12 +27,12 @@ while (($#)); do
         --seconds) seconds="$2"; shift 2 ;;
         --jobs) jobs="$2"; shift 2 ;;
         --build-only) build_only=1; shift ;;
-        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
         -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
         *) harnesses+=("$1"); shift ;;
     esac
 done
-all=(onnx_import graph_text tir_text npz graph_plan vm_program)
+all=(onnx_import graph_text tir_text npz graph_plan vm_program torchscript_graph)
 ((${#harnesses[@]})) || harnesses=("${all[@]}")
 
 scripts/install_deps.sh --tests
@@ -56,6 +57,7 @@ seed_corpus() {
                 cp tests/models/transformer_encoder_relu/model.onnx "$corpus/transformer.onnx" ;;
             graph_text) cp tests/golden/graph/*.txt examples/modules/*.anvil "$corpus/" ;;
             tir_text) cp tests/golden/tir/*.tir "$corpus/" ;;
+            torchscript_graph) cp tests/fuzz/seeds/torchscript_graph/*.json "$corpus/" ;;
         esac
         # -runs=0 on an empty folder: only LLVMFuzzerInitialize runs, which writes the seeds.
         local empty

@@ -2,10 +2,9 @@
 // structural rule checked, since the description may come from a file the user hands the CLI.
 #include "frontend/pytorch/torchscript_graph.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cmath>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "support/error.h"
@@ -19,6 +18,29 @@ namespace {
 constexpr int kFormatVersion = 1;
 // How deep blocks (If/Loop bodies), types and constants may nest.
 constexpr int kMaxNesting = 64;
+
+// `v` shortened for a message. Not dump(): it recurses, and a hostile document nests arrays
+// a hundred thousand deep where a number belongs; an array or object shows its first level.
+std::string brief(const json& v) {
+    if (v.is_array()) return "an array of " + std::to_string(v.size());
+    if (v.is_object()) {
+        std::string out = "{";
+        size_t shown = 0;
+        for (auto it = v.begin(); it != v.end(); ++it) {
+            if (shown++ == 4) {
+                out += ", ...";
+                break;
+            }
+            if (shown > 1) out += ", ";
+            std::string key = json(it.key()).dump();
+            out += key.size() <= 40 ? key : key.substr(0, 37) + "...";
+            out += ": ...";
+        }
+        return out + "}";
+    }
+    std::string text = v.dump();
+    return text.size() <= 80 ? text : text.substr(0, 77) + "...";
+}
 
 class Reader {
 public:
@@ -42,7 +64,7 @@ public:
         return v.get<std::string>();
     }
     int64_t integer(const json& v, const std::string& where) const {
-        if (!v.is_number_integer()) fail(where, "expected an integer, got " + v.dump());
+        if (!v.is_number_integer()) fail(where, "expected an integer, got " + brief(v));
         return v.get<int64_t>();
     }
     const json& array(const json& obj, const char* name, const std::string& where) const {
@@ -56,10 +78,10 @@ public:
         std::string kind = string(j, "kind", where);
         TsType t;
         static const std::pair<const char*, TsType::Kind> kKinds[] = {
-            {"tensor", TsType::Tensor}, {"int", TsType::Int},       {"float", TsType::Float},
-            {"bool", TsType::Bool},     {"str", TsType::Str},       {"none", TsType::None},
-            {"device", TsType::Device}, {"number", TsType::Number}, {"list", TsType::List},
-            {"optional", TsType::Optional}, {"tuple", TsType::Tuple}, {"other", TsType::Other}};
+            {"tensor", TsType::Tensor},     {"int", TsType::Int},       {"float", TsType::Float},
+            {"bool", TsType::Bool},         {"str", TsType::Str},       {"none", TsType::None},
+            {"device", TsType::Device},     {"number", TsType::Number}, {"list", TsType::List},
+            {"optional", TsType::Optional}, {"tuple", TsType::Tuple},   {"other", TsType::Other}};
         bool known = false;
         for (const auto& [name, k] : kKinds) {
             if (kind == name) t.kind = k, known = true;
@@ -139,7 +161,7 @@ public:
                 c.items.push_back(constant(e, where, depth + 1));
             }
         } else {
-            fail(where, "unknown constant " + j.dump().substr(0, 80));
+            fail(where, "unknown constant " + brief(j));
         }
         return c;
     }
@@ -148,11 +170,11 @@ public:
         TsValue v;
         v.id = integer(field(j, "id", where), where + ": id");
         v.name = j.contains("name") && j["name"].is_string() ? j["name"].get<std::string>()
-                                                              : std::to_string(v.id);
+                                                             : std::to_string(v.id);
         v.type = type(field(j, "type", where), where + " '" + v.name + "'", 0);
         if (!defined_.insert(v.id).second) {
-            fail(where, "value '" + v.name + "' (id " + std::to_string(v.id) +
-                            ") is defined twice");
+            fail(where,
+                 "value '" + v.name + "' (id " + std::to_string(v.id) + ") is defined twice");
         }
         return v;
     }
@@ -175,7 +197,8 @@ public:
             for (const auto& id : array(n, "inputs", at)) {
                 int64_t i = integer(id, at + ": input");
                 if (!visible.count(i)) {
-                    fail(at, "uses value " + std::to_string(i) + " before or outside its definition");
+                    fail(at,
+                         "uses value " + std::to_string(i) + " before or outside its definition");
                 }
                 node.inputs.push_back(i);
             }
@@ -195,8 +218,8 @@ public:
         }
         for (const auto& id : array(j, "outputs", where)) {
             int64_t i = integer(id, where + ": output");
-            if (!visible.count(i)) fail(where, "returns value " + std::to_string(i) +
-                                                   ", which is not defined there");
+            if (!visible.count(i))
+                fail(where, "returns value " + std::to_string(i) + ", which is not defined there");
             b.outputs.push_back(i);
         }
         return b;
@@ -208,8 +231,8 @@ private:
 };
 
 void type_str_to(const TsType& t, std::string& out) {
-    static const char* kNames[] = {"Tensor", "int",    "float",    "bool",  "str",   "NoneType",
-                                   "Device", "number", "List",     "Optional", "Tuple", ""};
+    static const char* kNames[] = {"Tensor", "int",    "float", "bool",     "str",   "NoneType",
+                                   "Device", "number", "List",  "Optional", "Tuple", ""};
     if (t.kind == TsType::Other) {
         out += t.str.empty() ? "?" : t.str;
         return;
@@ -242,12 +265,12 @@ TsGraph parse_torchscript_graph(std::string_view text, const std::string& origin
     }
     const json& version = r.field(doc, "version", "document");
     if (!version.is_number_integer() || version.get<int64_t>() != kFormatVersion) {
-        r.fail("document", "version " + version.dump() + " is not supported (expected " +
+        r.fail("document", "version " + brief(version) + " is not supported (expected " +
                                std::to_string(kFormatVersion) + ")");
     }
     TsGraph g;
     g.model = doc.contains("model") && doc["model"].is_string() ? doc["model"].get<std::string>()
-                                                               : "module";
+                                                                : "module";
     g.graph = r.block(r.field(doc, "graph", "document"), "graph", 0, {});
     return g;
 }
