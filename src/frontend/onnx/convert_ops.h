@@ -9,6 +9,7 @@
 #include "frontend/composite_ops.h"
 #include "frontend/conv_builder.h"
 #include "frontend/onnx/converter.h"
+#include "frontend/selection.h"
 #include "frontend/shape_values.h"
 
 namespace anvil::frontend {
@@ -34,8 +35,6 @@ ConvParams conv_node_params(ConvertContext& ctx, const graph::Expr& x,
 graph::Type sequence_element_type(ConvertContext& ctx, const graph::SequenceType& seq,
                                   int64_t extra_axis = -1);
 
-// convert_selection.cpp: the positions (int64, ascending) of the true elements of the 1-D bool
-// `mask`; their count, the result's length, is bound at run time.
-graph::Expr selected_positions(ConvertContext& ctx, const graph::Expr& mask);
+// (selected_positions, used by convert_nms.cpp, is in frontend/selection.h.)
 
 }  // namespace anvil::frontend

@@ -1,14 +1,9 @@
 // Converters of ONNX ops whose result picks elements by their values: TopK, NonZero, Compress,
-// Unique.
-// None sorts or scans sequentially; they rank and count instead, so each step is an elementwise
-// op, a sum or a cumsum and the kernels come from the ordinary ops.
-//
-// TopK: along the axis, element i's rank is the number of elements that come before it
-// (greater, for the largest; ties by lower index); the k results are the elements of ranks
-// 0..k-1 (O(n^2) comparisons per row, fused into the sum). k may be known only at run time.
-// NonZero, Compress: the positions of the true elements of a mask (selected_positions), a
-// count the executor binds at run time, so the result's size comes from the data.
+// Unique. TopK and NonZero are the shared rankings and counts of frontend/selection.h; Compress
+// takes the positions of its condition's true elements (selected_positions), Unique compares
+// every pair of slices.
 #include "frontend/onnx/convert_ops.h"
+#include "frontend/selection.h"
 #include "ops/reduce.h"
 #include "ops/transform.h"
 
@@ -22,58 +17,12 @@ Expr sum(ConvertContext& ctx, const Expr& x, int64_t axis) {
     return reduce_over(ctx, "sum", x, axis);
 }
 
-Expr transpose(ConvertContext& ctx, const Expr& x, int64_t a, int64_t b) {
-    auto attrs = make_ref<ops::TransposeAttrs>();
-    auto* t = const_cast<ops::TransposeAttrs*>(attrs.get());
-    for (int64_t d = 0; d < ctx.rank(x); ++d) t->axes.push_back(d == a ? b : d == b ? a : d);
-    return ctx.call("transpose", {x}, attrs);
-}
-
 }  // namespace
-
-// The positions (int64, ascending) of the true elements of the 1-D bool `mask`: the element at
-// position i is the p-th selected one when it is true and the running count there is p + 1.
-// The count is computed by a kernel and bound at run time: it is the result's length.
-Expr selected_positions(ConvertContext& ctx, const Expr& mask) {
-    DataType i64 = DataType::int64();
-    PrimExpr n = cast(i64, ctx.tensor_type(mask, "the mask").shape[0]);
-    Expr ones = cast_to(ctx, mask, i64);
-    auto c = make_ref<ops::CumsumAttrs>();
-    Expr running = ctx.call("cumsum", {ones}, c);
-    auto all = make_ref<ops::ReduceAttrs>();
-    Expr count = ctx.call("sum", {ones}, all);
-    ShapeValues selected = shape_values(ctx, count, "the number of selected elements");
-    Expr one = ctx.constant_scalar(i64, 1);
-    Expr ordinals = iota(ctx, selected.values[0], bind_shape_values(ctx, one, selected, {}));
-    Expr hit = ctx.call("logical_and",
-                        {expand_dims(ctx, mask, 1),
-                         ctx.call("equal", {expand_dims(ctx, running, 1), ordinals})});  // [n, c]
-    Expr i = expand_dims(ctx, iota(ctx, n, ctx.constant_scalar(i64, 0)), 1);
-    return sum(ctx, ctx.call("where", {hit, i, ctx.constant_scalar(i64, 0)}), 0);
-}
 
 // NonZero: [rank, count] coordinates of the non-zero elements in row-major order.
 Exprs convert_non_zero(ConvertContext& ctx) {
-    Expr x = ctx.input(0);
-    std::vector<int64_t> shape = ctx.static_shape(x, "the input");
-    if (shape.empty()) ctx.error() << "NonZero of a 0-D tensor is not supported";
-    int64_t n = 1;
-    for (int64_t d : shape) n *= d;
-    DataType dt = ctx.tensor_type(x, "the input").dtype;
-    Expr flat = reshape_to(ctx, x, {n});
-    Expr mask = dt.is_bool() ? flat : ctx.call("not_equal", {flat, ctx.constant_scalar(dt, 0)});
-    Expr flat_index = selected_positions(ctx, mask);
-    // Unravel: coordinate d is (index / stride_d) % shape_d.
-    std::vector<Expr> rows;
-    int64_t stride = n;
-    DataType i64 = DataType::int64();
-    for (int64_t d : shape) {
-        stride /= d;
-        Expr c = ctx.call(
-            "mod", {ctx.call("divide", {flat_index, ctx.constant_scalar(i64, double(stride))}),
-                    ctx.constant_scalar(i64, double(d))});
-        rows.push_back(expand_dims(ctx, c, 0));
-    }
+    std::vector<Expr> rows = nonzero_coordinates(ctx, ctx.input(0));
+    for (auto& r : rows) r = expand_dims(ctx, r, 0);
     auto cat = make_ref<ops::ConcatenateAttrs>();
     return {rows.size() == 1 ? rows[0] : ctx.call("concatenate", rows, cat)};
 }
@@ -184,39 +133,13 @@ Exprs convert_unique(ConvertContext& ctx) {
 
 Exprs convert_top_k(ConvertContext& ctx) {
     Expr x = ctx.input(0);
-    int64_t rank = ctx.rank(x);
-    int64_t axis = ctx.normalize_axis(ctx.attr_int("axis", -1), rank, "axis");
-    bool largest = ctx.attr_int("largest", 1) != 0;
-    // Work along the last axis.
-    if (axis != rank - 1) x = transpose(ctx, x, axis, rank - 1);
-    const auto& xt = ctx.tensor_type(x, "the input");
-    PrimExpr n = cast(DataType::int64(), xt.shape[rank - 1]);
+    int64_t axis = ctx.normalize_axis(ctx.attr_int("axis", -1), ctx.rank(x), "axis");
     // k: an attribute before opset 10, then input 1.
     ShapeValues k = ctx.opset() < 10
                         ? shape_values(ctx, ctx.constant_int64({ctx.attr_int("k", 0)}, {1}), "k")
                         : shape_values(ctx, ctx.input(1), "k");
-    if (k.values.size() != 1) ctx.error() << "k must be one value";
-    DataType i64 = DataType::int64();
-    Expr zero = ctx.constant_scalar(i64, 0);
-    Expr j = iota(ctx, n, zero);                       // [n]: the other element
-    Expr i = expand_dims(ctx, iota(ctx, n, zero), 1);  // [n, 1]: this element
-    Expr xi = expand_dims(ctx, x, rank), xj = expand_dims(ctx, x, rank - 1);
-    Expr before = ctx.call(largest ? "greater" : "less", {xj, xi});
-    Expr tie = ctx.call("logical_and", {ctx.call("equal", {xj, xi}), ctx.call("less", {j, i})});
-    Expr ranks = sum(ctx, cast_to(ctx, ctx.call("logical_or", {before, tie}), i64), rank);
-    // The element of rank p, for p below k: exactly one element has each rank.
-    Expr positions = iota(ctx, k.values[0],
-                          bind_shape_values(ctx, zero, k, {k.values[0] >= 0 && k.values[0] <= n}));
-    Expr is_p = ctx.call("equal", {expand_dims(ctx, ranks, rank), positions});  // [.., n, k]
-    Expr index = sum(ctx, ctx.call("where", {is_p, i, zero}), rank - 1);        // [.., k]
-    auto g = make_ref<ops::GatherElementsAttrs>();
-    const_cast<ops::GatherElementsAttrs*>(g.get())->axis = rank - 1;
-    Expr values = ctx.call("gather_elements", {x, index}, g);
-    if (axis != rank - 1) {
-        values = transpose(ctx, values, axis, rank - 1);
-        index = transpose(ctx, index, axis, rank - 1);
-    }
-    return {values, index};
+    auto [values, indices] = top_k(ctx, x, axis, k, ctx.attr_int("largest", 1) != 0);
+    return {values, indices};
 }
 
 }  // namespace anvil::frontend
