@@ -5,9 +5,9 @@
 A torchvision ResNet-18 is traced with torch.jit.trace, imported with
 anvil.frontend.from_pytorch, built for the CPU and run with the graph executor; its top-1 class is
 printed next to PyTorch's own. Nothing is downloaded: the weights are random, and the batch-norm
-layers' running statistics are calibrated on random images first (with the default statistics,
-mean 0 and variance 1, the activations of a randomly initialized network grow layer by layer, and
-its outputs mean nothing). The class names are torchvision's ImageNet categories, which ship with
+layers' running statistics are calibrated on random images first, as training would have set
+them (the defaults, mean 0 and variance 1, normalize nothing: the activations' scale drifts from
+layer to layer). The class names are torchvision's ImageNet categories, which ship with
 torchvision. PyTorch is needed to import the model only; the compiled library runs without it.
 """
 import numpy as np
