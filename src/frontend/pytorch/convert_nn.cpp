@@ -1,8 +1,11 @@
-// Converters of the neural-network layers: convolutions, batch normalization, pools, linear.
+// Converters of the neural-network layers that rearrange or look up rather than compute:
+// aten::embedding, aten::pixel_shuffle / pixel_unshuffle, aten::channel_shuffle. (Convolutions,
+// pools, normalizations, linear layers and upsampling have their own files: convert_conv.cpp,
+// convert_pool.cpp, convert_norm.cpp, convert_linear.cpp, convert_resize.cpp; aten::flatten is
+// in convert_shape.cpp.)
+#include <numeric>
+
 #include "frontend/pytorch/convert_ops.h"
-#include "ops/conv.h"
-#include "ops/norm.h"
-#include "ops/pool.h"
 #include "ops/transform.h"
 
 namespace anvil::frontend::pytorch {
@@ -11,145 +14,96 @@ using graph::Expr;
 
 namespace {
 
-// A per-spatial-dimension parameter: PyTorch accepts one int for all of them.
-std::vector<int64_t> spatial(const PtContext& ctx, size_t i, size_t n, const char* what) {
-    std::vector<int64_t> v = ctx.ints(i);
-    if (v.size() == 1 && n > 1) v.assign(n, v[0]);
-    if (v.size() != n) {
-        ctx.error() << what << " has " << v.size() << " values for " << n
-                    << " spatial dimensions";
-    }
-    return v;
+Expr transpose(const PtContext& ctx, const Expr& x, std::vector<int64_t> axes) {
+    auto [attrs, a] = new_attrs<ops::TransposeAttrs>();
+    a->axes = std::move(axes);
+    return ctx.call("transpose", {x}, attrs);
 }
 
-// [p0, p1] → [p0, p1, p0, p1] (begin of each dimension, then end).
-std::vector<int64_t> symmetric_padding(const std::vector<int64_t>& p) {
-    std::vector<int64_t> out = p;
-    out.insert(out.end(), p.begin(), p.end());
-    return out;
+// A positive int operand i (a factor or group count), named `what` in errors.
+int64_t positive_int(const PtContext& ctx, size_t i, const char* what) {
+    int64_t v = ctx.int_arg(i);
+    if (v < 1) ctx.error() << what << " must be positive, got " << v;
+    return v;
 }
 
 }  // namespace
 
-// aten::_convolution(x, w, b, stride, padding, dilation, transposed, output_padding, groups,
-// ...) and aten::conv1d/2d/3d(x, w, b, stride, padding, dilation, groups).
-PtValues convert_convolution(PtContext& ctx) {
-    Expr x = ctx.tensor(0), w = ctx.tensor(1);
-    Expr b = ctx.is_none(2) ? Expr() : ctx.tensor(2);
-    int64_t rank = ctx.rank(x);
-    size_t n = static_cast<size_t>(rank - 2);
-    if (rank < 3 || rank > 5) ctx.error() << "input of rank " << rank << " is not 3-D to 5-D";
-    bool generic = ctx.kind() == "aten::_convolution";
-    bool transposed = generic && ctx.bool_arg(6);
-    int64_t groups = ctx.int_arg(generic ? 8 : 6);
-    auto strides = spatial(ctx, 3, n, "stride");
-    if (ctx.input(4).kind == PtValue::Str) {
-        ctx.error() << "padding='" << ctx.str_arg(4) << "' is not supported yet";
+// aten::embedding(weight [V, D], indices, padding_idx, scale_grad_by_freq, sparse): rows of the
+// weight (the other operands only matter to training). Indices out of [0, V) are clamped, where
+// PyTorch raises.
+PtValues convert_embedding(PtContext& ctx) {
+    Expr w = ctx.tensor(0), idx = ctx.tensor(1);
+    if (ctx.rank(w) != 2)
+        ctx.error() << "the embedding weight must be 2-D, got " << ctx.rank(w) << "-D";
+    DataType t = ctx.tensor_type(idx, "the indices").dtype;
+    if (t != DataType::int64() && t != DataType::int32()) {
+        ctx.error() << "embedding indices must be int64 or int32, got " << t.str();
     }
-    auto padding = spatial(ctx, 4, n, "padding");
-    auto dilation = spatial(ctx, 5, n, "dilation");
-    if (transposed) ctx.error() << "transposed convolution is not supported yet";
-    // 1-D convolution runs as 2-D over a height of 1.
-    if (rank == 3) {
-        auto xs = ctx.static_shape(x, "the input");
-        auto ws = ctx.static_shape(w, "the weight");
-        x = reshape_to(ctx, x, {xs[0], xs[1], 1, xs[2]});
-        w = reshape_to(ctx, w, {ws[0], ws[1], 1, ws[2]});
-        strides.insert(strides.begin(), 1);
-        padding.insert(padding.begin(), 0);
-        dilation.insert(dilation.begin(), 1);
-        n = 2;
+    auto [attrs, a] = new_attrs<ops::TakeAttrs>();
+    a->axis = 0;
+    return {PtValue::of_tensor(ctx.call("take", {w, idx}, attrs))};
+}
+
+// aten::pixel_shuffle(x [*, C * r^2, H, W], r) -> [*, C, H * r, W * r]: ONNX's DepthToSpace in
+// CRD order; aten::pixel_unshuffle(x [*, C, H * r, W * r], r) -> [*, C * r^2, H, W], its
+// inverse, as a reshape to [B, C, H, r, W, r] and a transpose.
+PtValues convert_pixel_shuffle(PtContext& ctx) {
+    Expr x = ctx.tensor(0);
+    bool shuffle = ctx.kind() == "aten::pixel_shuffle";
+    int64_t r = positive_int(ctx, 1, shuffle ? "upscale_factor" : "downscale_factor");
+    if (ctx.rank(x) < 3) {
+        ctx.error() << "expects an input of at least 3 dimensions [*, C, H, W], got " << ctx.rank(x)
+                    << "-D";
     }
+    std::vector<int64_t> s = ctx.static_shape(x, "the input");
+    size_t k = s.size();
+    int64_t batch = std::accumulate(s.begin(), s.end() - 3, int64_t{1}, std::multiplies<>());
+    int64_t c = s[k - 3], h = s[k - 2], w = s[k - 1];
+    std::vector<int64_t> out(s.begin(), s.end() - 3);
     Expr y;
-    if (n == 2) {
-        auto [attrs, a] = new_attrs<ops::Conv2DAttrs>();
-        a->strides = strides;
-        a->padding = symmetric_padding(padding);
-        a->dilation = dilation;
-        a->groups = groups;
-        y = ctx.call("nn.conv2d", {x, w}, attrs);
+    if (shuffle) {
+        if (c % (r * r) != 0) {
+            ctx.error() << "the " << c
+                        << " channels are not divisible by upscale_factor^2 = " << r * r;
+        }
+        auto [attrs, a] = new_attrs<ops::DepthToSpaceAttrs>();
+        a->blocksize = r;
+        a->mode = "CRD";
+        y = ctx.call("depth_to_space", {reshape_to(ctx, x, {batch, c, h, w})}, attrs);
+        out.insert(out.end(), {c / (r * r), h * r, w * r});
     } else {
-        auto [attrs, a] = new_attrs<ops::Conv3DAttrs>();
-        a->strides = strides;
-        a->padding = symmetric_padding(padding);
-        a->dilation = dilation;
-        a->groups = groups;
-        y = ctx.call("nn.conv3d", {x, w}, attrs);
+        if (h % r != 0 || w % r != 0) {
+            ctx.error() << "the spatial size " << h << "x" << w
+                        << " is not divisible by downscale_factor " << r;
+        }
+        y = reshape_to(ctx, x, {batch, c, h / r, r, w / r, r});
+        y = transpose(ctx, y, {0, 1, 3, 5, 2, 4});
+        out.insert(out.end(), {c * r * r, h / r, w / r});
     }
-    y = add_bias(ctx, y, b, 1);
-    if (rank == 3) {
-        auto ys = ctx.static_shape(y, "the result");
-        y = reshape_to(ctx, y, {ys[0], ys[1], ys[3]});
-    }
-    return {PtValue::of_tensor(y)};
+    return {PtValue::of_tensor(reshape_to(ctx, y, out))};
 }
 
-// aten::batch_norm(x, weight, bias, running_mean, running_var, training, momentum, eps, cudnn):
-// inference with the running statistics (missing weight/bias are ones/zeros).
-PtValues convert_batch_norm(PtContext& ctx) {
+// aten::channel_shuffle(x [N, C, *], groups): channel g * (C / groups) + i moves to
+// i * groups + g (ShuffleNet).
+PtValues convert_channel_shuffle(PtContext& ctx) {
     Expr x = ctx.tensor(0);
-    if (ctx.is_none(3) || ctx.is_none(4)) {
-        ctx.error() << "batch_norm without running statistics (track_running_stats=False) is "
-                       "not supported yet";
+    int64_t groups = positive_int(ctx, 1, "groups");
+    if (ctx.rank(x) < 3) {
+        ctx.error() << "expects an input of at least 3 dimensions [N, C, *], got " << ctx.rank(x)
+                    << "-D";
     }
-    Expr mean = ctx.tensor(3), var = ctx.tensor(4);
-    DataType dt = ctx.tensor_type(x, "the input").dtype;
-    auto channels = ctx.static_shape(mean, "running_mean");
-    auto filled = [&](double v) {
-        auto [attrs, b] = new_attrs<ops::BroadcastToAttrs>();
-        b->shape = channels;
-        return ctx.call("broadcast_to", {ctx.constant_scalar(dt, v)}, attrs);
-    };
-    Expr gamma = ctx.is_none(1) ? filled(1.0) : ctx.tensor(1);
-    Expr beta = ctx.is_none(2) ? filled(0.0) : ctx.tensor(2);
-    auto [attrs, a] = new_attrs<ops::BatchNormAttrs>();
-    a->axis = 1;
-    a->epsilon = ctx.float_arg(7);
-    return {PtValue::of_tensor(ctx.call("nn.batch_norm", {x, gamma, beta, mean, var}, attrs))};
-}
-
-// aten::max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode); an empty stride is the
-// kernel size.
-PtValues convert_max_pool(PtContext& ctx) {
-    Expr x = ctx.tensor(0);
-    auto kernel = spatial(ctx, 1, 2, "kernel_size");
-    auto strides = ctx.ints(2).empty() ? kernel : spatial(ctx, 2, 2, "stride");
-    auto [attrs, a] = new_attrs<ops::Pool2DAttrs>();
-    a->pool_size = kernel;
-    a->strides = strides;
-    a->padding = symmetric_padding(spatial(ctx, 3, 2, "padding"));
-    a->dilation = spatial(ctx, 4, 2, "dilation");
-    a->ceil_mode = ctx.bool_arg(5);
-    return {PtValue::of_tensor(ctx.call("nn.max_pool2d", {x}, attrs))};
-}
-
-// aten::adaptive_avg_pool2d(x, output_size): output cell (i, j) averages rows
-// [floor(i*H/OH), ceil((i+1)*H/OH)) and the columns likewise.
-PtValues convert_adaptive_pool(PtContext& ctx) {
-    Expr x = ctx.tensor(0);
-    auto shape = ctx.static_shape(x, "the input");
-    auto out = spatial(ctx, 1, 2, "output_size");
-    int64_t h = shape[shape.size() - 2], w = shape[shape.size() - 1];
-    if (out[0] == 1 && out[1] == 1) {
-        return {PtValue::of_tensor(ctx.call("nn.global_avg_pool2d", {x}))};
+    std::vector<int64_t> s = ctx.static_shape(x, "the input");
+    if (s[1] % groups != 0) {
+        ctx.error() << "the " << s[1] << " channels are not divisible by groups=" << groups;
     }
-    if (h % out[0] == 0 && w % out[1] == 0) {
-        auto [attrs, a] = new_attrs<ops::Pool2DAttrs>();
-        a->pool_size = {h / out[0], w / out[1]};
-        a->strides = a->pool_size;
-        return {PtValue::of_tensor(ctx.call("nn.avg_pool2d", {x}, attrs))};
-    }
-    ctx.error() << "adaptive pooling of " << h << "x" << w << " to " << out[0] << "x" << out[1]
-                << " (windows of different sizes) is not supported yet";
-    ANVIL_UNREACHABLE();
-}
-
-// aten::linear(x, w[out, in], b): x @ w^T + b (nn.dense takes w as it is).
-PtValues convert_linear(PtContext& ctx) {
-    Expr y = ctx.call("nn.dense", {ctx.tensor(0), ctx.tensor(1)});
-    Expr b = ctx.is_none(2) ? Expr() : ctx.tensor(2);
-    if (b.defined()) y = ctx.call("add", {y, b});
-    return {PtValue::of_tensor(y)};
+    std::vector<int64_t> split = {s[0], groups, s[1] / groups};
+    split.insert(split.end(), s.begin() + 2, s.end());
+    std::vector<int64_t> axes(split.size());
+    std::iota(axes.begin(), axes.end(), 0);
+    std::swap(axes[1], axes[2]);
+    return {
+        PtValue::of_tensor(reshape_to(ctx, transpose(ctx, reshape_to(ctx, x, split), axes), s))};
 }
 
 }  // namespace anvil::frontend::pytorch
