@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "frontend/pytorch/number_ops.h"
+
 namespace anvil::frontend::pytorch {
 
 namespace {
@@ -78,7 +80,33 @@ DataType promoted_dtype(const PtContext& ctx, std::initializer_list<size_t> indi
 
 std::pair<graph::Expr, graph::Expr> promote_operands(const PtContext& ctx, size_t i, size_t j) {
     DataType t = promoted_dtype(ctx, {i, j});
-    return {cast_to(ctx, ctx.tensor(i), t), cast_to(ctx, ctx.tensor(j), t)};
+    return {operand_as(ctx, i, t), operand_as(ctx, j, t)};
+}
+
+graph::Expr operand_as(const PtContext& ctx, size_t i, DataType t) {
+    const PtValue& v = ctx.input(i);
+    // A number goes straight to `t` (a constant of it): through its own type first, 0.1 would
+    // be rounded to float32 before becoming a float64.
+    if (v.is_import_time()) {
+        if (graph::Expr e = number_tensor_of(ctx, v, t); e.defined()) return e;
+    }
+    return cast_to(ctx, ctx.tensor(i), t);
+}
+
+PtValue elementwise_result(const PtContext& ctx, graph::Expr r,
+                           std::initializer_list<size_t> indices) {
+    for (size_t i : indices) {
+        if (ctx.input(i).kind == PtValue::Tensor) return PtValue::of_tensor(std::move(r));
+    }
+    DataType t = ctx.tensor_type(r, "the result").dtype;
+    PtValue::Kind fallback = t.is_bool()       ? PtValue::Bool
+                             : t.is_floating() ? PtValue::Float
+                                               : PtValue::Int;
+    PtValue::Kind kind = output_number_kind(ctx, fallback);
+    DataType kind_type = kind == PtValue::Bool    ? DataType::bool_()
+                         : kind == PtValue::Float ? DataType::float32()
+                                                  : DataType::int64();
+    return PtValue::of_runtime_number(kind, cast_to(ctx, r, kind_type));
 }
 
 }  // namespace anvil::frontend::pytorch
