@@ -193,6 +193,28 @@ class Logical(nn.Module):
         ]
 
 
+def test_in_place_bitwise_ops_of_bools():
+    class M(nn.Module):
+        def forward(self, a, b):
+            c = a.clone()
+            c &= b
+            d = a.clone()
+            d |= b
+            e = a.clone()
+            e ^= b
+            return c, d, e
+
+    check_module(M(), [ints(3, 4) > 0, ints(3, 4, seed=1) > 0])
+
+
+def test_device_comparison():
+    class M(nn.Module):
+        def forward(self, x, y):
+            return x * float(x.device == y.device) + float(x.device != y.device)
+
+    check_module(M(), [data(2, 3), data(2, 3)], modes=("script",))
+
+
 def test_logical_and_bitwise_ops():
     a = ints(3, 4) > 0
     b = ints(3, 4, seed=1) > 0

@@ -84,6 +84,10 @@ constexpr BinaryKind kBinaryKinds[] = {
     {"aten::logical_or", Binary::LogicalOr},
     {"aten::logical_xor", Binary::LogicalXor},
     {"aten::__and__", Binary::BitAnd},
+    // The traced `a &= b`: the tracer passes the result on as `a`.
+    {"aten::__iand__", Binary::BitAnd},
+    {"aten::__ior__", Binary::BitOr},
+    {"aten::__ixor__", Binary::BitXor},
     {"aten::bitwise_and", Binary::BitAnd},
     {"aten::__or__", Binary::BitOr},
     {"aten::bitwise_or", Binary::BitOr},
@@ -185,7 +189,8 @@ PrimExpr values_equal(const PtContext& ctx, const PtValue& a, const PtValue& b) 
         }
         return simplify(all);
     }
-    if (a.kind == PtValue::Str || b.kind == PtValue::Str) {
+    bool named = a.kind == PtValue::Str || a.kind == PtValue::Device;
+    if (named || b.kind == PtValue::Str || b.kind == PtValue::Device) {
         return make_bool(a.kind == b.kind && a.str == b.str);
     }
     if (a.kind == PtValue::None || b.kind == PtValue::None) return make_bool(a.kind == b.kind);
@@ -203,7 +208,8 @@ std::optional<PtValue> sequence_op(const PtContext& ctx, Binary op) {
     const PtValue& a = ctx.input(0);
     const PtValue& b = ctx.input(1);
     bool seq = is_sequence(a) || is_sequence(b);
-    bool str = a.kind == PtValue::Str || b.kind == PtValue::Str;
+    bool str = a.kind == PtValue::Str || b.kind == PtValue::Str || a.kind == PtValue::Device ||
+               b.kind == PtValue::Device;
     if (!seq && !str) return std::nullopt;
     if (op == Binary::Eq || op == Binary::Ne) {
         PrimExpr same = values_equal(ctx, a, b);
