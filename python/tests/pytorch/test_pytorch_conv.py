@@ -162,3 +162,21 @@ def test_groups_that_do_not_divide_is_an_error():
                 {"kind": "list", "elem": {"kind": "int"}})
     with pytest.raises(anvil.UserError, match="stride has 3 values for 2 spatial dimensions"):
         import_description(d, tensors, [x])
+
+
+class ConvStack(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 6, 3, stride=2, padding=1, groups=3)
+        self.same = torch.nn.Conv1d(6, 4, 4, padding="same")
+        self.up = torch.nn.ConvTranspose2d(6, 2, 3, stride=2, output_padding=1)
+
+    def forward(self, x):
+        y = self.conv(x)
+        return self.up(y), self.same(y.flatten(2))
+
+
+def test_symbolic_batch():
+    torch.manual_seed(0)
+    check_module(ConvStack(), [torch.randn(2, 3, 8, 8)], modes=("trace",),
+                 shapes=[("N", 3, 8, 8)])

@@ -178,3 +178,19 @@ def test_t_of_a_3d_tensor_is_an_error():
     a = torch.randn(3, 4)
     with pytest.raises(anvil.UserError, match="t.. expects a tensor of at most 2 dimensions"):
         import_module(torch.jit.trace(T(), a), [a], shapes=[(2, 3, 4)])
+
+
+class LinearStack(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(5, 4)
+
+    def forward(self, x, m):
+        y = self.fc(x)
+        return y, torch.matmul(y, m), torch.einsum("bsd,de->bse", y, m), torch.bmm(y, y.transpose(1, 2))
+
+
+def test_symbolic_batch():
+    torch.manual_seed(0)
+    check_module(LinearStack(), [torch.randn(2, 3, 5), torch.randn(4, 6)],
+                 shapes=[("N", "S", 5), (4, 6)])

@@ -71,3 +71,16 @@ def test_embedding_with_float_indices_is_an_error():
     with pytest.raises(anvil.UserError, match="embedding indices must be int64 or int32, got "
                        "float32"):
         import_module(m, [idx.float()])
+
+
+def test_symbolic_batch():
+    torch.manual_seed(0)
+    check_module(PixelShuffles(), [torch.randn(2, 3, 36, 6, 6)], shapes=[("N", "M", 36, 6, 6)])
+    check_module(ChannelShuffle(), [torch.randn(2, 6, 4, 5)], shapes=[("N", 6, "H", "W")])
+
+
+def test_symbolic_channels_of_pixel_shuffle_is_an_error():
+    x = torch.randn(1, 8, 3, 3)
+    m = torch.jit.trace(torch.nn.PixelShuffle(2), x)
+    with pytest.raises(anvil.UserError, match="dimension 1 of the input must be static, got C"):
+        import_module(m, [x], shapes=[(1, "C", 3, 3)])

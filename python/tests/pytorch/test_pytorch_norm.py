@@ -155,3 +155,22 @@ def test_group_norm_groups_that_do_not_divide_the_channels_is_an_error():
     x = torch.randn(2, 4, 3)
     with pytest.raises(anvil.UserError, match="num_groups=2 does not divide the 5 channels"):
         import_module(torch.jit.trace(gn, x), [x], shapes=[(2, 5, 3)])
+
+
+class Norms(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.bn = randomized(torch.nn.BatchNorm2d(6))
+        self.bn_batch = torch.nn.BatchNorm2d(6, track_running_stats=False)
+        self.gn = randomized(torch.nn.GroupNorm(3, 6))
+        self.ln = randomized(torch.nn.LayerNorm([4, 5]))
+        self.inorm = randomized(torch.nn.InstanceNorm2d(6, affine=True))
+
+    def forward(self, x):
+        return self.bn(x), self.bn_batch(x), self.gn(x), self.ln(x), self.inorm(x)
+
+
+def test_symbolic_batch():
+    torch.manual_seed(0)
+    check_module(Norms(), [torch.randn(3, 6, 4, 5) * 2 + 1], modes=("trace",),
+                 shapes=[("N", 6, 4, 5)])

@@ -141,7 +141,7 @@ def test_adaptive_pool_to_an_empty_output_is_an_error():
     node = nodes_of_kind(d, "aten::adaptive_avg_pool2d")[0]
     set_operand(d, node, 1, {"list": [{"int": 0}, {"int": 3}]},
                 {"kind": "list", "elem": {"kind": "int"}})
-    with pytest.raises(anvil.UserError, match=r"output_size \[0, 3\] of input \[1, 3, 8, 8\]: "
+    with pytest.raises(anvil.UserError, match=r"output_size \[0, 3\] of spatial extents \[8, 8\]: "
                        r"every output and input extent must be positive"):
         import_description(d, tensors, [x])
 
@@ -171,3 +171,25 @@ def test_pool_of_the_wrong_rank_is_an_error():
     x = torch.randn(1, 3, 8, 8)
     with pytest.raises(anvil.UserError, match="expects 3-D .unbatched. or 4-D .batched. input"):
         import_module(torch.jit.trace(torch.nn.MaxPool2d(2).eval(), x), [x], shapes=[(8, 8)])
+
+
+class AllPools(torch.nn.Module):
+    def forward(self, x):
+        values, indices = F.max_pool2d(x, 3, 2, 1, return_indices=True)
+        adaptive, adaptive_indices = F.adaptive_max_pool2d(x, (3, 5), return_indices=True)
+        return (values, indices, F.avg_pool2d(x, 3, 2, 1, divisor_override=4),
+                F.adaptive_avg_pool2d(x, (3, 5)), F.adaptive_avg_pool2d(x, 2), adaptive,
+                adaptive_indices)
+
+
+def test_symbolic_batch():
+    torch.manual_seed(0)
+    check_module(AllPools(), [torch.randn(3, 4, 8, 9)], shapes=[("N", 4, 8, 9)])
+
+
+def test_symbolic_spatial_size_is_an_error():
+    x = torch.randn(1, 3, 8, 8)
+    m = torch.jit.trace(torch.nn.AdaptiveAvgPool2d((3, 3)).eval(), x)
+    with pytest.raises(anvil.UserError, match="needs static spatial dimensions, but dimension 3 "
+                       "of the input is the symbolic size W"):
+        import_module(m, [x], shapes=[(1, 3, 8, "W")])

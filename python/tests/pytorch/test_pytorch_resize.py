@@ -163,3 +163,19 @@ def test_huge_output_is_an_error_not_a_hang(mode):
                 {"kind": "list", "elem": {"kind": "float"}})
     with pytest.raises(anvil.UserError, match="output extents above 16777216 are not supported"):
         import_description(d, tensors, [x])
+
+
+class AllModes(torch.nn.Module):
+    def forward(self, x2, x1, x3):
+        return (F.interpolate(x2, scale_factor=1.5, mode="nearest"),
+                F.interpolate(x2, size=(5, 9), mode="bilinear", align_corners=True),
+                F.interpolate(x2, scale_factor=2.0, mode="bicubic"),
+                F.interpolate(x1, size=9, mode="linear"),
+                F.interpolate(x3, scale_factor=(2.0, 1.5, 0.5), mode="trilinear"))
+
+
+def test_symbolic_batch():
+    torch.manual_seed(0)
+    check_module(AllModes(), [torch.randn(2, 3, 4, 6), torch.randn(2, 3, 7),
+                              torch.randn(2, 2, 3, 4, 6)],
+                 modes=("trace",), shapes=[("N", 3, 4, 6), ("N", 3, 7), ("M", "C", 3, 4, 6)])

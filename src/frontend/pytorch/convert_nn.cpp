@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "frontend/pytorch/convert_ops.h"
+#include "frontend/pytorch/shape_ops.h"
 #include "ops/transform.h"
 
 namespace anvil::frontend::pytorch {
@@ -14,10 +15,11 @@ using graph::Expr;
 
 namespace {
 
-Expr transpose(const PtContext& ctx, const Expr& x, std::vector<int64_t> axes) {
-    auto [attrs, a] = new_attrs<ops::TransposeAttrs>();
-    a->axes = std::move(axes);
-    return ctx.call("transpose", {x}, attrs);
+// Dimension i of `dims`, which must be static.
+int64_t static_dim(const PtContext& ctx, const std::vector<PrimExpr>& dims, size_t i) {
+    const int64_t* n = as_const_int(dims[i]);
+    if (!n) ctx.error() << "dimension " << i << " of the input must be static, got " << dims[i];
+    return *n;
 }
 
 // A positive int operand i (a factor or group count), named `what` in errors.
@@ -47,7 +49,8 @@ PtValues convert_embedding(PtContext& ctx) {
 
 // aten::pixel_shuffle(x [*, C * r^2, H, W], r) -> [*, C, H * r, W * r]: ONNX's DepthToSpace in
 // CRD order; aten::pixel_unshuffle(x [*, C, H * r, W * r], r) -> [*, C * r^2, H, W], its
-// inverse, as a reshape to [B, C, H, r, W, r] and a transpose.
+// inverse, as a reshape to [B, C, H, r, W, r] and a transpose. The leading dimensions may be
+// symbolic.
 PtValues convert_pixel_shuffle(PtContext& ctx) {
     Expr x = ctx.tensor(0);
     bool shuffle = ctx.kind() == "aten::pixel_shuffle";
@@ -56,11 +59,13 @@ PtValues convert_pixel_shuffle(PtContext& ctx) {
         ctx.error() << "expects an input of at least 3 dimensions [*, C, H, W], got " << ctx.rank(x)
                     << "-D";
     }
-    std::vector<int64_t> s = ctx.static_shape(x, "the input");
-    size_t k = s.size();
-    int64_t batch = std::accumulate(s.begin(), s.end() - 3, int64_t{1}, std::multiplies<>());
-    int64_t c = s[k - 3], h = s[k - 2], w = s[k - 1];
-    std::vector<int64_t> out(s.begin(), s.end() - 3);
+    std::vector<PrimExpr> dims = dims_of(ctx, x);
+    std::vector<PrimExpr> out(dims.begin(), dims.end() - 3);
+    PrimExpr batch = make_int(DataType::int64(), 1);
+    for (const auto& d : out) batch = batch * d;
+    int64_t c = static_dim(ctx, dims, dims.size() - 3), h = static_dim(ctx, dims, dims.size() - 2),
+            w = static_dim(ctx, dims, dims.size() - 1);
+    auto size = [](int64_t v) { return make_int(DataType::int64(), v); };
     Expr y;
     if (shuffle) {
         if (c % (r * r) != 0) {
@@ -70,22 +75,23 @@ PtValues convert_pixel_shuffle(PtContext& ctx) {
         auto [attrs, a] = new_attrs<ops::DepthToSpaceAttrs>();
         a->blocksize = r;
         a->mode = "CRD";
-        y = ctx.call("depth_to_space", {reshape_to(ctx, x, {batch, c, h, w})}, attrs);
-        out.insert(out.end(), {c / (r * r), h * r, w * r});
+        Expr x4 = view_dims(ctx, x, {batch, size(c), size(h), size(w)});
+        y = ctx.call("depth_to_space", {x4}, attrs);
+        out.insert(out.end(), {size(c / (r * r)), size(h * r), size(w * r)});
     } else {
         if (h % r != 0 || w % r != 0) {
             ctx.error() << "the spatial size " << h << "x" << w
                         << " is not divisible by downscale_factor " << r;
         }
-        y = reshape_to(ctx, x, {batch, c, h / r, r, w / r, r});
-        y = transpose(ctx, y, {0, 1, 3, 5, 2, 4});
-        out.insert(out.end(), {c * r * r, h / r, w / r});
+        y = view_dims(ctx, x, {batch, size(c), size(h / r), size(r), size(w / r), size(r)});
+        y = permute_axes(ctx, y, {0, 1, 3, 5, 2, 4});
+        out.insert(out.end(), {size(c * r * r), size(h / r), size(w / r)});
     }
-    return {PtValue::of_tensor(reshape_to(ctx, y, out))};
+    return {PtValue::of_tensor(view_dims(ctx, y, out))};
 }
 
 // aten::channel_shuffle(x [N, C, *], groups): channel g * (C / groups) + i moves to
-// i * groups + g (ShuffleNet).
+// i * groups + g (ShuffleNet). Only C must be static.
 PtValues convert_channel_shuffle(PtContext& ctx) {
     Expr x = ctx.tensor(0);
     int64_t groups = positive_int(ctx, 1, "groups");
@@ -93,17 +99,19 @@ PtValues convert_channel_shuffle(PtContext& ctx) {
         ctx.error() << "expects an input of at least 3 dimensions [N, C, *], got " << ctx.rank(x)
                     << "-D";
     }
-    std::vector<int64_t> s = ctx.static_shape(x, "the input");
-    if (s[1] % groups != 0) {
-        ctx.error() << "the " << s[1] << " channels are not divisible by groups=" << groups;
+    std::vector<PrimExpr> dims = dims_of(ctx, x);
+    int64_t c = static_dim(ctx, dims, 1);
+    if (c % groups != 0) {
+        ctx.error() << "the " << c << " channels are not divisible by groups=" << groups;
     }
-    std::vector<int64_t> split = {s[0], groups, s[1] / groups};
-    split.insert(split.end(), s.begin() + 2, s.end());
+    std::vector<PrimExpr> split = {dims[0], make_int(DataType::int64(), groups),
+                                   make_int(DataType::int64(), c / groups)};
+    split.insert(split.end(), dims.begin() + 2, dims.end());
     std::vector<int64_t> axes(split.size());
     std::iota(axes.begin(), axes.end(), 0);
     std::swap(axes[1], axes[2]);
-    return {
-        PtValue::of_tensor(reshape_to(ctx, transpose(ctx, reshape_to(ctx, x, split), axes), s))};
+    Expr y = permute_axes(ctx, view_dims(ctx, x, split), axes);
+    return {PtValue::of_tensor(view_dims(ctx, y, dims))};
 }
 
 }  // namespace anvil::frontend::pytorch

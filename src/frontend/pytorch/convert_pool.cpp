@@ -40,12 +40,6 @@ void check_window(const PtContext& ctx, const PoolWindow& w) {
     }
 }
 
-// The result's spatial extents (`y` is batched).
-std::vector<int64_t> spatial_extents(const PtContext& ctx, const Expr& y) {
-    std::vector<int64_t> s = ctx.static_shape(y, "the pooled result");
-    return {s.begin() + 2, s.end()};
-}
-
 // Pool `op` ("max" or "avg") of batched data `x` with `nd` spatial dimensions.
 Expr pool(const PtContext& ctx, const char* op, const Expr& x, const PoolWindow& w,
           bool count_include_pad) {
@@ -79,8 +73,8 @@ Expr max_pool_indices(const PtContext& ctx, const Expr& x, const PoolWindow& w) 
     a->padding = symmetric_padding(w.padding);
     a->ceil_mode = w.ceil_mode;
     Expr flat = ctx.call("nn.max_pool_indices", {x}, attrs);
-    std::vector<int64_t> s = ctx.static_shape(x, "the input");
-    int64_t plane = std::accumulate(s.begin() + 2, s.end(), int64_t{1}, std::multiplies<>());
+    std::vector<int64_t> s = spatial_shape(ctx, x);
+    int64_t plane = std::accumulate(s.begin(), s.end(), int64_t{1}, std::multiplies<>());
     return ctx.call("floor_mod", {flat, ctx.constant_scalar(DataType::int64(), double(plane))});
 }
 
@@ -258,8 +252,8 @@ PtValues convert_avg_pool(PtContext& ctx) {
     int64_t divisor = ctx.int_arg(6);
     if (divisor == 0) ctx.error() << "divisor_override must not be zero";
     Expr avg = pool(ctx, "avg", data.x, w, false);
-    std::vector<int64_t> in = ctx.static_shape(data.x, "the input");
-    std::vector<int64_t> out = spatial_extents(ctx, avg);
+    std::vector<int64_t> in = spatial_shape(ctx, data.x);
+    std::vector<int64_t> out = spatial_shape(ctx, avg);
     int64_t total = std::accumulate(out.begin(), out.end(), int64_t{1}, std::multiplies<>());
     std::vector<double> factor(static_cast<size_t>(total));
     for (int64_t oi = 0; oi < total; ++oi) {
@@ -269,7 +263,7 @@ PtValues convert_avg_pool(PtContext& ctx) {
             int64_t o = r % out[u];
             r /= out[u];
             int64_t start = o * w.strides[u] - w.padding[u];
-            int64_t end = std::min(start + w.kernel[u], in[u + 2]);
+            int64_t end = std::min(start + w.kernel[u], in[u]);
             count *= std::max<int64_t>(0, end - std::max<int64_t>(start, 0));
         }
         factor[static_cast<size_t>(oi)] = double(count) / double(divisor);
@@ -288,12 +282,11 @@ PtValues convert_adaptive_pool(PtContext& ctx) {
     WindowData data = batched_data(ctx, ctx.tensor(0), nd);
     size_t n = static_cast<size_t>(nd);
     std::vector<int64_t> out = spatial_ints(ctx, 1, n, "output_size");
-    std::vector<int64_t> shape = ctx.static_shape(data.x, "the input");
-    std::vector<int64_t> in(shape.begin() + 2, shape.end());
+    std::vector<int64_t> in = spatial_shape(ctx, data.x);
     bool divisible = true;
     for (size_t d = 0; d < n; ++d) {
         if (out[d] < 1 || in[d] < 1) {
-            ctx.error() << "output_size " << ints_str(out) << " of input " << ints_str(shape)
+            ctx.error() << "output_size " << ints_str(out) << " of spatial extents " << ints_str(in)
                         << ": every output and input extent must be positive";
         }
         divisible = divisible && in[d] % out[d] == 0;

@@ -12,6 +12,8 @@
 #include <cmath>
 
 #include "frontend/pytorch/convert_ops.h"
+#include "frontend/pytorch/shape_ops.h"
+#include "frontend/pytorch/window_args.h"
 #include "ir/analyzer.h"
 #include "ops/transform.h"
 
@@ -75,8 +77,7 @@ Upsample read_upsample(const PtContext& ctx, bool has_align_corners) {
         ctx.error() << "expects " << u.nd + 2 << "-D input [N, C, ...] for " << u.nd
                     << "-D upsampling, got " << ctx.rank(x) << "-D";
     }
-    std::vector<int64_t> shape = ctx.static_shape(x, "the input");
-    u.in.assign(shape.begin() + 2, shape.end());
+    u.in = spatial_shape(ctx, x);
     size_t n = static_cast<size_t>(u.nd);
     size_t scale_at = has_align_corners ? 3 : 2;
     if (has_align_corners) u.align_corners = ctx.bool_arg(2);
@@ -186,36 +187,31 @@ Expr resize2d(const PtContext& ctx, const Expr& x, const std::string& mode, bool
     return ctx.call("resize2d", {x}, attrs);
 }
 
-// [N, C, ...] reshaped to [N, *rest] (N kept as it is, possibly symbolic).
-Expr reshape_keep_n(const PtContext& ctx, const Expr& x, std::vector<int64_t> rest) {
-    auto [attrs, a] = new_attrs<ops::ReshapeAttrs>();
-    rest.insert(rest.begin(), 0);  // 0: the input's dimension
-    a->newshape = std::move(rest);
-    return ctx.call("reshape", {x}, attrs);
-}
-
 Expr upsample_interpolating(const PtContext& ctx, const Expr& x, const Upsample& u,
                             const std::string& mode) {
-    int64_t c = ctx.static_shape(x, "the input")[1];
     auto scale = [&](size_t d) { return u.scales.empty() ? 0.0 : u.scales[d]; };
     auto scales_of = [&](std::vector<double> s) {
         return u.scales.empty() ? std::vector<double>{} : s;
     };
     if (u.nd == 2) return resize2d(ctx, x, mode, u.align_corners, u.out, scales_of(u.scales));
+    // Reshapes keep the batch and channels as they are (possibly symbolic).
+    std::vector<PrimExpr> dims = dims_of(ctx, x);
+    PrimExpr n = dims[0], c = dims[1];
+    auto size = [](int64_t v) { return make_int(DataType::int64(), v); };
     if (u.nd == 1) {
         // [N, C, W] as [N, C, 1, W]: the unit height maps to itself in either mode.
-        Expr y = resize2d(ctx, reshape_keep_n(ctx, x, {c, 1, u.in[0]}), mode, u.align_corners,
-                          {1, u.out[0]}, scales_of({1.0, scale(0)}));
-        return reshape_keep_n(ctx, y, {c, u.out[0]});
+        Expr y = resize2d(ctx, view_dims(ctx, x, {n, c, size(1), size(u.in[0])}), mode,
+                          u.align_corners, {1, u.out[0]}, scales_of({1.0, scale(0)}));
+        return view_dims(ctx, y, {n, c, size(u.out[0])});
     }
     // 3-D: height and width over [N, C * D, H, W], then depth over [N, C, D, OH * OW] (a width
     // kept by a scale of 1 reads each column exactly).
     int64_t d = u.in[0], oh = u.out[1], ow = u.out[2];
-    Expr y = resize2d(ctx, reshape_keep_n(ctx, x, {c * d, u.in[1], u.in[2]}), mode, u.align_corners,
-                      {oh, ow}, scales_of({scale(1), scale(2)}));
-    y = resize2d(ctx, reshape_keep_n(ctx, y, {c, d, oh * ow}), mode, u.align_corners,
+    Expr y = resize2d(ctx, view_dims(ctx, x, {n, c * size(d), size(u.in[1]), size(u.in[2])}), mode,
+                      u.align_corners, {oh, ow}, scales_of({scale(1), scale(2)}));
+    y = resize2d(ctx, view_dims(ctx, y, {n, c, size(d), size(oh * ow)}), mode, u.align_corners,
                  {u.out[0], oh * ow}, scales_of({scale(0), 1.0}));
-    return reshape_keep_n(ctx, y, {c, u.out[0], oh, ow});
+    return view_dims(ctx, y, {n, c, size(u.out[0]), size(oh), size(ow)});
 }
 
 }  // namespace

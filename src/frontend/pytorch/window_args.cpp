@@ -40,4 +40,19 @@ Expr drop_batch(const PtContext& ctx, const Expr& y, const WindowData& d) {
     return ctx.call("squeeze", {y}, attrs);
 }
 
+std::vector<int64_t> spatial_shape(const PtContext& ctx, const Expr& x) {
+    const auto& shape = ctx.tensor_type(x, "the input").shape;
+    std::vector<int64_t> out;
+    for (size_t d = 2; d < shape.size(); ++d) {
+        const int64_t* n = as_const_int(shape[d]);
+        if (!n) {
+            ctx.error() << "needs static spatial dimensions, but dimension " << d
+                        << " of the input "
+                        << "is the symbolic size " << shape[d];
+        }
+        out.push_back(*n);
+    }
+    return out;
+}
+
 }  // namespace anvil::frontend::pytorch

@@ -27,4 +27,8 @@ WindowData batched_data(const PtContext& ctx, const graph::Expr& x, int64_t nd);
 // The result of the op on batched_data's data, without the batch dimension it was given.
 graph::Expr drop_batch(const PtContext& ctx, const graph::Expr& y, const WindowData& d);
 
+// The spatial extents (axes 2..) of batched data `x`, which must be static (the batch and
+// channels may be symbolic); UserError naming a symbolic one.
+std::vector<int64_t> spatial_shape(const PtContext& ctx, const graph::Expr& x);
+
 }  // namespace anvil::frontend::pytorch
