@@ -296,3 +296,13 @@ def test_in_place_writes_into_a_model_input():
         scripted = torch.jit.trace(m, x345()) if mode == "trace" else torch.jit.script(m)
         mod, params = import_module(scripted, [x345()])
         assert_close(run_anvil(mod, params, [x345()]), [expected.numpy()], mode)
+
+
+def index_adds(x, i):
+    s = torch.ones(3, 2, 5)
+    return (x.index_add(1, i, s), x.index_add(1, i, s, alpha=2.5), x.index_copy(1, i, s * 3),
+            x.index_fill(1, i, -1.0), x.index_fill(2, i - 3, 7.0), x.index_fill(0, i[:1], 0))
+
+
+def test_index_add_copy_fill():
+    check_module(module2(index_adds), [x345(), torch.tensor([2, 0])])

@@ -250,3 +250,25 @@ def test_split_sizes_must_add_up():
     x = torch.randn(2, 3)
     with pytest.raises(anvil.UserError, match="add up to 2"):
         import_module(torch.jit.script(module1(split_wrong)), [x])
+
+
+class TokenModel(torch.nn.Module):
+    """The shape handling of a vision transformer's embedding, over a symbolic batch."""
+
+    def __init__(self):
+        super().__init__()
+        self.cls = torch.nn.Parameter(torch.randn(1, 1, 8))
+        self.pos = torch.nn.Parameter(torch.randn(1, 5, 8))
+
+    def forward(self, x):
+        b = x.size(0)
+        t = x.flatten(2).transpose(1, 2)
+        t = torch.cat([self.cls.expand(b, -1, -1), t], dim=1) + self.pos
+        ids = torch.arange(t.size(1)).unsqueeze(0).expand(b, -1)
+        return t[:, 0], t.permute(0, 2, 1).contiguous().view(b, 8, -1), ids
+
+
+def test_token_shapes_over_a_symbolic_batch():
+    torch.manual_seed(0)
+    sets = [[torch.randn(n, 8, 2, 2)] for n in (1, 3)]
+    check_symbolic(TokenModel(), sets, shapes=[("n", 8, 2, 2)])

@@ -149,8 +149,7 @@ PtValues convert_full(PtContext& ctx) {
 // and fill(x, value), zero(x): the shape (and, by default, the type) of x.
 PtValues convert_full_like(PtContext& ctx) {
     const std::string& k = ctx.kind();
-    bool in_place = k == "aten::fill_" || k == "aten::zero_";
-    if (in_place) reject_in_place_write(ctx);
+    reject_in_place_write(ctx);
     Expr x = ctx.tensor(0);
     DataType own = ctx.tensor_type(x, "the input").dtype;
     std::vector<PrimExpr> dims = dims_of(ctx, x);

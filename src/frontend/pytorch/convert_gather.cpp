@@ -1,12 +1,14 @@
 // Converters that pick or place elements by index or by value: gather, take_along_dim, scatter
-// (and scatter_add, scatter_reduce), masked_fill, masked_select, tril/triu, topk, sort,
-// argsort, nonzero. Sorting and selection rank and count (frontend/selection.h); results whose
-// size depends on the data (masked_select, nonzero) get it bound at run time.
+// (and scatter_add, scatter_reduce), index_add, index_copy, index_fill, masked_fill, masked_select,
+// tril/triu, topk, sort, argsort, nonzero. Sorting and selection rank and count
+// (frontend/selection.h); results whose size depends on the data (masked_select, nonzero) get it
+// bound at run time.
 #include "frontend/pytorch/convert_ops.h"
 #include "frontend/pytorch/shape_ops.h"
 #include "frontend/selection.h"
 #include "ir/analyzer.h"
 #include "ir/polynomial.h"
+#include "ops/shape_tensor.h"
 #include "ops/tensor_shape.h"
 #include "ops/transform.h"
 
@@ -147,9 +149,9 @@ PtValues convert_scatter(PtContext& ctx) {
     }
     std::string reduction = "none";
     const std::string& k = ctx.kind();
-    if (k == "aten::scatter_add" || k == "aten::scatter_add_") {
+    if (k == "aten::scatter_add") {
         reduction = "add";
-    } else if (k == "aten::scatter_reduce" || k == "aten::scatter_reduce_") {
+    } else if (k == "aten::scatter_reduce") {
         std::string r = ctx.str_arg(4);
         bool include_self = ctx.num_inputs() <= 5 || ctx.is_none(5) || ctx.bool_arg(5);
         if ((r != "sum" && r != "prod") || !include_self) {
@@ -169,6 +171,70 @@ PtValues convert_scatter(PtContext& ctx) {
     a->axis = axis;
     a->reduction = reduction;
     return {PtValue::of_tensor(ctx.call("scatter_elements", {x, index, src}, attrs))};
+}
+
+// aten::index_add(x, dim, index, source, alpha), index_copy(x, dim, index, source): the slices
+// of source written (added) at the 1-D positions index along dim: a scatter of source whose index
+// repeats each position across the slice.
+PtValues convert_index_add(PtContext& ctx) {
+    reject_in_place_write(ctx);
+    Expr x = ctx.tensor(0);
+    DataType dt = ctx.tensor_type(x, "the input").dtype;
+    if (ctx.input(1).kind == PtValue::Str) ctx.error() << "named dimensions are not supported";
+    int64_t rank = ctx.rank(x);
+    if (rank == 0) ctx.error() << "index_add/index_copy of a 0-D tensor is not supported";
+    int64_t axis = ctx.normalize_axis(ctx.int_arg(1), rank, "dim");
+    Expr index = ctx.tensor(2);
+    if (ctx.rank(index) > 1 || !ctx.tensor_type(index, "the index").dtype.is_int()) {
+        ctx.error() << "the index must be a 0-D or 1-D integer tensor";
+    }
+    Expr source = cast_to(ctx, ctx.tensor(3), dt);
+    if (ctx.rank(source) != rank) {
+        ctx.error() << "the source has rank " << ctx.rank(source) << " but the input " << rank;
+    }
+    bool add = ctx.kind() == "aten::index_add";
+    if (add && ctx.num_inputs() > 4 && !ctx.is_none(4)) {
+        double alpha = ctx.float_arg(4);
+        if (alpha != 1.0)
+            source = ctx.call("multiply", {source, filled(ctx, {}, ctx.input(4), dt)});
+    }
+    std::vector<PrimExpr> sd = dims_of(ctx, source);
+    std::vector<PrimExpr> along(static_cast<size_t>(rank), i64(1));
+    along[static_cast<size_t>(axis)] = sd[static_cast<size_t>(axis)];
+    Expr positions =
+        broadcast_dims(ctx, view_dims(ctx, cast_to(ctx, index, DataType::int64()), along), sd);
+    auto [attrs, a] = new_attrs<ops::ScatterAttrs>();
+    a->axis = axis;
+    a->reduction = add ? "add" : "none";
+    return {PtValue::of_tensor(ctx.call("scatter_elements", {x, positions, source}, attrs))};
+}
+
+// aten::index_fill(x, dim, index, value): value at the positions index along dim.
+PtValues convert_index_fill(PtContext& ctx) {
+    reject_in_place_write(ctx);
+    Expr x = ctx.tensor(0);
+    if (ctx.input(1).kind == PtValue::Str) ctx.error() << "named dimensions are not supported";
+    int64_t rank = ctx.rank(x);
+    if (rank == 0) ctx.error() << "index_fill of a 0-D tensor is not supported";
+    int64_t axis = ctx.normalize_axis(ctx.int_arg(1), rank, "dim");
+    Expr index = ctx.tensor(2);
+    if (ctx.rank(index) > 1 || !ctx.tensor_type(index, "the index").dtype.is_int()) {
+        ctx.error() << "the index must be a 0-D or 1-D integer tensor";
+    }
+    PrimExpr n = dims_of(ctx, x)[static_cast<size_t>(axis)];
+    DataType i64t = DataType::int64();
+    Expr zero = ctx.constant_scalar(i64t, 0);
+    Expr i = view_dims(ctx, cast_to(ctx, index, i64t), {i64(-1)});
+    // A negative index counts from the end.
+    Expr size = ops::make_shape_tensor({n}, {}, i64t, ctx.loc());
+    i = ctx.call("where", {ctx.call("less", {i, zero}), ctx.call("add", {i, size}), i});
+    Expr positions = expand_dims(ctx, iota(ctx, n, zero), 1);                  // [n, 1]
+    Expr hits = cast_to(ctx, ctx.call("equal", {positions, i}), i64t);         // [n, k]
+    Expr hit = ctx.call("greater", {reduce_over(ctx, "sum", hits, 1), zero});  // [n]
+    std::vector<PrimExpr> along(static_cast<size_t>(rank), i64(1));
+    along[static_cast<size_t>(axis)] = n;
+    Expr mask = view_dims(ctx, hit, along);
+    return {PtValue::of_tensor(ctx.call("where", {mask, value_like(ctx, 3, x), x}))};
 }
 
 // aten::masked_fill(x, mask, value): value where mask is true.
@@ -204,7 +270,7 @@ PtValues convert_trilu(PtContext& ctx) {
                  ? cast_to(ctx, ctx.tensor(1), DataType::int64())
                  : ctx.constant_int64({0}, {});
     auto [attrs, a] = new_attrs<ops::TriluAttrs>();
-    a->upper = ctx.kind() == "aten::triu" || ctx.kind() == "aten::triu_";
+    a->upper = ctx.kind() == "aten::triu";
     return {PtValue::of_tensor(ctx.call("trilu", {x, k}, attrs))};
 }
 

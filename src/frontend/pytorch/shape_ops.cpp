@@ -159,6 +159,11 @@ Expr view_dims(const PtContext& ctx, const Expr& x, std::vector<PrimExpr> dims) 
         provable = provably_equal(ops::shape_product(total), ops::shape_product(known));
     }
     if (!provable) return reshape_to_values(ctx, x, {}, {}, std::move(dims));
+    if (dims.size() == total.size() &&
+        std::equal(dims.begin(), dims.end(), total.begin(),
+                   [](const auto& a, const auto& b) { return provably_equal(a, b); })) {
+        return x;
+    }
     auto [attrs, a] = new_attrs<ops::ReshapeAttrs>();
     a->dims = dims;
     a->allowzero = true;
@@ -274,6 +279,23 @@ Expr broadcast_dims(const PtContext& ctx, const Expr& x, const std::vector<PrimE
         a->shape = shape;
         return ctx.call("broadcast_to", {x}, attrs);
     }
+    // Symbolic sizes: when x's dimensions are 1 or provably the target's, and the target's sizes
+    // are sizes of tensors (dimension variables, never negative), there is nothing to check.
+    std::vector<PrimExpr> xd = dims_of(ctx, x);
+    bool plain = dims.size() >= xd.size();
+    for (size_t i = 0; plain && i < dims.size(); ++i) {
+        PrimExpr d = simplify(dims[i]);
+        const int64_t* v = as_const_int(d);
+        plain = (v && *v >= 0) || d.as<Var>();
+        size_t offset = dims.size() - xd.size();
+        if (plain && i >= offset)
+            plain = is_one(xd[i - offset]) || provably_equal(xd[i - offset], d);
+    }
+    if (plain) {
+        auto [attrs, a] = new_attrs<ops::BroadcastToAttrs>();
+        for (const auto& d : dims) a->dims.push_back(simplify(d));
+        return ctx.call("broadcast_to", {x}, attrs);
+    }
     ShapeValues target;
     for (const auto& d : dims) target.values.push_back(simplify(d));
     return broadcast_to_values(ctx, x, target);
@@ -322,7 +344,9 @@ Expr filled(const PtContext& ctx, const std::vector<PrimExpr>& dims, const PtVal
 }
 
 void reject_in_place_write(const PtContext& ctx) {
-    const std::string& k = ctx.kind();
+    // The importer gives an in-place op's converter its functional kind; the node's own kind
+    // ("aten::index_put_") is its location's op_type.
+    const std::string& k = ctx.loc().op_type.empty() ? ctx.kind() : ctx.loc().op_type;
     if (k.empty() || k.back() != '_' || ctx.input(0).kind != PtValue::Tensor) return;
     // The graph ops PyTorch's views convert to (select of a symbolic dimension is a take).
     static const char* kViews[] = {"strided_slice", "reshape",   "dynamic_reshape", "squeeze",
