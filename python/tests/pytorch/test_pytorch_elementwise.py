@@ -381,6 +381,13 @@ def test_errors():
     with pytest.raises(anvil.UserError, match="division by zero"):
         import_module(torch.jit.script(ZeroDivision()), [data(2, 3)])
 
+    class HugeList(nn.Module):
+        def forward(self, x):
+            return x.reshape([x.size(0)] * 3000000)
+
+    with pytest.raises(anvil.UserError, match="repeats a list of 1 items 3000000 times"):
+        import_module(torch.jit.script(HugeList()), [data(1, 1)])
+
     class Clamp(nn.Module):
         def forward(self, x):
             return torch.clamp(x)

@@ -224,6 +224,12 @@ std::optional<PtValue> sequence_op(const PtContext& ctx, Binary op) {
     if (op == Binary::Mul && seq) {
         const PtValue& list = is_sequence(a) ? a : b;
         int64_t n = ctx.int_arg(is_sequence(a) ? 1 : 0);
+        // A list the size of a model's shapes and arguments, not a data structure.
+        constexpr int64_t kMaxItems = int64_t{1} << 20;
+        if (n > 0 && static_cast<int64_t>(list.items.size()) > kMaxItems / n) {
+            ctx.error() << "repeats a list of " << list.items.size() << " items " << n
+                        << " times; at most " << kMaxItems << " items are supported";
+        }
         std::vector<PtValue> items;
         for (int64_t k = 0; k < n; ++k)
             items.insert(items.end(), list.items.begin(), list.items.end());
@@ -317,6 +323,7 @@ Expr tensor_power(const PtContext& ctx, const Expr& x, const Expr& y, DataType t
         if (!t.is_floating()) {
             if (e != std::trunc(e)) ctx.error() << "an integer tensor to the power " << e;
             if (e < 0) ctx.error() << "integers to negative integer powers are not allowed";
+            if (e >= 9.2e18) ctx.error() << "the exponent " << e << " is too large";
             return integer_power(ctx, x, static_cast<int64_t>(e));
         }
         // The common exponents as the exact operations they are.

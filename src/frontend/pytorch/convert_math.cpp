@@ -191,6 +191,8 @@ PtValues convert_unary_math(PtContext& ctx) {
     int64_t decimals = 0;
     if (k->fn == NumFn::Round && ctx.num_inputs() > 1 && !ctx.is_none(1)) {
         decimals = ctx.int_arg(1);
+        if (decimals < -400 || decimals > 400)
+            ctx.error() << "round to " << decimals << " decimals";
     }
     if (auto n = known_number(ctx, v); n && decimals == 0) {
         std::optional<PtValue> r = number_unary(ctx, k->fn, *n);

@@ -349,7 +349,8 @@ std::optional<PtValue> number_unary(const PtContext& ctx, NumFn fn, const PtValu
             if (!fl) return make_number(PtValue::Int, x);
             if (c) {
                 double v = c->value();
-                if (!std::isfinite(v)) ctx.error() << "cannot convert " << v << " to an int";
+                // Beyond +-2^63 (or not finite) the value has no int64.
+                if (!(std::fabs(v) < 9.2e18)) ctx.error() << "cannot convert " << v << " to an int";
                 v = fn == NumFn::Floor  ? std::floor(v)
                     : fn == NumFn::Ceil ? std::ceil(v)
                                         : std::trunc(v);
