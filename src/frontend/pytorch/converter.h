@@ -46,8 +46,9 @@ public:
     // Converts `block` as a graph function of the module named after `name_hint`: its parameters
     // are `params` (bound to the block's inputs by `inputs`, expressions over them), then one
     // parameter per outer tensor the block uses (`captured` holds the outer values, to pass
-    // after the function's own arguments). `make_body` turns the block's outputs into the
-    // function's result.
+    // after the function's own arguments; a tensor of the module's weights counts as outer).
+    // `make_body` turns the block's outputs into the function's result; the model assertions
+    // met in the block (add_check) are attached to it.
     struct Function {
         std::string name;
         std::vector<graph::Expr> captured;
@@ -57,6 +58,19 @@ public:
                                       std::vector<Ref<graph::Var>> params, const PtValues& inputs,
                                       const std::function<graph::Expr(const PtValues&)>& make_body,
                                       const SourceLoc& loc) = 0;
+    // Removes the functions added since `mark` (a loop body converted again with other types,
+    // or given up for unrolling).
+    virtual size_t mark() const = 0;
+    virtual void roll_back(size_t mark) = 0;
+    // A model assertion checked at run time: `holds` is a bool tensor of one element; when it is
+    // false, running the model fails with an error naming `loc`. It is attached to the result of
+    // the function being converted (main, or the branch or loop body around it).
+    virtual void add_check(graph::Expr holds, const SourceLoc& loc) = 0;
+    // Binds value `id` in the current scope (a loop's carried value that its body passes on
+    // unchanged is the value before the loop).
+    virtual void bind_value(int64_t id, const PtValue& value) = 0;
+    // The value of `id` as the node being converted sees it.
+    virtual const PtValue& value_of(int64_t id, const SourceLoc& loc) = 0;
 };
 
 // What a converter sees of its node.

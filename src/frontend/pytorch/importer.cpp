@@ -65,6 +65,33 @@ void collect_unsupported(const TsBlock& block,
 struct UnknownResult {};
 
 class Importer : public pytorch::BlockConverter {
+    // A graph function being built (frames_[0] is main): its first scope, the outer values it
+    // captured (and the parameters standing for them) and its model assertions.
+    struct Check {
+        Expr holds;  // a bool tensor of one element
+        SourceLoc loc;
+    };
+    struct Frame {
+        size_t first_scope = 0;
+        std::vector<Ref<graph::Var>> params;
+        std::vector<Expr> captured;
+        std::unordered_map<const graph::ExprNode*, Expr> inner;  // captured value → parameter
+        std::vector<Check> checks;
+    };
+    // Pushes a frame (and its scope) for a function being converted; pops both however the
+    // conversion ends.
+    struct FrameGuard {
+        explicit FrameGuard(Importer& i) : importer(i) {
+            importer.scopes_.emplace_back();
+            importer.frames_.push_back({.first_scope = importer.scopes_.size() - 1});
+        }
+        ~FrameGuard() {
+            importer.frames_.pop_back();
+            importer.scopes_.pop_back();
+        }
+        Importer& importer;
+    };
+
 public:
     Importer(const std::map<std::string, runtime::NDArray>& tensors, std::string origin)
         : tensors_(tensors), origin_(std::move(origin)) {}
@@ -78,6 +105,7 @@ public:
                             << " were described (give one (name, shape) per input)";
         }
         scopes_.emplace_back();
+        frames_.push_back({.first_scope = 0});
         std::vector<Ref<graph::Var>> params;
         std::set<std::string> names;
         for (size_t i = 0; i < inputs.size(); ++i) {
@@ -86,8 +114,8 @@ public:
             std::string what = "input '" + in.name + "'";
             if (!names.insert(in.name).second) user_error(loc) << what << " is named twice";
             if (declared.type.kind != pytorch::TsType::Tensor) {
-                user_error(loc) << "forward's input " << i << " ('" << declared.name
-                                << "') is a " << pytorch::type_str(declared.type)
+                user_error(loc) << "forward's input " << i << " ('" << declared.name << "') is a "
+                                << pytorch::type_str(declared.type)
                                 << "; only tensor inputs can be given shapes";
             }
             std::vector<PrimExpr> dims;
@@ -96,8 +124,8 @@ public:
                     dims.push_back(make_int(DataType::int64(), in.shape[d]));
                     continue;
                 }
-                if (in.shape[d] != -1) user_error(loc) << what << ": dimension " << d << " is "
-                                                       << in.shape[d];
+                if (in.shape[d] != -1)
+                    user_error(loc) << what << ": dimension " << d << " is " << in.shape[d];
                 std::string n = d < in.dim_names.size() && !in.dim_names[d].empty()
                                     ? in.dim_names[d]
                                     : in.name + "_" + std::to_string(d);
@@ -120,6 +148,7 @@ public:
             outs.push_back(to_output(lookup(g.graph.outputs[k], loc), loc));
         }
         Expr body = outs.size() == 1 ? outs[0] : graph::make_tuple(outs, loc);
+        body = attach_checks(body, frames_[0].checks, loc);
         for (const auto& p : weight_params_) params.push_back(p);
         TorchImport out;
         out.mod.functions["main"] = graph::make_function(params, body, false, loc);
@@ -141,39 +170,41 @@ public:
                               std::vector<Ref<graph::Var>> params, const PtValues& inputs,
                               const std::function<Expr(const PtValues&)>& make_body,
                               const SourceLoc& loc) override {
-        // The block's free values: used inside, defined outside. Tensors among them become
-        // parameters; numbers known at import time and lists are used as they are.
-        std::set<int64_t> defined, used;
-        collect_ids(block, defined, used);
-        scopes_.emplace_back();
-        Function f;
-        for (int64_t id : used) {
-            if (defined.count(id)) continue;
-            const PtValue& outer = lookup(id, loc);
-            if (outer.tensor.defined()) {
-                auto var = graph::make_var("c" + std::to_string(f.captured.size()),
-                                           outer.tensor->type, loc);
-                f.captured.push_back(outer.tensor);
-                params.push_back(var);
-                PtValue inner = outer;
-                inner.tensor = var;
-                bind(id, inner);
-            } else if (contains_tensor(outer)) {
-                user_error(loc) << "a list or tuple of tensors defined outside a data-dependent "
-                                   "branch or loop is used inside it; not supported yet";
-            }
-        }
+        // Outer values the block uses become parameters when first looked up (lookup), so the
+        // frame collects them while the block converts.
+        FrameGuard guard(*this);
         PtValues results = convert_inline(block, inputs);
-        scopes_.pop_back();
         // The block used an unsupported op: the node is not converted (report_unsupported will
         // name the op).
         if (std::any_of(results.begin(), results.end(), is_unknown)) throw UnknownResult{};
-        std::string name = unique_function_name(name_hint);
-        f.name = name;
-        f.function = graph::make_function(params, make_body(results), false, loc);
-        functions_[name] = f.function;
+        Expr body = attach_checks(make_body(results), frames_.back().checks, loc);
+        Frame& frame = frames_.back();
+        params.insert(params.end(), frame.params.begin(), frame.params.end());
+        Function f;
+        f.name = unique_function_name(name_hint);
+        f.captured = frame.captured;
+        f.function = graph::make_function(params, body, false, loc);
+        functions_[f.name] = f.function;
+        added_.push_back(f.name);
         return f;
     }
+
+    size_t mark() const override { return added_.size(); }
+
+    void roll_back(size_t mark) override {
+        while (added_.size() > mark) {
+            functions_.erase(added_.back());
+            added_.pop_back();
+        }
+    }
+
+    void add_check(Expr holds, const SourceLoc& loc) override {
+        frames_.back().checks.push_back({std::move(holds), loc});
+    }
+
+    void bind_value(int64_t id, const PtValue& value) override { bind(id, value); }
+
+    const PtValue& value_of(int64_t id, const SourceLoc& loc) override { return lookup(id, loc); }
 
 private:
     // Raises the one error listing every unsupported op kind met (with where the model uses
@@ -197,25 +228,9 @@ private:
         }
     }
 
-    static void collect_ids(const TsBlock& b, std::set<int64_t>& defined,
-                            std::set<int64_t>& used) {
-        for (const auto& v : b.inputs) defined.insert(v.id);
-        for (const auto& n : b.nodes) {
-            for (int64_t i : n.inputs) used.insert(i);
-            for (const auto& sub : n.blocks) collect_ids(sub, defined, used);
-            for (const auto& o : n.outputs) defined.insert(o.id);
-        }
-        for (int64_t o : b.outputs) used.insert(o);
-    }
-
     static bool is_unknown(const PtValue& v) {
         if (v.kind == PtValue::Unknown) return true;
         return std::any_of(v.items.begin(), v.items.end(), is_unknown);
-    }
-
-    static bool contains_tensor(const PtValue& v) {
-        if (v.tensor.defined()) return true;
-        return std::any_of(v.items.begin(), v.items.end(), contains_tensor);
     }
 
     std::string unique_function_name(const std::string& hint) {
@@ -231,13 +246,76 @@ private:
 
     void bind(int64_t id, PtValue v) { scopes_.back()[id] = std::move(v); }
 
-    const PtValue& lookup(int64_t id, const SourceLoc& loc) const {
-        for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
-            auto found = it->find(id);
-            if (found != it->end()) return found->second;
+    // The value of `id` as the block being converted sees it: one defined outside the graph
+    // function being built (a branch or loop body) is captured, its tensors becoming parameters
+    // of that function (and of each function between), and remembered in the function's scope.
+    const PtValue& lookup(int64_t id, const SourceLoc& loc) {
+        for (size_t s = scopes_.size(); s-- > 0;) {
+            auto found = scopes_[s].find(id);
+            if (found == scopes_[s].end()) continue;
+            size_t owner = frames_.size() - 1;
+            while (frames_[owner].first_scope > s) --owner;
+            if (owner + 1 == frames_.size()) return found->second;
+            PtValue inner = import_value(found->second, owner, loc);
+            PtValue& slot = scopes_[frames_.back().first_scope][id];
+            slot = std::move(inner);
+            return slot;
         }
         user_error(loc) << "value " << id << " is used but was never converted";
         ANVIL_UNREACHABLE();
+    }
+
+    // `v` (a value of frame `owner`) as the innermost frame sees it.
+    PtValue import_value(PtValue v, size_t owner, const SourceLoc& loc) {
+        if (v.tensor.defined()) v.tensor = import_expr(v.tensor, owner, loc);
+        for (auto& item : v.items) item = import_value(item, owner, loc);
+        return v;
+    }
+
+    Expr import_expr(Expr e, size_t owner, const SourceLoc& loc) {
+        // A constant means the same in every function: no parameter needed.
+        if (e->kind == graph::ExprKind::Constant) return e;
+        for (size_t f = owner + 1; f < frames_.size(); ++f) {
+            Frame& frame = frames_[f];
+            auto known = frame.inner.find(e.get());
+            if (known != frame.inner.end()) {
+                e = known->second;
+                continue;
+            }
+            auto var = graph::make_var("c" + std::to_string(frame.params.size()), e->type, loc);
+            frame.params.push_back(var);
+            frame.captured.push_back(e);
+            frame.inner[e.get()] = var;
+            e = var;
+        }
+        return e;
+    }
+
+    // The checks (model assertions) of a function, attached to its result: the result passes
+    // through bind_values, which the VM runs before anything uses the result and which fails
+    // with the check's location when the condition is false.
+    Expr attach_checks(Expr body, const std::vector<Check>& checks, const SourceLoc& loc) {
+        if (checks.empty()) return body;
+        if (const auto* tuple = body.as<graph::Tuple>()) {
+            if (tuple->fields.empty()) {
+                user_error(loc) << "a model assertion inside a block that returns nothing is "
+                                   "not supported";
+            }
+            std::vector<Expr> fields = tuple->fields;
+            fields[0] = attach_checks(fields[0], checks, loc);
+            return graph::make_tuple(fields, body->loc);
+        }
+        if (!body->type.is<graph::TensorType>()) {
+            user_error(loc) << "a model assertion can only be attached to a tensor result, not "
+                            << graph::type_str(body->type);
+        }
+        for (const auto& check : checks) {
+            NodeBuilder b(check.loc, "check");
+            Expr holds = reshape_to(b, cast_to(b, check.holds, DataType::int64()), {1});
+            PrimExpr var = make_var("model_check", DataType::int64());
+            body = b.bind_values(body, {holds}, {var}, {ne(var, make_int(DataType::int64(), 0))});
+        }
+        return body;
     }
 
     PtValues convert_nodes(const TsBlock& block) {
@@ -279,7 +357,14 @@ private:
             for (const auto& out : node.outputs) bind(out.id, unknown);
             return;
         }
-        pytorch::PtContext ctx(node, loc, std::move(inputs), this);
+        // An in-place op's converter sees its functional kind ("aten::add_" as "aten::add"),
+        // as converters serving several kinds tell them apart by it.
+        TsNode functional_node;
+        if (in_place) {
+            functional_node = node;
+            functional_node.kind = functional;
+        }
+        pytorch::PtContext ctx(in_place ? functional_node : node, loc, std::move(inputs), this);
         PtValues outs;
         try {
             outs = fn(ctx);
@@ -299,18 +384,25 @@ private:
             }
             bind(node.outputs[k].id, outs[k]);
         }
-        // An in-place op changes its first operand: later uses of it see the result.
-        if (in_place && !node.inputs.empty() && !outs.empty()) bind(node.inputs[0], outs[0]);
+        // An in-place op changes its first operand, as list.append(x) changes the list: later
+        // uses of it see the result.
+        bool mutates = in_place || node.kind == "aten::append";
+        if (mutates && !node.inputs.empty() && !outs.empty()) bind(node.inputs[0], outs[0]);
     }
 
     PtValue constant_value(const pytorch::TsConst& c, const SourceLoc& loc) {
         using pytorch::TsConst;
         switch (c.kind) {
-            case TsConst::Int: return PtValue::of_int(c.i);
-            case TsConst::Float: return PtValue::of_float(c.f);
-            case TsConst::Bool: return PtValue::of_bool(c.b);
-            case TsConst::Str: return PtValue::of_str(c.s);
-            case TsConst::None: return PtValue::none();
+            case TsConst::Int:
+                return PtValue::of_int(c.i);
+            case TsConst::Float:
+                return PtValue::of_float(c.f);
+            case TsConst::Bool:
+                return PtValue::of_bool(c.b);
+            case TsConst::Str:
+                return PtValue::of_str(c.s);
+            case TsConst::None:
+                return PtValue::none();
             case TsConst::Device: {
                 PtValue v = PtValue::of_str(c.s);
                 v.kind = PtValue::Device;
@@ -320,25 +412,27 @@ private:
             case TsConst::Tuple: {
                 PtValues items;
                 for (const auto& item : c.items) items.push_back(constant_value(item, loc));
-                return PtValue::of_list(std::move(items), c.kind == TsConst::List
-                                                              ? PtValue::List
-                                                              : PtValue::Tuple);
+                return PtValue::of_list(std::move(items),
+                                        c.kind == TsConst::List ? PtValue::List : PtValue::Tuple);
             }
-            case TsConst::Tensor: return PtValue::of_tensor(tensor_constant(c, loc));
+            case TsConst::Tensor:
+                return PtValue::of_tensor(tensor_constant(c, loc));
         }
         ANVIL_UNREACHABLE();
     }
 
     Expr tensor_constant(const pytorch::TsConst& c, const SourceLoc& loc) {
         auto known = made_.find(c.s);
-        if (known != made_.end()) return known->second;
+        // Made in main: a function using it gets it as a parameter.
+        if (known != made_.end()) return import_expr(known->second, 0, loc);
         auto it = tensors_.find(c.s);
         if (it == tensors_.end()) {
             user_error(loc) << "the tensor '" << c.s << "' the graph uses was not given";
         }
         auto dtype = pytorch::dtype_from_name(c.dtype);
-        if (!dtype) user_error(loc) << "tensor '" << c.s << "' has the unsupported element type "
-                                    << c.dtype;
+        if (!dtype)
+            user_error(loc) << "tensor '" << c.s << "' has the unsupported element type "
+                            << c.dtype;
         runtime::NDArray data = it->second;
         DataType stored = graph::dtype_of(data.dtype());
         // bfloat16 travels as float32 (NumPy has no bfloat16); anything else must match.
@@ -351,7 +445,11 @@ private:
         NodeBuilder b(loc, c.s);
         Expr e;
         if (c.param) {
-            auto var = graph::make_var(c.s, graph::make_tensor_type(std::vector<int64_t>(data.shape().begin(), data.shape().end()), stored), loc);
+            auto var = graph::make_var(
+                c.s,
+                graph::make_tensor_type(
+                    std::vector<int64_t>(data.shape().begin(), data.shape().end()), stored),
+                loc);
             weight_params_.push_back(var);
             weights_.emplace_back(c.s, data);
             e = var;
@@ -360,12 +458,13 @@ private:
         }
         if (widened) e = cast_to(b, e, DataType::bfloat16());
         made_[c.s] = e;
-        return e;
+        return import_expr(e, 0, loc);
     }
 
     Expr to_output(const PtValue& v, const SourceLoc& loc) {
         switch (v.kind) {
-            case PtValue::Tensor: return v.tensor;
+            case PtValue::Tensor:
+                return v.tensor;
             case PtValue::Int:
             case PtValue::Float:
             case PtValue::Bool: {
@@ -389,6 +488,8 @@ private:
     const std::map<std::string, runtime::NDArray>& tensors_;
     std::string origin_;
     std::vector<std::unordered_map<int64_t, PtValue>> scopes_;
+    std::vector<Frame> frames_;
+    std::vector<std::string> added_;  // functions_ in the order they were added
     std::map<std::string, Ref<anvil::Var>> dim_vars_;
     std::map<std::string, Expr> made_;  // tensor constants by name
     std::vector<Ref<graph::Var>> weight_params_;
