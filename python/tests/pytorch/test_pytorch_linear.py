@@ -126,6 +126,11 @@ class Einsum(torch.nn.Module):
     ("...ij,...jk", (2, 3, 4), (2, 4, 5)),
     ("ab,cb", (3, 4), (5, 4)),
     ("iJ, Jk -> ki", (3, 4), (4, 2)),
+    # Size-1 axes broadcast against the other operand's.
+    ("...ij,...jk", (1, 3, 4), (2, 4, 5)),
+    ("bij,bjk->bik", (2, 3, 4), (1, 4, 5)),
+    ("ij,jk", (3, 1), (4, 5)),
+    ("...ij,jk", (2, 1, 3, 4), (4, 5)),
 ])
 def test_einsum(equation, a, b):
     torch.manual_seed(0)

@@ -193,3 +193,45 @@ def test_symbolic_spatial_size_is_an_error():
     with pytest.raises(anvil.UserError, match="needs static spatial dimensions, but dimension 3 "
                        "of the input is the symbolic size W"):
         import_module(m, [x], shapes=[(1, 3, 8, "W")])
+
+
+class PoolUnpool(torch.nn.Module):
+    def __init__(self, nd, kernel, stride, padding):
+        super().__init__()
+        pool = [torch.nn.MaxPool1d, torch.nn.MaxPool2d, torch.nn.MaxPool3d][nd - 1]
+        unpool = [torch.nn.MaxUnpool1d, torch.nn.MaxUnpool2d, torch.nn.MaxUnpool3d][nd - 1]
+        self.pool = pool(kernel, stride, padding, return_indices=True)
+        self.unpool = unpool(kernel, stride, padding)
+
+    def forward(self, x):
+        y, i = self.pool(x)
+        return self.unpool(y, i), self.unpool(y, i, output_size=x.size())
+
+
+@pytest.mark.parametrize("nd,kernel,stride,padding,size", [
+    (1, 3, 2, 1, 7), (2, 2, 2, 0, 8), (2, 3, 2, 1, 7), (3, 2, 2, 0, 6), (3, 3, 2, 1, 5),
+])
+def test_max_unpool(nd, kernel, stride, padding, size):
+    torch.manual_seed(0)
+    # nn.MaxUnpool*d's forward takes an optional output_size, which scripting keeps as an input.
+    check_module(PoolUnpool(nd, kernel, stride, padding), [data(nd, size=size)],
+                 modes=("trace",))
+
+
+class PoolUnpoolUnbatched(PoolUnpool):
+    def forward(self, x):
+        y, i = self.pool(x)
+        return self.unpool(y, i)
+
+
+def test_max_unpool_unbatched():
+    torch.manual_seed(0)
+    check_module(PoolUnpoolUnbatched(2, 2, 2, 0), [torch.randn(3, 6, 6)], modes=("trace",))
+
+
+def test_max_unpool_of_a_symbolic_batch_is_an_error():
+    x = torch.randn(2, 3, 6, 6)
+    m = torch.jit.trace(PoolUnpool(2, 2, 2, 0).eval(), x)
+    with pytest.raises(anvil.UserError, match="aten::max_unpool2d.*the indices has the symbolic "
+                       "shape"):
+        import_module(m, [x], shapes=[("N", 3, 6, 6)])

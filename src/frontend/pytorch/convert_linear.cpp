@@ -3,7 +3,10 @@
 // aten::mv, aten::dot, aten::addmm, aten::baddbmm, aten::addmv (beta * self + alpha * product),
 // aten::einsum and aten::t. Integer operands (which PyTorch multiplies exactly on the CPU) take
 // a composition of their own: the graph's matmul is floating-point only.
+#include <map>
+
 #include "frontend/pytorch/convert_ops.h"
+#include "frontend/pytorch/shape_ops.h"
 #include "ops/dense.h"
 #include "ops/reduce.h"
 #include "ops/transform.h"
@@ -95,6 +98,75 @@ Expr scaled_sum(const PtContext& ctx, Expr product, size_t self, size_t beta_i, 
     return ctx.call("add", {s, product});
 }
 
+// The axis labels of each einsum operand: a letter's code, or for the axes "..." stands for
+// kEllipsisLabel + their position counted from the right (ellipsis axes align on the right).
+// Empty for an operand whose term does not fit its rank (the einsum op reports it).
+constexpr int kEllipsisLabel = 256;
+
+std::vector<std::vector<int>> einsum_labels(const std::string& equation,
+                                            const std::vector<int64_t>& ranks) {
+    std::string lhs;
+    for (char c : equation.substr(0, equation.find("->"))) {
+        if (c != ' ') lhs += c;
+    }
+    std::vector<std::vector<int>> out;
+    size_t start = 0;
+    for (int64_t rank : ranks) {
+        size_t comma = lhs.find(',', start);
+        std::string term = lhs.substr(start, comma == std::string::npos ? comma : comma - start);
+        start = comma == std::string::npos ? lhs.size() : comma + 1;
+        size_t ellipsis = term.find("...");
+        int64_t letters =
+            static_cast<int64_t>(term.size()) - (ellipsis == std::string::npos ? 0 : 3);
+        int64_t k = rank - letters;  // the axes "..." stands for
+        std::vector<int> labels;
+        if (k < 0 || (ellipsis == std::string::npos && k != 0)) {
+            out.emplace_back();
+            continue;
+        }
+        for (size_t i = 0; i < term.size();) {
+            if (i == ellipsis) {
+                for (int64_t j = 0; j < k; ++j) labels.push_back(kEllipsisLabel + int(k - 1 - j));
+                i += 3;
+            } else {
+                labels.push_back(static_cast<unsigned char>(term[i++]));
+            }
+        }
+        out.push_back(labels);
+    }
+    return out;
+}
+
+// PyTorch broadcasts an einsum axis of size 1 against the other operands' axes of the same
+// label; the einsum op wants equal sizes, so such operands are broadcast here first (static
+// sizes; a symbolic one is left to the op to check).
+void broadcast_einsum_operands(const PtContext& ctx, const std::string& equation,
+                               std::vector<Expr>& xs) {
+    std::vector<int64_t> ranks;
+    for (const auto& x : xs) ranks.push_back(ctx.rank(x));
+    std::vector<std::vector<int>> labels = einsum_labels(equation, ranks);
+    std::map<int, int64_t> size;  // per label: a static size other than 1
+    for (size_t t = 0; t < xs.size(); ++t) {
+        const auto& shape = ctx.tensor_type(xs[t], "operand").shape;
+        for (size_t d = 0; d < labels[t].size(); ++d) {
+            if (const int64_t* n = as_const_int(shape[d]); n && *n != 1) size[labels[t][d]] = *n;
+        }
+    }
+    for (size_t t = 0; t < xs.size(); ++t) {
+        std::vector<PrimExpr> dims = dims_of(ctx, xs[t]);
+        bool changed = false;
+        for (size_t d = 0; d < labels[t].size(); ++d) {
+            const int64_t* n = as_const_int(dims[d]);
+            auto it = size.find(labels[t][d]);
+            if (n && *n == 1 && it != size.end()) {
+                dims[d] = make_int(DataType::int64(), it->second);
+                changed = true;
+            }
+        }
+        if (changed) xs[t] = broadcast_dims(ctx, xs[t], dims);
+    }
+}
+
 }  // namespace
 
 // aten::linear(x [..., K], w [O, K], b): x @ w^T + b.
@@ -152,7 +224,8 @@ PtValues convert_addmm(PtContext& ctx) {
     return {PtValue::of_tensor(scaled_sum(ctx, matmul(ctx, a, b), 0, 3, 4))};
 }
 
-// aten::einsum(equation, tensors, path): the graph's einsum (the path only orders the work).
+// aten::einsum(equation, tensors, path): the graph's einsum (the path only orders the work), size-1
+// axes broadcast as PyTorch does.
 PtValues convert_einsum(PtContext& ctx) {
     std::string equation = ctx.str_arg(0);
     std::vector<Expr> xs = ctx.tensors(1);
@@ -165,6 +238,7 @@ PtValues convert_einsum(PtContext& ctx) {
                         << dt.str();
         }
     }
+    broadcast_einsum_operands(ctx, equation, xs);
     auto [attrs, a] = new_attrs<ops::EinsumAttrs>();
     a->equation = equation;
     return {PtValue::of_tensor(ctx.call("einsum", xs, attrs))};

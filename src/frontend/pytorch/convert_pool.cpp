@@ -1,8 +1,8 @@
 // Converters of PyTorch's pools: aten::max_pool1d/2d/3d (and their _with_indices forms),
 // aten::avg_pool1d/2d/3d (ceil_mode, count_include_pad, divisor_override), and the adaptive
 // pools aten::adaptive_avg_pool1d/2d/3d and aten::adaptive_max_pool1d/2d/3d (values and
-// indices) for any output size. 1-D data pools as 2-D with a unit height; data may lack the
-// batch dimension. Indices are PyTorch's: flat offsets into each (n, c) plane of the input.
+// indices) for any output size; aten::max_unpool2d/3d. 1-D data pools as 2-D with a unit height;
+// data may lack the batch dimension. Indices are PyTorch's: flat offsets into each (n, c) plane.
 #include <numeric>
 
 #include "frontend/conv_builder.h"
@@ -307,6 +307,44 @@ PtValues convert_adaptive_pool(PtContext& ctx) {
     y = drop_batch(ctx, y, data);
     if (!is_max) return {PtValue::of_tensor(y)};
     return {PtValue::of_tensor(y), PtValue::of_tensor(drop_batch(ctx, indices, data))};
+}
+
+// aten::max_unpool2d(x, indices, output_size) and aten::max_unpool3d(x, indices, output_size,
+// stride, padding): zeros of [N, C, *output_size] with each value of x written at its index into
+// its (n, c) plane (max pooling's indices; the last write wins where two are equal).
+PtValues convert_max_unpool(PtContext& ctx) {
+    int64_t nd = ctx.kind()[ctx.kind().size() - 2] - '0';
+    WindowData data = batched_data(ctx, ctx.tensor(0), nd);
+    WindowData idx = batched_data(ctx, ctx.tensor(1), nd);
+    DataType it = ctx.tensor_type(idx.x, "the indices").dtype;
+    if (it != DataType::int64() && it != DataType::int32()) {
+        ctx.error() << "the indices must be int64 or int32, got " << it.str();
+    }
+    std::vector<int64_t> out = spatial_ints(ctx, 2, static_cast<size_t>(nd), "output_size");
+    std::vector<int64_t> in = spatial_shape(ctx, data.x);
+    if (spatial_shape(ctx, idx.x) != in) {
+        ctx.error() << "the indices' spatial extents " << ints_str(spatial_shape(ctx, idx.x))
+                    << " differ from the input's " << ints_str(in);
+    }
+    auto product = [](const std::vector<int64_t>& v) {
+        return std::accumulate(v.begin(), v.end(), int64_t{1}, std::multiplies<>());
+    };
+    for (int64_t o : out) {
+        if (o < 1) ctx.error() << "output_size " << ints_str(out) << " must be positive";
+    }
+    // scatter_elements takes static indices only.
+    std::vector<int64_t> shape = ctx.static_shape(idx.x, "the indices");
+    DataType dt = ctx.tensor_type(data.x, "the input").dtype;
+    auto [zeros_attrs, z] = new_attrs<ops::BroadcastToAttrs>();
+    z->shape = {shape[0], shape[1], product(out)};
+    Expr zeros = ctx.call("broadcast_to", {ctx.constant_scalar(dt, 0.0)}, zeros_attrs);
+    auto [attrs, a] = new_attrs<ops::ScatterAttrs>();
+    a->axis = 2;
+    Expr y = ctx.call("scatter_elements",
+                      {zeros, reshape_keep_nc(ctx, idx.x, {product(in)}),
+                       reshape_keep_nc(ctx, data.x, {product(in)})},
+                      attrs);
+    return {PtValue::of_tensor(drop_batch(ctx, reshape_keep_nc(ctx, y, out), data))};
 }
 
 }  // namespace anvil::frontend::pytorch
