@@ -185,6 +185,15 @@ def _resolve_attributes(graph, module):
     self_value = next(graph.inputs())
     objects = {self_value.unique(): (module._c, "")}
 
+    def tensor_constant(value, path, before):
+        value = value.detach()
+        c = graph.create("prim::Constant")
+        c.t_("value", value)
+        c.output().inferTypeFrom(value)
+        c.insertBefore(before)
+        c.output().setDebugName(path.replace(".", "_"))
+        return c.output()
+
     def visit(block):
         for n in list(block.nodes()):
             for b in n.blocks():
@@ -199,12 +208,14 @@ def _resolve_attributes(graph, module):
                 objects[n.output().unique()] = (value, path)
                 continue
             if isinstance(value, torch.Tensor):
-                value = value.detach()
-                c = graph.create("prim::Constant")
-                c.t_("value", value)
-                c.output().inferTypeFrom(value)
+                out = tensor_constant(value, path, n)
+            elif (isinstance(value, list) and value
+                  and all(isinstance(v, torch.Tensor) for v in value)):
+                # A list of tensors (an RNN's _flat_weights): one constant per tensor, listed.
+                items = [tensor_constant(v, f"{path}.{k}", n) for k, v in enumerate(value)]
+                c = graph.create("prim::ListConstruct", items)
+                c.output().setType(torch._C.ListType.ofTensors())
                 c.insertBefore(n)
-                c.output().setDebugName(path.replace(".", "_"))
                 out = c.output()
             else:
                 with graph.insert_point_guard(n):
