@@ -7,7 +7,7 @@ import torch
 import torch.nn.functional as F
 
 import anvil
-from pt_check import check_module
+from pt_check import check_module, import_module
 from pt_graph_edit import describe, import_description, nodes_of_kind, set_operand
 
 
@@ -179,3 +179,17 @@ def test_symbolic_batch():
     check_module(AllModes(), [torch.randn(2, 3, 4, 6), torch.randn(2, 3, 7),
                               torch.randn(2, 2, 3, 4, 6)],
                  modes=("trace",), shapes=[("N", 3, 4, 6), ("N", 3, 7), ("M", "C", 3, 4, 6)])
+
+
+def test_nearest_of_integer_data():
+    x = torch.randint(0, 255, (1, 3, 5, 7), dtype=torch.uint8)
+    check_module(Interpolate(scale_factor=(1.5, 2.5)), [x], modes=("trace",))
+    check_module(Interpolate(size=(4, 9), mode="nearest-exact"), [x], modes=("trace",))
+
+
+def test_bilinear_of_integer_data_is_an_error():
+    x = torch.randn(1, 3, 4, 4)
+    m = torch.jit.trace(Interpolate(scale_factor=2.0, mode="bilinear").eval(), x)
+    with pytest.raises(anvil.UserError, match="interpolating upsampling needs a floating-point "
+                       "input, got int64"):
+        import_module(m, [x.long()])
