@@ -7,6 +7,7 @@
 
 #include "frontend/pytorch/converter.h"
 #include "frontend/pytorch/from_pytorch.h"
+#include "frontend/pytorch/views.h"
 #include "frontend/tensor_sizes.h"
 #include "graph/type.h"
 #include "ir/analyzer.h"
@@ -364,6 +365,7 @@ private:
             functional_node = node;
             functional_node.kind = functional;
         }
+        PtValues operands = inputs;  // for views (views.h)
         pytorch::PtContext ctx(in_place ? functional_node : node, loc, std::move(inputs), this);
         PtValues outs;
         try {
@@ -378,6 +380,15 @@ private:
             ctx.error() << "converted to " << outs.size() << " value(s), but the node has "
                         << node.outputs.size() << " output(s)";
         }
+        if (!outs.empty() && outs[0].kind == PtValue::Tensor && !operands.empty() &&
+            operands[0].kind == PtValue::Tensor) {
+            if (in_place && operands[0].view) {
+                write_through_view(operands[0], outs[0], loc);
+            } else if (!in_place && pytorch::is_view_kind(node.kind)) {
+                outs[0].view =
+                    pytorch::derive_view(fn, node, loc, operands, node.inputs[0], this);
+            }
+        }
         for (size_t k = 0; k < outs.size(); ++k) {
             if (outs[k].kind == PtValue::Tensor && outs[k].tensor.defined()) {
                 check_type_sizes(outs[k].tensor->type, loc, "output " + std::to_string(k));
@@ -388,6 +399,26 @@ private:
         // uses of it see the result.
         bool mutates = in_place || node.kind == "aten::append";
         if (mutates && !node.inputs.empty() && !outs.empty()) bind(node.inputs[0], outs[0]);
+    }
+
+    // An in-place op on a view (`mask[0:7, 3:].fill_(1)`): the base tensor takes the view's new
+    // contents, and `result` stays that view of it.
+    void write_through_view(const PtValue& view, PtValue& result, const SourceLoc& loc) {
+        const pytorch::ViewOf& v = *view.view;
+        if (!v.index_map.defined()) {
+            user_error(loc) << "the in-place op writes into a view (a slice, select, reshape or "
+                               "permutation) of a tensor whose shape is not static, which is "
+                               "not supported; compute the result out of place instead "
+                               "(torch.where, index_put, cat)";
+        }
+        const PtValue& base = lookup(v.base_id, loc);
+        if (base.kind != PtValue::Tensor) {
+            user_error(loc) << "the in-place op writes through a view of a "
+                            << pytorch::kind_name(base.kind);
+        }
+        NodeBuilder b(loc, "written");
+        bind(v.base_id, PtValue::of_tensor(pytorch::write_through(b, base.tensor, v, result.tensor)));
+        result.view = view.view;
     }
 
     PtValue constant_value(const pytorch::TsConst& c, const SourceLoc& loc) {

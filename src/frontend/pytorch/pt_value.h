@@ -7,6 +7,7 @@
 // undefined). Lists and tuples hold their items; None, strings and devices are what they say.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,16 +16,21 @@
 
 namespace anvil::frontend::pytorch {
 
+struct ViewOf;
+
 struct PtValue {
     // Unknown: the output of a node that could not be converted (an unsupported op); whatever
     // uses it is not converted either, only checked for support, so that one error can list
     // every unsupported op of the model.
     enum Kind { None, Tensor, Int, Float, Bool, Str, Device, List, Tuple, Unknown };
     Kind kind = None;
-    graph::Expr tensor;  // Tensor; a run-time Int/Float/Bool as a 0-d tensor
-    PrimExpr scalar;     // an import-time Int (int64), Float (float64) or Bool (bool)
-    std::string str;     // Str, Device
+    graph::Expr tensor;          // Tensor; a run-time Int/Float/Bool as a 0-d tensor
+    PrimExpr scalar;             // an import-time Int (int64), Float (float64) or Bool (bool)
+    std::string str;             // Str, Device
     std::vector<PtValue> items;  // List, Tuple
+    // A Tensor that is a view of another (made by slice, select, view, ...): what an in-place op
+    // on it changes (views.h).
+    std::shared_ptr<const ViewOf> view;
 
     static PtValue none() { return {}; }
     static PtValue of_tensor(graph::Expr e) {

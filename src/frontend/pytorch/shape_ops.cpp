@@ -348,6 +348,8 @@ void reject_in_place_write(const PtContext& ctx) {
     // ("aten::index_put_") is its location's op_type.
     const std::string& k = ctx.loc().op_type.empty() ? ctx.kind() : ctx.loc().op_type;
     if (k.empty() || k.back() != '_' || ctx.input(0).kind != PtValue::Tensor) return;
+    // A view the importer tracks: it writes the result through (views.h).
+    if (ctx.input(0).view) return;
     // The graph ops PyTorch's views convert to (select of a symbolic dimension is a take).
     static const char* kViews[] = {"strided_slice", "reshape",   "dynamic_reshape", "squeeze",
                                    "expand_dims",   "transpose", "broadcast_to",    "take"};

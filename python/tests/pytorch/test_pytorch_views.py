@@ -1,0 +1,56 @@
+"""In-place writes through views (src/frontend/pytorch/views.h): the tensor viewed changes."""
+import pytest
+import torch
+
+import anvil
+from pt_check import check_module, import_module
+
+
+class SwinMask(torch.nn.Module):
+    """Swin's shifted-window mask: a zeros tensor filled region by region through slices."""
+
+    def forward(self, x):
+        mask = x.new_zeros((8, 8))
+        count = 0
+        for h in ((0, -4), (-4, -2), (-2, None)):
+            for w in ((0, -4), (-4, -2), (-2, None)):
+                mask[h[0]:h[1], w[0]:w[1]] = count
+                count += 1
+        return x + mask
+
+
+class ChainedViews(torch.nn.Module):
+    def forward(self, x):
+        y = x.clone()
+        y[:, 1::2, 0] = 0.5            # slice with a step, then select: copy_ of a number
+        y[0].view(-1)[3:6] += 1.0       # select, reshape, slice: add_
+        y.transpose(1, 2)[:, 0, :].mul_(2.0)  # permutation, then select
+        return y
+
+
+class CopyTensor(torch.nn.Module):
+    def forward(self, x, v):
+        y = torch.zeros(2, 5, 4)
+        y[:, 1:4] = v                  # copy_ of a tensor, broadcast
+        y[1, :, 2].fill_(7.0)
+        return y * x
+
+
+def test_swin_mask():
+    check_module(SwinMask(), [torch.randn(8, 8)], modes=("trace",))
+
+
+def test_chained_views():
+    check_module(ChainedViews(), [torch.randn(2, 4, 3)], modes=("trace", "script"))
+
+
+def test_copy_of_a_tensor_into_a_slice():
+    check_module(CopyTensor(), [torch.randn(2, 5, 4), torch.randn(3, 4)],
+                 modes=("trace", "script"))
+
+
+def test_write_through_a_view_of_a_symbolic_shape_is_refused():
+    x = torch.randn(2, 4, 3)
+    scripted = torch.jit.script(ChainedViews())
+    with pytest.raises(anvil.UserError, match="writes into a view"):
+        import_module(scripted, [x], shapes=[(-1, 4, 3)])
