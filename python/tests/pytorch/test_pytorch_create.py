@@ -217,3 +217,19 @@ def test_reflection_padding_must_be_less_than_the_dimension():
     x = torch.randn(1, 2, 4)
     with pytest.raises(anvil.UserError, match="must be less than the size 4"):
         import_module(torch.jit.script(module1(reflect_too_far)), [x])
+
+
+def eye_negative(x):
+    return torch.eye(x.size(0) - 5)
+
+
+def linspace_huge(x):
+    return torch.linspace(0.0, 1.0, x.size(0) * 33554432)
+
+
+def test_creation_errors():
+    x = x34()
+    with pytest.raises(anvil.UserError, match="eye: the sizes must be non-negative, got -2"):
+        import_module(torch.jit.script(module1(eye_negative)), [x])
+    with pytest.raises(anvil.UserError, match="steps are too many"):
+        import_module(torch.jit.script(module1(linspace_huge)), [x])

@@ -26,6 +26,9 @@ PrimExpr i64(int64_t v) {
     return make_int(DataType::int64(), v);
 }
 
+// More elements than any tensor a model makes; a range this long is a mistake in its bounds.
+constexpr double kMaxElements = 9.0e15;
+
 // The operand index of `dtype=` in the creation op's overloads, told apart by their operand
 // counts (the .names overloads have one more operand before it).
 size_t dtype_index(const PtContext& ctx, size_t plain_count, size_t plain_index) {
@@ -213,6 +216,10 @@ PtValues convert_arange(PtContext& ctx) {
         if (*d == 0) ctx.error() << "arange: step must be nonzero";
         double steps = std::ceil((*e - *s) / *d);
         if (steps < 0) ctx.error() << "arange: the bounds are inconsistent with the step sign";
+        if (!(steps < kMaxElements)) {
+            ctx.error() << "arange from " << *s << " to " << *e << " by " << *d << " has " << steps
+                        << " elements, too many";
+        }
         // PyTorch computes in double; the kernel does too, then rounds to the result's type.
         Expr s64 = ctx.constant_scalar(DataType::float64(), *s);
         Expr d64 = ctx.constant_scalar(DataType::float64(), *d);
@@ -247,6 +254,8 @@ PtValues convert_linspace(PtContext& ctx) {
     if (!s || !e) ctx.error() << "the bounds must be known at import time";
     int64_t steps = ctx.int_arg(2);
     if (steps < 0) ctx.error() << "number of steps must be non-negative";
+    // The values are made at import time (a constant of the model).
+    if (steps > (int64_t{1} << 24)) ctx.error() << steps << " steps are too many";
     double base = log ? ctx.float_arg(3) : 1.0;
     DataType dt = creation_dtype(ctx, log ? 4 : 3, DataType::float32());
     std::vector<double> values(static_cast<size_t>(steps));
@@ -264,6 +273,11 @@ PtValues convert_linspace(PtContext& ctx) {
 PtValues convert_eye(PtContext& ctx) {
     bool square = ctx.num_inputs() == 5;
     PrimExpr n = ctx.int_expr(0), m = square ? n : ctx.int_expr(1);
+    for (const auto& d : {n, m}) {
+        if (const int64_t* v = as_const_int(simplify(d)); v && *v < 0) {
+            ctx.error() << "eye: the sizes must be non-negative, got " << *v;
+        }
+    }
     DataType dt = creation_dtype(ctx, square ? 1 : 2, DataType::float32());
     Expr zero = ctx.constant_scalar(DataType::int64(), 0);
     Expr rows = expand_dims(ctx, iota(ctx, n, zero), 1);
