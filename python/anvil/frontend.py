@@ -28,8 +28,49 @@ def read_tensor_pb(path):
     return _anvil.read_tensor_pb(os.fspath(path))
 
 
+def _is_shape(spec):
+    return isinstance(spec, (tuple, list)) and all(
+        d is None or isinstance(d, (int, str)) or hasattr(d, "__index__") for d in spec)
+
+
+def _input_entries(name, spec, default_dtype, usage, out):
+    """Appends the entries of one input: a tensor (shape or (shape, dtype)), None, or a
+    tuple/list of such specs (a group entry, then its items named name.0, name.1, ...)."""
+    if spec is None:
+        out.append((name, [], default_dtype, [], -2))
+        return
+    dtype = default_dtype
+    if (isinstance(spec, (tuple, list)) and len(spec) == 2 and isinstance(spec[1], str)
+            and _is_shape(spec[0])):
+        spec, dtype = spec
+    if not isinstance(spec, (tuple, list)):
+        raise _anvil.UserError(f"{usage}; the shape of '{name}' is {spec!r}")
+    if not _is_shape(spec) or (spec and all(isinstance(d, (tuple, list)) for d in spec)):
+        out.append((name, [], default_dtype, [], len(spec)))
+        for k, item in enumerate(spec):
+            _input_entries(f"{name}.{k}", item, default_dtype, usage, out)
+        return
+    sizes, names = [], []
+    for d in spec:
+        # A symbolic dimension: -1, None or a name (the same name is the same size).
+        if isinstance(d, str):
+            sizes.append(-1)
+            names.append(d)
+        elif d is None:
+            sizes.append(-1)
+            names.append("")
+        elif not isinstance(d, bool) and int(d) >= -1:
+            sizes.append(int(d))
+            names.append("")
+        else:
+            raise _anvil.UserError(
+                f"{usage}; the shape of '{name}' has the dimension {d!r} (sizes are ints >= 0; "
+                f"-1, None or a name for a symbolic size)")
+    out.append((name, sizes, str(dtype), names, -1))
+
+
 def _input_infos(input_infos, default_dtype):
-    """[(name, shape) or (name, (shape, dtype))] → [(name, dims, dtype, dim names)]."""
+    """[(name, spec)] → the importer's flat entries (name, dims, dtype, dim names, elements)."""
     usage = ("from_pytorch: input_infos must be a list of (name, shape) or "
              "(name, (shape, dtype)), e.g. [(\"input0\", (1, 3, 224, 224))]")
     if isinstance(input_infos, (str, bytes)) or not hasattr(input_infos, "__iter__"):
@@ -38,35 +79,7 @@ def _input_infos(input_infos, default_dtype):
     for info in input_infos:
         if not isinstance(info, (tuple, list)) or len(info) != 2 or not isinstance(info[0], str):
             raise _anvil.UserError(f"{usage}; got the item {info!r}")
-        name, spec = info
-        dtype = default_dtype
-        if (isinstance(spec, (tuple, list)) and len(spec) == 2
-                and isinstance(spec[1], str) and isinstance(spec[0], (tuple, list))):
-            spec, dtype = spec
-        try:
-            dims = list(spec)
-        except TypeError:
-            raise _anvil.UserError(f"{usage}; the shape of '{name}' is {spec!r}") from None
-        sizes, names = [], []
-        for d in dims:
-            # A symbolic dimension: -1, None or a name (the same name is the same size).
-            if isinstance(d, str):
-                sizes.append(-1)
-                names.append(d)
-            elif d is None:
-                sizes.append(-1)
-                names.append("")
-            elif isinstance(d, int) and not isinstance(d, bool) and d >= -1:
-                sizes.append(int(d))
-                names.append("")
-            elif hasattr(d, "__index__") and int(d) >= -1:
-                sizes.append(int(d))
-                names.append("")
-            else:
-                raise _anvil.UserError(
-                    f"{usage}; the shape of '{name}' has the dimension {d!r} (sizes are ints >= 0; "
-                    f"-1, None or a name for a symbolic size)")
-        out.append((name, sizes, str(dtype), names))
+        _input_entries(info[0], info[1], str(default_dtype), usage, out)
     return out
 
 
@@ -74,7 +87,9 @@ def from_pytorch(script_module, input_infos, default_dtype="float32"):
     """Imports a TorchScript module (torch.jit.trace or torch.jit.script) into a graph IRModule.
 
     input_infos: [(name, shape)] or [(name, (shape, dtype))], one per input of forward, in
-    order; a dimension of -1, None or a name (str) is symbolic.
+    order; a dimension of -1, None or a name (str) is symbolic. A number input (`n: int`) is a
+    0-d tensor: (name, ((), "int64")). A tuple or list input takes a list of such specs, its
+    tensors then being named name.0, name.1, ...; an Optional input may be given as None.
     Returns (mod, params): main takes the inputs, then the module's tensors by their PyTorch
     names (`layer1.0.conv1.weight`); params maps those names to their values, for
     anvil.build(mod, params=params). The module itself is not changed.

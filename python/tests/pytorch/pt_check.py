@@ -35,10 +35,15 @@ def import_module(scripted, inputs, names=None, shapes=None):
 
 def run_anvil(mod, params, inputs):
     """Builds `mod` and runs it on the VM; the outputs as a flat list of NumPy arrays."""
+    return run_anvil_inputs(mod, params, [t.numpy() for t in inputs])
+
+
+def run_anvil_inputs(mod, params, arrays):
+    """run_anvil with main's inputs given as NumPy arrays, in order."""
     with anvil.PassContext(opt_level=3):
         lib = anvil.build(mod, target="llvm", params=params)
     vm = anvil.runtime.VirtualMachine(lib)
-    out = vm["main"](*[t.numpy() for t in inputs])
+    out = vm["main"](*arrays)
     return [o.numpy() if hasattr(o, "numpy") else np.asarray(o) for o in _flatten_anvil(out)]
 
 

@@ -1,4 +1,7 @@
-"""The PyTorch importer on small modules: the reader, parameters, errors."""
+"""The PyTorch importer on small modules: the reader, parameters, inputs, errors."""
+from typing import List, Optional, Tuple
+
+import numpy as np
 import pytest
 import torch
 
@@ -57,3 +60,40 @@ def test_input_infos_are_checked():
 def test_not_a_script_module():
     with pytest.raises(anvil.UserError, match="TorchScript module"):
         frontend.from_pytorch(ConvBnRelu(), [("x", (1, 3, 8, 8))])
+
+
+class StructuredInputs(torch.nn.Module):
+    def forward(self, pair: Tuple[torch.Tensor, torch.Tensor], xs: List[torch.Tensor],
+                bias: Optional[torch.Tensor], n: int):
+        y = pair[0] * pair[1]
+        for x in xs:
+            y = y + x
+        if bias is not None:
+            y = y + bias
+        return (y * n, [y, pair[0]])
+
+
+def test_tuple_list_none_and_number_inputs_and_list_output():
+    m = torch.jit.script(StructuredInputs().eval())
+    a, b, c, d = (torch.randn(2, 3) for _ in range(4))
+    mod, params = frontend.from_pytorch(
+        m, [("pair", [(2, 3), (2, 3)]), ("xs", [(2, 3), (2, 3)]), ("bias", None),
+            ("n", ((), "int64"))])
+    from pt_check import run_anvil_inputs
+    out = run_anvil_inputs(mod, params, [a.numpy(), b.numpy(), c.numpy(), d.numpy(),
+                                         np.array(3, dtype=np.int64)])
+    y = a * b + c + d
+    expected = [(y * 3).numpy(), y.numpy(), a.numpy()]
+    assert len(out) == 3
+    for o, e in zip(out, expected):
+        np.testing.assert_allclose(o, e, rtol=1e-5, atol=1e-6)
+
+
+def test_structured_inputs_are_checked():
+    m = torch.jit.script(StructuredInputs().eval())
+    with pytest.raises(anvil.UserError, match="given as None"):
+        frontend.from_pytorch(m, [("pair", None), ("xs", [(2, 3)]), ("bias", None),
+                                  ("n", ((), "int64"))])
+    with pytest.raises(anvil.UserError, match="given 3 values"):
+        frontend.from_pytorch(m, [("pair", [(2, 3)] * 3), ("xs", [(2, 3)]), ("bias", None),
+                                  ("n", ((), "int64"))])

@@ -27,13 +27,17 @@
 
 namespace anvil::frontend {
 
-// One input of the module's forward. A dimension of -1 is symbolic, named by `dim_names` (when
-// given and not empty) or "<name>_<axis>".
+// One input of the module's forward, in order: a tensor (or a number, as a 0-d tensor), None,
+// or a tuple/list: a group entry whose `elements` next entries are its items. A dimension of -1
+// is symbolic, named by `dim_names` (when given and not empty) or "<name>_<axis>".
 struct TorchInput {
+    static constexpr int64_t kTensor = -1;
+    static constexpr int64_t kNone = -2;
     std::string name;
     std::vector<int64_t> shape;
     DataType dtype = DataType::float32();
     std::vector<std::string> dim_names;
+    int64_t elements = kTensor;  // kTensor, kNone, or the item count of a tuple/list
 };
 
 struct TorchImport {

@@ -99,48 +99,22 @@ public:
 
     TorchImport run(const pytorch::TsGraph& g, const std::vector<TorchInput>& inputs) {
         SourceLoc loc{.file = origin_};
-        const auto& graph_inputs = g.graph.inputs;
-        if (graph_inputs.size() != inputs.size()) {
-            user_error(loc) << "the module's forward takes " << graph_inputs.size()
-                            << " input(s) but " << inputs.size()
-                            << " were described (give one (name, shape) per input)";
-        }
         scopes_.emplace_back();
         frames_.push_back({.first_scope = 0});
         std::vector<Ref<graph::Var>> params;
-        std::set<std::string> names;
-        for (size_t i = 0; i < inputs.size(); ++i) {
-            const TorchInput& in = inputs[i];
-            const auto& declared = graph_inputs[i];
-            std::string what = "input '" + in.name + "'";
-            if (!names.insert(in.name).second) user_error(loc) << what << " is named twice";
-            if (declared.type.kind != pytorch::TsType::Tensor) {
-                user_error(loc) << "forward's input " << i << " ('" << declared.name << "') is a "
-                                << pytorch::type_str(declared.type)
-                                << "; only tensor inputs can be given shapes";
+        size_t cursor = 0;
+        for (const auto& declared : g.graph.inputs) {
+            if (cursor >= inputs.size()) {
+                user_error(loc) << "the module's forward takes " << g.graph.inputs.size()
+                                << " input(s) but only " << inputs.size()
+                                << " were described (give one (name, shape) per input)";
             }
-            std::vector<PrimExpr> dims;
-            for (size_t d = 0; d < in.shape.size(); ++d) {
-                if (in.shape[d] >= 0) {
-                    dims.push_back(make_int(DataType::int64(), in.shape[d]));
-                    continue;
-                }
-                if (in.shape[d] != -1)
-                    user_error(loc) << what << ": dimension " << d << " is " << in.shape[d];
-                std::string n = d < in.dim_names.size() && !in.dim_names[d].empty()
-                                    ? in.dim_names[d]
-                                    : in.name + "_" + std::to_string(d);
-                auto it = dim_vars_.find(n);
-                if (it == dim_vars_.end()) {
-                    it = dim_vars_.emplace(n, make_var(n, DataType::int64())).first;
-                }
-                dims.push_back(it->second);
-            }
-            graph::Type type = graph::make_tensor_type(dims, in.dtype);
-            check_type_sizes(type, loc, what);
-            auto var = graph::make_var(in.name, type, loc);
-            params.push_back(var);
-            bind(declared.id, PtValue::of_tensor(var));
+            bind(declared.id, make_input(declared, inputs, cursor, params, loc));
+        }
+        if (cursor != inputs.size()) {
+            user_error(loc) << "the module's forward takes " << g.graph.inputs.size()
+                            << " input(s) but " << inputs.size()
+                            << " were described (give one (name, shape) per input)";
         }
         PtValues results = convert_nodes(g.graph);
         report_unsupported();
@@ -385,8 +359,7 @@ private:
             if (in_place && operands[0].view) {
                 write_through_view(operands[0], outs[0], loc);
             } else if (!in_place && pytorch::is_view_kind(node.kind)) {
-                outs[0].view =
-                    pytorch::derive_view(fn, node, loc, operands, node.inputs[0], this);
+                outs[0].view = pytorch::derive_view(fn, node, loc, operands, node.inputs[0], this);
             }
         }
         for (size_t k = 0; k < outs.size(); ++k) {
@@ -399,6 +372,93 @@ private:
         // uses of it see the result.
         bool mutates = in_place || node.kind == "aten::append";
         if (mutates && !node.inputs.empty() && !outs.empty()) bind(node.inputs[0], outs[0]);
+    }
+
+    // The value of forward's input `declared` from inputs[cursor...]: a tensor, a number given
+    // as a 0-d tensor (known at run time), None, or a tuple/list of such (a group entry followed
+    // by its items). Tensors become main's parameters.
+    PtValue make_input(const pytorch::TsValue& declared, const std::vector<TorchInput>& inputs,
+                       size_t& cursor, std::vector<Ref<graph::Var>>& params, const SourceLoc& loc) {
+        return make_input_of(declared.type, declared.name, inputs, cursor, params, loc, 0);
+    }
+
+    PtValue make_input_of(const pytorch::TsType& type, const std::string& declared,
+                          const std::vector<TorchInput>& inputs, size_t& cursor,
+                          std::vector<Ref<graph::Var>>& params, const SourceLoc& loc, int depth) {
+        using pytorch::TsType;
+        if (cursor >= inputs.size()) {
+            user_error(loc) << "forward's input '" << declared << "' (" << pytorch::type_str(type)
+                            << ") is not fully described";
+        }
+        if (depth > 16) user_error(loc) << "inputs nest more than 16 deep";
+        const TorchInput& in = inputs[cursor++];
+        std::string what = "input '" + in.name + "'";
+        TsType t = type;
+        if (t.kind == TsType::Optional) {
+            if (in.elements == TorchInput::kNone) return PtValue::none();
+            t = t.elems[0];
+        }
+        if (in.elements == TorchInput::kNone) {
+            user_error(loc) << what << " is given as None, but forward's '" << declared << "' is a "
+                            << pytorch::type_str(type);
+        }
+        if (in.elements >= 0) {
+            if (t.kind != TsType::Tuple && t.kind != TsType::List) {
+                user_error(loc) << what << " is given as a group of " << in.elements
+                                << " values, but forward's '" << declared << "' is a "
+                                << pytorch::type_str(type);
+            }
+            if (t.kind == TsType::Tuple && t.elems.size() != static_cast<size_t>(in.elements)) {
+                user_error(loc) << what << " is given " << in.elements << " values, but forward's '"
+                                << declared << "' is a " << pytorch::type_str(type);
+            }
+            PtValues items;
+            for (int64_t k = 0; k < in.elements; ++k) {
+                const TsType& et =
+                    t.kind == TsType::Tuple ? t.elems[static_cast<size_t>(k)] : t.elems[0];
+                items.push_back(make_input_of(et, declared + "[" + std::to_string(k) + "]", inputs,
+                                              cursor, params, loc, depth + 1));
+            }
+            return PtValue::of_list(std::move(items),
+                                    t.kind == TsType::Tuple ? PtValue::Tuple : PtValue::List);
+        }
+        bool number = t.kind == TsType::Int || t.kind == TsType::Float || t.kind == TsType::Bool;
+        if (t.kind != TsType::Tensor && !number) {
+            user_error(loc) << "forward's input '" << declared << "' is a "
+                            << pytorch::type_str(type)
+                            << "; inputs must be tensors, numbers, None or tuples/lists of them";
+        }
+        if (!names_.insert(in.name).second) user_error(loc) << what << " is named twice";
+        std::vector<PrimExpr> dims;
+        for (size_t d = 0; d < in.shape.size(); ++d) {
+            if (in.shape[d] >= 0) {
+                dims.push_back(make_int(DataType::int64(), in.shape[d]));
+                continue;
+            }
+            if (in.shape[d] != -1)
+                user_error(loc) << what << ": dimension " << d << " is " << in.shape[d];
+            std::string n = d < in.dim_names.size() && !in.dim_names[d].empty()
+                                ? in.dim_names[d]
+                                : in.name + "_" + std::to_string(d);
+            auto it = dim_vars_.find(n);
+            if (it == dim_vars_.end()) {
+                it = dim_vars_.emplace(n, make_var(n, DataType::int64())).first;
+            }
+            dims.push_back(it->second);
+        }
+        if (number && !dims.empty()) {
+            user_error(loc) << what << ": forward's '" << declared << "' is a "
+                            << pytorch::type_str(type) << "; give it the shape () (a 0-d tensor)";
+        }
+        graph::Type gt = graph::make_tensor_type(dims, in.dtype);
+        check_type_sizes(gt, loc, what);
+        auto var = graph::make_var(in.name, gt, loc);
+        params.push_back(var);
+        if (!number) return PtValue::of_tensor(var);
+        PtValue::Kind k = t.kind == TsType::Int     ? PtValue::Int
+                          : t.kind == TsType::Float ? PtValue::Float
+                                                    : PtValue::Bool;
+        return PtValue::of_runtime_number(k, var);
     }
 
     // An in-place op on a view (`mask[0:7, 3:].fill_(1)`): the base tensor takes the view's new
@@ -417,7 +477,8 @@ private:
                             << pytorch::kind_name(base.kind);
         }
         NodeBuilder b(loc, "written");
-        bind(v.base_id, PtValue::of_tensor(pytorch::write_through(b, base.tensor, v, result.tensor)));
+        bind(v.base_id,
+             PtValue::of_tensor(pytorch::write_through(b, base.tensor, v, result.tensor)));
         result.view = view.view;
     }
 
@@ -522,6 +583,7 @@ private:
     std::vector<Frame> frames_;
     std::vector<std::string> added_;  // functions_ in the order they were added
     std::map<std::string, Ref<anvil::Var>> dim_vars_;
+    std::set<std::string> names_;       // of main's inputs
     std::map<std::string, Expr> made_;  // tensor constants by name
     std::vector<Ref<graph::Var>> weight_params_;
     std::vector<std::pair<std::string, runtime::NDArray>> weights_;
