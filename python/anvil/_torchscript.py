@@ -16,6 +16,7 @@ What happens to the module here, and why:
   and remove_mutation makes in-place ops (`relu_`, `add_`) functional where that is safe.
 """
 import json
+import linecache
 import math
 import re
 import sys
@@ -83,7 +84,9 @@ def _source(node):
         # model's line (torchvision's resnet.py, the user's script).
         user = [f for f in frames if "/torch/" not in f.group(1)] or frames
         f = user[0]
-        return f"{f.group(1)}:{f.group(2)}: {f.group(3)}"
+        # The frame names the function; the line of code says more, when the file is at hand.
+        code = linecache.getline(f.group(1), int(f.group(2))).strip()
+        return f"{f.group(1)}:{f.group(2)}: {code or f.group(3)}"
     for i, line in enumerate(lines):
         m = _SCRIPT_HEADER.match(line)
         if m:
