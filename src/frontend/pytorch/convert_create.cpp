@@ -152,7 +152,6 @@ PtValues convert_full(PtContext& ctx) {
 // and fill(x, value), zero(x): the shape (and, by default, the type) of x.
 PtValues convert_full_like(PtContext& ctx) {
     const std::string& k = ctx.kind();
-    reject_in_place_write(ctx);
     Expr x = ctx.tensor(0);
     DataType own = ctx.tensor_type(x, "the input").dtype;
     std::vector<PrimExpr> dims = dims_of(ctx, x);
@@ -181,7 +180,6 @@ PtValues convert_new_full(PtContext& ctx) {
 
 // aten::copy(x, src, non_blocking): src broadcast to x's shape, in x's type.
 PtValues convert_copy(PtContext& ctx) {
-    reject_in_place_write(ctx);
     Expr x = ctx.tensor(0);
     DataType dt = ctx.tensor_type(x, "the input").dtype;
     return {

@@ -124,7 +124,6 @@ PtValues convert_take_along_dim(PtContext& ctx) {
 // scatter_reduce(x, dim, index, src, reduce, include_self): x with src[i] written (or added,
 // multiplied) at index[i] along dim. Only the part of src the index covers is used.
 PtValues convert_scatter(PtContext& ctx) {
-    reject_in_place_write(ctx);
     Expr x = ctx.tensor(0);
     DataType dt = ctx.tensor_type(x, "the input").dtype;
     if (ctx.input(1).kind == PtValue::Str) ctx.error() << "named dimensions are not supported";
@@ -177,7 +176,6 @@ PtValues convert_scatter(PtContext& ctx) {
 // of source written (added) at the 1-D positions index along dim: a scatter of source whose index
 // repeats each position across the slice.
 PtValues convert_index_add(PtContext& ctx) {
-    reject_in_place_write(ctx);
     Expr x = ctx.tensor(0);
     DataType dt = ctx.tensor_type(x, "the input").dtype;
     if (ctx.input(1).kind == PtValue::Str) ctx.error() << "named dimensions are not supported";
@@ -211,7 +209,6 @@ PtValues convert_index_add(PtContext& ctx) {
 
 // aten::index_fill(x, dim, index, value): value at the positions index along dim.
 PtValues convert_index_fill(PtContext& ctx) {
-    reject_in_place_write(ctx);
     Expr x = ctx.tensor(0);
     if (ctx.input(1).kind == PtValue::Str) ctx.error() << "named dimensions are not supported";
     int64_t rank = ctx.rank(x);
@@ -239,7 +236,6 @@ PtValues convert_index_fill(PtContext& ctx) {
 
 // aten::masked_fill(x, mask, value): value where mask is true.
 PtValues convert_masked_fill(PtContext& ctx) {
-    reject_in_place_write(ctx);
     Expr x = ctx.tensor(0);
     Expr v = value_like(ctx, 2, x);
     return {PtValue::of_tensor(ctx.call("where", {as_bool(ctx, ctx.tensor(1)), v, x}))};
@@ -263,7 +259,6 @@ PtValues convert_masked_select(PtContext& ctx) {
 
 // aten::tril / triu(x, diagonal).
 PtValues convert_trilu(PtContext& ctx) {
-    reject_in_place_write(ctx);
     Expr x = ctx.tensor(0);
     if (ctx.rank(x) < 2) ctx.error() << "tril/triu expects a tensor of at least 2 dimensions";
     Expr k = ctx.num_inputs() > 1 && !ctx.is_none(1)

@@ -194,9 +194,8 @@ PtValues convert_slice(PtContext& ctx) {
     Expr x = ctx.tensor(0);
     int64_t axis = ctx.normalize_axis(ctx.is_none(1) ? 0 : ctx.int_arg(1), ctx.rank(x), "dim");
     PrimExpr step = ctx.num_inputs() > 4 && !ctx.is_none(4) ? ctx.int_expr(4) : i64(1);
-    // x[:] is still a slice, so that a write into it is known to be one into a view.
     return {PtValue::of_tensor(
-        slice_axis(ctx, x, axis, slice_bound(ctx, 2), slice_bound(ctx, 3), step, true))};
+        slice_axis(ctx, x, axis, slice_bound(ctx, 2), slice_bound(ctx, 3), step))};
 }
 
 // aten::select(x, dim, index): the dimension removed.
@@ -298,7 +297,6 @@ Expr put_masked(const PtContext& ctx, const Expr& x, const Expr& mask, int64_t a
 // accumulate). One boolean mask is a `where` (put_masked); integer indices write their index
 // tuples with scatter_nd.
 PtValues convert_index_put(PtContext& ctx) {
-    reject_in_place_write(ctx);
     Expr x = ctx.tensor(0);
     DataType dt = ctx.tensor_type(x, "the input").dtype;
     Expr values = cast_to(ctx, ctx.tensor(2), dt);

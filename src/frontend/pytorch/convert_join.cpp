@@ -2,8 +2,11 @@
 // unbind, tensor_split, cat, stack, hstack, vstack, dstack, column_stack, and the reorderings
 // flip and roll. A list of parts is a List of tensors, unpacked by prim::ListUnpack; each part is
 // its own slice (shape_ops.h: slice_axis), so parts of symbolic dimensions work too.
+#include <functional>
+
 #include "frontend/pytorch/convert_ops.h"
 #include "frontend/pytorch/shape_ops.h"
+#include "frontend/pytorch/views.h"
 #include "ir/analyzer.h"
 #include "ir/polynomial.h"
 #include "ops/transform.h"
@@ -22,6 +25,32 @@ PtValue tensor_list(const std::vector<Expr>& parts) {
     PtValues items;
     for (const auto& p : parts) items.push_back(PtValue::of_tensor(p));
     return PtValue::of_list(std::move(items));
+}
+
+using PartsOf = std::function<std::vector<Expr>(const Expr&)>;
+
+// The parts of operand 0 that `parts_of` makes, as views of it (split, chunk and unbind return
+// views): each carries which elements of the tensor viewed it shows, the same parts of its index
+// map, so that an in-place write into a part changes that tensor (views.h).
+PtValue view_parts(const PtContext& ctx, const PartsOf& parts_of) {
+    const PtValue& source = ctx.input(0);
+    PtValue list = tensor_list(parts_of(source.tensor));
+    int64_t base_id = source.view ? source.view->base_id : ctx.node().inputs[0];
+    Expr map;
+    if (source.view) {
+        map = source.view->index_map;
+    } else if (const auto* t = source.tensor->type.as<graph::TensorType>(); t && t->is_static()) {
+        auto shape = t->static_shape();
+        int64_t n = 1;
+        for (int64_t d : shape) n *= d;
+        map = reshape_to(ctx, iota(ctx, i64(n), ctx.constant_scalar(DataType::int64(), 0)), shape);
+    }
+    std::vector<Expr> maps = map.defined() ? parts_of(map) : std::vector<Expr>();
+    for (size_t k = 0; k < list.items.size(); ++k) {
+        list.items[k].view =
+            std::make_shared<ViewOf>(ViewOf{base_id, k < maps.size() ? maps[k] : Expr()});
+    }
+    return list;
 }
 
 // The static size of `axis`; `what` says why it must be known.
@@ -107,7 +136,7 @@ PtValues convert_chunk(PtContext& ctx) {
     int64_t axis = dim_operand(ctx, 2, x);
     int64_t n = static_axis(ctx, x, axis, "the number of chunks");
     int64_t size = (n + chunks - 1) / chunks;
-    return {tensor_list(split_by_size(ctx, x, axis, size))};
+    return {view_parts(ctx, [&](const Expr& t) { return split_by_size(ctx, t, axis, size); })};
 }
 
 // aten::split(x, split_size or sizes, dim), split_with_sizes, unsafe_split(_with_sizes).
@@ -115,9 +144,12 @@ PtValues convert_split(PtContext& ctx) {
     Expr x = ctx.tensor(0);
     int64_t axis = dim_operand(ctx, 2, x);
     if (ctx.input(1).kind == PtValue::List || ctx.input(1).kind == PtValue::Tuple) {
-        return {tensor_list(split_by_sizes(ctx, x, axis, ctx.int_exprs(1)))};
+        std::vector<PrimExpr> sizes = ctx.int_exprs(1);
+        return {
+            view_parts(ctx, [&](const Expr& t) { return split_by_sizes(ctx, t, axis, sizes); })};
     }
-    return {tensor_list(split_by_size(ctx, x, axis, ctx.int_arg(1)))};
+    int64_t size = ctx.int_arg(1);
+    return {view_parts(ctx, [&](const Expr& t) { return split_by_size(ctx, t, axis, size); })};
 }
 
 // aten::unbind(x, dim): every element along dim, the dimension removed.
@@ -125,9 +157,11 @@ PtValues convert_unbind(PtContext& ctx) {
     Expr x = ctx.tensor(0);
     int64_t axis = dim_operand(ctx, 1, x);
     int64_t n = static_axis(ctx, x, axis, "the number of parts");
-    std::vector<Expr> parts;
-    for (int64_t i = 0; i < n; ++i) parts.push_back(select_axis(ctx, x, axis, i64(i)));
-    return {tensor_list(parts)};
+    return {view_parts(ctx, [&](const Expr& t) {
+        std::vector<Expr> parts;
+        for (int64_t i = 0; i < n; ++i) parts.push_back(select_axis(ctx, t, axis, i64(i)));
+        return parts;
+    })};
 }
 
 // aten::tensor_split(x, sections | indices | tensor of either, dim): `sections` parts, the first
@@ -153,25 +187,27 @@ PtValues convert_tensor_split(PtContext& ctx) {
     } else {
         sections = ctx.int_arg(1);
     }
-    std::vector<Expr> parts;
-    if (sections) {
-        if (*sections <= 0) ctx.error() << "sections must be positive, got " << *sections;
-        int64_t n = static_axis(ctx, x, axis, "the part sizes");
-        int64_t q = n / *sections, extra = n % *sections, b = 0;
-        for (int64_t k = 0; k < *sections; ++k) {
-            int64_t len = q + (k < extra ? 1 : 0);
-            parts.push_back(slice_axis(ctx, x, axis, i64(b), i64(b + len), i64(1)));
-            b += len;
+    if (sections && *sections <= 0) ctx.error() << "sections must be positive, got " << *sections;
+    int64_t n = sections ? static_axis(ctx, x, axis, "the part sizes") : 0;
+    return {view_parts(ctx, [&](const Expr& t) {
+        std::vector<Expr> parts;
+        if (sections) {
+            int64_t q = n / *sections, extra = n % *sections, b = 0;
+            for (int64_t k = 0; k < *sections; ++k) {
+                int64_t len = q + (k < extra ? 1 : 0);
+                parts.push_back(slice_axis(ctx, t, axis, i64(b), i64(b + len), i64(1)));
+                b += len;
+            }
+            return parts;
         }
-        return {tensor_list(parts)};
-    }
-    std::optional<PrimExpr> begin;
-    for (int64_t i : indices) {
-        parts.push_back(slice_axis(ctx, x, axis, begin, i64(i), i64(1)));
-        begin = i64(i);
-    }
-    parts.push_back(slice_axis(ctx, x, axis, begin, std::nullopt, i64(1)));
-    return {tensor_list(parts)};
+        std::optional<PrimExpr> begin;
+        for (int64_t i : indices) {
+            parts.push_back(slice_axis(ctx, t, axis, begin, i64(i), i64(1)));
+            begin = i64(i);
+        }
+        parts.push_back(slice_axis(ctx, t, axis, begin, std::nullopt, i64(1)));
+        return parts;
+    })};
 }
 
 // aten::cat / concat(tensors, dim).

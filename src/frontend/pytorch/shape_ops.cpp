@@ -171,7 +171,7 @@ Expr view_dims(const PtContext& ctx, const Expr& x, std::vector<PrimExpr> dims) 
 }
 
 Expr slice_axis(const PtContext& ctx, const Expr& x, int64_t axis, std::optional<PrimExpr> begin,
-                std::optional<PrimExpr> end, const PrimExpr& step, bool as_view) {
+                std::optional<PrimExpr> end, const PrimExpr& step) {
     PrimExpr s = simplify(step);
     const int64_t* step_value = as_const_int(s);
     if (!step_value) ctx.error() << "the slice step " << s << " must be known at import time";
@@ -185,14 +185,7 @@ Expr slice_axis(const PtContext& ctx, const Expr& x, int64_t axis, std::optional
         const int64_t* d = as_const_int(n);
         whole_end = whole_end || (d && *e >= *d);
     }
-    if (whole_begin && whole_end && *step_value == 1) {
-        if (!as_view) return x;
-        // A reshape to its own shape: no copy after fusion, and symbolic sizes stay as they are.
-        auto [attrs, a] = new_attrs<ops::ReshapeAttrs>();
-        a->dims = dims_of(ctx, x);
-        a->allowzero = true;
-        return ctx.call("reshape", {x}, attrs);
-    }
+    if (whole_begin && whole_end && *step_value == 1) return x;
     auto [attrs, a] = new_attrs<ops::StridedSliceAttrs>();
     const int64_t* b = begin ? as_const_int(*begin) : nullptr;
     const int64_t* e = end ? as_const_int(*end) : nullptr;
@@ -341,30 +334,6 @@ Expr filled(const PtContext& ctx, const std::vector<PrimExpr>& dims, const PtVal
         ctx.error() << "the fill value must be a number or a tensor, got " << kind_name(v.kind);
     }
     return broadcast_dims(ctx, value, dims);
-}
-
-void reject_in_place_write(const PtContext& ctx) {
-    // The importer gives an in-place op's converter its functional kind; the node's own kind
-    // ("aten::index_put_") is its location's op_type.
-    const std::string& k = ctx.loc().op_type.empty() ? ctx.kind() : ctx.loc().op_type;
-    if (k.empty() || k.back() != '_' || ctx.input(0).kind != PtValue::Tensor) return;
-    // A view the importer tracks: it writes the result through (views.h).
-    if (ctx.input(0).view) return;
-    // The graph ops PyTorch's views convert to (select of a symbolic dimension is a take).
-    static const char* kViews[] = {"strided_slice", "reshape",   "dynamic_reshape", "squeeze",
-                                   "expand_dims",   "transpose", "broadcast_to",    "take"};
-    const auto* call = ctx.input(0).tensor.as<graph::Call>();
-    if (!call || !call->op.defined()) return;
-    for (const char* view : kViews) {
-        if (call->op->name == view) {
-            ctx.error()
-                << "the in-place " << k
-                << " writes into a view of another tensor (a slice, select, view or "
-                   "permutation of it), which is not supported yet: the tensor viewed "
-                   "would not change; compute the result out of place instead (torch.where, "
-                   "index_put, cat)";
-        }
-    }
 }
 
 }  // namespace anvil::frontend::pytorch

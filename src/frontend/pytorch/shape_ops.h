@@ -25,11 +25,10 @@ graph::Expr view_dims(const PtContext& ctx, const graph::Expr& x, std::vector<Pr
 
 // x[begin:end:step] along `axis` with PyTorch's clamping (a missing begin is 0, a missing end the
 // axis's size; negative values count from the end). `step` must be positive. Symbolic sizes and
-// bounds give a slice whose length the executor computes. The whole axis is `x` itself unless
-// `as_view` (then a slice still, so that a write into it is known to be one into a view).
+// bounds give a slice whose length the executor computes; the whole axis is `x` itself.
 graph::Expr slice_axis(const PtContext& ctx, const graph::Expr& x, int64_t axis,
                        std::optional<PrimExpr> begin, std::optional<PrimExpr> end,
-                       const PrimExpr& step, bool as_view = false);
+                       const PrimExpr& step);
 
 // x[index] along `axis` (the axis removed); a negative index counts from the end.
 graph::Expr select_axis(const PtContext& ctx, const graph::Expr& x, int64_t axis,
@@ -53,11 +52,5 @@ DataType creation_dtype(const PtContext& ctx, size_t i, DataType fallback);
 // tensor.
 graph::Expr filled(const PtContext& ctx, const std::vector<PrimExpr>& dims, const PtValue& value,
                    DataType dtype);
-
-// Refuses the in-place form of a data-writing op (index_put_, masked_fill_, scatter_, ...) into
-// a view of another tensor (operand 0 made by a slice, select, view, permute, ...): the importer
-// rebinds only the written value, so the tensor viewed would keep its old contents. A write into
-// any other tensor (a clone, a model input) is what its functional form computes.
-void reject_in_place_write(const PtContext& ctx);
 
 }  // namespace anvil::frontend::pytorch

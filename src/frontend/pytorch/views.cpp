@@ -11,10 +11,13 @@ using graph::Expr;
 
 bool is_view_kind(const std::string& kind) {
     static const std::set<std::string> kViews = {
-        "aten::slice",   "aten::select",    "aten::narrow",    "aten::view",    "aten::reshape",
-        "aten::view_as", "aten::permute",   "aten::transpose", "aten::t",       "aten::swapaxes",
-        "aten::movedim", "aten::squeeze",   "aten::unsqueeze", "aten::flatten", "aten::unflatten",
-        "aten::expand",  "aten::expand_as", "aten::detach",    "aten::alias",   "aten::diagonal"};
+        "aten::slice",       "aten::select",   "aten::narrow",    "aten::view",
+        "aten::reshape",     "aten::view_as",  "aten::permute",   "aten::transpose",
+        "aten::t",           "aten::swapaxes", "aten::movedim",   "aten::squeeze",
+        "aten::unsqueeze",   "aten::flatten",  "aten::unflatten", "aten::expand",
+        "aten::expand_as",   "aten::detach",   "aten::alias",     "aten::diagonal",
+        "aten::reshape_as",  "aten::numpy_T",  "aten::swapdims",  "aten::moveaxis",
+        "aten::_unsafe_view"};
     return kViews.count(kind) > 0;
 }
 
