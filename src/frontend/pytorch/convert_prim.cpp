@@ -143,6 +143,7 @@ PtValues convert_len(PtContext& ctx) {
     if (v.kind == PtValue::List || v.kind == PtValue::Tuple) {
         return {PtValue::of_int(static_cast<int64_t>(v.items.size()))};
     }
+    if (v.kind == PtValue::Str) return {PtValue::of_int(static_cast<int64_t>(v.str.size()))};
     if (v.kind == PtValue::Tensor) {
         const auto& t = ctx.tensor_type(v.tensor, "the operand");
         if (t.ndim() == 0) ctx.error() << "len() of a 0-d tensor";
@@ -153,9 +154,18 @@ PtValues convert_len(PtContext& ctx) {
 }
 
 // `a is None` / `a is not None` (and `is` between other values, which TorchScript allows only
-// where the answer is known from the types).
+// where the answer is known from the types). Between tensors, the same graph value is the same
+// tensor and distinct values are taken as distinct tensors (an imported model's inputs are
+// separate arrays): models test it to choose between paths that compute the same
+// (nn.MultiheadAttention's self-attention fast path, `query is key`).
 PtValues convert_is(PtContext& ctx) {
     bool a_none = ctx.is_none(0), b_none = ctx.is_none(1);
+    const PtValue& a = ctx.input(0);
+    if (a.kind == PtValue::Tensor && ctx.num_inputs() > 1 &&
+        ctx.input(1).kind == PtValue::Tensor) {
+        bool same = a.tensor.get() == ctx.input(1).tensor.get();
+        return {PtValue::of_bool(ctx.kind() == "aten::__is__" ? same : !same)};
+    }
     if (!a_none && !b_none) {
         ctx.error() << "'is' between two values that are not None cannot be decided at import "
                        "time";
