@@ -2,7 +2,9 @@
 #include "frontend/selection.h"
 
 #include "frontend/composite_ops.h"
+#include "ir/analyzer.h"
 #include "ops/reduce.h"
+#include "ops/shape_tensor.h"
 #include "ops/transform.h"
 
 namespace anvil::frontend {
@@ -39,24 +41,42 @@ Expr selected_positions(const NodeBuilder& ctx, const Expr& mask) {
     return reduce_over(ctx, "sum", ctx.call("where", {hit, i, ctx.constant_scalar(i64, 0)}), 0);
 }
 
-// Unravelled flat positions: coordinate d is (index / stride_d) % shape_d.
+// Unravelled flat positions: coordinate d is (index / stride_d) % shape_d. Sizes may be symbolic
+// (the executor makes their values).
 std::vector<Expr> nonzero_coordinates(const NodeBuilder& ctx, const Expr& x) {
-    std::vector<int64_t> shape = ctx.static_shape(x, "the input");
-    if (shape.empty()) ctx.error() << "the non-zero elements of a 0-D tensor are not supported";
-    int64_t n = 1;
-    for (int64_t d : shape) n *= d;
-    DataType dt = ctx.tensor_type(x, "the input").dtype;
-    Expr flat = reshape_to(ctx, x, {n});
-    Expr mask = dt.is_bool() ? flat : ctx.call("not_equal", {flat, ctx.constant_scalar(dt, 0)});
+    const auto& type = ctx.tensor_type(x, "the input");
+    if (type.ndim() == 0) ctx.error() << "the non-zero elements of a 0-D tensor are not supported";
+    DataType i64 = DataType::int64();
+    std::vector<PrimExpr> shape;
+    PrimExpr n = make_int(i64, 1);
+    for (const auto& d : type.shape) {
+        shape.push_back(simplify(cast(i64, d)));
+        n = n * shape.back();
+    }
+    n = simplify(n);
+    auto number = [&](const PrimExpr& v) {
+        if (const int64_t* c = as_const_int(v)) return ctx.constant_scalar(i64, double(*c));
+        return ops::make_shape_tensor({v}, {}, i64, ctx.loc());
+    };
+    Expr flat = x;
+    if (shape.size() > 1) {
+        auto [attrs, a] = new_attrs<ops::ReshapeAttrs>();
+        a->dims = {n};
+        a->allowzero = true;
+        flat = ctx.call("reshape", {x}, attrs);
+    }
+    Expr mask = type.dtype.is_bool()
+                    ? flat
+                    : ctx.call("not_equal", {flat, ctx.constant_scalar(type.dtype, 0)});
     Expr flat_index = selected_positions(ctx, mask);
     std::vector<Expr> coordinates;
-    int64_t stride = n;
-    DataType i64 = DataType::int64();
-    for (int64_t d : shape) {
-        stride /= d;
+    for (size_t d = 0; d < shape.size(); ++d) {
+        PrimExpr stride = make_int(i64, 1);
+        for (size_t k = d + 1; k < shape.size(); ++k) stride = stride * shape[k];
+        stride = simplify(stride);
         Expr c = flat_index;
-        if (stride != 1) c = ctx.call("divide", {c, ctx.constant_scalar(i64, double(stride))});
-        if (stride * d != n) c = ctx.call("mod", {c, ctx.constant_scalar(i64, double(d))});
+        if (!is_one(stride)) c = ctx.call("divide", {c, number(stride)});
+        if (d > 0) c = ctx.call("mod", {c, number(shape[d])});
         coordinates.push_back(c);
     }
     return coordinates;

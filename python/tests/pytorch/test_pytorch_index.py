@@ -321,3 +321,15 @@ def index_adds(x, i):
 
 def test_index_add_copy_fill():
     check_module(module2(index_adds), [x345(), torch.tensor([2, 0])])
+
+
+def symbolic_masks(x):
+    y = x.clone()
+    y[x > 0.5] = 0.0
+    return x[x > 0], torch.nonzero(x > 0.2), x[x[:, :, 0] > 0], torch.masked_select(x, x < 0), y
+
+
+def test_masks_over_a_symbolic_batch():
+    torch.manual_seed(0)
+    sets = [[torch.randn(n, 4, 3)] for n in (2, 5)]
+    check_symbolic(module1(symbolic_masks), sets, shapes=[("n", 4, 3)])
