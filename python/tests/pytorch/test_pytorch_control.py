@@ -498,3 +498,42 @@ def test_checks_and_flags_are_decided_at_import_time():
 def test_failing_import_time_check_shows_the_formatted_message():
     with pytest.raises(anvil.UserError, match="expected a 2-D or 3-D input, got 4-D"):
         run_scripted(ImportTimeChecks(), [torch.randn(1, 2, 3, 4)])
+
+
+# --- symbolic sizes -----------------------------------------------------------------------------
+
+class SizeInLoop(torch.nn.Module):
+    def forward(self, x, h):
+        n = x.size(0)
+        for i in range(5):
+            h = h * 0.5 + n
+        return h
+
+
+class IfOnSize(torch.nn.Module):
+    def forward(self, x):
+        if x.size(0) > 3:
+            y = x * 2
+        else:
+            y = x - 1
+        return y
+
+
+def test_symbolic_size_used_in_a_graph_loop():
+    m = SizeInLoop().eval()
+    h = torch.randn(2)
+    mod, params = import_module(torch.jit.script(m), [torch.randn(4, 3), h],
+                                shapes=[(-1, 3), (2,)])
+    assert "control.loop" in str(mod)
+    for n in (2, 6):
+        ins = [torch.randn(n, 3), h]
+        assert_close(run_anvil(mod, params, ins), [m(*ins).numpy()], f"n={n}")
+
+
+def test_if_on_a_symbolic_size_is_decided_at_run_time():
+    m = IfOnSize().eval()
+    mod, params = import_module(torch.jit.script(m), [torch.randn(5, 2)], shapes=[(-1, 2)])
+    assert "control.if" in str(mod)
+    for n in (2, 5):
+        x = torch.randn(n, 2)
+        assert_close(run_anvil(mod, params, [x]), [m(x).numpy()], f"n={n}")

@@ -11,6 +11,7 @@
 #include "frontend/tensor_sizes.h"
 #include "graph/type.h"
 #include "ir/analyzer.h"
+#include "ops/shape_tensor.h"
 
 namespace anvil::frontend {
 
@@ -242,6 +243,16 @@ private:
 
     // `v` (a value of frame `owner`) as the innermost frame sees it.
     PtValue import_value(PtValue v, size_t owner, const SourceLoc& loc) {
+        if (v.is_import_time() && (v.kind == PtValue::Int || v.kind == PtValue::Bool) &&
+            !as_const_int(simplify(v.scalar))) {
+            // A number over symbolic sizes (n = x.size(0)): the function may not have the
+            // sizes among its parameters' dimensions, so it gets the number's run-time value.
+            NodeBuilder b(loc, "size");
+            Expr t = ops::make_shape_tensor({cast(DataType::int64(), v.scalar)}, {},
+                                            DataType::int64(), loc);
+            if (v.kind == PtValue::Bool) t = cast_to(b, t, DataType::bool_());
+            return PtValue::of_runtime_number(v.kind, import_expr(t, owner, loc));
+        }
         if (v.tensor.defined()) v.tensor = import_expr(v.tensor, owner, loc);
         for (auto& item : v.items) item = import_value(item, owner, loc);
         return v;
