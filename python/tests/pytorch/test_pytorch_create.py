@@ -233,3 +233,14 @@ def test_creation_errors():
         import_module(torch.jit.script(module1(eye_negative)), [x])
     with pytest.raises(anvil.UserError, match="steps are too many"):
         import_module(torch.jit.script(module1(linspace_huge)), [x])
+
+
+def runtime_sizes(x):
+    n = int(x.abs().sum().ceil())
+    k = int((x > 0).sum())
+    return (torch.zeros(n, 2), torch.full([2, n], 1.5), x.new_ones(k), x.reshape(k, -1),
+            x.view(-1, int(x.size(1))))
+
+
+def test_sizes_computed_at_run_time():
+    check_module(module1(runtime_sizes), [torch.tensor([[1.5, -2.0], [-0.5, 1.0]])])

@@ -137,15 +137,16 @@ Expr constant_values(const PtContext& ctx, const std::vector<double>& values, Da
 // full(size, fill_value, dtype, ...).
 PtValues convert_full(PtContext& ctx) {
     const std::string& k = ctx.kind();
-    std::vector<PrimExpr> dims = ctx.int_exprs(0);
+    Sizes dims = sizes_operand(ctx, 0);
     if (k == "aten::full") {
         DataType fallback = number_kind_dtype(ctx.input(1));
         DataType dt = creation_dtype(ctx, dtype_index(ctx, 6, 2), fallback);
-        return {PtValue::of_tensor(filled(ctx, dims, ctx.input(1), dt))};
+        return {PtValue::of_tensor(filled_sizes(ctx, dims, ctx.input(1), dt))};
     }
     size_t at = dtype_index(ctx, k == "aten::empty" ? 6 : 5, 1);
     DataType dt = creation_dtype(ctx, at, DataType::float32());
-    return {PtValue::of_tensor(filled(ctx, dims, PtValue::of_int(k == "aten::ones" ? 1 : 0), dt))};
+    return {PtValue::of_tensor(
+        filled_sizes(ctx, dims, PtValue::of_int(k == "aten::ones" ? 1 : 0), dt))};
 }
 
 // aten::zeros_like / ones_like / empty_like(x, dtype, ...), full_like(x, fill_value, dtype, ...)
@@ -169,13 +170,14 @@ PtValues convert_full_like(PtContext& ctx) {
 PtValues convert_new_full(PtContext& ctx) {
     Expr x = ctx.tensor(0);
     DataType own = ctx.tensor_type(x, "the input").dtype;
-    std::vector<PrimExpr> dims = ctx.int_exprs(1);
+    Sizes dims = sizes_operand(ctx, 1);
     if (ctx.kind() == "aten::new_full") {
-        return {PtValue::of_tensor(filled(ctx, dims, ctx.input(2), creation_dtype(ctx, 3, own)))};
+        return {
+            PtValue::of_tensor(filled_sizes(ctx, dims, ctx.input(2), creation_dtype(ctx, 3, own)))};
     }
     DataType dt = creation_dtype(ctx, 2, own);
     PtValue value = PtValue::of_int(ctx.kind() == "aten::new_ones" ? 1 : 0);
-    return {PtValue::of_tensor(filled(ctx, dims, value, dt))};
+    return {PtValue::of_tensor(filled_sizes(ctx, dims, value, dt))};
 }
 
 // aten::copy(x, src, non_blocking): src broadcast to x's shape, in x's type.

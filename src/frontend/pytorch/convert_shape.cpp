@@ -47,7 +47,7 @@ PtValues convert_view(PtContext& ctx) {
     if (ctx.kind() == "aten::view" && ctx.input(1).kind == PtValue::Int) {
         ctx.error() << "view(dtype) (the bits reinterpreted as another type) is not supported";
     }
-    return {PtValue::of_tensor(view_dims(ctx, x, ctx.int_exprs(1)))};
+    return {PtValue::of_tensor(view_sizes(ctx, x, sizes_operand(ctx, 1)))};
 }
 
 // aten::view_as(x, other), aten::reshape_as(x, other).

@@ -83,6 +83,34 @@ std::optional<PrimExpr> exact_quotient(const std::vector<PrimExpr>& total,
 
 }  // namespace
 
+Sizes sizes_operand(const PtContext& ctx, size_t i) {
+    const PtValue& v = ctx.input(i);
+    std::vector<PtValue> items;
+    if (v.kind == PtValue::List || v.kind == PtValue::Tuple) {
+        items = v.items;
+    } else {
+        items = {v};
+    }
+    Sizes out;
+    for (size_t k = 0; k < items.size(); ++k) {
+        const PtValue& item = items[k];
+        if (item.kind != PtValue::Int && item.kind != PtValue::Bool) {
+            ctx.error() << "operand " << i << " must be a list of ints; item " << k << " is a "
+                        << kind_name(item.kind);
+        }
+        if (item.scalar.defined()) {
+            out.dims.push_back(simplify(cast(DataType::int64(), item.scalar)));
+            continue;
+        }
+        // Known only at run time: a dimension variable bound from its tensor.
+        Expr t = cast_to(ctx, item.tensor, DataType::int64());
+        out.bindings.push_back(shape_values(ctx, t, "size " + std::to_string(k)));
+        if (out.bindings.back().values.size() != 1) ctx.error() << "a size must be one number";
+        out.dims.push_back(out.bindings.back().values[0]);
+    }
+    return out;
+}
+
 std::vector<PrimExpr> dims_of(const PtContext& ctx, const Expr& x) {
     std::vector<PrimExpr> out;
     for (const auto& d : ctx.tensor_type(x, "the input").shape) {
@@ -168,6 +196,14 @@ Expr view_dims(const PtContext& ctx, const Expr& x, std::vector<PrimExpr> dims) 
     a->dims = dims;
     a->allowzero = true;
     return ctx.call("reshape", {x}, attrs);
+}
+
+Expr view_sizes(const PtContext& ctx, const Expr& x, const Sizes& sizes) {
+    if (sizes.bindings.empty()) return view_dims(ctx, x, sizes.dims);
+    // The executor infers a -1 and checks the element count (dynamic_reshape).
+    std::vector<PrimExpr> checks;
+    for (const auto& b : sizes.bindings) checks.push_back(b.values[0] >= -1);
+    return reshape_to_values(ctx, x, sizes.bindings, std::move(checks), sizes.dims);
 }
 
 Expr slice_axis(const PtContext& ctx, const Expr& x, int64_t axis, std::optional<PrimExpr> begin,
@@ -334,6 +370,18 @@ Expr filled(const PtContext& ctx, const std::vector<PrimExpr>& dims, const PtVal
         ctx.error() << "the fill value must be a number or a tensor, got " << kind_name(v.kind);
     }
     return broadcast_dims(ctx, value, dims);
+}
+
+Expr filled_sizes(const PtContext& ctx, const Sizes& sizes, const PtValue& value, DataType dtype) {
+    if (sizes.bindings.empty()) return filled(ctx, sizes.dims, value, dtype);
+    // The value is bound first, so that the broadcast's sizes are known when it runs.
+    PtValue bound = PtValue::of_tensor(filled(ctx, std::vector<PrimExpr>{}, value, dtype));
+    std::vector<PrimExpr> checks;
+    for (const auto& b : sizes.bindings) checks.push_back(b.values[0] >= 0);
+    bound.tensor = bind_all_shape_values(ctx, bound.tensor, sizes.bindings, std::move(checks));
+    auto [attrs, a] = new_attrs<ops::BroadcastToAttrs>();
+    a->dims = sizes.dims;
+    return ctx.call("broadcast_to", {bound.tensor}, attrs);
 }
 
 }  // namespace anvil::frontend::pytorch

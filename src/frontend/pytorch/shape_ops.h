@@ -8,8 +8,19 @@
 #include <vector>
 
 #include "frontend/pytorch/converter.h"
+#include "frontend/shape_values.h"
 
 namespace anvil::frontend::pytorch {
+
+// A list of sizes (`x.view(a, b)`, `torch.zeros(a, b)`): numbers known at import time (possibly
+// symbolic) and numbers known only at run time (`int(t.sum())`), which become dimension
+// variables the executor binds from their tensors (`bindings`, to bind before the sizes are
+// used).
+struct Sizes {
+    std::vector<PrimExpr> dims;
+    std::vector<ShapeValues> bindings;
+};
+Sizes sizes_operand(const PtContext& ctx, size_t i);
 
 // The dimensions of `x` as int64 expressions (constants or symbolic).
 std::vector<PrimExpr> dims_of(const PtContext& ctx, const graph::Expr& x);
@@ -22,6 +33,8 @@ graph::Expr permute_axes(const PtContext& ctx, const graph::Expr& x,
 // Sizes may be symbolic: when the element counts are provably equal the result keeps them as its
 // shape; otherwise the executor checks the count and infers the -1 at run time.
 graph::Expr view_dims(const PtContext& ctx, const graph::Expr& x, std::vector<PrimExpr> dims);
+// The same for sizes that may be known only at run time: the executor binds and checks them.
+graph::Expr view_sizes(const PtContext& ctx, const graph::Expr& x, const Sizes& sizes);
 
 // x[begin:end:step] along `axis` with PyTorch's clamping (a missing begin is 0, a missing end the
 // axis's size; negative values count from the end). `step` must be positive. Symbolic sizes and
@@ -52,5 +65,8 @@ DataType creation_dtype(const PtContext& ctx, size_t i, DataType fallback);
 // tensor.
 graph::Expr filled(const PtContext& ctx, const std::vector<PrimExpr>& dims, const PtValue& value,
                    DataType dtype);
+// The same for sizes that may be known only at run time (checked not to be negative).
+graph::Expr filled_sizes(const PtContext& ctx, const Sizes& sizes, const PtValue& value,
+                         DataType dtype);
 
 }  // namespace anvil::frontend::pytorch
