@@ -333,3 +333,13 @@ def test_masks_over_a_symbolic_batch():
     torch.manual_seed(0)
     sets = [[torch.randn(n, 4, 3)] for n in (2, 5)]
     check_symbolic(module1(symbolic_masks), sets, shapes=[("n", 4, 3)])
+
+
+def runtime_positions(x, i):
+    k = int(i[0])
+    m = int(i[1])
+    return x[:, k:], x[m:k], x[k], x[:, -k], x.narrow(2, i[1], 2), x.narrow(1, k - 4, 2)
+
+
+def test_slices_at_positions_computed_at_run_time():
+    check_module(module2(runtime_positions), [x345(), torch.tensor([2, 0])], modes=("script",))

@@ -31,8 +31,17 @@ PrimExpr i64(int64_t v) {
 
 // A slice bound: None, or an int (possibly symbolic). TorchScript spells "to the end" as
 // INT64_MAX.
-std::optional<PrimExpr> slice_bound(const PtContext& ctx, size_t i) {
+// A bound known only at run time (x[:int(n)]) is a dimension variable the executor binds from its
+// tensor (added to `bindings`).
+std::optional<PrimExpr> slice_bound(const PtContext& ctx, size_t i,
+                                    std::vector<ShapeValues>& bindings) {
     if (ctx.is_none(i)) return std::nullopt;
+    const PtValue& b = ctx.input(i);
+    if (b.kind == PtValue::Int && !b.scalar.defined() && b.tensor.defined()) {
+        Expr t = cast_to(ctx, b.tensor, DataType::int64());
+        bindings.push_back(shape_values(ctx, t, "a slice bound"));
+        return bindings.back().values[0];
+    }
     PrimExpr v = ctx.int_expr(i);
     if (const int64_t* c = as_const_int(v); c && *c == INT64_MAX) return std::nullopt;
     return v;
@@ -194,8 +203,11 @@ PtValues convert_slice(PtContext& ctx) {
     Expr x = ctx.tensor(0);
     int64_t axis = ctx.normalize_axis(ctx.is_none(1) ? 0 : ctx.int_arg(1), ctx.rank(x), "dim");
     PrimExpr step = ctx.num_inputs() > 4 && !ctx.is_none(4) ? ctx.int_expr(4) : i64(1);
-    return {PtValue::of_tensor(
-        slice_axis(ctx, x, axis, slice_bound(ctx, 2), slice_bound(ctx, 3), step))};
+    std::vector<ShapeValues> bindings;
+    std::optional<PrimExpr> begin = slice_bound(ctx, 2, bindings);
+    std::optional<PrimExpr> end = slice_bound(ctx, 3, bindings);
+    x = bind_all_shape_values(ctx, x, bindings, {});
+    return {PtValue::of_tensor(slice_axis(ctx, x, axis, begin, end, step))};
 }
 
 // aten::select(x, dim, index): the dimension removed.
@@ -205,19 +217,33 @@ PtValues convert_select(PtContext& ctx) {
     Expr x = ctx.tensor(0);
     if (ctx.rank(x) == 0) ctx.error() << "select() cannot be applied to a 0-dim tensor";
     int64_t axis = ctx.normalize_axis(ctx.int_arg(1), ctx.rank(x), "dim");
+    const PtValue& index = ctx.input(2);
+    if (index.kind == PtValue::Int && !index.scalar.defined() && index.tensor.defined()) {
+        // Known only at run time: take reads it (a negative index counts from the end).
+        auto [attrs, a] = new_attrs<ops::TakeAttrs>();
+        a->axis = axis;
+        Expr i = reshape_to(ctx, cast_to(ctx, index.tensor, DataType::int64()), {});
+        return {PtValue::of_tensor(ctx.call("take", {x, i}, attrs))};
+    }
     return {PtValue::of_tensor(select_axis(ctx, x, axis, ctx.int_expr(2)))};
 }
 
-// aten::narrow(x, dim, start, length); start may be a one-element tensor known at import time.
+// aten::narrow(x, dim, start, length); start may be a one-element tensor, or known only at run
+// time.
 PtValues convert_narrow(PtContext& ctx) {
     Expr x = ctx.tensor(0);
     int64_t axis = ctx.normalize_axis(ctx.int_arg(1), ctx.rank(x), "dim");
     PrimExpr n = dims_of(ctx, x)[static_cast<size_t>(axis)];
     PrimExpr start;
-    if (ctx.input(2).kind == PtValue::Tensor) {
-        std::vector<int64_t> v = ctx.const_ints(ctx.tensor(2), "start");
-        if (v.size() != 1) ctx.error() << "start must be one value";
-        start = i64(v[0]);
+    const PtValue& first = ctx.input(2);
+    if ((first.kind == PtValue::Tensor || !first.scalar.defined()) && first.tensor.defined()) {
+        // A tensor or a number known only at run time: bound by the executor, checked in range.
+        const auto& t = ctx.tensor_type(first.tensor, "start");
+        if (!t.is_static() || t.num_elements() != 1) ctx.error() << "start must be one value";
+        ShapeValues v = shape_values(ctx, cast_to(ctx, first.tensor, DataType::int64()), "start");
+        PrimExpr b = v.values[0];
+        start = v.all_constant ? b : select(b < 0, b + n, b);
+        if (!v.all_constant) x = bind_shape_values(ctx, x, v, {b >= -n && b <= n});
     } else {
         start = ctx.int_expr(2);
     }
