@@ -97,3 +97,14 @@ def test_structured_inputs_are_checked():
     with pytest.raises(anvil.UserError, match="given 3 values"):
         frontend.from_pytorch(m, [("pair", [(2, 3)] * 3), ("xs", [(2, 3)]), ("bias", None),
                                   ("n", ((), "int64"))])
+
+
+def test_trailing_optional_inputs_default_to_none():
+    m = torch.nn.ConvTranspose2d(3, 4, 3, stride=2).eval()
+    x = torch.randn(1, 3, 5, 5)
+    scripted = torch.jit.script(m)  # forward(input, output_size: Optional[List[int]] = None)
+    from pt_check import assert_close, run_anvil
+    mod, params = frontend.from_pytorch(scripted, [("input0", (1, 3, 5, 5))])
+    with torch.no_grad():
+        expected = [m(x).numpy()]
+    assert_close(run_anvil(mod, params, [x]), expected)

@@ -105,6 +105,12 @@ public:
         std::vector<Ref<graph::Var>> params;
         size_t cursor = 0;
         for (const auto& declared : g.graph.inputs) {
+            // Optional inputs left undescribed at the end are None, as forward's defaults
+            // usually are (ConvTranspose's output_size=None).
+            if (cursor >= inputs.size() && declared.type.kind == pytorch::TsType::Optional) {
+                bind(declared.id, PtValue::none());
+                continue;
+            }
             if (cursor >= inputs.size()) {
                 user_error(loc) << "the module's forward takes " << g.graph.inputs.size()
                                 << " input(s) but only " << inputs.size()
@@ -314,6 +320,13 @@ private:
 
     void convert_node(const TsNode& node) {
         SourceLoc loc = node_loc(node, origin_);
+        // Loops unrolled and loop bodies converted again (with other types, or as a try before
+        // unrolling) convert nodes more than once; nested deeply, that would never end.
+        if (++converted_ > kMaxConvertedNodes) {
+            user_error(loc) << "converting the model's loops and branches takes more than "
+                            << kMaxConvertedNodes << " node conversions; control flow nested "
+                            << "this deeply is not supported";
+        }
         if (node.kind == "prim::Constant") {
             if (node.outputs.size() != 1) user_error(loc) << "a constant must have one output";
             if (!node.value) user_error(loc) << "the constant has no value";
@@ -601,6 +614,8 @@ private:
     std::map<std::string, Ref<graph::Function>> functions_;
     TsNode dummy_node_{.kind = "output"};
     std::map<std::string, std::vector<std::string>> unsupported_;  // kind → source lines
+    static constexpr int64_t kMaxConvertedNodes = 1000000;
+    int64_t converted_ = 0;
 };
 
 }  // namespace
