@@ -537,3 +537,28 @@ def test_if_on_a_symbolic_size_is_decided_at_run_time():
     for n in (2, 5):
         x = torch.randn(n, 2)
         assert_close(run_anvil(mod, params, [x]), [m(x).numpy()], f"n={n}")
+
+
+class AppendStraight(torch.nn.Module):
+    def forward(self, x):
+        outs: List[torch.Tensor] = []
+        outs.append(x + 1)
+        outs.append(x * 2)
+        return torch.stack(outs)
+
+
+def test_append_outside_loops():
+    script_check(AppendStraight(), [torch.randn(2, 3)])
+
+
+class AppendMany(torch.nn.Module):
+    def forward(self, x):
+        outs: List[torch.Tensor] = []
+        for i in range(5000):
+            outs.append(x * i)
+        return outs[0]
+
+
+def test_appending_too_many_items_in_a_graph_loop_is_an_error():
+    with pytest.raises(anvil.UserError, match="at most 4096 items"):
+        run_scripted(AppendMany(), [torch.randn(2)])
