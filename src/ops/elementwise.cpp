@@ -144,8 +144,28 @@ PrimExpr sub_fn(PrimExpr a, PrimExpr b) {
 PrimExpr mul_fn(PrimExpr a, PrimExpr b) {
     return a * b;
 }
+// Integer division and remainders never trap. LLVM's sdiv/srem (x86's idiv) fault on a zero
+// divisor and on INT_MIN / -1, killing the user's process, and the loop IR leaves division by
+// zero undefined. So the divisor is replaced by 1 where it is 0 (or -1, for signed types) and
+// those cases are given values: x / 0 = 0 and x % 0 = 0 (numpy's choice, which warns; PyTorch
+// raises, ONNX leaves it undefined), x / -1 = -x wrapping (INT_MIN / -1 = INT_MIN) and x % -1
+// = 0. A constant divisor folds the guard away; floating-point division is IEEE and unguarded.
+struct SafeDivisor {
+    PrimExpr divisor;  // b, or 1 where b is special
+    PrimExpr special;  // b == 0, or b == -1 for signed types
+};
+SafeDivisor safe_divisor(const PrimExpr& b) {
+    DataType t = b.dtype();
+    PrimExpr special = eq(b, make_const(t, 0));
+    if (t.is_int()) special = special || eq(b, make_const(t, -1));
+    return {select(special, make_const(t, 1), b), special};
+}
+
 PrimExpr div_fn(PrimExpr a, PrimExpr b) {
-    return a / b;
+    if (a.dtype().is_floating()) return a / b;
+    auto [d, special] = safe_divisor(b);
+    // Where b is special, a * b is the quotient wanted: 0 for b = 0, -a (wrapping) for b = -1.
+    return select(special, a * b, a / d);
 }
 PrimExpr pow_fn(PrimExpr a, PrimExpr b) {
     return te::pow(a, b);
@@ -180,13 +200,16 @@ PrimExpr and_fn(PrimExpr a, PrimExpr b) {
 PrimExpr or_fn(PrimExpr a, PrimExpr b) {
     return a || b;
 }
-// Truncating remainder: the sign of the dividend (C fmod; ONNX Mod with fmod=1).
+// Truncating remainder: the sign of the dividend (C fmod; ONNX Mod with fmod=1). An integer
+// remainder by 0 is 0 (safe_divisor: the remainder by the substituted 1, as by -1).
 PrimExpr mod_fn(PrimExpr a, PrimExpr b) {
-    return a % b;
+    if (a.dtype().is_floating()) return a % b;
+    return a % safe_divisor(b).divisor;
 }
-// Floored remainder: the sign of the divisor (Python %; ONNX Mod with fmod=0).
+// Floored remainder: the sign of the divisor (Python %; ONNX Mod with fmod=0). An integer
+// remainder by 0 is 0, as for mod.
 PrimExpr floor_mod_fn(PrimExpr a, PrimExpr b) {
-    if (!a.dtype().is_floating()) return floormod(a, b);
+    if (!a.dtype().is_floating()) return floormod(a, safe_divisor(b).divisor);
     PrimExpr r = a % b;
     PrimExpr zero = make_const(a.dtype(), 0);
     return select(ne(r, zero) && ne(r < zero, b < zero), r + b, r);

@@ -342,8 +342,15 @@ Expr tensor_power(const PtContext& ctx, const Expr& x, const Expr& y, DataType t
 
 Expr floor_divide(const PtContext& ctx, const Expr& x, const Expr& y, DataType t) {
     if (t.is_floating()) return ctx.call("floor", {ctx.call("divide", {x, y})});
-    // Integer division truncates; the floored quotient is exact as (x - floor_mod(x, y)) / y.
-    return ctx.call("divide", {ctx.call("subtract", {x, ctx.call("floor_mod", {x, y})}), y});
+    // Integer division truncates; the floored quotient is one less where the truncated
+    // remainder is non-zero and its sign differs from the divisor's. ((x - floor_mod(x, y)) / y
+    // overflows near INT_MIN.) By 0 it is 0, as the divide op defines it.
+    Expr zero = scalar_constant(ctx, t, 0);
+    Expr r = ctx.call("mod", {x, y});
+    Expr signs_differ =
+        ctx.call("not_equal", {ctx.call("less", {r, zero}), ctx.call("less", {y, zero})});
+    Expr inexact = ctx.call("logical_and", {ctx.call("not_equal", {r, zero}), signs_differ});
+    return ctx.call("subtract", {ctx.call("divide", {x, y}), cast_to(ctx, inexact, t)});
 }
 
 Expr as_bool(const PtContext& ctx, size_t i) {

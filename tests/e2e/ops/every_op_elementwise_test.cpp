@@ -150,6 +150,78 @@ OpCase binary_case(const Binary& b, size_t k) {
             w};
 }
 
+// Integer divide, mod and floor_mod never trap: a divisor of 0 gives 0 and INT_MIN / -1 wraps to
+// INT_MIN (its remainder is 0), as ops/elementwise.cpp documents; the other quotients truncate
+// (mod takes the dividend's sign, floor_mod the divisor's). The reference is exact (128-bit);
+// the harness compares as doubles, exactly below 2^53.
+int64_t integer_quotient(const std::string& op, int64_t a, int64_t b, int64_t int_min) {
+    if (b == 0) return 0;
+    if (b == -1) return op == "divide" ? (a == int_min ? int_min : -a) : 0;
+    __int128 q = __int128{a} / b, r = __int128{a} % b;
+    if (op == "divide") return static_cast<int64_t>(q);
+    if (op == "mod") return static_cast<int64_t>(r);
+    return static_cast<int64_t>(r != 0 && ((r < 0) != (b < 0)) ? r + b : r);
+}
+
+std::vector<double> as_doubles(const std::vector<int64_t>& v) {
+    return std::vector<double>(v.begin(), v.end());
+}
+
+// Each op on int32 and int64, divisors 0, -1, INT_MIN and small ones broadcast against extreme
+// dividends; one fused chain of all three; uint8 by 0.
+std::vector<OpCase> integer_division_cases() {
+    std::vector<OpCase> cases;
+    for (const char* dtype : {"int32", "int64"}) {
+        bool i32 = std::string(dtype) == "int32";
+        int64_t int_min = i32 ? INT32_MIN : INT64_MIN;
+        int64_t int_max = i32 ? INT32_MAX : (int64_t{1} << 53);
+        // Values exact as doubles (the harness's inputs pass through doubles).
+        int64_t low = i32 ? int_min + 2 : -(int64_t{1} << 62);
+        std::vector<int64_t> a = {int_min, low, -7, -1, 0, 1, 7, 13, int_max};
+        std::vector<int64_t> b = {0, -1, 1, -3, 2, int_min};
+        Shape as{9, 1}, bs{6};
+        for (const char* op : {"divide", "mod", "floor_mod"}) {
+            std::vector<int64_t> want;
+            for (int64_t x : a) {
+                for (int64_t y : b) want.push_back(integer_quotient(op, x, y, int_min));
+            }
+            cases.push_back(
+                {std::string(op) + " " + dtype + " by 0, -1 and INT_MIN",
+                 "def @main(%a: " + tensor_type(as, dtype) + ", %b: " + tensor_type(bs, dtype) +
+                     ") { " + op + "(%a, %b) }",
+                 {array_of(as, as_doubles(a), dtype), array_of(bs, as_doubles(b), dtype)},
+                 tensor_want({9, 6}, as_doubles(want), 0, dtype)});
+        }
+        // divide(a, b) + mod(a, b) * floor_mod(b, a): one fused kernel, every divisor special.
+        Shape s{5};
+        std::vector<int64_t> x = {int_min, 5, 0, -9, 4}, y = {-1, 0, 0, 0, -1}, want;
+        for (size_t i = 0; i < x.size(); ++i) {
+            want.push_back(integer_quotient("divide", x[i], y[i], int_min) +
+                           integer_quotient("mod", x[i], y[i], int_min) *
+                               integer_quotient("floor_mod", y[i], x[i], int_min));
+        }
+        cases.push_back({std::string("fused divide, mod, floor_mod ") + dtype + " by 0 and -1",
+                         "def @main(%a: " + tensor_type(s, dtype) +
+                             ", %b: " + tensor_type(s, dtype) +
+                             ") { add(divide(%a, %b), multiply(mod(%a, %b), floor_mod(%b, %a))) }",
+                         {array_of(s, as_doubles(x), dtype), array_of(s, as_doubles(y), dtype)},
+                         tensor_want(s, as_doubles(want), 0, dtype)});
+    }
+    // Unsigned: only 0 is special.
+    std::vector<int64_t> u = {0, 1, 200, 255}, v = {0, 0, 7, 255};
+    for (const char* op : {"divide", "mod", "floor_mod"}) {
+        std::vector<int64_t> want;
+        for (size_t i = 0; i < u.size(); ++i) want.push_back(integer_quotient(op, u[i], v[i], 0));
+        cases.push_back(
+            {std::string(op) + " uint8 by 0",
+             "def @main(%a: " + tensor_type({4}, "uint8") + ", %b: " + tensor_type({4}, "uint8") +
+                 ") { " + op + "(%a, %b) }",
+             {array_of({4}, as_doubles(u), "uint8"), array_of({4}, as_doubles(v), "uint8")},
+             tensor_want({4}, as_doubles(want), 0, "uint8")});
+    }
+    return cases;
+}
+
 // Logical ops on bool tensors, broadcast.
 OpCase logical_case(const std::string& op, uint32_t seed) {
     Shape xs{3, 5, 7}, ys{5, 1};
@@ -244,6 +316,10 @@ namespace {
 
 TEST(EveryOp, ElementwiseAndActivations) {
     run_cases(elementwise_cases());
+}
+
+TEST(EveryOp, IntegerDivisionNeverTraps) {
+    run_cases(integer_division_cases());
 }
 
 }  // namespace
