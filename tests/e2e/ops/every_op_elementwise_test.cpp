@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "every_op.h"
+#include "graph/text_base64.h"
 
 namespace anvil::every_op {
 namespace {
@@ -207,6 +208,31 @@ std::vector<OpCase> integer_division_cases() {
                          {array_of(s, as_doubles(x), dtype), array_of(s, as_doubles(y), dtype)},
                          tensor_want(s, as_doubles(want), 0, dtype)});
     }
+    // Constant operands: fold_constants computes the result while compiling (where a trap
+    // killed the compiler).
+    std::vector<int32_t> c0 = {7, INT32_MIN, -7, 9}, c1 = {0, -1, 0, 2};
+    auto constant = [](int index, const std::vector<int32_t>& v) {
+        return "meta[Constant][" + std::to_string(index) + "]: " + tensor_type({4}, "int32") +
+               " = \"" +
+               graph::text::base64_encode(reinterpret_cast<const uint8_t*>(v.data()),
+                                          v.size() * sizeof(int32_t)) +
+               "\"\n";
+    };
+    std::vector<int64_t> folded;
+    for (size_t i = 0; i < c0.size(); ++i) {
+        folded.push_back(integer_quotient("divide", c0[i], c1[i], INT32_MIN) +
+                         integer_quotient("mod", c0[i], c1[i], INT32_MIN) +
+                         integer_quotient("floor_mod", c0[i], c1[i], INT32_MIN));
+    }
+    cases.push_back({"divide, mod, floor_mod int32 constants by 0 and -1, folded",
+                     "def @main(%x: " + tensor_type({4}, "int32") +
+                         ") {\n  %0 = divide(meta[Constant][0], meta[Constant][1]);\n"
+                         "  %1 = mod(meta[Constant][0], meta[Constant][1]);\n"
+                         "  %2 = floor_mod(meta[Constant][0], meta[Constant][1]);\n"
+                         "  add(%x, add(%0, add(%1, %2)))\n}\n#[metadata]\n" +
+                         constant(0, c0) + constant(1, c1),
+                     {array_of({4}, {0, 0, 0, 0}, "int32")},
+                     tensor_want({4}, as_doubles(folded), 0, "int32")});
     // Unsigned: only 0 is special.
     std::vector<int64_t> u = {0, 1, 200, 255}, v = {0, 0, 7, 255};
     for (const char* op : {"divide", "mod", "floor_mod"}) {
