@@ -54,3 +54,17 @@ def test_write_through_a_view_of_a_symbolic_shape_is_refused():
     scripted = torch.jit.script(ChainedViews())
     with pytest.raises(anvil.UserError, match="writes into a view"):
         import_module(scripted, [x], shapes=[(-1, 4, 3)])
+
+
+class WriteThroughAliases(torch.nn.Module):
+    def forward(self, x):
+        y = x.clone()
+        y.contiguous()[0] = 1.0        # contiguous() of a contiguous tensor is the tensor
+        y.to(torch.float32)[1, 0] = 2.0  # so is to() of its own dtype
+        z = y.to(torch.float64)         # a conversion is a copy: writes do not reach y
+        z[2] = 5.0
+        return y, z
+
+
+def test_aliases_are_views_and_conversions_are_copies():
+    check_module(WriteThroughAliases(), [torch.randn(3, 4)], modes=("trace", "script"))

@@ -336,7 +336,7 @@ private:
         PtValues inputs;
         bool known = true;
         for (int64_t id : node.inputs) {
-            inputs.push_back(lookup(id, loc));
+            inputs.push_back(current_view(id, lookup(id, loc), loc));
             known = known && inputs.back().kind != PtValue::Unknown;
         }
         std::string functional = functional_kind(node.kind);
@@ -383,7 +383,15 @@ private:
             if (in_place && operands[0].view) {
                 write_through_view(operands[0], outs[0], loc);
             } else if (!in_place && pytorch::is_view_kind(node.kind)) {
-                outs[0].view = pytorch::derive_view(fn, node, loc, operands, node.inputs[0], this);
+                auto view =
+                    pytorch::derive_view(fn, node, loc, operands, outs[0], node.inputs[0], this);
+                if (view) {
+                    // Read from the base as it is now.
+                    auto versioned = std::make_shared<pytorch::ViewOf>(*view);
+                    versioned->version = base_versions_[view->base_id];
+                    view = versioned;
+                }
+                outs[0].view = view;
             }
         }
         for (size_t k = 0; k < outs.size(); ++k) {
@@ -503,7 +511,28 @@ private:
         NodeBuilder b(loc, "written");
         bind(v.base_id,
              PtValue::of_tensor(pytorch::write_through(b, base.tensor, v, result.tensor)));
-        result.view = view.view;
+        int64_t version = ++base_versions_[v.base_id];
+        auto written = std::make_shared<pytorch::ViewOf>(v);
+        written->version = version;
+        result.view = written;
+    }
+
+    // `value` (of id `id`) as it is now: a view whose base was written since it was read is
+    // read again (and rebound, so that the next use need not).
+    PtValue current_view(int64_t id, const PtValue& value, const SourceLoc& loc) {
+        if (!value.view || !value.view->index_map.defined()) return value;
+        auto it = base_versions_.find(value.view->base_id);
+        if (it == base_versions_.end() || it->second == value.view->version) return value;
+        const PtValue& base = lookup(value.view->base_id, loc);
+        if (base.kind != PtValue::Tensor) return value;
+        NodeBuilder b(loc, "view");
+        PtValue fresh = value;
+        fresh.tensor = pytorch::read_through(b, base.tensor, *value.view);
+        auto view = std::make_shared<pytorch::ViewOf>(*value.view);
+        view->version = it->second;
+        fresh.view = view;
+        bind(id, fresh);
+        return fresh;
     }
 
     PtValue constant_value(const pytorch::TsConst& c, const SourceLoc& loc) {
@@ -607,8 +636,9 @@ private:
     std::vector<Frame> frames_;
     std::vector<std::string> added_;  // functions_ in the order they were added
     std::map<std::string, Ref<anvil::Var>> dim_vars_;
-    std::set<std::string> names_;       // of main's inputs
-    std::map<std::string, Expr> made_;  // tensor constants by name
+    std::set<std::string> names_;               // of main's inputs
+    std::map<int64_t, int64_t> base_versions_;  // writes through views, per base tensor
+    std::map<std::string, Expr> made_;          // tensor constants by name
     std::vector<Ref<graph::Var>> weight_params_;
     std::vector<std::pair<std::string, runtime::NDArray>> weights_;
     std::map<std::string, Ref<graph::Function>> functions_;

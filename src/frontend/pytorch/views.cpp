@@ -11,19 +11,23 @@ using graph::Expr;
 
 bool is_view_kind(const std::string& kind) {
     static const std::set<std::string> kViews = {
-        "aten::slice",       "aten::select",   "aten::narrow",    "aten::view",
-        "aten::reshape",     "aten::view_as",  "aten::permute",   "aten::transpose",
-        "aten::t",           "aten::swapaxes", "aten::movedim",   "aten::squeeze",
-        "aten::unsqueeze",   "aten::flatten",  "aten::unflatten", "aten::expand",
-        "aten::expand_as",   "aten::detach",   "aten::alias",     "aten::diagonal",
-        "aten::reshape_as",  "aten::numpy_T",  "aten::swapdims",  "aten::moveaxis",
-        "aten::_unsafe_view"};
+        "aten::slice",        "aten::select",     "aten::narrow",
+        "aten::view",         "aten::reshape",    "aten::view_as",
+        "aten::permute",      "aten::transpose",  "aten::t",
+        "aten::swapaxes",     "aten::movedim",    "aten::squeeze",
+        "aten::unsqueeze",    "aten::flatten",    "aten::unflatten",
+        "aten::expand",       "aten::expand_as",  "aten::detach",
+        "aten::alias",        "aten::diagonal",   "aten::reshape_as",
+        "aten::numpy_T",      "aten::swapdims",   "aten::moveaxis",
+        "aten::_unsafe_view", "aten::contiguous", "aten::to",
+        "aten::type_as"};
     return kViews.count(kind) > 0;
 }
 
 std::shared_ptr<const ViewOf> derive_view(PtConvertFn convert, const TsNode& node,
                                           const SourceLoc& loc, const PtValues& inputs,
-                                          int64_t source_id, BlockConverter* blocks) {
+                                          const PtValue& result, int64_t source_id,
+                                          BlockConverter* blocks) {
     const PtValue& source = inputs[0];
     NodeBuilder b(loc, "view");
     Expr map;
@@ -42,6 +46,16 @@ std::shared_ptr<const ViewOf> derive_view(PtConvertFn convert, const TsNode& nod
             b, iota(b, make_int(DataType::int64(), n), b.constant_scalar(DataType::int64(), 0)),
             shape);
     }
+    // Ops that return their operand itself unless they convert it (contiguous(), to() of the
+    // same dtype): the same elements; a conversion makes a new tensor.
+    static const std::set<std::string> kAliases = {"aten::contiguous", "aten::to", "aten::type_as",
+                                                   "aten::detach", "aten::alias"};
+    if (kAliases.count(node.kind)) {
+        const auto* in = source.tensor->type.as<graph::TensorType>();
+        const auto* out = result.tensor->type.as<graph::TensorType>();
+        if (!in || !out || in->dtype != out->dtype) return nullptr;
+        return std::make_shared<ViewOf>(ViewOf{base_id, map});
+    }
     // The same view of the index map: the converter is a function of its operands.
     PtValues operands = inputs;
     operands[0] = PtValue::of_tensor(map);
@@ -57,6 +71,15 @@ std::shared_ptr<const ViewOf> derive_view(PtConvertFn convert, const TsNode& nod
     }
     if (out.empty() || out[0].kind != PtValue::Tensor) return nullptr;
     return std::make_shared<ViewOf>(ViewOf{base_id, out[0].tensor});
+}
+
+Expr read_through(const NodeBuilder& b, const Expr& base, const ViewOf& view) {
+    auto shape = b.static_shape(base, "the tensor viewed");
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    auto [attrs, a] = new_attrs<ops::TakeAttrs>();
+    a->axis = 0;
+    return b.call("take", {reshape_to(b, base, {n}), view.index_map}, attrs);
 }
 
 Expr write_through(const NodeBuilder& b, const Expr& base, const ViewOf& view, const Expr& value) {

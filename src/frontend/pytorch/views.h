@@ -7,7 +7,8 @@
 // element's flat index in the base (`index_map`, computed by the same converters applied to the
 // base's iota, so any chain of slices, selects, reshapes and permutations works; constant folding
 // evaluates it at compile time). An in-place op on a view then writes its result into the base
-// with scatter_elements, and later uses of the base see the new value.
+// with scatter_elements, and later uses of the base see the new value; a view of it made before
+// the write and used after it is read again from the base (the base's version tells).
 #pragma once
 
 #include <memory>
@@ -20,17 +21,23 @@ namespace anvil::frontend::pytorch {
 struct ViewOf {
     int64_t base_id;        // the value id of the tensor viewed
     graph::Expr index_map;  // int64, the view's shape: flat indices into the base; or undefined
+    int64_t version = 0;    // of the base when the view's value was read from it
 };
 
 // Whether `kind` (a functional kind) makes a view of its first operand.
 bool is_view_kind(const std::string& kind);
 
-// The view a view op's result is, given the op's converter and operands (operand 0 the tensor
-// viewed, with id `source_id`); its index_map is undefined when the viewed tensor's shape is not
-// static (an in-place write through it is then refused).
+// The view a view op's `result` is, given the op's converter and operands (operand 0 the tensor
+// viewed, with id `source_id`); null when the op made a new tensor (to() another dtype); its
+// index_map is undefined when the viewed tensor's shape is not static (an in-place write through it
+// is then refused).
 std::shared_ptr<const ViewOf> derive_view(PtConvertFn convert, const TsNode& node,
                                           const SourceLoc& loc, const PtValues& inputs,
-                                          int64_t source_id, BlockConverter* blocks);
+                                          const PtValue& result, int64_t source_id,
+                                          BlockConverter* blocks);
+
+// The view's contents read from `base` (after a write through another view of it).
+graph::Expr read_through(const NodeBuilder& b, const graph::Expr& base, const ViewOf& view);
 
 // The base tensor `base` after `value` (the view's new contents) is written through `view`.
 graph::Expr write_through(const NodeBuilder& b, const graph::Expr& base, const ViewOf& view,
