@@ -168,12 +168,30 @@ Run run_direction(const NodeBuilder& b, const Spec& spec, const Weights& w, cons
                   const std::vector<int64_t>& steps, State initial, const Expr& lens,
                   const Expr& zeros) {
     Packed all = pack(b, w, 0, w.w.size());
-    // The input's projection for every step at once: [seq, batch, gates * H].
+    // The input's projection for every step at once: [seq, batch, gates * H], split into the
+    // steps by one op, so that every step's kernels are alike (a slice per step would make a
+    // kernel per step, compiled apart).
     Expr xp = project(b, all, xs);
+    std::vector<int64_t> shape = b.static_shape(xp, "the input's projection");
+    std::vector<Expr> per_step;
+    if (shape[0] == 1) {
+        per_step.push_back(reshape_to(b, xp, {shape[1], shape[2]}));
+    } else if (shape[0] > 1) {
+        auto [attrs, a] = new_attrs<ops::SplitAttrs>();
+        a->sections = shape[0];
+        a->axis = 0;
+        Expr parts = b.call("split", {xp}, attrs);
+        for (int64_t t = 0; t < shape[0]; ++t) {
+            per_step.push_back(
+                reshape_to(b, graph::make_tuple_get_item(parts, static_cast<int>(t), b.loc()),
+                           {shape[1], shape[2]}));
+        }
+    }
     Run run;
     State s = std::move(initial);
     for (int64_t t : steps) {
-        State next = step_projected(b, spec, w, all, row(b, xp, t), s);
+        if (t < 0 || t >= shape[0]) b.error() << "step " << t << " is out of the sequence";
+        State next = step_projected(b, spec, w, all, per_step[static_cast<size_t>(t)], s);
         Expr y = next.h;
         if (lens.defined()) {
             Expr live = b.call("less", {b.constant_scalar(DataType::int64(), double(t)), lens});

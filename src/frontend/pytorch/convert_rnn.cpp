@@ -181,13 +181,15 @@ PtValues convert_rnn(PtContext& ctx) {
             last_h.push_back(expand_dims(ctx, run.last.h, 0));
             if (lstm) last_c.push_back(expand_dims(ctx, run.last.c, 0));
         }
-        std::vector<Expr> per_step;
-        for (int64_t t = 0; t < seq; ++t) {
-            std::vector<Expr> parts;
-            for (const auto& d : outputs) parts.push_back(d[static_cast<size_t>(t)]);
-            per_step.push_back(expand_dims(ctx, rnn::concat(ctx, parts, 1), 0));
+        // Each direction's steps stacked [seq, batch, state], then the directions side by side.
+        std::vector<Expr> per_direction;
+        for (const auto& d : outputs) {
+            std::vector<Expr> steps_of_d;
+            for (const auto& o : d) steps_of_d.push_back(expand_dims(ctx, o, 0));
+            if (!steps_of_d.empty()) per_direction.push_back(rnn::concat(ctx, steps_of_d, 0));
         }
-        y = seq == 0 ? zeros(ctx, dt, {0, batch, dirs * state}) : rnn::concat(ctx, per_step, 0);
+        y = seq == 0 ? zeros(ctx, dt, {0, batch, dirs * state})
+                     : rnn::concat(ctx, per_direction, 2);
         input_size = state * dirs;
     }
     if (batch_first) y = transpose01(ctx, y);
