@@ -4,7 +4,7 @@ import pytest
 import torch
 
 import anvil
-from pt_check import check_module, import_module
+from pt_check import assert_close, check_module, import_module, run_anvil
 
 
 class Wrap(torch.nn.Module):
@@ -172,3 +172,15 @@ def test_packed_sequences_are_an_error():
     x, lengths = torch.randn(5, 2, 3), torch.tensor([5, 3])
     with pytest.raises(anvil.UserError):
         import_module(torch.jit.trace(Packed().eval(), (x, lengths)), [x, lengths])
+
+
+def test_cell_stepped_in_a_loop_over_a_sequence_of_run_time_length():
+    torch.manual_seed(9)
+    m = CellLoop().eval()
+    mod, params = import_module(torch.jit.script(m), [torch.randn(5, 2, 4)], shapes=[(-1, 2, 4)])
+    assert "control.loop" in str(mod)
+    for length in (1, 3, 8):
+        x = torch.randn(length, 2, 4)
+        with torch.no_grad():
+            expected = m(x).numpy()
+        assert_close(run_anvil(mod, params, [x]), [expected], f"length {length}")
