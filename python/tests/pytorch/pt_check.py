@@ -8,6 +8,8 @@ from anvil import frontend
 
 
 def _flatten(value):
+    if value is None:
+        return []
     if isinstance(value, (tuple, list)):
         out = []
         for v in value:
@@ -48,6 +50,10 @@ def run_anvil_inputs(mod, params, arrays):
 
 
 def _flatten_anvil(value):
+    """The tensors of a VM result, in order; None (an absent optional result) is left out, as
+    _flatten leaves nothing for it either."""
+    if value is None:
+        return []
     if isinstance(value, (tuple, list)):
         out = []
         for v in value:

@@ -108,3 +108,20 @@ def test_trailing_optional_inputs_default_to_none():
     with torch.no_grad():
         expected = [m(x).numpy()]
     assert_close(run_anvil(mod, params, [x]), expected)
+
+
+class ReturnsNone(torch.nn.Module):
+    def forward(self, x):
+        aux: Optional[torch.Tensor] = None
+        return x * 2, aux
+
+
+def test_none_output_is_returned_as_none():
+    m = torch.jit.script(ReturnsNone().eval())
+    mod, params = frontend.from_pytorch(m, [("x", (2, 3))])
+    with anvil.PassContext(opt_level=3):
+        lib = anvil.build(mod, target="llvm", params=params)
+    x = np.random.rand(2, 3).astype("float32")
+    y, aux = anvil.runtime.VirtualMachine(lib)["main"](x)
+    np.testing.assert_allclose(y.numpy(), x * 2)
+    assert aux is None

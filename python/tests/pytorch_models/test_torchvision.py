@@ -46,8 +46,9 @@ def _via_pytorch(model, x, mode="trace"):
 
 def _via_onnx(model, x):
     buffer = io.BytesIO()
-    with torch.no_grad():
-        torch.onnx.export(model, (x,), buffer, opset_version=13, input_names=["input0"])
+    # Not under no_grad: there nn.MultiheadAttention takes its fused fast path
+    # (aten::_native_multi_head_attention), which torch.onnx cannot export.
+    torch.onnx.export(model, (x,), buffer, opset_version=13, input_names=["input0"])
     mod, params = frontend.from_onnx(buffer.getvalue())
     return run_anvil(mod, params, [x])
 

@@ -76,8 +76,7 @@ def make(name, size, segmentation=False, seed=0):
         # activations grow or vanish layer after layer.
         model.train()
         with torch.no_grad():
-            for _ in range(2):
-                model(torch.randn(2, 3, size, size))
+            model(torch.randn(2, 3, size, size))
     model.eval()
     x = torch.randn(1, 3, size, size)
     return model, x

@@ -11,6 +11,7 @@
 #include "frontend/tensor_sizes.h"
 #include "graph/type.h"
 #include "ir/analyzer.h"
+#include "ops/sequence.h"
 #include "ops/shape_tensor.h"
 
 namespace anvil::frontend {
@@ -623,6 +624,12 @@ private:
                 for (const auto& item : v.items) fields.push_back(to_output(item, loc));
                 return graph::make_tuple(fields, loc);
             }
+            case PtValue::None:
+                // An absent result (GoogLeNet's aux outputs, scripted): an empty optional, which
+                // the runtimes return as None. Its element type is never read.
+                return ops::make_optional_none(graph::make_optional_type(graph::make_tensor_type(
+                                                   std::vector<int64_t>{}, DataType::float32())),
+                                               loc);
             default:
                 user_error(loc) << "the module returns a " << pytorch::kind_name(v.kind)
                                 << ", which a compiled model cannot return";
