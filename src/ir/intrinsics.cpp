@@ -13,14 +13,33 @@ constexpr std::array<std::pair<const char*, int>, 27> kTable = {{
     {kAtan, 1},        {kSinh, 1},   {kCosh, 1},       {kAsinh, 1}, {kAcosh, 1}, {kAtanh, 1},
     {kReinterpret, 1}, {kLikely, 1}, {kIfThenElse, 3},
 }};
+constexpr std::array<std::pair<const char*, int>, 6> kBitwiseTable = {{
+    {kBitwiseAnd, 2},
+    {kBitwiseOr, 2},
+    {kBitwiseXor, 2},
+    {kBitwiseNot, 1},
+    {kShiftLeft, 2},
+    {kShiftRight, 2},
+}};
 }  // namespace
 
 bool is_math(const std::string& name) {
-    return arity(name) >= 0 && name != kReinterpret && name != kLikely && name != kIfThenElse;
+    return arity(name) >= 0 && !is_bitwise(name) && name != kReinterpret && name != kLikely &&
+           name != kIfThenElse;
+}
+
+bool is_bitwise(const std::string& name) {
+    for (const auto& [n, a] : kBitwiseTable) {
+        if (name == n) return true;
+    }
+    return false;
 }
 
 int arity(const std::string& name) {
     for (const auto& [n, a] : kTable) {
+        if (name == n) return a;
+    }
+    for (const auto& [n, a] : kBitwiseTable) {
         if (name == n) return a;
     }
     return -1;

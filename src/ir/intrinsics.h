@@ -42,8 +42,22 @@ inline constexpr const char* kIfThenElse = "if_then_else";
 // Hint for the code generator: the condition is usually true.
 inline constexpr const char* kLikely = "likely";
 
+// Bit operations on integers (and bool for and/or/xor/not), lane-wise, of the call's type:
+// bitwise_and(a, b), bitwise_or, bitwise_xor, bitwise_not(a), shift_left(a, n) and
+// shift_right(a, n), which is arithmetic (sign-filling) for signed types and logical for unsigned
+// ones. As in LLVM, a shift amount outside [0, bits) is undefined; the ops that shift by data
+// (ops/elementwise.cpp) define those amounts themselves.
+inline constexpr const char* kBitwiseAnd = "bitwise_and";
+inline constexpr const char* kBitwiseOr = "bitwise_or";
+inline constexpr const char* kBitwiseXor = "bitwise_xor";
+inline constexpr const char* kBitwiseNot = "bitwise_not";
+inline constexpr const char* kShiftLeft = "shift_left";
+inline constexpr const char* kShiftRight = "shift_right";
+
 // True for the names above that take and return floats elementwise.
 bool is_math(const std::string& name);
+// True for the bit operations above: pure, elementwise, on integers.
+bool is_bitwise(const std::string& name);
 // Number of arguments the intrinsic takes, or -1 for an unknown name.
 int arity(const std::string& name);
 

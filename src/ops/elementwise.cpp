@@ -1,11 +1,12 @@
 // Elementwise ops: unary math, relu, cast, numpy-broadcast binary arithmetic, comparisons,
-// logical ops and where. All are ElemWise/Broadcast (fuse into anything) and use the injective
-// schedule when they stand alone.
+// logical and bitwise ops, shifts and where. All are ElemWise/Broadcast (fuse into anything) and
+// use the injective schedule when they stand alone.
 #include "ops/elementwise.h"
 
 #include <functional>
 
 #include "graph/op.h"
+#include "ir/intrinsics.h"
 #include "ops/injective_schedule.h"
 #include "ops/op_spec.h"
 #include "ops/tensor_shape.h"
@@ -21,7 +22,24 @@ using graph::Type;
 
 namespace {
 
-enum class Domain { Any, Float, Bool };
+// The element types an op accepts: any, floating-point, bool, integers, integers and bool.
+enum class Domain { Any, Float, Bool, Int, IntOrBool };
+
+// The type rule's check of the operands' element type against the op's domain.
+void check_domain(const std::string& op, Domain d, DataType t, bool unary, const SourceLoc& loc) {
+    bool integer = t.is_int() || t.is_uint();
+    bool ok = d == Domain::Any || (d == Domain::Float && t.is_floating()) ||
+              (d == Domain::Bool && t.is_bool()) || (d == Domain::Int && integer) ||
+              (d == Domain::IntOrBool && (integer || t.is_bool()));
+    if (ok) return;
+    const char* what = d == Domain::Float  ? "floating-point"
+                       : d == Domain::Bool ? "bool"
+                       : d == Domain::Int  ? "integer"
+                                           : "integer or bool";
+    const char* article = !unary ? "" : d == Domain::Float || d == Domain::Bool ? "a " : "an ";
+    user_error(loc) << op << " needs " << article << what << (unary ? " input" : " inputs")
+                    << ", got " << t.str();
+}
 
 // ---- unary --------------------------------------------------------------------------------
 
@@ -38,12 +56,7 @@ const UnaryInfo& unary_info(const std::string& name);
 Type unary_type(const Op& op, const std::vector<Type>& args, const Attrs&, const SourceLoc& loc) {
     const auto& t = graph::expect_tensor(args[0], loc, "the input of " + op.name);
     Domain d = unary_info(op.name).domain;
-    if (d == Domain::Float && !t.dtype.is_floating()) {
-        user_error(loc) << op.name << " needs a floating-point input, got " << t.dtype.str();
-    }
-    if (d == Domain::Bool && !t.dtype.is_bool()) {
-        user_error(loc) << op.name << " needs a bool input, got " << t.dtype.str();
-    }
+    check_domain(op.name, d, t.dtype, true, loc);
     return args[0];
 }
 
@@ -66,6 +79,11 @@ PrimExpr negative_fn(PrimExpr x) {
 }
 PrimExpr logical_not_fn(PrimExpr x) {
     return !x;
+}
+// ~x: every bit flipped (two's complement: -1 - x); logical not of a bool.
+PrimExpr bitwise_not_fn(PrimExpr x) {
+    if (x.dtype().is_bool()) return !x;
+    return make_call(x.dtype(), intrin::kBitwiseNot, {x});
 }
 // -1, 0 or 1 by the sign of x.
 PrimExpr sign_fn(PrimExpr x) {
@@ -103,6 +121,7 @@ const UnaryInfo& unary_info(const std::string& name) {
         {"acosh", {te::acosh, Domain::Float}},
         {"atanh", {te::atanh, Domain::Float}},
         {"nn.relu", {relu_fn, Domain::Any}},
+        {"bitwise_not", {bitwise_not_fn, Domain::IntOrBool}},
     };
     for (const auto& [n, info] : table) {
         if (n == name) return info;
@@ -215,6 +234,45 @@ PrimExpr floor_mod_fn(PrimExpr a, PrimExpr b) {
     return select(ne(r, zero) && ne(r < zero, b < zero), r + b, r);
 }
 
+// Bitwise and/or/xor of integers; of bools they are the logical ops.
+PrimExpr bitwise_and_fn(PrimExpr a, PrimExpr b) {
+    if (a.dtype().is_bool()) return a && b;
+    return make_call(a.dtype(), intrin::kBitwiseAnd, {a, b});
+}
+PrimExpr bitwise_or_fn(PrimExpr a, PrimExpr b) {
+    if (a.dtype().is_bool()) return a || b;
+    return make_call(a.dtype(), intrin::kBitwiseOr, {a, b});
+}
+PrimExpr bitwise_xor_fn(PrimExpr a, PrimExpr b) {
+    if (a.dtype().is_bool()) return ne(a, b);
+    return make_call(a.dtype(), intrin::kBitwiseXor, {a, b});
+}
+
+// Shifts by data define every amount (the machine's shift and the loop IR's do not): amounts in
+// [0, bits) shift; any other amount, negative or too large, shifts every bit out, as if shifting
+// one bit at a time: left_shift gives 0, right_shift gives 0 or, for a negative signed value, -1
+// (the sign fills in). These are numpy's values and PyTorch 2's; PyTorch 1.13 on CPU leaves them
+// undefined (int32/int64 take the amount modulo the width there). right_shift of a signed type
+// is arithmetic, of an unsigned type logical.
+PrimExpr shift_in_range(const PrimExpr& n) {
+    DataType t = n.dtype();
+    PrimExpr below = n < make_const(t, t.bits());
+    return t.is_int() ? (n >= make_const(t, 0) && below) : below;
+}
+PrimExpr left_shift_fn(PrimExpr a, PrimExpr n) {
+    DataType t = a.dtype();
+    PrimExpr ok = shift_in_range(n), zero = make_const(t, 0);
+    return select(ok, make_call(t, intrin::kShiftLeft, {a, select(ok, n, zero)}), zero);
+}
+PrimExpr right_shift_fn(PrimExpr a, PrimExpr n) {
+    DataType t = a.dtype();
+    PrimExpr ok = shift_in_range(n), zero = make_const(t, 0);
+    if (t.is_int()) {  // by bits - 1: the sign everywhere
+        return make_call(t, intrin::kShiftRight, {a, select(ok, n, make_const(t, t.bits() - 1))});
+    }
+    return select(ok, make_call(t, intrin::kShiftRight, {a, select(ok, n, zero)}), zero);
+}
+
 const BinaryInfo& binary_info(const std::string& name) {
     static const std::vector<std::pair<std::string, BinaryInfo>> table = {
         {"add", {add_fn, Domain::Any, false}},
@@ -234,6 +292,11 @@ const BinaryInfo& binary_info(const std::string& name) {
         {"logical_or", {or_fn, Domain::Bool, true}},
         {"mod", {mod_fn, Domain::Any, false}},
         {"floor_mod", {floor_mod_fn, Domain::Any, false}},
+        {"bitwise_and", {bitwise_and_fn, Domain::IntOrBool, false}},
+        {"bitwise_or", {bitwise_or_fn, Domain::IntOrBool, false}},
+        {"bitwise_xor", {bitwise_xor_fn, Domain::IntOrBool, false}},
+        {"left_shift", {left_shift_fn, Domain::Int, false}},
+        {"right_shift", {right_shift_fn, Domain::Int, false}},
     };
     for (const auto& [n, info] : table) {
         if (n == name) return info;
@@ -250,12 +313,7 @@ Type binary_type(const Op& op, const std::vector<Type>& args, const Attrs&, cons
                         << b.dtype.str() << " differ; insert a cast";
     }
     const BinaryInfo& info = binary_info(op.name);
-    if (info.domain == Domain::Float && !a.dtype.is_floating()) {
-        user_error(loc) << op.name << " needs floating-point inputs, got " << a.dtype.str();
-    }
-    if (info.domain == Domain::Bool && !a.dtype.is_bool()) {
-        user_error(loc) << op.name << " needs bool inputs, got " << a.dtype.str();
-    }
+    check_domain(op.name, info.domain, a.dtype, false, loc);
     auto shape = broadcast_shape({a.shape, b.shape}, loc, op.name, true);
     return graph::make_tensor_type(shape, info.returns_bool ? DataType::bool_() : a.dtype);
 }
@@ -331,6 +389,12 @@ ANVIL_NAME(logical_and, "logical_and")
 ANVIL_NAME(logical_or, "logical_or")
 ANVIL_NAME(mod, "mod")
 ANVIL_NAME(floor_mod, "floor_mod")
+ANVIL_NAME(bitwise_not, "bitwise_not")
+ANVIL_NAME(bitwise_and, "bitwise_and")
+ANVIL_NAME(bitwise_or, "bitwise_or")
+ANVIL_NAME(bitwise_xor, "bitwise_xor")
+ANVIL_NAME(left_shift, "left_shift")
+ANVIL_NAME(right_shift, "right_shift")
 #undef ANVIL_NAME
 
 // ---- cast and where -----------------------------------------------------------------------
@@ -413,6 +477,7 @@ ANVIL_UNARY(cosh)
 ANVIL_UNARY(asinh)
 ANVIL_UNARY(acosh)
 ANVIL_UNARY(atanh)
+ANVIL_UNARY(bitwise_not)
 #undef ANVIL_UNARY
 
 #define ANVIL_BINARY(id)                                       \
@@ -436,6 +501,11 @@ ANVIL_BINARY(logical_and)
 ANVIL_BINARY(logical_or)
 ANVIL_BINARY(mod)
 ANVIL_BINARY(floor_mod)
+ANVIL_BINARY(bitwise_and)
+ANVIL_BINARY(bitwise_or)
+ANVIL_BINARY(bitwise_xor)
+ANVIL_BINARY(left_shift)
+ANVIL_BINARY(right_shift)
 #undef ANVIL_BINARY
 
 Ref<Op> make_cast_op() {

@@ -660,6 +660,7 @@ llvm::Value* CodeGenLLVM::emit_(const Call* op) {
     }
     if (op->name == intrin::kIfThenElse) return emit_if_then_else(op);
     if (intrin::is_math(op->name)) return emit_call_intrinsic(op);
+    if (intrin::is_bitwise(op->name)) return emit_bitwise(op);
     // An external pure function, called per lane.
     std::vector<llvm::Type*> arg_types;
     for (const auto& a : op->args) arg_types.push_back(llvm_type(a.dtype().element_of()));
@@ -727,6 +728,30 @@ llvm::Value* CodeGenLLVM::emit_call_intrinsic(const Call* op) {
     }
     llvm::Value* r = emit_math(op->name, ct, std::move(args));
     return widen ? emit_cast(ct, t, r) : r;
+}
+
+// Bit operations map to single instructions; shift amounts outside [0, bits) give poison, which
+// the ops that shift by data keep out of their results (ir/intrinsics.h).
+llvm::Value* CodeGenLLVM::emit_bitwise(const Call* op) {
+    DataType t = op->dtype;
+    ANVIL_CHECK(!t.is_floating() && !t.is_handle())
+        << func_name_ << ": " << op->name << " of " << t.str();
+    ANVIL_CHECK(static_cast<int>(op->args.size()) == intrin::arity(op->name))
+        << func_name_ << ": " << op->name << " takes " << intrin::arity(op->name)
+        << " arguments, got " << op->args.size();
+    std::vector<llvm::Value*> a;
+    for (const auto& arg : op->args) {
+        ANVIL_CHECK(arg.dtype() == t) << func_name_ << ": " << op->name << " argument of type "
+                                      << arg.dtype().str() << ", call of type " << t.str();
+        a.push_back(emit(arg));
+    }
+    const std::string& name = op->name;
+    if (name == intrin::kBitwiseAnd) return builder_.CreateAnd(a[0], a[1]);
+    if (name == intrin::kBitwiseOr) return builder_.CreateOr(a[0], a[1]);
+    if (name == intrin::kBitwiseXor) return builder_.CreateXor(a[0], a[1]);
+    if (name == intrin::kBitwiseNot) return builder_.CreateNot(a[0]);
+    if (name == intrin::kShiftLeft) return builder_.CreateShl(a[0], a[1]);
+    return t.is_int() ? builder_.CreateAShr(a[0], a[1]) : builder_.CreateLShr(a[0], a[1]);
 }
 
 llvm::Value* CodeGenLLVM::emit_math(const std::string& name, DataType t,

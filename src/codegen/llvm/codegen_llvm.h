@@ -121,6 +121,7 @@ private:
     llvm::Value* lane_mask(int lanes, int width);
     static std::vector<int> first_lanes(int lanes);
     llvm::Value* emit_call_intrinsic(const Call* op);
+    llvm::Value* emit_bitwise(const Call* op);
     llvm::Value* emit_math(const std::string& name, DataType t, std::vector<llvm::Value*> args);
     llvm::Value* emit_libm(const std::string& fname, DataType t, llvm::Value* x);
     llvm::Value* emit_cast(DataType from, DataType to, llvm::Value* v);

@@ -1,5 +1,5 @@
-// Converters of ONNX's elementwise ops: arithmetic, comparisons, unary math, activations, Cast,
-// Identity, Dropout.
+// Converters of ONNX's elementwise ops: arithmetic, comparisons, bitwise ops and shifts, unary
+// math, activations, Cast, Identity, Dropout.
 #include <cmath>
 #include <limits>
 
@@ -31,6 +31,10 @@ const char* direct_op(const std::string& op_type) {
         {"And", "logical_and"},
         {"Or", "logical_or"},
         {"Not", "logical_not"},
+        {"BitwiseAnd", "bitwise_and"},
+        {"BitwiseOr", "bitwise_or"},
+        {"BitwiseXor", "bitwise_xor"},
+        {"BitwiseNot", "bitwise_not"},
         {"Relu", "nn.relu"},
         {"Sigmoid", "sigmoid"},
         {"Tanh", "tanh"},
@@ -190,8 +194,8 @@ Exprs convert_cast_like(ConvertContext& ctx) {
     return {cast_to(ctx, ctx.input(0), to)};
 }
 
-// BitShift on unsigned integers, as arithmetic: x << y = x * 2^y (wrapping as the shift does)
-// and x >> y = x / 2^y (truncating). 2^y is exact in float64 for every shift below 64.
+// BitShift of unsigned integers: the shift ops, which give 0 for amounts of the width or more
+// (as the reference implementation, numpy, does; the ONNX spec leaves them open).
 Exprs convert_bit_shift(ConvertContext& ctx) {
     Expr x = ctx.input(0), y = ctx.input(1);
     DataType dt = ctx.tensor_type(x, "input X").dtype;
@@ -203,9 +207,7 @@ Exprs convert_bit_shift(ConvertContext& ctx) {
     if (direction != "LEFT" && direction != "RIGHT") {
         ctx.error() << "direction must be LEFT or RIGHT, got '" << direction << "'";
     }
-    Expr two = ctx.constant_scalar(DataType::float64(), 2.0);
-    Expr factor = cast_to(ctx, ctx.call("power", {two, cast_to(ctx, y, DataType::float64())}), dt);
-    return {ctx.call(direction == "LEFT" ? "multiply" : "divide", {x, factor})};
+    return {ctx.call(direction == "LEFT" ? "left_shift" : "right_shift", {x, y})};
 }
 
 Exprs convert_reciprocal(ConvertContext& ctx) {

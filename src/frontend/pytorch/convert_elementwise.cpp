@@ -1,6 +1,6 @@
-// Converters of binary elementwise ops: arithmetic, comparisons, logical and bitwise ops, on
-// tensors and numbers alike. TorchScript uses the same op kinds for both (`x.size(0) * 2`,
-// `x * 2`), so each converter evaluates numbers known at import time with Python's semantics
+// Converters of binary elementwise ops: arithmetic, comparisons, logical and bitwise ops, shifts,
+// on tensors and numbers alike. TorchScript uses the same op kinds for both (`x.size(0) * 2`, `x *
+// 2`), so each converter evaluates numbers known at import time with Python's semantics
 // (number_ops.h), including the 0-d tensors traced size arithmetic passes around, and builds
 // graph calls for tensors with PyTorch's type promotion (promotion.h). Lists and strings take
 // part where TorchScript allows them (`shape + [1]`, `[1] * n`, `a == b`).
@@ -41,6 +41,8 @@ enum class Binary {
     BitAnd,
     BitOr,
     BitXor,
+    LeftShift,
+    RightShift,
 };
 
 struct BinaryKind {
@@ -93,6 +95,12 @@ constexpr BinaryKind kBinaryKinds[] = {
     {"aten::bitwise_or", Binary::BitOr},
     {"aten::__xor__", Binary::BitXor},
     {"aten::bitwise_xor", Binary::BitXor},
+    {"aten::__lshift__", Binary::LeftShift},
+    {"aten::__ilshift__", Binary::LeftShift},
+    {"aten::bitwise_left_shift", Binary::LeftShift},
+    {"aten::__rshift__", Binary::RightShift},
+    {"aten::__irshift__", Binary::RightShift},
+    {"aten::bitwise_right_shift", Binary::RightShift},
 };
 
 Binary binary_op(const PtContext& ctx) {
@@ -154,6 +162,10 @@ NumOp number_op(Binary op) {
         case Binary::LogicalXor:
         case Binary::BitXor:
             return NumOp::Xor;
+        case Binary::LeftShift:
+            return NumOp::LeftShift;
+        case Binary::RightShift:
+            return NumOp::RightShift;
     }
     ANVIL_UNREACHABLE();
 }
@@ -264,6 +276,13 @@ std::optional<PtValue> fold_numbers(const PtContext& ctx, Binary op, const std::
         op == Binary::Div || op == Binary::FloorDiv || op == Binary::Mod || op == Binary::Fmod;
     if (any_tensor && dividing && is_zero_number(b->scalar)) {
         return std::nullopt;  // a tensor divided by zero is inf or nan, not an import error
+    }
+    if (any_tensor && (op == Binary::LeftShift || op == Binary::RightShift)) {
+        // Numbers shift as int64 and refuse negative amounts; a tensor's shift is the graph
+        // op's (any amount, its own width). They agree on int64 by amounts in [0, 64).
+        const int64_t* n = as_const_int(simplify(b->scalar));
+        bool agree = promoted_dtype(ctx, {0, 1}) == DataType::int64() && n && *n >= 0 && *n < 64;
+        if (!agree) return std::nullopt;
     }
     if (is_logical(op)) {  // logical ops read any number as a bool
         a = number_as(*a, PtValue::Bool);
@@ -420,14 +439,28 @@ Expr tensor_binary(const PtContext& ctx, Binary op, const std::string& rounding)
         case Binary::BitAnd:
         case Binary::BitOr:
         case Binary::BitXor:
-            if (!t.is_bool()) {
+            if (t.is_floating()) {
                 ctx.error() << "bitwise and/or/xor of " << t.str()
-                            << " tensors is not supported (Anvil has no bitwise graph op); only "
-                               "of bool tensors";
+                            << " tensors is not supported (by PyTorch either)";
             }
-            if (op == Binary::BitAnd) return ctx.call("logical_and", {x, y});
-            if (op == Binary::BitOr) return ctx.call("logical_or", {x, y});
-            return ctx.call("not_equal", {x, y});
+            if (t.is_bool()) {  // the logical ops, which the graph simplifies best
+                if (op == Binary::BitAnd) return ctx.call("logical_and", {x, y});
+                if (op == Binary::BitOr) return ctx.call("logical_or", {x, y});
+                return ctx.call("not_equal", {x, y});
+            }
+            if (op == Binary::BitAnd) return ctx.call("bitwise_and", {x, y});
+            if (op == Binary::BitOr) return ctx.call("bitwise_or", {x, y});
+            return ctx.call("bitwise_xor", {x, y});
+        case Binary::LeftShift:
+        case Binary::RightShift:
+            // Right shifts of signed types are arithmetic. Amounts outside [0, bits) shift every
+            // bit out (0, or -1 for a negative value shifted right), where PyTorch 1.13 on CPU
+            // is undefined (int32 and int64 take the amount modulo the width).
+            if (t.is_floating() || t.is_bool()) {
+                ctx.error() << "shifts of " << t.str()
+                            << " tensors are not supported (by PyTorch either)";
+            }
+            return ctx.call(op == Binary::LeftShift ? "left_shift" : "right_shift", {x, y});
         default:
             break;
     }
@@ -444,7 +477,8 @@ Expr tensor_binary(const PtContext& ctx, Binary op, const std::string& rounding)
 }  // namespace
 
 // add/sub/rsub(a, b, alpha=1), mul, div(a, b, rounding_mode=None), true_divide, floordiv,
-// floor_divide, remainder, fmod, pow, minimum/maximum, comparisons, logical and bitwise ops.
+// floor_divide, remainder, fmod, pow, minimum/maximum, comparisons, logical and bitwise ops,
+// shifts.
 PtValues convert_binary(PtContext& ctx) {
     Binary op = binary_op(ctx);
     if (auto v = sequence_op(ctx, op)) return {*v};

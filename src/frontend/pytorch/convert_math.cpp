@@ -300,8 +300,8 @@ PtValues convert_float_class(PtContext& ctx) {
     return {elementwise_result(ctx, r, {0})};
 }
 
-// logical_not (any tensor: x == 0) and bitwise_not (~: not of a bool, -1 - x of an integer, the
-// two's complement it is).
+// logical_not (any tensor: x == 0) and bitwise_not (~: not of a bool, every bit flipped of an
+// integer).
 PtValues convert_not_ops(PtContext& ctx) {
     if (auto n = known_number(ctx, ctx.input(0)); n && ctx.input(0).kind != PtValue::Tensor) {
         bool logical = ctx.kind() == "aten::logical_not" || n->kind == PtValue::Bool;
@@ -319,9 +319,7 @@ PtValues convert_not_ops(PtContext& ctx) {
         ctx.error() << "bitwise_not of a " << t.str() << " tensor is not supported (by PyTorch "
                     << "either)";
     } else {
-        // -1 - x; for unsigned types the all-ones value is the type's maximum.
-        double ones = t.is_uint() ? std::ldexp(1.0, t.bits()) - 1 : -1.0;
-        r = ctx.call("subtract", {constant_like(ctx, x, ones), x});
+        r = ctx.call("bitwise_not", {x});
     }
     return {elementwise_result(ctx, r, {0})};
 }

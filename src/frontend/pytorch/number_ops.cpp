@@ -143,6 +143,15 @@ PtValue constant_binary(const PtContext& ctx, NumOp op, const Const& a, const Co
                                           : (a.i ^ b.i);
             return both_bool ? bool_value(r != 0) : int_value(r);
         }
+        case NumOp::LeftShift:
+        case NumOp::RightShift: {
+            // TorchScript's ints are int64: bits shifted past them are lost, as the shift ops
+            // lose them; Python refuses negative amounts.
+            if (fl) ctx.error() << "a shift of a float";
+            if (b.i < 0) ctx.error() << "negative shift count " << b.i;
+            if (op == NumOp::LeftShift) return int_value(b.i >= 64 ? 0 : wrap(ua << b.i));
+            return int_value(b.i >= 64 ? (a.i < 0 ? -1 : 0) : a.i >> b.i);
+        }
     }
     ANVIL_UNREACHABLE();
 }

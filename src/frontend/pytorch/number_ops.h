@@ -17,7 +17,7 @@
 namespace anvil::frontend::pytorch {
 
 // Binary ops: arithmetic; comparisons (giving bools); And, Or, Xor (logic on bools, bitwise on
-// ints).
+// ints); shifts of ints.
 enum class NumOp {
     Add,
     Sub,
@@ -37,7 +37,9 @@ enum class NumOp {
     Ge,
     And,
     Or,
-    Xor
+    Xor,
+    LeftShift,
+    RightShift
 };
 
 // Unary functions: Floor, Ceil and Trunc give ints (Python's math.floor), the math functions

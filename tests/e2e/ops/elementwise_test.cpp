@@ -206,6 +206,26 @@ TEST(ElementwiseErrors, NameTheNodeAndWhatIsWrong) {
                            infer_op_type("mod", {f, i}, nullptr);
                        }),
                        "node 'node_0'", "mod: operand types float32 and int32 differ");
+    // Bitwise ops take integers or bools, shifts integers only.
+    EXPECT_MESSAGE_HAS(user_error_of([&] {
+                           infer_op_type("bitwise_and", {f, f}, nullptr);
+                       }),
+                       "node 'node_0'", "bitwise_and needs integer or bool inputs, got float32");
+    EXPECT_MESSAGE_HAS(user_error_of([&] { infer_op_type("bitwise_not", {f}, nullptr); }),
+                       "bitwise_not needs an integer or bool input, got float32");
+    auto b = tensor_of({3, 4}, "bool");
+    EXPECT_MESSAGE_HAS(user_error_of([&] {
+                           infer_op_type("left_shift", {b, b}, nullptr);
+                       }),
+                       "left_shift needs integer inputs, got bool");
+    EXPECT_MESSAGE_HAS(user_error_of([&] {
+                           infer_op_type("right_shift", {f, f}, nullptr);
+                       }),
+                       "right_shift needs integer inputs, got float32");
+    EXPECT_MESSAGE_HAS(user_error_of([&] {
+                           infer_op_type("bitwise_xor", {i, tensor_of({3, 4}, "int64")}, nullptr);
+                       }),
+                       "bitwise_xor: operand types int32 and int64 differ");
 }
 
 }  // namespace

@@ -248,6 +248,126 @@ std::vector<OpCase> integer_division_cases() {
     return cases;
 }
 
+// ---- bitwise ops and shifts ------------------------------------------------------------------
+
+// `v` wrapped to a `bits`-wide integer, signed or not.
+int64_t wrap_bits(uint64_t v, int bits, bool is_signed) {
+    if (bits == 64) return static_cast<int64_t>(v);
+    v &= (uint64_t{1} << bits) - 1;
+    if (is_signed && (v >> (bits - 1))) v |= ~uint64_t{0} << bits;
+    return static_cast<int64_t>(v);
+}
+
+// The shifts as ops/elementwise.cpp defines them: an amount outside [0, bits) shifts every bit out
+// (left: 0; right: the sign everywhere).
+int64_t shift(bool left, int64_t a, int64_t n, int bits, bool is_signed) {
+    if (n < 0 || n >= bits) return left || !is_signed || a >= 0 ? 0 : -1;
+    if (left) return wrap_bits(static_cast<uint64_t>(a) << n, bits, is_signed);
+    if (is_signed) return a >> n;  // arithmetic (C++20)
+    return static_cast<int64_t>(static_cast<uint64_t>(a) >> n);
+}
+
+struct IntType {
+    const char* name;
+    int bits;
+    bool is_signed;
+};
+
+// and/or/xor on each integer type and bool, broadcast [3, 5, 7] against [5, 1]; not of each.
+std::vector<OpCase> bitwise_logic_cases() {
+    std::vector<OpCase> cases;
+    Shape xs{3, 5, 7}, ys{5, 1};
+    const IntType types[] = {
+        {"int8", 8, true}, {"uint8", 8, false}, {"int32", 32, true}, {"int64", 64, true}};
+    uint32_t seed = 300;
+    for (const IntType& t : types) {
+        int64_t lo = t.is_signed ? -(int64_t{1} << (std::min(t.bits, 53) - 1)) : 0;
+        int64_t hi = t.is_signed ? -lo - 1 : (int64_t{1} << t.bits) - 1;
+        NDArray x = rand_int(xs, seed++, lo, hi, t.name), y = rand_int(ys, seed++, lo, hi, t.name);
+        std::vector<double> xv = values_of(x), yv = values_of(y);
+        for (const char* op : {"bitwise_and", "bitwise_or", "bitwise_xor"}) {
+            std::vector<double> want;
+            for_each_index(xs, [&](const Shape& i) {
+                auto a = static_cast<uint64_t>(static_cast<int64_t>(xv[broadcast_offset(i, xs)]));
+                auto b = static_cast<uint64_t>(static_cast<int64_t>(yv[broadcast_offset(i, ys)]));
+                uint64_t r = std::string(op) == "bitwise_and"  ? a & b
+                             : std::string(op) == "bitwise_or" ? a | b
+                                                               : a ^ b;
+                want.push_back(double(wrap_bits(r, t.bits, t.is_signed)));
+            });
+            cases.push_back({std::string(op) + " " + t.name + " broadcast",
+                             "def @main(%x: " + tensor_type(xs, t.name) +
+                                 ", %y: " + tensor_type(ys, t.name) + ") { " + op + "(%x, %y) }",
+                             {x, y},
+                             tensor_want(xs, want, 0, t.name)});
+        }
+        std::vector<double> want;
+        for (double v : xv) {
+            uint64_t flipped = ~static_cast<uint64_t>(static_cast<int64_t>(v));
+            want.push_back(double(wrap_bits(flipped, t.bits, t.is_signed)));
+        }
+        cases.push_back({std::string("bitwise_not ") + t.name,
+                         "def @main(%x: " + tensor_type(xs, t.name) + ") { bitwise_not(%x) }",
+                         {x},
+                         tensor_want(xs, want, 0, t.name)});
+    }
+    // bool: the logical ops.
+    NDArray x = rand_int(xs, seed++, 0, 1, "bool"), y = rand_int(ys, seed++, 0, 1, "bool");
+    std::vector<double> xv = values_of(x), yv = values_of(y), want_not;
+    for (const char* op : {"bitwise_and", "bitwise_or", "bitwise_xor"}) {
+        std::vector<double> want;
+        for_each_index(xs, [&](const Shape& i) {
+            bool a = xv[broadcast_offset(i, xs)] != 0, b = yv[broadcast_offset(i, ys)] != 0;
+            want.push_back(std::string(op) == "bitwise_and"  ? a && b
+                           : std::string(op) == "bitwise_or" ? a || b
+                                                             : a != b);
+        });
+        cases.push_back({std::string(op) + " bool broadcast",
+                         "def @main(%x: " + tensor_type(xs, "bool") +
+                             ", %y: " + tensor_type(ys, "bool") + ") { " + op + "(%x, %y) }",
+                         {x, y},
+                         tensor_want(xs, want, 0, "bool")});
+    }
+    for (double v : xv) want_not.push_back(v == 0);
+    cases.push_back({"bitwise_not bool",
+                     "def @main(%x: " + tensor_type(xs, "bool") + ") { bitwise_not(%x) }",
+                     {x},
+                     tensor_want(xs, want_not, 0, "bool")});
+    return cases;
+}
+
+// left_shift and right_shift of values of both signs by every amount from -2 to bits + 2,
+// broadcast: values [k, 1] against amounts [n].
+std::vector<OpCase> shift_cases() {
+    std::vector<OpCase> cases;
+    const IntType types[] = {
+        {"int8", 8, true}, {"uint8", 8, false}, {"int32", 32, true}, {"int64", 64, true}};
+    for (const IntType& t : types) {
+        std::vector<double> values = t.is_signed ? std::vector<double>{1, -1, 5, -6, 37, -128}
+                                                 : std::vector<double>{1, 255, 5, 128, 37, 200};
+        if (t.bits > 8) values.push_back(-std::ldexp(1.0, t.bits - 1));  // INT_MIN
+        std::vector<double> amounts;
+        for (int n = t.is_signed ? -2 : 0; n <= t.bits + 2; ++n) amounts.push_back(n);
+        Shape vs{int64_t(values.size()), 1}, ns{int64_t(amounts.size())};
+        for (bool left : {true, false}) {
+            std::vector<double> want;
+            for (double v : values) {
+                for (double n : amounts) {
+                    want.push_back(
+                        double(shift(left, int64_t(v), int64_t(n), t.bits, t.is_signed)));
+                }
+            }
+            const char* op = left ? "left_shift" : "right_shift";
+            cases.push_back({std::string(op) + " " + t.name + " by -2 to bits + 2",
+                             "def @main(%x: " + tensor_type(vs, t.name) +
+                                 ", %n: " + tensor_type(ns, t.name) + ") { " + op + "(%x, %n) }",
+                             {array_of(vs, values, t.name), array_of(ns, amounts, t.name)},
+                             tensor_want({vs[0], ns[0]}, want, 0, t.name)});
+        }
+    }
+    return cases;
+}
+
 // Logical ops on bool tensors, broadcast.
 OpCase logical_case(const std::string& op, uint32_t seed) {
     Shape xs{3, 5, 7}, ys{5, 1};
@@ -335,6 +455,8 @@ std::vector<OpCase> elementwise_cases() {
     cases.push_back(where_case());
     for (OpCase& c : cast_cases()) cases.push_back(std::move(c));
     cases.push_back(prelu_case());
+    for (OpCase& c : bitwise_logic_cases()) cases.push_back(std::move(c));
+    for (OpCase& c : shift_cases()) cases.push_back(std::move(c));
     return cases;
 }
 
