@@ -26,8 +26,8 @@ PtValues convert_unpack(PtContext& ctx) {
         ctx.error() << "unpacks a " << kind_name(v.kind) << ", not a list or tuple";
     }
     if (v.items.size() != ctx.node().outputs.size()) {
-        ctx.error() << "unpacks " << v.items.size() << " items into "
-                    << ctx.node().outputs.size() << " values";
+        ctx.error() << "unpacks " << v.items.size() << " items into " << ctx.node().outputs.size()
+                    << " values";
     }
     return v.items;
 }
@@ -62,9 +62,12 @@ PtValue::Kind target_kind(const PtContext& ctx, DataType tensor_dtype) {
 
 PrimExpr convert_scalar(PrimExpr s, PtValue::Kind to) {
     switch (to) {
-        case PtValue::Int: return simplify(cast(DataType::int64(), s));
-        case PtValue::Float: return simplify(cast(DataType::float64(), s));
-        default: return simplify(ne(s, make_const(s.dtype(), 0)));
+        case PtValue::Int:
+            return simplify(cast(DataType::int64(), s));
+        case PtValue::Float:
+            return simplify(cast(DataType::float64(), s));
+        default:
+            return simplify(ne(s, make_const(s.dtype(), 0)));
     }
 }
 
@@ -82,8 +85,8 @@ DataType kind_dtype(PtValue::Kind kind) {
 PtValues convert_to_number(PtContext& ctx) {
     const PtValue& v = ctx.input(0);
     if (v.is_import_time()) {
-        PtValue::Kind to = target_kind(ctx, v.kind == PtValue::Float ? DataType::float32()
-                                                                     : DataType::int64());
+        PtValue::Kind to =
+            target_kind(ctx, v.kind == PtValue::Float ? DataType::float32() : DataType::int64());
         PtValue out = PtValue::of_int(convert_scalar(v.scalar, to));
         out.kind = to;
         return {out};
@@ -161,8 +164,7 @@ PtValues convert_len(PtContext& ctx) {
 PtValues convert_is(PtContext& ctx) {
     bool a_none = ctx.is_none(0), b_none = ctx.is_none(1);
     const PtValue& a = ctx.input(0);
-    if (a.kind == PtValue::Tensor && ctx.num_inputs() > 1 &&
-        ctx.input(1).kind == PtValue::Tensor) {
+    if (a.kind == PtValue::Tensor && ctx.num_inputs() > 1 && ctx.input(1).kind == PtValue::Tensor) {
         bool same = a.tensor.get() == ctx.input(1).tensor.get();
         return {PtValue::of_bool(ctx.kind() == "aten::__is__" ? same : !same)};
     }
@@ -182,8 +184,8 @@ PtValues convert_not(PtContext& ctx) {
         return {out};
     }
     Expr t = ctx.tensor(0);
-    return {PtValue::of_runtime_number(PtValue::Bool,
-                                       ctx.call("logical_not", {cast_to(ctx, t, DataType::bool_())}))};
+    return {PtValue::of_runtime_number(
+        PtValue::Bool, ctx.call("logical_not", {cast_to(ctx, t, DataType::bool_())}))};
 }
 
 // Ops that return their first operand at inference: dropout, detach, contiguous, clone, casts
@@ -215,9 +217,8 @@ PtValues convert_no_op(PtContext& ctx) {
 // A raise the model reaches at import time (a branch whose condition is known to be true): the
 // model's own check failed for these shapes.
 PtValues convert_raise(PtContext& ctx) {
-    std::string message = ctx.num_inputs() && ctx.input(0).kind == PtValue::Str
-                              ? ctx.input(0).str
-                              : "(no message)";
+    std::string message =
+        ctx.num_inputs() && ctx.input(0).kind == PtValue::Str ? ctx.input(0).str : "(no message)";
     ctx.error() << "the model raises an exception for these input shapes: " << message;
     ANVIL_UNREACHABLE();
 }

@@ -9,33 +9,54 @@ using graph::Expr;
 
 const char* kind_name(PtValue::Kind kind) {
     switch (kind) {
-        case PtValue::None: return "None";
-        case PtValue::Tensor: return "Tensor";
-        case PtValue::Int: return "int";
-        case PtValue::Float: return "float";
-        case PtValue::Bool: return "bool";
-        case PtValue::Str: return "str";
-        case PtValue::Device: return "Device";
-        case PtValue::List: return "list";
-        case PtValue::Tuple: return "tuple";
-        case PtValue::Unknown: return "unknown";
+        case PtValue::None:
+            return "None";
+        case PtValue::Tensor:
+            return "Tensor";
+        case PtValue::Int:
+            return "int";
+        case PtValue::Float:
+            return "float";
+        case PtValue::Bool:
+            return "bool";
+        case PtValue::Str:
+            return "str";
+        case PtValue::Device:
+            return "Device";
+        case PtValue::List:
+            return "list";
+        case PtValue::Tuple:
+            return "tuple";
+        case PtValue::Unknown:
+            return "unknown";
     }
     return "?";
 }
 
 std::optional<DataType> dtype_from_scalar_type(int64_t code) {
     switch (code) {
-        case 0: return DataType::uint(8);
-        case 1: return DataType::int_(8);
-        case 2: return DataType::int_(16);
-        case 3: return DataType::int32();
-        case 4: return DataType::int64();
-        case 5: return DataType::float16();
-        case 6: return DataType::float32();
-        case 7: return DataType::float64();
-        case 11: return DataType::bool_();
-        case 15: return DataType::bfloat16();
-        default: return std::nullopt;
+        case 0:
+            return DataType::uint(8);
+        case 1:
+            return DataType::int_(8);
+        case 2:
+            return DataType::int_(16);
+        case 3:
+            return DataType::int32();
+        case 4:
+            return DataType::int64();
+        case 5:
+            return DataType::float16();
+        case 6:
+            return DataType::float32();
+        case 7:
+            return DataType::float64();
+        case 11:
+            return DataType::bool_();
+        case 15:
+            return DataType::bfloat16();
+        default:
+            return std::nullopt;
     }
 }
 
@@ -78,8 +99,7 @@ Expr number_tensor(const PtContext& ctx, const PtValue& v, DataType dtype) {
     if (const auto* i = as_const_int(s)) return ctx.constant_scalar(dtype, double(*i));
     if (const auto* f = s.as<FloatImm>()) return ctx.constant_scalar(dtype, f->value);
     // A symbolic size: a shape_tensor the executor fills in.
-    Expr t = ops::make_shape_tensor({cast(DataType::int64(), s)}, {}, DataType::int64(),
-                                    ctx.loc());
+    Expr t = ops::make_shape_tensor({cast(DataType::int64(), s)}, {}, DataType::int64(), ctx.loc());
     return cast_to(ctx, t, dtype);
 }
 
@@ -221,8 +241,9 @@ std::optional<DataType> PtContext::dtype_arg(size_t i) const {
     if (is_none(i)) return std::nullopt;
     int64_t code = int_arg(i);
     auto t = dtype_from_scalar_type(code);
-    if (!t) error() << "operand " << i << ": the dtype with ScalarType code " << code
-                    << " (complex or quantized) is not supported";
+    if (!t)
+        error() << "operand " << i << ": the dtype with ScalarType code " << code
+                << " (complex or quantized) is not supported";
     return t;
 }
 

@@ -38,10 +38,10 @@ namespace anvil::frontend::pytorch {
 struct TsType {
     enum Kind { Tensor, Int, Float, Bool, Str, None, Device, Number, List, Optional, Tuple, Other };
     Kind kind = Other;
-    std::string dtype;                         // Tensor: "" when not recorded
+    std::string dtype;                          // Tensor: "" when not recorded
     std::optional<std::vector<int64_t>> shape;  // Tensor: when recorded
-    std::vector<TsType> elems;                 // List/Optional: one; Tuple: each field
-    std::string str;                           // Other: TorchScript's spelling
+    std::vector<TsType> elems;                  // List/Optional: one; Tuple: each field
+    std::string str;                            // Other: TorchScript's spelling
 };
 // "Tensor", "int", "List[int]", ..., for messages.
 std::string type_str(const TsType& t);
@@ -52,9 +52,9 @@ struct TsConst {
     int64_t i = 0;
     double f = 0;
     bool b = false;
-    std::string s;  // Str, Device, Tensor (its name)
-    std::string dtype;  // Tensor
-    bool param = false;  // Tensor: one of the module's own (a parameter or buffer)
+    std::string s;               // Str, Device, Tensor (its name)
+    std::string dtype;           // Tensor
+    bool param = false;          // Tensor: one of the module's own (a parameter or buffer)
     std::vector<TsConst> items;  // List, Tuple
 };
 
