@@ -9,9 +9,10 @@ What happens to the module here, and why:
 - The forward graph is copied (the user's module is not changed) and every call inlined, so one
   flat graph (with If/Loop blocks) remains.
 - `prim::GetAttr` chains from `self` are evaluated against the module: tensors become constants
-  named by their PyTorch names (`layer1.0.conv1.weight`), other attributes (`training`, strides,
-  flags) constants of their values. This is what `torch.jit.freeze` does, minus its constant
-  pooling, which would merge equal tensors under one name.
+  named by their PyTorch names (`layer1.0.conv1.weight`), other attributes (strides, flags)
+  constants of their values, and `training` False (inference, as after eval()). This is what
+  `torch.jit.freeze` does, minus its constant pooling, which would merge equal tensors under one
+  name.
 - Constant propagation then folds what the attributes decide (`if self.training`, `bias is None`),
   and remove_mutation makes in-place ops (`relu_`, `add_`) functional where that is safe.
 """
@@ -49,7 +50,9 @@ def _type(t):
         out = {"kind": "tensor"}
         st = t.scalarType()
         if st is not None:
-            out["dtype"] = _DTYPES.get(getattr(torch, st.lower(), None), st.lower())
+            # TorchScript's ScalarType names; one Anvil has no type for stays unnamed here and
+            # is refused where a tensor of it is used.
+            out["dtype"] = _SCALAR_TYPE_NAMES.get(st, st.lower())
         sizes = t.sizes() if hasattr(t, "sizes") else None
         if sizes is not None:
             out["shape"] = list(sizes)
@@ -145,6 +148,8 @@ class _Writer:
         if isinstance(v, torch.device):
             return {"device": str(v)}
         if isinstance(v, torch.dtype):
+            if v not in _SCALAR_TYPE_CODES:
+                raise ReadError(f"the dtype {v} is not supported")
             return {"int": _SCALAR_TYPE_CODES[v]}
         if isinstance(v, list):
             return {"list": [self.value(x, hint) for x in v]}
@@ -176,6 +181,13 @@ class _Writer:
                 "outputs": [v.unique() for v in block.outputs()]}
 
 
+# TorchScript's ScalarType names (TensorType.scalarType()) → dtype names.
+_SCALAR_TYPE_NAMES = {
+    "Float": "float32", "Double": "float64", "Half": "float16", "BFloat16": "bfloat16",
+    "Long": "int64", "Int": "int32", "Short": "int16", "Char": "int8", "Byte": "uint8",
+    "Bool": "bool",
+}
+
 # c10::ScalarType codes, the ints TorchScript passes for `dtype=` arguments.
 _SCALAR_TYPE_CODES = {
     torch.uint8: 0, torch.int8: 1, torch.int16: 2, torch.int32: 3, torch.int64: 4,
@@ -206,7 +218,10 @@ def _resolve_attributes(graph, module):
             obj, path = objects[n.input().unique()]
             name = n.s("name")
             path = f"{path}.{name}" if path else name
-            value = obj.getattr(name)
+            # Imported for inference: every module's `training` reads False, as after eval()
+            # (which would change the user's module). A module traced in training mode has its
+            # flags baked in; its dropout is refused by the importer.
+            value = False if name == "training" else obj.getattr(name)
             if isinstance(value, torch._C.ScriptModule):
                 objects[n.output().unique()] = (value, path)
                 continue
@@ -222,7 +237,11 @@ def _resolve_attributes(graph, module):
                 out = c.output()
             else:
                 with graph.insert_point_guard(n):
-                    out = graph.insertConstant(value)
+                    try:
+                        out = graph.insertConstant(value)
+                    except RuntimeError:
+                        raise ReadError(f"the module attribute '{path}' (a "
+                                        f"{type(value).__name__}) cannot be read") from None
             n.output().replaceAllUsesWith(out)
             n.destroy()
 
@@ -236,6 +255,7 @@ def read_module(module):
     if not isinstance(module, torch.jit.ScriptModule):
         raise ReadError(f"from_pytorch expects a TorchScript module (torch.jit.trace or "
                         f"torch.jit.script), got {type(module).__name__}")
+
     graph = module.forward.graph.copy()
     torch._C._jit_pass_inline(graph)
     _resolve_attributes(graph, module)

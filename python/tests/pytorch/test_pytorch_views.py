@@ -68,3 +68,51 @@ class WriteThroughAliases(torch.nn.Module):
 
 def test_aliases_are_views_and_conversions_are_copies():
     check_module(WriteThroughAliases(), [torch.randn(3, 4)], modes=("trace", "script"))
+
+
+class CopiesAreNotViews(torch.nn.Module):
+    def forward(self, x):
+        y = x.clone()
+        z = y[0:2].clone()            # a copy of a slice: writing it leaves y alone
+        z.fill_(1.0)
+        v = y[1]                      # a view taken before y changes in place
+        y.add_(1.0)
+        w = y.to(torch.float32, copy=True)  # an explicit copy
+        w[0] = 7.0
+        return y, z, v, w
+
+
+def test_copies_are_not_views_and_views_see_in_place_changes():
+    check_module(CopiesAreNotViews(), [torch.randn(3, 4)], modes=("trace", "script"))
+
+
+class WriteThroughReshapeOfTranspose(torch.nn.Module):
+    def forward(self, x):
+        y = x.clone()
+        y.t().reshape(-1)[0] = 1.0    # reshape of a transposed tensor copies in PyTorch
+        return y
+
+
+def test_write_through_a_reshape_of_a_permutation_is_refused():
+    x = torch.randn(3, 4)
+    with pytest.raises(anvil.UserError, match="writes into a view"):
+        import_module(torch.jit.script(WriteThroughReshapeOfTranspose()), [x])
+
+
+class InPlaceKeepsDtype(torch.nn.Module):
+    def forward(self, h, t):
+        h = h.clone()
+        h.mul_(t)                     # float16 * float32 in place stays float16
+        return h
+
+
+def test_in_place_keeps_the_operand_dtype():
+    check_module(InPlaceKeepsDtype(),
+                 [torch.randn(2, 3).half(), torch.randn(2, 3)], modes=("trace",))
+
+
+def test_dropout_in_training_mode_is_refused():
+    m = torch.nn.Dropout(0.5).train()
+    x = torch.randn(2, 3)
+    with pytest.raises(anvil.UserError, match="training mode"):
+        import_module(torch.jit.trace(m, x, check_trace=False), [x])

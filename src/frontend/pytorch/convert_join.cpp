@@ -47,8 +47,10 @@ PtValue view_parts(const PtContext& ctx, const PartsOf& parts_of) {
     }
     std::vector<Expr> maps = map.defined() ? parts_of(map) : std::vector<Expr>();
     for (size_t k = 0; k < list.items.size(); ++k) {
+        // Parts along an inner axis are not contiguous; reshapes of any part are treated as
+        // copies (views.h), the safe side.
         list.items[k].view =
-            std::make_shared<ViewOf>(ViewOf{base_id, k < maps.size() ? maps[k] : Expr()});
+            std::make_shared<ViewOf>(ViewOf{base_id, k < maps.size() ? maps[k] : Expr(), 0, false});
     }
     return list;
 }

@@ -91,7 +91,7 @@ PtValues convert_to_number(PtContext& ctx) {
         out.kind = to;
         return {out};
     }
-    Expr t = v.kind == PtValue::Tensor ? v.tensor : v.tensor;
+    Expr t = v.tensor;
     if (!t.defined()) ctx.error() << "converts a " << kind_name(v.kind) << " to a number";
     const auto& type = ctx.tensor_type(t, "the operand");
     PtValue::Kind to = target_kind(ctx, type.dtype);
@@ -188,7 +188,19 @@ PtValues convert_not(PtContext& ctx) {
         PtValue::Bool, ctx.call("logical_not", {cast_to(ctx, t, DataType::bool_())}))};
 }
 
-// Ops that return their first operand at inference: dropout, detach, contiguous, clone, casts
+// dropout(x, p, train) and its feature/alpha forms: the identity at inference (train false, or
+// p 0); in training mode it is random, which a compiled model cannot reproduce.
+PtValues convert_dropout(PtContext& ctx) {
+    double p = ctx.float_arg(1);
+    if (p < 0 || p > 1) ctx.error() << "dropout probability " << p << " is not in [0, 1]";
+    if (ctx.bool_arg(2) && p > 0) {
+        ctx.error() << "dropout in training mode (p = " << p
+                    << ") is random; call model.eval() before tracing or scripting";
+    }
+    return {ctx.input(0)};
+}
+
+// Ops that return their first operand at inference: detach, contiguous, clone, casts
 // TorchScript's type refinement inserts.
 PtValues convert_pass_through(PtContext& ctx) {
     return {ctx.input(0)};

@@ -379,11 +379,26 @@ private:
             ctx.error() << "converted to " << outs.size() << " value(s), but the node has "
                         << node.outputs.size() << " output(s)";
         }
+        // Only view ops make views: a converter passing its operand through (clone, dropout)
+        // returns a new tensor in PyTorch's terms.
+        if (!in_place && !pytorch::is_view_kind(node.kind)) {
+            for (auto& out : outs) out.view = nullptr;
+        }
         if (!outs.empty() && outs[0].kind == PtValue::Tensor && !operands.empty() &&
             operands[0].kind == PtValue::Tensor) {
+            if (in_place) {
+                // An in-place op keeps its operand's element type (h16.mul_(t32) stays float16).
+                DataType own =
+                    graph::expect_tensor(operands[0].tensor->type, loc, "operand 0").dtype;
+                NodeBuilder b(loc, "in_place");
+                outs[0].tensor = cast_to(b, outs[0].tensor, own);
+            }
             if (in_place && operands[0].view) {
                 write_through_view(operands[0], outs[0], loc);
-            } else if (!in_place && pytorch::is_view_kind(node.kind)) {
+            } else if (in_place) {
+                // The tensor itself changed: views of it made before read it again.
+                ++base_versions_[node.inputs[0]];
+            } else if (pytorch::is_view_kind(node.kind)) {
                 auto view =
                     pytorch::derive_view(fn, node, loc, operands, outs[0], node.inputs[0], this);
                 if (view) {

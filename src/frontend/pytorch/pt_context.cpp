@@ -96,7 +96,8 @@ namespace {
 Expr number_tensor(const PtContext& ctx, const PtValue& v, DataType dtype) {
     if (!v.scalar.defined()) return cast_to(ctx, v.tensor, dtype);  // run-time number
     PrimExpr s = simplify(v.scalar);
-    if (const auto* i = as_const_int(s)) return ctx.constant_scalar(dtype, double(*i));
+    // Through int64 exactly: a double cannot hold every int64 (2**53 + 1).
+    if (const auto* i = as_const_int(s)) return cast_to(ctx, ctx.constant_int64({*i}, {}), dtype);
     if (const auto* f = s.as<FloatImm>()) return ctx.constant_scalar(dtype, f->value);
     // A symbolic size: a shape_tensor the executor fills in.
     Expr t = ops::make_shape_tensor({cast(DataType::int64(), s)}, {}, DataType::int64(), ctx.loc());

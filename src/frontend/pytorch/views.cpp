@@ -24,6 +24,38 @@ bool is_view_kind(const std::string& kind) {
     return kViews.count(kind) > 0;
 }
 
+namespace {
+
+// Whether the op's result is laid out contiguously when its operand is: reshape of a tensor that
+// is not contiguous copies in PyTorch, so a write through it must not reach the base. Slicing
+// and selecting along the first axis keep contiguity; permutations, expansions and slices of
+// other axes do not.
+bool keeps_contiguity(const std::string& kind, const PtValues& inputs) {
+    static const std::set<std::string> kReorder = {
+        "aten::permute",  "aten::transpose", "aten::t",        "aten::swapaxes",
+        "aten::swapdims", "aten::movedim",   "aten::moveaxis", "aten::numpy_T",
+        "aten::expand",   "aten::expand_as", "aten::diagonal"};
+    if (kReorder.count(kind)) return false;
+    if (kind == "aten::slice" || kind == "aten::select" || kind == "aten::narrow") {
+        const PtValue& dim = inputs.size() > 1 ? inputs[1] : PtValue();
+        const int64_t* d = dim.is_import_time() ? as_const_int(dim.scalar) : nullptr;
+        if (!d || *d != 0) return false;
+        if (kind == "aten::slice" && inputs.size() > 4) {
+            const int64_t* step =
+                inputs[4].is_import_time() ? as_const_int(inputs[4].scalar) : nullptr;
+            return step && *step == 1;
+        }
+    }
+    return true;
+}
+
+bool is_reshape(const std::string& kind) {
+    return kind == "aten::reshape" || kind == "aten::flatten" || kind == "aten::reshape_as" ||
+           kind == "aten::unflatten";
+}
+
+}  // namespace
+
 std::shared_ptr<const ViewOf> derive_view(PtConvertFn convert, const TsNode& node,
                                           const SourceLoc& loc, const PtValues& inputs,
                                           const PtValue& result, int64_t source_id,
@@ -32,9 +64,11 @@ std::shared_ptr<const ViewOf> derive_view(PtConvertFn convert, const TsNode& nod
     NodeBuilder b(loc, "view");
     Expr map;
     int64_t base_id = source_id;
+    bool contiguous = true;
     if (source.view) {
         map = source.view->index_map;
         base_id = source.view->base_id;
+        contiguous = source.view->contiguous;
     } else {
         const auto* t = source.tensor->type.as<graph::TensorType>();
         // Not static: the view is known, but not which elements it shows.
@@ -46,20 +80,33 @@ std::shared_ptr<const ViewOf> derive_view(PtConvertFn convert, const TsNode& nod
             b, iota(b, make_int(DataType::int64(), n), b.constant_scalar(DataType::int64(), 0)),
             shape);
     }
+    auto untracked = [&] { return std::make_shared<ViewOf>(ViewOf{base_id, Expr()}); };
+    // A reshape of a non-contiguous tensor is a copy in PyTorch, or a view when the strides
+    // allow it; which, the importer does not know: writes through it are refused.
+    if (is_reshape(node.kind) && !contiguous) return untracked();
     // Ops that return their operand itself unless they convert it (contiguous(), to() of the
-    // same dtype): the same elements; a conversion makes a new tensor.
+    // same dtype): the same elements; a conversion, or to(..., copy=True), makes a new tensor.
     static const std::set<std::string> kAliases = {"aten::contiguous", "aten::to", "aten::type_as",
                                                    "aten::detach", "aten::alias"};
     if (kAliases.count(node.kind)) {
         const auto* in = source.tensor->type.as<graph::TensorType>();
         const auto* out = result.tensor->type.as<graph::TensorType>();
         if (!in || !out || in->dtype != out->dtype) return nullptr;
-        return std::make_shared<ViewOf>(ViewOf{base_id, map});
+        if (node.kind == "aten::contiguous" && !contiguous) return nullptr;
+        if (node.kind == "aten::to" && inputs.size() >= 2) {
+            // copy is the operand before memory_format in every overload of to().
+            const PtValue& copy = inputs[inputs.size() - 2];
+            if (copy.kind == PtValue::Bool &&
+                (!copy.is_import_time() || !is_const_int(copy.scalar, 0))) {
+                return nullptr;
+            }
+        }
+        return std::make_shared<ViewOf>(ViewOf{base_id, map, 0, contiguous});
     }
+    if (!map.defined()) return untracked();
     // The same view of the index map: the converter is a function of its operands.
     PtValues operands = inputs;
     operands[0] = PtValue::of_tensor(map);
-    if (!map.defined()) return std::make_shared<ViewOf>(ViewOf{base_id, Expr()});
     PtValues out;
     try {
         PtContext ctx(node, loc, operands, blocks);
@@ -67,10 +114,11 @@ std::shared_ptr<const ViewOf> derive_view(PtConvertFn convert, const TsNode& nod
     } catch (const UserError&) {
         // The op took the tensor but not its index map (an op of float data only): the view
         // stays untracked, and a write through it is refused.
-        return std::make_shared<ViewOf>(ViewOf{base_id, Expr()});
+        return untracked();
     }
     if (out.empty() || out[0].kind != PtValue::Tensor) return nullptr;
-    return std::make_shared<ViewOf>(ViewOf{base_id, out[0].tensor});
+    return std::make_shared<ViewOf>(
+        ViewOf{base_id, out[0].tensor, 0, contiguous && keeps_contiguity(node.kind, inputs)});
 }
 
 Expr read_through(const NodeBuilder& b, const Expr& base, const ViewOf& view) {

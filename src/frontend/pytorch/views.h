@@ -19,12 +19,14 @@
 namespace anvil::frontend::pytorch {
 
 struct ViewOf {
-    int64_t base_id;        // the value id of the tensor viewed
-    graph::Expr index_map;  // int64, the view's shape: flat indices into the base; or undefined
-    int64_t version = 0;    // of the base when the view's value was read from it
+    int64_t base_id;         // the value id of the tensor viewed
+    graph::Expr index_map;   // int64, the view's shape: flat indices into the base; or undefined
+    int64_t version = 0;     // of the base when the view's value was read from it
+    bool contiguous = true;  // laid out as a contiguous tensor (PyTorch's reshape copies if not)
 };
 
-// Whether `kind` (a functional kind) makes a view of its first operand.
+// Whether `kind` (a functional kind) makes a view of its first operand; to() and type_as() are
+// listed too, but make one only when they do not convert (derive_view decides).
 bool is_view_kind(const std::string& kind);
 
 // The view a view op's `result` is, given the op's converter and operands (operand 0 the tensor
