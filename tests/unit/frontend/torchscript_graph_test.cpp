@@ -247,7 +247,8 @@ TEST(TorchScriptImport, TensorDtypeMismatch) {
 TEST(TorchScriptImport, InputsMustMatchForward) {
     std::string none =
         user_error_of([] { from_torchscript(document(relu_graph()), {}, {}, "m.pt"); });
-    EXPECT_TRUE(contains(none, "m.pt: the module's forward takes 1 input(s) but only 0 were described"))
+    EXPECT_TRUE(
+        contains(none, "m.pt: the module's forward takes 1 input(s) but only 0 were described"))
         << none;
     std::string dim = user_error_of([] {
         from_torchscript(document(relu_graph()), {}, one_input({2, -5}), "m.pt");
