@@ -136,28 +136,6 @@ std::string raise_message(PtContext& ctx, const TsBlock& b, const TsNode& raise)
     return v.kind == PtValue::Str ? v.str : "";
 }
 
-// A number as a 0-d tensor of `dtype`: a run-time number's tensor, a constant, or a
-// shape_tensor for a symbolic size.
-Expr number_tensor(const PtContext& ctx, const PtValue& v, DataType dtype) {
-    if (!v.scalar.defined()) return cast_to(ctx, v.tensor, dtype);
-    PrimExpr s = simplify(v.scalar);
-    if (const auto* i = as_const_int(s)) {
-        // Exact for every int64 (a double is not: while loops count up to INT64_MAX).
-        if (dtype == DataType::int64()) return ctx.constant_int64({*i}, {});
-        return ctx.constant_scalar(dtype, double(*i));
-    }
-    if (const auto* f = s.as<FloatImm>()) return ctx.constant_scalar(dtype, f->value);
-    Expr t = ops::make_shape_tensor({cast(DataType::int64(), s)}, {}, DataType::int64(), ctx.loc());
-    return cast_to(ctx, t, dtype);
-}
-
-// The dtype a number of this kind has as a tensor (PyTorch's defaults).
-DataType number_dtype(PtValue::Kind kind) {
-    if (kind == PtValue::Float) return DataType::float32();
-    if (kind == PtValue::Bool) return DataType::bool_();
-    return DataType::int64();
-}
-
 Expr condition_tensor(const PtContext& ctx, const PtValue& v, const std::string& what) {
     if (v.kind == PtValue::Tensor) return cast_to(ctx, v.tensor, DataType::bool_());
     if (!v.is_number()) ctx.error() << what << " is a " << kind_name(v.kind) << ", not a bool";

@@ -119,6 +119,12 @@ private:
     BlockConverter* blocks_;
 };
 
+// A number as a 0-d tensor of `dtype`: a run-time number's tensor, a constant (int64 exactly),
+// or a shape_tensor for a symbolic size.
+graph::Expr number_tensor(const NodeBuilder& ctx, const PtValue& v, DataType dtype);
+// The dtype a number of this kind has as a tensor (PyTorch's defaults: int64, float32, bool).
+DataType number_dtype(PtValue::Kind kind);
+
 // The DataType of a c10::ScalarType code (6 = float32, 4 = int64, ...); nullopt when Anvil has
 // none (complex, quantized).
 std::optional<DataType> dtype_from_scalar_type(int64_t code);

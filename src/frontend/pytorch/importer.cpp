@@ -379,9 +379,11 @@ private:
             ctx.error() << "converted to " << outs.size() << " value(s), but the node has "
                         << node.outputs.size() << " output(s)";
         }
-        // Only view ops make views: a converter passing its operand through (clone, dropout)
-        // returns a new tensor in PyTorch's terms.
-        if (!in_place && !pytorch::is_view_kind(node.kind)) {
+        // Only view ops make views of a tensor: a converter passing its tensor operand through
+        // (clone, dropout) returns a new tensor in PyTorch's terms. Values taken out of lists
+        // and tuples (unpack, getitem) stay what they were.
+        if (!in_place && !pytorch::is_view_kind(node.kind) && node.kind.rfind("aten::", 0) == 0 &&
+            !operands.empty() && operands[0].kind == PtValue::Tensor) {
             for (auto& out : outs) out.view = nullptr;
         }
         if (!outs.empty() && outs[0].kind == PtValue::Tensor && !operands.empty() &&

@@ -90,10 +90,7 @@ bool PtContext::is_none(size_t i) const {
     return i >= inputs_.size() || inputs_[i].kind == PtValue::None;
 }
 
-namespace {
-
-// A number operand as a 0-d constant (or shape_tensor, when symbolic) of `dtype`.
-Expr number_tensor(const PtContext& ctx, const PtValue& v, DataType dtype) {
+Expr number_tensor(const NodeBuilder& ctx, const PtValue& v, DataType dtype) {
     if (!v.scalar.defined()) return cast_to(ctx, v.tensor, dtype);  // run-time number
     PrimExpr s = simplify(v.scalar);
     // Through int64 exactly: a double cannot hold every int64 (2**53 + 1).
@@ -109,8 +106,6 @@ DataType number_dtype(PtValue::Kind kind) {
     if (kind == PtValue::Bool) return DataType::bool_();
     return DataType::int64();
 }
-
-}  // namespace
 
 Expr PtContext::tensor(size_t i) const {
     const PtValue& v = input(i);
