@@ -207,6 +207,16 @@ int64_t rank_from_kind(const std::string& kind) {
     return kind[kind.find("pool") + 4] - '0';
 }
 
+// kernel_size, stride and padding (operands 1 to 3) of the max and average pools; an empty
+// stride is the kernel size.
+PoolWindow window_operands(const PtContext& ctx, size_t n) {
+    PoolWindow w;
+    w.kernel = spatial_ints(ctx, 1, n, "kernel_size");
+    w.strides = ctx.ints(2).empty() ? w.kernel : spatial_ints(ctx, 2, n, "stride");
+    w.padding = spatial_ints(ctx, 3, n, "padding");
+    return w;
+}
+
 }  // namespace
 
 // aten::max_pool1d/2d/3d(x, kernel_size, stride, padding, dilation, ceil_mode), an empty stride
@@ -215,10 +225,7 @@ PtValues convert_max_pool(PtContext& ctx) {
     int64_t nd = rank_from_kind(ctx.kind());
     WindowData data = batched_data(ctx, ctx.tensor(0), nd);
     size_t n = static_cast<size_t>(nd);
-    PoolWindow w;
-    w.kernel = spatial_ints(ctx, 1, n, "kernel_size");
-    w.strides = ctx.ints(2).empty() ? w.kernel : spatial_ints(ctx, 2, n, "stride");
-    w.padding = spatial_ints(ctx, 3, n, "padding");
+    PoolWindow w = window_operands(ctx, n);
     w.dilation = spatial_ints(ctx, 4, n, "dilation");
     w.ceil_mode = ctx.bool_arg(5);
     check_window(ctx, w);
@@ -234,10 +241,7 @@ PtValues convert_avg_pool(PtContext& ctx) {
     int64_t nd = rank_from_kind(ctx.kind());
     WindowData data = batched_data(ctx, ctx.tensor(0), nd);
     size_t n = static_cast<size_t>(nd);
-    PoolWindow w;
-    w.kernel = spatial_ints(ctx, 1, n, "kernel_size");
-    w.strides = ctx.ints(2).empty() ? w.kernel : spatial_ints(ctx, 2, n, "stride");
-    w.padding = spatial_ints(ctx, 3, n, "padding");
+    PoolWindow w = window_operands(ctx, n);
     w.dilation.assign(n, 1);
     w.ceil_mode = ctx.bool_arg(4);
     bool count_include_pad = ctx.bool_arg(5);

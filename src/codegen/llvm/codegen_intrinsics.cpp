@@ -1,0 +1,113 @@
+// The loop IR's intrinsic functions: math (LLVM intrinsics or libm, per lane where LLVM has no
+// vector form) and bit operations.
+#include <llvm/IR/Intrinsics.h>
+
+#include "codegen/llvm/codegen_llvm.h"
+#include "ir/intrinsics.h"
+#include "support/error.h"
+
+namespace anvil::codegen {
+
+// Math intrinsics compute in float32 for float16/bfloat16 and in the type itself otherwise.
+llvm::Value* CodeGenLLVM::emit_call_intrinsic(const Call* op) {
+    DataType t = op->dtype;
+    int arity = intrin::arity(op->name);
+    ANVIL_CHECK(arity < 0 || static_cast<int>(op->args.size()) == arity)
+        << func_name_ << ": " << op->name << " takes " << arity << " arguments, got "
+        << op->args.size();
+    std::vector<llvm::Value*> args;
+    for (const auto& a : op->args) args.push_back(emit(a));
+    if (op->name == intrin::kAbs && !t.is_floating()) {
+        if (!t.is_int()) return args[0];
+        return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, args[0], builder_.getFalse());
+    }
+    ANVIL_CHECK(t.is_floating()) << func_name_ << ": " << op->name << " of " << t.str();
+    const bool widen = t.bits() == 16;
+    DataType ct = widen ? DataType::float32().with_lanes(t.lanes()) : t;
+    for (size_t i = 0; i < args.size(); ++i) {
+        ANVIL_CHECK(op->args[i].dtype() == t)
+            << func_name_ << ": " << op->name << " argument of type " << op->args[i].dtype().str()
+            << ", call of type " << t.str();
+        if (widen) args[i] = emit_cast(t, ct, args[i]);
+    }
+    llvm::Value* r = emit_math(op->name, ct, std::move(args));
+    return widen ? emit_cast(ct, t, r) : r;
+}
+
+// Bit operations map to single instructions; shift amounts outside [0, bits) give poison, which
+// the ops that shift by data keep out of their results (ir/intrinsics.h).
+llvm::Value* CodeGenLLVM::emit_bitwise(const Call* op) {
+    DataType t = op->dtype;
+    ANVIL_CHECK(!t.is_floating() && !t.is_handle())
+        << func_name_ << ": " << op->name << " of " << t.str();
+    ANVIL_CHECK(static_cast<int>(op->args.size()) == intrin::arity(op->name))
+        << func_name_ << ": " << op->name << " takes " << intrin::arity(op->name)
+        << " arguments, got " << op->args.size();
+    std::vector<llvm::Value*> a;
+    for (const auto& arg : op->args) {
+        ANVIL_CHECK(arg.dtype() == t) << func_name_ << ": " << op->name << " argument of type "
+                                      << arg.dtype().str() << ", call of type " << t.str();
+        a.push_back(emit(arg));
+    }
+    const std::string& name = op->name;
+    if (name == intrin::kBitwiseAnd) return builder_.CreateAnd(a[0], a[1]);
+    if (name == intrin::kBitwiseOr) return builder_.CreateOr(a[0], a[1]);
+    if (name == intrin::kBitwiseXor) return builder_.CreateXor(a[0], a[1]);
+    if (name == intrin::kBitwiseNot) return builder_.CreateNot(a[0]);
+    if (name == intrin::kShiftLeft) return builder_.CreateShl(a[0], a[1]);
+    return t.is_int() ? builder_.CreateAShr(a[0], a[1]) : builder_.CreateLShr(a[0], a[1]);
+}
+
+llvm::Value* CodeGenLLVM::emit_math(const std::string& name, DataType t,
+                                    std::vector<llvm::Value*> args) {
+    namespace I = llvm::Intrinsic;
+    llvm::Value* x = args[0];
+    auto unary = [&](I::ID id) { return builder_.CreateUnaryIntrinsic(id, x); };
+    llvm::Value* one = llvm::ConstantFP::get(x->getType(), 1.0);
+    if (name == intrin::kExp) return unary(I::exp);
+    if (name == intrin::kLog) return unary(I::log);
+    if (name == intrin::kSqrt) return unary(I::sqrt);
+    if (name == intrin::kRsqrt) return builder_.CreateFDiv(one, unary(I::sqrt));
+    if (name == intrin::kAbs) return unary(I::fabs);
+    if (name == intrin::kFloor) return unary(I::floor);
+    if (name == intrin::kCeil) return unary(I::ceil);
+    if (name == intrin::kRound) return unary(I::roundeven);
+    if (name == intrin::kPow) return builder_.CreateBinaryIntrinsic(I::pow, x, args[1]);
+    if (name == intrin::kFma) {
+        return builder_.CreateIntrinsic(I::fma, {x->getType()}, {x, args[1], args[2]});
+    }
+    if (name == intrin::kSigmoid) {
+        llvm::Value* e = builder_.CreateUnaryIntrinsic(I::exp, builder_.CreateFNeg(x));
+        return builder_.CreateFDiv(one, builder_.CreateFAdd(one, e));
+    }
+    const bool f32 = t.bits() == 32;
+    if (name == intrin::kTanh) return emit_libm(f32 ? "tanhf" : "tanh", t, x);
+    if (name == intrin::kErf) return emit_libm(f32 ? "erff" : "erf", t, x);
+    for (const char* fn :
+         {intrin::kSin, intrin::kCos, intrin::kTan, intrin::kAsin, intrin::kAcos, intrin::kAtan,
+          intrin::kSinh, intrin::kCosh, intrin::kAsinh, intrin::kAcosh, intrin::kAtanh}) {
+        if (name == fn) return emit_libm(f32 ? name + "f" : name, t, x);
+    }
+    internal_error() << func_name_ << ": no code generation for intrinsic " << name;
+    ANVIL_UNREACHABLE();
+}
+
+// libm has no vector entry points we can rely on, so vectors are done lane by lane.
+llvm::Value* CodeGenLLVM::emit_libm(const std::string& fname, DataType t, llvm::Value* x) {
+    llvm::Type* elem = llvm_type(t.element_of());
+    llvm::FunctionCallee fn =
+        module_->getOrInsertFunction(fname, llvm::FunctionType::get(elem, {elem}, false));
+    if (auto* f = llvm::dyn_cast<llvm::Function>(fn.getCallee())) {
+        f->setDoesNotThrow();
+        f->setWillReturn();
+    }
+    if (t.is_scalar()) return builder_.CreateCall(fn, {x});
+    llvm::Value* out = llvm::PoisonValue::get(x->getType());
+    for (int lane = 0; lane < t.lanes(); ++lane) {
+        llvm::Value* r = builder_.CreateCall(fn, {builder_.CreateExtractElement(x, lane)});
+        out = builder_.CreateInsertElement(out, r, lane);
+    }
+    return out;
+}
+
+}  // namespace anvil::codegen
