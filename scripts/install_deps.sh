@@ -15,6 +15,8 @@ packages=(
     # headers, which libdnnl-dev does not pull in.
     ocl-icd-opencl-dev opencl-headers
     libonnx-dev libprotobuf-dev protobuf-compiler
+    # The xgb tuner's cost model (src/tune/xgb_cost_model.cpp).
+    libxgboost-dev
 )
 for arg in "$@"; do
     case "$arg" in

@@ -1,0 +1,45 @@
+// A gradient-boosted cost model (Debian's libxgboost, through its C API): trained on feature rows
+// and their measured costs, it predicts a score for new rows, higher for faster configurations.
+//
+// Costs are made comparable inside a group (one task's points) before training: a point's label
+// is the group's best cost over its cost, so the best is 1, a point twice as slow 0.5, and a
+// failure (+inf, NaN or a non-positive cost) 0 — slower than anything that ran. The rank
+// objective (XGBoost's rank:pairwise, TVM's default) learns to order the points of each group and
+// never compares groups; the regression objective fits the labels themselves. Ranking is what a
+// tuner needs (which candidate to measure next), and it ignores how much faster.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace anvil::tune {
+
+enum class CostObjective { rank, regression };
+
+class XgbCostModel {
+public:
+    XgbCostModel(CostObjective objective, uint64_t seed);
+    ~XgbCostModel();
+    XgbCostModel(const XgbCostModel&) = delete;
+    XgbCostModel& operator=(const XgbCostModel&) = delete;
+
+    // Replaces the model by one trained on `features` (row-major, `width` columns, NaN where a
+    // feature is missing) and their `costs` in seconds. `groups` are the sizes of consecutive
+    // groups of rows (summing to the row count); empty: one group.
+    void train(std::span<const float> features, int width, std::span<const double> costs,
+               std::span<const unsigned> groups = {});
+    bool trained() const { return booster_ != nullptr; }
+    // The features' width the model was trained on; predict's rows have it.
+    int width() const { return width_; }
+    // One score per row of `features` (width() columns); higher is faster.
+    std::vector<float> predict(std::span<const float> features) const;
+
+private:
+    CostObjective objective_;
+    uint64_t seed_;
+    void* booster_ = nullptr;  // BoosterHandle; null until trained
+    int width_ = 0;
+};
+
+}  // namespace anvil::tune
