@@ -7,6 +7,7 @@
 # --seconds N   how long each harness runs (default 60)
 # --jobs J      how many harnesses run at once (default 1)
 # HARNESS       onnx_import graph_text tir_text npz graph_plan vm_program torchscript_graph
+#               tuning_records
 #               (default: all)
 #
 # Corpora grow in build-fuzz/corpus/<harness>/ from run to run; findings (crashes, hangs,
@@ -27,12 +28,13 @@ while (($#)); do
         --seconds) seconds="$2"; shift 2 ;;
         --jobs) jobs="$2"; shift 2 ;;
         --build-only) build_only=1; shift ;;
-        -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
         -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
         *) harnesses+=("$1"); shift ;;
     esac
 done
-all=(onnx_import graph_text tir_text npz graph_plan vm_program torchscript_graph)
+all=(onnx_import graph_text tir_text npz graph_plan vm_program torchscript_graph
+     tuning_records)
 ((${#harnesses[@]})) || harnesses=("${all[@]}")
 
 scripts/install_deps.sh --tests
