@@ -19,14 +19,14 @@
 
 namespace anvil::driver {
 
-namespace {
-
-graph::PassContext pass_context() {
+graph::PassContext compile_pass_context() {
     graph::PassContext ctx;
     ctx.ops = &ops::op_table();
     ctx.evaluate = evaluate_constant;
     return ctx;
 }
+
+namespace {
 
 runtime::Module build_kernels(const graph::IRModule& m, const Target& target) {
     std::vector<Ref<tir::PrimFunc>> kernels;
@@ -72,8 +72,9 @@ CompiledModel compile_on_this_thread(const graph::IRModule& m, const std::string
     graph::IRModule input = m;
     tir::LowerContext lower_ctx = make_lower_context(t);
     for (auto& [name, k] : input.kernels) k = run_tir_pipeline(k, lower_ctx, options);
-    graph::IRModule optimized = run_graph_pipeline(input, pass_context(), options);
-    graph::IRModule lowered = lower_fused_functions(optimized, t, options);
+    graph::IRModule optimized = run_graph_pipeline(input, compile_pass_context(), options);
+    std::vector<KernelTuning> tuning;
+    graph::IRModule lowered = lower_fused_functions(optimized, t, options, &tuning);
     if (options.print_after == "all" || options.print_after == kLowerFusedFunctions) {
         std::ostream& log = options.log ? *options.log : std::cerr;
         log << "// after " << kLowerFusedFunctions << "\n"
@@ -81,7 +82,7 @@ CompiledModel compile_on_this_thread(const graph::IRModule& m, const std::string
     }
     check_kernel_calls(lowered);
     ops::check_control_flow(lowered);
-    return {lowered, build_kernels(lowered, t), t, options.max_memory_bytes};
+    return {lowered, build_kernels(lowered, t), t, options.max_memory_bytes, std::move(tuning)};
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "codegen/target.h"
+#include "driver/lower_graph.h"
 #include "driver/pipeline.h"
 #include "graph/module.h"
 #include "runtime/module.h"
@@ -21,7 +22,12 @@ struct CompiledModel {
     runtime::Module kernels;  // the compiled kernels (JIT; export with codegen::export_library)
     Target target;
     int64_t max_memory_bytes = 0;  // PipelineOptions::max_memory_bytes, checked by export_model
+    // How each kernel was scheduled (by a tuning record or by default).
+    std::vector<KernelTuning> tuning;
 };
+
+// The pass context compile_model runs the graph pipeline with (ops table, constant evaluator).
+graph::PassContext compile_pass_context();
 
 CompiledModel compile_model(const graph::IRModule& m, const std::string& target,
                             const PipelineOptions& options = {});

@@ -4,6 +4,7 @@
 
 #include "driver/build.h"
 #include "driver/shape_buckets.h"
+#include "driver/workload_key.h"
 #include "graph/expr_functor.h"
 #include "ops/call_tir.h"
 #include "ops/injective_schedule.h"
@@ -140,7 +141,8 @@ bool contains(const std::vector<te::Tensor>& ts, const te::Tensor& t) {
 }  // namespace
 
 LoweredFunction lower_primitive_function(const graph::Function& f, const std::string& name,
-                                         const Target& target, const PipelineOptions& options) {
+                                         const Target& target, const PipelineOptions& options,
+                                         const te::KnobValues& config) {
     GroupBuilder group(f);
     group.build();
     std::vector<te::Tensor> outputs = distinct_outputs(group.outputs());
@@ -160,7 +162,8 @@ LoweredFunction lower_primitive_function(const graph::Function& f, const std::st
             if (!contains(outputs, t) && s.has_stage(t)) s[t].compute_inline();
         }
     }
-    tir::LowerContext ctx = make_lower_context(target);
+    te::ScheduleConfig schedule_config(config);
+    te::ScheduleContext ctx(make_lower_context(target), &schedule_config);
     if (injective_group || !anchor->op->schedule) {
         ops::schedule_injective(s, outputs[0], outputs, ctx);
     } else {
@@ -168,39 +171,8 @@ LoweredFunction lower_primitive_function(const graph::Function& f, const std::st
     }
     std::vector<te::Tensor> args = group.inputs();
     args.insert(args.end(), outputs.begin(), outputs.end());
-    return {lower(s, args, name, target, options), group.lifted()};
-}
-
-namespace {
-
-// A key equal for fused functions that compute the same thing on same-typed inputs (constants
-// count by type only: they become arguments).
-std::string function_key(const graph::Function& f) {
-    std::unordered_map<const graph::ExprNode*, int> ids;
-    std::string key;
-    for (const auto& p : f.params) {
-        ids[p.get()] = static_cast<int>(ids.size());
-        key += "param " + graph::type_str(p->type) + ";";
-    }
-    graph::post_order_visit(f.body, [&](const Expr& e) {
-        if (ids.count(e.get())) return;
-        std::string line;
-        if (auto* c = e.as<graph::Call>()) {
-            line = c->op->name + "(" + graph::attrs_str(*c->attrs, nullptr) + ")";
-            for (const auto& a : c->args) line += " %" + std::to_string(ids.at(a.get()));
-        } else if (auto* t = e.as<graph::Tuple>()) {
-            line = "tuple";
-            for (const auto& a : t->fields) line += " %" + std::to_string(ids.at(a.get()));
-        } else if (auto* g = e.as<graph::TupleGetItem>()) {
-            line =
-                "item " + std::to_string(g->index) + " %" + std::to_string(ids.at(g->tuple.get()));
-        } else if (e.is<graph::Constant>()) {
-            line = "const";
-        }
-        ids[e.get()] = static_cast<int>(ids.size());
-        key += line + ":" + graph::type_str(e->type) + ";";
-    });
-    return key;
+    return {lower(s, args, name, target, options), group.lifted(), schedule_config.space(),
+            schedule_config.resolved(), s.record()};
 }
 
 std::string kernel_base_name(const graph::Function& f) {
@@ -220,10 +192,14 @@ std::string kernel_base_name(const graph::Function& f) {
     return name;
 }
 
+namespace {
+
 class FusedCallLowerer : public graph::ExprMutator {
 public:
     FusedCallLowerer(graph::IRModule& m, const Target& target, const PipelineOptions& options)
         : module_(m), target_(target), options_(options) {}
+
+    std::vector<KernelTuning>& tuning() { return tuning_; }
 
 protected:
     Expr mutate_(const graph::Call* op, const Expr& self) override {
@@ -232,17 +208,36 @@ protected:
         if (!call->callee.defined()) return base;
         auto* fn = call->callee.as<graph::Function>();
         if (!fn || !fn->primitive) return base;
-        std::string key = function_key(*fn);
+        std::string key = workload_key(*fn);
         BucketVariants buckets = bucket_variants(*fn, options_.shape_buckets);
         auto it = kernels_.find(key);
         if (it == kernels_.end()) {
             std::string name = unique_name(kernel_base_name(*fn));
-            Ref<tir::PrimFunc> kernel =
-                lower_primitive_function(*fn, name, target_, options_).kernel;
+            KernelTuning tuning{.kernel = name, .workload = key};
+            config_ = tuned_config(key, tuning);
+            Ref<tir::PrimFunc> kernel;
+            try {
+                LoweredFunction lowered =
+                    lower_primitive_function(*fn, name, target_, options_, config_);
+                kernel = lowered.kernel;
+                tuning.tunable = !lowered.space.knobs.empty();
+            } catch (const UserError& e) {
+                if (!tuning.applied) throw;
+                // The record was made for another space of this workload (an older schedule).
+                tuning.applied = false;
+                tuning.note = std::string("tuning record not applied: ") + e.what();
+                config_.clear();
+                LoweredFunction lowered = lower_primitive_function(*fn, name, target_, options_);
+                kernel = lowered.kernel;
+                tuning.tunable = !lowered.space.knobs.empty();
+            }
             module_.kernels[name] = kernel;
             it = kernels_.emplace(key, KernelEntry{name, lower_variants(*fn, *kernel, buckets)})
                      .first;
+            tuning_index_[key] = tuning_.size();
+            tuning_.push_back(std::move(tuning));
         }
+        ++tuning_[tuning_index_.at(key)].calls;
         const KernelEntry& entry = it->second;
         // The variants' sizes, and the dimensions they fix as this call's types name them (the
         // same names, in the same order, for every function with this key).
@@ -278,6 +273,16 @@ protected:
     }
 
 private:
+    // The knob values of the applied record of the workload, if any (empty: the defaults).
+    te::KnobValues tuned_config(const std::string& key, KernelTuning& tuning) {
+        if (!options_.tuning_records) return {};
+        const tune::TuningRecord* r = options_.tuning_records->find(key, target_.str());
+        if (!r) return {};
+        tuning.applied = true;
+        tuning.record_cost = r->mean_cost();
+        return r->config;
+    }
+
     struct KernelEntry {
         std::string name;
         std::vector<std::string> variants;  // one kernel per row of the bucket sizes
@@ -311,8 +316,14 @@ private:
                 user_error() << "--shape-buckets: kernel " << generic.name
                              << " cannot be specialized for " << fixed << ": " << e.what();
             }
-            Ref<tir::PrimFunc> k =
-                lower_primitive_function(*specialized, name, target_, options_).kernel;
+            // A variant takes the generic kernel's configuration when it fits its space.
+            Ref<tir::PrimFunc> k;
+            try {
+                k = lower_primitive_function(*specialized, name, target_, options_, config_).kernel;
+            } catch (const UserError&) {
+                if (config_.empty()) throw;
+                k = lower_primitive_function(*specialized, name, target_, options_).kernel;
+            }
             // Fixing dimensions only removes scalar parameters; one the generic kernel lacks
             // (a type rule that named a new dimension) leaves this kernel unspecialized.
             for (const auto& v : k->scalar_params) {
@@ -331,18 +342,23 @@ private:
     const Target& target_;
     const PipelineOptions& options_;
     std::unordered_map<std::string, KernelEntry> kernels_;  // by function key
+    std::vector<KernelTuning> tuning_;
+    std::unordered_map<std::string, size_t> tuning_index_;  // by function key
+    te::KnobValues config_;  // the configuration of the kernel being lowered (and its variants)
 };
 
 }  // namespace
 
 graph::IRModule lower_fused_functions(const graph::IRModule& m, const Target& target,
-                                      const PipelineOptions& options) {
+                                      const PipelineOptions& options,
+                                      std::vector<KernelTuning>* tuning) {
     graph::IRModule out = m;
     FusedCallLowerer lowerer(out, target, options);
     for (auto& [name, fn] : out.functions) {
         Expr lowered = lowerer.mutate(Expr(fn));
         fn = lowered.cast<graph::Function>();
     }
+    if (tuning) *tuning = std::move(lowerer.tuning());
     return out;
 }
 

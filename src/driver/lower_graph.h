@@ -19,14 +19,38 @@ struct LoweredFunction {
     Ref<tir::PrimFunc> kernel;
     // Constants used inside the function, passed as extra kernel arguments after its params.
     std::vector<graph::Expr> lifted_constants;
+    // The knobs the anchor's schedule rule declared (the task's search space), the value each
+    // took, and the primitives the schedule applied.
+    te::ConfigSpace space;
+    te::KnobValues config;
+    te::ScheduleRecord schedule;
 };
 
-// One primitive function → a kernel named `name` (params, lifted constants, then outputs).
+// One primitive function → a kernel named `name` (params, lifted constants, then outputs),
+// scheduled with the knob values `config` (knobs it does not name take their defaults; a value
+// outside a knob's choices is a UserError).
 LoweredFunction lower_primitive_function(const graph::Function& f, const std::string& name,
-                                         const Target& target, const PipelineOptions& options);
+                                         const Target& target, const PipelineOptions& options,
+                                         const te::KnobValues& config = {});
 
-// Lowers every primitive function called from the module's graph functions.
+// "fused_conv2d_add_relu": a kernel name from the first four ops of a fused function.
+std::string kernel_base_name(const graph::Function& f);
+
+// How one kernel was scheduled: by a tuning record or by default.
+struct KernelTuning {
+    std::string kernel;      // the kernel's name in the module
+    std::string workload;    // its workload key
+    int calls = 0;           // calls from the graph functions (the task's weight)
+    bool tunable = false;    // its schedule declares knobs
+    bool applied = false;    // a tuning record chose its configuration
+    double record_cost = 0;  // the applied record's mean cost, seconds
+    std::string note;        // why a record was not applied, when one was found
+};
+
+// Lowers every primitive function called from the module's graph functions. `tuning`, when
+// given, receives one entry per distinct kernel (not per bucket variant).
 graph::IRModule lower_fused_functions(const graph::IRModule& m, const Target& target,
-                                      const PipelineOptions& options);
+                                      const PipelineOptions& options,
+                                      std::vector<KernelTuning>* tuning = nullptr);
 
 }  // namespace anvil::driver

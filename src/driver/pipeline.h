@@ -5,12 +5,14 @@
 #include <cstdint>
 #include <iosfwd>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "graph/module.h"
 #include "graph/passes/passes.h"
 #include "tir/passes/passes.h"
+#include "tune/record.h"
 
 namespace anvil::driver {
 
@@ -38,6 +40,11 @@ struct PipelineOptions {
     // with a message naming it, the buffer and the index. The default comes from the
     // environment (ANVIL_CHECKED=1 or =all), so whole test suites can run checked.
     tir::BoundChecks checked = checked_by_default();
+    // Tuning records to apply: a kernel whose workload (driver/workload_key.h) has a record for
+    // the target is scheduled with the record's knob values. A record that no longer fits its
+    // workload's space is ignored with a note (KernelTuning::note). anvil compile
+    // --tuning-records FILE, Python apply_history_best.
+    std::shared_ptr<const tune::BestRecords> tuning_records;
 };
 
 // The step between the graph and loop-IR pipelines that turns each fused group into a kernel

@@ -9,6 +9,7 @@
 #include "graph/attrs.h"
 #include "graph/type.h"
 #include "support/source_loc.h"
+#include "te/config_space.h"
 #include "te/schedule.h"
 #include "te/tensor.h"
 #include "tir/passes/passes.h"
@@ -36,10 +37,12 @@ using TypeRule = Type (*)(const Op& op, const std::vector<Type>& args, const Att
 using ComputeRule = std::vector<te::Tensor> (*)(const std::vector<te::Tensor>& inputs,
                                                 const Attrs& attrs, const Type& out_type);
 // Schedules a fused group whose anchor is this op: `anchor` is the op's output tensor inside
-// the group, `outputs` the group's outputs. The default schedules injective ops.
+// the group, `outputs` the group's outputs. The default schedules injective ops. `ctx` carries the
+// target's facts and the knob configuration (te/config_space.h): every choice a rule makes is a
+// knob whose default is the analytical choice.
 using ScheduleRule = void (*)(te::Schedule& s, const te::Tensor& anchor,
                               const std::vector<te::Tensor>& outputs,
-                              const tir::LowerContext& target);
+                              const te::ScheduleContext& ctx);
 
 struct Op : Object {
     std::string name;    // "nn.conv2d", "add", ...

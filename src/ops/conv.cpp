@@ -309,13 +309,9 @@ constexpr int64_t kMaxDirectChannels = 3;
 int64_t conv_block(const ConvGeom& g) {
     if (g.groups == 1) {
         bool direct = g.icg <= kMaxDirectChannels || g.icg * g.kh * g.kw <= kMaxDirectReduction;
-        return direct ? 0 : pick_block(g.oc);
+        return direct ? 0 : padded_channel_block(g.oc);
     }
-    int64_t ocg = g.oc / g.groups;
-    for (int64_t b : {32, 16, 8}) {
-        if (ocg % b == 0) return b;
-    }
-    return 0;
+    return dividing_channel_block(g.oc / g.groups);
 }
 
 // The weight as [O/VB, C/groups, KH, KW, VB]: VB output channels contiguous, zero past O.
@@ -323,14 +319,16 @@ te::Tensor pack_conv_weight(const std::string& name, const WeightFn& w, const Co
                             int64_t vb) {
     int64_t ocb = (g.oc + vb - 1) / vb;
     bool padded = ocb * vb != g.oc;
-    return te::compute(
-        {I(ocb), I(g.icg), I(g.kh), I(g.kw), I(vb)},
-        [&](std::span<const PrimExpr> i) {
-            PrimExpr oc = i[0] * I(vb) + i[4];
-            PrimExpr v = w(oc, i[1], i[2], i[3]);
-            return padded ? te::if_then_else(oc < I(g.oc), v, make_const(v.dtype(), 0)) : v;
-        },
-        name + "_pack");
+    return te::set_tag(
+        te::compute(
+            {I(ocb), I(g.icg), I(g.kh), I(g.kw), I(vb)},
+            [&](std::span<const PrimExpr> i) {
+                PrimExpr oc = i[0] * I(vb) + i[4];
+                PrimExpr v = w(oc, i[1], i[2], i[3]);
+                return padded ? te::if_then_else(oc < I(g.oc), v, make_const(v.dtype(), 0)) : v;
+            },
+            name + "_pack"),
+        kPackedWeightTag);
 }
 
 // The padded input of a direct convolution with column stride 2 split into its even and odd
@@ -343,15 +341,16 @@ std::optional<te::Tensor> column_phases(const std::string& name, const te::Tenso
     const int64_t* w = as_const_int(xp.shape()[3]);
     if (g.sw != 2 || g.dw != 1 || !w) return std::nullopt;
     const auto& s = xp.shape();
-    return te::compute(
-        {s[0], s[1], s[2], I(2), I((*w + 1) / 2)},
-        [&](std::span<const PrimExpr> i) {
-            PrimExpr col = i[4] * I(2) + i[3];
-            if (*w % 2 == 0) return xp(i[0], i[1], i[2], col);
-            return te::if_then_else(col < I(*w), xp(i[0], i[1], i[2], col),
-                                    make_const(xp.dtype(), 0));
-        },
-        name + "_phases_pad");
+    return te::set_tag(te::compute(
+                           {s[0], s[1], s[2], I(2), I((*w + 1) / 2)},
+                           [&](std::span<const PrimExpr> i) {
+                               PrimExpr col = i[4] * I(2) + i[3];
+                               if (*w % 2 == 0) return xp(i[0], i[1], i[2], col);
+                               return te::if_then_else(col < I(*w), xp(i[0], i[1], i[2], col),
+                                                       make_const(xp.dtype(), 0));
+                           },
+                           name + "_phases_pad"),
+                       kColumnPhasesTag);
 }
 
 // A pointwise convolution over a large plane is a matrix product out[oc, p] = W[oc, :] x[:, p]
@@ -454,20 +453,21 @@ te::Tensor pad_input(const std::string& name, const te::Tensor& x, const std::ve
     };
     std::vector<PrimExpr> shape = s;
     for (size_t d = 0; d < nd; ++d) shape[2 + d] = grow(s[2 + d], p[d] + p[d + nd]);
-    return te::compute(
-        shape,
-        [&](std::span<const PrimExpr> i) {
-            std::vector<PrimExpr> at(i.begin(), i.end());
-            PrimExpr inside;
-            for (size_t d = 0; d < nd; ++d) {
-                at[2 + d] = i[2 + d] - I(p[d]);
-                PrimExpr lo = at[2 + d] >= I(0);
-                inside = inside.defined() ? inside && lo : lo;
-                inside = inside && at[2 + d] < s[2 + d];
-            }
-            return te::if_then_else(inside, x(at), make_const(x.dtype(), 0));
-        },
-        name + "_pad");
+    return te::set_tag(te::compute(
+                           shape,
+                           [&](std::span<const PrimExpr> i) {
+                               std::vector<PrimExpr> at(i.begin(), i.end());
+                               PrimExpr inside;
+                               for (size_t d = 0; d < nd; ++d) {
+                                   at[2 + d] = i[2 + d] - I(p[d]);
+                                   PrimExpr lo = at[2 + d] >= I(0);
+                                   inside = inside.defined() ? inside && lo : lo;
+                                   inside = inside && at[2 + d] < s[2 + d];
+                               }
+                               return te::if_then_else(inside, x(at), make_const(x.dtype(), 0));
+                           },
+                           name + "_pad"),
+                       kPaddedInputTag);
 }
 
 namespace {
@@ -481,23 +481,26 @@ te::Tensor dilate_input(const std::string& name, const te::Tensor& x,
     size_t nd = extents.size();
     std::vector<PrimExpr> shape{s[0], s[1]};
     shape.insert(shape.end(), extents.begin(), extents.end());
-    return te::compute(
-        shape,
-        [&](std::span<const PrimExpr> i) {
-            std::vector<PrimExpr> pos, at{i[0], i[1]};
-            for (size_t d = 0; d < nd; ++d) {
-                pos.push_back(i[2 + d] - I(lead[d]));
-                at.push_back(floordiv(pos[d], I(strides[d])));
-            }
-            PrimExpr inside = pos[0] >= I(0);
-            for (size_t d = 1; d < nd; ++d) inside = inside && pos[d] >= I(0);
-            for (size_t d = 0; d < nd; ++d) inside = inside && at[2 + d] < s[2 + d];
-            for (size_t d = 0; d < nd; ++d) {
-                if (strides[d] > 1) inside = inside && eq(floormod(pos[d], I(strides[d])), I(0));
-            }
-            return te::if_then_else(inside, x(at), make_const(x.dtype(), 0));
-        },
-        name + "_dilate");
+    return te::set_tag(te::compute(
+                           shape,
+                           [&](std::span<const PrimExpr> i) {
+                               std::vector<PrimExpr> pos, at{i[0], i[1]};
+                               for (size_t d = 0; d < nd; ++d) {
+                                   pos.push_back(i[2 + d] - I(lead[d]));
+                                   at.push_back(floordiv(pos[d], I(strides[d])));
+                               }
+                               PrimExpr inside = pos[0] >= I(0);
+                               for (size_t d = 1; d < nd; ++d) inside = inside && pos[d] >= I(0);
+                               for (size_t d = 0; d < nd; ++d)
+                                   inside = inside && at[2 + d] < s[2 + d];
+                               for (size_t d = 0; d < nd; ++d) {
+                                   if (strides[d] > 1)
+                                       inside = inside && eq(floormod(pos[d], I(strides[d])), I(0));
+                               }
+                               return te::if_then_else(inside, x(at), make_const(x.dtype(), 0));
+                           },
+                           name + "_dilate"),
+                       kDilatedInputTag);
 }
 
 // The weight of output channel oc, input channel rc of its group and kernel tap `taps` (one

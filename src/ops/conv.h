@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "graph/attrs.h"
+#include "te/config_space.h"
 #include "te/schedule.h"
-#include "tir/passes/passes.h"
 
 namespace anvil::ops {
 
@@ -144,26 +144,26 @@ te::Tensor pad_input(const std::string& name, const te::Tensor& x, const std::ve
 //        channels, reduction outermost), parallel over (n, channel block, output row).
 //   generic: every stage at root, in the order of the compute.
 void schedule_conv2d_x86(te::Schedule& s, const te::Tensor& anchor,
-                         const std::vector<te::Tensor>& outputs, const tir::LowerContext& target);
+                         const std::vector<te::Tensor>& outputs, const te::ScheduleContext& ctx);
 void schedule_conv2d_generic(te::Schedule& s, const te::Tensor& anchor,
                              const std::vector<te::Tensor>& outputs,
-                             const tir::LowerContext& target);
+                             const te::ScheduleContext& ctx);
 
 // The schedule of nn.conv2d_nchwc (its generic one is schedule_conv2d_generic).
 //   x86: register tile of output pixels of a row x one or two channel blocks, vectors along
 //        the block, reduction outermost inside it; parallel over (n, block tiles, output row).
 void schedule_conv2d_nchwc_x86(te::Schedule& s, const te::Tensor& anchor,
                                const std::vector<te::Tensor>& outputs,
-                               const tir::LowerContext& target);
+                               const te::ScheduleContext& ctx);
 
 // The schedules of nn.conv3d and nn.conv3d_transpose, whose computes are a direct reduction
 // over (input channel, kd, kh, kw) after an optional padded/dilated input stage.
 //   x86: a vector along the output row per tap, parallel over (n, channel, depth, row).
 //   generic: every stage at root.
 void schedule_conv3d_x86(te::Schedule& s, const te::Tensor& anchor,
-                         const std::vector<te::Tensor>& outputs, const tir::LowerContext& target);
+                         const std::vector<te::Tensor>& outputs, const te::ScheduleContext& ctx);
 void schedule_conv3d_generic(te::Schedule& s, const te::Tensor& anchor,
                              const std::vector<te::Tensor>& outputs,
-                             const tir::LowerContext& target);
+                             const te::ScheduleContext& ctx);
 
 }  // namespace anvil::ops

@@ -18,6 +18,22 @@ namespace anvil::ops {
 
 namespace {
 
+// Bounds of the tile knobs' choices: beyond them the accumulators cannot stay in registers.
+constexpr int64_t kMaxChannelTile = 32;
+constexpr int64_t kMaxTileVectors = 8;
+constexpr int64_t kMaxTileRows = 32;
+
+// The loops fused into the parallel loop, outermost first: all of `axes` by default (knob
+// parallel_depth = their count), or fewer, leaving the inner ones serial inside each task.
+std::vector<Ref<IterVar>> parallel_axes(const te::ScheduleContext& ctx,
+                                        std::vector<Ref<IterVar>> axes) {
+    std::vector<int64_t> depths;
+    for (int64_t d = 1; d <= static_cast<int64_t>(axes.size()); ++d) depths.push_back(d);
+    int64_t depth = ctx.knob("parallel_depth", depths, static_cast<int64_t>(axes.size()));
+    axes.resize(static_cast<size_t>(depth));
+    return axes;
+}
+
 // Multiply-adds of a direct convolution: the work estimate that decides parallelism.
 int64_t direct_work(te::Schedule& s, const te::Tensor& out, const te::Tensor& acc) {
     int64_t work = known_extent_product(out.shape());
@@ -31,7 +47,7 @@ int64_t direct_work(te::Schedule& s, const te::Tensor& out, const te::Tensor& ac
 // before the reduction read it back.
 void schedule_conv2d_direct_x86(te::Schedule& s, const te::Tensor& anchor,
                                 const std::vector<te::Tensor>& outputs, const te::Tensor& red,
-                                const tir::LowerContext& target) {
+                                const te::ScheduleContext& ctx) {
     // A padding stage under the column phases (column_phases) is computed inside them.
     if (te::Tensor phases = staged_input(red); phases.op.defined()) {
         if (te::Tensor pad = staged_input(phases); pad.op.defined()) s[pad].compute_inline();
@@ -46,17 +62,17 @@ void schedule_conv2d_direct_x86(te::Schedule& s, const te::Tensor& anchor,
     bool depthwise = icg && channels && oc_total && *oc_total == *channels / *icg;
     if (depthwise) {
         te::Tensor staged = staged_input(red);
-        te::Tensor out = tile_target(s, anchor, outputs, target);
+        te::Tensor out = tile_target(s, anchor, outputs, ctx);
         te::Tensor acc = local_accumulator(s, red, out);
-        schedule_nchw_row_vectors(s, out, acc, direct_work(s, out, acc), target, staged);
+        schedule_nchw_row_vectors(s, out, acc, direct_work(s, out, acc), ctx, staged);
         return;
     }
     // Several output channels read the same input planes: the padded input once, at root, and
     // a register tile of output channels x row vectors sharing each input vector.
-    schedule_helper_inputs(s, red, target);
-    te::Tensor out = tile_target(s, anchor, outputs, target);
+    schedule_helper_inputs(s, red, ctx);
+    te::Tensor out = tile_target(s, anchor, outputs, ctx);
     te::Tensor acc = local_accumulator(s, red, out);
-    const int lanes = vector_lanes(target);
+    const int lanes = vector_lanes(ctx);
     const int64_t oc = const_dim(out.shape()[1], "conv2d output channels");
     const int64_t ow = const_dim(out.shape()[3], "conv2d output width");
     // Vectors of a width that divides the row where one does (a tail would leave the tile's
@@ -70,7 +86,10 @@ void schedule_conv2d_direct_x86(te::Schedule& s, const te::Tensor& anchor,
             break;
         }
     }
-    const int64_t oc_tile = pick_channel_tile(oc, vectors, lanes);
+    // Knobs: vectors of the row per tile, output channels per tile (defaults: the above).
+    const int64_t oc_tile =
+        ctx.split("tile_oc", oc, kMaxChannelTile, pick_channel_tile(oc, vectors, lanes));
+    vectors = ctx.split("tile_vectors", row_vectors, kMaxTileVectors, vectors);
     te::StageRef so = s[out];
     auto ax = so.op_axis();  // n, c, oh, ow
     auto [co, ci] = so.split(ax[1], oc_tile);
@@ -78,7 +97,7 @@ void schedule_conv2d_direct_x86(te::Schedule& s, const te::Tensor& anchor,
     auto [wv, wi] = so.split(wr, width);
     so.reorder({ax[0], co, ax[2], wo, ci, wv, wi});
     so.vectorize(wi);
-    fuse_parallel(so, {ax[0], co, ax[2]}, direct_work(s, out, acc));
+    fuse_parallel(so, parallel_axes(ctx, {ax[0], co, ax[2]}), direct_work(s, out, acc));
     te::StageRef sa = s[acc];
     sa.compute_at(so, wo);
     auto aa = sa.op_axis();  // n, c, oh, ow of the tile
@@ -97,17 +116,23 @@ void schedule_conv2d_direct_x86(te::Schedule& s, const te::Tensor& anchor,
 // input rows stay in cache across the output channels.
 void schedule_conv2d_pointwise_x86(te::Schedule& s, const te::Tensor& anchor,
                                    const std::vector<te::Tensor>& outputs, const te::Tensor& red,
-                                   const tir::LowerContext& target) {
-    te::Tensor out = tile_target(s, anchor, outputs, target);
+                                   const te::ScheduleContext& ctx) {
+    te::Tensor out = tile_target(s, anchor, outputs, ctx);
     te::Tensor acc = local_accumulator(s, red, out);
-    const int lanes = vector_lanes(target);
+    const int lanes = vector_lanes(ctx);
     const int64_t oc = const_dim(out.shape()[1], "conv2d output channels");
     const int64_t h = const_dim(out.shape()[2], "conv2d output height");
     const int64_t w = const_dim(out.shape()[3], "conv2d output width");
-    const int64_t rows = std::max<int64_t>(1, plane_tile_rows(h, w, lanes));
+    // Knobs: rows of the plane per tile, output channels per tile (defaults: whole rows in at
+    // most 8 vectors, and the channels whose accumulators fill the registers).
+    const int64_t default_rows = std::max<int64_t>(1, plane_tile_rows(h, w, lanes));
+    const int64_t default_width = pick_vector(default_rows * w, lanes);
+    const int64_t oc_tile = ctx.split(
+        "tile_oc", oc, kMaxChannelTile,
+        pick_channel_tile(oc, (default_rows * w + default_width - 1) / default_width, lanes));
+    const int64_t rows =
+        ctx.split("tile_rows", h, std::max<int64_t>(1, 16 * lanes / w), default_rows);
     const int64_t width = pick_vector(rows * w, lanes);
-    const int64_t vectors = (rows * w + width - 1) / width;
-    const int64_t oc_tile = pick_channel_tile(oc, vectors, lanes);
     te::StageRef so = s[out];
     auto ax = so.op_axis();  // n, c, h, w
     Ref<IterVar> plane = so.fuse({ax[2], ax[3]});
@@ -135,25 +160,25 @@ void schedule_conv2d_pointwise_x86(te::Schedule& s, const te::Tensor& anchor,
 
 void schedule_conv2d_generic(te::Schedule& s, const te::Tensor& anchor,
                              const std::vector<te::Tensor>& outputs,
-                             const tir::LowerContext& target) {
+                             const te::ScheduleContext& ctx) {
     schedule_reduction_inputs_at_root(s, anchor, "conv2d");
 }
 
 void schedule_conv2d_x86(te::Schedule& s, const te::Tensor& anchor,
-                         const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
+                         const std::vector<te::Tensor>& outputs, const te::ScheduleContext& ctx) {
     te::Tensor red = expect_reduction(anchor, "conv2d");
     if (red.ndim() == 4 && red.reduce_axis().size() == 1) {
-        schedule_conv2d_pointwise_x86(s, anchor, outputs, red, target);
+        schedule_conv2d_pointwise_x86(s, anchor, outputs, red, ctx);
         return;
     }
     if (red.ndim() != 5) {
-        schedule_conv2d_direct_x86(s, anchor, outputs, red, target);
+        schedule_conv2d_direct_x86(s, anchor, outputs, red, ctx);
         return;
     }
-    schedule_helper_inputs(s, red, target);
-    te::Tensor out = tile_target(s, anchor, outputs, target);
+    schedule_helper_inputs(s, red, ctx);
+    te::Tensor out = tile_target(s, anchor, outputs, ctx);
     te::Tensor acc = local_accumulator(s, red, out);
-    int lanes = vector_lanes(target);
+    int lanes = vector_lanes(ctx);
     te::StageRef so = s[out];
     auto ax = so.op_axis();  // n, c, oh, ow
     auto aa = s[acc].op_axis();
@@ -164,12 +189,12 @@ void schedule_conv2d_x86(te::Schedule& s, const te::Tensor& anchor,
                    const_dim(ar[1]->dom.extent, "kernel") * const_dim(ar[2]->dom.extent, "kernel");
     // Register tile: `rows` output pixels x vb channels, the reduction outermost inside it.
     int64_t vb = const_dim(red.shape()[4], "conv2d channel block");
-    int64_t rows = pick_register_rows(ow, vb, lanes);
+    int64_t rows = ctx.split("tile_ow", ow, kMaxTileRows, pick_register_rows(ow, vb, lanes));
     auto [co, ci] = so.split(ax[1], vb);
     auto [wo, wi] = so.split(ax[3], rows);
     so.reorder({ax[0], co, ax[2], wo, ci, wi});
     so.vectorize(wi);
-    fuse_parallel(so, {ax[0], co, ax[2]}, work);
+    fuse_parallel(so, parallel_axes(ctx, {ax[0], co, ax[2]}), work);
     s[acc].compute_at(so, wo);
     s[acc].reorder({ar[0], ar[1], ar[2], aa[3], aa[4]});
     s[acc].unroll(aa[3]);
@@ -178,44 +203,50 @@ void schedule_conv2d_x86(te::Schedule& s, const te::Tensor& anchor,
 
 void schedule_conv2d_nchwc_x86(te::Schedule& s, const te::Tensor& anchor,
                                const std::vector<te::Tensor>& outputs,
-                               const tir::LowerContext& target) {
+                               const te::ScheduleContext& ctx) {
     te::Tensor red = expect_reduction(anchor, "conv2d_nchwc");
     const bool depthwise = s[red].op_reduce_axis().size() == 2;  // (ry, rx)
     te::Tensor staged = depthwise ? staged_input(red) : te::Tensor();
-    if (!depthwise) schedule_helper_inputs(s, red, target);
-    te::Tensor out = tile_target(s, anchor, outputs, target);
+    if (!depthwise) schedule_helper_inputs(s, red, ctx);
+    te::Tensor out = tile_target(s, anchor, outputs, ctx);
     te::Tensor acc = local_accumulator(s, red, out);
     auto ar = s[acc].op_reduce_axis();  // (icb, ry, rx, ici), or (ry, rx) for depthwise
     int64_t work = known_extent_product(out.shape());
     for (const auto& r : ar) work *= const_dim(r->dom.extent, "conv2d_nchwc reduction");
     if (depthwise) {
-        schedule_blocked_windows(s, out, acc, work, target, staged);
+        schedule_blocked_windows(s, out, acc, work, ctx, staged);
         return;
     }
-    const int lanes = vector_lanes(target);
+    const int lanes = vector_lanes(ctx);
     const int64_t blocks = const_dim(out.shape()[1], "conv2d_nchwc channel blocks");
     const int64_t ow = const_dim(out.shape()[3], "conv2d_nchwc output width");
     const int64_t ob = const_dim(out.shape()[4], "conv2d_nchwc channel block");
     // Register tile: `rows` output pixels x `tile_blocks` channel blocks. A short row (7 pixels)
     // takes two blocks so that enough independent FMA chains hide the latency.
     const int64_t per_pixel = (ob + lanes - 1) / lanes;
-    const int64_t rows = pick_register_rows(ow, ob, lanes);
+    const int64_t default_rows = pick_register_rows(ow, ob, lanes);
     const int64_t accumulators = lanes >= 16 ? 16 : 12;
     int64_t tile_blocks = 1;
-    while (blocks % (tile_blocks * 2) == 0 && rows * per_pixel * tile_blocks * 2 <= accumulators) {
+    while (blocks % (tile_blocks * 2) == 0 &&
+           default_rows * per_pixel * tile_blocks * 2 <= accumulators) {
         tile_blocks *= 2;
     }
+    // Knobs: pixels and channel blocks per register tile, the order of the reduction loops.
+    const int64_t rows = ctx.split("tile_ow", ow, kMaxTileRows, default_rows);
+    tile_blocks = ctx.split("tile_oc_blocks", blocks, 4, tile_blocks);
+    const bool taps_outer = ctx.flag("taps_outside_channel_blocks", false);
     te::StageRef so = s[out];
     auto ax = so.op_axis();  // n, channel block, oh, ow, channel
     auto [co, ci] = so.split(ax[1], tile_blocks);
     auto [wo, wi] = so.split(ax[3], rows);
     so.reorder({ax[0], co, ax[2], wo, ci, wi, ax[4]});
     so.vectorize(ax[4]);
-    fuse_parallel(so, {ax[0], co, ax[2]}, work);
+    fuse_parallel(so, parallel_axes(ctx, {ax[0], co, ax[2]}), work);
     te::StageRef sa = s[acc];
     sa.compute_at(so, wo);
     auto aa = sa.op_axis();
-    std::vector<Ref<IterVar>> order = ar;
+    std::vector<Ref<IterVar>> order = ar;  // icb, ry, rx, ici
+    if (taps_outer) order = {ar[1], ar[2], ar[0], ar[3]};
     order.insert(order.end(), {aa[1], aa[3], aa[4]});
     sa.reorder(order);
     sa.unroll(aa[1]);
@@ -225,19 +256,19 @@ void schedule_conv2d_nchwc_x86(te::Schedule& s, const te::Tensor& anchor,
 
 void schedule_conv3d_generic(te::Schedule& s, const te::Tensor& anchor,
                              const std::vector<te::Tensor>& outputs,
-                             const tir::LowerContext& target) {
+                             const te::ScheduleContext& ctx) {
     schedule_reduction_inputs_at_root(s, anchor, "conv3d");
 }
 
 void schedule_conv3d_x86(te::Schedule& s, const te::Tensor& anchor,
-                         const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
+                         const std::vector<te::Tensor>& outputs, const te::ScheduleContext& ctx) {
     te::Tensor red = expect_reduction(anchor, "conv3d");
-    schedule_helper_inputs(s, red, target);
-    te::Tensor out = tile_target(s, anchor, outputs, target);
+    schedule_helper_inputs(s, red, ctx);
+    te::Tensor out = tile_target(s, anchor, outputs, ctx);
     te::Tensor acc = local_accumulator(s, red, out);
     int64_t work = known_extent_product(out.shape());
     for (const auto& r : s[acc].op_reduce_axis()) work *= const_dim(r->dom.extent, "conv3d taps");
-    schedule_nchw_row_vectors(s, out, acc, work, target);
+    schedule_nchw_row_vectors(s, out, acc, work, ctx);
 }
 
 }  // namespace anvil::ops

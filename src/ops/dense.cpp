@@ -141,21 +141,23 @@ te::Tensor pack_panels(
     // A symbolic column count (attention over a symbolic sequence) gets the block of a large one
     // and a guarded last panel.
     const int64_t* n = as_const_int(s.n);
-    int64_t vb = pick_block(extent_hint(s.n));
+    int64_t vb = padded_channel_block(extent_hint(s.n));
     PrimExpr panels = simplify(floordiv(s.n + I(vb - 1), I(vb)));
     bool padded = !n || (*n + vb - 1) / vb * vb != *n;
     std::vector<PrimExpr> pack_shape = s.b_batch;
     pack_shape.insert(pack_shape.end(), {panels, s.k, I(vb)});
     size_t nbb = s.b_batch.size();
-    return te::compute(
-        pack_shape,
-        [&](std::span<const PrimExpr> i) {
-            PrimExpr col = i[nbb] * I(vb) + i[nbb + 2];
-            std::vector<PrimExpr> idx(i.begin(), i.begin() + static_cast<ptrdiff_t>(nbb));
-            PrimExpr v = read_b(idx, i[nbb + 1], col);
-            return padded ? te::if_then_else(col < s.n, v, make_const(v.dtype(), 0)) : v;
-        },
-        name + "_pack");
+    return te::set_tag(
+        te::compute(
+            pack_shape,
+            [&](std::span<const PrimExpr> i) {
+                PrimExpr col = i[nbb] * I(vb) + i[nbb + 2];
+                std::vector<PrimExpr> idx(i.begin(), i.begin() + static_cast<ptrdiff_t>(nbb));
+                PrimExpr v = read_b(idx, i[nbb + 1], col);
+                return padded ? te::if_then_else(col < s.n, v, make_const(v.dtype(), 0)) : v;
+            },
+            name + "_pack"),
+        kPackedWeightTag);
 }
 
 // `prepacked`: b already as panels [N/VB, K, VB] (nn.dense_pack_weight, folded at compile
@@ -237,7 +239,7 @@ Type dense_pack_weight_type(const Op& op, const std::vector<Type>& args, const A
                         << graph::type_str(args[0]);
     }
     int64_t n = w.static_shape()[0];
-    int64_t vb = pick_block(n);
+    int64_t vb = padded_channel_block(n);
     auto D = [&](int64_t v) { return make_int(w.shape[0].dtype(), v); };
     return graph::make_tensor_type({D((n + vb - 1) / vb), w.shape[1], D(vb)}, w.dtype);
 }
@@ -261,7 +263,8 @@ Type dense_packed_type(const Op& op, const std::vector<Type>& args, const Attrs&
                         << "static shape, got " << graph::type_str(args[1]);
     }
     std::vector<int64_t> s = w.static_shape();
-    if (a.units <= (s[0] - 1) * s[2] || a.units > s[0] * s[2] || pick_block(a.units) != s[2]) {
+    if (a.units <= (s[0] - 1) * s[2] || a.units > s[0] * s[2] ||
+        padded_channel_block(a.units) != s[2]) {
         user_error(loc) << op.name << ": units=" << a.units << " does not fit the packed weight "
                         << graph::type_str(args[1]);
     }
@@ -326,16 +329,16 @@ int64_t work_of(const te::Tensor& t, const te::Tensor& red) {
 
 void schedule_matmul_generic(te::Schedule& s, const te::Tensor& anchor,
                              const std::vector<te::Tensor>& outputs,
-                             const tir::LowerContext& target) {
+                             const te::ScheduleContext& ctx) {
     schedule_reduction_inputs_at_root(s, anchor, "matmul");
 }
 
 void schedule_matmul_x86(te::Schedule& s, const te::Tensor& anchor,
-                         const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
+                         const std::vector<te::Tensor>& outputs, const te::ScheduleContext& ctx) {
     te::Tensor red = expect_reduction(anchor, "matmul");
-    schedule_helper_inputs(s, red, target);
+    schedule_helper_inputs(s, red, ctx);
     int64_t work = work_of(anchor, red);
-    te::Tensor out = tile_target(s, anchor, outputs, target);
+    te::Tensor out = tile_target(s, anchor, outputs, ctx);
     if (out.ndim() == 0) return;  // a dot product: one scalar loop
     bool packed = !red.same_as(anchor);
     te::Tensor acc = local_accumulator(s, red, out);
@@ -348,9 +351,9 @@ void schedule_matmul_x86(te::Schedule& s, const te::Tensor& anchor,
     auto ax = so.op_axis();
     auto aa = s[acc].op_axis();
     auto k = s[acc].op_reduce_axis()[0];
-    int lanes = vector_lanes(target);
+    int lanes = vector_lanes(ctx);
     // The compute chose the block from the column count the same way.
-    int64_t vb = pick_block(extent_hint(out.shape().back()));
+    int64_t vb = padded_channel_block(extent_hint(out.shape().back()));
     size_t nd = ax.size();
     bool has_rows = out.ndim() == red.ndim();  // a 1-D a drops the rows
     size_t batch_dims = nd - (has_rows ? 2 : 1);
@@ -359,7 +362,7 @@ void schedule_matmul_x86(te::Schedule& s, const te::Tensor& anchor,
     outer.push_back(no);
     if (has_rows) {
         int64_t m = extent_hint(out.shape()[nd - 2]);
-        int64_t rows = pick_register_rows(m, vb, lanes);
+        int64_t rows = ctx.split("tile_m", m, 32, pick_register_rows(m, vb, lanes));
         auto [mo, mi] = so.split(ax[nd - 2], rows);
         std::vector<Ref<IterVar>> order = outer;
         order.insert(order.end(), {mo, mi, ni});

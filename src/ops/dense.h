@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "graph/attrs.h"
+#include "te/config_space.h"
 #include "te/schedule.h"
-#include "tir/passes/passes.h"
 
 namespace anvil::ops {
 
@@ -50,9 +50,9 @@ struct BiasAddAttrs : graph::AttrsBase<BiasAddAttrs> {
 //        panel, row block).
 //   generic: every stage at root.
 void schedule_matmul_x86(te::Schedule& s, const te::Tensor& anchor,
-                         const std::vector<te::Tensor>& outputs, const tir::LowerContext& target);
+                         const std::vector<te::Tensor>& outputs, const te::ScheduleContext& ctx);
 void schedule_matmul_generic(te::Schedule& s, const te::Tensor& anchor,
                              const std::vector<te::Tensor>& outputs,
-                             const tir::LowerContext& target);
+                             const te::ScheduleContext& ctx);
 
 }  // namespace anvil::ops

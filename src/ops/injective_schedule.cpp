@@ -3,7 +3,7 @@
 namespace anvil::ops {
 
 void schedule_injective_stage(te::Schedule& s, const te::Tensor& t,
-                              const tir::LowerContext& target) {
+                              const te::ScheduleContext& ctx) {
     te::StageRef st = s[t];
     std::vector<Ref<IterVar>> axes = st.leaf_axes();
     if (axes.empty()) return;
@@ -17,8 +17,8 @@ void schedule_injective_stage(te::Schedule& s, const te::Tensor& t,
             known = false;
         }
     }
-    int lanes = std::max(1, target.vector_bits / std::max(8, t.dtype().bits()));
-    if (target.is_gpu) return;
+    int lanes = std::max(1, ctx.target.vector_bits / std::max(8, t.dtype().bits()));
+    if (ctx.target.is_gpu) return;
     if (known && total >= lanes && lanes > 1) {
         auto [outer, inner] = st.split(fused, lanes);
         st.vectorize(inner);
@@ -28,8 +28,8 @@ void schedule_injective_stage(te::Schedule& s, const te::Tensor& t,
 }
 
 void schedule_injective(te::Schedule& s, const te::Tensor& anchor,
-                        const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
-    for (const auto& out : outputs) schedule_injective_stage(s, out, target);
+                        const std::vector<te::Tensor>& outputs, const te::ScheduleContext& ctx) {
+    for (const auto& out : outputs) schedule_injective_stage(s, out, ctx);
 }
 
 }  // namespace anvil::ops

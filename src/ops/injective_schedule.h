@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "te/config_space.h"
 #include "te/schedule.h"
-#include "tir/passes/passes.h"
 
 namespace anvil::ops {
 
@@ -14,12 +14,11 @@ namespace anvil::ops {
 constexpr int64_t kMinParallelWork = 16384;
 
 void schedule_injective(te::Schedule& s, const te::Tensor& anchor,
-                        const std::vector<te::Tensor>& outputs, const tir::LowerContext& target);
+                        const std::vector<te::Tensor>& outputs, const te::ScheduleContext& ctx);
 
 // Fuses all loops of `t`'s stage into one, vectorizes `lanes` elements innermost and runs the
 // rest in parallel when there is enough work. Used by other schedules for their elementwise
 // outputs.
-void schedule_injective_stage(te::Schedule& s, const te::Tensor& t,
-                              const tir::LowerContext& target);
+void schedule_injective_stage(te::Schedule& s, const te::Tensor& t, const te::ScheduleContext& ctx);
 
 }  // namespace anvil::ops

@@ -115,16 +115,20 @@ te::Tensor normalize(const std::string& name, const te::Tensor& x, size_t first,
         for (size_t d = first; d < shape.size(); ++d) idx[d] = PrimExpr(0);
         return idx;
     };
-    te::Tensor mean = te::compute(
-        row_shape, [&](std::span<const PrimExpr> i) { return te::sum(element(i) * inv, axes); },
-        name + "_mean");
-    te::Tensor var = te::compute(
-        row_shape,
-        [&](std::span<const PrimExpr> i) {
-            PrimExpr dev = element(i) - mean(std::vector<PrimExpr>(i.begin(), i.end()));
-            return te::sum(dev * dev * inv, axes);
-        },
-        name + "_var");
+    te::Tensor mean = te::set_tag(
+        te::compute(
+            row_shape, [&](std::span<const PrimExpr> i) { return te::sum(element(i) * inv, axes); },
+            name + "_mean"),
+        kOpStageTag);
+    te::Tensor var = te::set_tag(
+        te::compute(
+            row_shape,
+            [&](std::span<const PrimExpr> i) {
+                PrimExpr dev = element(i) - mean(std::vector<PrimExpr>(i.begin(), i.end()));
+                return te::sum(dev * dev * inv, axes);
+            },
+            name + "_var"),
+        kOpStageTag);
     PrimExpr eps = make_const(t, epsilon);
     return te::compute(
         shape,
@@ -256,14 +260,13 @@ std::vector<te::Tensor> lrn_compute(const std::vector<te::Tensor>& in, const Att
 }  // namespace
 
 void schedule_norm_x86(te::Schedule& s, const te::Tensor& anchor,
-                       const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
-    schedule_row_reduction_op(s, anchor, outputs, target);
+                       const std::vector<te::Tensor>& outputs, const te::ScheduleContext& ctx) {
+    schedule_row_reduction_op(s, anchor, outputs, ctx);
 }
 
 void schedule_norm_generic(te::Schedule& s, const te::Tensor& anchor,
-                           const std::vector<te::Tensor>& outputs,
-                           const tir::LowerContext& target) {
-    schedule_row_reduction_op_generic(s, anchor, outputs, target);
+                           const std::vector<te::Tensor>& outputs, const te::ScheduleContext& ctx) {
+    schedule_row_reduction_op_generic(s, anchor, outputs, ctx);
 }
 
 Ref<Op> make_batch_norm_op() {

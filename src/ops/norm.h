@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "graph/attrs.h"
+#include "te/config_space.h"
 #include "te/schedule.h"
-#include "tir/passes/passes.h"
 
 namespace anvil::ops {
 
@@ -67,8 +67,8 @@ struct LRNAttrs : graph::AttrsBase<LRNAttrs> {
 //        normalized axes.
 //   generic: every stage at root.
 void schedule_norm_x86(te::Schedule& s, const te::Tensor& anchor,
-                       const std::vector<te::Tensor>& outputs, const tir::LowerContext& target);
+                       const std::vector<te::Tensor>& outputs, const te::ScheduleContext& ctx);
 void schedule_norm_generic(te::Schedule& s, const te::Tensor& anchor,
-                           const std::vector<te::Tensor>& outputs, const tir::LowerContext& target);
+                           const std::vector<te::Tensor>& outputs, const te::ScheduleContext& ctx);
 
 }  // namespace anvil::ops

@@ -196,20 +196,21 @@ te::Tensor pad_for_windows(const std::string& name, const te::Tensor& x, const P
     // Axes after the spatial ones (the channel block of NCHW<b>c data) are kept.
     std::vector<PrimExpr> shape = x.shape();
     for (size_t d = 0; d < a.nd; ++d) shape[2 + d] = I(padded[d]);
-    return te::compute(
-        shape,
-        [&](std::span<const PrimExpr> i) {
-            std::vector<PrimExpr> at(i.begin(), i.end());
-            PrimExpr inside;
-            for (size_t d = 0; d < a.nd; ++d) {
-                at[2 + d] = i[2 + d] - I(a.padding[d]);
-                PrimExpr lo = at[2 + d] >= I(0);
-                inside = inside.defined() ? inside && lo : lo;
-                inside = inside && at[2 + d] < I(in[d]);
-            }
-            return te::if_then_else(inside, x(at), pad_value);
-        },
-        name + "_pad");
+    return te::set_tag(te::compute(
+                           shape,
+                           [&](std::span<const PrimExpr> i) {
+                               std::vector<PrimExpr> at(i.begin(), i.end());
+                               PrimExpr inside;
+                               for (size_t d = 0; d < a.nd; ++d) {
+                                   at[2 + d] = i[2 + d] - I(a.padding[d]);
+                                   PrimExpr lo = at[2 + d] >= I(0);
+                                   inside = inside.defined() ? inside && lo : lo;
+                                   inside = inside && at[2 + d] < I(in[d]);
+                               }
+                               return te::if_then_else(inside, x(at), pad_value);
+                           },
+                           name + "_pad"),
+                       kPaddedInputTag);
 }
 
 // Window positions k in [0, k_size) with lo <= start + k * dil < hi.
@@ -394,15 +395,14 @@ std::vector<te::Tensor> global_avg_pool2d_compute(const std::vector<te::Tensor>&
 }  // namespace
 
 void schedule_pool_generic(te::Schedule& s, const te::Tensor& anchor,
-                           const std::vector<te::Tensor>& outputs,
-                           const tir::LowerContext& target) {
+                           const std::vector<te::Tensor>& outputs, const te::ScheduleContext& ctx) {
     schedule_reduction_inputs_at_root(s, anchor, "pool");
 }
 
 void schedule_pool_x86(te::Schedule& s, const te::Tensor& anchor,
-                       const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
+                       const std::vector<te::Tensor>& outputs, const te::ScheduleContext& ctx) {
     te::Tensor red = expect_reduction(anchor, "pool");
-    te::Tensor out = tile_target(s, anchor, outputs, target);
+    te::Tensor out = tile_target(s, anchor, outputs, ctx);
     te::Tensor acc = local_accumulator(s, red, out);
     int64_t work = known_extent_product(red.shape());
     for (const auto& r : s[acc].op_reduce_axis()) work *= const_dim(r->dom.extent, "pool window");
@@ -412,16 +412,16 @@ void schedule_pool_x86(te::Schedule& s, const te::Tensor& anchor,
     }
     if (single) {
         // Global pooling: one scalar accumulator per (n, c).
-        schedule_helper_inputs(s, red, target);
+        schedule_helper_inputs(s, red, ctx);
         schedule_scalar_accumulator(s, out, acc, work);
         return;
     }
     // Windowed: the padded input made per (n, c) plane, as for depthwise convolutions.
     if (out.ndim() == 5) {
-        schedule_blocked_windows(s, out, acc, work, target, staged_input(red));
+        schedule_blocked_windows(s, out, acc, work, ctx, staged_input(red));
         return;
     }
-    schedule_nchw_row_vectors(s, out, acc, work, target, staged_input(red));
+    schedule_nchw_row_vectors(s, out, acc, work, ctx, staged_input(red));
 }
 
 Ref<Op> make_max_pool2d_op() {

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "graph/attrs.h"
+#include "te/config_space.h"
 #include "te/schedule.h"
-#include "tir/passes/passes.h"
 
 namespace anvil::ops {
 
@@ -92,8 +92,8 @@ struct MaxPoolIndicesAttrs : graph::AttrsBase<MaxPoolIndicesAttrs> {
 //        row).
 //   generic: every stage at root.
 void schedule_pool_x86(te::Schedule& s, const te::Tensor& anchor,
-                       const std::vector<te::Tensor>& outputs, const tir::LowerContext& target);
+                       const std::vector<te::Tensor>& outputs, const te::ScheduleContext& ctx);
 void schedule_pool_generic(te::Schedule& s, const te::Tensor& anchor,
-                           const std::vector<te::Tensor>& outputs, const tir::LowerContext& target);
+                           const std::vector<te::Tensor>& outputs, const te::ScheduleContext& ctx);
 
 }  // namespace anvil::ops

@@ -467,15 +467,15 @@ bool inner_axis_is_contiguous(const te::ComputeOp& op) {
     return contiguous && !strided;
 }
 
-void schedule_reduce_stage(te::Schedule& s, const te::Tensor& t, const tir::LowerContext& target) {
-    if (target.is_gpu) return;
+void schedule_reduce_stage(te::Schedule& s, const te::Tensor& t, const te::ScheduleContext& ctx) {
+    if (ctx.target.is_gpu) return;
     const auto& op = static_cast<const te::ComputeOp&>(*t.op);
     te::StageRef st = s[t];
     std::vector<Ref<IterVar>> dp = st.op_axis(), red = st.op_reduce_axis();
     if (dp.empty()) return;  // a full reduction: one serial loop nest
     int64_t work = 1;
     for (const auto& iv : st.leaf_axes()) work *= std::max<int64_t>(1, const_extent(iv));
-    int lanes = std::max(1, target.vector_bits / std::max(8, t.dtype().bits()));
+    int lanes = std::max(1, ctx.target.vector_bits / std::max(8, t.dtype().bits()));
     std::vector<Ref<IterVar>> outer(dp.begin(), dp.end() - 1);
     Ref<IterVar> inner = dp.back();
     Ref<IterVar> vector_lane;
@@ -499,7 +499,7 @@ void schedule_reduce_stage(te::Schedule& s, const te::Tensor& t, const tir::Lowe
 }  // namespace
 
 void schedule_reduce(te::Schedule& s, const te::Tensor& anchor,
-                     const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
+                     const std::vector<te::Tensor>& outputs, const te::ScheduleContext& ctx) {
     auto is_output = [&](const te::Tensor& t) {
         for (const auto& out : outputs) {
             if (out.same_as(t)) return true;
@@ -517,7 +517,7 @@ void schedule_reduce(te::Schedule& s, const te::Tensor& anchor,
         const auto& compute = static_cast<const te::ComputeOp&>(*op);
         te::Tensor t(op);
         if (compute.is_reduction()) {
-            schedule_reduce_stage(s, t, target);
+            schedule_reduce_stage(s, t, ctx);
         } else if (!is_output(t) && s.find_stage(op.get())->attach != te::AttachKind::Inline) {
             // Elementwise steps between the reduction and the outputs (mean's division) are
             // computed where they are read.
@@ -528,7 +528,7 @@ void schedule_reduce(te::Schedule& s, const te::Tensor& anchor,
     for (const auto& out : outputs) {
         if (out.op->kind != te::OpKind::Compute) continue;
         if (!static_cast<const te::ComputeOp&>(*out.op).is_reduction()) {
-            schedule_injective_stage(s, out, target);
+            schedule_injective_stage(s, out, ctx);
         }
     }
 }

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "graph/attrs.h"
+#include "te/config_space.h"
 #include "te/schedule.h"
-#include "tir/passes/passes.h"
 
 namespace anvil::ops {
 
@@ -72,6 +72,6 @@ struct EinsumAttrs : graph::AttrsBase<EinsumAttrs> {
 // stages (mean's division when a fused tail follows) are inlined, and elementwise outputs get the
 // injective schedule.
 void schedule_reduce(te::Schedule& s, const te::Tensor& anchor,
-                     const std::vector<te::Tensor>& outputs, const tir::LowerContext& target);
+                     const std::vector<te::Tensor>& outputs, const te::ScheduleContext& ctx);
 
 }  // namespace anvil::ops

@@ -50,18 +50,26 @@ std::vector<te::Tensor> softmax_compute_of(const std::string& name, bool log,
         idx[ax] = v;
         return idx;
     };
-    te::Tensor mx = te::compute(
-        row_shape, [&](std::span<const PrimExpr> i) { return te::max(x(along(i, k->var)), {k}); },
-        name + "_max");
-    te::Tensor e = te::compute(
-        shape,
-        [&](std::span<const PrimExpr> i) {
-            return te::exp(x(along(i, i[ax])) - mx(along(i, PrimExpr(0))));
-        },
-        name + "_exp");
-    te::Tensor sum = te::compute(
-        row_shape, [&](std::span<const PrimExpr> i) { return te::sum(e(along(i, k->var)), {k}); },
-        name + "_sum");
+    te::Tensor mx = te::set_tag(
+        te::compute(
+            row_shape,
+            [&](std::span<const PrimExpr> i) { return te::max(x(along(i, k->var)), {k}); },
+            name + "_max"),
+        kOpStageTag);
+    te::Tensor e =
+        te::set_tag(te::compute(
+                        shape,
+                        [&](std::span<const PrimExpr> i) {
+                            return te::exp(x(along(i, i[ax])) - mx(along(i, PrimExpr(0))));
+                        },
+                        name + "_exp"),
+                    kOpStageTag);
+    te::Tensor sum = te::set_tag(
+        te::compute(
+            row_shape,
+            [&](std::span<const PrimExpr> i) { return te::sum(e(along(i, k->var)), {k}); },
+            name + "_sum"),
+        kOpStageTag);
     return {te::compute(
         shape,
         [&](std::span<const PrimExpr> i) {
@@ -85,14 +93,14 @@ std::vector<te::Tensor> log_softmax_compute(const std::vector<te::Tensor>& in, c
 }  // namespace
 
 void schedule_softmax_x86(te::Schedule& s, const te::Tensor& anchor,
-                          const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
-    schedule_row_reduction_op(s, anchor, outputs, target);
+                          const std::vector<te::Tensor>& outputs, const te::ScheduleContext& ctx) {
+    schedule_row_reduction_op(s, anchor, outputs, ctx);
 }
 
 void schedule_softmax_generic(te::Schedule& s, const te::Tensor& anchor,
                               const std::vector<te::Tensor>& outputs,
-                              const tir::LowerContext& target) {
-    schedule_row_reduction_op_generic(s, anchor, outputs, target);
+                              const te::ScheduleContext& ctx) {
+    schedule_row_reduction_op_generic(s, anchor, outputs, ctx);
 }
 
 Ref<Op> make_softmax_op() {

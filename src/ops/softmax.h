@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "graph/attrs.h"
+#include "te/config_space.h"
 #include "te/schedule.h"
-#include "tir/passes/passes.h"
 
 namespace anvil::ops {
 
@@ -24,9 +24,9 @@ struct SoftmaxAttrs : graph::AttrsBase<SoftmaxAttrs> {
 //        contiguous axes after `axis` when there are any), exp and the output vectorized.
 //   generic: every stage at root.
 void schedule_softmax_x86(te::Schedule& s, const te::Tensor& anchor,
-                          const std::vector<te::Tensor>& outputs, const tir::LowerContext& target);
+                          const std::vector<te::Tensor>& outputs, const te::ScheduleContext& ctx);
 void schedule_softmax_generic(te::Schedule& s, const te::Tensor& anchor,
                               const std::vector<te::Tensor>& outputs,
-                              const tir::LowerContext& target);
+                              const te::ScheduleContext& ctx);
 
 }  // namespace anvil::ops

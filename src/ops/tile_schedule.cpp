@@ -23,9 +23,8 @@ bool same_shape(const te::Tensor& a, const te::Tensor& b) {
     return true;
 }
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-    return s.size() >= suffix.size() &&
-           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+bool is_staged_input(const te::Operation& op) {
+    return op.tag == kPaddedInputTag || op.tag == kDilatedInputTag || op.tag == kColumnPhasesTag;
 }
 
 int64_t product(const std::vector<PrimExpr>& shape, size_t from, size_t to, bool* known) {
@@ -61,19 +60,19 @@ int64_t known_extent_product(const std::vector<PrimExpr>& extents) {
     return n;
 }
 
-int vector_lanes(const tir::LowerContext& target) {
-    return std::max(1, target.vector_bits / 32);
+int vector_lanes(const te::ScheduleContext& ctx) {
+    return std::max(1, ctx.target.vector_bits / 32);
 }
 
 te::Tensor tile_target(te::Schedule& s, const te::Tensor& anchor,
-                       const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
+                       const std::vector<te::Tensor>& outputs, const te::ScheduleContext& ctx) {
     bool tail = !contains(outputs, anchor) && outputs.size() == 1 && same_shape(anchor, outputs[0]);
     if (tail) {
         if (!anchor.op.as<te::ComputeOp>()->is_reduction()) s[anchor].compute_inline();
         return outputs[0];
     }
     for (const auto& out : outputs) {
-        if (!out.same_as(anchor)) schedule_injective_stage(s, out, target);
+        if (!out.same_as(anchor)) schedule_injective_stage(s, out, ctx);
     }
     return anchor;
 }
@@ -108,17 +107,16 @@ te::Tensor reduction_of(const te::Tensor& anchor) {
     return {};
 }
 
-void schedule_helper_inputs(te::Schedule& s, const te::Tensor& t, const tir::LowerContext& target) {
+void schedule_helper_inputs(te::Schedule& s, const te::Tensor& t, const te::ScheduleContext& ctx) {
     auto* c = t.op.as<te::ComputeOp>();
     if (!c) return;
     for (const auto& in : c->inputs) {
         auto* ic = in.as<te::ComputeOp>();
         if (!ic || ic->is_reduction()) continue;
-        const std::string& n = in->name;
-        if (ends_with(n, "_pad") || ends_with(n, "_pack") || ends_with(n, "_dilate")) {
+        if (is_staged_input(*in) || in->tag == kPackedWeightTag) {
             te::Tensor h(in);
             s[h].compute_root();
-            schedule_rows(s, h, h.ndim() - 1, target);
+            schedule_rows(s, h, h.ndim() - 1, ctx);
         }
     }
 }
@@ -128,7 +126,7 @@ te::Tensor staged_input(const te::Tensor& r) {
     if (!c) return {};
     for (const auto& in : c->inputs) {
         if (in->kind != te::OpKind::Compute) continue;
-        if (ends_with(in->name, "_pad") || ends_with(in->name, "_dilate")) return te::Tensor(in);
+        if (is_staged_input(*in)) return te::Tensor(in);
     }
     return {};
 }
@@ -148,21 +146,6 @@ int64_t pick_vector(int64_t extent, int lanes) {
         if (extent % v == 0) return v;
     }
     return lanes;
-}
-
-int64_t pick_block(int64_t channels) {
-    // Padded size with a penalty for narrower vectors (fewer flops per instruction).
-    int64_t best = 32;
-    double best_cost = 0;
-    for (int64_t vb : {32, 16, 8}) {
-        double penalty = vb == 32 ? 1.0 : vb == 16 ? 1.1 : 1.3;
-        double cost = static_cast<double>((channels + vb - 1) / vb * vb) * penalty;
-        if (vb == 32 || cost < best_cost) {
-            best = vb;
-            best_cost = cost;
-        }
-    }
-    return best;
 }
 
 Ref<IterVar> fuse_parallel(te::StageRef st, const std::vector<Ref<IterVar>>& axes, int64_t work) {
@@ -185,11 +168,11 @@ void schedule_scalar_accumulator(te::Schedule& s, const te::Tensor& out, const t
 }
 
 void schedule_nchw_row_vectors(te::Schedule& s, const te::Tensor& out, const te::Tensor& acc,
-                               int64_t work, const tir::LowerContext& target,
+                               int64_t work, const te::ScheduleContext& ctx,
                                const te::Tensor& staged) {
     te::StageRef so = s[out];
     auto ax = so.op_axis();  // n, c, (od,) oh, ow
-    int lanes = vector_lanes(target);
+    int lanes = vector_lanes(ctx);
     int64_t v = pick_vector(const_dim(out.shape().back(), "output width"), lanes);
     auto [wo, wi] = so.split(ax.back(), v);
     so.vectorize(wi);
@@ -217,11 +200,11 @@ void schedule_nchw_row_vectors(te::Schedule& s, const te::Tensor& out, const te:
 }
 
 void schedule_blocked_windows(te::Schedule& s, const te::Tensor& out, const te::Tensor& acc,
-                              int64_t work, const tir::LowerContext& target,
+                              int64_t work, const te::ScheduleContext& ctx,
                               const te::Tensor& staged) {
     const int64_t ow = const_dim(out.shape()[3], "output width");
     const int64_t block = const_dim(out.shape()[4], "channel block");
-    const int64_t rows = pick_register_rows(ow, block, vector_lanes(target));
+    const int64_t rows = pick_register_rows(ow, block, vector_lanes(ctx));
     te::StageRef so = s[out];
     auto ax = so.op_axis();  // n, channel block, oh, ow, channel
     auto [wo, wi] = so.split(ax[3], rows);
@@ -268,9 +251,9 @@ RowAxes row_axes(te::StageRef st, const te::Tensor& t, size_t n_outer) {
 }
 
 // Fuses the rest of each row into one loop and splits native vectors off it.
-void vectorize_rows(te::StageRef st, const RowAxes& r, const tir::LowerContext& target) {
+void vectorize_rows(te::StageRef st, const RowAxes& r, const te::ScheduleContext& ctx) {
     Ref<IterVar> f = r.rest.size() == 1 ? r.rest[0] : st.fuse(r.rest);
-    int lanes = vector_lanes(target);
+    int lanes = vector_lanes(ctx);
     if (r.inner >= lanes && lanes > 1) {
         auto [o, i] = st.split(f, lanes);
         st.vectorize(i);
@@ -280,15 +263,15 @@ void vectorize_rows(te::StageRef st, const RowAxes& r, const tir::LowerContext& 
 }  // namespace
 
 void schedule_rows(te::Schedule& s, const te::Tensor& t, size_t n_outer,
-                   const tir::LowerContext& target) {
+                   const te::ScheduleContext& ctx) {
     te::StageRef st = s[t];
     RowAxes r = row_axes(st, t, n_outer);
-    if (!r.rest.empty() && r.known && !target.is_gpu) vectorize_rows(st, r, target);
+    if (!r.rest.empty() && r.known && !ctx.target.is_gpu) vectorize_rows(st, r, ctx);
     fuse_parallel(st, r.outer, r.known ? r.total : kMinParallelWork);
 }
 
 void schedule_reduction_rows(te::Schedule& s, const te::Tensor& t, size_t n_outer,
-                             const tir::LowerContext& target) {
+                             const te::ScheduleContext& ctx) {
     te::StageRef st = s[t];
     st.compute_root();
     RowAxes r = row_axes(st, t, n_outer);
@@ -297,13 +280,13 @@ void schedule_reduction_rows(te::Schedule& s, const te::Tensor& t, size_t n_oute
     for (const auto& iv : red) {
         if (auto* e = as_const_int(iv->dom.extent)) work *= *e;
     }
-    if (!r.rest.empty() && r.known && r.inner > 1 && !target.is_gpu) {
+    if (!r.rest.empty() && r.known && r.inner > 1 && !ctx.target.is_gpu) {
         // Reduction loops outside the contiguous inner axes: each reduction step updates a
         // vector of independent accumulators.
         std::vector<Ref<IterVar>> order = red;
         order.insert(order.end(), r.rest.begin(), r.rest.end());
         st.reorder(order);
-        vectorize_rows(st, r, target);
+        vectorize_rows(st, r, ctx);
     }
     fuse_parallel(st, r.outer, r.known ? work : kMinParallelWork);
 }
@@ -311,18 +294,17 @@ void schedule_reduction_rows(te::Schedule& s, const te::Tensor& t, size_t n_oute
 namespace {
 
 // The stages an op's compute created for `anchor`: compute ops it reads, directly or through
-// each other, named "<anchor>_...".
+// each other, tagged kOpStageTag.
 std::vector<te::Tensor> op_stages(const te::Tensor& anchor) {
     std::vector<te::Tensor> found;
     std::vector<Ref<te::Operation>> work{anchor.op};
-    std::string prefix = anchor.name() + "_";
     while (!work.empty()) {
         Ref<te::Operation> op = work.back();
         work.pop_back();
         auto* c = op.as<te::ComputeOp>();
         if (!c) continue;
         for (const auto& in : c->inputs) {
-            if (in->kind != te::OpKind::Compute || in->name.rfind(prefix, 0) != 0) continue;
+            if (in->kind != te::OpKind::Compute || in->tag != kOpStageTag) continue;
             te::Tensor t(in);
             if (contains(found, t)) continue;
             found.push_back(t);
@@ -336,7 +318,7 @@ std::vector<te::Tensor> op_stages(const te::Tensor& anchor) {
 
 void schedule_row_reduction_op(te::Schedule& s, const te::Tensor& anchor,
                                const std::vector<te::Tensor>& outputs,
-                               const tir::LowerContext& target) {
+                               const te::ScheduleContext& ctx) {
     std::vector<te::Tensor> stages = op_stages(anchor);
     // The reduced axes: extent 1 in a reduction, not in the result.
     size_t nd = anchor.ndim(), first = nd, last = 0;
@@ -355,18 +337,18 @@ void schedule_row_reduction_op(te::Schedule& s, const te::Tensor& anchor,
     for (const auto& t : stages) {
         s[t].compute_root();
         if (t.op.as<te::ComputeOp>()->is_reduction()) {
-            schedule_reduction_rows(s, t, first == nd ? 0 : first, target);
+            schedule_reduction_rows(s, t, first == nd ? 0 : first, ctx);
         } else {
-            schedule_rows(s, t, rows, target);
+            schedule_rows(s, t, rows, ctx);
         }
     }
-    te::Tensor out = tile_target(s, anchor, outputs, target);
-    schedule_rows(s, out, rows, target);
+    te::Tensor out = tile_target(s, anchor, outputs, ctx);
+    schedule_rows(s, out, rows, ctx);
 }
 
 void schedule_row_reduction_op_generic(te::Schedule& s, const te::Tensor& anchor,
                                        const std::vector<te::Tensor>& outputs,
-                                       const tir::LowerContext& target) {
+                                       const te::ScheduleContext& ctx) {
     for (const auto& t : op_stages(anchor)) s[t].compute_root();
 }
 

@@ -9,10 +9,21 @@
 #include <vector>
 
 #include "graph/op.h"
+#include "ir/channel_block.h"
+#include "te/config_space.h"
 #include "te/schedule.h"
-#include "tir/passes/passes.h"
 
 namespace anvil::ops {
+
+// Tags (te::Operation::tag) of the helper stages an op's compute makes, by which its schedule
+// finds them: the padded input, packed weights, the stride-dilated input of a transposed
+// convolution, the column phases of a stride-2 convolution, and the intermediate stages of a
+// row-reduction op (softmax's max, exp and sum; a norm's mean and variance).
+inline constexpr const char* kPaddedInputTag = "padded_input";
+inline constexpr const char* kPackedWeightTag = "packed_weight";
+inline constexpr const char* kDilatedInputTag = "dilated_input";
+inline constexpr const char* kColumnPhasesTag = "column_phases";
+inline constexpr const char* kOpStageTag = "op_stage";
 
 // The constant value of a dimension; InternalError naming `what` when it is symbolic.
 int64_t const_dim(const PrimExpr& d, const char* what);
@@ -26,13 +37,13 @@ int64_t extent_hint(const PrimExpr& d);
 int64_t known_extent_product(const std::vector<PrimExpr>& extents);
 
 // float32 lanes of one native vector register.
-int vector_lanes(const tir::LowerContext& target);
+int vector_lanes(const te::ScheduleContext& ctx);
 
 // The stage to tile for a group anchored at `anchor`: the group's one output when it is a
 // same-shaped elementwise tail of the anchor (a non-reduction anchor is then inlined into it),
 // otherwise the anchor itself (kept at root; every other output gets the injective schedule).
 te::Tensor tile_target(te::Schedule& s, const te::Tensor& anchor,
-                       const std::vector<te::Tensor>& outputs, const tir::LowerContext& target);
+                       const std::vector<te::Tensor>& outputs, const te::ScheduleContext& ctx);
 
 // Moves reduction `r` into a "local" accumulator stage (cache_write) and inlines the stage that
 // copied it back unless that is `out`. The caller attaches the returned stage inside `out`'s
@@ -49,13 +60,12 @@ te::Tensor expect_reduction(const te::Tensor& anchor, const char* op);
 // tuned one: the compute stages its reduction reads (padded input, packed weights) at root.
 void schedule_reduction_inputs_at_root(te::Schedule& s, const te::Tensor& anchor, const char* op);
 
-// Computes at root, row by row (schedule_rows), every input stage of `t` whose name ends in
-// one of the helper suffixes ("_pad", "_pack", "_dilate"): the padded input, packed weights and
-// similar staging copies an op's compute creates.
-void schedule_helper_inputs(te::Schedule& s, const te::Tensor& t, const tir::LowerContext& target);
+// Computes at root, row by row (schedule_rows), every input stage of `t` tagged as a staging
+// copy: the padded, dilated or column-phase input and packed weights.
+void schedule_helper_inputs(te::Schedule& s, const te::Tensor& t, const te::ScheduleContext& ctx);
 
-// The padded or dilated copy of the input (a "_pad" or "_dilate" stage) that reduction `r`
-// reads, or an undefined tensor.
+// The padded, dilated or column-phase copy of the input that reduction `r` reads, or an undefined
+// tensor.
 te::Tensor staged_input(const te::Tensor& r);
 // Rows of an h x w plane per register tile whose rows are fused into one contiguous index:
 // whole rows (the bounds of an attached stage are boxes) whose elements split into at most 8
@@ -73,10 +83,6 @@ int64_t pick_rows(int64_t extent, int64_t max_rows);
 // A vector width for a row of `extent`: the native width when it divides the row or exceeds it
 // (then the row itself), else a divisor in [lanes/2, lanes) so rows need no tail.
 int64_t pick_vector(int64_t extent, int lanes);
-
-// The widest vector block (32, 16 or 8 lanes) for a channel count, weighing padding waste
-// against narrower vectors.
-int64_t pick_block(int64_t channels);
 
 // Rows of a register tile whose rows are `row_width` elements wide: as many as the accumulator
 // registers hold (pick_rows over `extent`).
@@ -98,7 +104,7 @@ void schedule_scalar_accumulator(te::Schedule& s, const te::Tensor& out, const t
 // depthwise conv2d, conv3d). With `staged` (the padded input the reduction reads) only n and c
 // are fused and parallel, and `staged` is computed per (n, c) plane inside that loop.
 void schedule_nchw_row_vectors(te::Schedule& s, const te::Tensor& out, const te::Tensor& acc,
-                               int64_t work, const tir::LowerContext& target,
+                               int64_t work, const te::ScheduleContext& ctx,
                                const te::Tensor& staged = te::Tensor());
 
 // A channel-blocked (NCHW<b>c) output of a reduction over a window of one channel (a pool, a
@@ -107,42 +113,42 @@ void schedule_nchw_row_vectors(te::Schedule& s, const te::Tensor& out, const te:
 // padded input) parallel over (n, block) planes, each plane's padded input made inside that
 // loop; else over (n, block, output row).
 void schedule_blocked_windows(te::Schedule& s, const te::Tensor& out, const te::Tensor& acc,
-                              int64_t work, const tir::LowerContext& target,
+                              int64_t work, const te::ScheduleContext& ctx,
                               const te::Tensor& staged);
 
 // Loops `n_outer` leading axes of `t` (fused, parallel) around the remaining axes fused and
 // split into vectors: for row-wise ops whose per-row values (max, mean) are read once per row.
 void schedule_rows(te::Schedule& s, const te::Tensor& t, size_t n_outer,
-                   const tir::LowerContext& target);
+                   const te::ScheduleContext& ctx);
 
 // A reduction stage at root whose data axes are `n_outer` outer axes, then inner axes that are
 // contiguous in memory: outer axes fused and parallel, reduction loops next, inner axes fused and
 // vectorized innermost (a scalar loop per row when the inner extent is 1).
 void schedule_reduction_rows(te::Schedule& s, const te::Tensor& t, size_t n_outer,
-                             const tir::LowerContext& target);
+                             const te::ScheduleContext& ctx);
 
 // The schedule of ops built from keep-dims reductions over some axes (max, sum, mean, variance
 // with those axes of extent 1) and full-shape elementwise stages: softmax, layer_norm,
-// instance_norm. The op's own stages are found by name ("<anchor>_..."). Reductions go to root
+// instance_norm. The op's own stages are found by tag (kOpStageTag). Reductions go to root
 // as reduction rows, elementwise stages loop over rows with the contiguous axes vectorized; the
 // anchor (or its elementwise tail) likewise.
 void schedule_row_reduction_op(te::Schedule& s, const te::Tensor& anchor,
                                const std::vector<te::Tensor>& outputs,
-                               const tir::LowerContext& target);
+                               const te::ScheduleContext& ctx);
 
 // The same ops on targets without a tuned schedule: their stages at root.
 void schedule_row_reduction_op_generic(te::Schedule& s, const te::Tensor& anchor,
                                        const std::vector<te::Tensor>& outputs,
-                                       const tir::LowerContext& target);
+                                       const te::ScheduleContext& ctx);
 
 // An op's schedule rule from its two schedules: `Generic` on GPUs, the tuned `X86` otherwise.
 template <graph::ScheduleRule X86, graph::ScheduleRule Generic>
 void schedule_by_target(te::Schedule& s, const te::Tensor& anchor,
-                        const std::vector<te::Tensor>& outputs, const tir::LowerContext& target) {
-    if (target.is_gpu) {
-        Generic(s, anchor, outputs, target);
+                        const std::vector<te::Tensor>& outputs, const te::ScheduleContext& ctx) {
+    if (ctx.target.is_gpu) {
+        Generic(s, anchor, outputs, ctx);
     } else {
-        X86(s, anchor, outputs, target);
+        X86(s, anchor, outputs, ctx);
     }
 }
 

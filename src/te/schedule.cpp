@@ -558,6 +558,7 @@ void Schedule::apply_cache_read(const Primitive& p) {
         PrimExpr body = BufferReplacer(st.op->buffer, cache.buffer()).mutate(c->body);
         retired_.push_back(reader.op);
         reader.op = Ref<Operation>(new ComputeOp(c->name, c->axis, body, c->loc, c->buffer));
+        const_cast<Operation*>(reader.op.get())->tag = c->tag;
         stage_of_op_[reader.op.get()] = reader.name;
     }
     size_t pos = 0;
@@ -588,6 +589,7 @@ void Schedule::apply_cache_write(Stage& st, const Primitive& p) {
     PrimExpr copy = make_load(cache_op->buffer, idx);
     retired_.push_back(st.op);
     st.op = Ref<Operation>(new ComputeOp(c->name, c->axis, copy, c->loc, c->buffer));
+    const_cast<Operation*>(st.op.get())->tag = c->tag;
     stage_of_op_[st.op.get()] = st.name;
     st.root_axes = c->axis;
     st.leaf_axes = c->axis;

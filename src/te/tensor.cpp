@@ -182,4 +182,9 @@ Ref<IterVar> reduce_axis(Range range, const std::string& name) {
     return make_iter_var(std::move(range), name, IterKind::Reduce);
 }
 
+Tensor set_tag(Tensor t, std::string tag) {
+    const_cast<Operation*>(t.op.get())->tag = std::move(tag);
+    return t;
+}
+
 }  // namespace anvil::te

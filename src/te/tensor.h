@@ -29,6 +29,10 @@ struct Operation : Object {
     const std::string name;
     const SourceLoc loc;  // the user's call site
     Ref<Buffer> buffer;   // set once by the constructor of the concrete op
+    // What the stage is for, as the op that built it says (TVM's op.tag): "pad", "pack", ...
+    // Schedules find an op's helper stages by tag, never by name, so renaming a stage cannot
+    // change a schedule. Set once, right after the op is made (set_tag); empty when untagged.
+    std::string tag;
 };
 
 struct PlaceholderOp : Operation {
@@ -101,6 +105,10 @@ Tensor compute(std::vector<PrimExpr> shape,
 Tensor compute(std::vector<PrimExpr> shape,
                const std::function<PrimExpr(PrimExpr, PrimExpr, PrimExpr, PrimExpr)>& fn,
                const std::string& name = "compute", SourceLoc loc = SourceLoc::here());
+
+// Tags `t`'s op (Operation::tag) and returns `t`; only for an op just made, before any schedule
+// or reader sees it.
+Tensor set_tag(Tensor t, std::string tag);
 
 // A reduction axis over [0, extent) or a range.
 Ref<IterVar> reduce_axis(PrimExpr extent, const std::string& name = "k");

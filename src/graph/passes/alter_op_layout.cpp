@@ -28,15 +28,15 @@
 #include "graph/expr_functor.h"
 #include "graph/passes/attr_fields.h"
 #include "graph/passes/graph_rewrite.h"
+#include "ir/channel_block.h"
 
 namespace anvil::graph {
 
 namespace {
 
+// One AVX-512 vector of float32 when it divides the channels, else 8 (ir/channel_block.h).
 int64_t channel_block(int64_t channels) {
-    if (channels % 16 == 0) return 16;
-    if (channels % 8 == 0) return 8;
-    return 0;
+    return dividing_channel_block(channels, 16);
 }
 
 std::string data_layout(int64_t block) {

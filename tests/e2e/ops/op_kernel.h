@@ -83,7 +83,8 @@ inline OpKernel compile_op(const std::string& op_name, const graph::Attrs& attrs
     }
     te::Schedule s = te::create_schedule({value});
     for (const auto& t : intermediates) s[t].compute_inline();
-    (schedule ? schedule : op.schedule)(s, anchor, {value}, make_lower_context(Target::host()));
+    (schedule ? schedule : op.schedule)(s, anchor, {value},
+                                        te::ScheduleContext{make_lower_context(Target::host())});
     auto* tt = out_type.as<graph::TensorType>();
     k.args.push_back(zeros(tt->static_shape()));
     args.push_back(value);

@@ -110,7 +110,7 @@ inline OpResult run_op(const std::string& name, const std::vector<runtime::NDArr
     }
     std::vector<te::Tensor> outs = op.compute(tensors, *attrs, r.type);
     te::Schedule s = te::create_schedule(outs);
-    op.schedule(s, outs[0], outs, make_lower_context(Target::host()));
+    op.schedule(s, outs[0], outs, te::ScheduleContext{make_lower_context(Target::host())});
     std::vector<graph::Type> out_types;
     if (auto* tuple = r.type.as<graph::TupleType>()) {
         out_types = tuple->fields;

@@ -294,7 +294,7 @@ std::string lowered(const std::string& name, const Shape& shape, Ref<graph::Attr
     auto out_type = op.infer_type(op, {type}, *attrs, {});
     auto outs = op.compute({x}, *attrs, out_type);
     te::Schedule s = te::create_schedule(outs);
-    op.schedule(s, outs[0], outs, make_lower_context(Target::host()));
+    op.schedule(s, outs[0], outs, te::ScheduleContext{make_lower_context(Target::host())});
     std::vector<te::Tensor> args{x};
     args.insert(args.end(), outs.begin(), outs.end());
     return tir::print(driver::lower(s, args, name, Target::host()));
@@ -317,7 +317,7 @@ TEST(ReduceSchedule, InlinesMeanDivisionIntoAFusedTail) {
     te::Tensor tail = te::compute(
         mean.shape(), [&](PrimExpr i) { return mean(i) * 2.0f; }, "tail");
     te::Schedule s = te::create_schedule({tail});
-    op.schedule(s, mean, {tail}, make_lower_context(Target::host()));
+    op.schedule(s, mean, {tail}, te::ScheduleContext{make_lower_context(Target::host())});
     std::string ir = tir::print(driver::lower(s, {x, tail}, "mean_tail", Target::host()));
     EXPECT_EQ(ir.find("allocate mean:"), std::string::npos) << ir;
     auto in = random_tensor({6, 35}, 3), out = zeros({6});

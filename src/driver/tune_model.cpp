@@ -1,0 +1,404 @@
+#include "driver/tune_model.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <future>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+
+#include "codegen/llvm/llvm_module.h"
+#include "driver/lower_graph.h"
+#include "driver/tune_tasks.h"
+#include "runtime/npz.h"
+#include "support/error.h"
+#include "tune/tuner.h"
+#include "tune/tuning_cache.h"
+#include "tune/tuning_history.h"
+
+namespace anvil::driver {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+double seconds_since(Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+double now_epoch() {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+// A built candidate, ready to measure: its library, or why it could not be built.
+struct Candidate {
+    tune::Config config;
+    te::KnobValues values;
+    te::ScheduleRecord schedule;
+    std::string library;
+    std::string error;  // a compile error
+};
+
+// One task of the run.
+struct TaskState {
+    TuneTask task;
+    TaskProgress progress;
+    std::unique_ptr<tune::Tuner> tuner;
+    std::vector<tune::KernelArg> args;
+    std::string function;       // the kernel's name in candidate libraries
+    std::string inputs_npz;     // the task's inputs, written once
+    std::string reference_npz;  // the default configuration's outputs
+    bool reference_ok = false;
+    int since_improvement = 0;
+    std::vector<double> best_history;  // best cost after each of its batches
+};
+
+class TuningSession {
+public:
+    TuningSession(const graph::IRModule& m, const TuneOptions& options,
+                  const std::function<void(const TuneProgress&)>& on_progress)
+        : options_(options), on_progress_(on_progress), start_(Clock::now()) {
+        target_ = Target::parse(options.target);
+        work_dir_ = fs::temp_directory_path() / ("anvil-tune-" + std::to_string(::getpid()) + "-" +
+                                                 std::to_string(reinterpret_cast<uintptr_t>(this)));
+        fs::create_directories(work_dir_);
+        if (!options.records_path.empty()) {
+            prior_ = tune::load_records(options.records_path, &summary_.warnings);
+            writer_ = std::make_unique<tune::RecordWriter>(options.records_path);
+        }
+        if (!options.cache_dir.empty()) cache_.emplace(options.cache_dir);
+        history_ = std::make_shared<tune::TuningHistory>();
+        for (auto& t : extract_tasks(m, options.target, options.pipeline)) add_task(std::move(t));
+    }
+
+    ~TuningSession() {
+        std::error_code ec;
+        fs::remove_all(work_dir_, ec);
+    }
+
+    TuneSummary run() {
+        // One round: every task's default first (the baseline and the reference).
+        for (auto& t : tasks_) {
+            if (out_of_budget()) break;
+            if (!t.progress.done) step(t);
+        }
+        while (!out_of_budget()) {
+            TaskState* next = pick_task();
+            if (!next) break;
+            step(*next);
+        }
+        summary_.final = progress();
+        summary_.mean_trial_s = trials_ ? build_and_measure_s_ / trials_ : 0;
+        return summary_;
+    }
+
+private:
+    void add_task(TuneTask task) {
+        TaskState st;
+        st.progress.name = task.name;
+        st.progress.workload = task.workload;
+        st.progress.weight = task.weight;
+        st.progress.tunable = task.tunable();
+        st.task = std::move(task);
+        if (!st.progress.tunable) {
+            st.progress.done = true;
+            tasks_.push_back(std::move(st));
+            return;
+        }
+        const std::string target = target_.str();
+        // The cache: a workload tuned before is not tuned again.
+        if (cache_) {
+            if (auto best = cache_->best(st.task.workload, target, &summary_.warnings)) {
+                st.progress.from_cache = true;
+                st.progress.done = true;
+                st.progress.best_cost = best->mean_cost();
+                st.progress.default_cost = best->mean_cost();
+                for (const auto& r :
+                     cache_->records(st.task.workload, target, &summary_.warnings)) {
+                    if (r.ok() && r.config.empty()) st.progress.default_cost = r.mean_cost();
+                }
+                if (writer_) writer_->append(*best);
+                tasks_.push_back(std::move(st));
+                return;
+            }
+        }
+        tune::TransferOptions transfer{history_, st.task.workload, task_features(st.task)};
+        st.tuner = tune::make_tuner(options_.tuner, st.task.space, options_.seed + tasks_.size(),
+                                    transfer);
+        // Resume: configurations measured by an earlier run of this records file.
+        std::vector<tune::Config> configs;
+        std::vector<double> costs;
+        for (const auto& r : prior_) {
+            if (r.workload != st.task.workload || r.target != target) continue;
+            auto c = tune::config_of_values(st.task.space, r.config);
+            if (!c) continue;
+            configs.push_back(*c);
+            costs.push_back(r.ok() ? r.mean_cost() : kInf);
+            note_result(st, *c, costs.back());
+        }
+        if (!configs.empty()) {
+            st.tuner->update(configs, costs);
+            history_->add(st.task.workload, task_features(st.task), st.task.space, configs, costs);
+        }
+        tasks_.push_back(std::move(st));
+    }
+
+    static tune::TaskFeatures task_features(const TuneTask& t) {
+        return {{"weight", static_cast<double>(t.weight)},
+                {"knobs", static_cast<double>(t.space.knobs.size())}};
+    }
+
+    bool out_of_budget() const {
+        if (options_.trials > 0 && trials_ >= options_.trials) return true;
+        return options_.time_budget_s > 0 && seconds_since(start_) >= options_.time_budget_s;
+    }
+
+    // Ansor's rule, simplified: the task whose improvement would shorten the model most.
+    TaskState* pick_task() {
+        TaskState* best = nullptr;
+        double best_score = -1;
+        for (auto& t : tasks_) {
+            if (t.progress.done || !t.tuner || !t.tuner->has_next()) continue;
+            double cost = t.progress.best_cost > 0 ? t.progress.best_cost : 1e-3;
+            double gain = 0;
+            const auto& h = t.best_history;
+            if (h.size() >= 3 && h[h.size() - 3] > 0) {
+                gain = (h[h.size() - 3] - h.back()) / h[h.size() - 3];
+            } else {
+                gain = 1;  // too few batches to judge: worth trying
+            }
+            double score = t.progress.weight * cost * (gain + 0.05);
+            if (score > best_score) {
+                best_score = score;
+                best = &t;
+            }
+        }
+        return best;
+    }
+
+    // One batch of a task: propose, build, measure, record, update.
+    void step(TaskState& t) {
+        if (!t.tuner->has_next()) {
+            t.progress.done = true;
+            return;
+        }
+        int n = std::max(1, options_.batch_size);
+        if (options_.trials > 0) n = std::min(n, options_.trials - trials_);
+        // The first batch of a fresh task is its default alone: the reference comes first.
+        if (!t.reference_ok && t.progress.trials == 0) n = 1;
+        std::vector<tune::Config> configs = t.tuner->next_batch(n);
+        if (configs.empty()) {
+            t.progress.done = true;
+            return;
+        }
+        Clock::time_point batch_start = Clock::now();
+        std::vector<Candidate> built = build(t, configs);
+        std::vector<double> costs;
+        std::vector<tune::TuningRecord> records;
+        for (auto& c : built) {
+            tune::TuningRecord r = measure(t, c);
+            costs.push_back(r.ok() ? r.mean_cost() : kInf);
+            note_result(t, c.config, costs.back());
+            records.push_back(std::move(r));
+        }
+        build_and_measure_s_ += seconds_since(batch_start);
+        trials_ += static_cast<int>(built.size());
+        for (const auto& r : records) {
+            if (writer_) writer_->append(r);
+        }
+        if (cache_) cache_->store(records);
+        t.tuner->update(configs, costs);
+        history_->add(t.task.workload, task_features(t.task), t.task.space, configs, costs);
+        t.best_history.push_back(t.progress.best_cost);
+        if (options_.early_stopping > 0 && t.since_improvement >= options_.early_stopping) {
+            t.progress.done = true;
+        }
+        if (!t.tuner->has_next()) t.progress.done = true;
+        // Without a working default there is no reference to check candidates against.
+        if (!t.reference_ok) t.progress.done = true;
+        TuneProgress p = progress();
+        summary_.curve.emplace_back(p.elapsed_s, p.estimated_latency_s);
+        if (on_progress_) on_progress_(p);
+    }
+
+    void note_result(TaskState& t, const tune::Config& c, double cost) {
+        ++t.progress.trials;
+        bool is_default = c == tune::default_config(t.task.space);
+        if (std::isinf(cost)) {
+            ++t.progress.failures;
+            ++t.since_improvement;
+            return;
+        }
+        if (is_default) t.progress.default_cost = cost;
+        if (t.progress.best_cost == 0 || cost < t.progress.best_cost) {
+            t.progress.best_cost = cost;
+            t.since_improvement = 0;
+        } else {
+            ++t.since_improvement;
+        }
+    }
+
+    std::vector<Candidate> build(TaskState& t, const std::vector<tune::Config>& configs) {
+        std::vector<Candidate> out(configs.size());
+        auto build_one = [&](size_t i) {
+            Candidate& c = out[i];
+            c.config = configs[i];
+            c.values = tune::config_values(t.task.space, configs[i]);
+            try {
+                LoweredFunction lowered = lower_primitive_function(
+                    *t.task.function, "tune_kernel", target_, options_.pipeline, c.values);
+                c.schedule = lowered.schedule;
+                if (t.args.empty()) describe_args(t, lowered);
+                runtime::Module mod = codegen::build_llvm({lowered.kernel}, target_);
+                c.library = (work_dir_ / ("candidate_" + std::to_string(next_id_++) + ".so"));
+                codegen::export_library(mod, c.library);
+            } catch (const std::exception& e) {
+                c.error = e.what();
+            }
+        };
+        int threads = std::max(1, options_.parallel);
+        if (threads == 1 || configs.size() == 1) {
+            for (size_t i = 0; i < configs.size(); ++i) build_one(i);
+        } else {
+            // The first lowering describes the arguments; the rest only read them.
+            build_one(0);
+            std::vector<std::future<void>> running;
+            for (size_t i = 1; i < configs.size(); ++i) {
+                running.push_back(std::async(std::launch::async, build_one, i));
+                if (static_cast<int>(running.size()) >= threads) {
+                    running.front().get();
+                    running.erase(running.begin());
+                }
+            }
+            for (auto& f : running) f.get();
+        }
+        return out;
+    }
+
+    // The kernel's tensor arguments: the function's parameters and lifted constants, then its
+    // outputs; and the task's inputs, written once.
+    void describe_args(TaskState& t, const LoweredFunction& lowered) {
+        std::lock_guard<std::mutex> lock(args_mutex_);
+        if (!t.args.empty()) return;
+        size_t inputs = t.task.function->params.size() + lowered.lifted_constants.size();
+        const auto& params = lowered.kernel->params;
+        for (size_t i = 0; i < params.size(); ++i) {
+            tune::KernelArg a;
+            a.name = "arg" + std::to_string(i);
+            for (const auto& d : params[i]->shape) {
+                const int64_t* v = as_const_int(d);
+                ANVIL_CHECK(v) << "a tunable task has a symbolic dimension";
+                a.shape.push_back(*v);
+            }
+            a.dtype = graph::dl_dtype_of(params[i]->dtype);
+            a.output = i >= inputs;
+            t.args.push_back(a);
+        }
+        size_t id = &t - tasks_.data();
+        t.function = "tune_kernel";
+        t.inputs_npz = (work_dir_ / ("task_" + std::to_string(id) + "_inputs.npz")).string();
+        t.reference_npz = (work_dir_ / ("task_" + std::to_string(id) + "_reference.npz")).string();
+        runtime::write_npz(t.inputs_npz, tune::random_inputs(t.args, options_.seed + id));
+    }
+
+    tune::TuningRecord measure(TaskState& t, const Candidate& c) {
+        tune::TuningRecord r;
+        r.workload = t.task.workload;
+        r.target = target_.str();
+        r.config = c.values;
+        r.schedule = c.schedule;
+        r.timestamp = now_epoch();
+        if (!c.error.empty()) {
+            r.error = tune::MeasureError::compile;
+            r.message = c.error;
+            return r;
+        }
+        bool is_reference = !t.reference_ok;
+        tune::MeasureRequest req;
+        req.library = c.library;
+        req.function = t.function;
+        req.args = t.args;
+        req.inputs_npz = t.inputs_npz;
+        req.outputs_npz = is_reference ? t.reference_npz : c.library + ".outputs.npz";
+        tune::MeasureResult m = tune::measure_in_child(req, options_.measure);
+        std::error_code ec;
+        fs::remove(c.library, ec);
+        r.error = m.error;
+        r.message = m.message;
+        if (m.error != tune::MeasureError::none) return r;
+        if (is_reference) {
+            t.reference_ok = true;
+        } else {
+            std::string why;
+            bool same = tune::outputs_match(runtime::read_npz(t.reference_npz),
+                                            runtime::read_npz(req.outputs_npz), 1e-3, 1e-3, &why);
+            fs::remove(req.outputs_npz, ec);
+            if (!same) {
+                r.error = tune::MeasureError::wrong_answer;
+                r.message = why;
+                return r;
+            }
+        }
+        r.costs = m.costs;
+        return r;
+    }
+
+    TuneProgress progress() const {
+        TuneProgress p;
+        p.trials = trials_;
+        p.elapsed_s = seconds_since(start_);
+        p.budget_s = options_.time_budget_s;
+        for (const auto& t : tasks_) {
+            p.tasks.push_back(t.progress);
+            double cost = t.progress.best_cost > 0 ? t.progress.best_cost : t.progress.default_cost;
+            p.estimated_latency_s += t.progress.weight * cost;
+        }
+        return p;
+    }
+
+    const TuneOptions& options_;
+    std::function<void(const TuneProgress&)> on_progress_;
+    Clock::time_point start_;
+    Target target_;
+    fs::path work_dir_;
+    std::vector<tune::TuningRecord> prior_;
+    std::unique_ptr<tune::RecordWriter> writer_;
+    std::optional<tune::TuningCache> cache_;
+    std::shared_ptr<tune::TuningHistory> history_;
+    std::vector<TaskState> tasks_;
+    TuneSummary summary_;
+    int trials_ = 0;
+    double build_and_measure_s_ = 0;
+    std::atomic<int> next_id_{0};
+    std::mutex args_mutex_;
+};
+
+}  // namespace
+
+TuneSummary tune_model(const graph::IRModule& m, const TuneOptions& options,
+                       const std::function<void(const TuneProgress&)>& on_progress) {
+    TuningSession session(m, options, on_progress);
+    return session.run();
+}
+
+std::shared_ptr<tune::BestRecords> load_best_records(const std::vector<std::string>& paths,
+                                                     std::vector<std::string>* warnings) {
+    auto best = std::make_shared<tune::BestRecords>();
+    for (const auto& p : paths) {
+        if (!fs::exists(p)) user_error() << "tuning records file '" << p << "' does not exist";
+        best->add(tune::load_records(p, warnings));
+    }
+    return best;
+}
+
+}  // namespace anvil::driver

@@ -1,0 +1,89 @@
+// Tuning a model: `anvil tune`, anvil.autotvm's tune loop.
+//
+//   TuneOptions o;  o.target = "llvm";  o.time_budget_s = 600;  o.records_path = "r.json";
+//   TuneSummary s = tune_model(module, o);
+//   // then: PipelineOptions::tuning_records = load_best_records({"r.json"}, &warnings)
+//
+// The tasks are the model's distinct fused kernels (driver/tune_tasks.h). Each task's first
+// candidate is its default configuration, whose outputs become the reference every other
+// candidate must reproduce (a wrong answer is a failed trial) and whose cost is the baseline, so
+// a task's best is never slower than untuned. Candidates are built on `parallel` threads and each
+// is measured in a child process (tune/measure.h). Every measurement is appended to the records
+// file as it is made; a run started again with the same file resumes: its tasks count the
+// measured configurations as done and never measure them again. With a tuning cache, a workload
+// that has a successful record there (tuned by any model) is not tuned again, and every new
+// record goes into the cache too.
+//
+// The task scheduler spends the budget where the model's time is: after one round over every
+// task, the next batch goes to the task with the largest weight x best cost x (recent relative
+// improvement + an exploration floor) — Ansor's gradient rule in one line. A task stops after
+// `early_stopping` trials without improvement, or when its space is exhausted.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "driver/pipeline.h"
+#include "graph/module.h"
+#include "tune/measure.h"
+#include "tune/record.h"
+
+namespace anvil::driver {
+
+struct TuneOptions {
+    std::string target = "llvm";
+    int trials = 0;             // measured trials in all (0: no limit but the time budget)
+    double time_budget_s = 0;   // wall-clock budget of the whole run (0: none)
+    std::string tuner = "xgb";  // xgb | ga | random | grid
+    int early_stopping = 0;     // per task: trials without improvement before it stops (0: off)
+    int parallel = 1;           // candidates built at once
+    int batch_size = 8;         // candidates per scheduling step
+    tune::MeasureOption measure;
+    std::string records_path;  // appended as measured; resumed from ("" none)
+    std::string cache_dir;     // the tuning cache ("" none)
+    uint64_t seed = 1;
+    PipelineOptions pipeline;  // how tasks are extracted and candidates lowered
+};
+
+// One task's state, reported in progress and in the summary.
+struct TaskProgress {
+    std::string name;
+    std::string workload;
+    int weight = 0;
+    bool tunable = false;
+    bool from_cache = false;  // the tuning cache had it: no trials spent
+    int trials = 0;           // measured in this run and resumed ones
+    int failures = 0;
+    double default_cost = 0;  // seconds (0 when not measured)
+    double best_cost = 0;     // seconds (0 when not measured)
+    bool done = false;        // exhausted, early-stopped or from the cache
+};
+
+struct TuneProgress {
+    std::vector<TaskProgress> tasks;
+    int trials = 0;  // measured in this run
+    double elapsed_s = 0;
+    double budget_s = 0;  // the time budget (0: none)
+    // Sum over tasks of weight x best cost (default cost where not tuned): the model's kernel
+    // time as the measurements estimate it.
+    double estimated_latency_s = 0;
+};
+
+struct TuneSummary {
+    TuneProgress final;
+    // (elapsed seconds, estimated latency seconds) after every batch: the tuning curve.
+    std::vector<std::pair<double, double>> curve;
+    double mean_trial_s = 0;            // wall time per measured trial, building included
+    std::vector<std::string> warnings;  // unreadable record lines
+};
+
+TuneSummary tune_model(const graph::IRModule& m, const TuneOptions& options,
+                       const std::function<void(const TuneProgress&)>& on_progress = {});
+
+// The best record per workload of the given records files: what anvil compile --tuning-records
+// applies. Unreadable lines go to `warnings`.
+std::shared_ptr<tune::BestRecords> load_best_records(const std::vector<std::string>& paths,
+                                                     std::vector<std::string>* warnings);
+
+}  // namespace anvil::driver

@@ -1,0 +1,20 @@
+// Channel blocks: how many channels one vector block holds, in packed weights, blocked
+// convolution outputs and the channel-blocked layouts (NCHW<b>c). One rule set in one place,
+// shared by the graph's layout pass (graph/passes/alter_op_layout.cpp) and the op computes and
+// schedules (ops/), so that the block a layout is built with and the block a kernel expects
+// cannot drift apart. Blocks are float32 vector widths: 32 (two AVX-512 vectors), 16, 8.
+#pragma once
+
+#include <cstdint>
+
+namespace anvil {
+
+// The block for `channels` that may be padded up to: the widest of 32, 16, 8, weighing the
+// padding waste against narrower vectors (packed weights of conv2d and dense).
+int64_t padded_channel_block(int64_t channels);
+
+// The widest block that divides `channels` among 32, 16 and 8 (at most `widest`), or 0: a block
+// that must not pad, because a group or a layout boundary lies at every `channels`.
+int64_t dividing_channel_block(int64_t channels, int64_t widest = 32);
+
+}  // namespace anvil
