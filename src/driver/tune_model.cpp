@@ -65,7 +65,7 @@ struct TaskState {
 
 class TuningSession {
 public:
-    TuningSession(const graph::IRModule& m, const TuneOptions& options,
+    TuningSession(std::vector<TuneTask> tasks, const TuneOptions& options,
                   const std::function<void(const TuneProgress&)>& on_progress)
         : options_(options), on_progress_(on_progress), start_(Clock::now()) {
         target_ = Target::parse(options.target);
@@ -78,7 +78,7 @@ public:
         }
         if (!options.cache_dir.empty()) cache_.emplace(options.cache_dir);
         history_ = std::make_shared<tune::TuningHistory>();
-        for (auto& t : extract_tasks(m, options.target, options.pipeline)) add_task(std::move(t));
+        for (auto& t : tasks) add_task(std::move(t));
     }
 
     ~TuningSession() {
@@ -227,7 +227,12 @@ private:
         // Without a working default there is no reference to check candidates against.
         if (!t.reference_ok) t.progress.done = true;
         TuneProgress p = progress();
-        summary_.curve.emplace_back(p.elapsed_s, p.estimated_latency_s);
+        bool baselines = std::all_of(tasks_.begin(), tasks_.end(), [](const TaskState& s) {
+            return s.progress.done || s.progress.default_cost > 0;
+        });
+        if (baselines) {
+            summary_.curve.push_back({p.elapsed_s, p.estimated_latency_s * 1e3, p.trials});
+        }
         if (on_progress_) on_progress_(p);
     }
 
@@ -385,10 +390,15 @@ private:
 
 }  // namespace
 
+TuneSummary tune_tasks(std::vector<TuneTask> tasks, const TuneOptions& options,
+                       const std::function<void(const TuneProgress&)>& on_progress) {
+    TuningSession session(std::move(tasks), options, on_progress);
+    return session.run();
+}
+
 TuneSummary tune_model(const graph::IRModule& m, const TuneOptions& options,
                        const std::function<void(const TuneProgress&)>& on_progress) {
-    TuningSession session(m, options, on_progress);
-    return session.run();
+    return tune_tasks(extract_tasks(m, options.target, options.pipeline), options, on_progress);
 }
 
 std::shared_ptr<tune::BestRecords> load_best_records(const std::vector<std::string>& paths,

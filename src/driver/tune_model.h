@@ -25,9 +25,11 @@
 #include <vector>
 
 #include "driver/pipeline.h"
+#include "driver/tune_tasks.h"
 #include "graph/module.h"
 #include "tune/measure.h"
 #include "tune/record.h"
+#include "tune/tuning_curve.h"
 
 namespace anvil::driver {
 
@@ -72,13 +74,18 @@ struct TuneProgress {
 
 struct TuneSummary {
     TuneProgress final;
-    // (elapsed seconds, estimated latency seconds) after every batch: the tuning curve.
-    std::vector<std::pair<double, double>> curve;
+    // The estimated latency after every batch once every task has its baseline (the first
+    // round): the tuning curve.
+    std::vector<tune::CurvePoint> curve;
     double mean_trial_s = 0;            // wall time per measured trial, building included
     std::vector<std::string> warnings;  // unreadable record lines
 };
 
 TuneSummary tune_model(const graph::IRModule& m, const TuneOptions& options,
+                       const std::function<void(const TuneProgress&)>& on_progress = {});
+// The same for tasks already extracted (some of a model's, or one: anvil.autotvm's
+// tuner.tune(task)).
+TuneSummary tune_tasks(std::vector<TuneTask> tasks, const TuneOptions& options,
                        const std::function<void(const TuneProgress&)>& on_progress = {});
 
 // The best record per workload of the given records files: what anvil compile --tuning-records

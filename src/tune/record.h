@@ -44,7 +44,7 @@ struct TuningRecord {
     te::ScheduleRecord schedule;  // the primitives the configuration produced
     std::vector<double> costs;    // seconds per run, one per repeat; empty on error
     MeasureError error = MeasureError::none;
-    std::string message;  // the error's text
+    std::string message;   // the error's text
     double timestamp = 0;  // seconds since the epoch
     std::string anvil_version = kAnvilVersion;
 
@@ -63,8 +63,7 @@ std::optional<TuningRecord> record_from_line(const std::string& line, std::strin
 // Every record of a records file, in order. Lines that are not records are skipped, each with a
 // warning "<path>:<line>: <why>; line skipped" appended to `warnings`. A missing file is empty
 // (no warning); an unreadable one is a UserError naming it.
-std::vector<TuningRecord> load_records(const std::string& path,
-                                       std::vector<std::string>* warnings);
+std::vector<TuningRecord> load_records(const std::string& path, std::vector<std::string>* warnings);
 
 // Appends records to a file as they are made, flushed line by line, so an interrupted run
 // loses at most the trial in flight. Creates the file (and its directory) when missing; a file

@@ -10,5 +10,6 @@ namespace anvil::cli {
 void add_compile_command(CLI::App& app, int* status);
 void add_run_command(CLI::App& app, int* status);
 void add_inspect_command(CLI::App& app, int* status);
+void add_tune_command(CLI::App& app, int* status);
 
 }  // namespace anvil::cli

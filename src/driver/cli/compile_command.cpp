@@ -3,7 +3,7 @@
 //               [--print-after NAME|all] [--time-passes] [--disable-pass NAME ...]
 //               [--executor graph|vm|auto] [--shape-buckets NAME=SIZE,SIZE,... ...]
 //               [--max-memory SIZE]
-//               [--checked]
+//               [--checked] [--tuning-records FILE ...]
 //
 // MODULE.anvil is a module in Anvil's text format (model_file.h); --params binds weights to its
 // main's parameters by name. ONNX models carry their weights and take --input-shapes to override
@@ -16,6 +16,7 @@
 #include "driver/compile.h"
 #include "driver/plan_memory.h"
 #include "driver/shape_buckets.h"
+#include "driver/tune_model.h"
 #include "frontend/onnx/from_onnx.h"
 #include "input_shapes.h"
 #include "model_file.h"
@@ -40,7 +41,33 @@ struct CompileArgs {
     std::vector<std::string> shape_buckets;  // NAME=SIZE,SIZE,... (driver/shape_buckets.h)
     std::string max_memory;                  // 512M, 2G, bytes; empty: no limit
     bool checked = false;
+    std::vector<std::string> tuning_records;  // records files (anvil tune -o)
 };
+
+// "tuning records: 14 of 16 tunable kernels, 93.5% of their estimated time": how much of the
+// model the applied records cover, weighting each kernel by its calls and its measured time (a
+// kernel without a record counts with the mean time of those with one).
+void report_tuning(const std::vector<driver::KernelTuning>& kernels) {
+    int tunable = 0, applied = 0;
+    double covered = 0, measured_calls = 0;
+    for (const auto& k : kernels) {
+        if (!k.note.empty())
+            std::fprintf(stderr, "warning: %s: %s\n", k.kernel.c_str(), k.note.c_str());
+        if (!k.tunable) continue;
+        ++tunable;
+        if (!k.applied) continue;
+        ++applied;
+        covered += k.calls * k.record_cost;
+        measured_calls += k.calls;
+    }
+    double mean = measured_calls > 0 ? covered / measured_calls : 0;
+    double total = covered;
+    for (const auto& k : kernels) {
+        if (k.tunable && !k.applied) total += k.calls * mean;
+    }
+    std::printf("tuning records: %d of %d tunable kernels, %.1f%% of their estimated time\n",
+                applied, tunable, total > 0 ? 100.0 * covered / total : 0.0);
+}
 
 int run_compile(const CompileArgs& a) {
     auto start = std::chrono::steady_clock::now();
@@ -48,31 +75,7 @@ int run_compile(const CompileArgs& a) {
     driver::ShapeBuckets buckets = driver::parse_shape_buckets(a.shape_buckets);
     int64_t max_memory =
         a.max_memory.empty() ? 0 : driver::parse_byte_size(a.max_memory, "--max-memory");
-    graph::IRModule m;
-    if (is_module_text(a.model)) {
-        if (!a.input_shapes.empty()) {
-            user_error()
-                << "--input-shapes applies to ONNX models and TorchScript models; the text of "
-                << a.model << " declares its inputs' shapes";
-        }
-        m = read_module_text(a.model);
-        if (!a.params.empty()) m = bind_params_npz(m, a.params);
-    } else {
-        bool torchscript = is_torchscript(a.model);
-        if (!a.params.empty()) {
-            user_error() << "--params binds weights to a module's text (.anvil); the "
-                         << (torchscript ? "TorchScript" : "ONNX") << " model " << a.model
-                         << " holds its own";
-        }
-        std::vector<InputSpec> inputs = parse_input_specs(a.input_shapes);
-        if (torchscript) {
-            m = read_torchscript_model(a.model, inputs);
-        } else {
-            frontend::ImportOptions import;
-            import.input_shapes = onnx_input_shapes(inputs);
-            m = frontend::from_onnx(a.model, import);
-        }
-    }
+    graph::IRModule m = load_model(a.model, a.input_shapes, a.params);
     driver::PipelineOptions options;
     options.opt_level = a.opt_level;
     options.print_after = a.print_after;
@@ -83,6 +86,11 @@ int run_compile(const CompileArgs& a) {
     if (a.checked && options.checked == tir::BoundChecks::off) {
         options.checked = tir::BoundChecks::on;
     }
+    if (!a.tuning_records.empty()) {
+        std::vector<std::string> warnings;
+        options.tuning_records = driver::load_best_records(a.tuning_records, &warnings);
+        for (const auto& w : warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    }
     driver::CompiledModel c = driver::compile_model(m, a.target, options);
     std::string memory = driver::export_model(c, a.output, executor);
     double seconds =
@@ -90,6 +98,7 @@ int run_compile(const CompileArgs& a) {
     std::printf("compiled %s -> %s: %zu kernels, target '%s', %.2f s\n%s\n", a.model.c_str(),
                 a.output.c_str(), c.module.kernels.size(), c.target.str().c_str(), seconds,
                 memory.c_str());
+    if (!a.tuning_records.empty()) report_tuning(c.tuning);
     return 0;
 }
 
@@ -135,6 +144,9 @@ void add_compile_command(CLI::App& app, int* status) {
                     "refuse a model that needs more memory than SIZE (512M, 2G or bytes): the "
                     "graph executor's planned intermediate tensors plus its weights (default: "
                     "no limit)");
+    cmd->add_option("--tuning-records", args->tuning_records,
+                    "apply the best of these tuning records (anvil tune -o) to the kernels whose "
+                    "workload they measured (repeatable)");
     cmd->callback([args, status] { *status = run_compile(*args); });
 }
 

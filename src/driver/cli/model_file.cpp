@@ -6,11 +6,14 @@
 #include <map>
 #include <sstream>
 
+#include "frontend/onnx/from_onnx.h"
 #include "graph/parser.h"
 #include "graph/passes/passes.h"
+#include "input_shapes.h"
 #include "ops/op_table.h"
 #include "runtime/npz.h"
 #include "support/error.h"
+#include "torchscript_model.h"
 
 namespace anvil::cli {
 
@@ -58,6 +61,36 @@ graph::IRModule bind_params_npz(const graph::IRModule& m, const std::string& pat
         user_error() << "--params " << path << ": " << e.what();
     }
     ANVIL_UNREACHABLE();
+}
+
+graph::IRModule load_model(const std::string& path, const std::vector<std::string>& input_shapes,
+                           const std::string& params) {
+    graph::IRModule m;
+    if (is_module_text(path)) {
+        if (!input_shapes.empty()) {
+            user_error()
+                << "--input-shapes applies to ONNX models and TorchScript models; the text of "
+                << path << " declares its inputs' shapes";
+        }
+        m = read_module_text(path);
+        if (!params.empty()) m = bind_params_npz(m, params);
+    } else {
+        bool torchscript = is_torchscript(path);
+        if (!params.empty()) {
+            user_error() << "--params binds weights to a module's text (.anvil); the "
+                         << (torchscript ? "TorchScript" : "ONNX") << " model " << path
+                         << " holds its own";
+        }
+        std::vector<InputSpec> inputs = parse_input_specs(input_shapes);
+        if (torchscript) {
+            m = read_torchscript_model(path, inputs);
+        } else {
+            frontend::ImportOptions import;
+            import.input_shapes = onnx_input_shapes(inputs);
+            m = frontend::from_onnx(path, import);
+        }
+    }
+    return m;
 }
 
 }  // namespace anvil::cli

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "graph/module.h"
 
@@ -22,5 +23,12 @@ graph::IRModule read_module_text(const std::string& path);
 // them (graph::bind_params); UserError naming the file for a name main has no parameter of, or
 // a value of the wrong shape or dtype.
 graph::IRModule bind_params_npz(const graph::IRModule& m, const std::string& path);
+
+// The model of `anvil compile` / `anvil tune`: module text (with `params`, an .npz bound to
+// main's parameters), a TorchScript model (with `input_shapes`, one spec per input of forward) or
+// an ONNX model (`input_shapes` override its declared shapes). UserError for options that do not
+// apply to the model's kind.
+graph::IRModule load_model(const std::string& path, const std::vector<std::string>& input_shapes,
+                           const std::string& params);
 
 }  // namespace anvil::cli

@@ -1,0 +1,228 @@
+// anvil tune MODEL --target T -o records.json [--trials N] [--time-budget 10m]
+//            [--tuner xgb|ga|random|grid] [--early-stopping N] [--parallel P] [--threads T]
+//            [--tuning-cache DIR | --no-tuning-cache] [--number N] [--repeat R]
+//            [--min-repeat-ms MS] [--flush-cache] [--timeout S] [--input-shapes ...]
+//            [--curve FILE.csv]
+//
+// Tunes every distinct kernel of the model (driver/tune_model.h) and appends each measurement to
+// the records file; `anvil compile --tuning-records records.json` applies the best. Running
+// again with the same -o resumes. Progress: one rewritten line on a terminal, a plain line at
+// most every 10 seconds otherwise; at the end a table per task and the tuning curve as CSV and
+// PNG (beside the records: records.curve.csv / .png, or --curve).
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "commands.h"
+#include "driver/tune_model.h"
+#include "model_file.h"
+#include "support/error.h"
+#include "tune/tuning_cache.h"
+#include "tune/tuning_curve.h"
+
+namespace anvil::cli {
+
+namespace {
+
+struct TuneArgs {
+    std::string model;
+    std::string target = "llvm -mcpu=native";
+    std::string output;
+    int trials = 0;
+    std::string time_budget;  // 90s, 10m, 1h, or seconds
+    std::string tuner = "xgb";
+    int early_stopping = 0;
+    int parallel = 1;
+    int threads = 0;
+    std::string cache_dir;
+    bool no_cache = false;
+    int number = 1;
+    int repeat = 3;
+    int min_repeat_ms = 10;  // a measurement of one run of a small kernel is mostly noise
+    bool flush_cache = false;
+    double timeout = 10;
+    std::vector<std::string> input_shapes;
+    std::string params;
+    std::string curve;
+};
+
+// "90", "90s", "10m", "1.5h" → seconds; UserError otherwise.
+double parse_duration(const std::string& text, const char* option) {
+    size_t used = 0;
+    double value = 0;
+    try {
+        value = std::stod(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    std::string unit = used ? text.substr(used) : "";
+    double scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : -1;
+    if (used == 0 || scale < 0 || !(value > 0) || !std::isfinite(value)) {
+        user_error() << option << ": '" << text
+                     << "' is not a duration (a positive number of seconds, or 90s, 10m, 1.5h)";
+    }
+    return value * scale;
+}
+
+std::string format_seconds(double s) {
+    char buf[32];
+    if (s < 60) {
+        std::snprintf(buf, sizeof buf, "%.0fs", s);
+    } else {
+        std::snprintf(buf, sizeof buf, "%dm%02ds", static_cast<int>(s) / 60,
+                      static_cast<int>(s) % 60);
+    }
+    return buf;
+}
+
+class ProgressPrinter {
+public:
+    explicit ProgressPrinter(bool terminal) : terminal_(terminal) {}
+
+    void operator()(const driver::TuneProgress& p) {
+        int done = 0, tunable = 0;
+        for (const auto& t : p.tasks) {
+            tunable += t.tunable;
+            done += t.tunable && t.done;
+        }
+        std::string remaining =
+            p.budget_s > 0
+                ? ", " + format_seconds(std::max(0.0, p.budget_s - p.elapsed_s)) + " left"
+                : "";
+        char line[256];
+        std::snprintf(line, sizeof line,
+                      "[tasks %d/%d done] trials %d, estimated latency %.3f ms, %s elapsed%s", done,
+                      tunable, p.trials, p.estimated_latency_s * 1e3,
+                      format_seconds(p.elapsed_s).c_str(), remaining.c_str());
+        if (terminal_) {
+            std::fprintf(stderr, "\r%-100s", line);
+        } else if (p.elapsed_s - last_printed_ >= 10) {
+            std::fprintf(stderr, "%s\n", line);
+            last_printed_ = p.elapsed_s;
+        }
+        std::fflush(stderr);
+    }
+
+    void finish() {
+        if (terminal_) std::fprintf(stderr, "\n");
+    }
+
+private:
+    bool terminal_;
+    double last_printed_ = -1e9;
+};
+
+void print_table(const driver::TuneSummary& s) {
+    std::printf("%-40s %6s %11s %11s %8s %7s\n", "task", "weight", "default ms", "best ms",
+                "speedup", "trials");
+    for (const auto& t : s.final.tasks) {
+        if (!t.tunable) continue;
+        std::string name = t.name + (t.from_cache ? " (cache)" : "");
+        if (t.default_cost > 0 && t.best_cost > 0) {
+            std::printf("%-40s %6d %11.4f %11.4f %7.2fx %7d\n", name.c_str(), t.weight,
+                        t.default_cost * 1e3, t.best_cost * 1e3, t.default_cost / t.best_cost,
+                        t.trials);
+        } else {
+            std::printf("%-40s %6d %11s %11s %8s %7d\n", name.c_str(), t.weight, "-", "-", "-",
+                        t.trials);
+        }
+    }
+    double untuned = 0;
+    for (const auto& t : s.final.tasks) {
+        untuned += t.weight * (t.default_cost > 0 ? t.default_cost : t.best_cost);
+    }
+    std::printf(
+        "estimated kernel time: %.3f ms untuned, %.3f ms tuned; %d trials in %s "
+        "(%.3f s per trial)\n",
+        untuned * 1e3, s.final.estimated_latency_s * 1e3, s.final.trials,
+        format_seconds(s.final.elapsed_s).c_str(), s.mean_trial_s);
+}
+
+int run_tune(const TuneArgs& a) {
+    if (a.output.empty()) user_error() << "anvil tune needs -o FILE: where the records go";
+    driver::TuneOptions o;
+    o.target = a.target;
+    o.trials = a.trials;
+    o.time_budget_s = a.time_budget.empty() ? 0 : parse_duration(a.time_budget, "--time-budget");
+    if (o.trials == 0 && o.time_budget_s == 0) {
+        user_error() << "anvil tune needs a budget: --trials N, --time-budget DURATION, or both";
+    }
+    o.tuner = a.tuner;
+    o.early_stopping = a.early_stopping;
+    o.parallel = a.parallel;
+    o.records_path = a.output;
+    o.cache_dir =
+        a.no_cache ? "" : (a.cache_dir.empty() ? tune::default_tuning_cache_dir() : a.cache_dir);
+    o.measure.number = a.number;
+    o.measure.repeat = a.repeat;
+    o.measure.min_repeat_ms = a.min_repeat_ms;
+    o.measure.flush_cache = a.flush_cache;
+    o.measure.timeout_s = a.timeout;
+    o.measure.threads = a.threads;
+    graph::IRModule m = load_model(a.model, a.input_shapes, a.params);
+    ProgressPrinter printer(isatty(STDERR_FILENO));
+    driver::TuneSummary s =
+        driver::tune_model(m, o, [&](const driver::TuneProgress& p) { printer(p); });
+    printer.finish();
+    for (const auto& w : s.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    print_table(s);
+    const std::vector<tune::CurvePoint>& curve = s.curve;
+    std::string base = a.curve.empty() ? a.output + ".curve.csv" : a.curve;
+    std::string stem = std::filesystem::path(base).replace_extension().string();
+    tune::write_curve_csv(stem + ".csv", curve);
+    tune::write_curve_png(stem + ".png", curve, std::filesystem::path(a.model).filename().string());
+    std::printf("records: %s; tuning curve: %s.csv, %s.png\n", a.output.c_str(), stem.c_str(),
+                stem.c_str());
+    return 0;
+}
+
+}  // namespace
+
+void add_tune_command(CLI::App& app, int* status) {
+    auto args = std::make_shared<TuneArgs>();
+    CLI::App* cmd = app.add_subcommand(
+        "tune", "tune the schedules of a model's kernels and write tuning records");
+    cmd->add_option("model", args->model, "the model (as anvil compile reads it)")->required();
+    cmd->add_option("--target", args->target, "target, e.g. \"llvm -mcpu=native\"");
+    cmd->add_option("-o,--output", args->output,
+                    "the records file (JSON lines; appended, and resumed from when it exists)");
+    cmd->add_option("--trials", args->trials, "measured trials in all (0: only the time budget)")
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--time-budget", args->time_budget,
+                    "wall-clock budget of the run: seconds, or 90s, 10m, 1.5h");
+    cmd->add_option("--tuner", args->tuner, "xgb (default), ga, random or grid")
+        ->check(CLI::IsMember({"xgb", "ga", "random", "grid"}));
+    cmd->add_option("--early-stopping", args->early_stopping,
+                    "stop a task after N trials without improvement (0: off)")
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--parallel", args->parallel, "candidates built at once")
+        ->check(CLI::Range(1, 64));
+    cmd->add_option("--threads", args->threads,
+                    "threads the measured kernels run with (0: all cores, as the model will)")
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--tuning-cache", args->cache_dir,
+                    "the tuning cache directory (default: $ANVIL_TUNING_CACHE, else "
+                    "$XDG_CACHE_HOME/anvil/tuning, else ~/.cache/anvil/tuning)");
+    cmd->add_flag("--no-tuning-cache", args->no_cache, "neither read nor write the tuning cache");
+    cmd->add_option("--number", args->number, "runs per measurement")->check(CLI::Range(1, 100000));
+    cmd->add_option("--repeat", args->repeat, "measurements per candidate")
+        ->check(CLI::Range(1, 1000));
+    cmd->add_option("--min-repeat-ms", args->min_repeat_ms,
+                    "grow --number until one measurement lasts this long")
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_flag("--flush-cache", args->flush_cache,
+                  "flush the CPU caches before each measurement");
+    cmd->add_option("--timeout", args->timeout, "seconds a candidate may run before it is killed")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--input-shapes", args->input_shapes,
+                    "input shapes, as for anvil compile (TorchScript models need them)");
+    cmd->add_option("--params", args->params, "an .npz of weights for a module's text");
+    cmd->add_option("--curve", args->curve,
+                    "where the tuning curve goes (FILE.csv and FILE.png; default: beside -o)");
+    cmd->callback([args, status] { *status = run_tune(*args); });
+}
+
+}  // namespace anvil::cli

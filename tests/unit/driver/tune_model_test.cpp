@@ -1,0 +1,204 @@
+// The tuning loop end to end on small models, with tiny budgets: records written and applied,
+// resumed runs that never measure a configuration twice, and the tuning cache shared between
+// models. (Measurement failures — crash, hang, wrong answer — are tested in tests/unit/tune.)
+#include "driver/tune_model.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "driver/compile.h"
+#include "driver/evaluate.h"
+#include "graph/parser.h"
+#include "ops/op_table.h"
+
+namespace anvil::driver {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A 3x3 convolution with a ReLU; model B adds a pointwise convolution after the same pair.
+const char* kModelA =
+    R"(def @main(%x: Tensor[(1, 32, 14, 14), float32], %w: Tensor[(32, 32, 3, 3), float32]) {
+  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1]);
+  %1 = nn.relu(%0);
+  %1
+}
+)";
+const char* kModelB =
+    R"(def @main(%x: Tensor[(1, 32, 14, 14), float32], %w: Tensor[(32, 32, 3, 3), float32], %v: Tensor[(16, 32, 1, 1), float32]) {
+  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1]);
+  %1 = nn.relu(%0);
+  %2 = nn.conv2d(%1, %v);
+  %2
+}
+)";
+
+graph::IRModule parse(const char* text) {
+    return graph::parse_module(text, ops::op_table());
+}
+
+class TuneModelTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() /
+               ("anvil-tune-model-test-" +
+                std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+
+    TuneOptions options(int trials) const {
+        TuneOptions o;
+        o.target = "llvm";
+        o.trials = trials;
+        o.tuner = "random";
+        o.batch_size = 3;
+        o.records_path = (dir_ / "records.json").string();
+        o.cache_dir = (dir_ / "cache").string();
+        o.measure.repeat = 2;
+        return o;
+    }
+
+    const TaskProgress* conv_task(const TuneSummary& s) const {
+        for (const auto& t : s.final.tasks) {
+            if (t.tunable && t.name.find("conv2d") != std::string::npos) return &t;
+        }
+        return nullptr;
+    }
+
+    fs::path dir_;
+};
+
+TEST_F(TuneModelTest, TunesWritesRecordsAndCompileAppliesTheBest) {
+    graph::IRModule m = parse(kModelA);
+    TuneOptions o = options(7);
+    int progress_calls = 0;
+    TuneSummary s = tune_model(m, o, [&](const TuneProgress&) { ++progress_calls; });
+    const TaskProgress* conv = conv_task(s);
+    ASSERT_NE(conv, nullptr);
+    EXPECT_EQ(s.final.trials, 7);
+    EXPECT_GT(progress_calls, 0);
+    EXPECT_GT(conv->default_cost, 0);
+    EXPECT_GT(conv->best_cost, 0);
+    EXPECT_LE(conv->best_cost, conv->default_cost);  // the default is a candidate
+    EXPECT_FALSE(s.curve.empty());
+    EXPECT_GT(s.mean_trial_s, 0);
+
+    std::vector<std::string> warnings;
+    auto records = tune::load_records(o.records_path, &warnings);
+    EXPECT_TRUE(warnings.empty());
+    EXPECT_EQ(records.size(), 7u);
+    for (const auto& r : records) {
+        EXPECT_EQ(r.workload, conv->workload);
+        EXPECT_FALSE(r.config.empty());
+        EXPECT_FALSE(r.schedule.empty());
+    }
+
+    // Compiling with the records applies the best to the conv kernel, and the model computes
+    // the same as untuned.
+    PipelineOptions with_records;
+    with_records.tuning_records = load_best_records({o.records_path}, &warnings);
+    CompiledModel tuned = compile_model(m, "llvm", with_records);
+    CompiledModel untuned = compile_model(m, "llvm");
+    bool applied = false;
+    for (const auto& k : tuned.tuning) {
+        if (k.workload == conv->workload) {
+            applied = k.applied;
+            EXPECT_NEAR(k.record_cost, conv->best_cost, 1e-12);
+        }
+    }
+    EXPECT_TRUE(applied);
+    auto x = runtime::NDArray::empty({1, 32, 14, 14}, {kDLFloat, 32, 1});
+    auto w = runtime::NDArray::empty({32, 32, 3, 3}, {kDLFloat, 32, 1});
+    for (auto* a : {&x, &w}) {
+        float* p = static_cast<float*>(a->raw_data());
+        for (int64_t i = 0; i < a->nbytes() / 4; ++i) p[i] = std::sin(0.37f * i);
+    }
+    auto a = evaluate_lowered(tuned.module, tuned.kernels, {x, w});
+    auto b = evaluate_lowered(untuned.module, untuned.kernels, {x, w});
+    ASSERT_EQ(a.size(), 1u);
+    const float* pa = static_cast<const float*>(a[0].raw_data());
+    const float* pb = static_cast<const float*>(b[0].raw_data());
+    for (int64_t i = 0; i < a[0].nbytes() / 4; ++i) ASSERT_NEAR(pa[i], pb[i], 1e-3) << i;
+}
+
+TEST_F(TuneModelTest, ResumingNeverMeasuresAConfigurationTwice) {
+    graph::IRModule m = parse(kModelA);
+    TuneOptions o = options(4);
+    o.cache_dir = "";  // the cache would make the second run skip the task
+    tune_model(m, o);
+    TuneSummary second = tune_model(m, o);
+    EXPECT_EQ(second.final.trials, 4);
+    const TaskProgress* conv = conv_task(second);
+    ASSERT_NE(conv, nullptr);
+    EXPECT_EQ(conv->trials, 8);  // four resumed, four new
+    std::vector<std::string> warnings;
+    std::set<std::string> configs;
+    for (const auto& r : tune::load_records(o.records_path, &warnings)) {
+        EXPECT_TRUE(configs.insert(te::knob_values_str(r.config)).second)
+            << "measured twice: " << te::knob_values_str(r.config);
+    }
+    EXPECT_EQ(configs.size(), 8u);
+}
+
+TEST_F(TuneModelTest, ASecondModelReusesTheCacheForSharedWorkloads) {
+    TuneOptions o = options(4);
+    tune_model(parse(kModelA), o);
+    TuneOptions ob = options(4);
+    ob.records_path = (dir_ / "records_b.json").string();
+    TuneSummary b = tune_model(parse(kModelB), ob);
+    int cached = 0, tuned = 0;
+    for (const auto& t : b.final.tasks) {
+        if (!t.tunable) continue;
+        if (t.from_cache) {
+            ++cached;
+            EXPECT_EQ(t.trials, 0) << t.name;
+        } else {
+            tuned += t.trials;
+        }
+    }
+    EXPECT_EQ(cached, 1);
+    EXPECT_EQ(tuned, 4);  // the whole budget went to the new workload
+    // B's records file holds the cached best too, so it applies on its own.
+    std::vector<std::string> warnings;
+    auto best = load_best_records({ob.records_path}, &warnings);
+    EXPECT_EQ(best->size(), 2u);
+}
+
+TEST(TuneModel, CompileWarnsAndFallsBackForARecordOfAnotherSpace) {
+    graph::IRModule m = parse(kModelA);
+    auto tasks = extract_tasks(m, "llvm");
+    const TuneTask* conv = nullptr;
+    for (const auto& t : tasks) {
+        if (t.tunable()) conv = &t;
+    }
+    ASSERT_NE(conv, nullptr);
+    tune::TuningRecord r;
+    r.workload = conv->workload;
+    r.target = Target::parse("llvm").str();
+    r.config = {{conv->space.knobs[0].name, 999983}};  // not one of its choices
+    r.costs = {1e-6};
+    auto best = std::make_shared<tune::BestRecords>();
+    best->add(r);
+    PipelineOptions p;
+    p.tuning_records = best;
+    CompiledModel c = compile_model(m, "llvm", p);
+    bool noted = false;
+    for (const auto& k : c.tuning) {
+        if (k.workload == conv->workload) {
+            EXPECT_FALSE(k.applied);
+            noted = k.note.find("not one of its choices") != std::string::npos;
+        }
+    }
+    EXPECT_TRUE(noted);
+}
+
+}  // namespace
+}  // namespace anvil::driver
