@@ -1,7 +1,11 @@
 """anvil.build / anvil.lower: from a graph module or a tensor-expression schedule to code."""
+import warnings
+
 from . import _anvil
 from ._context import PassContext
+from .autotvm import dispatcher as _autotvm_dispatcher
 from .runtime import Module, GraphFactoryModule
+from .target import Target
 
 
 class Device:
@@ -21,6 +25,10 @@ def cpu(index=0):
 
 
 def _target_str(target):
+    """The target to build for: the given one, else the enclosing `with Target(...)`, else the
+    host."""
+    if target is None:
+        target = Target.current()
     if target is None:
         return "llvm -mcpu=native"
     return str(target)
@@ -65,7 +73,10 @@ def build(mod, args=None, target=None, name="main", params=None, shape_buckets=N
     sizes of several dimensions, at most 64); the VM calls them at those sizes and the generic
     kernels at any other.
     build(schedule, [A, B, C], target=...) -> Module, callable as f(a, b, c).
-    Options come from the enclosing `with anvil.PassContext(...)`.
+    Options come from the enclosing `with anvil.PassContext(...)`; the target, when not given,
+    from the enclosing `with anvil.target.Target(...)`. Inside `with
+    anvil.autotvm.apply_history_best(records)`, a graph module's kernels are scheduled by their
+    best tuning records (lib.ir and lib.tuning say which were).
     """
     ctx = PassContext.current()
     if isinstance(mod, _anvil.Schedule):
@@ -80,8 +91,12 @@ def build(mod, args=None, target=None, name="main", params=None, shape_buckets=N
         if params:
             # Weights given apart from the module are bound to main's parameters of those names.
             mod = _anvil.bind_params(mod, "main", dict(params))
+        history = _autotvm_dispatcher.current()
         compiled = _anvil.compile_model(mod, _target_str(target), ctx.opt_level,
                                         ctx.disabled_pass, _shape_buckets(shape_buckets),
-                                        ctx.checked)
+                                        ctx.checked, history.best if history else None)
+        for kernel in compiled.tuning:
+            if kernel["note"]:
+                warnings.warn(f"{kernel['kernel']}: {kernel['note']}", stacklevel=2)
         return GraphFactoryModule(compiled)
     raise _anvil.UserError(f"build: expected an IRModule or a Schedule, got {type(mod).__name__}")

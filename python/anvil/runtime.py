@@ -94,6 +94,12 @@ class GraphFactoryModule:
         """The compiled graph module: main calling kernels, with their loop IR."""
         return self.compiled.module
 
+    @property
+    def tuning(self):
+        """How each kernel was scheduled: dicts of kernel, workload, calls, tunable, applied (a
+        tuning record chose its configuration), record_cost and note."""
+        return self.compiled.tuning
+
 
 def load_module(path):
     """Loads a library written by export_library."""

@@ -123,6 +123,26 @@ void init_graph(py::module_& m) {
         .def_property_readonly("kernels", [](const driver::CompiledModel& c) { return c.kernels; })
         .def_property_readonly("target",
                                [](const driver::CompiledModel& c) { return c.target.str(); })
+        .def_property_readonly(
+            "tuning",
+            [](const driver::CompiledModel& c) {
+                py::list out;
+                for (const auto& t : c.tuning) {
+                    py::dict d;
+                    d["kernel"] = t.kernel;
+                    d["workload"] = t.workload;
+                    d["calls"] = t.calls;
+                    d["tunable"] = t.tunable;
+                    d["applied"] = t.applied;
+                    d["record_cost"] = t.record_cost;
+                    d["note"] = t.note;
+                    out.append(d);
+                }
+                return out;
+            },
+            "How each kernel was scheduled: one dict per kernel (kernel, workload, calls, "
+            "tunable, applied: a tuning record chose its configuration, record_cost, note: why "
+            "a record found was not applied).")
         .def(
             "export_library",
             [](const driver::CompiledModel& c, const std::string& path,
@@ -133,16 +153,18 @@ void init_graph(py::module_& m) {
     m.def(
         "compile_model",
         [](const graph::IRModule& mod, const std::string& target, int opt_level,
-           std::vector<std::string> disabled, driver::ShapeBuckets shape_buckets, bool checked) {
+           std::vector<std::string> disabled, driver::ShapeBuckets shape_buckets, bool checked,
+           std::shared_ptr<tune::BestRecords> tuning_records) {
             driver::PipelineOptions options =
                 pipeline_options(opt_level, std::move(disabled), checked);
             options.shape_buckets = std::move(shape_buckets);
+            options.tuning_records = std::move(tuning_records);
             return driver::compile_model(mod, target, options);
         },
         py::arg("mod"), py::arg("target") = "llvm -mcpu=native", py::arg("opt_level") = 3,
         py::arg("disabled_passes") = std::vector<std::string>{},
         py::arg("shape_buckets") = driver::ShapeBuckets{}, py::arg("checked") = false,
-        py::call_guard<py::gil_scoped_release>());
+        py::arg("tuning_records") = py::none(), py::call_guard<py::gil_scoped_release>());
 }
 
 }  // namespace anvil::python

@@ -37,4 +37,5 @@ PYBIND11_MODULE(_anvil, m) {
     anvil::python::init_graph(m);
     anvil::python::init_graph_expr(m);
     anvil::python::init_frontend_pytorch(m);
+    anvil::python::init_autotvm(m);
 }
