@@ -131,6 +131,44 @@ struct Conv2DNCHWcAttrs : graph::AttrsBase<Conv2DNCHWcAttrs> {
     }
 };
 
+// Winograd convolution F(m, 3) (Lavin & Gray) for 3x3 stride-1 convolutions on channel-blocked
+// data (ops/conv_winograd.cpp), alpha = m + 2:
+//   nn.winograd_weight_transform(weight[O, C, 3, 3]) -> U[alpha, alpha, O/ob, C, ob]
+//     U[xi, nu, kb, c, ki] = sum over (i, j) of G[xi, i] * w[kb * ob + ki, c, i, j] * G[nu, j]
+//     (computed in float64, rounded once; constant-folded at compile time: O % ob == 0)
+//   nn.conv2d_winograd_nchwc(data[N, C/ib, H, W, ib], U) -> [N, O/ob, OH, OW, ob]
+//     OH = H + top + bottom - 2, OW = W + left + right - 2; the convolution of nn.conv2d_nchwc
+//     with the 3x3 weight U was made from, stride 1, dilation 1, groups 1.
+// Error bound (float32, tests/e2e/ops/nn_conv_winograd_test.cpp), per output element y with
+// exact value y_ref over its receptive field of data x and weight w:
+//   |y - y_ref| <= c_m * sum(|x| * |w|),  c_2 = 5e-7, c_4 = 6e-6
+// measured: at most 9.5e-8 (1.6 * 2^-24) for F(2,3) and 1.3e-6 (22 * 2^-24) for F(4,3) on
+// uniform data in [-1, 1) with 8 to 64 channels; the constants leave about 4-5x of margin.
+// F(4,3)'s transforms have entries up to 8 (A^T) and 5 (B^T), hence its larger error.
+struct Conv2DWinogradWeightAttrs : graph::AttrsBase<Conv2DWinogradWeightAttrs> {
+    static constexpr const char* kTypeName = "Conv2DWinogradWeightAttrs";
+    int64_t tile_size = 4;   // m: 2 or 4
+    int64_t out_block = 16;  // ob: the output channel block of the convolution's result
+    void visit_fields(graph::AttrVisitor& v) override {
+        v.visit("tile_size", &tile_size);
+        v.visit("out_block", &out_block);
+    }
+};
+
+struct Conv2DWinogradAttrs : graph::AttrsBase<Conv2DWinogradAttrs> {
+    static constexpr const char* kTypeName = "Conv2DWinogradAttrs";
+    std::vector<int64_t> padding{0, 0, 0, 0};  // [top, left, bottom, right]
+    std::vector<int64_t> strides{1, 1};        // must be 1 (kept so a wrong use is an error)
+    std::vector<int64_t> dilation{1, 1};       // must be 1
+    int64_t tile_size = 4;                     // m: 2 or 4, as the weight transform's
+    void visit_fields(graph::AttrVisitor& v) override {
+        v.visit("padding", &padding);
+        v.visit("strides", &strides);
+        v.visit("dilation", &dilation);
+        v.visit("tile_size", &tile_size);
+    }
+};
+
 // Zero padding of the spatial dimensions 2 .. 2 + nd of `x` (nd = p.size() / 2; dimensions
 // after them, such as the channel block of NCHW16c data, are kept) as its own stage
 // "<name>_pad", or `x` itself when every pad is 0. `p` holds the begins, then the ends
@@ -155,6 +193,27 @@ void schedule_conv2d_generic(te::Schedule& s, const te::Tensor& anchor,
 void schedule_conv2d_nchwc_x86(te::Schedule& s, const te::Tensor& anchor,
                                const std::vector<te::Tensor>& outputs,
                                const te::ScheduleContext& ctx);
+
+// The schedules of nn.conv2d_winograd_nchwc (ops/conv_winograd_schedule.cpp).
+//   x86: input transform at root (parallel over tiles, vectors along the channels); the batched
+//        product register-tiled (tile_p tiles x tile_kb channel blocks, vectors along the block,
+//        the channel reduction inside), parallel over (alpha, alpha, block tiles); the output
+//        transform as the output stage (fused epilogue inlined), parallel over (n, block, row).
+//   generic: every stage at root.
+void schedule_conv2d_winograd_x86(te::Schedule& s, const te::Tensor& anchor,
+                                  const std::vector<te::Tensor>& outputs,
+                                  const te::ScheduleContext& ctx);
+void schedule_conv2d_winograd_generic(te::Schedule& s, const te::Tensor& anchor,
+                                      const std::vector<te::Tensor>& outputs,
+                                      const te::ScheduleContext& ctx);
+// The weight transform's: x86 unrolls the alpha x alpha outputs of a weight so that the
+// transform's zero and unit coefficients fold; generic leaves it at root.
+void schedule_winograd_weight_x86(te::Schedule& s, const te::Tensor& anchor,
+                                  const std::vector<te::Tensor>& outputs,
+                                  const te::ScheduleContext& ctx);
+void schedule_winograd_weight_generic(te::Schedule& s, const te::Tensor& anchor,
+                                      const std::vector<te::Tensor>& outputs,
+                                      const te::ScheduleContext& ctx);
 
 // The schedules of nn.conv3d and nn.conv3d_transpose, whose computes are a direct reduction
 // over (input channel, kd, kh, kw) after an optional padded/dilated input stage.

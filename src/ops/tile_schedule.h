@@ -24,6 +24,9 @@ inline constexpr const char* kPackedWeightTag = "packed_weight";
 inline constexpr const char* kDilatedInputTag = "dilated_input";
 inline constexpr const char* kColumnPhasesTag = "column_phases";
 inline constexpr const char* kOpStageTag = "op_stage";
+// The stages of a Winograd convolution: its input transform and its batched product.
+inline constexpr const char* kWinogradInputTag = "winograd_input";
+inline constexpr const char* kWinogradProductTag = "winograd_product";
 
 // The constant value of a dimension; InternalError naming `what` when it is symbolic.
 int64_t const_dim(const PrimExpr& d, const char* what);

@@ -152,6 +152,31 @@ std::vector<OpCase> conv_cases() {
                          {x, w},
                          tensor_want(out, testing::conv2d_reference(x, w, a), 1e-4)});
     }
+    // The Winograd convolution: the weight transformed by nn.winograd_weight_transform (a
+    // parameter here, so the transform runs as a kernel), NCHW8c data, F(4,3) with padding and
+    // F(2,3) without, at sizes that are not multiples of the tile.
+    for (int64_t m : {4, 2}) {
+        NDArray x = rand_f32({1, 16, 7, 9}, 315), w = rand_f32({24, 16, 3, 3}, 316);
+        ConvGeom g{{1, 1},
+                   m == 4 ? std::vector<int64_t>{1, 0, 1, 2} : std::vector<int64_t>{0, 0, 0, 0},
+                   {1, 1},
+                   {},
+                   1};
+        Shape out;
+        conv_nd(x, w, g, false, &out);
+        std::string body =
+            "%xb = layout_transform(%x, src_layout=\"NCHW\", dst_layout=\"NCHW8c\"); "
+            "%u = nn.winograd_weight_transform(%w, tile_size=" +
+            std::to_string(m) + ", out_block=8); %y = nn.conv2d_winograd_nchwc(%xb, %u, padding=" +
+            int_list(g.padding) + ", tile_size=" + std::to_string(m) +
+            "); layout_transform(%y, src_layout=\"NCHW8c\", dst_layout=\"NCHW\")";
+        cases.push_back({"nn.winograd_weight_transform + nn.conv2d_winograd_nchwc F(" +
+                             std::to_string(m) + ",3)",
+                         "def @main(%x: " + tensor_type({1, 16, 7, 9}) +
+                             ", %w: " + tensor_type({24, 16, 3, 3}) + ") { " + body + " }",
+                         {x, w},
+                         tensor_want(out, testing::conv2d_reference(x, w, conv2d_attrs(g)), 1e-4)});
+    }
     ConvGeom t2{{2, 3}, {1, 0, 0, 1}, {1, 1}, {1, 2}, 1};
     cases.push_back(conv_case("nn.conv2d_transpose", {1, 3, 5, 7}, {3, 4, 3, 4}, t2, true, 309));
     ConvGeom g3{{1, 2, 1}, {1, 0, 1, 0, 1, 1}, {1, 1, 2}, {}, 1};
