@@ -4,10 +4,12 @@ import inspect
 import re
 
 import anvil
-from anvil import frontend, graph, nd, runtime, te, transform
+from anvil import autotvm, frontend, graph, nd, runtime, te, transform
+from anvil.autotvm import callback, measure, record, space, task, tuner
 from anvil.graph import op as graph_op
 
-MODULES = [anvil, te, nd, runtime, graph, graph_op, transform, frontend]
+MODULES = [anvil, te, nd, runtime, graph, graph_op, transform, frontend, autotvm, callback,
+           measure, record, space, task, tuner]
 
 
 def _has_text(obj, name):

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "codegen/llvm/llvm_module.h"
+#include "driver/conv_algorithm.h"
 #include "driver/evaluate.h"
 #include "driver/lower_graph.h"
 #include "driver/make_plan.h"
@@ -19,10 +20,11 @@
 
 namespace anvil::driver {
 
-graph::PassContext compile_pass_context() {
+graph::PassContext compile_pass_context(const PipelineOptions& options, const Target& target) {
     graph::PassContext ctx;
     ctx.ops = &ops::op_table();
     ctx.evaluate = evaluate_constant;
+    ctx.conv2d_algorithm = conv2d_algorithm_from_records(options.tuning_records, target.str());
     return ctx;
 }
 
@@ -72,7 +74,8 @@ CompiledModel compile_on_this_thread(const graph::IRModule& m, const std::string
     graph::IRModule input = m;
     tir::LowerContext lower_ctx = make_lower_context(t);
     for (auto& [name, k] : input.kernels) k = run_tir_pipeline(k, lower_ctx, options);
-    graph::IRModule optimized = run_graph_pipeline(input, compile_pass_context(), options);
+    graph::IRModule optimized =
+        run_graph_pipeline(input, compile_pass_context(options, t), options);
     std::vector<KernelTuning> tuning;
     graph::IRModule lowered = lower_fused_functions(optimized, t, options, &tuning);
     if (options.print_after == "all" || options.print_after == kLowerFusedFunctions) {

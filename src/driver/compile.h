@@ -26,8 +26,9 @@ struct CompiledModel {
     std::vector<KernelTuning> tuning;
 };
 
-// The pass context compile_model runs the graph pipeline with (ops table, constant evaluator).
-graph::PassContext compile_pass_context();
+// The pass context compile_model runs the graph pipeline with: the ops table, the constant
+// evaluator, and the convolution algorithms options.tuning_records choose on `target`.
+graph::PassContext compile_pass_context(const PipelineOptions& options, const Target& target);
 
 CompiledModel compile_model(const graph::IRModule& m, const std::string& target,
                             const PipelineOptions& options = {});

@@ -30,6 +30,8 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 constexpr double kInf = std::numeric_limits<double>::infinity();
+// Trials after which a cached workload counts as tuned.
+constexpr int64_t kTunedTrials = 16;
 
 double seconds_since(Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
@@ -40,12 +42,21 @@ double now_epoch() {
         .count();
 }
 
+// The tensor arguments of one kernel form of a task and its inputs, written once: random
+// values for the function's parameters (the same for every form of the task, so their outputs
+// compare), the weights' own values for its constants.
+struct KernelInputs {
+    std::vector<tune::KernelArg> args;
+    std::string inputs_npz;
+};
+
 // A built candidate, ready to measure: its library, or why it could not be built.
 struct Candidate {
     tune::Config config;
     te::KnobValues values;
     te::ScheduleRecord schedule;
     std::string library;
+    const KernelInputs* inputs = nullptr;
     std::string error;  // a compile error
 };
 
@@ -54,10 +65,8 @@ struct TaskState {
     TuneTask task;
     TaskProgress progress;
     std::unique_ptr<tune::Tuner> tuner;
-    std::vector<tune::KernelArg> args;
-    std::string function;       // the kernel's name in candidate libraries
-    std::string inputs_npz;     // the task's inputs, written once
-    std::string reference_npz;  // the default configuration's outputs
+    std::map<int, KernelInputs> inputs;  // by variant (-1 for a kernel task)
+    std::string reference_npz;           // the default configuration's outputs
     bool reference_ok = false;
     int since_improvement = 0;
     std::vector<double> best_history;  // best cost after each of its batches
@@ -99,6 +108,7 @@ public:
         }
         summary_.final = progress();
         summary_.mean_trial_s = trials_ ? build_and_measure_s_ / trials_ : 0;
+        summary_.best = std::make_shared<tune::BestRecords>(best_);
         return summary_;
     }
 
@@ -109,6 +119,7 @@ private:
         st.progress.workload = task.workload;
         st.progress.weight = task.weight;
         st.progress.tunable = task.tunable();
+        st.progress.algorithm = !task.variants.empty();
         st.task = std::move(task);
         if (!st.progress.tunable) {
             st.progress.done = true;
@@ -116,18 +127,25 @@ private:
             return;
         }
         const std::string target = target_.str();
-        // The cache: a workload tuned before is not tuned again.
-        if (cache_) {
+        // The cache: a workload tuned before (kTunedTrials measured, or its whole space) is not
+        // tuned again; one measured less goes on from its cached records.
+        std::vector<tune::TuningRecord> cached;
+        if (cache_) cached = cache_->records(st.task.workload, target, &summary_.warnings);
+        const auto tuned_trials = std::min<int64_t>(kTunedTrials, st.task.space.size());
+        if (!cached.empty() && static_cast<int64_t>(cached.size()) >= tuned_trials) {
             if (auto best = cache_->best(st.task.workload, target, &summary_.warnings)) {
                 st.progress.from_cache = true;
                 st.progress.done = true;
                 st.progress.best_cost = best->mean_cost();
                 st.progress.default_cost = best->mean_cost();
-                for (const auto& r :
-                     cache_->records(st.task.workload, target, &summary_.warnings)) {
-                    if (r.ok() && r.config.empty()) st.progress.default_cost = r.mean_cost();
+                for (const auto& r : cached) {
+                    auto c = tune::config_of_values(st.task.space, r.config);
+                    if (r.ok() && c && *c == tune::default_config(st.task.space)) {
+                        st.progress.default_cost = r.mean_cost();
+                    }
                 }
                 if (writer_) writer_->append(*best);
+                best_.add(*best);
                 tasks_.push_back(std::move(st));
                 return;
             }
@@ -135,16 +153,20 @@ private:
         tune::TransferOptions transfer{history_, st.task.workload, task_features(st.task)};
         st.tuner = tune::make_tuner(options_.tuner, st.task.space, options_.seed + tasks_.size(),
                                     transfer);
-        // Resume: configurations measured by an earlier run of this records file.
+        // Resume: configurations measured by an earlier run of this records file or cached.
         std::vector<tune::Config> configs;
         std::vector<double> costs;
+        std::vector<tune::TuningRecord> earlier = cached;
         for (const auto& r : prior_) {
-            if (r.workload != st.task.workload || r.target != target) continue;
+            if (r.workload == st.task.workload && r.target == target) earlier.push_back(r);
+        }
+        for (const auto& r : earlier) {
             auto c = tune::config_of_values(st.task.space, r.config);
-            if (!c) continue;
+            if (!c || std::find(configs.begin(), configs.end(), *c) != configs.end()) continue;
             configs.push_back(*c);
             costs.push_back(r.ok() ? r.mean_cost() : kInf);
             note_result(st, *c, costs.back());
+            best_.add(r);
         }
         if (!configs.empty()) {
             st.tuner->update(configs, costs);
@@ -194,8 +216,14 @@ private:
         }
         int n = std::max(1, options_.batch_size);
         if (options_.trials > 0) n = std::min(n, options_.trials - trials_);
-        // The first batch of a fresh task is its default alone: the reference comes first.
+        // The first batch of a fresh task is its default alone: the reference comes first. A
+        // resumed task whose default was measured by the earlier run measures it again, for its
+        // outputs only (not a trial, not a record).
         if (!t.reference_ok && t.progress.trials == 0) n = 1;
+        if (!t.reference_ok && t.progress.trials > 0 && !measure_reference(t)) {
+            t.progress.done = true;
+            return;
+        }
         std::vector<tune::Config> configs = t.tuner->next_batch(n);
         if (configs.empty()) {
             t.progress.done = true;
@@ -215,6 +243,7 @@ private:
         trials_ += static_cast<int>(built.size());
         for (const auto& r : records) {
             if (writer_) writer_->append(r);
+            best_.add(r);
         }
         if (cache_) cache_->store(records);
         t.tuner->update(configs, costs);
@@ -234,6 +263,13 @@ private:
             summary_.curve.push_back({p.elapsed_s, p.estimated_latency_s * 1e3, p.trials});
         }
         if (on_progress_) on_progress_(p);
+    }
+
+    // The default configuration's outputs, the reference of a resumed task; false when the
+    // default does not build or run (the task cannot check candidates).
+    bool measure_reference(TaskState& t) {
+        std::vector<Candidate> built = build(t, {tune::default_config(t.task.space)});
+        return measure(t, built.at(0)).ok() && t.reference_ok;
     }
 
     void note_result(TaskState& t, const tune::Config& c, double cost) {
@@ -259,11 +295,18 @@ private:
             Candidate& c = out[i];
             c.config = configs[i];
             c.values = tune::config_values(t.task.space, configs[i]);
+            // An algorithm task's choice picks the kernel, which takes its default schedule.
+            const int variant = t.task.variants.empty() ? -1 : configs[i].choice.at(0);
+            const graph::Function& fn =
+                variant < 0 ? *t.task.function : *t.task.variants.at(variant);
             try {
-                LoweredFunction lowered = lower_primitive_function(
-                    *t.task.function, "tune_kernel", target_, options_.pipeline, c.values);
+                LoweredFunction lowered =
+                    lower_primitive_function(fn, "tune_kernel", target_, options_.pipeline,
+                                             variant < 0 ? c.values : te::KnobValues{});
                 c.schedule = lowered.schedule;
-                if (t.args.empty()) describe_args(t, lowered);
+                c.inputs = &prepare_inputs(
+                    t, variant, fn, variant < 0 ? t.task.args : t.task.variant_args.at(variant),
+                    lowered);
                 runtime::Module mod = codegen::build_llvm({lowered.kernel}, target_);
                 c.library = (work_dir_ / ("candidate_" + std::to_string(next_id_++) + ".so"));
                 codegen::export_library(mod, c.library);
@@ -290,30 +333,52 @@ private:
         return out;
     }
 
-    // The kernel's tensor arguments: the function's parameters and lifted constants, then its
-    // outputs; and the task's inputs, written once.
-    void describe_args(TaskState& t, const LoweredFunction& lowered) {
+    // The kernel's tensor arguments (the function's parameters "input<i>", its lifted
+    // constants "const<i>", then its outputs "output<i>") and their values, written once per
+    // kernel form: a parameter the graph passes a constant (a weight) gets that constant, the
+    // others random values.
+    const KernelInputs& prepare_inputs(TaskState& t, int variant, const graph::Function& fn,
+                                       const std::vector<graph::Expr>& call_args,
+                                       const LoweredFunction& lowered) {
         std::lock_guard<std::mutex> lock(args_mutex_);
-        if (!t.args.empty()) return;
-        size_t inputs = t.task.function->params.size() + lowered.lifted_constants.size();
+        auto it = t.inputs.find(variant);
+        if (it != t.inputs.end()) return it->second;
+        KernelInputs in;
+        const size_t n_params = fn.params.size();
+        const size_t n_inputs = n_params + lowered.lifted_constants.size();
         const auto& params = lowered.kernel->params;
         for (size_t i = 0; i < params.size(); ++i) {
             tune::KernelArg a;
-            a.name = "arg" + std::to_string(i);
+            a.name = i < n_params   ? "input" + std::to_string(i)
+                     : i < n_inputs ? "const" + std::to_string(i - n_params)
+                                    : "output" + std::to_string(i - n_inputs);
             for (const auto& d : params[i]->shape) {
                 const int64_t* v = as_const_int(d);
                 ANVIL_CHECK(v) << "a tunable task has a symbolic dimension";
                 a.shape.push_back(*v);
             }
             a.dtype = graph::dl_dtype_of(params[i]->dtype);
-            a.output = i >= inputs;
-            t.args.push_back(a);
+            a.output = i >= n_inputs;
+            in.args.push_back(a);
         }
         size_t id = &t - tasks_.data();
-        t.function = "tune_kernel";
-        t.inputs_npz = (work_dir_ / ("task_" + std::to_string(id) + "_inputs.npz")).string();
-        t.reference_npz = (work_dir_ / ("task_" + std::to_string(id) + "_reference.npz")).string();
-        runtime::write_npz(t.inputs_npz, tune::random_inputs(t.args, options_.seed + id));
+        std::vector<tune::KernelArg> random_args(in.args.begin(), in.args.begin() + n_params);
+        auto values = tune::random_inputs(random_args, options_.seed + id);
+        for (size_t k = 0; k < n_params && k < call_args.size(); ++k) {
+            if (auto* c = call_args[k].as<graph::Constant>()) values[k].second = c->data;
+        }
+        for (size_t k = 0; k < lowered.lifted_constants.size(); ++k) {
+            values.emplace_back("const" + std::to_string(k),
+                                lowered.lifted_constants[k].as<graph::Constant>()->data);
+        }
+        std::string base = "task_" + std::to_string(id) + "_" + std::to_string(variant + 1);
+        in.inputs_npz = (work_dir_ / (base + "_inputs.npz")).string();
+        runtime::write_npz(in.inputs_npz, values);
+        if (t.reference_npz.empty()) {
+            t.reference_npz =
+                (work_dir_ / ("task_" + std::to_string(id) + "_reference.npz")).string();
+        }
+        return t.inputs.emplace(variant, std::move(in)).first->second;
     }
 
     tune::TuningRecord measure(TaskState& t, const Candidate& c) {
@@ -331,9 +396,9 @@ private:
         bool is_reference = !t.reference_ok;
         tune::MeasureRequest req;
         req.library = c.library;
-        req.function = t.function;
-        req.args = t.args;
-        req.inputs_npz = t.inputs_npz;
+        req.function = "tune_kernel";
+        req.args = c.inputs->args;
+        req.inputs_npz = c.inputs->inputs_npz;
         req.outputs_npz = is_reference ? t.reference_npz : c.library + ".outputs.npz";
         tune::MeasureResult m = tune::measure_in_child(req, options_.measure);
         std::error_code ec;
@@ -365,6 +430,7 @@ private:
         p.budget_s = options_.time_budget_s;
         for (const auto& t : tasks_) {
             p.tasks.push_back(t.progress);
+            if (t.progress.algorithm) continue;
             double cost = t.progress.best_cost > 0 ? t.progress.best_cost : t.progress.default_cost;
             p.estimated_latency_s += t.progress.weight * cost;
         }
@@ -382,6 +448,7 @@ private:
     std::shared_ptr<tune::TuningHistory> history_;
     std::vector<TaskState> tasks_;
     TuneSummary summary_;
+    tune::BestRecords best_;
     int trials_ = 0;
     double build_and_measure_s_ = 0;
     std::atomic<int> next_id_{0};
@@ -398,7 +465,58 @@ TuneSummary tune_tasks(std::vector<TuneTask> tasks, const TuneOptions& options,
 
 TuneSummary tune_model(const graph::IRModule& m, const TuneOptions& options,
                        const std::function<void(const TuneProgress&)>& on_progress) {
-    return tune_tasks(extract_tasks(m, options.target, options.pipeline), options, on_progress);
+    Clock::time_point start = Clock::now();
+    // Phase 1: the algorithm of each convolution Winograd can compute, with at most half of the
+    // budget (each such task has three candidates).
+    std::vector<TuneTask> algorithms = extract_algorithm_tasks(m, options.target, options.pipeline);
+    TuneSummary first;
+    TuneOptions rest = options;
+    const bool choose_algorithms = !algorithms.empty();
+    if (choose_algorithms) {
+        TuneOptions o = options;
+        if (o.trials > 0) o.trials = std::max(1, o.trials / 2);
+        o.time_budget_s /= 2;
+        first = tune_tasks(std::move(algorithms), o, on_progress);
+        if (rest.trials > 0) rest.trials = std::max(0, rest.trials - first.final.trials);
+        if (rest.time_budget_s > 0) {
+            rest.time_budget_s = std::max(1e-3, rest.time_budget_s - seconds_since(start));
+        }
+        // The kernels of phase 2 are those of the chosen algorithms.
+        auto chosen = std::make_shared<tune::BestRecords>(*first.best);
+        if (options.pipeline.tuning_records) chosen->add_all(*options.pipeline.tuning_records);
+        rest.pipeline.tuning_records = chosen;
+    }
+    if (options.trials > 0 && rest.trials == 0) return first;
+    const double offset = seconds_since(start);
+    TuneSummary second =
+        tune_tasks(extract_tasks(m, rest.target, rest.pipeline), rest, [&](const TuneProgress& p) {
+            if (!on_progress) return;
+            TuneProgress q = p;
+            q.elapsed_s += offset;
+            q.trials += first.final.trials;
+            q.budget_s = options.time_budget_s;
+            on_progress(q);
+        });
+    if (!choose_algorithms) return second;
+    // One summary: phase 1's tasks listed first, phase 2's estimate and curve.
+    TuneSummary all = second;
+    all.final.tasks.insert(all.final.tasks.begin(), first.final.tasks.begin(),
+                           first.final.tasks.end());
+    all.final.trials += first.final.trials;
+    all.final.elapsed_s = seconds_since(start);
+    all.final.budget_s = options.time_budget_s;
+    for (auto& c : all.curve) {
+        c.elapsed_s += offset;
+        c.trials += first.final.trials;
+    }
+    const int trials = all.final.trials;
+    all.mean_trial_s = trials ? (first.mean_trial_s * first.final.trials +
+                                 second.mean_trial_s * second.final.trials) /
+                                    trials
+                              : 0;
+    all.warnings.insert(all.warnings.begin(), first.warnings.begin(), first.warnings.end());
+    all.best->add_all(*first.best);
+    return all;
 }
 
 std::shared_ptr<tune::BestRecords> load_best_records(const std::vector<std::string>& paths,

@@ -4,15 +4,18 @@
 //   TuneSummary s = tune_model(module, o);
 //   // then: PipelineOptions::tuning_records = load_best_records({"r.json"}, &warnings)
 //
-// The tasks are the model's distinct fused kernels (driver/tune_tasks.h). Each task's first
+// The tasks are the model's distinct fused kernels (driver/tune_tasks.h). First come the
+// algorithm tasks (which convolutions run as Winograd; at most half of the budget), then the
+// kernels of the model as those choices make it. Each task's first
 // candidate is its default configuration, whose outputs become the reference every other
 // candidate must reproduce (a wrong answer is a failed trial) and whose cost is the baseline, so
 // a task's best is never slower than untuned. Candidates are built on `parallel` threads and each
 // is measured in a child process (tune/measure.h). Every measurement is appended to the records
 // file as it is made; a run started again with the same file resumes: its tasks count the
 // measured configurations as done and never measure them again. With a tuning cache, a workload
-// that has a successful record there (tuned by any model) is not tuned again, and every new
-// record goes into the cache too.
+// with 16 cached measurements (or its whole space), made by any model, is not tuned again and its
+// best is copied to the records file; one with fewer goes on from them. Every new record goes
+// into the cache too.
 //
 // The task scheduler spends the budget where the model's time is: after one round over every
 // task, the next batch goes to the task with the largest weight x best cost x (recent relative
@@ -60,6 +63,9 @@ struct TaskProgress {
     double default_cost = 0;  // seconds (0 when not measured)
     double best_cost = 0;     // seconds (0 when not measured)
     bool done = false;        // exhausted, early-stopped or from the cache
+    // An algorithm task (driver/conv_algorithm.h): its costs are of the convolution alone and
+    // do not add to the model's estimated latency.
+    bool algorithm = false;
 };
 
 struct TuneProgress {
@@ -79,6 +85,8 @@ struct TuneSummary {
     std::vector<tune::CurvePoint> curve;
     double mean_trial_s = 0;            // wall time per measured trial, building included
     std::vector<std::string> warnings;  // unreadable record lines
+    // The best successful record of every task (measured now, resumed or cached).
+    std::shared_ptr<tune::BestRecords> best;
 };
 
 TuneSummary tune_model(const graph::IRModule& m, const TuneOptions& options,

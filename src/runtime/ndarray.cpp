@@ -8,6 +8,7 @@
 
 #include "runtime/last_error.h"
 #include "runtime/shape_text.h"
+#include "runtime/workspace_pool.h"
 
 namespace anvil::runtime {
 namespace {
@@ -373,7 +374,7 @@ void* anvil_workspace_alloc(int64_t nbytes) {
         if (nbytes < 0 || nbytes > INT64_MAX - ANVIL_TENSOR_ALIGNMENT) {
             anvil::user_error() << "anvil_workspace_alloc: invalid size " << nbytes;
         }
-        ptr = anvil::runtime::allocate_aligned(nbytes);
+        ptr = anvil::runtime::workspace_alloc(static_cast<size_t>(nbytes));
         if (ptr == nullptr) {
             anvil::user_error() << "anvil_workspace_alloc: out of memory allocating " << nbytes
                                 << " bytes";
@@ -384,7 +385,7 @@ void* anvil_workspace_alloc(int64_t nbytes) {
 }
 
 void anvil_workspace_free(void* ptr) {
-    std::free(ptr);
+    anvil::runtime::workspace_free(ptr);
 }
 
 }  // extern "C"

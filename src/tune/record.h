@@ -94,6 +94,10 @@ public:
     void add(const std::vector<TuningRecord>& rs) {
         for (const auto& r : rs) add(r);
     }
+    // Every best record of `other` (the better one where both have the key).
+    void add_all(const BestRecords& other) {
+        for (const auto& [key, r] : other.best_) add(r);
+    }
     const TuningRecord* find(const std::string& workload, const std::string& target) const;
     size_t size() const { return best_.size(); }
     const std::map<std::string, TuningRecord>& all() const { return best_; }

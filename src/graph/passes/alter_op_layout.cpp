@@ -50,6 +50,23 @@ const TensorType* static_nchw(const Type& type) {
     return t;
 }
 
+}  // namespace
+
+bool winograd_applicable(const Call& conv, int64_t in_block) {
+    if (!conv.op.defined() || conv.op->name != "nn.conv2d" || conv.args.size() != 2) return false;
+    const TensorType* w = static_nchw(conv.args[1]->type);
+    if (!w || in_block == 0 || !static_nchw(conv.args[0]->type)) return false;
+    auto s = w->static_shape();
+    auto groups = attr_int(*conv.attrs, "groups");
+    auto strides = attr_ints(*conv.attrs, "strides");
+    auto dilation = attr_ints(*conv.attrs, "dilation");
+    return s[2] == 3 && s[3] == 3 && groups && *groups == 1 && strides &&
+           *strides == std::vector<int64_t>{1, 1} && dilation &&
+           *dilation == std::vector<int64_t>{1, 1};
+}
+
+namespace {
+
 class LayoutRewriter : public ExprMutator {
 public:
     LayoutRewriter(const PassContext& ctx, const Op& transform, const Op& conv)
@@ -140,6 +157,7 @@ private:
         x = to_block(x, in_block);
         // The weight's input block: 1 channel per group for depthwise, all of them for NCHW data.
         int64_t weight_in = depthwise ? 1 : in_block ? in_block : channels;
+        if (Expr w = rewrite_winograd(call, x, in_block, out_block); w.defined()) return w;
         Expr packed =
             relayout(call.args[1], "OIHW",
                      "OIHW" + std::to_string(weight_in) + "i" + std::to_string(out_block) + "o");
@@ -149,6 +167,24 @@ private:
         a = attr_with(*a, "dilation", *dilation);
         a = attr_with(*a, "groups", *groups);
         return blocked_result(make_call(conv_, {x, packed}, a, call.loc), out_block);
+    }
+
+    // Winograd F(m, 3) instead of the direct blocked form, when ctx.conv2d_algorithm picks it
+    // for this convolution: the weight's transform (a constant: fold_constants computes it at
+    // compile time) and nn.conv2d_winograd_nchwc on the blocked data `x`. Undefined otherwise.
+    Expr rewrite_winograd(const Call& call, const Expr& x, int64_t in_block, int64_t out_block) {
+        if (!ctx_.conv2d_algorithm || !winograd_applicable(call, in_block)) return {};
+        const int m = ctx_.conv2d_algorithm(call, in_block, out_block);
+        if (m != 2 && m != 4) return {};
+        const Op* transform = find_op(ctx_, "nn.winograd_weight_transform");
+        const Op* conv = find_op(ctx_, "nn.conv2d_winograd_nchwc");
+        if (!transform || !conv) return {};
+        Ref<Attrs> ta = attr_with(*transform->make_default_attrs(), "tile_size", int64_t{m});
+        ta = attr_with(*ta, "out_block", out_block);
+        Expr u = make_call(*transform, {call.args[1]}, ta, call.loc);
+        Ref<Attrs> ca = attr_with(*conv->make_default_attrs(), "tile_size", int64_t{m});
+        ca = attr_with(*ca, "padding", *attr_ints(*call.attrs, "padding"));
+        return blocked_result(make_call(*conv, {x, u}, ca, call.loc), out_block);
     }
 
     // `arg` (a rewritten NCHW value broadcast against the blocked 4-D `shape`) in the blocked

@@ -40,6 +40,12 @@ struct PassContext {
     // The op table (ops::op_table()), for passes that create calls of ops the graph may not
     // contain yet (simplify_inference). Null: such rewrites are skipped.
     const OpTable* ops = nullptr;
+    // Set by the driver from tuning records: the algorithm of a convolution that
+    // alter_op_layout blocks and that Winograd can compute (3x3, stride 1, dilation 1, one
+    // group, blocked data): 0 for the direct blocked form, or the output tile m of Winograd
+    // F(m, 3) (2 or 4). `conv` is the nn.conv2d call, `in_block` / `out_block` the channel
+    // blocks of its data and result. Null: always 0.
+    std::function<int(const Call& conv, int64_t in_block, int64_t out_block)> conv2d_algorithm;
 };
 
 // Requires: nothing.  Ensures: every node of every function is rebuilt, so its type is derived
@@ -89,8 +95,13 @@ IRModule fold_scale_axis(const IRModule& m, const PassContext& ctx);
 // whose operand is blocked compute blocked, and so do nn.max_pool2d / nn.avg_pool2d (their
 // layout attribute), nn.bias_add (an add of the blocked bias) and concatenate along the
 // channels; every other consumer reads a layout_transform back
-// to NCHW, made once per value. Types at the function's boundary are unchanged.
+// to NCHW, made once per value. Types at the function's boundary are unchanged. A convolution
+// for which ctx.conv2d_algorithm returns m = 2 or 4 becomes nn.conv2d_winograd_nchwc of the
+// blocked data and nn.winograd_weight_transform(weight) instead.
 IRModule alter_op_layout(const IRModule& m, const PassContext& ctx);
+// Whether Winograd can compute `conv` (an nn.conv2d call) on data of channel block `in_block`:
+// a static float32 3x3 kernel, stride 1, dilation 1, one group, blocked data (in_block > 0).
+bool winograd_applicable(const Call& conv, int64_t in_block);
 
 // Requires: ctx.ops (else no change); after fold_scale_axis (which needs OIHW weights).
 // Ensures: nn.conv2d and nn.dense whose weight is a float constant call nn.conv2d_packed /

@@ -12,8 +12,11 @@
 #include <set>
 
 #include "driver/compile.h"
+#include "driver/conv_algorithm.h"
 #include "driver/evaluate.h"
+#include "driver/workload_key.h"
 #include "graph/parser.h"
+#include "graph/passes/passes.h"
 #include "ops/op_table.h"
 
 namespace anvil::driver {
@@ -146,10 +149,15 @@ TEST_F(TuneModelTest, ResumingNeverMeasuresAConfigurationTwice) {
             << "measured twice: " << te::knob_values_str(r.config);
     }
     EXPECT_EQ(configs.size(), 8u);
+    // The resumed run checked its candidates against a reference: no wrong answers, although
+    // its first candidate was not the default.
+    for (const auto& r : tune::load_records(o.records_path, &warnings)) {
+        EXPECT_TRUE(r.ok()) << tune::measure_error_name(r.error) << ": " << r.message;
+    }
 }
 
 TEST_F(TuneModelTest, ASecondModelReusesTheCacheForSharedWorkloads) {
-    TuneOptions o = options(4);
+    TuneOptions o = options(16);  // enough for the cache to count the workload as tuned
     tune_model(parse(kModelA), o);
     TuneOptions ob = options(4);
     ob.records_path = (dir_ / "records_b.json").string();
@@ -198,6 +206,81 @@ TEST(TuneModel, CompileWarnsAndFallsBackForARecordOfAnotherSpace) {
         }
     }
     EXPECT_TRUE(noted);
+}
+
+// Model A with its weight bound as a constant: alter_op_layout blocks the convolution, and
+// Winograd can compute it.
+graph::IRModule model_a_with_weight() {
+    auto w = runtime::NDArray::empty({32, 32, 3, 3}, {kDLFloat, 32, 1});
+    float* p = static_cast<float*>(w.raw_data());
+    for (int64_t i = 0; i < w.nbytes() / 4; ++i) p[i] = std::cos(0.11f * i) * 0.2f;
+    return graph::bind_params(parse(kModelA), "main", {{"w", w}});
+}
+
+bool calls_op(const graph::IRModule& m, const std::string& op) {
+    bool found = false;
+    for (const auto& [name, k] : m.kernels) found |= name.find(op) != std::string::npos;
+    return found;
+}
+
+TEST(TuneModel, AlgorithmTasksCoverEveryWinogradCandidate) {
+    auto tasks = extract_algorithm_tasks(model_a_with_weight(), "llvm");
+    ASSERT_EQ(tasks.size(), 1u);
+    const TuneTask& t = tasks[0];
+    EXPECT_TRUE(t.tunable()) << t.name;
+    EXPECT_EQ(t.variants.size(), 3u);
+    EXPECT_EQ(t.space.knobs.at(0).name, kAlgorithmKnob);
+    EXPECT_EQ(t.workload.rfind(kWorkloadKeyVersion, 0), 0u) << t.workload;
+    // A weight that is not a constant cannot be transformed at compile time: no task.
+    EXPECT_TRUE(extract_algorithm_tasks(parse(kModelA), "llvm").empty());
+}
+
+TEST(TuneModel, AnAlgorithmRecordMakesTheConvolutionWinograd) {
+    graph::IRModule m = model_a_with_weight();
+    auto tasks = extract_algorithm_tasks(m, "llvm");
+    ASSERT_EQ(tasks.size(), 1u);
+    CompiledModel direct = compile_model(m, "llvm");
+    auto x = runtime::NDArray::empty({1, 32, 14, 14}, {kDLFloat, 32, 1});
+    float* px = static_cast<float*>(x.raw_data());
+    for (int64_t i = 0; i < x.nbytes() / 4; ++i) px[i] = std::sin(0.37f * i);
+    auto expected = evaluate_lowered(direct.module, direct.kernels, {x});
+    for (int64_t m_tile : {2, 4}) {
+        tune::TuningRecord r;
+        r.workload = tasks[0].workload;
+        r.target = Target::parse("llvm").str();
+        r.config = {{kAlgorithmKnob, m_tile}};
+        r.costs = {1e-6};
+        auto best = std::make_shared<tune::BestRecords>();
+        best->add(r);
+        PipelineOptions p;
+        p.tuning_records = best;
+        CompiledModel w = compile_model(m, "llvm", p);
+        EXPECT_TRUE(calls_op(w.module, "winograd")) << "F(" << m_tile << ", 3)";
+        EXPECT_FALSE(calls_op(direct.module, "winograd"));
+        auto got = evaluate_lowered(w.module, w.kernels, {x});
+        const float* a = static_cast<const float*>(got[0].raw_data());
+        const float* b = static_cast<const float*>(expected[0].raw_data());
+        for (int64_t i = 0; i < got[0].nbytes() / 4; ++i) ASSERT_NEAR(a[i], b[i], 2e-3) << i;
+    }
+}
+
+TEST_F(TuneModelTest, TuningMeasuresTheAlgorithmsFirst) {
+    TuneOptions o = options(8);
+    TuneSummary s = tune_model(model_a_with_weight(), o);
+    ASSERT_FALSE(s.final.tasks.empty());
+    const TaskProgress& algorithm = s.final.tasks[0];
+    EXPECT_TRUE(algorithm.algorithm);
+    EXPECT_EQ(algorithm.trials, 3);  // direct, F(2,3), F(4,3)
+    EXPECT_EQ(algorithm.failures, 0);
+    EXPECT_EQ(s.final.trials, 8);
+    std::vector<std::string> warnings;
+    int algorithm_records = 0;
+    for (const auto& r : tune::load_records(o.records_path, &warnings)) {
+        algorithm_records += r.config.count(kAlgorithmKnob) > 0;
+        EXPECT_TRUE(r.ok()) << te::knob_values_str(r.config) << ": "
+                            << tune::measure_error_name(r.error) << ": " << r.message;
+    }
+    EXPECT_EQ(algorithm_records, 3);
 }
 
 }  // namespace
