@@ -10,6 +10,7 @@
 #include "ops/injective_schedule.h"
 #include "ops/tensor_shape.h"
 #include "support/error.h"
+#include "tune/tuner.h"
 
 namespace anvil::driver {
 
@@ -221,6 +222,11 @@ protected:
                     lower_primitive_function(*fn, name, target_, options_, config_);
                 kernel = lowered.kernel;
                 tuning.tunable = !lowered.space.knobs.empty();
+                // A record naming knobs the schedule no longer declares applies only in part.
+                if (tuning.applied && !tune::config_of_values(lowered.space, config_)) {
+                    user_error() << "its knobs (" << te::knob_values_str(config_)
+                                 << ") are not those of this kernel's schedule";
+                }
             } catch (const UserError& e) {
                 if (!tuning.applied) throw;
                 // The record was made for another space of this workload (an older schedule).

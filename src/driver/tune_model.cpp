@@ -19,6 +19,7 @@
 #include "driver/tune_tasks.h"
 #include "runtime/npz.h"
 #include "support/error.h"
+#include "support/large_stack.h"
 #include "tune/tuner.h"
 #include "tune/tuning_cache.h"
 #include "tune/tuning_history.h"
@@ -30,6 +31,25 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 constexpr double kInf = std::numeric_limits<double>::infinity();
+// How close a candidate's outputs must be to the default's: reordered float32 sums (and
+// Winograd's transforms, whose error grows with the sum of |x||w|) differ in the last bits, so
+// the absolute tolerance scales with the outputs' largest magnitude.
+constexpr double kRtol = 1e-3;
+constexpr double kAtol = 1e-4;
+
+// The largest magnitude among float32 outputs (0 when none).
+double max_abs(const std::vector<std::pair<std::string, runtime::NDArray>>& arrays) {
+    double m = 0;
+    for (const auto& [name, a] : arrays) {
+        if (a.dtype().code != kDLFloat || a.dtype().bits != 32) continue;
+        const float* p = static_cast<const float*>(a.raw_data());
+        for (int64_t i = 0; i < a.nbytes() / 4; ++i) {
+            if (std::isfinite(p[i])) m = std::max(m, static_cast<double>(std::fabs(p[i])));
+        }
+    }
+    return m;
+}
+
 // Trials after which a cached workload counts as tuned.
 constexpr int64_t kTunedTrials = 16;
 
@@ -127,47 +147,53 @@ private:
             return;
         }
         const std::string target = target_.str();
-        // The cache: a workload tuned before (kTunedTrials measured, or its whole space) is not
-        // tuned again; one measured less goes on from its cached records.
+        // What earlier runs measured of this task's space: the records file's (a resumed run),
+        // then the cache's. One result per configuration, a success over a failure.
+        std::vector<tune::Config> configs;
+        std::vector<const tune::TuningRecord*> chosen;
         std::vector<tune::TuningRecord> cached;
         if (cache_) cached = cache_->records(st.task.workload, target, &summary_.warnings);
-        const auto tuned_trials = std::min<int64_t>(kTunedTrials, st.task.space.size());
-        if (!cached.empty() && static_cast<int64_t>(cached.size()) >= tuned_trials) {
-            if (auto best = cache_->best(st.task.workload, target, &summary_.warnings)) {
-                st.progress.from_cache = true;
-                st.progress.done = true;
-                st.progress.best_cost = best->mean_cost();
-                st.progress.default_cost = best->mean_cost();
-                for (const auto& r : cached) {
-                    auto c = tune::config_of_values(st.task.space, r.config);
-                    if (r.ok() && c && *c == tune::default_config(st.task.space)) {
-                        st.progress.default_cost = r.mean_cost();
-                    }
-                }
-                if (writer_) writer_->append(*best);
-                best_.add(*best);
-                tasks_.push_back(std::move(st));
-                return;
+        std::vector<bool> in_file;
+        auto consider = [&](const tune::TuningRecord& r, bool from_file) {
+            if (r.workload != st.task.workload || r.target != target) return;
+            auto c = tune::config_of_values(st.task.space, r.config);
+            if (!c) return;  // made for another space of this workload
+            auto at = std::find(configs.begin(), configs.end(), *c);
+            if (at == configs.end()) {
+                configs.push_back(*c);
+                chosen.push_back(&r);
+                in_file.push_back(from_file);
+            } else if (r.ok() && (!chosen[at - configs.begin()]->ok() ||
+                                  r.mean_cost() < chosen[at - configs.begin()]->mean_cost())) {
+                chosen[at - configs.begin()] = &r;
             }
+        };
+        for (const auto& r : prior_) consider(r, true);
+        for (const auto& r : cached) consider(r, false);
+        // The records file gets what only the cache had, so that it applies on its own.
+        for (size_t k = 0; k < chosen.size(); ++k) {
+            if (!in_file[k] && writer_) writer_->append(*chosen[k]);
+        }
+        std::vector<double> costs;
+        for (size_t k = 0; k < chosen.size(); ++k) {
+            costs.push_back(chosen[k]->ok() ? chosen[k]->mean_cost() : kInf);
+            note_result(st, configs[k], costs.back());
+            best_.add(*chosen[k]);
+        }
+        // With the cache, a workload tuned before (kTunedTrials configurations measured, or the
+        // whole space, one of them successfully) is not tuned again. (Without it, a resumed run
+        // goes on tuning.)
+        const auto tuned = std::min<int64_t>(kTunedTrials, st.task.space.size());
+        if (cache_ && static_cast<int64_t>(configs.size()) >= tuned && st.progress.best_cost > 0) {
+            st.progress.from_cache = true;
+            st.progress.done = true;
+            if (st.progress.default_cost == 0) st.progress.default_cost = st.progress.best_cost;
+            tasks_.push_back(std::move(st));
+            return;
         }
         tune::TransferOptions transfer{history_, st.task.workload, task_features(st.task)};
         st.tuner = tune::make_tuner(options_.tuner, st.task.space, options_.seed + tasks_.size(),
                                     transfer);
-        // Resume: configurations measured by an earlier run of this records file or cached.
-        std::vector<tune::Config> configs;
-        std::vector<double> costs;
-        std::vector<tune::TuningRecord> earlier = cached;
-        for (const auto& r : prior_) {
-            if (r.workload == st.task.workload && r.target == target) earlier.push_back(r);
-        }
-        for (const auto& r : earlier) {
-            auto c = tune::config_of_values(st.task.space, r.config);
-            if (!c || std::find(configs.begin(), configs.end(), *c) != configs.end()) continue;
-            configs.push_back(*c);
-            costs.push_back(r.ok() ? r.mean_cost() : kInf);
-            note_result(st, *c, costs.back());
-            best_.add(r);
-        }
         if (!configs.empty()) {
             st.tuner->update(configs, costs);
             history_->add(st.task.workload, task_features(st.task), st.task.space, configs, costs);
@@ -180,9 +206,12 @@ private:
                 {"knobs", static_cast<double>(t.space.knobs.size())}};
     }
 
-    bool out_of_budget() const {
-        if (options_.trials > 0 && trials_ >= options_.trials) return true;
+    bool out_of_time() const {
         return options_.time_budget_s > 0 && seconds_since(start_) >= options_.time_budget_s;
+    }
+
+    bool out_of_budget() const {
+        return (options_.trials > 0 && trials_ >= options_.trials) || out_of_time();
     }
 
     // Ansor's rule, simplified: the task whose improvement would shorten the model most.
@@ -233,14 +262,23 @@ private:
         std::vector<Candidate> built = build(t, configs);
         std::vector<double> costs;
         std::vector<tune::TuningRecord> records;
+        std::vector<tune::Config> measured;
         for (auto& c : built) {
+            // The budget ends inside a batch too (candidates may take up to the timeout each).
+            if (!measured.empty() && out_of_time()) break;
             tune::TuningRecord r = measure(t, c);
             costs.push_back(r.ok() ? r.mean_cost() : kInf);
             note_result(t, c.config, costs.back());
+            if (!r.ok()) {
+                t.progress.last_error = std::string(tune::measure_error_name(r.error)) + ": " +
+                                        r.message.substr(0, 400);
+            }
+            measured.push_back(c.config);
             records.push_back(std::move(r));
         }
+        configs = measured;
         build_and_measure_s_ += seconds_since(batch_start);
-        trials_ += static_cast<int>(built.size());
+        trials_ += static_cast<int>(measured.size());
         for (const auto& r : records) {
             if (writer_) writer_->append(r);
             best_.add(r);
@@ -300,9 +338,11 @@ private:
             const graph::Function& fn =
                 variant < 0 ? *t.task.function : *t.task.variants.at(variant);
             try {
-                LoweredFunction lowered =
-                    lower_primitive_function(fn, "tune_kernel", target_, options_.pipeline,
-                                             variant < 0 ? c.values : te::KnobValues{});
+                // Lowering recurses over nested expressions: on a large stack, as compile does.
+                LoweredFunction lowered = call_with_large_stack([&] {
+                    return lower_primitive_function(fn, "tune_kernel", target_, options_.pipeline,
+                                                    variant < 0 ? c.values : te::KnobValues{});
+                });
                 c.schedule = lowered.schedule;
                 c.inputs = &prepare_inputs(
                     t, variant, fn, variant < 0 ? t.task.args : t.task.variant_args.at(variant),
@@ -410,8 +450,9 @@ private:
             t.reference_ok = true;
         } else {
             std::string why;
-            bool same = tune::outputs_match(runtime::read_npz(t.reference_npz),
-                                            runtime::read_npz(req.outputs_npz), 1e-3, 1e-3, &why);
+            auto reference = runtime::read_npz(t.reference_npz);
+            bool same = tune::outputs_match(reference, runtime::read_npz(req.outputs_npz), kRtol,
+                                            kAtol * std::max(1.0, max_abs(reference)), &why);
             fs::remove(req.outputs_npz, ec);
             if (!same) {
                 r.error = tune::MeasureError::wrong_answer;

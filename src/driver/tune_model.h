@@ -63,6 +63,7 @@ struct TaskProgress {
     double default_cost = 0;  // seconds (0 when not measured)
     double best_cost = 0;     // seconds (0 when not measured)
     bool done = false;        // exhausted, early-stopped or from the cache
+    std::string last_error;   // the kind and message of its last failed trial
     // An algorithm task (driver/conv_algorithm.h): its costs are of the convolution alone and
     // do not add to the model's estimated latency.
     bool algorithm = false;

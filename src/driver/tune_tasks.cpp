@@ -140,6 +140,12 @@ std::vector<TuneTask> extract_algorithms_on_this_thread(const graph::IRModule& m
             std::vector<graph::Expr> args;
             Ref<graph::Function> f =
                 conv_kernel_function(run_graph_pipeline(one, forced, options), &args);
+            // The one-convolution module may block its data otherwise than the model does; a
+            // Winograd choice must then really give a Winograd kernel.
+            if (f.defined() && algorithm != 0 &&
+                kernel_base_name(*f).find("winograd") == std::string::npos) {
+                f = {};
+            }
             if (!f.defined()) {
                 tasks[i].variants.clear();  // the form is not available: not tunable
                 break;

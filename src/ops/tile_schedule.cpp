@@ -204,7 +204,9 @@ void schedule_blocked_windows(te::Schedule& s, const te::Tensor& out, const te::
                               const te::Tensor& staged) {
     const int64_t ow = const_dim(out.shape()[3], "output width");
     const int64_t block = const_dim(out.shape()[4], "channel block");
-    const int64_t rows = pick_register_rows(ow, block, vector_lanes(ctx));
+    // Knob: output pixels per register tile (default: as many as the accumulators hold).
+    const int64_t rows =
+        ctx.split("tile_ow", ow, 32, pick_register_rows(ow, block, vector_lanes(ctx)));
     te::StageRef so = s[out];
     auto ax = so.op_axis();  // n, channel block, oh, ow, channel
     auto [wo, wi] = so.split(ax[3], rows);

@@ -29,8 +29,7 @@ public:
             if (blocks_[i].size == size) {
                 void* base = blocks_[i].base;
                 bytes_ -= size;
-                blocks_[i] = blocks_.back();
-                blocks_.pop_back();
+                blocks_.erase(blocks_.begin() + static_cast<ptrdiff_t>(i));
                 return base;
             }
         }
@@ -38,7 +37,14 @@ public:
     }
 
     bool keep(size_t size, void* base) {
-        if (blocks_.size() >= kMaxCachedBlocks || bytes_ + size > kMaxCachedBytes) return false;
+        if (size < kMinCachedBytes || size > kMaxCachedBytes) return false;
+        // Room for it: the least recently freed blocks go back to the allocator.
+        while (!blocks_.empty() &&
+               (blocks_.size() >= kMaxCachedBlocks || bytes_ + size > kMaxCachedBytes)) {
+            std::free(blocks_.front().base);
+            bytes_ -= blocks_.front().size;
+            blocks_.erase(blocks_.begin());
+        }
         blocks_.push_back({size, base});
         bytes_ += size;
         return true;

@@ -4,8 +4,9 @@
 // every call and free them when the call ends. A block larger than glibc's mmap threshold
 // (128 KiB) would come from a fresh mmap each time, and its pages would fault in again on every
 // call: for a 2 MB buffer that costs as much as the convolution using it. So each thread keeps
-// the blocks it frees (at most kMaxCachedBlocks, kMaxCachedBytes in all) and hands a block of
-// the same size out again; a thread's blocks are released when it exits.
+// the large blocks it frees (kMinCachedBytes and up; at most kMaxCachedBlocks, kMaxCachedBytes
+// in all, the least recently freed going first) and hands a block of the same size out again;
+// a thread's blocks are released when it exits.
 #pragma once
 
 #include <cstddef>
@@ -13,8 +14,9 @@
 
 namespace anvil::runtime {
 
+inline constexpr size_t kMinCachedBytes = size_t{128} << 10;  // glibc's mmap threshold
 inline constexpr size_t kMaxCachedBlocks = 16;
-inline constexpr size_t kMaxCachedBytes = size_t{256} << 20;
+inline constexpr size_t kMaxCachedBytes = size_t{128} << 20;
 
 // ANVIL_TENSOR_ALIGNMENT-aligned memory of `nbytes`, or null when out of memory.
 void* workspace_alloc(size_t nbytes);

@@ -20,8 +20,15 @@ struct Result {
 };
 
 // Runs `anvil ARGS`; the exit status and everything it printed.
+inline Result run_with_env(const std::string& env, const std::string& args);
+
 inline Result run(const std::string& args) {
-    std::string cmd = std::string(ANVIL_CLI) + " " + args + " 2>&1";
+    return run_with_env("", args);
+}
+
+// Runs `ENV anvil ARGS` (ENV: shell assignments such as "PATH=/x").
+inline Result run_with_env(const std::string& env, const std::string& args) {
+    std::string cmd = env + " " + std::string(ANVIL_CLI) + " " + args + " 2>&1";
     FILE* p = popen(cmd.c_str(), "r");
     std::string out;
     std::array<char, 4096> buf;

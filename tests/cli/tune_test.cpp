@@ -50,19 +50,35 @@ TEST(CliTune, TunesWritesRecordsCurveAndCompileAppliesThem) {
 TEST(CliTune, BadArgumentsAreErrorsNotCrashes) {
     std::string model = write_temp_module("tune_bad", kConvRelu);
     Result no_output = run("tune " + model + " --trials 3");
-    EXPECT_EQ(no_output.status, 1) << no_output.output;
+    EXPECT_EQ(no_output.status, 2) << no_output.output;
     EXPECT_NE(no_output.output.find("-o"), std::string::npos) << no_output.output;
     Result no_budget = run("tune " + model + " -o /tmp/x.json");
-    EXPECT_EQ(no_budget.status, 1) << no_budget.output;
+    EXPECT_EQ(no_budget.status, 2) << no_budget.output;
     EXPECT_NE(no_budget.output.find("budget"), std::string::npos) << no_budget.output;
     Result bad_duration = run("tune " + model + " -o /tmp/x.json --time-budget 10x");
-    EXPECT_EQ(bad_duration.status, 1) << bad_duration.output;
+    EXPECT_EQ(bad_duration.status, 2) << bad_duration.output;
     EXPECT_NE(bad_duration.output.find("--time-budget"), std::string::npos) << bad_duration.output;
     EXPECT_EQ(run("tune " + model + " -o /tmp/x.json --trials 3 --tuner annealing").status, 2);
     Result missing = run("compile " + model + " -o /tmp/x.so --tuning-records /nonexistent.json");
     EXPECT_EQ(missing.status, 1) << missing.output;
     EXPECT_NE(missing.output.find("/nonexistent.json"), std::string::npos) << missing.output;
     fs::remove(model);
+}
+
+TEST(CliTune, NothingMeasurableIsAnErrorNamingWhy) {
+    // Without a C compiler on PATH no candidate can be linked: every trial fails to compile.
+    std::string model = write_temp_module("tune_nocc", kConvRelu);
+    std::string records = temp_path("tune_nocc", ".json");
+    fs::remove(records);
+    Result r = run_with_env("PATH=/nonexistent",
+                            "tune " + model + " -o " + records + " --trials 2 --no-tuning-cache");
+    EXPECT_EQ(r.status, 1) << r.output;
+    EXPECT_NE(r.output.find("no candidate of any task could be measured"), std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("compile: "), std::string::npos) << r.output;
+    for (const auto& p : {model, records, records + ".curve.csv", records + ".curve.png"}) {
+        fs::remove(p);
+    }
 }
 
 }  // namespace

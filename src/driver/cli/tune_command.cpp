@@ -61,8 +61,9 @@ double parse_duration(const std::string& text, const char* option) {
     std::string unit = used ? text.substr(used) : "";
     double scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : -1;
     if (used == 0 || scale < 0 || !(value > 0) || !std::isfinite(value)) {
-        user_error() << option << ": '" << text
-                     << "' is not a duration (a positive number of seconds, or 90s, 10m, 1.5h)";
+        throw CLI::ValidationError(option, "'" + text +
+                                               "' is not a duration (a positive number of "
+                                               "seconds, or 90s, 10m, 1.5h)");
     }
     return value * scale;
 }
@@ -143,13 +144,14 @@ void print_table(const driver::TuneSummary& s) {
 }
 
 int run_tune(const TuneArgs& a) {
-    if (a.output.empty()) user_error() << "anvil tune needs -o FILE: where the records go";
     driver::TuneOptions o;
     o.target = a.target;
     o.trials = a.trials;
     o.time_budget_s = a.time_budget.empty() ? 0 : parse_duration(a.time_budget, "--time-budget");
     if (o.trials == 0 && o.time_budget_s == 0) {
-        user_error() << "anvil tune needs a budget: --trials N, --time-budget DURATION, or both";
+        throw CLI::ValidationError("--trials/--time-budget",
+                                   "anvil tune needs a budget: --trials N, --time-budget "
+                                   "DURATION, or both");
     }
     o.tuner = a.tuner;
     o.early_stopping = a.early_stopping;
@@ -170,6 +172,19 @@ int run_tune(const TuneArgs& a) {
     printer.finish();
     for (const auto& w : s.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
     print_table(s);
+    // Tunable tasks of which nothing could be measured: the environment is broken (no C
+    // compiler to link candidates, a temporary directory that cannot hold libraries, ...).
+    const driver::TaskProgress* broken = nullptr;
+    bool any_measured = false;
+    for (const auto& t : s.final.tasks) {
+        if (!t.tunable) continue;
+        any_measured |= t.best_cost > 0;
+        if (t.best_cost == 0 && t.trials > 0 && !broken) broken = &t;
+    }
+    if (broken && !any_measured) {
+        user_error() << "no candidate of any task could be measured; the first task, "
+                     << broken->name << ", failed with " << broken->last_error;
+    }
     const std::vector<tune::CurvePoint>& curve = s.curve;
     std::string base = a.curve.empty() ? a.output + ".curve.csv" : a.curve;
     std::string stem = std::filesystem::path(base).replace_extension().string();
@@ -189,7 +204,8 @@ void add_tune_command(CLI::App& app, int* status) {
     cmd->add_option("model", args->model, "the model (as anvil compile reads it)")->required();
     cmd->add_option("--target", args->target, "target, e.g. \"llvm -mcpu=native\"");
     cmd->add_option("-o,--output", args->output,
-                    "the records file (JSON lines; appended, and resumed from when it exists)");
+                    "the records file (JSON lines; appended, and resumed from when it exists)")
+        ->required();
     cmd->add_option("--trials", args->trials, "measured trials in all (0: only the time budget)")
         ->check(CLI::NonNegativeNumber);
     cmd->add_option("--time-budget", args->time_budget,

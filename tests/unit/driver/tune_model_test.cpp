@@ -167,17 +167,48 @@ TEST_F(TuneModelTest, ASecondModelReusesTheCacheForSharedWorkloads) {
         if (!t.tunable) continue;
         if (t.from_cache) {
             ++cached;
-            EXPECT_EQ(t.trials, 0) << t.name;
+            EXPECT_GT(t.trials, 0) << t.name;  // the cached measurements (none new: below)
         } else {
             tuned += t.trials;
         }
     }
     EXPECT_EQ(cached, 1);
     EXPECT_EQ(tuned, 4);  // the whole budget went to the new workload
+    EXPECT_EQ(b.final.trials, 4);
     // B's records file holds the cached best too, so it applies on its own.
     std::vector<std::string> warnings;
     auto best = load_best_records({ob.records_path}, &warnings);
     EXPECT_EQ(best->size(), 2u);
+}
+
+TEST_F(TuneModelTest, BuildsCandidatesInParallel) {
+    TuneOptions o = options(7);
+    o.parallel = 3;
+    o.batch_size = 6;
+    TuneSummary s = tune_model(parse(kModelA), o);
+    EXPECT_EQ(s.final.trials, 7);
+    std::vector<std::string> warnings;
+    std::set<std::string> configs;
+    for (const auto& r : tune::load_records(o.records_path, &warnings)) {
+        EXPECT_TRUE(r.ok()) << tune::measure_error_name(r.error) << ": " << r.message;
+        EXPECT_TRUE(configs.insert(te::knob_values_str(r.config)).second);
+    }
+    EXPECT_EQ(configs.size(), 7u);
+}
+
+TEST_F(TuneModelTest, ACandidateThatTimesOutCostsOneTrialNotTheSession) {
+    TuneOptions o = options(3);
+    o.measure.timeout_s = 1e-4;  // no kernel finishes in time
+    TuneSummary s = tune_model(parse(kModelA), o);
+    const TaskProgress* conv = conv_task(s);
+    ASSERT_NE(conv, nullptr);
+    EXPECT_GE(conv->failures, 1);
+    EXPECT_EQ(conv->best_cost, 0);
+    EXPECT_NE(conv->last_error.find("timeout"), std::string::npos) << conv->last_error;
+    std::vector<std::string> warnings;
+    auto records = tune::load_records(o.records_path, &warnings);
+    ASSERT_FALSE(records.empty());
+    for (const auto& r : records) EXPECT_EQ(r.error, tune::MeasureError::timeout);
 }
 
 TEST(TuneModel, CompileWarnsAndFallsBackForARecordOfAnotherSpace) {

@@ -23,6 +23,9 @@ TEST(WorkspacePool, ReusesAFreedBlockOfTheSameSize) {
     EXPECT_EQ(a, b);                  // the cached block, no new mapping
     void* c = workspace_alloc(1000);  // another size: another block
     EXPECT_NE(c, b);
+    // Small blocks are not kept (malloc serves them well).
+    workspace_free(c);
+    c = workspace_alloc(1000);
     EXPECT_EQ(reinterpret_cast<uintptr_t>(c) % ANVIL_TENSOR_ALIGNMENT, 0u);
     workspace_free(b);
     workspace_free(c);
@@ -33,8 +36,14 @@ TEST(WorkspacePool, BoundsWhatAThreadKeeps) {
     // More blocks than the cache holds: all are usable and freeing them all is fine (the ones
     // over the bound go back to the allocator; ASan checks there is no leak or double free).
     std::vector<void*> blocks;
-    for (size_t i = 0; i < 2 * kMaxCachedBlocks; ++i) blocks.push_back(workspace_alloc(4096 + i));
+    for (size_t i = 0; i < 2 * kMaxCachedBlocks; ++i) {
+        blocks.push_back(workspace_alloc(kMinCachedBytes + 64 * i));
+    }
     for (void* p : blocks) workspace_free(p);
+    // The most recently freed sizes are the ones kept.
+    void* last = blocks.back();
+    EXPECT_EQ(workspace_alloc(kMinCachedBytes + 64 * (2 * kMaxCachedBlocks - 1)), last);
+    workspace_free(last);
     // A block over the byte bound is never kept.
     void* big = workspace_alloc(kMaxCachedBytes + 64);
     ASSERT_NE(big, nullptr);
