@@ -294,6 +294,7 @@ private:
         // Without a working default there is no reference to check candidates against.
         if (!t.reference_ok) t.progress.done = true;
         TuneProgress p = progress();
+        p.current = static_cast<int>(&t - tasks_.data());
         bool baselines = std::all_of(tasks_.begin(), tasks_.end(), [](const TaskState& s) {
             return s.progress.done || s.progress.default_cost > 0;
         });

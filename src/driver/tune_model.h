@@ -71,7 +71,8 @@ struct TaskProgress {
 
 struct TuneProgress {
     std::vector<TaskProgress> tasks;
-    int trials = 0;  // measured in this run
+    int current = -1;  // the task the last batch measured (an index into tasks)
+    int trials = 0;    // measured in this run
     double elapsed_s = 0;
     double budget_s = 0;  // the time budget (0: none)
     // Sum over tasks of weight x best cost (default cost where not tuned): the model's kernel

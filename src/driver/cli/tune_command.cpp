@@ -93,13 +93,22 @@ public:
             p.budget_s > 0
                 ? ", " + format_seconds(std::max(0.0, p.budget_s - p.elapsed_s)) + " left"
                 : "";
-        char line[256];
+        // The task just measured, with its best so far.
+        std::string current;
+        if (p.current >= 0 && p.current < static_cast<int>(p.tasks.size())) {
+            const auto& t = p.tasks[p.current];
+            char buf[160];
+            std::snprintf(buf, sizeof buf, "; %s: best %.4f ms after %d trials", t.name.c_str(),
+                          t.best_cost * 1e3, t.trials);
+            current = buf;
+        }
+        char line[384];
         std::snprintf(line, sizeof line,
-                      "[tasks %d/%d done] trials %d, estimated latency %.3f ms, %s elapsed%s", done,
-                      tunable, p.trials, p.estimated_latency_s * 1e3,
-                      format_seconds(p.elapsed_s).c_str(), remaining.c_str());
+                      "[tasks %d/%d done] trials %d, estimated latency %.3f ms, %s elapsed%s%s",
+                      done, tunable, p.trials, p.estimated_latency_s * 1e3,
+                      format_seconds(p.elapsed_s).c_str(), remaining.c_str(), current.c_str());
         if (terminal_) {
-            std::fprintf(stderr, "\r%-100s", line);
+            std::fprintf(stderr, "\r%-160s", line);
         } else if (p.elapsed_s - last_printed_ >= 10) {
             std::fprintf(stderr, "%s\n", line);
             last_printed_ = p.elapsed_s;
