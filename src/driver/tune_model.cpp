@@ -293,6 +293,7 @@ private:
         if (!t.tuner->has_next()) t.progress.done = true;
         // Without a working default there is no reference to check candidates against.
         if (!t.reference_ok) t.progress.done = true;
+        if (t.progress.done) release_files(t);
         TuneProgress p = progress();
         p.current = static_cast<int>(&t - tasks_.data());
         bool baselines = std::all_of(tasks_.begin(), tasks_.end(), [](const TaskState& s) {
@@ -302,6 +303,14 @@ private:
             summary_.curve.push_back({p.elapsed_s, p.estimated_latency_s * 1e3, p.trials});
         }
         if (on_progress_) on_progress_(p);
+    }
+
+    // A finished task's inputs and reference (weights included: they can be large).
+    void release_files(TaskState& t) {
+        std::error_code ec;
+        for (const auto& [variant, in] : t.inputs) fs::remove(in.inputs_npz, ec);
+        if (!t.reference_npz.empty()) fs::remove(t.reference_npz, ec);
+        t.inputs.clear();
     }
 
     // The default configuration's outputs, the reference of a resumed task; false when the
@@ -517,28 +526,31 @@ TuneSummary tune_model(const graph::IRModule& m, const TuneOptions& options,
     if (choose_algorithms) {
         TuneOptions o = options;
         if (o.trials > 0) o.trials = std::max(1, o.trials / 2);
-        o.time_budget_s /= 2;
+        // The extraction's time counts against the budget too.
+        if (o.time_budget_s > 0) {
+            o.time_budget_s = std::max(1e-3, o.time_budget_s / 2 - seconds_since(start));
+        }
         first = tune_tasks(std::move(algorithms), o, on_progress);
         if (rest.trials > 0) rest.trials = std::max(0, rest.trials - first.final.trials);
-        if (rest.time_budget_s > 0) {
-            rest.time_budget_s = std::max(1e-3, rest.time_budget_s - seconds_since(start));
-        }
         // The kernels of phase 2 are those of the chosen algorithms.
         auto chosen = std::make_shared<tune::BestRecords>(*first.best);
         if (options.pipeline.tuning_records) chosen->add_all(*options.pipeline.tuning_records);
         rest.pipeline.tuning_records = chosen;
     }
     if (options.trials > 0 && rest.trials == 0) return first;
+    std::vector<TuneTask> kernels = extract_tasks(m, rest.target, rest.pipeline);
+    if (rest.time_budget_s > 0) {
+        rest.time_budget_s = std::max(1e-3, rest.time_budget_s - seconds_since(start));
+    }
     const double offset = seconds_since(start);
-    TuneSummary second =
-        tune_tasks(extract_tasks(m, rest.target, rest.pipeline), rest, [&](const TuneProgress& p) {
-            if (!on_progress) return;
-            TuneProgress q = p;
-            q.elapsed_s += offset;
-            q.trials += first.final.trials;
-            q.budget_s = options.time_budget_s;
-            on_progress(q);
-        });
+    TuneSummary second = tune_tasks(std::move(kernels), rest, [&](const TuneProgress& p) {
+        if (!on_progress) return;
+        TuneProgress q = p;
+        q.elapsed_s += offset;
+        q.trials += first.final.trials;
+        q.budget_s = options.time_budget_s;
+        on_progress(q);
+    });
     if (!choose_algorithms) return second;
     // One summary: phase 1's tasks listed first, phase 2's estimate and curve.
     TuneSummary all = second;
