@@ -8,7 +8,9 @@
 Per model: `anvil tune MODEL --time-budget B -o records` (a fresh records file and tuning cache
 in a temporary directory, so every run tunes from scratch), then `anvil compile` twice — untuned,
 and with --tuning-records — and per thread count `rounds` rounds alternate Anvil untuned, Anvil
-tuned and ONNX Runtime (onnxruntime-node, `npm ci` in bench/models), each timing `repeat` runs
+tuned and ONNX Runtime (with --tune-per-thread, the model is tuned once per thread count with
+`anvil tune --threads T`, as a deployment on T threads would be, and each count is timed with its
+own records) (onnxruntime-node, `npm ci` in bench/models), each timing `repeat` runs
 and reporting their median; the table shows the median of the per-round medians and the ratios.
 The tuned model's output is compared with the test data like compare.py does. Then the records
 are applied once more (a second compile) and timed again: "reapplied" is that latency over the
@@ -40,6 +42,8 @@ def main():
     p.add_argument("--tuner", default="xgb")
     p.add_argument("--tune-threads", type=int, default=0,
                    help="threads the candidates are measured with (0: all cores)")
+    p.add_argument("--tune-per-thread", action="store_true",
+                   help="tune once per thread count, measuring candidates at that count")
     p.add_argument("--threads", nargs="+", type=int, default=[1, 2])
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--repeat", type=int, default=20)
@@ -56,29 +60,42 @@ def main():
             d = name if os.path.isdir(name) else os.path.join(a.model_dir, name)
             label = os.path.basename(os.path.normpath(d))
             model, inputs = os.path.join(d, "model.onnx"), os.path.join(d, "test_data_set_0")
-            records = os.path.join(tmp, label + ".records.json")
-            untuned_so = os.path.join(tmp, label + ".so")
-            tuned_so = os.path.join(tmp, label + ".tuned.so")
-            again_so = os.path.join(tmp, label + ".again.so")
-            try:
+            def tune_and_build(suffix, tune_threads):
+                """Tunes (fresh records and cache), compiles twice with the records; returns
+                (tuned .so, reapplied .so, trials, seconds per trial)."""
+                records = os.path.join(tmp, f"{label}{suffix}.records.json")
+                tuned_so = os.path.join(tmp, f"{label}{suffix}.tuned.so")
+                again_so = os.path.join(tmp, f"{label}{suffix}.again.so")
                 _, out = run([a.anvil, "tune", model, "-o", records, "--time-budget",
-                              a.time_budget, "--tuner", a.tuner, "--threads", str(a.tune_threads),
-                              "--tuning-cache", os.path.join(tmp, "cache-" + label)])
+                              a.time_budget, "--tuner", a.tuner, "--threads", str(tune_threads),
+                              "--tuning-cache", os.path.join(tmp, f"cache-{label}{suffix}")])
                 print(out, file=sys.stderr)
                 per_trial = float(re.search(r"\(([0-9.]+) s per trial\)", out).group(1))
                 trials = int(re.search(r"; ([0-9]+) trials in", out).group(1))
-                run([a.anvil, "compile", model, "-o", untuned_so])
                 run([a.anvil, "compile", model, "-o", tuned_so, "--tuning-records", records])
                 run([a.anvil, "compile", model, "-o", again_so, "--tuning-records", records])
                 code, out = run([a.anvil, "run", tuned_so, "--inputs", inputs, "--compare",
                                  inputs], ok_codes=(0, 1))
                 if code == 1:
                     notes[label] = "tuned output differs from the reference"
+                return tuned_so, again_so, trials, per_trial
+
+            untuned_so = os.path.join(tmp, label + ".so")
+            builds = {}
+            try:
+                run([a.anvil, "compile", model, "-o", untuned_so])
+                if a.tune_per_thread:
+                    for t in a.threads:
+                        builds[t] = tune_and_build(f".t{t}", t)
+                else:
+                    shared = tune_and_build("", a.tune_threads)
+                    builds = {t: shared for t in a.threads}
             except StepFailed as e:
                 notes[label] = f"not run: {e}"
                 print(f"{label}: {notes[label]}", file=sys.stderr)
                 continue
             for t in a.threads:
+                tuned_so, again_so, trials, per_trial = builds[t]
                 untuned, tuned, again, ort = [], [], [], []
                 for _ in range(a.rounds):
                     untuned.append(anvil_median(a.anvil, untuned_so, inputs, t, a.repeat))
@@ -91,7 +108,8 @@ def main():
 
     print(f"{datetime.date.today().isoformat()}, {cpu_name()}, {os.cpu_count()} cores; "
           f"ONNX Runtime {ort_version} (onnxruntime-node); anvil tune --time-budget "
-          f"{a.time_budget} --tuner {a.tuner}\n")
+          f"{a.time_budget} --tuner {a.tuner}"
+          f"{' per thread count' if a.tune_per_thread else ''}\n")
     print("| model | threads | untuned ms | tuned ms | ORT ms | tuned / ORT | untuned / ORT "
           "| tuned / untuned | reapplied | trials | s per trial |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
