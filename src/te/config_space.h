@@ -2,7 +2,7 @@
 //
 // A schedule rule asks its ScheduleConfig for each choice it makes instead of fixing it:
 //
-//   int64_t rows = ctx.config.define_knob("tile_ow", {1, 2, 4, 7, 8}, /*default=*/7);
+//   int64_t rows = ctx.knob("tile_ow", {1, 2, 4, 7, 8}, /*default=*/7);
 //
 // define_knob records the knob (name, choices, default) in the config's space and returns the
 // value this configuration assigns to it: the default unless `values` names it. The default is
