@@ -1,9 +1,7 @@
 """PassContext: the options of the compiler pipelines, set for a `with` block."""
-import threading
 
 from . import _anvil
-
-_state = threading.local()
+from ._scope import Scope
 
 # The config keys PassContext knows, with what each does (TVM's names where TVM has the option).
 CONFIG_KEYS = {
@@ -14,7 +12,7 @@ CONFIG_KEYS = {
 }
 
 
-class PassContext:
+class PassContext(Scope):
     """Options for every build inside the `with` block.
 
     opt_level: graph passes above this level are skipped (0 to 3).
@@ -38,22 +36,11 @@ class PassContext:
                 f"{checked!r}")
         self.checked = checked
 
-    def __enter__(self):
-        stack = getattr(_state, "stack", None)
-        if stack is None:
-            stack = _state.stack = []
-        stack.append(self)
-        return self
-
-    def __exit__(self, *exc):
-        _state.stack.pop()
-        return False
-
     @staticmethod
     def current():
         """The innermost active PassContext, or the defaults."""
-        stack = getattr(_state, "stack", None)
-        return stack[-1] if stack else PassContext()
+        context = PassContext.innermost()
+        return context if context is not None else PassContext()
 
     def __repr__(self):
         return (f"PassContext(opt_level={self.opt_level}, disabled_pass={self.disabled_pass}, "

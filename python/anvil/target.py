@@ -3,14 +3,11 @@
     with anvil.target.Target("llvm -mcpu=skylake-avx512"):
         lib = anvil.build(mod)          # builds for the enclosing target
 """
-import threading
 
 from . import _anvil
+from ._scope import Scope
 
-_state = threading.local()
-
-
-class Target:
+class Target(Scope):
     """A target string, resolved to its complete spelling ("llvm" becomes the host's triple,
     CPU and features); UserError naming the bad part of a wrong one. Inside ``with target:``
     anvil.build without a target, and autotvm templates, use it."""
@@ -36,24 +33,13 @@ class Target:
     def __hash__(self):
         return hash(self.text)
 
-    def __enter__(self):
-        stack = getattr(_state, "stack", None)
-        if stack is None:
-            stack = _state.stack = []
-        stack.append(self)
-        return self
-
-    def __exit__(self, *exc):
-        _state.stack.pop()
-        return False
-
     @staticmethod
     def current(allow_none=True):
         """The innermost target of the enclosing ``with Target(...)`` blocks; None (or a
         UserError when allow_none is False) outside any."""
-        stack = getattr(_state, "stack", None)
-        if stack:
-            return stack[-1]
+        target = Target.innermost()
+        if target is not None:
+            return target
         if not allow_none:
             raise _anvil.UserError("no target is set: use `with anvil.target.Target(...)`")
         return None

@@ -10,15 +10,12 @@ a template called directly runs with its workload's best configuration. Lines of
 that are not records are skipped with a warning naming the file and the line.
 """
 import os
-import threading
 import warnings
 
 from .. import _anvil
+from .._scope import Scope
 
 _at = _anvil.autotvm
-_state = threading.local()
-
-
 def _paths(records):
     if isinstance(records, (str, bytes, os.PathLike)):
         return [os.fsdecode(records)]
@@ -32,7 +29,7 @@ def _paths(records):
     return paths
 
 
-class ApplyHistoryBest:
+class ApplyHistoryBest(Scope):
     """The best record per (workload, target) of one or more records files, applied inside a
     `with` block. UserError when a file does not exist; unreadable lines are warnings."""
 
@@ -49,17 +46,6 @@ class ApplyHistoryBest:
     def __len__(self):
         return len(self.best)
 
-    def __enter__(self):
-        stack = getattr(_state, "stack", None)
-        if stack is None:
-            stack = _state.stack = []
-        stack.append(self)
-        return self
-
-    def __exit__(self, *exc):
-        _state.stack.pop()
-        return False
-
     def __repr__(self):
         return f"ApplyHistoryBest({self.paths}, {len(self.best)} workloads)"
 
@@ -71,5 +57,4 @@ def apply_history_best(records):
 
 def current():
     """The innermost active ApplyHistoryBest, or None."""
-    stack = getattr(_state, "stack", None)
-    return stack[-1] if stack else None
+    return ApplyHistoryBest.innermost()
