@@ -113,8 +113,9 @@ void schedule_nchw_row_vectors(te::Schedule& s, const te::Tensor& out, const te:
 // A channel-blocked (NCHW<b>c) output of a reduction over a window of one channel (a pool, a
 // depthwise nn.conv2d_nchwc): vectors along the block, tiles of output pixels of a row whose
 // accumulators stay in registers with the window loops outside the pixels. With `staged` (the
-// padded input) parallel over (n, block) planes, each plane's padded input made inside that
-// loop; else over (n, block, output row). The tile's pixel count is the knob tile_ow.
+// padded input) parallel over (n, block) planes, the padded input made inside that loop for the
+// whole plane or per block of output rows (knob tile_oh); else parallel over (n, block, output
+// row). The tile's pixel count is the knob tile_ow.
 void schedule_blocked_windows(te::Schedule& s, const te::Tensor& out, const te::Tensor& acc,
                               int64_t work, const te::ScheduleContext& ctx,
                               const te::Tensor& staged);
