@@ -13,12 +13,37 @@ namespace anvil::ops {
 // Below this many elements (or multiply-adds) of work a parallel launch costs more than it saves.
 constexpr int64_t kMinParallelWork = 16384;
 
+// The knobs of the schedules of injective and row-wise stages (elementwise groups, reductions,
+// softmax and the norms, pools over unblocked channels), declared once per schedule rule and
+// shared by its stages: AutoTVM's split of the vector loop and annotation of the parallel loop.
+struct LoopChoices {
+    static constexpr int64_t kSerial = 0, kParallelIfWorthIt = 1, kParallelAlways = 2;
+    // Knob vector_multiple: native vectors per iteration of a stage's vector loop (1, 2 or 4);
+    // more than one unrolls it over independent registers.
+    int64_t vector_multiple = 1;
+    // Knob parallel: the outer loop serial, parallel when it has kMinParallelWork of work (the
+    // default), or always parallel.
+    int64_t parallel = kParallelIfWorthIt;
+
+    // Whether a loop over `work` elements (or multiply-adds) runs in parallel.
+    bool run_parallel(int64_t work) const;
+    // The vector width for a loop of `extent` elements (0: unknown) on `lanes`-wide vectors:
+    // vector_multiple vectors when the loop has that many elements, else one.
+    int64_t vector_width(int64_t extent, int lanes) const;
+};
+
+// Declares both knobs; the second declares parallel alone (for stages without a vector loop).
+LoopChoices declare_loop_choices(const te::ScheduleContext& ctx);
+LoopChoices declare_parallel_choice(const te::ScheduleContext& ctx);
+
 void schedule_injective(te::Schedule& s, const te::Tensor& anchor,
                         const std::vector<te::Tensor>& outputs, const te::ScheduleContext& ctx);
 
-// Fuses all loops of `t`'s stage into one, vectorizes `lanes` elements innermost and runs the
-// rest in parallel when there is enough work. Used by other schedules for their elementwise
-// outputs.
-void schedule_injective_stage(te::Schedule& s, const te::Tensor& t, const te::ScheduleContext& ctx);
+// Fuses all loops of `t`'s stage into one, vectorizes `lanes` elements (times the choices'
+// vector_multiple) innermost and runs the rest in parallel as the choices say (by default when
+// there is enough work). Used by other schedules, with the default choices, for their
+// elementwise outputs.
+void schedule_injective_stage(te::Schedule& s, const te::Tensor& t, const te::ScheduleContext& ctx,
+                              const LoopChoices& choices = {});
 
 }  // namespace anvil::ops

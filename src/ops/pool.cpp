@@ -413,7 +413,7 @@ void schedule_pool_x86(te::Schedule& s, const te::Tensor& anchor,
     if (single) {
         // Global pooling: one scalar accumulator per (n, c).
         schedule_helper_inputs(s, red, ctx);
-        schedule_scalar_accumulator(s, out, acc, work);
+        schedule_scalar_accumulator(s, out, acc, work, declare_parallel_choice(ctx));
         return;
     }
     // Windowed: the padded input made per (n, c) plane, as for depthwise convolutions.
@@ -421,7 +421,8 @@ void schedule_pool_x86(te::Schedule& s, const te::Tensor& anchor,
         schedule_blocked_windows(s, out, acc, work, ctx, staged_input(red));
         return;
     }
-    schedule_nchw_row_vectors(s, out, acc, work, ctx, staged_input(red));
+    schedule_nchw_row_vectors(s, out, acc, work, ctx, staged_input(red),
+                              declare_parallel_choice(ctx));
 }
 
 Ref<Op> make_max_pool2d_op() {

@@ -467,7 +467,8 @@ bool inner_axis_is_contiguous(const te::ComputeOp& op) {
     return contiguous && !strided;
 }
 
-void schedule_reduce_stage(te::Schedule& s, const te::Tensor& t, const te::ScheduleContext& ctx) {
+void schedule_reduce_stage(te::Schedule& s, const te::Tensor& t, const te::ScheduleContext& ctx,
+                           const LoopChoices& choices) {
     if (ctx.target.is_gpu) return;
     const auto& op = static_cast<const te::ComputeOp&>(*t.op);
     te::StageRef st = s[t];
@@ -480,7 +481,7 @@ void schedule_reduce_stage(te::Schedule& s, const te::Tensor& t, const te::Sched
     Ref<IterVar> inner = dp.back();
     Ref<IterVar> vector_lane;
     if (inner_axis_is_contiguous(op) && const_extent(inner) >= lanes && lanes > 1) {
-        auto [io, ii] = st.split(inner, lanes);
+        auto [io, ii] = st.split(inner, choices.vector_width(const_extent(inner), lanes));
         outer.push_back(io);
         vector_lane = ii;
         std::vector<Ref<IterVar>> order = outer;
@@ -491,7 +492,7 @@ void schedule_reduce_stage(te::Schedule& s, const te::Tensor& t, const te::Sched
     } else {
         outer.push_back(inner);
     }
-    if (work < kMinParallelWork) return;
+    if (!choices.run_parallel(work)) return;
     Ref<IterVar> fused = outer.size() == 1 ? outer[0] : st.fuse(outer);
     st.parallel(fused);
 }
@@ -506,6 +507,7 @@ void schedule_reduce(te::Schedule& s, const te::Tensor& anchor,
         }
         return false;
     };
+    const LoopChoices choices = ctx.target.is_gpu ? LoopChoices{} : declare_loop_choices(ctx);
     std::unordered_set<const te::Operation*> seen;
     std::vector<Ref<te::Operation>> work;
     for (const auto& out : outputs) work.push_back(out.op);
@@ -517,7 +519,7 @@ void schedule_reduce(te::Schedule& s, const te::Tensor& anchor,
         const auto& compute = static_cast<const te::ComputeOp&>(*op);
         te::Tensor t(op);
         if (compute.is_reduction()) {
-            schedule_reduce_stage(s, t, ctx);
+            schedule_reduce_stage(s, t, ctx, choices);
         } else if (!is_output(t) && s.find_stage(op.get())->attach != te::AttachKind::Inline) {
             // Elementwise steps between the reduction and the outputs (mean's division) are
             // computed where they are read.
@@ -528,7 +530,7 @@ void schedule_reduce(te::Schedule& s, const te::Tensor& anchor,
     for (const auto& out : outputs) {
         if (out.op->kind != te::OpKind::Compute) continue;
         if (!static_cast<const te::ComputeOp&>(*out.op).is_reduction()) {
-            schedule_injective_stage(s, out, ctx);
+            schedule_injective_stage(s, out, ctx, choices);
         }
     }
 }

@@ -148,10 +148,11 @@ int64_t pick_vector(int64_t extent, int lanes) {
     return lanes;
 }
 
-Ref<IterVar> fuse_parallel(te::StageRef st, const std::vector<Ref<IterVar>>& axes, int64_t work) {
+Ref<IterVar> fuse_parallel(te::StageRef st, const std::vector<Ref<IterVar>>& axes, int64_t work,
+                           const LoopChoices& choices) {
     if (axes.empty()) return {};
     Ref<IterVar> f = axes.size() == 1 ? axes[0] : st.fuse(axes);
-    if (work >= kMinParallelWork) st.parallel(f);
+    if (choices.run_parallel(work)) st.parallel(f);
     return f;
 }
 
@@ -162,14 +163,14 @@ int64_t pick_register_rows(int64_t extent, int64_t row_width, int lanes) {
 }
 
 void schedule_scalar_accumulator(te::Schedule& s, const te::Tensor& out, const te::Tensor& acc,
-                                 int64_t work) {
+                                 int64_t work, const LoopChoices& choices) {
     te::StageRef so = s[out];
-    s[acc].compute_at(so, fuse_parallel(so, so.op_axis(), work));
+    s[acc].compute_at(so, fuse_parallel(so, so.op_axis(), work, choices));
 }
 
 void schedule_nchw_row_vectors(te::Schedule& s, const te::Tensor& out, const te::Tensor& acc,
                                int64_t work, const te::ScheduleContext& ctx,
-                               const te::Tensor& staged) {
+                               const te::Tensor& staged, const LoopChoices& choices) {
     te::StageRef so = s[out];
     auto ax = so.op_axis();  // n, c, (od,) oh, ow
     int lanes = vector_lanes(ctx);
@@ -179,7 +180,7 @@ void schedule_nchw_row_vectors(te::Schedule& s, const te::Tensor& out, const te:
     if (staged.op.defined()) {
         // One (n, c) plane per iteration, its staged input made inside it: a plane is small
         // enough to stay in cache between being written and read.
-        Ref<IterVar> plane = fuse_parallel(so, {ax[0], ax[1]}, work);
+        Ref<IterVar> plane = fuse_parallel(so, {ax[0], ax[1]}, work, choices);
         te::StageRef sp = s[staged];
         sp.compute_at(so, plane);
         // Its rows are short (a 7x7 plane pads to rows of 9): a vector width that divides them
@@ -188,7 +189,7 @@ void schedule_nchw_row_vectors(te::Schedule& s, const te::Tensor& out, const te:
         auto [po, pi] = sp.split(sp.op_axis().back(), row ? pick_vector(*row, lanes) : lanes);
         sp.vectorize(pi);
     } else {
-        fuse_parallel(so, {ax.begin(), ax.end() - 1}, work);
+        fuse_parallel(so, {ax.begin(), ax.end() - 1}, work, choices);
     }
     te::StageRef sa = s[acc];
     sa.compute_at(so, wo);
@@ -290,12 +291,13 @@ RowAxes row_axes(te::StageRef st, const te::Tensor& t, size_t n_outer) {
     return r;
 }
 
-// Fuses the rest of each row into one loop and splits native vectors off it.
-void vectorize_rows(te::StageRef st, const RowAxes& r, const te::ScheduleContext& ctx) {
+// Fuses the rest of each row into one loop and splits vectors off it.
+void vectorize_rows(te::StageRef st, const RowAxes& r, const te::ScheduleContext& ctx,
+                    const LoopChoices& choices) {
     Ref<IterVar> f = r.rest.size() == 1 ? r.rest[0] : st.fuse(r.rest);
     int lanes = vector_lanes(ctx);
     if (r.inner >= lanes && lanes > 1) {
-        auto [o, i] = st.split(f, lanes);
+        auto [o, i] = st.split(f, choices.vector_width(r.inner, lanes));
         st.vectorize(i);
     }
 }
@@ -303,15 +305,15 @@ void vectorize_rows(te::StageRef st, const RowAxes& r, const te::ScheduleContext
 }  // namespace
 
 void schedule_rows(te::Schedule& s, const te::Tensor& t, size_t n_outer,
-                   const te::ScheduleContext& ctx) {
+                   const te::ScheduleContext& ctx, const LoopChoices& choices) {
     te::StageRef st = s[t];
     RowAxes r = row_axes(st, t, n_outer);
-    if (!r.rest.empty() && r.known && !ctx.target.is_gpu) vectorize_rows(st, r, ctx);
-    fuse_parallel(st, r.outer, r.known ? r.total : kMinParallelWork);
+    if (!r.rest.empty() && r.known && !ctx.target.is_gpu) vectorize_rows(st, r, ctx, choices);
+    fuse_parallel(st, r.outer, r.known ? r.total : kMinParallelWork, choices);
 }
 
 void schedule_reduction_rows(te::Schedule& s, const te::Tensor& t, size_t n_outer,
-                             const te::ScheduleContext& ctx) {
+                             const te::ScheduleContext& ctx, const LoopChoices& choices) {
     te::StageRef st = s[t];
     st.compute_root();
     RowAxes r = row_axes(st, t, n_outer);
@@ -326,9 +328,9 @@ void schedule_reduction_rows(te::Schedule& s, const te::Tensor& t, size_t n_oute
         std::vector<Ref<IterVar>> order = red;
         order.insert(order.end(), r.rest.begin(), r.rest.end());
         st.reorder(order);
-        vectorize_rows(st, r, ctx);
+        vectorize_rows(st, r, ctx, choices);
     }
-    fuse_parallel(st, r.outer, r.known ? work : kMinParallelWork);
+    fuse_parallel(st, r.outer, r.known ? work : kMinParallelWork, choices);
 }
 
 namespace {
@@ -374,16 +376,17 @@ void schedule_row_reduction_op(te::Schedule& s, const te::Tensor& anchor,
     // Elementwise stages loop over rows up to the reduced axes and vectorize what follows them
     // (the contiguous inner axes when there are any, else the reduced axes themselves).
     size_t rows = first == nd ? 0 : (last + 1 < nd ? last + 1 : first);
+    const LoopChoices choices = declare_loop_choices(ctx);
     for (const auto& t : stages) {
         s[t].compute_root();
         if (t.op.as<te::ComputeOp>()->is_reduction()) {
-            schedule_reduction_rows(s, t, first == nd ? 0 : first, ctx);
+            schedule_reduction_rows(s, t, first == nd ? 0 : first, ctx, choices);
         } else {
-            schedule_rows(s, t, rows, ctx);
+            schedule_rows(s, t, rows, ctx, choices);
         }
     }
     te::Tensor out = tile_target(s, anchor, outputs, ctx);
-    schedule_rows(s, out, rows, ctx);
+    schedule_rows(s, out, rows, ctx, choices);
 }
 
 void schedule_row_reduction_op_generic(te::Schedule& s, const te::Tensor& anchor,

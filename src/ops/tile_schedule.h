@@ -10,6 +10,7 @@
 
 #include "graph/op.h"
 #include "ir/channel_block.h"
+#include "ops/injective_schedule.h"
 #include "te/config_space.h"
 #include "te/schedule.h"
 
@@ -94,12 +95,13 @@ int64_t pick_register_rows(int64_t extent, int64_t row_width, int lanes);
 // Fuses `axes` (adjacent leaf loops, outer to inner) and marks the result parallel when the
 // iterations are worth a launch (`work` elements in all). Returns the fused loop (undefined when
 // `axes` is empty).
-Ref<IterVar> fuse_parallel(te::StageRef st, const std::vector<Ref<IterVar>>& axes, int64_t work);
+Ref<IterVar> fuse_parallel(te::StageRef st, const std::vector<Ref<IterVar>>& axes, int64_t work,
+                           const LoopChoices& choices = {});
 
 // One output element per tile: all of `out`'s axes fused (parallel by `work`), the accumulator
 // `acc` (local_accumulator) a scalar computed inside that loop. Global pooling, matrix-vector.
 void schedule_scalar_accumulator(te::Schedule& s, const te::Tensor& out, const te::Tensor& acc,
-                                 int64_t work);
+                                 int64_t work, const LoopChoices& choices = {});
 
 // An NCHW (or NCDHW) output tiled along its rows: the width split into vectors, n, c, the depth
 // and the row fused and parallel (by `work`), the accumulator `acc` computed per vector with all
@@ -108,7 +110,8 @@ void schedule_scalar_accumulator(te::Schedule& s, const te::Tensor& out, const t
 // are fused and parallel, and `staged` is computed per (n, c) plane inside that loop.
 void schedule_nchw_row_vectors(te::Schedule& s, const te::Tensor& out, const te::Tensor& acc,
                                int64_t work, const te::ScheduleContext& ctx,
-                               const te::Tensor& staged = te::Tensor());
+                               const te::Tensor& staged = te::Tensor(),
+                               const LoopChoices& choices = {});
 
 // A channel-blocked (NCHW<b>c) output of a reduction over a window of one channel (a pool, a
 // depthwise nn.conv2d_nchwc): vectors along the block, tiles of output pixels of a row whose
@@ -123,19 +126,19 @@ void schedule_blocked_windows(te::Schedule& s, const te::Tensor& out, const te::
 // Loops `n_outer` leading axes of `t` (fused, parallel) around the remaining axes fused and
 // split into vectors: for row-wise ops whose per-row values (max, mean) are read once per row.
 void schedule_rows(te::Schedule& s, const te::Tensor& t, size_t n_outer,
-                   const te::ScheduleContext& ctx);
+                   const te::ScheduleContext& ctx, const LoopChoices& choices = {});
 
 // A reduction stage at root whose data axes are `n_outer` outer axes, then inner axes that are
 // contiguous in memory: outer axes fused and parallel, reduction loops next, inner axes fused and
 // vectorized innermost (a scalar loop per row when the inner extent is 1).
 void schedule_reduction_rows(te::Schedule& s, const te::Tensor& t, size_t n_outer,
-                             const te::ScheduleContext& ctx);
+                             const te::ScheduleContext& ctx, const LoopChoices& choices = {});
 
 // The schedule of ops built from keep-dims reductions over some axes (max, sum, mean, variance
 // with those axes of extent 1) and full-shape elementwise stages: softmax, layer_norm,
 // instance_norm. The op's own stages are found by tag (kOpStageTag). Reductions go to root
 // as reduction rows, elementwise stages loop over rows with the contiguous axes vectorized; the
-// anchor (or its elementwise tail) likewise.
+// anchor (or its elementwise tail) likewise. Knobs: LoopChoices' vector_multiple and parallel.
 void schedule_row_reduction_op(te::Schedule& s, const te::Tensor& anchor,
                                const std::vector<te::Tensor>& outputs,
                                const te::ScheduleContext& ctx);

@@ -14,6 +14,7 @@
 #include "driver/compile.h"
 #include "driver/conv_algorithm.h"
 #include "driver/evaluate.h"
+#include "driver/tune_tasks.h"
 #include "driver/workload_key.h"
 #include "graph/parser.h"
 #include "graph/passes/passes.h"
@@ -312,6 +313,50 @@ TEST_F(TuneModelTest, TuningMeasuresTheAlgorithmsFirst) {
                             << tune::measure_error_name(r.error) << ": " << r.message;
     }
     EXPECT_EQ(algorithm_records, 3);
+}
+
+// A strided depthwise convolution, a ReLU, a strided max pool (both on channel blocks) and a
+// softmax over the channels after the layout transform back: tasks of the blocked window
+// schedule (tile_ow, tile_oh), the injective schedule and the row reductions (vector_multiple,
+// parallel).
+const char* kWindowsModel =
+    R"(def @main(%x: Tensor[(1, 16, 28, 28), float32], %w: Tensor[(16, 1, 3, 3), float32]) {
+  %0 = nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1], groups=16);
+  %1 = nn.relu(%0);
+  %2 = nn.max_pool2d(%1, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1]);
+  %3 = nn.softmax(%2, axis=1);
+  %3
+}
+)";
+
+TEST_F(TuneModelTest, EveryConfigurationOfEveryTaskComputesTheDefaultsAnswer) {
+    auto w = runtime::NDArray::empty({16, 1, 3, 3}, {kDLFloat, 32, 1});
+    float* p = static_cast<float*>(w.raw_data());
+    for (int64_t i = 0; i < w.nbytes() / 4; ++i) p[i] = std::cos(0.3f * i);
+    graph::IRModule m = graph::bind_params(parse(kWindowsModel), "main", {{"w", w}});
+    std::vector<TuneTask> tasks = extract_tasks(m, "llvm");
+    int64_t configurations = 0;
+    std::set<std::string> knobs;
+    for (const auto& t : tasks) {
+        if (!t.tunable()) continue;
+        configurations += t.space.size();
+        for (const auto& k : t.space.knobs) knobs.insert(k.name);
+    }
+    for (const char* k : {"tile_ow", "tile_oh", "vector_multiple", "parallel"}) {
+        EXPECT_TRUE(knobs.count(k)) << k;
+    }
+    ASSERT_LE(configurations, 80) << "the test measures every configuration";
+    TuneOptions o = options(static_cast<int>(configurations) + 10);
+    o.tuner = "grid";
+    TuneSummary s = tune_model(m, o);
+    EXPECT_EQ(s.final.trials, configurations);  // each space exhausted, nothing measured twice
+    std::vector<std::string> warnings;
+    auto records = tune::load_records(o.records_path, &warnings);
+    EXPECT_EQ(static_cast<int64_t>(records.size()), configurations);
+    for (const auto& r : records) {
+        EXPECT_TRUE(r.ok()) << te::knob_values_str(r.config) << ": "
+                            << tune::measure_error_name(r.error) << ": " << r.message;
+    }
 }
 
 }  // namespace
