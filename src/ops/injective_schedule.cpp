@@ -14,10 +14,10 @@ int64_t LoopChoices::vector_width(int64_t extent, int lanes) const {
 
 LoopChoices declare_parallel_choice(const te::ScheduleContext& ctx) {
     LoopChoices c;
-    c.parallel = ctx.knob("parallel",
-                          {LoopChoices::kSerial, LoopChoices::kParallelIfWorthIt,
-                           LoopChoices::kParallelAlways},
-                          LoopChoices::kParallelIfWorthIt);
+    c.parallel = ctx.knob(
+        "parallel",
+        {LoopChoices::kSerial, LoopChoices::kParallelIfWorthIt, LoopChoices::kParallelAlways},
+        LoopChoices::kParallelIfWorthIt);
     return c;
 }
 
