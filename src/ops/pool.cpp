@@ -111,17 +111,25 @@ Type pool_type(const Op& op, const std::vector<Type>& args, const PoolWindow& a,
     return graph::make_tensor_type(out, d.dtype);
 }
 
+// The data of a pool with layout NCHW<block>c: [N, C/block, H, W, block], else a UserError.
+const graph::TensorType& expect_blocked_data(const Op& op, const std::vector<Type>& args,
+                                             const std::string& layout, int64_t block,
+                                             const SourceLoc& loc) {
+    const auto& d = graph::expect_tensor(args[0], loc, "the data of " + op.name);
+    if (d.ndim() != 5 || static_dim(d.shape[4]) != block) {
+        user_error(loc) << op.name << ": layout " << layout << " needs data [N, C/" << block
+                        << ", H, W, " << block << "], got " << graph::type_str(args[0]);
+    }
+    return d;
+}
+
 Type pool2d_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
                  const SourceLoc& loc) {
     const auto& a = attrs_as<Pool2DAttrs>(attrs);
     int64_t block = nchw_channel_block(a.layout, loc, op.name);
     if (block == 0) return pool_type(op, args, window_of(a), loc);
     // Blocked: the pool of the [N, C/b, H, W] planes, each lane of the block alike.
-    const auto& d = graph::expect_tensor(args[0], loc, "the data of " + op.name);
-    if (d.ndim() != 5 || static_dim(d.shape[4]) != block) {
-        user_error(loc) << op.name << ": layout " << a.layout << " needs data [N, C/" << block
-                        << ", H, W, " << block << "], got " << graph::type_str(args[0]);
-    }
+    const auto& d = expect_blocked_data(op, args, a.layout, block, loc);
     Type planes = pool_type(
         op, {graph::make_tensor_type({d.shape[0], d.shape[1], d.shape[2], d.shape[3]}, d.dtype)},
         window_of(a), loc);
@@ -172,11 +180,18 @@ Type max_pool_indices_type(const Op& op, const std::vector<Type>& args, const At
     return graph::make_tensor_type(shape, DataType::int64());
 }
 
-Type global_pool_type(const Op& op, const std::vector<Type>& args, const Attrs&,
+Type global_pool_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
                       const SourceLoc& loc) {
-    const auto& d = expect_data(op, args, 2, loc);
+    const auto& a = attrs_as<GlobalPool2DAttrs>(attrs);
+    int64_t block = nchw_channel_block(a.layout, loc, op.name);
+    if (block == 0) {
+        const auto& d = expect_data(op, args, 2, loc);
+        PrimExpr one = make_int(d.shape[2].dtype(), 1);
+        return graph::make_tensor_type({d.shape[0], d.shape[1], one, one}, d.dtype);
+    }
+    const auto& d = expect_blocked_data(op, args, a.layout, block, loc);
     PrimExpr one = make_int(d.shape[2].dtype(), 1);
-    return graph::make_tensor_type({d.shape[0], d.shape[1], one, one}, d.dtype);
+    return graph::make_tensor_type({d.shape[0], d.shape[1], one, one, d.shape[4]}, d.dtype);
 }
 
 // ---- computes -----------------------------------------------------------------------------
@@ -355,13 +370,18 @@ std::vector<te::Tensor> max_pool_indices_compute(const std::vector<te::Tensor>& 
         "max_pool_indices")};
 }
 
+// NCHW, or NCHW<b>c (the block axis last, pooled lane by lane).
 std::vector<te::Tensor> global_pool_compute(bool is_max, const std::vector<te::Tensor>& in,
                                             const Type& out) {
     te::Tensor x = in[0];
     auto ry = te::reduce_axis(x.shape()[2], "ry");
     auto rx = te::reduce_axis(x.shape()[3], "rx");
     std::vector<PrimExpr> out_shape = te_shape(out);
-    auto value = [&](std::span<const PrimExpr> i) { return x(i[0], i[1], ry->var, rx->var); };
+    auto value = [&](std::span<const PrimExpr> i) {
+        std::vector<PrimExpr> at{i[0], i[1], ry->var, rx->var};
+        at.insert(at.end(), i.begin() + 4, i.end());
+        return x(at);
+    };
     if (is_max) {
         return {te::compute(
             out_shape,
@@ -378,7 +398,7 @@ std::vector<te::Tensor> global_pool_compute(bool is_max, const std::vector<te::T
         "global_avg_pool2d_sum");
     PrimExpr count = cast(x.dtype(), x.shape()[2] * x.shape()[3]);
     return {te::compute(
-        out_shape, [&](std::span<const PrimExpr> i) { return sum(i[0], i[1], i[2], i[3]) / count; },
+        out_shape, [&](std::span<const PrimExpr> i) { return sum(to_vector(i)) / count; },
         "global_avg_pool2d")};
 }
 
@@ -416,7 +436,8 @@ void schedule_pool_x86(te::Schedule& s, const te::Tensor& anchor,
         schedule_scalar_accumulator(s, out, acc, work, declare_parallel_choice(ctx));
         return;
     }
-    // Windowed: the padded input made per (n, c) plane, as for depthwise convolutions.
+    // Windowed: the padded input made per (n, c) plane, as for depthwise convolutions. (A
+    // blocked global pool is a blocked window over the whole plane: vectors along the block.)
     if (out.ndim() == 5) {
         schedule_blocked_windows(s, out, acc, work, ctx, staged_input(red));
         return;
@@ -481,25 +502,27 @@ Ref<Op> make_max_pool_indices_op() {
 }
 
 Ref<Op> make_global_max_pool2d_op() {
-    return make_op({.name = "nn.global_max_pool2d",
-                    .num_inputs = 1,
-                    .make_default_attrs = default_attrs<graph::NoAttrs>,
-                    .infer_type = global_pool_type,
-                    .compute = global_max_pool2d_compute,
-                    .schedule = schedule_by_target<schedule_pool_x86, schedule_pool_generic>,
-                    .pattern = OpPattern::OutEWiseFusable,
-                    .description = "max over H and W, NCHW -> [N, C, 1, 1]"});
+    return make_op(
+        {.name = "nn.global_max_pool2d",
+         .num_inputs = 1,
+         .make_default_attrs = default_attrs<GlobalPool2DAttrs>,
+         .infer_type = global_pool_type,
+         .compute = global_max_pool2d_compute,
+         .schedule = schedule_by_target<schedule_pool_x86, schedule_pool_generic>,
+         .pattern = OpPattern::OutEWiseFusable,
+         .description = "max over H and W, NCHW -> [N, C, 1, 1] (or blocked, attrs.layout)"});
 }
 
 Ref<Op> make_global_avg_pool2d_op() {
-    return make_op({.name = "nn.global_avg_pool2d",
-                    .num_inputs = 1,
-                    .make_default_attrs = default_attrs<graph::NoAttrs>,
-                    .infer_type = global_pool_type,
-                    .compute = global_avg_pool2d_compute,
-                    .schedule = schedule_by_target<schedule_pool_x86, schedule_pool_generic>,
-                    .pattern = OpPattern::OutEWiseFusable,
-                    .description = "mean over H and W, NCHW -> [N, C, 1, 1]"});
+    return make_op(
+        {.name = "nn.global_avg_pool2d",
+         .num_inputs = 1,
+         .make_default_attrs = default_attrs<GlobalPool2DAttrs>,
+         .infer_type = global_pool_type,
+         .compute = global_avg_pool2d_compute,
+         .schedule = schedule_by_target<schedule_pool_x86, schedule_pool_generic>,
+         .pattern = OpPattern::OutEWiseFusable,
+         .description = "mean over H and W, NCHW -> [N, C, 1, 1] (or blocked, attrs.layout)"});
 }
 
 }  // namespace anvil::ops

@@ -18,7 +18,6 @@ namespace anvil::ops {
 // Max pooling ignores padded positions. Average pooling divides by the number of window
 // positions inside the input, or (count_include_pad) inside the padded input; positions a
 // ceil_mode window has past the bottom/right padding never count (ONNX, PyTorch).
-// The global pools take no attributes (graph::NoAttrs) and return [N, C, 1, 1].
 struct Pool2DAttrs : graph::AttrsBase<Pool2DAttrs> {
     static constexpr const char* kTypeName = "Pool2DAttrs";
     std::vector<int64_t> pool_size{1, 1};      // [h, w]
@@ -39,6 +38,15 @@ struct Pool2DAttrs : graph::AttrsBase<Pool2DAttrs> {
         v.visit("count_include_pad", &count_include_pad);
         v.visit("layout", &layout);
     }
+};
+
+// nn.global_max_pool2d / nn.global_avg_pool2d(data[N, C, H, W]) -> [N, C, 1, 1]: the max or the
+// mean over H and W. With layout "NCHW<b>c" (given by alter_op_layout to a pool of a blocked
+// convolution's output), data [N, C/b, H, W, b] -> [N, C/b, 1, 1, b].
+struct GlobalPool2DAttrs : graph::AttrsBase<GlobalPool2DAttrs> {
+    static constexpr const char* kTypeName = "GlobalPool2DAttrs";
+    std::string layout = "NCHW";
+    void visit_fields(graph::AttrVisitor& v) override { v.visit("layout", &layout); }
 };
 
 // nn.max_pool3d / nn.avg_pool3d(data[N, C, D, H, W]) -> [N, C, OD, OH, OW], each output extent

@@ -10,10 +10,10 @@
 //     -> add(., layout_transform(bias as [1,C,1,1], NCHW, NCHW16c)) -> relu
 //     -> conv2d_nchwc(., W2 packed)
 //
-// Windowed pools of a blocked value pool the blocks (their layout attribute); a bias_add
-// becomes an add of the blocked bias; a concatenation along the channels concatenates blocks.
-// Layout transforms appear only where a value crosses between a blocked producer and a consumer
-// that reads NCHW (a global pool, a reshape, the function's result), once per value and layout, so
+// Pools of a blocked value, windowed or global, pool the blocks (their layout attribute); a
+// bias_add becomes an add of the blocked bias; a concatenation along the channels concatenates
+// blocks. Layout transforms appear only where a value crosses between a blocked producer and a
+// consumer that reads NCHW (a reshape, the function's result), once per value and layout, so
 // two transforms never undo each other. The block is a function of the channel count alone (16, one
 // AVX-512 vector of float32, when it divides the channels, else 8), so the operands of a
 // residual add agree. Which convolutions are blocked:
@@ -24,6 +24,7 @@
 // other grouped convolutions, and any with symbolic shapes or other dtypes than float32, stay
 // nn.conv2d (prepack_weights then packs their weights as before).
 #include <map>
+#include <set>
 
 #include "graph/expr_functor.h"
 #include "graph/passes/attr_fields.h"
@@ -231,10 +232,12 @@ private:
         return blocked_result(r, block);
     }
 
-    // A windowed pool of a blocked value pools the blocks (its layout attribute).
+    // A pool (windowed or global) of a blocked value pools the blocks (its layout attribute).
     Expr rewrite_pool(const Call& call) {
+        static const std::set<std::string> kPools = {
+            "nn.max_pool2d", "nn.avg_pool2d", "nn.global_max_pool2d", "nn.global_avg_pool2d"};
         if (!call.op.defined() || call.args.size() != 1) return {};
-        if (call.op->name != "nn.max_pool2d" && call.op->name != "nn.avg_pool2d") return {};
+        if (!kPools.count(call.op->name)) return {};
         if (!call.attrs.defined() || attr_string(*call.attrs, "layout") != "NCHW") return {};
         Expr x = rewritten(call.args[0]);
         int64_t block = block_of(x);

@@ -347,6 +347,22 @@ std::vector<OpCase> pool_cases() {
                      "def @main(%x: " + tensor_type(x2) + ") { nn.global_avg_pool2d(%x) }",
                      {x},
                      tensor_want({2, 3, 1, 1}, av, 1e-5)});
+    // Channel-blocked (NCHW8c: [N, C/8, H, W, 8]), as alter_op_layout makes it: each lane alone.
+    const Shape xb{1, 2, 5, 7, 8};
+    NDArray blocked = rand_f32(xb, 339);
+    Values bv = values_of(blocked), bavg;
+    for (int64_t cb = 0; cb < 2; ++cb) {
+        for (int64_t lane = 0; lane < 8; ++lane) {
+            double sum = 0;
+            for (int64_t p = 0; p < 35; ++p) sum += bv[(cb * 35 + p) * 8 + lane];
+            bavg.push_back(sum / 35);
+        }
+    }
+    cases.push_back(
+        {"nn.global_avg_pool2d NCHW8c",
+         "def @main(%x: " + tensor_type(xb) + ") { nn.global_avg_pool2d(%x, layout=\"NCHW8c\") }",
+         {blocked},
+         tensor_want({1, 2, 1, 1, 8}, bavg, 1e-5)});
     return cases;
 }
 

@@ -10,6 +10,7 @@
 namespace anvil {
 namespace {
 
+using ops::GlobalPool2DAttrs;
 using ops::Pool2DAttrs;
 using runtime::NDArray;
 using testing::random_tensor;
@@ -163,9 +164,9 @@ TEST(GlobalPool2D, MatchesReference) {
     auto x = random_tensor({2, 5, 7, 9}, 3);
     for (bool is_max : {true, false}) {
         for (bool generic : {false, true}) {
-            NDArray y =
-                run_op(is_max ? "nn.global_max_pool2d" : "nn.global_avg_pool2d", graph::NoAttrs(),
-                       {x}, {}, generic ? ops::schedule_pool_generic : nullptr);
+            NDArray y = run_op(is_max ? "nn.global_max_pool2d" : "nn.global_avg_pool2d",
+                               GlobalPool2DAttrs(), {x}, {},
+                               generic ? ops::schedule_pool_generic : nullptr);
             EXPECT_EQ(std::vector<int64_t>(y.shape().begin(), y.shape().end()),
                       (std::vector<int64_t>{2, 5, 1, 1}));
             std::vector<double> want;
@@ -182,10 +183,33 @@ TEST(GlobalPool2D, MatchesReference) {
     }
 }
 
+// Over channel-blocked data (NCHW16c: 48 channels in three blocks; NCHW8c: 8 in one) the global
+// pools equal the NCHW ones, taken back to NCHW.
+TEST(GlobalPool2D, BlockedMatchesNCHW) {
+    for (auto [channels, layout] :
+         {std::pair<int64_t, const char*>{48, "NCHW16c"}, {8, "NCHW8c"}}) {
+        auto x = random_tensor({2, channels, 7, 5}, 6);
+        GlobalPool2DAttrs blocked;
+        blocked.layout = layout;
+        for (const char* op : {"nn.global_max_pool2d", "nn.global_avg_pool2d"}) {
+            for (bool generic : {false, true}) {
+                NDArray want = run_op(op, GlobalPool2DAttrs(), {x});
+                NDArray yb = run_op(op, blocked, {relayout(x, "NCHW", layout)}, {},
+                                    generic ? ops::schedule_pool_generic : nullptr);
+                ASSERT_EQ(yb.shape().size(), 5u);
+                std::vector<double> expected(want.data<float>(),
+                                             want.data<float>() + want.num_elements());
+                testing::expect_close(relayout(yb, layout, "NCHW"), expected, 1e-5,
+                                      std::string(op) + " " + layout);
+            }
+        }
+    }
+}
+
 TEST(GlobalPool2D, FusedAvgTail) {
     auto x = random_tensor({1, 8, 7, 7}, 4);
     auto bias = random_tensor({8, 1, 1}, 5);
-    NDArray y = run_op("nn.global_avg_pool2d", graph::NoAttrs(), {x}, {{"add", {bias}}});
+    NDArray y = run_op("nn.global_avg_pool2d", GlobalPool2DAttrs(), {x}, {{"add", {bias}}});
     std::vector<double> want;
     for (int64_t b = 0; b < 8; ++b) {
         double acc = 0;
@@ -216,8 +240,17 @@ TEST(PoolErrors, TypeRulesNameTheOpAndTheProblem) {
     a.layout = "NCHW8c";
     e = testing::type_error("nn.max_pool2d", a, {{1, 2, 4, 11, 16}});
     EXPECT_NE(e.find("layout NCHW8c needs data [N, C/8, H, W, 8]"), std::string::npos) << e;
-    e = testing::type_error("nn.global_avg_pool2d", graph::NoAttrs(), {{3, 4}});
+    e = testing::type_error("nn.global_avg_pool2d", GlobalPool2DAttrs(), {{3, 4}});
     EXPECT_NE(e.find("nn.global_avg_pool2d: the data must be 4-D (NCHW)"), std::string::npos) << e;
+    GlobalPool2DAttrs blocked;
+    blocked.layout = "NCHW16c";
+    e = testing::type_error("nn.global_max_pool2d", blocked, {{1, 3, 7, 7}});
+    EXPECT_NE(e.find("nn.global_max_pool2d: layout NCHW16c needs data [N, C/16, H, W, 16]"),
+              std::string::npos)
+        << e;
+    blocked.layout = "NHWC";
+    e = testing::type_error("nn.global_max_pool2d", blocked, {{1, 3, 7, 7}});
+    EXPECT_NE(e.find("is neither NCHW nor NCHW<b>c"), std::string::npos) << e;
 }
 
 // nn.max_pool_indices' values are checked through ONNX MaxPool's Indices output

@@ -89,8 +89,9 @@ TEST(AlterOpLayout, PlainConsumersShareOneTransformBack) {
               (std::vector<std::string>{"NCHW->NCHW16c", "OIHW->OIHW16i16o", "NCHW16c->NCHW"}));
 }
 
-TEST(AlterOpLayout, WindowedPoolsOfBlockedValuesPoolTheBlocks) {
-    // ResNet's stem: conv -> relu -> max_pool -> conv, then a global pool that reads NCHW.
+TEST(AlterOpLayout, PoolsOfBlockedValuesPoolTheBlocks) {
+    // ResNet's stem: conv -> relu -> max_pool -> conv, then a global pool, also of the blocks:
+    // only its [1, 1, 1, 1, 16] result goes back to NCHW.
     auto x = tensor_var("x", {1, 3, 16, 16});
     Expr stem =
         call("nn.relu", {call("nn.conv2d", {x, constant({16, 3, 3, 3}, {1.0f})}, conv_attrs(1))});
@@ -105,11 +106,18 @@ TEST(AlterOpLayout, WindowedPoolsOfBlockedValuesPoolTheBlocks) {
     EXPECT_TRUE(type_equal(body->type, g->type));
     EXPECT_EQ(transforms(body),
               (std::vector<std::string>{"OIHW->OIHW3i16o", "OIHW->OIHW16i16o", "NCHW16c->NCHW"}));
+    int pools = 0;
     for (const Call* call : op_calls(body)) {
-        if (call->op->name == "nn.max_pool2d") {
-            EXPECT_EQ(attr_string(*call->attrs, "layout"), "NCHW16c");
+        if (call->op->name == "nn.max_pool2d" || call->op->name == "nn.global_avg_pool2d") {
+            EXPECT_EQ(attr_string(*call->attrs, "layout"), "NCHW16c") << call->op->name;
+            ++pools;
+        }
+        if (call->op->name == "layout_transform" &&
+            attr_string(*call->attrs, "dst_layout") == "NCHW") {
+            EXPECT_EQ(call->args[0].as<Call>()->op->name, "nn.global_avg_pool2d");
         }
     }
+    EXPECT_EQ(pools, 2);
 }
 
 TEST(AlterOpLayout, BiasAddAndChannelConcatenationStayBlocked) {
