@@ -2,8 +2,9 @@
 //
 // One launch at a time owns the pool. A launch publishes its job (lambda, closure, task count) and
 // bumps `generation_`; workers spin on it for a moment, then sleep on it with a futex. Tasks are
-// claimed from `claim_`, a 64-bit word holding the launch's generation and the next task index,
-// so that a worker that woke late for an old launch can never claim a task of a newer one: its
+// claimed from `claim_`, a 64-bit word holding the launch's generation and which tasks are taken
+// (see kMaxOwnedTasks: thread k takes task k first), so that a worker that woke late for an old
+// launch can never claim a task of a newer one: its
 // compare-exchange expects the old generation. While a claimed task is unfinished the launch
 // cannot end, so the job fields it reads after claiming are that launch's.
 #include "runtime/thread_pool.h"
@@ -139,7 +140,7 @@ public:
         if (sleeping_workers_.load(std::memory_order_seq_cst) != 0) futex_wake_all(&generation_);
 
         t_in_parallel_region = true;
-        run_tasks(gen);
+        run_tasks(gen, 0);
         wait_for_completion(static_cast<uint32_t>(num_tasks));
         t_in_parallel_region = false;
         // Workers that woke late see the launch closed before the next one rewrites the job.
@@ -153,9 +154,18 @@ public:
     }
 
 private:
+    // The low half of the claim word: with up to kMaxOwnedTasks tasks, a mask of the claimed
+    // ones, and each thread claims the task of its own index first (thread k runs task k when
+    // it is there in time), then any unclaimed one. Consecutive kernels split their loops into
+    // the same chunks, so a thread then reads the data it wrote itself, from its own core's
+    // cache: with first-come claiming, half of a memory-bound kernel's reads crossed to the other
+    // core's cache at two threads. With more tasks, a count of the claimed ones, claimed in
+    // order. kClosed (all ones) means no task left in either form.
     static constexpr uint32_t kClosed = 0xffffffffu;
-    static uint64_t claim_word(uint32_t gen, uint32_t task) {
-        return (static_cast<uint64_t>(gen) << 32) | task;
+    static constexpr uint32_t kNone = 0xffffffffu;
+    static constexpr uint32_t kMaxOwnedTasks = 32;
+    static uint64_t claim_word(uint32_t gen, uint32_t low) {
+        return (static_cast<uint64_t>(gen) << 32) | low;
     }
 
     void worker_main(int id) {
@@ -167,7 +177,7 @@ private:
         while (true) {
             seen = wait_for_generation(seen);
             if (stop_.load(std::memory_order_acquire)) return;
-            run_tasks(seen);
+            run_tasks(seen, static_cast<uint32_t>(id));
         }
     }
 
@@ -188,16 +198,32 @@ private:
         return gen;
     }
 
-    void run_tasks(uint32_t gen) {
+    // The task thread `me` (0: the launching thread) claims next in a claim word, or kNone.
+    static uint32_t next_task(uint64_t word, uint32_t num_tasks, uint32_t me) {
+        const auto low = static_cast<uint32_t>(word);
+        if (num_tasks > kMaxOwnedTasks) return low < num_tasks ? low : kNone;
+        const uint32_t all = num_tasks == 32 ? 0xffffffffu : (1u << num_tasks) - 1;
+        const uint32_t unclaimed = ~low & all;
+        if (unclaimed == 0) return kNone;
+        if (me < num_tasks && ((unclaimed >> me) & 1u)) return me;
+        return static_cast<uint32_t>(__builtin_ctz(unclaimed));
+    }
+
+    static uint64_t with_claimed(uint64_t word, uint32_t task, uint32_t num_tasks) {
+        return num_tasks > kMaxOwnedTasks ? word + 1 : word | (uint64_t{1} << task);
+    }
+
+    void run_tasks(uint32_t gen, uint32_t me) {
         // If this reads a later launch's count, then launch `gen` has been closed (the close
         // happens before the next launch's release store), so the claim below fails.
         const auto num_tasks = static_cast<uint32_t>(num_tasks_.load(std::memory_order_acquire));
         uint64_t word = claim_.load(std::memory_order_acquire);
         while (true) {
             if (static_cast<uint32_t>(word >> 32) != gen) return;
-            const auto task = static_cast<uint32_t>(word);
-            if (task >= num_tasks) return;
-            if (!claim_.compare_exchange_weak(word, word + 1, std::memory_order_acq_rel,
+            const uint32_t task = next_task(word, num_tasks, me);
+            if (task == kNone) return;
+            if (!claim_.compare_exchange_weak(word, with_claimed(word, task, num_tasks),
+                                              std::memory_order_acq_rel,
                                               std::memory_order_acquire)) {
                 continue;
             }

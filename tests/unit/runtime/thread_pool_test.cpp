@@ -43,7 +43,7 @@ TEST_F(ThreadPoolTest, EveryTaskRunsExactlyOnce) {
     for (int threads : {1, 2, 4}) {
         ASSERT_EQ(anvil_set_num_threads(threads), 0);
         EXPECT_EQ(anvil_num_threads(), threads);
-        for (int num_tasks : {1, 2, 3, 7, 64, 1000}) {
+        for (int num_tasks : {1, 2, 3, 7, 31, 32, 33, 64, 1000}) {
             std::vector<std::atomic<int>> runs(num_tasks);
             CountClosure closure{&runs};
             ASSERT_EQ(anvil_parallel_launch(&count_runs, &closure, num_tasks), 0);
