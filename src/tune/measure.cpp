@@ -242,8 +242,11 @@ MeasureResult measure_in_child(const MeasureRequest& request, const MeasureOptio
         }
     }
     MeasureResult result;
-    result.elapsed_s = std::chrono::duration<double>(Clock::now() - start).count();
-    if (!ended) {
+    const auto end = Clock::now();
+    result.elapsed_s = std::chrono::duration<double>(end - start).count();
+    // A child seen to end only after the deadline (this process was descheduled meanwhile)
+    // counts as timed out: which came first cannot be told, and its result is not taken.
+    if (!ended || end > deadline) {
         result.error = MeasureError::timeout;
         std::ostringstream msg;
         msg << "the measurement took longer than " << option.timeout_s << " s and was killed";
