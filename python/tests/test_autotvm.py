@@ -28,8 +28,11 @@ def _model():
 
 @pytest.fixture(scope="module")
 def model_tasks():
+    """The model and its convolution kernel tasks (not its algorithm tasks, nor the layout
+    transform's)."""
     mod = _model()
-    return mod, autotvm.task.extract_from_program(mod, target="llvm")
+    tasks = autotvm.task.extract_from_program(mod, target="llvm")
+    return mod, [t for t in tasks if not t.algorithm and t.name.startswith("fused_conv2d")]
 
 
 def _defaults(space):
@@ -50,6 +53,55 @@ def test_extract_from_program(model_tasks):
             assert k.default in k.choices
         assert "ConfigSpace (len=" in str(t.config_space)
     assert tasks[0].workload != tasks[1].workload
+
+
+def test_algorithm_tasks_come_first_and_their_records_choose_the_kernels(tmp_path):
+    mod = _model()
+    tasks = autotvm.task.extract_from_program(mod, target="llvm")
+    algorithms = [t for t in tasks if t.algorithm]
+    assert tasks[:len(algorithms)] == algorithms
+    assert [t.weight for t in algorithms] == [1, 2]  # the two shapes of 3x3 convolution
+    for t in algorithms:
+        assert [(k.name, k.choices, k.default) for k in t.config_space.knobs] == [
+            ("algorithm", [0, 2, 4], 0)]
+    assert not any("winograd" in t.name for t in tasks)
+
+    # A record choosing F(4,3) for the repeated convolution: inside apply_history_best its
+    # algorithm task is not listed again, and its kernels are Winograd's.
+    log = tmp_path / "algorithm.json"
+    log.write_text(_record(algorithms[1], {"algorithm": 4}))
+    with autotvm.apply_history_best(str(log)):
+        again = autotvm.task.extract_from_program(mod, target="llvm")
+    assert [t.workload for t in again if t.algorithm] == [algorithms[0].workload]
+    assert any("winograd" in t.name for t in again if not t.algorithm)
+
+    # Tuning an algorithm task measures its three variants.
+    log = tmp_path / "tuned.json"
+    autotvm.tuner.GridSearchTuner(algorithms[0]).tune(
+        n_trial=5, measure_option=autotvm.measure_option(**FAST),
+        callbacks=[autotvm.callback.log_to_file(str(log))])
+    records = autotvm.record.load_from_file(log)
+    assert sorted(r.config["algorithm"] for r in records) == [0, 2, 4]
+    assert all(r.ok() for r in records)
+
+
+def test_template_tuning_resumes_from_its_log(tmp_path):
+    task = autotvm.task.create("tutorial/matmul", args=(32, 32, 32, "float32"), target="llvm")
+    log = tmp_path / "resume.json"
+    option = autotvm.measure_option(**FAST)
+    first = autotvm.tuner.RandomTuner(task)
+    first.tune(n_trial=4, measure_option=option,
+               callbacks=[autotvm.callback.log_to_file(str(log))])
+    second = autotvm.tuner.RandomTuner(task)
+    second.tune(n_trial=4, measure_option=option,
+                callbacks=[autotvm.callback.log_to_file(str(log))])
+    records = autotvm.record.load_from_file(log)
+    configs = [tuple(sorted(r.config.items())) for r in records]
+    assert len(records) == 8
+    assert len(set(configs)) == 8  # nothing measured twice
+    best = min(records, key=lambda r: r.mean_cost())
+    assert second.best_cost == pytest.approx(best.mean_cost())
+    assert second.best_config == best.config
 
 
 @pytest.mark.parametrize("tuner_class", TUNERS, ids=lambda c: c.__name__)

@@ -8,6 +8,7 @@ template instance (create).
 from .. import _anvil
 from .._context import PassContext
 from ..target import Target
+from . import dispatcher as _dispatcher
 from . import template as _template
 from .space import ConfigEntity
 
@@ -42,6 +43,11 @@ class Task:
         self._model_task = model_task
         self._template = template
         self._pipeline = pipeline or (3, [], False)
+
+    @property
+    def algorithm(self):
+        """Whether the task chooses a convolution's algorithm rather than a kernel's schedule."""
+        return self._model_task is not None and self._model_task.algorithm
 
     @property
     def kind(self):
@@ -80,11 +86,16 @@ def create(task_name, args, target=None, target_host=None):
 
 
 def extract_from_program(mod, params=None, target=None, target_host=None):
-    """The tunable kernels of a graph module: one Task per distinct fused kernel, its weight the
-    calls per run, in the order the model first calls them. `params` are bound as anvil.build
-    binds them, and the graph passes run with the enclosing PassContext's options (build with
-    the same ones for the records to apply). Kernels without knobs or with symbolic dimensions
-    are not tasks."""
+    """The tunable tasks of a graph module, in the order the model first calls them: first its
+    algorithm tasks (one per distinct 3x3 stride-1 convolution with a constant weight, knob
+    "algorithm": 0 direct, 2 Winograd F(2,3), 4 F(4,3); task.algorithm is True), then one Task
+    per distinct fused kernel, its weight the calls per run. The kernels are those of the
+    algorithms chosen by the enclosing apply_history_best (direct without one), and an algorithm
+    task with a record there is not listed again: as anvil tune does, tune the algorithm tasks,
+    then extract again inside apply_history_best(log) and tune the kernels. `params` are bound
+    as anvil.build binds them, and the graph passes run with the enclosing PassContext's options
+    (build with the same ones for the records to apply). Kernels without knobs or with symbolic
+    dimensions are not tasks."""
     if target_host is not None:
         raise _anvil.UserError("extract_from_program: target_host is not supported")
     if not isinstance(mod, _anvil.IRModule):
@@ -95,8 +106,14 @@ def extract_from_program(mod, params=None, target=None, target_host=None):
     target = _target_text(target)
     pipeline = _pipeline()
     opt_level, disabled, checked = pipeline
+    history = _dispatcher.current()
+    records = history.best if history is not None else None
     tasks = []
-    for t in _at.extract_tasks(mod, target, opt_level, disabled, checked):
+    for t in _at.extract_algorithm_tasks(mod, target, opt_level, disabled, checked):
+        if t.tunable and (records is None or records.find(t.workload, target) is None):
+            tasks.append(Task(t.name, t.workload, target, t.space, weight=t.weight, model_task=t,
+                              pipeline=pipeline))
+    for t in _at.extract_tasks(mod, target, opt_level, disabled, checked, records):
         if not t.tunable:
             continue
         tasks.append(Task(t.name, t.workload, target, t.space, weight=t.weight, model_task=t,

@@ -166,9 +166,20 @@ class _TemplateSession:
     def run(self, n_trial, early_stopping, batch_size):
         space = self.task.config_space
         search = _at.make_tuner(self.tuner.kind, space, self.tuner.seed)
-        trials, since_best, best = 0, 0, _INF
+        resumed = self._resume(search)
+        trials, since_best, best = 0, 0, self.tuner.best_cost
         with tempfile.TemporaryDirectory(prefix="anvil-autotvm-") as work:
             self.work = work
+            if resumed and search.has_next():
+                # The default's outputs are the reference of every candidate: measured again
+                # for them alone (not a trial, not a record).
+                default = {k.name: k.default for k in space.knobs}
+                first = self._measure(default)
+                if not self.reference_ok:
+                    warnings.warn(f"tuning {self.task.name}: the default configuration failed "
+                                  f"({first.error}: {first.message}); without its outputs no "
+                                  "candidate can be checked, so tuning stops", stacklevel=4)
+                    return
             while trials < n_trial and search.has_next():
                 # The default comes alone first: it is the reference.
                 n = min(batch_size, n_trial - trials) if self.reference_ok else 1
@@ -193,6 +204,40 @@ class _TemplateSession:
                         since_best += 1
                 if early_stopping and since_best >= early_stopping:
                     return
+
+    def _resume(self, search):
+        """Tells the search what the first log_to_file's file already holds of this task (an
+        interrupted or earlier run), so that no configuration is measured twice; the best of
+        them becomes the tuner's best. Returns how many configurations it found."""
+        logs = [cb for cb in self.callbacks if isinstance(cb, log_to_file)]
+        if not logs or not os.path.exists(logs[0].path):
+            return 0
+        records, problems = _at.load_records(logs[0].path)
+        for problem in problems:
+            warnings.warn(problem, stacklevel=5)
+        space = self.task.config_space
+        found = {}  # configuration -> its best record, a success over a failure
+        for record in records:
+            if record.workload != self.task.workload or record.target != self.task.target:
+                continue
+            choice = _at.config_of_values(space, dict(record.config))
+            if choice is None:
+                continue  # made for another space of this workload
+            key = tuple(choice)
+            old = found.get(key)
+            if old is None or (record.ok() and (not old[1].ok()
+                                                or record.mean_cost() < old[1].mean_cost())):
+                found[key] = (choice, record)
+        if not found:
+            return 0
+        configs = [choice for choice, _ in found.values()]
+        costs = [r.mean_cost() if r.ok() else _INF for _, r in found.values()]
+        search.update(configs, costs)
+        for _, record in found.values():
+            if record.ok() and record.mean_cost() < self.tuner.best_cost:
+                self.tuner.best_cost = record.mean_cost()
+                self.tuner.best_config = dict(record.config)
+        return len(found)
 
     def _measure(self, values):
         task = self.task
