@@ -1,5 +1,7 @@
 #include "ops/injective_schedule.h"
 
+#include <algorithm>
+
 namespace anvil::ops {
 
 bool LoopChoices::run_parallel(int64_t work) const {
@@ -12,18 +14,25 @@ int64_t LoopChoices::vector_width(int64_t extent, int lanes) const {
     return extent >= wide ? wide : lanes;
 }
 
-LoopChoices declare_parallel_choice(const te::ScheduleContext& ctx) {
+LoopChoices declare_parallel_choice(const te::ScheduleContext& ctx, int64_t work) {
     LoopChoices c;
-    c.parallel = ctx.knob(
-        "parallel",
-        {LoopChoices::kSerial, LoopChoices::kParallelIfWorthIt, LoopChoices::kParallelAlways},
-        LoopChoices::kParallelIfWorthIt);
+    // The analytical choice and the one other loop it can make.
+    const int64_t other =
+        work > 0 && work < kMinParallelWork ? LoopChoices::kParallelAlways : LoopChoices::kSerial;
+    c.parallel = ctx.knob("parallel", {std::min(other, c.parallel), std::max(other, c.parallel)},
+                          LoopChoices::kParallelIfWorthIt);
     return c;
 }
 
-LoopChoices declare_loop_choices(const te::ScheduleContext& ctx) {
-    LoopChoices c = declare_parallel_choice(ctx);
-    c.vector_multiple = ctx.knob("vector_multiple", {1, 2, 4}, 1);
+LoopChoices declare_loop_choices(const te::ScheduleContext& ctx, int64_t work,
+                                 int64_t vector_extent) {
+    LoopChoices c = declare_parallel_choice(ctx, work);
+    const int lanes = std::max(1, ctx.target.vector_bits / 32);
+    std::vector<int64_t> multiples;
+    for (int64_t m : {1, 2, 4}) {
+        if (m == 1 || lanes * m <= vector_extent) multiples.push_back(m);
+    }
+    if (multiples.size() > 1) c.vector_multiple = ctx.knob("vector_multiple", multiples, 1);
     return c;
 }
 
@@ -54,7 +63,18 @@ void schedule_injective_stage(te::Schedule& s, const te::Tensor& t, const te::Sc
 
 void schedule_injective(te::Schedule& s, const te::Tensor& anchor,
                         const std::vector<te::Tensor>& outputs, const te::ScheduleContext& ctx) {
-    const LoopChoices choices = ctx.target.is_gpu ? LoopChoices{} : declare_loop_choices(ctx);
+    // The knobs as the largest output needs them (0: a symbolic size).
+    int64_t largest = 0;
+    for (const auto& out : outputs) {
+        int64_t n = 1;
+        for (const auto& d : out.shape()) {
+            const int64_t* v = as_const_int(d);
+            n = v && n > 0 ? n * *v : 0;
+        }
+        largest = std::max(largest, n);
+    }
+    const LoopChoices choices =
+        ctx.target.is_gpu ? LoopChoices{} : declare_loop_choices(ctx, largest, largest);
     for (const auto& out : outputs) schedule_injective_stage(s, out, ctx, choices);
 }
 

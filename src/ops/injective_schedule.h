@@ -32,9 +32,14 @@ struct LoopChoices {
     int64_t vector_width(int64_t extent, int lanes) const;
 };
 
-// Declares both knobs; the second declares parallel alone (for stages without a vector loop).
-LoopChoices declare_loop_choices(const te::ScheduleContext& ctx);
-LoopChoices declare_parallel_choice(const te::ScheduleContext& ctx);
+// Declares knob parallel for loops over `work` elements (0: unknown) with two choices, the
+// analytical one and the other loop it can make (serial where it would be parallel, parallel where
+// it would not), and knob vector_multiple where the vector loop (`vector_extent` elements, 0:
+// unknown) has room for more than one vector; a knob that cannot change the kernel is not
+// declared, so that no two configurations of a task build the same kernel.
+LoopChoices declare_loop_choices(const te::ScheduleContext& ctx, int64_t work,
+                                 int64_t vector_extent);
+LoopChoices declare_parallel_choice(const te::ScheduleContext& ctx, int64_t work);
 
 void schedule_injective(te::Schedule& s, const te::Tensor& anchor,
                         const std::vector<te::Tensor>& outputs, const te::ScheduleContext& ctx);

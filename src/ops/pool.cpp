@@ -433,7 +433,7 @@ void schedule_pool_x86(te::Schedule& s, const te::Tensor& anchor,
     if (single) {
         // Global pooling: one scalar accumulator per (n, c).
         schedule_helper_inputs(s, red, ctx);
-        schedule_scalar_accumulator(s, out, acc, work, declare_parallel_choice(ctx));
+        schedule_scalar_accumulator(s, out, acc, work, declare_parallel_choice(ctx, work));
         return;
     }
     // Windowed: the padded input made per (n, c) plane, as for depthwise convolutions. (A
@@ -443,7 +443,7 @@ void schedule_pool_x86(te::Schedule& s, const te::Tensor& anchor,
         return;
     }
     schedule_nchw_row_vectors(s, out, acc, work, ctx, staged_input(red),
-                              declare_parallel_choice(ctx));
+                              declare_parallel_choice(ctx, work));
 }
 
 Ref<Op> make_max_pool2d_op() {

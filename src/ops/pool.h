@@ -1,6 +1,6 @@
 // Attributes and schedules of the pooling family (ops/pool.cpp): nn.max_pool2d, nn.avg_pool2d,
-// nn.global_max_pool2d, nn.global_avg_pool2d (NCHW); nn.max_pool3d, nn.avg_pool3d (NCDHW);
-// nn.max_pool_indices (NCW, NCHW or NCDHW).
+// nn.global_max_pool2d, nn.global_avg_pool2d (NCHW or NCHW<b>c); nn.max_pool3d, nn.avg_pool3d
+// (NCDHW); nn.max_pool_indices (NCW, NCHW or NCDHW).
 #pragma once
 
 #include <string>

@@ -497,6 +497,34 @@ void schedule_reduce_stage(te::Schedule& s, const te::Tensor& t, const te::Sched
     st.parallel(fused);
 }
 
+// The knobs of a reduction's loops (the anchor, or the reduction it reads): none for a
+// reduction to a single element, which is one serial loop nest.
+LoopChoices reduce_loop_choices(const te::Tensor& anchor, const te::ScheduleContext& ctx) {
+    if (ctx.target.is_gpu) return {};
+    te::Tensor red = anchor;
+    if (auto* c = anchor.op.as<te::ComputeOp>(); c && !c->is_reduction()) {
+        for (const auto& in : c->inputs) {
+            auto* ic = in.as<te::ComputeOp>();
+            if (ic && ic->is_reduction()) red = te::Tensor(in);
+        }
+    }
+    auto* c = red.op.as<te::ComputeOp>();
+    if (!c || !c->is_reduction()) return {};
+    int64_t elements = 1, work = 1;
+    for (const auto& d : red.shape()) {
+        const int64_t* v = as_const_int(d);
+        elements = v && elements > 0 ? elements * *v : 0;
+    }
+    if (elements == 1 || red.ndim() == 0) return {};
+    work = elements;
+    for (const auto& r : c->reduce_axis) {
+        const int64_t* v = as_const_int(r->dom.extent);
+        work = v && work > 0 ? work * *v : 0;
+    }
+    const int64_t* inner = red.ndim() ? as_const_int(red.shape().back()) : nullptr;
+    return declare_loop_choices(ctx, work, inner && inner_axis_is_contiguous(*c) ? *inner : 0);
+}
+
 }  // namespace
 
 void schedule_reduce(te::Schedule& s, const te::Tensor& anchor,
@@ -507,7 +535,7 @@ void schedule_reduce(te::Schedule& s, const te::Tensor& anchor,
         }
         return false;
     };
-    const LoopChoices choices = ctx.target.is_gpu ? LoopChoices{} : declare_loop_choices(ctx);
+    const LoopChoices choices = reduce_loop_choices(anchor, ctx);
     std::unordered_set<const te::Operation*> seen;
     std::vector<Ref<te::Operation>> work;
     for (const auto& out : outputs) work.push_back(out.op);

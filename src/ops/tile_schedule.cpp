@@ -376,7 +376,9 @@ void schedule_row_reduction_op(te::Schedule& s, const te::Tensor& anchor,
     // Elementwise stages loop over rows up to the reduced axes and vectorize what follows them
     // (the contiguous inner axes when there are any, else the reduced axes themselves).
     size_t rows = first == nd ? 0 : (last + 1 < nd ? last + 1 : first);
-    const LoopChoices choices = declare_loop_choices(ctx);
+    RowAxes shape = row_axes(s[anchor], anchor, rows);
+    const LoopChoices choices =
+        declare_loop_choices(ctx, shape.known ? shape.total : 0, shape.known ? shape.inner : 0);
     for (const auto& t : stages) {
         s[t].compute_root();
         if (t.op.as<te::ComputeOp>()->is_reduction()) {

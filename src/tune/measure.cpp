@@ -249,7 +249,8 @@ MeasureResult measure_in_child(const MeasureRequest& request, const MeasureOptio
     if (!ended || end > deadline) {
         result.error = MeasureError::timeout;
         std::ostringstream msg;
-        msg << "the measurement took longer than " << option.timeout_s << " s and was killed";
+        msg << "the measurement took longer than " << option.timeout_s << " s"
+            << (ended ? "" : " and was killed");
         result.message = msg.str();
         return result;
     }

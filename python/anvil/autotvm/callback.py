@@ -11,8 +11,8 @@ _at = _anvil.autotvm
 
 class log_to_file:  # noqa: N801 (TVM's name)
     """Appends every measurement to a records file (JSON lines, anvil.autotvm.record), flushed
-    line by line. A model task's tuner writes the first log_to_file's file itself and resumes
-    from it: configurations already recorded there are not measured again."""
+    line by line. A tuner resumes from the first log_to_file's file (a model task's tuner also
+    writes it itself): configurations of the task already recorded there are not measured again."""
 
     def __init__(self, file_out):
         self.path = os.fspath(file_out)

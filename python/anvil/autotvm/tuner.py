@@ -178,7 +178,7 @@ class _TemplateSession:
                 if not self.reference_ok:
                     warnings.warn(f"tuning {self.task.name}: the default configuration failed "
                                   f"({first.error}: {first.message}); without its outputs no "
-                                  "candidate can be checked, so tuning stops", stacklevel=4)
+                                  "candidate can be checked, so tuning stops", stacklevel=3)
                     return
             while trials < n_trial and search.has_next():
                 # The default comes alone first: it is the reference.
@@ -214,7 +214,7 @@ class _TemplateSession:
             return 0
         records, problems = _at.load_records(logs[0].path)
         for problem in problems:
-            warnings.warn(problem, stacklevel=5)
+            warnings.warn(problem, stacklevel=4)
         space = self.task.config_space
         found = {}  # configuration -> its best record, a success over a failure
         for record in records:
