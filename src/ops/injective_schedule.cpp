@@ -14,6 +14,16 @@ int64_t LoopChoices::vector_width(int64_t extent, int lanes) const {
     return extent >= wide ? wide : lanes;
 }
 
+int64_t static_extent_product(const std::vector<PrimExpr>& extents) {
+    int64_t n = 1;
+    for (const auto& d : extents) {
+        const int64_t* v = as_const_int(d);
+        if (!v) return 0;
+        n *= *v;
+    }
+    return n;
+}
+
 LoopChoices declare_parallel_choice(const te::ScheduleContext& ctx, int64_t work) {
     LoopChoices c;
     // The analytical choice and the one other loop it can make.
@@ -65,14 +75,7 @@ void schedule_injective(te::Schedule& s, const te::Tensor& anchor,
                         const std::vector<te::Tensor>& outputs, const te::ScheduleContext& ctx) {
     // The knobs as the largest output needs them (0: a symbolic size).
     int64_t largest = 0;
-    for (const auto& out : outputs) {
-        int64_t n = 1;
-        for (const auto& d : out.shape()) {
-            const int64_t* v = as_const_int(d);
-            n = v && n > 0 ? n * *v : 0;
-        }
-        largest = std::max(largest, n);
-    }
+    for (const auto& out : outputs) largest = std::max(largest, static_extent_product(out.shape()));
     const LoopChoices choices =
         ctx.target.is_gpu ? LoopChoices{} : declare_loop_choices(ctx, largest, largest);
     for (const auto& out : outputs) schedule_injective_stage(s, out, ctx, choices);

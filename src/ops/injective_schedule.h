@@ -32,6 +32,9 @@ struct LoopChoices {
     int64_t vector_width(int64_t extent, int lanes) const;
 };
 
+// The product of `extents` when every one is a constant, else 0 (unknown).
+int64_t static_extent_product(const std::vector<PrimExpr>& extents);
+
 // Declares knob parallel for loops over `work` elements (0: unknown) with two choices, the
 // analytical one and the other loop it can make (serial where it would be parallel, parallel where
 // it would not), and knob vector_multiple where the vector loop (`vector_extent` elements, 0:

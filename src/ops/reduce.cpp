@@ -20,6 +20,7 @@
 #include "ops/injective_schedule.h"
 #include "ops/op_spec.h"
 #include "ops/tensor_shape.h"
+#include "ops/tile_schedule.h"
 #include "support/error.h"
 #include "te/reduction.h"
 
@@ -501,26 +502,14 @@ void schedule_reduce_stage(te::Schedule& s, const te::Tensor& t, const te::Sched
 // reduction to a single element, which is one serial loop nest.
 LoopChoices reduce_loop_choices(const te::Tensor& anchor, const te::ScheduleContext& ctx) {
     if (ctx.target.is_gpu) return {};
-    te::Tensor red = anchor;
-    if (auto* c = anchor.op.as<te::ComputeOp>(); c && !c->is_reduction()) {
-        for (const auto& in : c->inputs) {
-            auto* ic = in.as<te::ComputeOp>();
-            if (ic && ic->is_reduction()) red = te::Tensor(in);
-        }
-    }
-    auto* c = red.op.as<te::ComputeOp>();
-    if (!c || !c->is_reduction()) return {};
-    int64_t elements = 1, work = 1;
-    for (const auto& d : red.shape()) {
-        const int64_t* v = as_const_int(d);
-        elements = v && elements > 0 ? elements * *v : 0;
-    }
+    te::Tensor red = reduction_of(anchor);
+    auto* c = red.op.defined() ? red.op.as<te::ComputeOp>() : nullptr;
+    if (!c) return {};
+    const int64_t elements = static_extent_product(red.shape());
     if (elements == 1 || red.ndim() == 0) return {};
-    work = elements;
-    for (const auto& r : c->reduce_axis) {
-        const int64_t* v = as_const_int(r->dom.extent);
-        work = v && work > 0 ? work * *v : 0;
-    }
+    std::vector<PrimExpr> extents = red.shape();
+    for (const auto& r : c->reduce_axis) extents.push_back(r->dom.extent);
+    const int64_t work = static_extent_product(extents);
     const int64_t* inner = red.ndim() ? as_const_int(red.shape().back()) : nullptr;
     return declare_loop_choices(ctx, work, inner && inner_axis_is_contiguous(*c) ? *inner : 0);
 }
