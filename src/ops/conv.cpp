@@ -27,6 +27,7 @@
 #include <optional>
 
 #include "graph/op.h"
+#include "ir/intrinsics.h"
 #include "ops/axes.h"
 #include "ops/injective_schedule.h"
 #include "ops/op_spec.h"
@@ -464,7 +465,11 @@ te::Tensor pad_input(const std::string& name, const te::Tensor& x, const std::ve
                                    inside = inside.defined() ? inside && lo : lo;
                                    inside = inside && at[2 + d] < s[2 + d];
                                }
-                               return te::if_then_else(inside, x(at), make_const(x.dtype(), 0));
+                               // likely: partition_loops splits the interior (no test)
+                               // from the border where this read is inlined or staged.
+                               return te::if_then_else(
+                                   make_call(DataType::bool_(), intrin::kLikely, {inside}), x(at),
+                                   make_const(x.dtype(), 0));
                            },
                            name + "_pad"),
                        kPaddedInputTag);

@@ -214,7 +214,7 @@ void schedule_conv2d_nchwc_x86(te::Schedule& s, const te::Tensor& anchor,
     int64_t work = known_extent_product(out.shape());
     for (const auto& r : ar) work *= const_dim(r->dom.extent, "conv2d_nchwc reduction");
     if (depthwise) {
-        schedule_blocked_windows(s, out, acc, work, ctx, staged);
+        schedule_blocked_windows(s, out, acc, work, ctx, staged, true);
         return;
     }
     const int lanes = vector_lanes(ctx);

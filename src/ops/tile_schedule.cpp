@@ -227,7 +227,7 @@ int64_t default_staged_rows(const te::Tensor& staged, int64_t oh, int64_t window
 
 void schedule_blocked_windows(te::Schedule& s, const te::Tensor& out, const te::Tensor& acc,
                               int64_t work, const te::ScheduleContext& ctx,
-                              const te::Tensor& staged) {
+                              const te::Tensor& staged, bool padding_may_inline) {
     const int64_t ow = const_dim(out.shape()[3], "output width");
     const int64_t block = const_dim(out.shape()[4], "channel block");
     // Knob: output pixels per register tile (default: as many as the accumulators hold).
@@ -246,17 +246,28 @@ void schedule_blocked_windows(te::Schedule& s, const te::Tensor& out, const te::
         const int64_t window_rows = taps.empty() ? 1 : const_dim(taps[0]->dom.extent, "window");
         // Knob: output rows per block of the padded input. The whole plane pads every input row
         // once; a block of rows keeps the rows it pads in L1 until they are read, and pads the
-        // rows two blocks share twice.
+        // rows two blocks share twice. 0 (where the padding may be inlined, the default there):
+        // no padded copy, the window loops read the input and test the padding, and
+        // partition_loops leaves the tests to the border rows and tiles.
+        std::vector<int64_t> choices;
+        if (padding_may_inline) choices.push_back(0);
+        for (int64_t d = 1; d <= oh; ++d) {
+            if (oh % d == 0) choices.push_back(d);
+        }
         const int64_t rows_per_block =
-            ctx.split("tile_oh", oh, oh, default_staged_rows(staged, oh, window_rows));
-        if (rows_per_block < oh) {
+            ctx.knob("tile_oh", choices,
+                     padding_may_inline ? 0 : default_staged_rows(staged, oh, window_rows));
+        if (rows_per_block == 0) {
+            sp.compute_inline();
+        } else if (rows_per_block < oh) {
             auto [ho, hi] = so.split(ax[2], rows_per_block);
             so.reorder({ho, hi, wo, wi, ax[4]});
             sp.compute_at(so, ho);
+            sp.vectorize(sp.op_axis().back());
         } else {
             sp.compute_at(so, plane);
+            sp.vectorize(sp.op_axis().back());
         }
-        sp.vectorize(sp.op_axis().back());
     } else {
         fuse_parallel(so, {ax[0], ax[1], ax[2]}, work);
     }

@@ -117,11 +117,13 @@ void schedule_nchw_row_vectors(te::Schedule& s, const te::Tensor& out, const te:
 // depthwise nn.conv2d_nchwc): vectors along the block, tiles of output pixels of a row whose
 // accumulators stay in registers with the window loops outside the pixels. With `staged` (the
 // padded input) parallel over (n, block) planes, the padded input made inside that loop for the
-// whole plane or per block of output rows (knob tile_oh); else parallel over (n, block, output
-// row). The tile's pixel count is the knob tile_ow.
+// whole plane or per block of output rows (knob tile_oh), or, where `padding_may_inline` (zero
+// padding made by pad_input, whose test partition_loops can split off), not made at all: the
+// window reads the input and tests the padding (tile_oh 0, the default there). Without `staged`
+// parallel over (n, block, output row). The tile's pixel count is the knob tile_ow.
 void schedule_blocked_windows(te::Schedule& s, const te::Tensor& out, const te::Tensor& acc,
                               int64_t work, const te::ScheduleContext& ctx,
-                              const te::Tensor& staged);
+                              const te::Tensor& staged, bool padding_may_inline = false);
 
 // Loops `n_outer` leading axes of `t` (fused, parallel) around the remaining axes fused and
 // split into vectors: for row-wise ops whose per-row values (max, mean) are read once per row.

@@ -1,10 +1,16 @@
-// partition_loops: a loop whose body is guarded by `if (likely(cond))`, cond (or one of its `&&`
+// partition_loops: a loop whose body is guarded by `likely(cond)`, cond (or one of its `&&`
 // terms) linear in the loop variable, is split where that term stops (or starts) holding for
 // every iteration of the loops inside it: the part where it provably holds loses the term (the
 // guard, when no term is left), the rest keeps it.
 //
 //   for io in [0, 5) { for ii in [0, 8) vectorized { if likely(io*8 + ii < 37) { S } } }
 //   => for io in [0, 4) { for ii ... { S } }  for io in [4, 5) { for ii ... { if ... { S } } }
+//
+// A guard is a statement `if (likely(c)) S` (a split that does not divide) or an expression
+// `if_then_else(likely(c), a, b)` (a zero-padded read inlined into its consumer: the interior
+// of the convolution reads its input without a test, only the border keeps it). A loop is split
+// again in its pieces, so a window's two borders (c >= 0 and c < H) both go: up to
+// kMaxSplitDepth times per loop.
 //
 // Only Serial and Parallel loops are split (Vectorized and Unrolled loops need a constant
 // extent; a Vectorized loop whose whole body a constant bound guards is narrowed to it instead,
@@ -25,10 +31,28 @@ namespace anvil::tir {
 
 namespace {
 
+// Splits of one loop, nested: 3 gives up to 8 pieces (two borders of a window need 2).
+constexpr int kMaxSplitDepth = 3;
+
+// The condition `likely(c)` wraps, or undefined when `cond` is not a likely call.
+PrimExpr likely_condition(const PrimExpr& cond) {
+    auto* c = cond.as<Call>();
+    return c && c->name == intrin::kLikely && c->args.size() == 1 ? c->args[0] : PrimExpr();
+}
+
+// A statement guard (IfThenElse) or an expression guard (if_then_else Call) and the condition
+// its likely(...) wraps.
+struct Guard {
+    const Object* node;
+    PrimExpr cond;
+};
+
 // The guards in a loop body, with the loops and lets the body binds.
 struct GuardCollector : StmtVisitor {
-    std::vector<const IfThenElse*> guards;
+    std::vector<Guard> guards;
+    std::unordered_set<const Object*> seen;          // a shared expression node counts once
     std::unordered_map<const Var*, Interval> relax;  // inner loop var -> its inclusive range
+    std::vector<Ref<Var>> loop_vars;                 // the inner loops' variables
     std::unordered_set<const Var*> bound;            // every variable bound inside the body
 
     void visit_stmt_(const For* op) override {
@@ -38,6 +62,7 @@ struct GuardCollector : StmtVisitor {
             range = {min(it->second.min, range.min), max(it->second.max, range.max)};
         }
         relax[op->var.get()] = range;
+        loop_vars.push_back(op->var);
         bound.insert(op->var.get());
         StmtVisitor::visit_stmt_(op);
     }
@@ -46,16 +71,27 @@ struct GuardCollector : StmtVisitor {
         StmtVisitor::visit_stmt_(op);
     }
     void visit_stmt_(const IfThenElse* op) override {
-        if (auto* c = op->cond.as<Call>(); c && c->name == intrin::kLikely) guards.push_back(op);
+        if (PrimExpr c = likely_condition(op->cond); c.defined()) add(op, c);
         StmtVisitor::visit_stmt_(op);
     }
-    void visit_expr(const PrimExpr&) override {}
+    void visit_expr(const PrimExpr& e) override {
+        pre_order_visit(e, [&](const PrimExpr& x) {
+            auto* call = x.as<Call>();
+            if (!call || call->name != intrin::kIfThenElse || call->args.size() != 3) return;
+            if (PrimExpr c = likely_condition(call->args[0]); c.defined()) add(call, c);
+        });
+    }
+    void add(const Object* node, const PrimExpr& cond) {
+        if (seen.insert(node).second) guards.push_back({node, cond});
+    }
 };
 
-// The guard holds for every inner iteration when v < k (safe_below) or when v >= k.
+// The guard holds for every inner iteration when v < k (safe_below) or when v >= k, or
+// whatever v is (always: in a piece of one iteration, where simplify reads v as a constant).
 struct Split {
     PrimExpr k;
     bool safe_below;
+    bool always = false;
 };
 
 bool mentions(const PrimExpr& e, const std::function<bool(const Var*)>& pred) {
@@ -66,6 +102,26 @@ bool mentions(const PrimExpr& e, const std::function<bool(const Var*)>& pred) {
     return found;
 }
 
+// The terms of a guard's condition `c1 && c2 && ...`.
+std::vector<PrimExpr> conjuncts(const Guard& g) {
+    std::vector<PrimExpr> out;
+    std::vector<PrimExpr> todo = {g.cond};
+    while (!todo.empty()) {
+        PrimExpr c = todo.back();
+        todo.pop_back();
+        if (auto* a = c.as<And>()) {
+            todo.push_back(a->b);
+            todo.push_back(a->a);
+        } else {
+            out.push_back(c);
+        }
+    }
+    return out;
+}
+
+// Per guard, per conjunct of its condition: where that conjunct holds (nullopt: unknown).
+using GuardSplits = std::vector<std::vector<std::optional<Split>>>;
+
 class Partitioner : public StmtMutator {
 protected:
     Stmt mutate_stmt_(const For* op, const Stmt& self) override {
@@ -75,66 +131,101 @@ protected:
         }
         bool splittable = op->for_kind == ForKind::Serial || op->for_kind == ForKind::Parallel;
         if (!splittable) return StmtMutator::mutate_stmt_(op, self);
-
-        GuardCollector guards;
-        guards.visit_stmt(op->body);
-        // Per guard, per conjunct of its condition: where that conjunct holds.
-        std::vector<std::vector<std::optional<Split>>> splits;
-        std::optional<Split> split;
-        for (const IfThenElse* g : guards.guards) {
-            splits.emplace_back();
-            for (const PrimExpr& c : conjuncts(g)) {
-                splits.back().push_back(analyze(c, op->var, guards));
-                if (!split && splits.back().back()) split = splits.back().back();
-            }
-        }
-        if (!split) return StmtMutator::mutate_stmt_(op, self);
-
-        PrimExpr end = analyzer_.simplify(op->min + op->extent);
-        PrimExpr cut = analyzer_.simplify(min(max(split->k, op->min), end));
-        Stmt unguarded = drop(op->body, guards, splits, *split);
-        // The cut at the far end of the guarded part means the guard always holds; at the far
-        // end of the safe part, it never provably does and splitting buys nothing.
-        if (analyzer_.can_prove_equal(cut, split->safe_below ? end : op->min)) {
-            return rebuild(op, op->min, end, unguarded);
-        }
-        if (analyzer_.can_prove_equal(cut, split->safe_below ? op->min : end)) {
-            return StmtMutator::mutate_stmt_(op, self);
-        }
-        if (split->safe_below) {
-            return make_seq({rebuild(op, op->min, cut, unguarded), rebuild(op, cut, end, op->body)},
-                            op->loc);
-        }
-        return make_seq({rebuild(op, op->min, cut, op->body), rebuild(op, cut, end, unguarded)},
-                        op->loc);
+        Stmt split = partition(op, op->min, analyzer_.simplify(op->min + op->extent), op->body,
+                               kMaxSplitDepth, {});
+        return split.defined() ? split : StmtMutator::mutate_stmt_(op, self);
     }
 
 private:
+    // Guard terms (by node) a piece keeps from the split that made it: splitting there again
+    // would cut at the piece's own end, which a symbolic bound may not let the analyzer prove.
+    using Settled = std::unordered_set<const Object*>;
+
+    // `op`'s loop over [lo, hi) with `body`, split where a guard term starts or stops holding
+    // (at most `depth` more times) and without the terms that hold throughout. Undefined when
+    // no term does either.
+    Stmt partition(const For* op, const PrimExpr& lo, const PrimExpr& hi, const Stmt& body,
+                   int depth, const Settled& settled) {
+        analyzer_.bind(op->var, Range::from_min_extent(lo, analyzer_.simplify(hi - lo)));
+        GuardCollector guards;
+        guards.visit_stmt(body);
+        forget_inner_loops(guards);
+        GuardSplits splits;
+        std::vector<std::vector<PrimExpr>> terms;
+        for (const Guard& g : guards.guards) {
+            terms.push_back(conjuncts(g));
+            splits.emplace_back();
+            for (const PrimExpr& c : terms.back()) {
+                splits.back().push_back(analyze(c, op->var, guards));
+            }
+        }
+        for (size_t g = 0; g < splits.size(); ++g) {
+            for (size_t t = 0; t < splits[g].size(); ++t) {
+                const std::optional<Split>& split = splits[g][t];
+                if (!split || settled.count(terms[g][t].get())) continue;
+                if (split->always) {
+                    return piece(op, lo, hi, drop(body, guards, splits, *split), depth, settled);
+                }
+                PrimExpr cut = analyzer_.simplify(min(max(split->k, lo), hi));
+                if (analyzer_.can_prove_equal(cut, split->safe_below ? hi : lo)) {
+                    // The term holds throughout: it goes, and the others are looked at again.
+                    Stmt dropped = drop(body, guards, splits, *split);
+                    return piece(op, lo, hi, dropped, depth, settled);
+                }
+                // At the far end of the safe part the term never provably holds: no split.
+                if (depth == 0 || analyzer_.can_prove_equal(cut, split->safe_below ? lo : hi)) {
+                    continue;
+                }
+                Stmt dropped = drop(body, guards, splits, *split);
+                Settled kept = settled;
+                kept.insert(terms[g][t].get());
+                if (split->safe_below) {
+                    return make_seq({piece(op, lo, cut, dropped, depth - 1, settled),
+                                     piece(op, cut, hi, body, depth - 1, kept)},
+                                    op->loc);
+                }
+                return make_seq({piece(op, lo, cut, body, depth - 1, kept),
+                                 piece(op, cut, hi, dropped, depth - 1, settled)},
+                                op->loc);
+            }
+        }
+        return Stmt();
+    }
+
+    // The loop over [lo, hi) with `body`, partitioned again, its own loops in turn.
+    Stmt piece(const For* op, const PrimExpr& lo, const PrimExpr& hi, const Stmt& body, int depth,
+               const Settled& settled) {
+        if (Stmt s = partition(op, lo, hi, body, depth, settled); s.defined()) return s;
+        PrimExpr extent = analyzer_.simplify(hi - lo);
+        analyzer_.bind(op->var, Range::from_min_extent(lo, extent));
+        Stmt b = mutate_stmt(body);
+        return make_for(op->var, lo, extent, op->for_kind, b, op->thread_tag, op->loc);
+    }
+
     // A vectorized loop whose whole body is `if (likely(v < k && ...)) S` with a constant k
     // inside its range (the tail of a split that does not divide: 13 of 16 lanes) does nothing
     // from k on: it becomes the vectorized loop [min, k) of S without that term, a narrower
     // vector instead of a serial loop testing the guard per lane. Undefined when not that form.
     Stmt shrink_vector_loop(const For* op) {
         auto* guard = op->body.as<IfThenElse>();
-        if (!guard || guard->else_case.defined()) return Stmt();
-        auto* likely = guard->cond.as<Call>();
-        if (!likely || likely->name != intrin::kLikely) return Stmt();
+        if (!guard || guard->else_case.defined() || !likely_condition(guard->cond).defined()) {
+            return Stmt();
+        }
         GuardCollector guards;
         guards.visit_stmt(op->body);
-        if (!guards.relax.empty() || guards.guards.empty() || guards.guards[0] != guard) {
-            return Stmt();  // loops inside: the term's value is not exact
+        forget_inner_loops(guards);
+        if (!guards.relax.empty() || guards.guards.size() != 1 || guards.guards[0].node != guard) {
+            return Stmt();  // loops inside, or guarded reads: the term's value is not exact
         }
         const int64_t* min = as_const_int(op->min);
         const int64_t* extent = as_const_int(op->extent);
         if (!min || !extent) return Stmt();
-        std::vector<std::vector<std::optional<Split>>> splits(guards.guards.size());
-        for (size_t g = 0; g < guards.guards.size(); ++g) {
-            for (const PrimExpr& c : conjuncts(guards.guards[g])) {
-                splits[g].push_back(analyze(c, op->var, guards));
-            }
+        GuardSplits splits(1);
+        for (const PrimExpr& c : conjuncts(guards.guards[0])) {
+            splits[0].push_back(analyze(c, op->var, guards));
         }
         for (const auto& sp : splits[0]) {
-            if (!sp || !sp->safe_below) continue;
+            if (!sp || !sp->safe_below || sp->always) continue;
             const int64_t* k = as_const_int(sp->k);
             if (!k || *k <= *min || *k >= *min + *extent) continue;
             Stmt body = drop(op->body, guards, splits, *sp);
@@ -144,12 +235,15 @@ private:
         return Stmt();
     }
 
-    // for v in [lo, hi) with `body`, whose own loops are partitioned in turn.
-    Stmt rebuild(const For* op, const PrimExpr& lo, const PrimExpr& hi, const Stmt& body) {
-        PrimExpr extent = analyzer_.simplify(hi - lo);
-        analyzer_.bind(op->var, Range::from_min_extent(lo, extent));
-        Stmt b = mutate_stmt(body);
-        return make_for(op->var, lo, extent, op->for_kind, b, op->thread_tag, op->loc);
+    // The analyzer still knows the inner loops' variables as they were bound in the last piece
+    // it partitioned (a border tile, say): bind them to their whole ranges in this body instead,
+    // so that the conditions are analysed for every iteration.
+    void forget_inner_loops(const GuardCollector& c) {
+        for (const Ref<Var>& v : c.loop_vars) {
+            const Interval& r = c.relax.at(v.get());
+            analyzer_.bind(
+                v, Range::from_min_extent(r.min, r.max - r.min + make_int(r.max.dtype(), 1)));
+        }
     }
 
     // Normalizes cond to `d < 0` with d = coef * v + rest, and finds where it holds for all
@@ -187,12 +281,15 @@ private:
                 rest.add_term(t.atom, t.coeff);
             }
         }
-        if (coef == 0) return std::nullopt;
         Interval range = analyzer_.eval_interval(from_linear(rest), c.relax);
         PrimExpr worst = range.max;
         if (!worst.defined() ||
             mentions(worst, [&](const Var* x) { return x == v.get() || c.bound.count(x) > 0; })) {
             return std::nullopt;
+        }
+        if (coef == 0) {
+            if (!analyzer_.can_prove(worst < make_int(worst.dtype(), 0))) return std::nullopt;
+            return Split{PrimExpr(), true, true};
         }
         DataType t = worst.dtype();
         if (coef > 0) {
@@ -205,36 +302,19 @@ private:
         return Split{analyzer_.simplify(k), false};
     }
 
-    // The terms of a guard's condition `likely(c1 && c2 && ...)`.
-    static std::vector<PrimExpr> conjuncts(const IfThenElse* g) {
-        std::vector<PrimExpr> out;
-        std::vector<PrimExpr> todo = {g->cond.as<Call>()->args[0]};
-        while (!todo.empty()) {
-            PrimExpr c = todo.back();
-            todo.pop_back();
-            if (auto* a = c.as<And>()) {
-                todo.push_back(a->b);
-                todo.push_back(a->a);
-            } else {
-                out.push_back(c);
-            }
-        }
-        return out;
-    }
-
     // The body without the guard terms that hold wherever `chosen` holds; a guard left with
-    // no terms goes, leaving its then-branch.
-    Stmt drop(const Stmt& body, const GuardCollector& c,
-              const std::vector<std::vector<std::optional<Split>>>& s, const Split& chosen) {
-        std::unordered_map<const IfThenElse*, PrimExpr> rewrite;  // undefined: remove the guard
+    // no terms goes, leaving its then-branch (statement) or its then-value (expression).
+    Stmt drop(const Stmt& body, const GuardCollector& c, const GuardSplits& s,
+              const Split& chosen) {
+        std::unordered_map<const Object*, PrimExpr> rewrite;  // undefined: remove the guard
         for (size_t g = 0; g < c.guards.size(); ++g) {
             std::vector<PrimExpr> terms = conjuncts(c.guards[g]);
             PrimExpr kept;
             bool dropped = false;
             for (size_t t = 0; t < terms.size(); ++t) {
                 const std::optional<Split>& sp = s[g][t];
-                bool covered = false;
-                if (sp && sp->safe_below == chosen.safe_below) {
+                bool covered = sp && sp->always;
+                if (!covered && sp && !chosen.always && sp->safe_below == chosen.safe_below) {
                     PrimExpr covers = chosen.safe_below ? sp->k >= chosen.k : sp->k <= chosen.k;
                     covered = sp->k.same_as(chosen.k) || analyzer_.can_prove(covers);
                 }
@@ -242,11 +322,11 @@ private:
                 if (!covered) kept = kept.defined() ? (kept && terms[t]) : terms[t];
             }
             if (!dropped) continue;
-            rewrite[c.guards[g]] =
+            rewrite[c.guards[g].node] =
                 kept.defined() ? make_call(DataType::bool_(), intrin::kLikely, {kept}) : kept;
         }
         struct Remover : StmtMutator {
-            std::unordered_map<const IfThenElse*, PrimExpr>* rewrite;
+            std::unordered_map<const Object*, PrimExpr>* rewrite;
             Stmt mutate_stmt_(const IfThenElse* op, const Stmt& self) override {
                 auto it = rewrite->find(op);
                 if (it == rewrite->end()) return StmtMutator::mutate_stmt_(op, self);
@@ -255,7 +335,14 @@ private:
                 Stmt else_case = op->else_case.defined() ? mutate_stmt(op->else_case) : Stmt();
                 return make_if(it->second, then_case, else_case, op->loc);
             }
-            PrimExpr mutate_expr(const PrimExpr& e) override { return e; }
+            PrimExpr mutate_(const Call* op, const PrimExpr& self) override {
+                auto it = rewrite->find(op);
+                if (it == rewrite->end()) return StmtMutator::mutate_(op, self);
+                PrimExpr then_value = mutate(op->args[1]);
+                if (!it->second.defined()) return then_value;
+                return make_call(op->dtype, op->name,
+                                 {it->second, then_value, mutate(op->args[2])});
+            }
         } r;
         r.rewrite = &rewrite;
         return r.mutate_stmt(body);
