@@ -10,7 +10,7 @@
 // `if_then_else(likely(c), a, b)` (a zero-padded read inlined into its consumer: the interior
 // of the convolution reads its input without a test, only the border keeps it). A loop is split
 // again in its pieces, so a window's two borders (c >= 0 and c < H) both go: up to
-// kMaxSplitDepth times per loop.
+// kMaxSplitDepth times per loop and kMaxSplitsPerNest times per loop nest.
 //
 // Only Serial and Parallel loops are split (Vectorized and Unrolled loops need a constant
 // extent; a Vectorized loop whose whole body a constant bound guards is narrowed to it instead,
@@ -33,6 +33,10 @@ namespace {
 
 // Splits of one loop, nested: 3 gives up to 8 pieces (two borders of a window need 2).
 constexpr int kMaxSplitDepth = 3;
+// Splits in one loop nest (an outermost loop and everything inside it): each piece partitions
+// its own inner loops again, so without a bound the copies of a deep body would multiply per
+// level. A depthwise convolution with its padding inlined takes about 25.
+constexpr int kMaxSplitsPerNest = 64;
 
 // The condition `likely(c)` wraps, or undefined when `cond` is not a likely call.
 PrimExpr likely_condition(const PrimExpr& cond) {
@@ -87,7 +91,8 @@ struct GuardCollector : StmtVisitor {
 };
 
 // The guard holds for every inner iteration when v < k (safe_below) or when v >= k, or
-// whatever v is (always: in a piece of one iteration, where simplify reads v as a constant).
+// whatever v is (always: a term that does not depend on v and holds under the outer loops'
+// ranges, e.g. in a piece of one iteration, where simplify reads v as a constant).
 struct Split {
     PrimExpr k;
     bool safe_below;
@@ -99,6 +104,14 @@ bool mentions(const PrimExpr& e, const std::function<bool(const Var*)>& pred) {
     pre_order_visit(e, [&](const PrimExpr& x) {
         if (auto* v = x.as<Var>()) found |= pred(v);
     });
+    return found;
+}
+
+// Whether `e` loads or calls anything: a bound hoisted to the loop would be read once, before
+// the body could change what it reads.
+bool reads_memory(const PrimExpr& e) {
+    bool found = false;
+    pre_order_visit(e, [&](const PrimExpr& x) { found |= x.is<Load>() || x.is<Call>(); });
     return found;
 }
 
@@ -129,6 +142,12 @@ protected:
         if (op->for_kind == ForKind::Vectorized) {
             if (Stmt shrunk = shrink_vector_loop(op); shrunk.defined()) return shrunk;
         }
+        if (nesting_ == 0) splits_left_ = kMaxSplitsPerNest;
+        ++nesting_;
+        struct Leave {
+            int& nesting;
+            ~Leave() { --nesting; }
+        } leave{nesting_};
         bool splittable = op->for_kind == ForKind::Serial || op->for_kind == ForKind::Parallel;
         if (!splittable) return StmtMutator::mutate_stmt_(op, self);
         Stmt split = partition(op, op->min, analyzer_.simplify(op->min + op->extent), op->body,
@@ -173,9 +192,11 @@ private:
                     return piece(op, lo, hi, dropped, depth, settled);
                 }
                 // At the far end of the safe part the term never provably holds: no split.
-                if (depth == 0 || analyzer_.can_prove_equal(cut, split->safe_below ? lo : hi)) {
+                if (depth == 0 || splits_left_ == 0 ||
+                    analyzer_.can_prove_equal(cut, split->safe_below ? lo : hi)) {
                     continue;
                 }
+                --splits_left_;
                 Stmt dropped = drop(body, guards, splits, *split);
                 Settled kept = settled;
                 kept.insert(terms[g][t].get());
@@ -214,15 +235,18 @@ private:
         GuardCollector guards;
         guards.visit_stmt(op->body);
         forget_inner_loops(guards);
-        if (!guards.relax.empty() || guards.guards.size() != 1 || guards.guards[0].node != guard) {
-            return Stmt();  // loops inside, or guarded reads: the term's value is not exact
+        if (!guards.relax.empty() || guards.guards[0].node != guard) {
+            return Stmt();  // loops inside: the term's value is not exact
         }
         const int64_t* min = as_const_int(op->min);
         const int64_t* extent = as_const_int(op->extent);
         if (!min || !extent) return Stmt();
-        GuardSplits splits(1);
-        for (const PrimExpr& c : conjuncts(guards.guards[0])) {
-            splits[0].push_back(analyze(c, op->var, guards));
+        // Guarded reads inside (a padded row's tail) lose the terms the narrower range proves.
+        GuardSplits splits;
+        for (const Guard& g : guards.guards) {
+            splits.emplace_back();
+            for (const PrimExpr& c : conjuncts(g))
+                splits.back().push_back(analyze(c, op->var, guards));
         }
         for (const auto& sp : splits[0]) {
             if (!sp || !sp->safe_below || sp->always) continue;
@@ -284,7 +308,8 @@ private:
         Interval range = analyzer_.eval_interval(from_linear(rest), c.relax);
         PrimExpr worst = range.max;
         if (!worst.defined() ||
-            mentions(worst, [&](const Var* x) { return x == v.get() || c.bound.count(x) > 0; })) {
+            mentions(worst, [&](const Var* x) { return x == v.get() || c.bound.count(x) > 0; }) ||
+            reads_memory(worst)) {
             return std::nullopt;
         }
         if (coef == 0) {
@@ -349,6 +374,8 @@ private:
     }
 
     Analyzer analyzer_;
+    int nesting_ = 0;      // loops around the one being mutated
+    int splits_left_ = 0;  // of the current loop nest's kMaxSplitsPerNest
 };
 
 }  // namespace

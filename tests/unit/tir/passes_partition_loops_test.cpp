@@ -236,3 +236,43 @@ TEST(PartitionLoops, InlinedPaddingReadsTheInteriorWithoutTests) {
 
 }  // namespace
 }  // namespace anvil::tir::testing
+
+namespace anvil::tir::testing {
+namespace {
+
+// The tail of a padded row's vector loop: the row's split guard and the padding's read guard.
+// The loop narrows to the lanes the split leaves, and the read loses the term that range proves.
+TEST(PartitionLoops, TailVectorLoopWithAGuardedReadNarrows) {
+    auto A = make_buffer("A", DataType::float32(), {7});
+    auto P = make_buffer("P", DataType::float32(), {9});
+    auto i = make_var("i");
+    PrimExpr x = PrimExpr(i) + 8;  // the tail of 9 padded elements in vectors of 8
+    PrimExpr read = make_call(DataType::float32(), intrin::kIfThenElse,
+                              {likely(x - 1 < 7 && x - 1 >= 0), make_load(A, {x - 1}),
+                               make_const(DataType::float32(), 0.0)});
+    Stmt loop =
+        make_for(i, 0, 8, ForKind::Vectorized, make_if(likely(x < 9), make_store(P, read, {x})));
+    auto f = make_prim_func("f", {A, P}, loop);
+    auto g = apply(f, partition_loops);
+    auto* narrowed = g->body.as<For>();
+    ASSERT_NE(narrowed, nullptr) << print(g);
+    EXPECT_TRUE(is_const_int(narrowed->extent, 1)) << print(g);
+    EXPECT_EQ(count_ifs(g->body), 0) << print(g);
+    expect_equivalent(f, g);
+}
+
+// A bound that reads memory is not moved to the loop: the body may change what it reads.
+TEST(PartitionLoops, BoundsThatReadMemoryStay) {
+    auto A = make_buffer("A", DataType::int32(), {1});
+    auto B = make_buffer("B", DataType::int32(), {10});
+    auto i = make_var("i");
+    PrimExpr flag = make_call(DataType::int32(), intrin::kIfThenElse,
+                              {likely(PrimExpr(i) < make_load(A, {0})), 1, 0});
+    Stmt body = make_seq({make_store(B, flag, {i}), make_store(A, 3, {0})});
+    auto f = make_prim_func("f", {A, B}, make_for(i, 0, 10, ForKind::Serial, body));
+    auto g = apply(f, partition_loops);
+    EXPECT_TRUE(g->body.same_as(f->body)) << print(g);
+}
+
+}  // namespace
+}  // namespace anvil::tir::testing
