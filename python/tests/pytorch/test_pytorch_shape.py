@@ -51,6 +51,20 @@ def flatten_all(x):
     return torch.flatten(x)
 
 
+def numel_sizes(x):
+    # torchvision's Swin V2 splits a bias by numel() // 3.
+    return x.reshape(x.numel() // 3, 3) * x.numel(), torch.flatten(x)[: x.numel() // 2]
+
+
+def scaled_by_numel(x):
+    return x * x.numel()
+
+
+def test_numel_of_static_shapes():
+    check_module(module1(numel_sizes), [torch.randn(2, 3, 8)])
+    check_module(module1(scaled_by_numel), [torch.tensor(3.0)])
+
+
 def test_flatten_of_a_0d_tensor():
     check_module(module1(flatten_all), [torch.tensor(3.0)])
 
@@ -188,7 +202,8 @@ def symbolic_repeat_interleave(x):
 
 
 @pytest.mark.parametrize(
-    "fn", [symbolic_views, symbolic_expand, symbolic_split_join, symbolic_repeat_interleave])
+    "fn", [symbolic_views, symbolic_expand, symbolic_split_join, symbolic_repeat_interleave,
+           numel_sizes])
 def test_symbolic_batch(fn):
     sets = [[torch.randn(n, 3, 8)] for n in (2, 5)]
     check_symbolic(module1(fn), sets, shapes=[("n", 3, 8)])

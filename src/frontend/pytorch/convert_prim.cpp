@@ -137,6 +137,15 @@ PtValues convert_size(PtContext& ctx) {
     return {PtValue::of_int(cast(DataType::int64(), shape[static_cast<size_t>(axis)]))};
 }
 
+// x.numel(): the product of its dimensions, symbolic where one of them is.
+PtValues convert_numel(PtContext& ctx) {
+    PrimExpr n = make_int(DataType::int64(), 1);
+    for (const auto& d : ctx.tensor_type(ctx.tensor(0), "the operand").shape) {
+        n = n * cast(DataType::int64(), d);
+    }
+    return {PtValue::of_int(n)};
+}
+
 PtValues convert_dim(PtContext& ctx) {
     return {PtValue::of_int(ctx.rank(ctx.tensor(0)))};
 }
