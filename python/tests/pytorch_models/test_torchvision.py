@@ -48,7 +48,11 @@ def _via_onnx(model, x):
     buffer = io.BytesIO()
     # Not under no_grad: there nn.MultiheadAttention takes its fused fast path
     # (aten::_native_multi_head_attention), which torch.onnx cannot export.
-    torch.onnx.export(model, (x,), buffer, opset_version=13, input_names=["input0"])
+    try:
+        torch.onnx.export(model, (x,), buffer, opset_version=13, input_names=["input0"])
+    except torch.onnx.errors.UnsupportedOperatorError as e:
+        # PyTorch's exporter, not Anvil: Debian's torch 1.13 cannot export Swin V2 (aten::zero).
+        pytest.skip(f"torch.onnx cannot export this network: {e}")
     mod, params = frontend.from_onnx(buffer.getvalue())
     return run_anvil(mod, params, [x])
 
