@@ -260,13 +260,14 @@ void schedule_blocked_windows(te::Schedule& s, const te::Tensor& out, const te::
                      padding_may_inline ? 0 : default_staged_rows(staged, oh, window_rows));
         if (rows_per_block == 0) {
             sp.compute_inline();
-        } else if (rows_per_block < oh) {
-            auto [ho, hi] = so.split(ax[2], rows_per_block);
-            so.reorder({ho, hi, wo, wi, ax[4]});
-            sp.compute_at(so, ho);
-            sp.vectorize(sp.op_axis().back());
         } else {
-            sp.compute_at(so, plane);
+            if (rows_per_block < oh) {
+                auto [ho, hi] = so.split(ax[2], rows_per_block);
+                so.reorder({ho, hi, wo, wi, ax[4]});
+                sp.compute_at(so, ho);
+            } else {
+                sp.compute_at(so, plane);
+            }
             sp.vectorize(sp.op_axis().back());
         }
     } else {
