@@ -340,33 +340,33 @@ void bind_model_tuning(py::module_& am) {
         .def_readonly("space", &driver::TuneTask::space)
         .def_property_readonly("tunable", &driver::TuneTask::tunable)
         .def_property_readonly(
-            "algorithm", [](const driver::TuneTask& t) { return !t.variants.empty(); },
+            "algorithm", [](const driver::TuneTask& t) { return !t.variants.empty() && !t.layout; },
             "Whether it chooses a convolution's algorithm (direct or Winograd) rather than a "
-            "kernel's schedule.");
-    // Both under the best records in force (apply_history_best), so that the kernels are those
-    // of the algorithms the records chose.
-    am.def(
-        "extract_tasks",
-        [](const graph::IRModule& mod, const std::string& target, int opt_level,
-           std::vector<std::string> disabled, bool checked,
-           std::shared_ptr<tune::BestRecords> records) {
-            auto o = pipeline_options(opt_level, std::move(disabled), checked);
-            o.tuning_records = std::move(records);
-            return driver::extract_tasks(mod, target, o);
-        },
-        py::arg("mod"), py::arg("target"), py::arg("opt_level") = 3,
-        py::arg("disabled_passes") = std::vector<std::string>{}, py::arg("checked") = false,
-        py::arg("records") = py::none(), py::call_guard<py::gil_scoped_release>());
-    am.def(
-        "extract_algorithm_tasks",
-        [](const graph::IRModule& mod, const std::string& target, int opt_level,
-           std::vector<std::string> disabled, bool checked) {
-            return driver::extract_algorithm_tasks(
-                mod, target, pipeline_options(opt_level, std::move(disabled), checked));
-        },
-        py::arg("mod"), py::arg("target"), py::arg("opt_level") = 3,
-        py::arg("disabled_passes") = std::vector<std::string>{}, py::arg("checked") = false,
-        py::call_guard<py::gil_scoped_release>());
+            "kernel's schedule.")
+        .def_readonly("layout", &driver::TuneTask::layout,
+                      "Whether it chooses the channel block of a channel count's blocked layout "
+                      "rather than a kernel's schedule.");
+    // All under the best records in force (apply_history_best), so that the tasks are those of
+    // the layouts and algorithms the records chose.
+    using Extract = std::vector<driver::TuneTask> (*)(const graph::IRModule&, const std::string&,
+                                                      const driver::PipelineOptions&);
+    auto bind_extract = [&](const char* name, Extract extract) {
+        am.def(
+            name,
+            [extract](const graph::IRModule& mod, const std::string& target, int opt_level,
+                      std::vector<std::string> disabled, bool checked,
+                      std::shared_ptr<tune::BestRecords> records) {
+                auto o = pipeline_options(opt_level, std::move(disabled), checked);
+                o.tuning_records = std::move(records);
+                return extract(mod, target, o);
+            },
+            py::arg("mod"), py::arg("target"), py::arg("opt_level") = 3,
+            py::arg("disabled_passes") = std::vector<std::string>{}, py::arg("checked") = false,
+            py::arg("records") = py::none(), py::call_guard<py::gil_scoped_release>());
+    };
+    bind_extract("extract_tasks", driver::extract_tasks);
+    bind_extract("extract_algorithm_tasks", driver::extract_algorithm_tasks);
+    bind_extract("extract_layout_tasks", driver::extract_layout_tasks);
 
     py::class_<driver::TaskProgress>(am, "TaskProgress")
         .def_readonly("name", &driver::TaskProgress::name)

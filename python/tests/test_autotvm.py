@@ -55,11 +55,48 @@ def test_extract_from_program(model_tasks):
     assert tasks[0].workload != tasks[1].workload
 
 
-def test_algorithm_tasks_come_first_and_their_records_choose_the_kernels(tmp_path):
+def test_layout_tasks_come_first_and_their_records_choose_the_blocks(tmp_path):
     mod = _model()
     tasks = autotvm.task.extract_from_program(mod, target="llvm")
+    layouts = [t for t in tasks if t.layout]
+    assert tasks[:len(layouts)] == layouts
+    # One per channel count: 8 (the first convolution's input), 16 (the rest).
+    assert [(t.name, [(k.name, k.choices, k.default) for k in t.config_space.knobs])
+            for t in layouts] == [
+        ("channel block 8 (1 convolutions)", [("block", [0, 8], 8)]),
+        ("channel block 16 (3 convolutions)", [("block", [0, 8, 16], 16)])]
+    assert all(not t.algorithm and t.weight == 1 for t in layouts)
+    assert all(t.workload.startswith("anvil-workload v1 | layout block | channels ")
+               for t in layouts)
+
+    # A record choosing blocks of 8 for the 16 channels: inside apply_history_best that task is
+    # not listed again, and the kernels compute on NCHW8c values.
+    log = tmp_path / "layout.json"
+    log.write_text(_record(layouts[1], {"block": 8}))
+    with autotvm.apply_history_best(str(log)):
+        again = autotvm.task.extract_from_program(mod, target="llvm")
+    assert [t.workload for t in again if t.layout] == [layouts[0].workload]
+    kernels = [t for t in tasks if t.name.startswith("fused_conv2d")]
+    blocked8 = [t for t in again if t.name.startswith("fused_conv2d")]
+    assert any("(1, 2, 16, 16, 8)" in t.workload for t in blocked8)
+    assert not any("(1, 2, 16, 16, 8)" in t.workload for t in kernels)
+
+    # Tuning a layout task measures each block.
+    log = tmp_path / "tuned.json"
+    autotvm.tuner.GridSearchTuner(layouts[1]).tune(
+        n_trial=5, measure_option=autotvm.measure_option(**FAST),
+        callbacks=[autotvm.callback.log_to_file(str(log))])
+    records = autotvm.record.load_from_file(log)
+    assert sorted(r.config["block"] for r in records) == [0, 8, 16]
+    assert all(r.ok() for r in records)
+
+
+def test_algorithm_tasks_come_after_the_layouts_and_their_records_choose_the_kernels(tmp_path):
+    mod = _model()
+    tasks = autotvm.task.extract_from_program(mod, target="llvm")
+    layouts = [t for t in tasks if t.layout]
     algorithms = [t for t in tasks if t.algorithm]
-    assert tasks[:len(algorithms)] == algorithms
+    assert tasks[len(layouts):len(layouts) + len(algorithms)] == algorithms
     assert [t.weight for t in algorithms] == [1, 2]  # the two shapes of 3x3 convolution
     for t in algorithms:
         assert [(k.name, k.choices, k.default) for k in t.config_space.knobs] == [

@@ -5,6 +5,7 @@
 #include "codegen/llvm/llvm_module.h"
 #include "driver/conv_algorithm.h"
 #include "driver/evaluate.h"
+#include "driver/layout_block.h"
 #include "driver/lower_graph.h"
 #include "driver/make_plan.h"
 #include "driver/plan_memory.h"
@@ -25,6 +26,7 @@ graph::PassContext compile_pass_context(const PipelineOptions& options, const Ta
     ctx.ops = &ops::op_table();
     ctx.evaluate = evaluate_constant;
     ctx.conv2d_algorithm = conv2d_algorithm_from_records(options.tuning_records, target.str());
+    ctx.layout_block = layout_block_from_records(options.tuning_records, target.str());
     return ctx;
 }
 

@@ -70,14 +70,17 @@ struct KernelInputs {
     std::string inputs_npz;
 };
 
-// A built candidate, ready to measure: its library, or why it could not be built.
+// A built candidate, ready to measure: its library, or why it could not be built. The library
+// holds one kernel ("tune_kernel_0") for a kernel or algorithm task, the kernels of its choice
+// for a layout task; its cost is their weighted time.
 struct Candidate {
     tune::Config config;
     te::KnobValues values;
-    te::ScheduleRecord schedule;
+    te::ScheduleRecord schedule;  // of a one-kernel candidate
     std::string library;
-    const KernelInputs* inputs = nullptr;
-    std::string error;  // a compile error
+    std::vector<const KernelInputs*> inputs;  // per kernel
+    std::vector<int> weights;                 // per kernel: calls per run
+    std::string error;                        // a compile error
 };
 
 // One task of the run.
@@ -85,8 +88,9 @@ struct TaskState {
     TuneTask task;
     TaskProgress progress;
     std::unique_ptr<tune::Tuner> tuner;
-    std::map<int, KernelInputs> inputs;  // by variant (-1 for a kernel task)
-    std::string reference_npz;           // the default configuration's outputs
+    // By variant (-1 for a kernel task) and kernel of the variant.
+    std::map<std::pair<int, int>, KernelInputs> inputs;
+    std::string reference_npz;  // the default configuration's outputs
     bool reference_ok = false;
     int since_improvement = 0;
     std::vector<double> best_history;  // best cost after each of its batches
@@ -109,6 +113,8 @@ public:
         history_ = std::make_shared<tune::TuningHistory>();
         for (auto& t : tasks) add_task(std::move(t));
     }
+
+    static std::string kernel_name(size_t k) { return "tune_kernel_" + std::to_string(k); }
 
     ~TuningSession() {
         std::error_code ec;
@@ -139,7 +145,8 @@ private:
         st.progress.workload = task.workload;
         st.progress.weight = task.weight;
         st.progress.tunable = task.tunable();
-        st.progress.algorithm = !task.variants.empty();
+        st.progress.algorithm = !task.variants.empty() && !task.layout;
+        st.progress.layout = task.layout;
         st.task = std::move(task);
         if (!st.progress.tunable) {
             st.progress.done = true;
@@ -343,21 +350,34 @@ private:
             Candidate& c = out[i];
             c.config = configs[i];
             c.values = tune::config_values(t.task.space, configs[i]);
-            // An algorithm task's choice picks the kernel, which takes its default schedule.
+            // A graph-choice task's choice picks the kernels, which take their default schedules.
             const int variant = t.task.variants.empty() ? -1 : configs[i].choice.at(0);
-            const graph::Function& fn =
-                variant < 0 ? *t.task.function : *t.task.variants.at(variant);
+            if (variant >= 0 && !t.task.variant_errors.at(variant).empty()) {
+                c.error = t.task.variant_errors[variant];
+                return;
+            }
+            const std::vector<VariantKernel> kernels =
+                variant < 0 ? std::vector<VariantKernel>{{t.task.function, t.task.args, 1}}
+                            : t.task.variants.at(variant);
             try {
-                // Lowering recurses over nested expressions: on a large stack, as compile does.
-                LoweredFunction lowered = call_with_large_stack([&] {
-                    return lower_primitive_function(fn, "tune_kernel", target_, options_.pipeline,
-                                                    variant < 0 ? c.values : te::KnobValues{});
-                });
-                c.schedule = lowered.schedule;
-                c.inputs = &prepare_inputs(
-                    t, variant, fn, variant < 0 ? t.task.args : t.task.variant_args.at(variant),
-                    lowered);
-                runtime::Module mod = codegen::build_llvm({lowered.kernel}, target_);
+                std::vector<Ref<tir::PrimFunc>> lowered_kernels;
+                for (size_t k = 0; k < kernels.size(); ++k) {
+                    // Lowering recurses over nested expressions: on a large stack, as compile
+                    // does.
+                    LoweredFunction lowered = call_with_large_stack([&] {
+                        return lower_primitive_function(*kernels[k].function, kernel_name(k),
+                                                        target_, options_.pipeline,
+                                                        variant < 0 ? c.values : te::KnobValues{});
+                    });
+                    if (kernels.size() == 1) c.schedule = lowered.schedule;
+                    c.inputs.push_back(&prepare_inputs(t, variant, static_cast<int>(k),
+                                                       *kernels[k].function, kernels[k].args,
+                                                       lowered));
+                    c.weights.push_back(kernels[k].weight);
+                    lowered_kernels.push_back(lowered.kernel);
+                }
+                if (lowered_kernels.empty()) return;  // nothing differs: costs nothing
+                runtime::Module mod = codegen::build_llvm(lowered_kernels, target_);
                 c.library = (work_dir_ / ("candidate_" + std::to_string(next_id_++) + ".so"));
                 codegen::export_library(mod, c.library);
             } catch (const std::exception& e) {
@@ -387,11 +407,12 @@ private:
     // constants "const<i>", then its outputs "output<i>") and their values, written once per
     // kernel form: a parameter the graph passes a constant (a weight) gets that constant, the
     // others random values.
-    const KernelInputs& prepare_inputs(TaskState& t, int variant, const graph::Function& fn,
+    const KernelInputs& prepare_inputs(TaskState& t, int variant, int kernel,
+                                       const graph::Function& fn,
                                        const std::vector<graph::Expr>& call_args,
                                        const LoweredFunction& lowered) {
         std::lock_guard<std::mutex> lock(args_mutex_);
-        auto it = t.inputs.find(variant);
+        auto it = t.inputs.find({variant, kernel});
         if (it != t.inputs.end()) return it->second;
         KernelInputs in;
         const size_t n_params = fn.params.size();
@@ -421,14 +442,15 @@ private:
             values.emplace_back("const" + std::to_string(k),
                                 lowered.lifted_constants[k].as<graph::Constant>()->data);
         }
-        std::string base = "task_" + std::to_string(id) + "_" + std::to_string(variant + 1);
+        std::string base = "task_" + std::to_string(id) + "_" + std::to_string(variant + 1) + "_" +
+                           std::to_string(kernel);
         in.inputs_npz = (work_dir_ / (base + "_inputs.npz")).string();
         runtime::write_npz(in.inputs_npz, values);
         if (t.reference_npz.empty()) {
             t.reference_npz =
                 (work_dir_ / ("task_" + std::to_string(id) + "_reference.npz")).string();
         }
-        return t.inputs.emplace(variant, std::move(in)).first->second;
+        return t.inputs.emplace(std::make_pair(variant, kernel), std::move(in)).first->second;
     }
 
     tune::TuningRecord measure(TaskState& t, const Candidate& c) {
@@ -443,34 +465,47 @@ private:
             r.message = c.error;
             return r;
         }
-        bool is_reference = !t.reference_ok;
-        tune::MeasureRequest req;
-        req.library = c.library;
-        req.function = "tune_kernel";
-        req.args = c.inputs->args;
-        req.inputs_npz = c.inputs->inputs_npz;
-        req.outputs_npz = is_reference ? t.reference_npz : c.library + ".outputs.npz";
-        tune::MeasureResult m = tune::measure_in_child(req, options_.measure);
+        // The default configuration comes first: its outputs are the reference (of a task whose
+        // choices compute the same outputs; for the others its success only).
+        const bool is_reference = !t.reference_ok;
+        const bool compare = t.task.compare_variants;
+        std::vector<double> costs;
         std::error_code ec;
-        fs::remove(c.library, ec);
-        r.error = m.error;
-        r.message = m.message;
-        if (m.error != tune::MeasureError::none) return r;
-        if (is_reference) {
-            t.reference_ok = true;
-        } else {
-            std::string why;
-            auto reference = runtime::read_npz(t.reference_npz);
-            bool same = tune::outputs_match(reference, runtime::read_npz(req.outputs_npz), kRtol,
-                                            kAtol * std::max(1.0, max_abs(reference)), &why);
-            fs::remove(req.outputs_npz, ec);
-            if (!same) {
-                r.error = tune::MeasureError::wrong_answer;
-                r.message = why;
-                return r;
+        for (size_t k = 0; k < c.inputs.size(); ++k) {
+            tune::MeasureRequest req;
+            req.library = c.library;
+            req.function = kernel_name(k);
+            req.args = c.inputs[k]->args;
+            req.inputs_npz = c.inputs[k]->inputs_npz;
+            req.outputs_npz = is_reference && compare
+                                  ? t.reference_npz
+                                  : c.library + "." + std::to_string(k) + ".outputs.npz";
+            tune::MeasureResult m = tune::measure_in_child(req, options_.measure);
+            r.error = m.error;
+            r.message = m.message;
+            if (m.error == tune::MeasureError::none && compare && !is_reference) {
+                std::string why;
+                auto reference = runtime::read_npz(t.reference_npz);
+                bool same =
+                    tune::outputs_match(reference, runtime::read_npz(req.outputs_npz), kRtol,
+                                        kAtol * std::max(1.0, max_abs(reference)), &why);
+                if (!same) {
+                    r.error = tune::MeasureError::wrong_answer;
+                    r.message = why;
+                }
             }
+            if (req.outputs_npz != t.reference_npz) fs::remove(req.outputs_npz, ec);
+            if (r.error != tune::MeasureError::none) break;
+            costs.resize(std::max(costs.size(), m.costs.size()));
+            for (size_t j = 0; j < m.costs.size(); ++j) costs[j] += c.weights[k] * m.costs[j];
         }
-        r.costs = m.costs;
+        if (!c.library.empty()) fs::remove(c.library, ec);
+        if (r.error != tune::MeasureError::none) return r;
+        if (is_reference) t.reference_ok = true;
+        // A choice whose kernels all exist under every other choice too adds nothing to them;
+        // a cost of 0 would read as "not measured".
+        if (costs.empty()) costs.push_back(1e-9);
+        r.costs = costs;
         return r;
     }
 
@@ -481,7 +516,7 @@ private:
         p.budget_s = options_.time_budget_s;
         for (const auto& t : tasks_) {
             p.tasks.push_back(t.progress);
-            if (t.progress.algorithm) continue;
+            if (t.progress.graph_choice()) continue;
             double cost = t.progress.best_cost > 0 ? t.progress.best_cost : t.progress.default_cost;
             p.estimated_latency_s += t.progress.weight * cost;
         }
@@ -514,63 +549,93 @@ TuneSummary tune_tasks(std::vector<TuneTask> tasks, const TuneOptions& options,
     return session.run();
 }
 
-TuneSummary tune_model(const graph::IRModule& m, const TuneOptions& options,
-                       const std::function<void(const TuneProgress&)>& on_progress) {
-    Clock::time_point start = Clock::now();
-    // Phase 1: the algorithm of each convolution Winograd can compute, with at most half of the
-    // budget (each such task has three candidates).
-    std::vector<TuneTask> algorithms = extract_algorithm_tasks(m, options.target, options.pipeline);
-    TuneSummary first;
-    TuneOptions rest = options;
-    const bool choose_algorithms = !algorithms.empty();
-    if (choose_algorithms) {
-        TuneOptions o = options;
-        if (o.trials > 0) o.trials = std::max(1, o.trials / 2);
+namespace {
+
+// Runs the tasks `extract` finds as one phase of tune_model, with at most `share` of what is
+// left of the trial and time budgets, and records its choices in `options` for the next phases
+// (whose tasks those choices define). `done` accumulates the phases run so far.
+void run_phase(const std::function<std::vector<TuneTask>(const TuneOptions&)>& extract,
+               double share, Clock::time_point start, const TuneOptions& whole,
+               TuneOptions* options, const std::function<void(const TuneProgress&)>& on_progress,
+               TuneSummary* done, bool* any) {
+    if (whole.trials > 0 && options->trials == 0) return;
+    if (whole.time_budget_s > 0 && seconds_since(start) >= whole.time_budget_s) return;
+    std::vector<TuneTask> tasks = extract(*options);
+    if (tasks.empty()) return;
+    TuneOptions o = *options;
+    if (share < 1) {
+        if (o.trials > 0) o.trials = std::max(1, static_cast<int>(o.trials * share));
         // The extraction's time counts against the budget too.
         if (o.time_budget_s > 0) {
-            o.time_budget_s = std::max(1e-3, o.time_budget_s / 2 - seconds_since(start));
+            o.time_budget_s = std::max(1e-3, (whole.time_budget_s - seconds_since(start)) * share);
         }
-        first = tune_tasks(std::move(algorithms), o, on_progress);
-        if (rest.trials > 0) rest.trials = std::max(0, rest.trials - first.final.trials);
-        // The kernels of phase 2 are those of the chosen algorithms.
-        auto chosen = std::make_shared<tune::BestRecords>(*first.best);
-        if (options.pipeline.tuning_records) chosen->add_all(*options.pipeline.tuning_records);
-        rest.pipeline.tuning_records = chosen;
-    }
-    if (options.trials > 0 && rest.trials == 0) return first;
-    std::vector<TuneTask> kernels = extract_tasks(m, rest.target, rest.pipeline);
-    if (rest.time_budget_s > 0) {
-        rest.time_budget_s = std::max(1e-3, rest.time_budget_s - seconds_since(start));
+    } else if (o.time_budget_s > 0) {
+        o.time_budget_s = std::max(1e-3, whole.time_budget_s - seconds_since(start));
     }
     const double offset = seconds_since(start);
-    TuneSummary second = tune_tasks(std::move(kernels), rest, [&](const TuneProgress& p) {
+    const int trials_before = done->final.trials;
+    TuneSummary s = tune_tasks(std::move(tasks), o, [&](const TuneProgress& p) {
         if (!on_progress) return;
         TuneProgress q = p;
         q.elapsed_s += offset;
-        q.trials += first.final.trials;
-        q.budget_s = options.time_budget_s;
+        q.trials += trials_before;
+        q.budget_s = whole.time_budget_s;
+        // The tasks of earlier phases stay listed (first).
+        q.tasks.insert(q.tasks.begin(), done->final.tasks.begin(), done->final.tasks.end());
+        if (q.current >= 0) q.current += static_cast<int>(done->final.tasks.size());
         on_progress(q);
     });
-    if (!choose_algorithms) return second;
-    // One summary: phase 1's tasks listed first, phase 2's estimate and curve.
-    TuneSummary all = second;
-    all.final.tasks.insert(all.final.tasks.begin(), first.final.tasks.begin(),
-                           first.final.tasks.end());
-    all.final.trials += first.final.trials;
-    all.final.elapsed_s = seconds_since(start);
-    all.final.budget_s = options.time_budget_s;
-    for (auto& c : all.curve) {
+    if (options->trials > 0) options->trials = std::max(0, options->trials - s.final.trials);
+    // The next phases' tasks are those of the choices made here.
+    auto chosen = std::make_shared<tune::BestRecords>(*s.best);
+    if (options->pipeline.tuning_records) chosen->add_all(*options->pipeline.tuning_records);
+    options->pipeline.tuning_records = chosen;
+    // One summary: earlier phases' tasks first, the latest phase's estimate (the kernels').
+    for (auto& c : s.curve) {
         c.elapsed_s += offset;
-        c.trials += first.final.trials;
+        c.trials += trials_before;
     }
-    const int trials = all.final.trials;
-    all.mean_trial_s = trials ? (first.mean_trial_s * first.final.trials +
-                                 second.mean_trial_s * second.final.trials) /
-                                    trials
-                              : 0;
-    all.warnings.insert(all.warnings.begin(), first.warnings.begin(), first.warnings.end());
-    all.best->add_all(*first.best);
-    return all;
+    const int trials = trials_before + s.final.trials;
+    const double mean =
+        trials ? (done->mean_trial_s * trials_before + s.mean_trial_s * s.final.trials) / trials
+               : 0;
+    TuneSummary all = s;
+    all.final.tasks.insert(all.final.tasks.begin(), done->final.tasks.begin(),
+                           done->final.tasks.end());
+    all.final.trials = trials;
+    all.final.elapsed_s = seconds_since(start);
+    all.final.budget_s = whole.time_budget_s;
+    all.mean_trial_s = mean;
+    all.warnings.insert(all.warnings.begin(), done->warnings.begin(), done->warnings.end());
+    if (done->best) all.best->add_all(*done->best);
+    // The curve is the kernels' estimate: graph-choice phases estimate nothing.
+    if (s.final.estimated_latency_s == 0) all.curve = done->curve;
+    *done = std::move(all);
+    *any = true;
+}
+
+}  // namespace
+
+TuneSummary tune_model(const graph::IRModule& m, const TuneOptions& options,
+                       const std::function<void(const TuneProgress&)>& on_progress) {
+    Clock::time_point start = Clock::now();
+    TuneSummary done;
+    done.best = std::make_shared<tune::BestRecords>();
+    bool any = false;
+    TuneOptions rest = options;
+    // Phase 1: the channel block of each channel count (a quarter of the budget at most: each
+    // candidate compiles and measures several kernels). Phase 2: the algorithm of each
+    // convolution Winograd can compute, in the blocks chosen (half of what is left at most;
+    // three candidates each). Phase 3: the kernels, as those choices make them.
+    run_phase([&](const TuneOptions& o) { return extract_layout_tasks(m, o.target, o.pipeline); },
+              0.25, start, options, &rest, on_progress, &done, &any);
+    run_phase(
+        [&](const TuneOptions& o) { return extract_algorithm_tasks(m, o.target, o.pipeline); }, 0.5,
+        start, options, &rest, on_progress, &done, &any);
+    run_phase([&](const TuneOptions& o) { return extract_tasks(m, o.target, o.pipeline); }, 1,
+              start, options, &rest, on_progress, &done, &any);
+    if (!any) return tune_tasks({}, options, on_progress);
+    return done;
 }
 
 std::shared_ptr<tune::BestRecords> load_best_records(const std::vector<std::string>& paths,

@@ -5,13 +5,14 @@
 //   // then: PipelineOptions::tuning_records = load_best_records({"r.json"}, &warnings)
 //
 // The tasks are the model's distinct fused kernels (driver/tune_tasks.h). First come the
-// algorithm tasks (which convolutions run as Winograd; at most half of the budget), then the
-// kernels of the model as those choices make it. Each task's first
-// candidate is its default configuration, whose outputs become the reference every other
-// candidate must reproduce (a wrong answer is a failed trial) and whose cost is the baseline, so
-// a task's best is never slower than untuned. Candidates are built on `parallel` threads and each
-// is measured in a child process (tune/measure.h). Every measurement is appended to the records
-// file as it is made; a run started again with the same file resumes: its tasks count the
+// layout-block tasks (the channel block of each channel count; at most a quarter of the
+// budget), then the algorithm tasks (which convolutions run as Winograd, in the layout chosen;
+// at most half of what is left), then the kernels of the model as those choices make it. Each
+// task's first candidate is its default configuration, whose outputs become the reference every
+// other candidate must reproduce (a wrong answer is a failed trial) and whose cost is the baseline,
+// so a task's best is never slower than untuned. Candidates are built on `parallel` threads and
+// each is measured in a child process (tune/measure.h). Every measurement is appended to the
+// records file as it is made; a run started again with the same file resumes: its tasks count the
 // measured configurations as done and never measure them again. With a tuning cache, a workload
 // with 16 cached measurements (or its whole space), made by any model, is not tuned again and its
 // best is copied to the records file; one with fewer goes on from them. Every new record goes
@@ -67,6 +68,10 @@ struct TaskProgress {
     // An algorithm task (driver/conv_algorithm.h): its costs are of the convolution alone and
     // do not add to the model's estimated latency.
     bool algorithm = false;
+    // A layout-block task (driver/layout_block.h): its costs are of the kernels its choices
+    // change (weighted sums) and do not add to the estimated latency either.
+    bool layout = false;
+    bool graph_choice() const { return algorithm || layout; }
 };
 
 struct TuneProgress {

@@ -1,13 +1,19 @@
 #include "driver/tune_tasks.h"
 
+#include <algorithm>
+#include <cstring>
+#include <string_view>
 #include <unordered_map>
 
 #include "codegen/target.h"
 #include "driver/compile.h"
 #include "driver/conv_algorithm.h"
+#include "driver/layout_block.h"
 #include "driver/lower_graph.h"
 #include "driver/workload_key.h"
 #include "graph/expr_functor.h"
+#include "graph/printer.h"
+#include "ir/channel_block.h"
 #include "support/large_stack.h"
 
 namespace anvil::driver {
@@ -36,11 +42,15 @@ bool has_static_shapes(const graph::Function& f) {
     return all;
 }
 
-std::vector<TuneTask> extract_on_this_thread(const graph::IRModule& m, const std::string& target,
-                                             const PipelineOptions& options) {
-    Target t = Target::parse(target);
-    graph::IRModule optimized = run_graph_pipeline(m, compile_pass_context(options, t), options);
-    std::vector<TuneTask> tasks;
+// The distinct fused kernels an optimized module's graph functions call, in the order of their
+// first call, each with its workload key and its calls per run.
+struct KernelUse {
+    std::string workload;
+    VariantKernel kernel;
+};
+
+std::vector<KernelUse> kernel_uses(const graph::IRModule& optimized) {
+    std::vector<KernelUse> uses;
     std::unordered_map<std::string, size_t> index;
     for (const auto& [name, fn] : optimized.functions) {
         graph::post_order_visit(fn->body, [&](const graph::Expr& e) {
@@ -51,23 +61,36 @@ std::vector<TuneTask> extract_on_this_thread(const graph::IRModule& m, const std
             std::string key = workload_key(*callee);
             auto it = index.find(key);
             if (it == index.end()) {
-                TuneTask task;
-                task.workload = key;
-                task.name = kernel_base_name(*callee);
-                task.function = call->callee.cast<graph::Function>();
-                task.args = call->args;
-                task.static_shapes = has_static_shapes(*callee);
-                if (task.static_shapes) {
-                    LoweredFunction lowered =
-                        lower_primitive_function(*callee, task.name, t, options);
-                    task.space = lowered.space;
-                    task.default_schedule = lowered.schedule;
-                }
-                it = index.emplace(key, tasks.size()).first;
-                tasks.push_back(std::move(task));
+                VariantKernel k{call->callee.cast<graph::Function>(), call->args, 0};
+                it = index.emplace(key, uses.size()).first;
+                uses.push_back({key, std::move(k)});
             }
-            ++tasks[it->second].weight;
+            ++uses[it->second].kernel.weight;
         });
+    }
+    return uses;
+}
+
+std::vector<TuneTask> extract_on_this_thread(const graph::IRModule& m, const std::string& target,
+                                             const PipelineOptions& options) {
+    Target t = Target::parse(target);
+    graph::IRModule optimized = run_graph_pipeline(m, compile_pass_context(options, t), options);
+    std::vector<TuneTask> tasks;
+    for (KernelUse& use : kernel_uses(optimized)) {
+        TuneTask task;
+        task.workload = use.workload;
+        task.function = use.kernel.function;
+        task.name = kernel_base_name(*task.function);
+        task.args = std::move(use.kernel.args);
+        task.weight = use.kernel.weight;
+        task.static_shapes = has_static_shapes(*task.function);
+        if (task.static_shapes) {
+            LoweredFunction lowered =
+                lower_primitive_function(*task.function, task.name, t, options);
+            task.space = lowered.space;
+            task.default_schedule = lowered.schedule;
+        }
+        tasks.push_back(std::move(task));
     }
     return tasks;
 }
@@ -137,6 +160,15 @@ std::vector<TuneTask> extract_algorithms_on_this_thread(const graph::IRModule& m
             forced.conv2d_algorithm = [&](const graph::Call&, int64_t, int64_t) {
                 return static_cast<int>(algorithm);
             };
+            // Blocked as in the model (whose blocks tuning records may have chosen).
+            const int64_t in_channels =
+                conv.args[0]->type.as<graph::TensorType>()->static_shape()[1];
+            forced.layout_block = [&](int64_t channels, const std::vector<const graph::Call*>&) {
+                if (channels == conv.type.as<graph::TensorType>()->static_shape()[1]) {
+                    return queries[i].out_block;
+                }
+                return channels == in_channels ? queries[i].in_block : int64_t{-1};
+            };
             std::vector<graph::Expr> args;
             Ref<graph::Function> f =
                 conv_kernel_function(run_graph_pipeline(one, forced, options), &args);
@@ -150,13 +182,13 @@ std::vector<TuneTask> extract_algorithms_on_this_thread(const graph::IRModule& m
                 tasks[i].variants.clear();  // the form is not available: not tunable
                 break;
             }
-            tasks[i].variants.push_back(f);
-            tasks[i].variant_args.push_back(args);
+            tasks[i].variants.push_back({{f, args, 1}});
         }
         tasks[i].static_shapes = tasks[i].variants.size() == 3;
+        tasks[i].variant_errors.assign(tasks[i].variants.size(), "");
         if (tasks[i].static_shapes) {
-            tasks[i].function = tasks[i].variants[0];
-            tasks[i].args = tasks[i].variant_args[0];
+            tasks[i].function = tasks[i].variants[0][0].function;
+            tasks[i].args = tasks[i].variants[0][0].args;
             // "conv2d 64x56x56 -> 64, algorithm": the convolution by its sizes.
             auto d = conv.args[0]->type.as<graph::TensorType>()->static_shape();
             auto w = conv.args[1]->type.as<graph::TensorType>()->static_shape();
@@ -167,7 +199,155 @@ std::vector<TuneTask> extract_algorithms_on_this_thread(const graph::IRModule& m
     return tasks;
 }
 
+// PassContext::evaluate with a memory: folding evaluates the same weight transforms under every
+// choice of a layout task, most of them unchanged by it (but on constants that earlier passes
+// made anew, so not the same buffers). An expression's key is its text and a hash of each
+// constant's bytes; a hit whose constants differ in their bytes (a hash collision) is
+// evaluated, not reused.
+class RememberingEvaluate {
+public:
+    explicit RememberingEvaluate(std::function<runtime::NDArray(const graph::Expr&)> evaluate)
+        : evaluate_(std::move(evaluate)) {}
+
+    runtime::NDArray operator()(const graph::Expr& e) {
+        std::string key = graph::print(e, graph::PrintOptions{.metadata = false});
+        std::vector<runtime::NDArray> operands;
+        graph::post_order_visit(e, [&](const graph::Expr& x) {
+            if (auto* c = x.as<graph::Constant>()) {
+                std::string_view bytes(static_cast<const char*>(c->data.raw_data()),
+                                       static_cast<size_t>(c->data.nbytes()));
+                key += " " + std::to_string(std::hash<std::string_view>{}(bytes));
+                operands.push_back(c->data);
+            }
+        });
+        auto it = values_.find(key);
+        if (it != values_.end() && same_bytes(it->second.operands, operands)) {
+            return it->second.value;
+        }
+        runtime::NDArray value = evaluate_(e);
+        values_[key] = {std::move(operands), value};
+        return value;
+    }
+
+private:
+    static bool same_bytes(const std::vector<runtime::NDArray>& a,
+                           const std::vector<runtime::NDArray>& b) {
+        if (a.size() != b.size()) return false;
+        for (size_t i = 0; i < a.size(); ++i) {
+            if (a[i].nbytes() != b[i].nbytes() ||
+                std::memcmp(a[i].raw_data(), b[i].raw_data(), a[i].nbytes()) != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    struct Entry {
+        std::vector<runtime::NDArray> operands;
+        runtime::NDArray value;
+    };
+    std::function<runtime::NDArray(const graph::Expr&)> evaluate_;
+    std::unordered_map<std::string, Entry> values_;
+};
+
+std::vector<TuneTask> extract_layouts_on_this_thread(const graph::IRModule& m,
+                                                     const std::string& target,
+                                                     const PipelineOptions& options) {
+    Target t = Target::parse(target);
+    graph::PassContext ctx = compile_pass_context(options, t);
+    auto remembering = std::make_shared<RememberingEvaluate>(ctx.evaluate);
+    ctx.evaluate = [remembering](const graph::Expr& e) { return (*remembering)(e); };
+    // The other channel counts' blocks while one is varied: as the records choose.
+    const auto applied = ctx.layout_block;
+    auto as_recorded = [&](int64_t channels, const std::vector<const graph::Call*>& convs) {
+        return applied ? applied(channels, convs) : int64_t{-1};
+    };
+    std::vector<TuneTask> tasks;
+    std::vector<int64_t> task_channels;
+    std::unordered_map<std::string, size_t> index;
+    ctx.layout_block = [&](int64_t channels, const std::vector<const graph::Call*>& convs) {
+        std::string key = layout_block_key(channels, convs);
+        if (!index.count(key)) {
+            TuneTask task;
+            task.workload = key;
+            task.name = "channel block " + std::to_string(channels) + " (" +
+                        std::to_string(convs.size()) + " convolutions)";
+            task.weight = 1;
+            task.layout = true;
+            task.compare_variants = false;
+            task.space.knobs.push_back(
+                {kLayoutBlockKnob, layout_block_choices(channels), default_layout_block(channels)});
+            index.emplace(key, tasks.size());
+            tasks.push_back(std::move(task));
+            task_channels.push_back(channels);
+        }
+        return as_recorded(channels, convs);
+    };
+    run_graph_pipeline(m, ctx, options);
+    for (size_t i = 0; i < tasks.size(); ++i) {
+        TuneTask& task = tasks[i];
+        // The kernels of the module compiled with each choice, by workload.
+        std::vector<std::vector<KernelUse>> uses;
+        for (int64_t block : task.space.knobs[0].choices) {
+            graph::PassContext forced = ctx;
+            forced.layout_block = [&](int64_t channels,
+                                      const std::vector<const graph::Call*>& convs) {
+                return layout_block_key(channels, convs) == task.workload
+                           ? block
+                           : as_recorded(channels, convs);
+            };
+            try {
+                uses.push_back(kernel_uses(run_graph_pipeline(m, forced, options)));
+                task.variant_errors.emplace_back();
+            } catch (const std::exception& e) {
+                uses.emplace_back();
+                task.variant_errors.push_back(e.what());
+            }
+        }
+        // A kernel's calls common to every choice cost the same whichever is chosen: a variant
+        // is what is left of its module.
+        std::unordered_map<std::string, int> common;
+        for (size_t v = 0; v < uses.size(); ++v) {
+            std::unordered_map<std::string, int> here;
+            for (const KernelUse& u : uses[v]) here[u.workload] = u.kernel.weight;
+            if (v == 0) {
+                common = here;
+                continue;
+            }
+            for (auto& [key, calls] : common) calls = std::min(calls, here[key]);
+        }
+        bool differs = false, all_static = true;
+        for (size_t v = 0; v < uses.size(); ++v) {
+            std::vector<VariantKernel> kernels;
+            for (KernelUse& u : uses[v]) {
+                auto c = common.find(u.workload);
+                u.kernel.weight -= c == common.end() ? 0 : c->second;
+                if (u.kernel.weight <= 0) continue;
+                all_static = all_static && has_static_shapes(*u.kernel.function);
+                kernels.push_back(std::move(u.kernel));
+            }
+            differs = differs || !kernels.empty();
+            task.variants.push_back(std::move(kernels));
+        }
+        // Choices that all make the same kernels leave nothing to tune.
+        task.static_shapes = differs && all_static;
+        for (const auto& v : task.variants) {
+            if (!v.empty() && !task.function.defined()) {
+                task.function = v[0].function;
+                task.args = v[0].args;
+            }
+        }
+    }
+    return tasks;
+}
+
 }  // namespace
+
+std::vector<TuneTask> extract_layout_tasks(const graph::IRModule& m, const std::string& target,
+                                           const PipelineOptions& options) {
+    return call_with_large_stack(
+        [&] { return extract_layouts_on_this_thread(m, target, options); });
+}
 
 std::vector<TuneTask> extract_algorithm_tasks(const graph::IRModule& m, const std::string& target,
                                               const PipelineOptions& options) {

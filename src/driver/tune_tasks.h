@@ -20,6 +20,15 @@
 
 namespace anvil::driver {
 
+// One kernel a choice of a graph-choice task makes, with its calls per run and the arguments
+// the graph calls it with (weights are constants there, which measurements use as the kernel's
+// inputs instead of random values).
+struct VariantKernel {
+    Ref<graph::Function> function;
+    std::vector<graph::Expr> args;
+    int weight = 1;
+};
+
 struct TuneTask {
     std::string workload;                 // the workload key
     std::string name;                     // a readable kernel name (kernel_base_name)
@@ -28,14 +37,24 @@ struct TuneTask {
     bool static_shapes = true;            // every dimension of the function is a constant
     te::ConfigSpace space;                // declared by the default schedule
     te::ScheduleRecord default_schedule;  // the primitives of the default configuration
-    // An algorithm task (driver/conv_algorithm.h): the kernel each choice of its one knob
-    // makes, in the order of the knob's choices; `function` is then the first. Empty for a
-    // kernel task, whose configurations are its schedule's knob values.
-    std::vector<Ref<graph::Function>> variants;
-    // The arguments the graph calls the function (each variant) with: weights are constants
-    // there, which measurements use as the kernel's inputs instead of random values.
+    // The arguments the graph calls `function` with.
     std::vector<graph::Expr> args;
-    std::vector<std::vector<graph::Expr>> variant_args;
+    // A graph-choice task — a convolution's algorithm (driver/conv_algorithm.h) or a channel
+    // count's layout block (driver/layout_block.h) — has one knob whose choices change the
+    // graph: for each choice, in the knob's order, the kernels it makes (one for an algorithm;
+    // for a layout block those in which the model compiled with that block differs from every
+    // other choice), each measured with its default schedule. A choice's cost is their weighted
+    // time. Empty for a kernel task, whose configurations are its schedule's knob values.
+    std::vector<std::vector<VariantKernel>> variants;
+    // Why a choice could not be compiled ("" where it could), for each variant; such a choice
+    // is a failed trial.
+    std::vector<std::string> variant_errors;
+    // Whether a choice's outputs must match the default choice's: an algorithm's variants
+    // compute the same convolution from the same operands; a layout block's kernels differ in
+    // shape and count from one choice to the next.
+    bool compare_variants = true;
+    // A layout-block task (its cost is a part of the model's, not one kernel's).
+    bool layout = false;
 
     bool tunable() const { return static_shapes && !space.knobs.empty(); }
 };
@@ -48,6 +67,14 @@ std::vector<TuneTask> extract_tasks(const graph::IRModule& m, const std::string&
 // compute with Winograd (its key: conv2d_algorithm_key), weighted by its calls, with the knob
 // "algorithm" (0: direct, 2: F(2,3), 4: F(4,3)); each variant is the convolution's kernel alone
 // (no fused epilogue), compiled from a module of that one convolution with the algorithm forced.
+// The layout-block tasks of a module: one per channel count for which alter_op_layout has a
+// choice of block (its key: layout_block_key), weight 1, with the knob "block"; each variant is
+// the set of kernels in which the module compiled with that block (the other channel counts as
+// `options`' tuning records choose, else their defaults) differs from every other choice,
+// weighted by their calls.
+std::vector<TuneTask> extract_layout_tasks(const graph::IRModule& m, const std::string& target,
+                                           const PipelineOptions& options = {});
+
 std::vector<TuneTask> extract_algorithm_tasks(const graph::IRModule& m, const std::string& target,
                                               const PipelineOptions& options = {});
 

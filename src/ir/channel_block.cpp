@@ -26,4 +26,17 @@ int64_t dividing_channel_block(int64_t channels, int64_t widest) {
     return 0;
 }
 
+int64_t default_layout_block(int64_t channels) {
+    return dividing_channel_block(channels, 16);
+}
+
+std::vector<int64_t> layout_block_choices(int64_t channels) {
+    if (default_layout_block(channels) == 0) return {};
+    std::vector<int64_t> choices = {0};
+    for (int64_t b : {8, 16, 32}) {
+        if (channels % b == 0) choices.push_back(b);
+    }
+    return choices;
+}
+
 }  // namespace anvil

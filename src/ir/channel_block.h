@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 namespace anvil {
 
@@ -16,5 +17,15 @@ int64_t padded_channel_block(int64_t channels);
 // The widest block that divides `channels` among 32, 16 and 8 (at most `widest`), or 0: a block
 // that must not pad, because a group or a layout boundary lies at every `channels`.
 int64_t dividing_channel_block(int64_t channels, int64_t widest = 32);
+
+// The channel block of the blocked layout (NCHW<b>c) for values with `channels` channels when
+// tuning records choose nothing: 16 (one AVX-512 vector of float32) when it divides the
+// channels, else 8, else 0 (not blocked).
+int64_t default_layout_block(int64_t channels);
+
+// What tuning may choose instead (graph/passes/alter_op_layout.cpp): 0 (the convolutions stay
+// unblocked nn.conv2d, whose compute picks the direct or its own blocked form) and every block
+// among 8, 16, 32 that divides `channels`. Empty when the default is 0: nothing to choose.
+std::vector<int64_t> layout_block_choices(int64_t channels);
 
 }  // namespace anvil

@@ -50,6 +50,12 @@ class Task:
         return self._model_task is not None and self._model_task.algorithm
 
     @property
+    def layout(self):
+        """Whether the task chooses the channel block of a blocked layout rather than a kernel's
+        schedule."""
+        return self._model_task is not None and self._model_task.layout
+
+    @property
     def kind(self):
         """"model" (a fused kernel of a model) or "template" (a Python template)."""
         return "model" if self._model_task is not None else "template"
@@ -87,12 +93,15 @@ def create(task_name, args, target=None, target_host=None):
 
 def extract_from_program(mod, params=None, target=None, target_host=None):
     """The tunable tasks of a graph module, in the order the model first calls them: first its
+    layout tasks (one per channel count whose blocked layout has a choice of channel block, knob
+    "block": 0 unblocked, or 8, 16, 32 where they divide it; task.layout is True), then its
     algorithm tasks (one per distinct 3x3 stride-1 convolution with a constant weight, knob
     "algorithm": 0 direct, 2 Winograd F(2,3), 4 F(4,3); task.algorithm is True), then one Task
-    per distinct fused kernel, its weight the calls per run. The kernels are those of the
-    algorithms chosen by the enclosing apply_history_best (direct without one), and an algorithm
-    task with a record there is not listed again: as anvil tune does, tune the algorithm tasks,
-    then extract again inside apply_history_best(log) and tune the kernels. `params` are bound
+    per distinct fused kernel, its weight the calls per run. The algorithms and kernels are
+    those of the layouts and algorithms chosen by the enclosing apply_history_best (the defaults
+    without one), and a layout or algorithm task with a record there is not listed again: as
+    anvil tune does, tune the layout tasks, extract again inside apply_history_best(log) and
+    tune the algorithm tasks, then once more for the kernels. `params` are bound
     as anvil.build binds them, and the graph passes run with the enclosing PassContext's options
     (build with the same ones for the records to apply). Kernels without knobs or with symbolic
     dimensions are not tasks."""
@@ -109,10 +118,11 @@ def extract_from_program(mod, params=None, target=None, target_host=None):
     history = _dispatcher.current()
     records = history.best if history is not None else None
     tasks = []
-    for t in _at.extract_algorithm_tasks(mod, target, opt_level, disabled, checked):
-        if t.tunable and (records is None or records.find(t.workload, target) is None):
-            tasks.append(Task(t.name, t.workload, target, t.space, weight=t.weight, model_task=t,
-                              pipeline=pipeline))
+    for extract in (_at.extract_layout_tasks, _at.extract_algorithm_tasks):
+        for t in extract(mod, target, opt_level, disabled, checked, records):
+            if t.tunable and (records is None or records.find(t.workload, target) is None):
+                tasks.append(Task(t.name, t.workload, target, t.space, weight=t.weight,
+                                  model_task=t, pipeline=pipeline))
     for t in _at.extract_tasks(mod, target, opt_level, disabled, checked, records):
         if not t.tunable:
             continue

@@ -142,7 +142,7 @@ void print_table(const driver::TuneSummary& s) {
     }
     double untuned = 0;
     for (const auto& t : s.final.tasks) {
-        if (t.algorithm) continue;  // the convolution alone, counted again in its kernel
+        if (t.graph_choice()) continue;  // costs counted again in the kernels they choose
         untuned += t.weight * (t.default_cost > 0 ? t.default_cost : t.best_cost);
     }
     std::printf(

@@ -14,15 +14,18 @@
 // bias_add becomes an add of the blocked bias; a concatenation along the channels concatenates
 // blocks. Layout transforms appear only where a value crosses between a blocked producer and a
 // consumer that reads NCHW (a reshape, the function's result), once per value and layout, so
-// two transforms never undo each other. The block is a function of the channel count alone (16, one
-// AVX-512 vector of float32, when it divides the channels, else 8), so the operands of a
-// residual add agree. Which convolutions are blocked:
+// two transforms never undo each other. The block is a function of the channel count alone, so
+// the operands of a residual add agree: by default 16 (one AVX-512 vector of float32) when it
+// divides the channels, else 8; tuning records may choose another block per channel count, or 0
+// (the convolutions reading or producing that many channels stay unblocked), through
+// ctx.layout_block. Which convolutions are blocked:
 //   groups == 1 with a blocked output channel count: data blocked like its producer's output, or
 //     NCHW when the input channels have no block (an RGB stem: the weight's input block is then
 //     all of them);
 //   depthwise (groups == channels == outputs) with a blocked channel count;
 // other grouped convolutions, and any with symbolic shapes or other dtypes than float32, stay
 // nn.conv2d (prepack_weights then packs their weights as before).
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -35,11 +38,6 @@ namespace anvil::graph {
 
 namespace {
 
-// One AVX-512 vector of float32 when it divides the channels, else 8 (ir/channel_block.h).
-int64_t channel_block(int64_t channels) {
-    return dividing_channel_block(channels, 16);
-}
-
 std::string data_layout(int64_t block) {
     return block ? "NCHW" + std::to_string(block) + "c" : "NCHW";
 }
@@ -49,6 +47,47 @@ const TensorType* static_nchw(const Type& type) {
     auto* t = type.as<TensorType>();
     if (!t || t->ndim() != 4 || !t->is_static() || t->dtype != DataType::float32()) return nullptr;
     return t;
+}
+
+// The groups of `call` when it is an nn.conv2d the rewrite may block (a constant weight, static
+// float32 NCHW shapes, one group or depthwise), else 0.
+int64_t blockable_conv_groups(const Call& call) {
+    if (!call.op.defined() || call.op->name != "nn.conv2d" || call.args.size() != 2) return 0;
+    const TensorType* d = static_nchw(call.args[0]->type);
+    const TensorType* w = static_nchw(call.args[1]->type);
+    if (!d || !w || !call.args[1].is<Constant>() || !static_nchw(call.type)) return 0;
+    auto groups = attr_int(*call.attrs, "groups");
+    if (!groups || !attr_ints(*call.attrs, "strides") || !attr_ints(*call.attrs, "padding") ||
+        !attr_ints(*call.attrs, "dilation")) {
+        return 0;
+    }
+    const int64_t channels = d->static_shape()[1], outputs = w->static_shape()[0];
+    const bool depthwise = *groups == channels && *groups == outputs && *groups > 1;
+    return *groups == 1 || depthwise ? *groups : 0;
+}
+
+// The channel block of every channel count the blockable convolutions of `body` read or
+// produce and for which ctx.layout_block chooses (a choice outside layout_block_choices is
+// ignored); the others take default_layout_block.
+std::map<int64_t, int64_t> chosen_blocks(const Expr& body, const PassContext& ctx) {
+    std::map<int64_t, int64_t> chosen;
+    if (!ctx.layout_block) return chosen;
+    std::map<int64_t, std::vector<const Call*>> convs;  // channel count -> convs touching it
+    post_order_visit(body, [&](const Expr& e) {
+        auto* call = e.as<Call>();
+        if (!call || !blockable_conv_groups(*call)) return;
+        const int64_t in = call->args[0]->type.as<TensorType>()->static_shape()[1];
+        const int64_t out = call->type.as<TensorType>()->static_shape()[1];
+        convs[in].push_back(call);
+        if (out != in) convs[out].push_back(call);
+    });
+    for (const auto& [channels, touching] : convs) {
+        std::vector<int64_t> choices = layout_block_choices(channels);
+        if (choices.size() < 2) continue;
+        const int64_t b = ctx.layout_block(channels, touching);
+        if (std::find(choices.begin(), choices.end(), b) != choices.end()) chosen[channels] = b;
+    }
+    return chosen;
 }
 
 }  // namespace
@@ -70,8 +109,9 @@ namespace {
 
 class LayoutRewriter : public ExprMutator {
 public:
-    LayoutRewriter(const PassContext& ctx, const Op& transform, const Op& conv)
-        : ctx_(ctx), transform_(transform), conv_(conv) {}
+    LayoutRewriter(const PassContext& ctx, const Op& transform, const Op& conv,
+                   std::map<int64_t, int64_t> chosen)
+        : ctx_(ctx), transform_(transform), conv_(conv), chosen_(std::move(chosen)) {}
 
     // What a consumer that knows no blocked layout reads: the NCHW form of every value.
     Expr mutate(const Expr& e) override { return to_block(ExprMutator::mutate(e), 0); }
@@ -89,6 +129,12 @@ protected:
 private:
     // The rewritten value of `e` in whichever layout it came out (blocked or not).
     Expr rewritten(const Expr& e) { return ExprMutator::mutate(e); }
+
+    // The block of values with `channels` channels (0: not blocked).
+    int64_t channel_block(int64_t channels) const {
+        auto it = chosen_.find(channels);
+        return it == chosen_.end() ? default_layout_block(channels) : it->second;
+    }
 
     int64_t block_of(const Expr& e) const {
         auto it = blocks_.find(e.get());
@@ -139,19 +185,16 @@ private:
     }
 
     Expr rewrite_conv(const Call& call) {
-        if (!call.op.defined() || call.op->name != "nn.conv2d" || call.args.size() != 2) return {};
-        const TensorType* d = static_nchw(call.args[0]->type);
-        const TensorType* w = static_nchw(call.args[1]->type);
-        if (!d || !w || !call.args[1].is<Constant>() || !static_nchw(call.type)) return {};
-        auto groups = attr_int(*call.attrs, "groups");
+        const int64_t groups = blockable_conv_groups(call);
+        if (!groups) return {};
         auto strides = attr_ints(*call.attrs, "strides");
         auto padding = attr_ints(*call.attrs, "padding");
         auto dilation = attr_ints(*call.attrs, "dilation");
-        if (!groups || !strides || !padding || !dilation) return {};
-        const int64_t channels = d->static_shape()[1], outputs = w->static_shape()[0];
-        const bool depthwise = *groups == channels && *groups == outputs && *groups > 1;
+        const int64_t channels = call.args[0]->type.as<TensorType>()->static_shape()[1];
+        const int64_t outputs = call.type.as<TensorType>()->static_shape()[1];
+        const bool depthwise = groups > 1;
         const int64_t out_block = channel_block(outputs);
-        if ((*groups != 1 && !depthwise) || out_block == 0) return {};
+        if (out_block == 0) return {};
         Expr x = rewritten(call.args[0]);
         int64_t in_block = block_of(x) ? block_of(x) : channel_block(channels);
         if (depthwise) in_block = out_block;
@@ -166,7 +209,7 @@ private:
         a = attr_with(*a, "strides", *strides);
         a = attr_with(*a, "padding", *padding);
         a = attr_with(*a, "dilation", *dilation);
-        a = attr_with(*a, "groups", *groups);
+        a = attr_with(*a, "groups", groups);
         return blocked_result(make_call(conv_, {x, packed}, a, call.loc), out_block);
     }
 
@@ -291,6 +334,7 @@ private:
     const PassContext& ctx_;
     const Op& transform_;
     const Op& conv_;
+    std::map<int64_t, int64_t> chosen_;  // channel count -> block, where tuning chose one
     std::unordered_map<const ExprNode*, int64_t> blocks_;  // blocked values -> their block
     std::map<std::pair<const ExprNode*, int64_t>, Expr> transforms_;
 };
@@ -302,7 +346,8 @@ IRModule alter_op_layout(const IRModule& m, const PassContext& ctx) {
     const Op* conv = find_op(ctx, "nn.conv2d_nchwc");
     if (!transform || !conv) return m;
     return rewrite_functions(m, [&](const Ref<Function>& f) {
-        Expr body = LayoutRewriter(ctx, *transform, *conv).mutate(f->body);
+        Expr body =
+            LayoutRewriter(ctx, *transform, *conv, chosen_blocks(f->body, ctx)).mutate(f->body);
         return body.same_as(f->body) ? f : make_function(f->params, body, f->primitive, f->loc);
     });
 }

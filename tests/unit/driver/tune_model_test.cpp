@@ -9,11 +9,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "driver/compile.h"
 #include "driver/conv_algorithm.h"
 #include "driver/evaluate.h"
+#include "driver/layout_block.h"
 #include "driver/tune_tasks.h"
 #include "driver/workload_key.h"
 #include "graph/parser.h"
@@ -296,23 +298,133 @@ TEST(TuneModel, AnAlgorithmRecordMakesTheConvolutionWinograd) {
     }
 }
 
-TEST_F(TuneModelTest, TuningMeasuresTheAlgorithmsFirst) {
-    TuneOptions o = options(8);
+TEST_F(TuneModelTest, TuningChoosesLayoutsThenAlgorithmsThenKernels) {
+    TuneOptions o = options(24);
     TuneSummary s = tune_model(model_a_with_weight(), o);
-    ASSERT_FALSE(s.final.tasks.empty());
-    const TaskProgress& algorithm = s.final.tasks[0];
-    EXPECT_TRUE(algorithm.algorithm);
-    EXPECT_EQ(algorithm.trials, 3);  // direct, F(2,3), F(4,3)
-    EXPECT_EQ(algorithm.failures, 0);
-    EXPECT_EQ(s.final.trials, 8);
+    ASSERT_GE(s.final.tasks.size(), 2u);
+    // Phase 1 (a quarter of the trials): the block of the 32 channels, every choice measured.
+    const TaskProgress& layout = s.final.tasks[0];
+    EXPECT_TRUE(layout.layout);
+    EXPECT_EQ(layout.trials, 4);  // 0 (unblocked), 8, 16, 32
+    EXPECT_EQ(layout.failures, 0);
+    EXPECT_LE(s.final.trials, 24);
     std::vector<std::string> warnings;
-    int algorithm_records = 0;
+    int layout_records = 0, algorithm_records = 0;
+    int64_t chosen = -1;
     for (const auto& r : tune::load_records(o.records_path, &warnings)) {
+        layout_records += r.config.count(kLayoutBlockKnob) > 0;
         algorithm_records += r.config.count(kAlgorithmKnob) > 0;
         EXPECT_TRUE(r.ok()) << te::knob_values_str(r.config) << ": "
                             << tune::measure_error_name(r.error) << ": " << r.message;
     }
-    EXPECT_EQ(algorithm_records, 3);
+    EXPECT_EQ(layout_records, 4);
+    const tune::TuningRecord* best = s.best->find(layout.workload, Target::parse("llvm").str());
+    ASSERT_NE(best, nullptr);
+    chosen = best->config.at(kLayoutBlockKnob);
+    // Phase 2, in the block chosen: Winograd needs blocked data, so unblocked has no algorithm
+    // task; otherwise direct, F(2,3), F(4,3).
+    if (chosen == 0) {
+        EXPECT_EQ(algorithm_records, 0);
+        EXPECT_FALSE(s.final.tasks[1].graph_choice());
+    } else {
+        const TaskProgress& algorithm = s.final.tasks[1];
+        EXPECT_TRUE(algorithm.algorithm);
+        EXPECT_EQ(algorithm.trials, 3);
+        EXPECT_EQ(algorithm_records, 3);
+        EXPECT_NE(algorithm.workload.find("blocks " + std::to_string(chosen)), std::string::npos)
+            << algorithm.workload;
+    }
+}
+
+// Model B with its weights bound: 32 channels (the 3x3 convolution's input and output, the
+// pointwise one's input) and 16 (the pointwise one's output).
+graph::IRModule model_b_with_weights(const char* text = kModelB) {
+    auto w = runtime::NDArray::empty({32, 32, 3, 3}, {kDLFloat, 32, 1});
+    auto v = runtime::NDArray::empty({16, 32, 1, 1}, {kDLFloat, 32, 1});
+    float* p = static_cast<float*>(w.raw_data());
+    for (int64_t i = 0; i < w.nbytes() / 4; ++i) p[i] = std::cos(0.11f * i) * 0.2f;
+    p = static_cast<float*>(v.raw_data());
+    for (int64_t i = 0; i < v.nbytes() / 4; ++i) p[i] = std::sin(0.07f * i) * 0.3f;
+    return graph::bind_params(parse(text), "main", {{"w", w}, {"v", v}});
+}
+
+TEST(TuneModel, LayoutTasksAreOnePerChannelCountKeyedByItsConvolutions) {
+    auto tasks = extract_layout_tasks(model_b_with_weights(), "llvm");
+    ASSERT_EQ(tasks.size(), 2u);
+    std::map<std::string, std::vector<int64_t>> choices;
+    for (const auto& t : tasks) {
+        EXPECT_TRUE(t.tunable()) << t.name;
+        EXPECT_TRUE(t.layout);
+        EXPECT_FALSE(t.compare_variants);
+        EXPECT_EQ(t.workload.rfind(std::string(kWorkloadKeyVersion) + " | layout block", 0), 0u)
+            << t.workload;
+        ASSERT_EQ(t.space.knobs.size(), 1u);
+        EXPECT_EQ(t.space.knobs[0].name, kLayoutBlockKnob);
+        EXPECT_EQ(t.space.knobs[0].default_value, 16);
+        choices[t.name] = t.space.knobs[0].choices;
+        // Every choice makes kernels the others do not.
+        ASSERT_EQ(t.variants.size(), t.space.knobs[0].choices.size());
+        for (const auto& v : t.variants) EXPECT_FALSE(v.empty()) << t.name;
+    }
+    EXPECT_EQ(choices, (std::map<std::string, std::vector<int64_t>>{
+                           {"channel block 16 (1 convolutions)", {0, 8, 16}},
+                           {"channel block 32 (2 convolutions)", {0, 8, 16, 32}}}));
+    // The same layers under other names share the keys; other layers touching 32 channels
+    // (model A has no pointwise convolution) make another key for 32.
+    std::string renamed = kModelB;
+    for (size_t at; (at = renamed.find("%x")) != std::string::npos;) renamed.replace(at, 2, "%in");
+    auto same = extract_layout_tasks(model_b_with_weights(renamed.c_str()), "llvm");
+    ASSERT_EQ(same.size(), 2u);
+    EXPECT_EQ(same[0].workload, tasks[0].workload);
+    EXPECT_EQ(same[1].workload, tasks[1].workload);
+    auto a = extract_layout_tasks(model_a_with_weight(), "llvm");
+    ASSERT_EQ(a.size(), 1u);
+    for (const auto& t : tasks) EXPECT_NE(a[0].workload, t.workload);
+    // No constant weight, no blocked layout: no task.
+    EXPECT_TRUE(extract_layout_tasks(parse(kModelB), "llvm").empty());
+}
+
+TEST(TuneModel, ALayoutRecordChangesTheBlockAndKeepsTheAnswer) {
+    graph::IRModule m = model_b_with_weights();
+    auto tasks = extract_layout_tasks(m, "llvm");
+    const TuneTask* t32 = nullptr;
+    for (const auto& t : tasks) {
+        if (t.name.find("block 32") != std::string::npos) t32 = &t;
+    }
+    ASSERT_NE(t32, nullptr);
+    CompiledModel untuned = compile_model(m, "llvm");
+    auto x = runtime::NDArray::empty({1, 32, 14, 14}, {kDLFloat, 32, 1});
+    float* px = static_cast<float*>(x.raw_data());
+    for (int64_t i = 0; i < x.nbytes() / 4; ++i) px[i] = std::sin(0.37f * i);
+    auto expected = evaluate_lowered(untuned.module, untuned.kernels, {x});
+    // What the kernels' workloads show of each block of the 32-channel values.
+    const std::map<int64_t, std::string> shows = {{0, "nn.conv2d_packed("},
+                                                  {8, "(1, 4, 14, 14, 8)"},
+                                                  {16, "(1, 2, 14, 14, 16)"},
+                                                  {32, "(1, 1, 14, 14, 32)"}};
+    for (const auto& [block, text] : shows) {
+        tune::TuningRecord r;
+        r.workload = t32->workload;
+        r.target = Target::parse("llvm").str();
+        r.config = {{kLayoutBlockKnob, block}};
+        r.costs = {1e-6};
+        auto best = std::make_shared<tune::BestRecords>();
+        best->add(r);
+        PipelineOptions p;
+        p.tuning_records = best;
+        bool shown = false;
+        for (const auto& k : extract_tasks(m, "llvm", p)) {
+            shown = shown || k.workload.find(text) != std::string::npos;
+        }
+        EXPECT_TRUE(shown) << "block " << block;
+        CompiledModel c = compile_model(m, "llvm", p);
+        auto got = evaluate_lowered(c.module, c.kernels, {x});
+        const float* a = static_cast<const float*>(got[0].raw_data());
+        const float* b = static_cast<const float*>(expected[0].raw_data());
+        for (int64_t i = 0; i < got[0].nbytes() / 4; ++i) {
+            ASSERT_NEAR(a[i], b[i], 1e-3) << "block " << block << " at " << i;
+        }
+    }
 }
 
 // A strided depthwise convolution, a ReLU, a strided max pool (both on channel blocks) and a
@@ -334,25 +446,45 @@ TEST_F(TuneModelTest, EveryConfigurationOfEveryTaskComputesTheDefaultsAnswer) {
     float* p = static_cast<float*>(w.raw_data());
     for (int64_t i = 0; i < w.nbytes() / 4; ++i) p[i] = std::cos(0.3f * i);
     graph::IRModule m = graph::bind_params(parse(kWindowsModel), "main", {{"w", w}});
-    std::vector<TuneTask> tasks = extract_tasks(m, "llvm");
-    int64_t configurations = 0;
+    // The kernels' spaces under every choice of the 16 channels' block (0, 8, 16).
+    std::vector<TuneTask> layouts = extract_layout_tasks(m, "llvm");
+    ASSERT_EQ(layouts.size(), 1u);
+    ASSERT_EQ(layouts[0].space.size(), 3);
+    std::map<int64_t, int64_t> configurations;  // block -> configurations of the kernels
     std::set<std::string> knobs;
-    for (const auto& t : tasks) {
-        if (!t.tunable()) continue;
-        configurations += t.space.size();
-        for (const auto& k : t.space.knobs) knobs.insert(k.name);
+    for (int64_t block : layouts[0].space.knobs[0].choices) {
+        tune::TuningRecord r;
+        r.workload = layouts[0].workload;
+        r.target = Target::parse("llvm").str();
+        r.config = {{kLayoutBlockKnob, block}};
+        r.costs = {1e-6};
+        auto best = std::make_shared<tune::BestRecords>();
+        best->add(r);
+        PipelineOptions p;
+        p.tuning_records = best;
+        for (const auto& t : extract_tasks(m, "llvm", p)) {
+            if (!t.tunable()) continue;
+            configurations[block] += t.space.size();
+            if (block == 16) {
+                for (const auto& k : t.space.knobs) knobs.insert(k.name);
+            }
+        }
+        ASSERT_LE(configurations[block], 80) << "the test measures every configuration";
     }
     for (const char* k : {"tile_ow", "tile_oh", "vector_multiple", "parallel"}) {
         EXPECT_TRUE(knobs.count(k)) << k;
     }
-    ASSERT_LE(configurations, 80) << "the test measures every configuration";
-    TuneOptions o = options(static_cast<int>(configurations) + 10);
+    TuneOptions o = options(3 * 4 + 80 + 10);  // a quarter of it covers the three blocks
     o.tuner = "grid";
     TuneSummary s = tune_model(m, o);
-    EXPECT_EQ(s.final.trials, configurations);  // each space exhausted, nothing measured twice
+    const tune::TuningRecord* chosen =
+        s.best->find(layouts[0].workload, Target::parse("llvm").str());
+    ASSERT_NE(chosen, nullptr);
+    const int64_t expected = 3 + configurations.at(chosen->config.at(kLayoutBlockKnob));
+    EXPECT_EQ(s.final.trials, expected);  // each space exhausted, nothing measured twice
     std::vector<std::string> warnings;
     auto records = tune::load_records(o.records_path, &warnings);
-    EXPECT_EQ(static_cast<int64_t>(records.size()), configurations);
+    EXPECT_EQ(static_cast<int64_t>(records.size()), expected);
     for (const auto& r : records) {
         EXPECT_TRUE(r.ok()) << te::knob_values_str(r.config) << ": "
                             << tune::measure_error_name(r.error) << ": " << r.message;

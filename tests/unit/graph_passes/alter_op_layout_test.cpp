@@ -1,5 +1,6 @@
 // alter_op_layout: which convolutions become nn.conv2d_nchwc, and where layout transforms go.
 #include <algorithm>
+#include <map>
 
 #include "graph/passes/attr_fields.h"
 #include "pass_test_graphs.h"
@@ -167,6 +168,61 @@ TEST(AlterOpLayout, ConvolutionsWithoutABlockedFormStay) {
     for (const auto& f : fs) {
         EXPECT_TRUE(alter_op_layout(module_of(f), test_context()).main().same_as(f));
     }
+}
+
+// conv 16 -> 32, relu, conv 32 -> 32 plus the relu (a residual add), conv 32 -> 16.
+Ref<Function> residual_block() {
+    auto x = tensor_var("x", {1, 16, 8, 8});
+    Expr a =
+        call("nn.relu", {call("nn.conv2d", {x, constant({32, 16, 3, 3}, {0.1f})}, conv_attrs(1))});
+    Expr b =
+        call("add", {call("nn.conv2d", {a, constant({32, 32, 3, 3}, {0.2f})}, conv_attrs(1)), a});
+    Expr c = call("nn.conv2d", {b, constant({16, 32, 1, 1}, {0.3f})}, conv_attrs(1, {0, 0, 0, 0}));
+    return make_function({x}, c);
+}
+
+TEST(AlterOpLayout, TuningChoosesTheBlockOfEachChannelCount) {
+    PassContext ctx = test_context();
+    std::map<int64_t, size_t> asked;  // channel count -> convolutions touching it
+    int64_t block_of_32 = -1;
+    ctx.layout_block = [&](int64_t channels, const std::vector<const Call*>& convs) {
+        EXPECT_FALSE(asked.count(channels)) << "asked twice about " << channels;
+        asked[channels] = convs.size();
+        return channels == 32 ? block_of_32 : int64_t{-1};
+    };
+    auto run = [&](int64_t block) {
+        asked.clear();
+        block_of_32 = block;
+        return alter_op_layout(module_of(residual_block()), ctx).main()->body;
+    };
+    // -1: the default, 16 for both counts; 16 counts two convolutions, 32 three.
+    EXPECT_EQ(transforms(run(-1)),
+              (std::vector<std::string>{"NCHW->NCHW16c", "OIHW->OIHW16i16o", "OIHW->OIHW16i16o",
+                                        "OIHW->OIHW16i16o", "NCHW16c->NCHW"}));
+    EXPECT_EQ(asked, (std::map<int64_t, size_t>{{16, 2}, {32, 3}}));
+    // 32 channels in blocks of 8 and of 32: the 16-channel input and output keep 16.
+    EXPECT_EQ(transforms(run(8)),
+              (std::vector<std::string>{"NCHW->NCHW16c", "OIHW->OIHW16i8o", "OIHW->OIHW8i8o",
+                                        "OIHW->OIHW8i16o", "NCHW16c->NCHW"}));
+    Expr wide = run(32);
+    EXPECT_EQ(transforms(wide),
+              (std::vector<std::string>{"NCHW->NCHW16c", "OIHW->OIHW16i32o", "OIHW->OIHW32i32o",
+                                        "OIHW->OIHW32i16o", "NCHW16c->NCHW"}));
+    for (const Call* c : op_calls(wide)) {
+        if (c->op->name == "add") {
+            EXPECT_EQ(c->type.as<TensorType>()->static_shape(),
+                      (std::vector<int64_t>{1, 1, 8, 8, 32}));
+        }
+    }
+    // 0: the convolutions producing 32 channels stay unblocked; the last one reads them as NCHW
+    // (its weight's input block is all 32 channels).
+    Expr unblocked = run(0);
+    EXPECT_EQ(count_op(unblocked, "nn.conv2d"), 2u);
+    EXPECT_EQ(count_op(unblocked, "nn.conv2d_nchwc"), 1u);
+    EXPECT_EQ(transforms(unblocked),
+              (std::vector<std::string>{"OIHW->OIHW32i16o", "NCHW16c->NCHW"}));
+    // A block that does not divide the channels (or is no block) is not a choice: the default.
+    for (int64_t bad : {4, 12, 64}) EXPECT_EQ(transforms(run(bad)), transforms(run(-1))) << bad;
 }
 
 TEST(AlterOpLayout, WithoutAnOpTableNothingChanges) {

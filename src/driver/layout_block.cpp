@@ -1,0 +1,36 @@
+#include "driver/layout_block.h"
+
+#include <algorithm>
+
+#include "driver/workload_key.h"
+#include "graph/printer.h"
+
+namespace anvil::driver {
+
+std::string layout_block_key(int64_t channels, const std::vector<const graph::Call*>& convs) {
+    std::vector<std::string> described;
+    for (const graph::Call* c : convs) {
+        described.push_back(graph::attrs_str(*c->attrs, nullptr) + " " +
+                            graph::type_str(c->args[0]->type) + " " +
+                            graph::type_str(c->args[1]->type));
+    }
+    std::sort(described.begin(), described.end());
+    described.erase(std::unique(described.begin(), described.end()), described.end());
+    std::string key = std::string(kWorkloadKeyVersion) + " | layout block | channels " +
+                      std::to_string(channels) + " |";
+    for (size_t i = 0; i < described.size(); ++i) key += (i ? " ; " : " ") + described[i];
+    return key;
+}
+
+std::function<int64_t(int64_t, const std::vector<const graph::Call*>&)> layout_block_from_records(
+    std::shared_ptr<const tune::BestRecords> records, const std::string& target) {
+    if (!records) return nullptr;
+    return [records, target](int64_t channels, const std::vector<const graph::Call*>& convs) {
+        const tune::TuningRecord* r = records->find(layout_block_key(channels, convs), target);
+        if (!r) return int64_t{-1};
+        auto it = r->config.find(kLayoutBlockKnob);
+        return it == r->config.end() ? int64_t{-1} : it->second;
+    };
+}
+
+}  // namespace anvil::driver
