@@ -27,6 +27,8 @@ graph::PassContext compile_pass_context(const PipelineOptions& options, const Ta
     ctx.evaluate = evaluate_constant;
     ctx.conv2d_algorithm = conv2d_algorithm_from_records(options.tuning_records, target.str());
     ctx.layout_block = layout_block_from_records(options.tuning_records, target.str());
+    ctx.conv2d_weight_block =
+        conv2d_weight_block_from_records(options.tuning_records, target.str());
     return ctx;
 }
 

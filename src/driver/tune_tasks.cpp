@@ -95,9 +95,10 @@ std::vector<TuneTask> extract_on_this_thread(const graph::IRModule& m, const std
     return tasks;
 }
 
-// The fused function of `m`'s main that computes the blocked or Winograd convolution, and the
-// arguments main calls it with.
+// The fused function of `m`'s main that computes one of `ops`, and the arguments main calls it
+// with.
 Ref<graph::Function> conv_kernel_function(const graph::IRModule& m,
+                                          const std::vector<std::string>& ops,
                                           std::vector<graph::Expr>* args) {
     Ref<graph::Function> found;
     for (const auto& [name, fn] : m.functions) {
@@ -109,8 +110,7 @@ Ref<graph::Function> conv_kernel_function(const graph::IRModule& m,
             graph::post_order_visit(callee->body, [&](const graph::Expr& inner) {
                 auto* c = inner.as<graph::Call>();
                 if (c && c->op.defined() &&
-                    (c->op->name == "nn.conv2d_nchwc" ||
-                     c->op->name == "nn.conv2d_winograd_nchwc")) {
+                    std::find(ops.begin(), ops.end(), c->op->name) != ops.end()) {
                     found = call->callee.cast<graph::Function>();
                     *args = call->args;
                 }
@@ -120,61 +120,97 @@ Ref<graph::Function> conv_kernel_function(const graph::IRModule& m,
     return found;
 }
 
+// "conv2d 64x56x56 -> 64, <what>": a convolution by its sizes.
+std::string conv_task_name(const graph::Call& conv, const std::string& what) {
+    auto d = conv.args[0]->type.as<graph::TensorType>()->static_shape();
+    auto w = conv.args[1]->type.as<graph::TensorType>()->static_shape();
+    return "conv2d " + std::to_string(d[1]) + "x" + std::to_string(d[2]) + "x" +
+           std::to_string(d[3]) + " -> " + std::to_string(w[0]) + ", " + what;
+}
+
 std::vector<TuneTask> extract_algorithms_on_this_thread(const graph::IRModule& m,
                                                         const std::string& target,
                                                         const PipelineOptions& options) {
     Target t = Target::parse(target);
+    // A convolution's algorithm (Winograd or not) or its weight block (when left unblocked).
     struct Query {
         Ref<graph::Call> conv;
-        int64_t in_block, out_block;
+        int64_t in_block = 0, out_block = 0;
+        bool weight_block = false;
     };
     std::vector<TuneTask> tasks;
     std::vector<Query> queries;
     std::unordered_map<std::string, size_t> index;
     graph::PassContext ctx = compile_pass_context(options, t);
-    ctx.conv2d_algorithm = [&](const graph::Call& conv, int64_t in_block, int64_t out_block) {
-        std::string key = conv2d_algorithm_key(conv, in_block, out_block);
+    // A task per key, counting its convolutions.
+    auto count = [&](std::string key, const te::Knob& knob, Query q) {
         auto it = index.find(key);
         if (it == index.end()) {
             TuneTask task;
-            task.workload = key;
-            task.name = "conv2d_algorithm";
-            task.space.knobs.push_back({kAlgorithmKnob, {0, 2, 4}, 0});
-            it = index.emplace(key, tasks.size()).first;
+            task.workload = std::move(key);
+            task.name = knob.name == kAlgorithmKnob ? "conv2d_algorithm" : "conv2d_weight_block";
+            task.space.knobs.push_back(knob);
+            it = index.emplace(task.workload, tasks.size()).first;
             tasks.push_back(std::move(task));
-            queries.push_back({Ref<graph::Call>(&conv), in_block, out_block});
+            queries.push_back(std::move(q));
         }
         ++tasks[it->second].weight;
+    };
+    ctx.conv2d_algorithm = [&](const graph::Call& conv, int64_t in_block, int64_t out_block) {
+        count(conv2d_algorithm_key(conv, in_block, out_block), {kAlgorithmKnob, {0, 2, 4}, 0},
+              {Ref<graph::Call>(&conv), in_block, out_block, false});
         return 0;
     };
+    const auto applied_weight_block = ctx.conv2d_weight_block;
+    ctx.conv2d_weight_block = [&](const graph::Call& conv) {
+        std::vector<int64_t> choices = conv2d_weight_block_choices(conv);
+        if (choices.size() > 1 && conv.args[0]->type.as<graph::TensorType>()->is_static()) {
+            count(conv2d_weight_block_key(conv),
+                  {kWeightBlockKnob, choices, default_conv2d_weight_block(conv)},
+                  {Ref<graph::Call>(&conv), 0, 0, true});
+        }
+        return applied_weight_block ? applied_weight_block(conv) : int64_t{-1};
+    };
     run_graph_pipeline(m, ctx, options);
-    // Each variant: the convolution alone, compiled with its algorithm forced.
+    // Each variant: the convolution alone, compiled with the choice forced.
     for (size_t i = 0; i < tasks.size(); ++i) {
-        const graph::Call& conv = *queries[i].conv;
+        const Query& q = queries[i];
+        const graph::Call& conv = *q.conv;
         auto x = graph::make_var("x", conv.args[0]->type);
         graph::IRModule one;
         one.functions["main"] = graph::make_function(
             {x}, graph::make_call(*conv.op, {graph::Expr(x), conv.args[1]}, conv.attrs, conv.loc));
-        for (int64_t algorithm : tasks[i].space.knobs[0].choices) {
+        const int64_t in_channels = conv.args[0]->type.as<graph::TensorType>()->static_shape()[1];
+        const int64_t out_channels = conv.type.as<graph::TensorType>()->static_shape()[1];
+        for (int64_t choice : tasks[i].space.knobs[0].choices) {
             graph::PassContext forced = compile_pass_context(options, t);
-            forced.conv2d_algorithm = [&](const graph::Call&, int64_t, int64_t) {
-                return static_cast<int>(algorithm);
-            };
-            // Blocked as in the model (whose blocks tuning records may have chosen).
-            const int64_t in_channels =
-                conv.args[0]->type.as<graph::TensorType>()->static_shape()[1];
-            forced.layout_block = [&](int64_t channels, const std::vector<const graph::Call*>&) {
-                if (channels == conv.type.as<graph::TensorType>()->static_shape()[1]) {
-                    return queries[i].out_block;
-                }
-                return channels == in_channels ? queries[i].in_block : int64_t{-1};
-            };
+            if (q.weight_block) {
+                // Unblocked by the layout pass, as in the model.
+                forced.layout_block = [](int64_t, const std::vector<const graph::Call*>&) {
+                    return int64_t{0};
+                };
+                forced.conv2d_weight_block = [&](const graph::Call&) { return choice; };
+            } else {
+                forced.conv2d_algorithm = [&](const graph::Call&, int64_t, int64_t) {
+                    return static_cast<int>(choice);
+                };
+                // Blocked as in the model (whose blocks tuning records may have chosen).
+                forced.layout_block = [&](int64_t channels,
+                                          const std::vector<const graph::Call*>&) {
+                    if (channels == out_channels) return q.out_block;
+                    return channels == in_channels ? q.in_block : int64_t{-1};
+                };
+            }
             std::vector<graph::Expr> args;
-            Ref<graph::Function> f =
-                conv_kernel_function(run_graph_pipeline(one, forced, options), &args);
+            Ref<graph::Function> f = conv_kernel_function(
+                run_graph_pipeline(one, forced, options),
+                q.weight_block
+                    ? std::vector<std::string>{"nn.conv2d_packed", "nn.conv2d"}
+                    : std::vector<std::string>{"nn.conv2d_nchwc", "nn.conv2d_winograd_nchwc"},
+                &args);
             // The one-convolution module may block its data otherwise than the model does; a
             // Winograd choice must then really give a Winograd kernel.
-            if (f.defined() && algorithm != 0 &&
+            if (f.defined() && !q.weight_block && choice != 0 &&
                 kernel_base_name(*f).find("winograd") == std::string::npos) {
                 f = {};
             }
@@ -184,16 +220,12 @@ std::vector<TuneTask> extract_algorithms_on_this_thread(const graph::IRModule& m
             }
             tasks[i].variants.push_back({{f, args, 1}});
         }
-        tasks[i].static_shapes = tasks[i].variants.size() == 3;
+        tasks[i].static_shapes = tasks[i].variants.size() == tasks[i].space.knobs[0].choices.size();
         tasks[i].variant_errors.assign(tasks[i].variants.size(), "");
         if (tasks[i].static_shapes) {
             tasks[i].function = tasks[i].variants[0][0].function;
             tasks[i].args = tasks[i].variants[0][0].args;
-            // "conv2d 64x56x56 -> 64, algorithm": the convolution by its sizes.
-            auto d = conv.args[0]->type.as<graph::TensorType>()->static_shape();
-            auto w = conv.args[1]->type.as<graph::TensorType>()->static_shape();
-            tasks[i].name = "conv2d " + std::to_string(d[1]) + "x" + std::to_string(d[2]) + "x" +
-                            std::to_string(d[3]) + " -> " + std::to_string(w[0]) + ", algorithm";
+            tasks[i].name = conv_task_name(conv, q.weight_block ? "weight block" : "algorithm");
         }
     }
     return tasks;

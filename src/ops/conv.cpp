@@ -263,6 +263,16 @@ Type conv2d_pack_weight_type(const Op& op, const std::vector<Type>& args, const 
     }
     std::vector<int64_t> s = w.static_shape();
     int64_t vb = conv_block({a.groups, s[0], s[1], s[2], s[3], 1, 1, 1, 1});
+    if (a.block >= 0) {
+        auto choices = conv2d_weight_block_choices(a.groups, s[0]);
+        if (std::find(choices.begin(), choices.end(), a.block) == choices.end()) {
+            user_error(loc) << op.name << ": block=" << a.block << " is not a block of the "
+                            << "weight " << graph::type_str(args[0]) << " with groups=" << a.groups
+                            << " (0, or 8, 16, 32 dividing the output channels of "
+                            << "a group)";
+        }
+        vb = a.block;
+    }
     if (vb == 0) return args[0];
     auto D = [&](int64_t v) { return make_int(w.shape[0].dtype(), v); };
     return graph::make_tensor_type(
@@ -273,6 +283,15 @@ Type conv2d_packed_type(const Op& op, const std::vector<Type>& args, const Attrs
                         const SourceLoc& loc) {
     const auto& a = static_cast<const Conv2DPackedAttrs&>(attrs);
     const auto& w = graph::expect_tensor(args[1], loc, "the weight of " + op.name);
+    if (w.ndim() == 4 && w.is_static() && w.static_shape()[0] == a.channels) {
+        // The direct form: the weight as nn.conv2d reads it.
+        Conv2DAttrs ca;
+        ca.strides = a.strides;
+        ca.padding = a.padding;
+        ca.dilation = a.dilation;
+        ca.groups = a.groups;
+        return conv2d_type(op, args, ca, loc);
+    }
     if (w.ndim() != 5 || !w.is_static()) {
         user_error(loc) << op.name << ": the weight must be packed [O/VB, C/groups, KH, KW, VB] "
                         << "with a static shape, got " << graph::type_str(args[1]);
@@ -314,6 +333,24 @@ int64_t conv_block(const ConvGeom& g) {
     }
     return dividing_channel_block(g.oc / g.groups);
 }
+
+}  // namespace
+
+int64_t conv2d_weight_block(int64_t groups, int64_t oc, int64_t icg, int64_t kh, int64_t kw) {
+    return conv_block({groups, oc, icg, kh, kw, 1, 1, 1, 1});
+}
+
+std::vector<int64_t> conv2d_weight_block_choices(int64_t groups, int64_t oc) {
+    std::vector<int64_t> choices = {0};
+    for (int64_t b : {8, 16, 32}) {
+        if (groups == 1 || (groups > 0 && oc % groups == 0 && (oc / groups) % b == 0)) {
+            choices.push_back(b);
+        }
+    }
+    return choices;
+}
+
+namespace {
 
 // The weight as [O/VB, C/groups, KH, KW, VB]: VB output channels contiguous, zero past O.
 te::Tensor pack_conv_weight(const std::string& name, const WeightFn& w, const ConvGeom& g,
@@ -383,9 +420,12 @@ bool is_pointwise_over_plane(const ConvGeom& g, const te::Tensor& xp,
 //                          * w(oc, rc, kh, kw)
 // `prepacked`: the weight already in the blocked layout [O/VB, C/groups, KH, KW, VB] (by
 // nn.conv2d_pack_weight, folded at compile time); then `w` is unused and no pack stage is made.
+// `direct`: the direct form whatever conv_block would choose (nn.conv2d_packed of an unpacked
+// weight, a tuning choice).
 te::Tensor conv_core(const std::string& name, const te::Tensor& xp, const WeightFn& w,
                      const ConvGeom& g, const std::vector<PrimExpr>& out_shape,
-                     const std::optional<te::Tensor>& prepacked = std::nullopt) {
+                     const std::optional<te::Tensor>& prepacked = std::nullopt,
+                     bool direct = false) {
     auto rc = te::reduce_axis(I(g.icg), "rc");
     auto rh = te::reduce_axis(I(g.kh), "ry");
     auto rw = te::reduce_axis(I(g.kw), "rx");
@@ -393,8 +433,9 @@ te::Tensor conv_core(const std::string& name, const te::Tensor& xp, const Weight
     auto input = [&](PrimExpr n, PrimExpr c, PrimExpr oh, PrimExpr ow) {
         return xp(n, c, oh * I(g.sh) + rh->var * I(g.dh), ow * I(g.sw) + rw->var * I(g.dw));
     };
-    int64_t vb =
-        prepacked ? const_dim(prepacked->shape()[4], "conv2d channel block") : conv_block(g);
+    int64_t vb = prepacked ? const_dim(prepacked->shape()[4], "conv2d channel block")
+                 : direct  ? 0
+                           : conv_block(g);
     if (is_pointwise_over_plane(g, xp, out_shape)) {
         // One reduction axis (rc) tells the schedule this is the pointwise form.
         auto weight = [&](const PrimExpr& oc) {
@@ -605,6 +646,12 @@ std::vector<te::Tensor> conv2d_packed_compute(const std::vector<te::Tensor>& in,
                a.dilation[0],
                a.dilation[1]};
     te::Tensor xp = pad_input("conv2d", x, a.padding);
+    if (w.ndim() == 4) {
+        WeightFn wf = [&](PrimExpr oc, PrimExpr rc, PrimExpr kh, PrimExpr kw) {
+            return w(oc, rc, kh, kw);
+        };
+        return {conv_core("conv2d", xp, wf, g, te_shape(out), std::nullopt, /*direct=*/true)};
+    }
     WeightFn unused = [](PrimExpr, PrimExpr, PrimExpr, PrimExpr) { return PrimExpr(); };
     return {conv_core("conv2d", xp, unused, g, te_shape(out), w)};
 }

@@ -83,15 +83,28 @@ struct Conv3DTransposeAttrs : graph::AttrsBase<Conv3DTransposeAttrs> {
 
 // Weight pre-packing (graph pass prepack_weights, folded at compile time):
 //   nn.conv2d_pack_weight(weight[O, C/groups, KH, KW]) -> [ceil(O/VB), C/groups, KH, KW, VB]
-//     VB output channels contiguous, zero past O, VB chosen like nn.conv2d's compute does; the
-//     weight unchanged when nn.conv2d would not block it (depthwise, narrow groups).
+//     VB output channels contiguous, zero past O; VB is `block` when given (a tuning choice,
+//     one of conv2d_weight_block_choices), else chosen like nn.conv2d's compute does
+//     (conv2d_weight_block); the weight unchanged when that is 0 (depthwise, narrow groups).
 //   nn.conv2d_packed(data[N, C, H, W], packed weight) -> [N, channels, OH, OW]
-//     nn.conv2d reading the packed weight: no packing stage in the kernel.
+//     nn.conv2d reading the packed weight: no packing stage in the kernel. A weight still
+//     [O, C/groups, KH, KW] (O == channels) is the direct form, unblocked.
 struct Conv2DPackWeightAttrs : graph::AttrsBase<Conv2DPackWeightAttrs> {
     static constexpr const char* kTypeName = "Conv2DPackWeightAttrs";
     int64_t groups = 1;
-    void visit_fields(graph::AttrVisitor& v) override { v.visit("groups", &groups); }
+    int64_t block = -1;  // the output-channel block; -1: nn.conv2d's rule
+    void visit_fields(graph::AttrVisitor& v) override {
+        v.visit("groups", &groups);
+        v.visit("block", &block);
+    }
 };
+
+// The output-channel block nn.conv2d's compute gives a weight [oc, icg, kh, kw] with `groups`
+// (0: the direct form, which computes rows as they are stored), and every block a tuning record
+// may choose instead: 0, and 8, 16, 32 (padded past oc with one group; dividing oc / groups
+// with several, so that a block stays inside one group).
+int64_t conv2d_weight_block(int64_t groups, int64_t oc, int64_t icg, int64_t kh, int64_t kw);
+std::vector<int64_t> conv2d_weight_block_choices(int64_t groups, int64_t oc);
 
 struct Conv2DPackedAttrs : graph::AttrsBase<Conv2DPackedAttrs> {
     static constexpr const char* kTypeName = "Conv2DPackedAttrs";

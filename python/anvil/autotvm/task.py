@@ -96,7 +96,9 @@ def extract_from_program(mod, params=None, target=None, target_host=None):
     layout tasks (one per channel count whose blocked layout has a choice of channel block, knob
     "block": 0 unblocked, or 8, 16, 32 where they divide it; task.layout is True), then its
     algorithm tasks (one per distinct 3x3 stride-1 convolution with a constant weight, knob
-    "algorithm": 0 direct, 2 Winograd F(2,3), 4 F(4,3); task.algorithm is True), then one Task
+    "algorithm": 0 direct, 2 Winograd F(2,3), 4 F(4,3); and one per distinct convolution the
+    layout leaves unblocked, knob "weight_block": 0 direct, or the output-channel block of its
+    packed weight; task.algorithm is True), then one Task
     per distinct fused kernel, its weight the calls per run. The algorithms and kernels are
     those of the layouts and algorithms chosen by the enclosing apply_history_best (the defaults
     without one), and a layout or algorithm task with a record there is not listed again: as

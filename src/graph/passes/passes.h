@@ -53,6 +53,11 @@ struct PassContext {
     // is about, for a key). Asked once per channel count and function, only where there is a
     // choice. Null: always the default.
     std::function<int64_t(int64_t channels, const std::vector<const Call*>& convs)> layout_block;
+    // Set by the driver from tuning records: the output-channel block of the weight of an
+    // nn.conv2d that prepack_weights packs (one alter_op_layout left unblocked): 0 for the
+    // direct form, 8, 16 or 32 (ops::conv2d_weight_block_choices), or -1 for nn.conv2d's rule.
+    // Null: always the rule.
+    std::function<int64_t(const Call& conv)> conv2d_weight_block;
 };
 
 // Requires: nothing.  Ensures: every node of every function is rebuilt, so its type is derived
@@ -115,7 +120,9 @@ bool winograd_applicable(const Call& conv, int64_t in_block);
 // Ensures: nn.conv2d and nn.dense whose weight is a float constant call nn.conv2d_packed /
 // nn.dense_packed on nn.conv2d_pack_weight / nn.dense_pack_weight of it (the blocked layout
 // their kernels read), so that fold_constants packs at compile time; convs whose weight the
-// pack op leaves unblocked (depthwise) are unchanged.
+// pack op leaves unblocked (depthwise) are unchanged. A block ctx.conv2d_weight_block chooses
+// is the pack op's `block`; a choice of 0 is nn.conv2d_packed of the weight as it is (the direct
+// form).
 IRModule prepack_weights(const IRModule& m, const PassContext& ctx);
 
 // Requires: a dataflow body (lets are fusion barriers).  Ensures: every op call in a

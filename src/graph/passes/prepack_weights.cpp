@@ -6,7 +6,8 @@
 // once at compile time; a kernel then reads the packed constant directly. The block size is the
 // pack op's decision (its type rule, in ops/), so this pass holds no layout rule of its own: a
 // conv whose weight the pack op leaves unchanged (depthwise, narrow groups: no blocked compute)
-// stays an nn.conv2d.
+// stays an nn.conv2d. Tuning records may choose the block instead (PassContext::
+// conv2d_weight_block), 0 being the direct form: nn.conv2d_packed of the unpacked weight.
 #include "graph/expr_functor.h"
 #include "graph/passes/attr_fields.h"
 #include "graph/passes/graph_rewrite.h"
@@ -48,9 +49,14 @@ private:
         auto dilation = attr_ints(*call.attrs, "dilation");
         if (!pack || !packed || !groups || !strides || !padding || !dilation) return {};
         const Expr& w = call.args[1];
-        Expr pw = make_call(*pack, {w}, attr_with(*pack->make_default_attrs(), "groups", *groups),
-                            w->loc);
-        if (pw->type.as<TensorType>()->ndim() != 5) return {};  // not blocked: stays nn.conv2d
+        // A tuning record's block (validated by the driver against the pack op's choices).
+        const int64_t block = ctx_.conv2d_weight_block ? ctx_.conv2d_weight_block(call) : -1;
+        Ref<Attrs> pa = attr_with(*pack->make_default_attrs(), "groups", *groups);
+        if (block > 0) pa = attr_with(*pa, "block", block);
+        // The direct form chosen: the weight as it is.
+        Expr pw = block == 0 ? w : make_call(*pack, {w}, pa, w->loc);
+        // Not blocked by the rule: stays nn.conv2d (whose compute makes the same choice).
+        if (block != 0 && pw->type.as<TensorType>()->ndim() != 5) return {};
         Ref<Attrs> a = packed->make_default_attrs();
         a = attr_with(*a, "strides", *strides);
         a = attr_with(*a, "padding", *padding);

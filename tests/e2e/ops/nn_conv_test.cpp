@@ -172,8 +172,50 @@ TEST(Conv2DErrors, PackedChannelsMustFitTheWeight) {
     a.channels = 40;
     std::string e = testing::type_error("nn.conv2d_packed", a, {{1, 3, 8, 8}, {1, 3, 3, 3, 32}});
     EXPECT_NE(e.find("nn.conv2d_packed: channels=40 does not fit"), std::string::npos) << e;
-    e = testing::type_error("nn.conv2d_packed", a, {{1, 3, 8, 8}, {40, 3, 3, 3}});
+    // An unpacked weight is the direct form, with all `channels` of it.
+    e = testing::type_error("nn.conv2d_packed", a, {{1, 3, 8, 8}, {32, 3, 3, 3}});
     EXPECT_NE(e.find("the weight must be packed"), std::string::npos) << e;
+}
+
+TEST(Conv2DErrors, PackWeightBlockMustBeAChoice) {
+    ops::Conv2DPackWeightAttrs a;
+    a.groups = 2;
+    for (int64_t bad : {4, 12, 16, 64}) {  // 16 does not divide the 8 outputs of a group
+        a.block = bad;
+        std::string e = testing::type_error("nn.conv2d_pack_weight", a, {{16, 4, 3, 3}});
+        EXPECT_NE(e.find("block=" + std::to_string(bad) + " is not a block"), std::string::npos)
+            << e;
+    }
+}
+
+// Every block tuning may choose for the packed weight (0: the direct form, the weight as it is)
+// computes the same convolution.
+TEST(Conv2D, EveryWeightBlockMatchesReference) {
+    for (const ConvCase& c : conv_cases()) {
+        auto x = random_tensor({c.x.n, c.x.c, c.x.h, c.x.w}, 1);
+        auto w = random_tensor({c.w.n, c.w.c, c.w.h, c.w.w}, 2);
+        std::vector<double> want = conv2d_reference(x, w, c.attrs);
+        ops::Conv2DPackedAttrs a;
+        a.strides = c.attrs.strides;
+        a.padding = c.attrs.padding;
+        a.dilation = c.attrs.dilation;
+        a.groups = c.attrs.groups;
+        a.channels = c.w.n;
+        for (int64_t block : ops::conv2d_weight_block_choices(c.attrs.groups, c.w.n)) {
+            NDArray packed = w;
+            if (block > 0) {
+                ops::Conv2DPackWeightAttrs pa;
+                pa.groups = c.attrs.groups;
+                pa.block = block;
+                packed = run_op("nn.conv2d_pack_weight", pa, {w});
+                ASSERT_EQ(packed.shape().size(), 5u);
+                EXPECT_EQ(packed.shape()[4], block);
+            }
+            NDArray y = run_op("nn.conv2d_packed", a, {x, packed});
+            testing::expect_close(y, want, 1e-4,
+                                  std::string(c.name) + " block " + std::to_string(block));
+        }
+    }
 }
 
 TEST(Conv2D, FusedBiasRelu) {

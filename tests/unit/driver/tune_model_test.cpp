@@ -298,6 +298,60 @@ TEST(TuneModel, AnAlgorithmRecordMakesTheConvolutionWinograd) {
     }
 }
 
+// Two groups of 8 channels: the layout pass leaves it unblocked; nn.conv2d's own form (direct
+// or output blocks of 8 in its packed weight) is the choice.
+const char* kGroupedModel =
+    R"(def @main(%x: Tensor[(1, 16, 14, 14), float32], %w: Tensor[(16, 8, 3, 3), float32]) {
+  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=2);
+  nn.relu(%0)
+}
+)";
+
+TEST(TuneModel, AWeightBlockRecordChoosesTheFormOfAnUnblockedConvolution) {
+    auto w = runtime::NDArray::empty({16, 8, 3, 3}, {kDLFloat, 32, 1});
+    float* p = static_cast<float*>(w.raw_data());
+    for (int64_t i = 0; i < w.nbytes() / 4; ++i) p[i] = std::cos(0.13f * i) * 0.2f;
+    graph::IRModule m = graph::bind_params(parse(kGroupedModel), "main", {{"w", w}});
+    EXPECT_TRUE(extract_layout_tasks(m, "llvm").empty());
+    auto tasks = extract_algorithm_tasks(m, "llvm");
+    ASSERT_EQ(tasks.size(), 1u);
+    const TuneTask& t = tasks[0];
+    EXPECT_TRUE(t.tunable()) << t.name;
+    EXPECT_TRUE(t.compare_variants);
+    EXPECT_EQ(t.name, "conv2d 16x14x14 -> 16, weight block");
+    EXPECT_EQ(t.space.knobs, (std::vector<te::Knob>{{kWeightBlockKnob, {0, 8}, 8}}));
+    ASSERT_EQ(t.variants.size(), 2u);
+    CompiledModel untuned = compile_model(m, "llvm");
+    auto x = runtime::NDArray::empty({1, 16, 14, 14}, {kDLFloat, 32, 1});
+    float* px = static_cast<float*>(x.raw_data());
+    for (int64_t i = 0; i < x.nbytes() / 4; ++i) px[i] = std::sin(0.37f * i);
+    auto expected = evaluate_lowered(untuned.module, untuned.kernels, {x});
+    // What the kernel's workload shows of each form: the weight as it is, or packed by 8.
+    const std::map<int64_t, std::string> shows = {{0, "(16, 8, 3, 3), float32]"},
+                                                  {8, "(2, 8, 3, 3, 8), float32]"}};
+    for (const auto& [block, text] : shows) {
+        tune::TuningRecord r;
+        r.workload = t.workload;
+        r.target = Target::parse("llvm").str();
+        r.config = {{kWeightBlockKnob, block}};
+        r.costs = {1e-6};
+        auto best = std::make_shared<tune::BestRecords>();
+        best->add(r);
+        PipelineOptions po;
+        po.tuning_records = best;
+        auto kernels = extract_tasks(m, "llvm", po);
+        ASSERT_EQ(kernels.size(), 1u);
+        EXPECT_NE(kernels[0].workload.find(text), std::string::npos) << kernels[0].workload;
+        CompiledModel c = compile_model(m, "llvm", po);
+        auto got = evaluate_lowered(c.module, c.kernels, {x});
+        const float* a = static_cast<const float*>(got[0].raw_data());
+        const float* b = static_cast<const float*>(expected[0].raw_data());
+        for (int64_t i = 0; i < got[0].nbytes() / 4; ++i) {
+            ASSERT_NEAR(a[i], b[i], 1e-4) << "block " << block << " at " << i;
+        }
+    }
+}
+
 TEST_F(TuneModelTest, TuningChoosesLayoutsThenAlgorithmsThenKernels) {
     TuneOptions o = options(24);
     TuneSummary s = tune_model(model_a_with_weight(), o);
@@ -321,11 +375,15 @@ TEST_F(TuneModelTest, TuningChoosesLayoutsThenAlgorithmsThenKernels) {
     const tune::TuningRecord* best = s.best->find(layout.workload, Target::parse("llvm").str());
     ASSERT_NE(best, nullptr);
     chosen = best->config.at(kLayoutBlockKnob);
-    // Phase 2, in the block chosen: Winograd needs blocked data, so unblocked has no algorithm
-    // task; otherwise direct, F(2,3), F(4,3).
+    // Phase 2, in the block chosen: Winograd needs blocked data, so unblocked has the choice of
+    // the unblocked convolution's weight block instead (direct, 8, 16, 32); otherwise direct,
+    // F(2,3), F(4,3).
     if (chosen == 0) {
         EXPECT_EQ(algorithm_records, 0);
-        EXPECT_FALSE(s.final.tasks[1].graph_choice());
+        const TaskProgress& form = s.final.tasks[1];
+        EXPECT_TRUE(form.algorithm);
+        EXPECT_NE(form.name.find("weight block"), std::string::npos) << form.name;
+        EXPECT_EQ(form.trials, 4);
     } else {
         const TaskProgress& algorithm = s.final.tasks[1];
         EXPECT_TRUE(algorithm.algorithm);

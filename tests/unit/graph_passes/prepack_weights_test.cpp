@@ -26,6 +26,34 @@ TEST(PrepackWeights, ConvWithConstantWeightReadsThePackedWeight) {
     EXPECT_LT((s[0] - 1) * s[4], 40);
 }
 
+TEST(PrepackWeights, TuningChoosesTheWeightBlockOrTheDirectForm) {
+    auto x = tensor_var("x", {1, 8, 8, 8});
+    Expr conv = call("nn.conv2d", {x, constant({40, 8, 3, 3}, {1.0f})});
+    PassContext ctx = test_context();
+    int64_t chosen = -1;
+    int asked = 0;
+    ctx.conv2d_weight_block = [&](const Call& c) {
+        EXPECT_EQ(c.op->name, "nn.conv2d");
+        ++asked;
+        return chosen;
+    };
+    for (int64_t block : {8, 32}) {
+        chosen = block;
+        IRModule m = prepack_weights(module_of(make_function({x}, conv)), ctx);
+        const Call* packed = m.main()->body.as<Call>();
+        ASSERT_EQ(packed->op->name, "nn.conv2d_packed");
+        auto s = packed->args[1]->type.as<TensorType>()->static_shape();
+        EXPECT_EQ(s, (std::vector<int64_t>{(40 + block - 1) / block, 8, 3, 3, block}));
+        EXPECT_TRUE(type_equal(packed->type, conv->type));
+    }
+    // 0: nn.conv2d_packed of the weight as it is, the direct form.
+    chosen = 0;
+    IRModule m = prepack_weights(module_of(make_function({x}, conv)), ctx);
+    EXPECT_EQ(op_names(m.main()->body), (std::vector<std::string>{"nn.conv2d_packed"}));
+    EXPECT_EQ(m.main()->body.as<Call>()->args[1]->type.as<TensorType>()->ndim(), 4u);
+    EXPECT_EQ(asked, 3);
+}
+
 TEST(PrepackWeights, DenseWithConstantWeightReadsThePackedWeight) {
     auto x = tensor_var("x", {2, 5});
     Expr dense = call("nn.dense", {x, constant({10, 5}, {0.5f})});
