@@ -332,7 +332,9 @@ void bind_records(py::module_& am) {
 }
 
 void bind_model_tuning(py::module_& am) {
-    py::class_<driver::TuneTask>(am, "TuneTask", "One distinct fused kernel of a model.")
+    py::class_<driver::TuneTask>(am, "TuneTask",
+                                 "One task of a model: a distinct fused kernel, or a choice that "
+                                 "changes the graph (a layout block, a convolution's algorithm).")
         .def_readonly("workload", &driver::TuneTask::workload)
         .def_readonly("name", &driver::TuneTask::name)
         .def_readonly("weight", &driver::TuneTask::weight)
@@ -366,7 +368,10 @@ void bind_model_tuning(py::module_& am) {
     };
     bind_extract("extract_tasks", driver::extract_tasks);
     bind_extract("extract_algorithm_tasks", driver::extract_algorithm_tasks);
-    bind_extract("extract_layout_tasks", driver::extract_layout_tasks);
+    bind_extract("extract_layout_tasks", [](const graph::IRModule& m, const std::string& t,
+                                            const driver::PipelineOptions& o) {
+        return driver::extract_layout_tasks(m, t, o);
+    });
 
     py::class_<driver::TaskProgress>(am, "TaskProgress")
         .def_readonly("name", &driver::TaskProgress::name)
@@ -378,7 +383,9 @@ void bind_model_tuning(py::module_& am) {
         .def_readonly("failures", &driver::TaskProgress::failures)
         .def_readonly("default_cost", &driver::TaskProgress::default_cost)
         .def_readonly("best_cost", &driver::TaskProgress::best_cost)
-        .def_readonly("done", &driver::TaskProgress::done);
+        .def_readonly("done", &driver::TaskProgress::done)
+        .def_readonly("algorithm", &driver::TaskProgress::algorithm)
+        .def_readonly("layout", &driver::TaskProgress::layout);
     py::class_<driver::TuneProgress>(am, "TuneProgress")
         .def_readonly("tasks", &driver::TuneProgress::tasks)
         .def_readonly("trials", &driver::TuneProgress::trials)

@@ -1,6 +1,6 @@
 #include "driver/layout_block.h"
 
-#include <algorithm>
+#include <map>
 
 #include "driver/workload_key.h"
 #include "graph/printer.h"
@@ -8,17 +8,20 @@
 namespace anvil::driver {
 
 std::string layout_block_key(int64_t channels, const std::vector<const graph::Call*>& convs) {
-    std::vector<std::string> described;
+    // Each distinct convolution with its count: a choice's cost is of that many of them, so
+    // ResNet-50 and ResNet-101, with the same layers in other numbers, do not share records.
+    std::map<std::string, int> described;
     for (const graph::Call* c : convs) {
-        described.push_back(graph::attrs_str(*c->attrs, nullptr) + " " +
-                            graph::type_str(c->args[0]->type) + " " +
-                            graph::type_str(c->args[1]->type));
+        ++described[graph::attrs_str(*c->attrs, nullptr) + " " + graph::type_str(c->args[0]->type) +
+                    " " + graph::type_str(c->args[1]->type)];
     }
-    std::sort(described.begin(), described.end());
-    described.erase(std::unique(described.begin(), described.end()), described.end());
     std::string key = std::string(kWorkloadKeyVersion) + " | layout block | channels " +
                       std::to_string(channels) + " |";
-    for (size_t i = 0; i < described.size(); ++i) key += (i ? " ; " : " ") + described[i];
+    const char* separator = " ";
+    for (const auto& [conv, count] : described) {
+        key += separator + std::to_string(count) + " x " + conv;
+        separator = " ; ";
+    }
     return key;
 }
 

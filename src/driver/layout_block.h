@@ -7,11 +7,13 @@
 // weights' packing, which kernels exist), so it cannot be a knob of one schedule. It is a task
 // of its own, one per channel count of a model, keyed by what it is about:
 //
-//   anvil-workload v1 | layout block | channels 64 | <conv> ; <conv> ; ...
+//   anvil-workload v1 | layout block | channels 64 | <n> x <conv> ; <n> x <conv> ; ...
 //
 // each <conv> the attributes, data type and weight type of one distinct convolution touching C
-// (sorted), so that the same layers in another model share the record. One knob, "block": the
-// choices of layout_block_choices(C) (0 leaves those convolutions unblocked: the direct form).
+// (sorted) and <n> how many of them the model has, so that the same layers in another model
+// share the record. One knob, "block": the choices of layout_block_choices(C) (0: values with C
+// channels stay NCHW, the convolutions producing them stay nn.conv2d — whose own form is then
+// a choice, driver/conv_algorithm.h — and those reading them read NCHW data).
 // Its candidates are the model compiled with each block for C (driver/tune_tasks.h:
 // extract_layout_tasks); anvil compile applies the best record of each channel count's key.
 #pragma once

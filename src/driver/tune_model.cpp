@@ -147,6 +147,9 @@ private:
         st.progress.tunable = task.tunable();
         st.progress.algorithm = !task.variants.empty() && !task.layout;
         st.progress.layout = task.layout;
+        // Choices whose outputs are not compared need no reference: a default that fails to
+        // measure is one failed trial, and a resumed task does not measure it again.
+        if (!task.compare_variants) st.reference_ok = true;
         st.task = std::move(task);
         if (!st.progress.tunable) {
             st.progress.done = true;
@@ -369,7 +372,7 @@ private:
                                                         target_, options_.pipeline,
                                                         variant < 0 ? c.values : te::KnobValues{});
                     });
-                    if (kernels.size() == 1) c.schedule = lowered.schedule;
+                    if (!t.task.layout) c.schedule = lowered.schedule;  // of its one kernel
                     c.inputs.push_back(&prepare_inputs(t, variant, static_cast<int>(k),
                                                        *kernels[k].function, kernels[k].args,
                                                        lowered));
@@ -469,6 +472,8 @@ private:
         // choices compute the same outputs; for the others its success only).
         const bool is_reference = !t.reference_ok;
         const bool compare = t.task.compare_variants;
+        ANVIL_CHECK(!compare || c.inputs.size() <= 1)
+            << "task " << t.task.name << ": compared outputs of several kernels";
         std::vector<double> costs;
         std::error_code ec;
         for (size_t k = 0; k < c.inputs.size(); ++k) {
@@ -554,24 +559,21 @@ namespace {
 // Runs the tasks `extract` finds as one phase of tune_model, with at most `share` of what is
 // left of the trial and time budgets, and records its choices in `options` for the next phases
 // (whose tasks those choices define). `done` accumulates the phases run so far.
-void run_phase(const std::function<std::vector<TuneTask>(const TuneOptions&)>& extract,
+void run_phase(const std::function<std::vector<TuneTask>(const TuneOptions&, double)>& extract,
                double share, Clock::time_point start, const TuneOptions& whole,
                TuneOptions* options, const std::function<void(const TuneProgress&)>& on_progress,
                TuneSummary* done, bool* any) {
     if (whole.trials > 0 && options->trials == 0) return;
     if (whole.time_budget_s > 0 && seconds_since(start) >= whole.time_budget_s) return;
-    std::vector<TuneTask> tasks = extract(*options);
+    // The phase's share of the time left, its extraction included (which may use half of it).
+    const double phase_s =
+        whole.time_budget_s > 0 ? (whole.time_budget_s - seconds_since(start)) * share : 0;
+    const Clock::time_point phase_start = Clock::now();
+    std::vector<TuneTask> tasks = extract(*options, phase_s / 2);
     if (tasks.empty()) return;
     TuneOptions o = *options;
-    if (share < 1) {
-        if (o.trials > 0) o.trials = std::max(1, static_cast<int>(o.trials * share));
-        // The extraction's time counts against the budget too.
-        if (o.time_budget_s > 0) {
-            o.time_budget_s = std::max(1e-3, (whole.time_budget_s - seconds_since(start)) * share);
-        }
-    } else if (o.time_budget_s > 0) {
-        o.time_budget_s = std::max(1e-3, whole.time_budget_s - seconds_since(start));
-    }
+    if (share < 1 && o.trials > 0) o.trials = std::max(1, static_cast<int>(o.trials * share));
+    if (o.time_budget_s > 0) o.time_budget_s = std::max(1e-3, phase_s - seconds_since(phase_start));
     const double offset = seconds_since(start);
     const int trials_before = done->final.trials;
     TuneSummary s = tune_tasks(std::move(tasks), o, [&](const TuneProgress& p) {
@@ -627,13 +629,16 @@ TuneSummary tune_model(const graph::IRModule& m, const TuneOptions& options,
     // candidate compiles and measures several kernels). Phase 2: the algorithm of each
     // convolution Winograd can compute, in the blocks chosen (half of what is left at most;
     // three candidates each). Phase 3: the kernels, as those choices make them.
-    run_phase([&](const TuneOptions& o) { return extract_layout_tasks(m, o.target, o.pipeline); },
-              0.25, start, options, &rest, on_progress, &done, &any);
     run_phase(
-        [&](const TuneOptions& o) { return extract_algorithm_tasks(m, o.target, o.pipeline); }, 0.5,
-        start, options, &rest, on_progress, &done, &any);
-    run_phase([&](const TuneOptions& o) { return extract_tasks(m, o.target, o.pipeline); }, 1,
-              start, options, &rest, on_progress, &done, &any);
+        [&](const TuneOptions& o, double limit_s) {
+            return extract_layout_tasks(m, o.target, o.pipeline, limit_s);
+        },
+        0.25, start, options, &rest, on_progress, &done, &any);
+    run_phase([&](const TuneOptions& o,
+                  double) { return extract_algorithm_tasks(m, o.target, o.pipeline); },
+              0.5, start, options, &rest, on_progress, &done, &any);
+    run_phase([&](const TuneOptions& o, double) { return extract_tasks(m, o.target, o.pipeline); },
+              1, start, options, &rest, on_progress, &done, &any);
     if (!any) return tune_tasks({}, options, on_progress);
     return done;
 }

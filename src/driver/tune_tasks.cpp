@@ -1,6 +1,7 @@
 #include "driver/tune_tasks.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <string_view>
 #include <unordered_map>
@@ -248,7 +249,8 @@ public:
             if (auto* c = x.as<graph::Constant>()) {
                 std::string_view bytes(static_cast<const char*>(c->data.raw_data()),
                                        static_cast<size_t>(c->data.nbytes()));
-                key += " " + std::to_string(std::hash<std::string_view>{}(bytes));
+                key += " " + graph::type_str(c->type) + " " +
+                       std::to_string(std::hash<std::string_view>{}(bytes));
                 operands.push_back(c->data);
             }
         });
@@ -257,7 +259,13 @@ public:
             return it->second.value;
         }
         runtime::NDArray value = evaluate_(e);
-        values_[key] = {std::move(operands), value};
+        // Beyond the cap (a model with very large weights), new values are not remembered.
+        int64_t bytes = value.nbytes();
+        for (const auto& o : operands) bytes += o.nbytes();
+        if (held_bytes_ + bytes <= kMaxHeldBytes) {
+            held_bytes_ += bytes;
+            values_[key] = {std::move(operands), value};
+        }
         return value;
     }
 
@@ -278,13 +286,17 @@ private:
         std::vector<runtime::NDArray> operands;
         runtime::NDArray value;
     };
+    static constexpr int64_t kMaxHeldBytes = int64_t{2} << 30;
     std::function<runtime::NDArray(const graph::Expr&)> evaluate_;
     std::unordered_map<std::string, Entry> values_;
+    int64_t held_bytes_ = 0;  // of the values and operands held (shared ones counted again)
 };
 
 std::vector<TuneTask> extract_layouts_on_this_thread(const graph::IRModule& m,
                                                      const std::string& target,
-                                                     const PipelineOptions& options) {
+                                                     const PipelineOptions& options,
+                                                     double time_limit_s) {
+    const auto start = std::chrono::steady_clock::now();
     Target t = Target::parse(target);
     graph::PassContext ctx = compile_pass_context(options, t);
     auto remembering = std::make_shared<RememberingEvaluate>(ctx.evaluate);
@@ -295,7 +307,6 @@ std::vector<TuneTask> extract_layouts_on_this_thread(const graph::IRModule& m,
         return applied ? applied(channels, convs) : int64_t{-1};
     };
     std::vector<TuneTask> tasks;
-    std::vector<int64_t> task_channels;
     std::unordered_map<std::string, size_t> index;
     ctx.layout_block = [&](int64_t channels, const std::vector<const graph::Call*>& convs) {
         std::string key = layout_block_key(channels, convs);
@@ -311,13 +322,19 @@ std::vector<TuneTask> extract_layouts_on_this_thread(const graph::IRModule& m,
                 {kLayoutBlockKnob, layout_block_choices(channels), default_layout_block(channels)});
             index.emplace(key, tasks.size());
             tasks.push_back(std::move(task));
-            task_channels.push_back(channels);
         }
         return as_recorded(channels, convs);
     };
     run_graph_pipeline(m, ctx, options);
     for (size_t i = 0; i < tasks.size(); ++i) {
         TuneTask& task = tasks[i];
+        const double elapsed =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        // Out of time: the rest are listed, not tunable.
+        if (time_limit_s > 0 && elapsed >= time_limit_s) {
+            task.static_shapes = false;
+            continue;
+        }
         // The kernels of the module compiled with each choice, by workload.
         std::vector<std::vector<KernelUse>> uses;
         for (int64_t block : task.space.knobs[0].choices) {
@@ -337,13 +354,16 @@ std::vector<TuneTask> extract_layouts_on_this_thread(const graph::IRModule& m,
             }
         }
         // A kernel's calls common to every choice cost the same whichever is chosen: a variant
-        // is what is left of its module.
+        // is what is left of its module. (A choice that failed to compile has no module.)
         std::unordered_map<std::string, int> common;
+        bool first = true;
         for (size_t v = 0; v < uses.size(); ++v) {
+            if (!task.variant_errors[v].empty()) continue;
             std::unordered_map<std::string, int> here;
             for (const KernelUse& u : uses[v]) here[u.workload] = u.kernel.weight;
-            if (v == 0) {
+            if (first) {
                 common = here;
+                first = false;
                 continue;
             }
             for (auto& [key, calls] : common) calls = std::min(calls, here[key]);
@@ -376,9 +396,9 @@ std::vector<TuneTask> extract_layouts_on_this_thread(const graph::IRModule& m,
 }  // namespace
 
 std::vector<TuneTask> extract_layout_tasks(const graph::IRModule& m, const std::string& target,
-                                           const PipelineOptions& options) {
+                                           const PipelineOptions& options, double time_limit_s) {
     return call_with_large_stack(
-        [&] { return extract_layouts_on_this_thread(m, target, options); });
+        [&] { return extract_layouts_on_this_thread(m, target, options, time_limit_s); });
 }
 
 std::vector<TuneTask> extract_algorithm_tasks(const graph::IRModule& m, const std::string& target,

@@ -63,18 +63,23 @@ struct TuneTask {
 std::vector<TuneTask> extract_tasks(const graph::IRModule& m, const std::string& target,
                                     const PipelineOptions& options = {});
 
-// The algorithm tasks of a module: one per distinct convolution that alter_op_layout could
-// compute with Winograd (its key: conv2d_algorithm_key), weighted by its calls, with the knob
-// "algorithm" (0: direct, 2: F(2,3), 4: F(4,3)); each variant is the convolution's kernel alone
-// (no fused epilogue), compiled from a module of that one convolution with the algorithm forced.
 // The layout-block tasks of a module: one per channel count for which alter_op_layout has a
 // choice of block (its key: layout_block_key), weight 1, with the knob "block"; each variant is
 // the set of kernels in which the module compiled with that block (the other channel counts as
 // `options`' tuning records choose, else their defaults) differs from every other choice,
-// weighted by their calls.
+// weighted by their calls. Each task compiles the module once per choice: once `time_limit_s`
+// (0: none) has passed, the remaining tasks are listed but not tunable.
 std::vector<TuneTask> extract_layout_tasks(const graph::IRModule& m, const std::string& target,
-                                           const PipelineOptions& options = {});
+                                           const PipelineOptions& options = {},
+                                           double time_limit_s = 0);
 
+// The algorithm tasks of a module, in the layouts `options`' records choose: one per distinct
+// convolution that alter_op_layout could compute with Winograd (its key: conv2d_algorithm_key),
+// with the knob "algorithm" (0: direct, 2: F(2,3), 4: F(4,3)), and one per distinct
+// convolution it leaves unblocked whose weight has a choice of block (conv2d_weight_block_key),
+// with the knob "weight_block" (0: direct, else the output-channel block); each weighted by its
+// calls. Each variant is the convolution's kernel alone (no fused epilogue), compiled from a
+// module of that one convolution with the choice forced.
 std::vector<TuneTask> extract_algorithm_tasks(const graph::IRModule& m, const std::string& target,
                                               const PipelineOptions& options = {});
 

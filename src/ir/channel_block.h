@@ -23,9 +23,10 @@ int64_t dividing_channel_block(int64_t channels, int64_t widest = 32);
 // channels, else 8, else 0 (not blocked).
 int64_t default_layout_block(int64_t channels);
 
-// What tuning may choose instead (graph/passes/alter_op_layout.cpp): 0 (the convolutions stay
-// unblocked nn.conv2d, whose compute picks the direct or its own blocked form) and every block
-// among 8, 16, 32 that divides `channels`. Empty when the default is 0: nothing to choose.
+// What tuning may choose instead (graph/passes/alter_op_layout.cpp): 0 (such values stay NCHW:
+// the convolutions producing them stay nn.conv2d, whose own form is a choice of its own, and
+// those reading them read NCHW data) and every block among 8, 16, 32 that divides `channels`.
+// Empty when the default is 0: nothing to choose.
 std::vector<int64_t> layout_block_choices(int64_t channels);
 
 }  // namespace anvil

@@ -17,8 +17,8 @@
 // two transforms never undo each other. The block is a function of the channel count alone, so
 // the operands of a residual add agree: by default 16 (one AVX-512 vector of float32) when it
 // divides the channels, else 8; tuning records may choose another block per channel count, or 0
-// (the convolutions reading or producing that many channels stay unblocked), through
-// ctx.layout_block. Which convolutions are blocked:
+// (values with that many channels stay NCHW: the convolutions producing them stay nn.conv2d, those
+// reading them read NCHW data), through ctx.layout_block. Which convolutions are blocked:
 //   groups == 1 with a blocked output channel count: data blocked like its producer's output, or
 //     NCHW when the input channels have no block (an RGB stem: the weight's input block is then
 //     all of them);
@@ -312,21 +312,32 @@ private:
         return blocked_result(make_call(*add, {x, b}, nullptr, call.loc), block);
     }
 
-    // concatenate along the channels of blocked values concatenates their blocks (every
-    // operand's channels a multiple of the block).
+    // concatenate along the channels of blocked values concatenates their blocks: in the block
+    // of the result's channel count when it divides every operand's channels (so that a tuning
+    // choice for that count holds, 0 included), else in the first blocked operand's when that
+    // does; otherwise the operands are read as NCHW.
     Expr rewrite_concatenate(const Call& call) {
         if (!call.op.defined() || call.op->name != "concatenate") return {};
-        if (!static_nchw(call.type) || !on_channels(call)) return {};
+        const TensorType* out = static_nchw(call.type);
+        if (!out || !on_channels(call)) return {};
         int64_t block;
         std::vector<Expr> args = rewritten_args(call, &block);
         if (!block) return {};
-        for (Expr& a : args) {
-            if (!block_of(a)) {
+        auto divides_every_operand = [&](int64_t b) {
+            for (const Expr& a : call.args) {
                 const TensorType* t = static_nchw(a->type);
-                if (!t || t->static_shape()[1] % block != 0) return {};
+                if (!t || t->static_shape()[1] % b != 0) return false;
             }
-            a = to_block(a, block);
+            return true;
+        };
+        const int64_t preferred = channel_block(out->static_shape()[1]);
+        if (preferred == 0) return {};
+        if (divides_every_operand(preferred)) {
+            block = preferred;
+        } else if (!divides_every_operand(block)) {
+            return {};
         }
+        for (Expr& a : args) a = to_block(a, block);
         Ref<Attrs> attrs = attr_with(*call.attrs, "axis", int64_t{1});
         return blocked_result(make_call(call.op, args, attrs, call.loc), block);
     }

@@ -48,7 +48,7 @@ struct PassContext {
     std::function<int(const Call& conv, int64_t in_block, int64_t out_block)> conv2d_algorithm;
     // Set by the driver from tuning records: the channel block alter_op_layout gives values
     // with `channels` channels (one of layout_block_choices(channels), ir/channel_block.h; 0
-    // leaves the convolutions touching them unblocked), or -1 for the rule's default. `convs`
+    // keeps them NCHW), or -1 for the rule's default. `convs`
     // are the nn.conv2d calls it would block that read or produce such values (what the choice
     // is about, for a key). Asked once per channel count and function, only where there is a
     // choice. Null: always the default.
@@ -101,9 +101,10 @@ IRModule fold_scale_axis(const IRModule& m, const PassContext& ctx);
 
 // Requires: ctx.ops (else no change); after fold_scale_axis (which needs OIHW weights).
 // Ensures: nn.conv2d with a constant float32 weight and static shapes, groups == 1 or
-// depthwise, whose output channels divide into blocks of 16 or 8, is nn.conv2d_nchwc on
-// channel-blocked data (NCHW<b>c, b a function of the channel count: ctx.layout_block's choice
-// or default_layout_block, ir/channel_block.h; a choice of 0 leaves it nn.conv2d) with its weight
+// depthwise, whose output channel count has a block (b, a function of the channel count:
+// ctx.layout_block's choice, else default_layout_block: 16 or 8 where they divide it, see
+// ir/channel_block.h; a choice of 0 leaves it nn.conv2d) is nn.conv2d_nchwc on channel-blocked
+// data (NCHW<b>c, or NCHW when the input's count has no block) with its weight
 // under a layout_transform to OIHW<i>i<o>o; elementwise and broadcast ops without an axis attribute
 // whose operand is blocked compute blocked, and so do nn.max_pool2d / nn.avg_pool2d (their
 // layout attribute), nn.bias_add (an add of the blocked bias) and concatenate along the

@@ -225,6 +225,38 @@ TEST(AlterOpLayout, TuningChoosesTheBlockOfEachChannelCount) {
     for (int64_t bad : {4, 12, 64}) EXPECT_EQ(transforms(run(bad)), transforms(run(-1))) << bad;
 }
 
+TEST(AlterOpLayout, AConcatenationTakesTheBlockChosenForItsChannelCount) {
+    // Two 16-channel convolutions concatenated to 32 channels, read by a third convolution.
+    auto x = tensor_var("x", {1, 16, 8, 8});
+    Expr a = call("nn.conv2d", {x, constant({16, 16, 3, 3}, {0.1f})}, conv_attrs(1));
+    Expr b = call("nn.conv2d", {x, constant({16, 16, 3, 3}, {0.2f})}, conv_attrs(1));
+    Ref<Attrs> ca = attr_with(*ops::get_op("concatenate").make_default_attrs(), "axis", 1);
+    Expr cat = call("concatenate", {a, b}, ca);
+    Expr c =
+        call("nn.conv2d", {cat, constant({16, 32, 1, 1}, {0.3f})}, conv_attrs(1, {0, 0, 0, 0}));
+    PassContext ctx = test_context();
+    int64_t block_of_32 = -1;
+    ctx.layout_block = [&](int64_t channels, const std::vector<const Call*>&) {
+        return channels == 32 ? block_of_32 : int64_t{-1};
+    };
+    auto concat_shape = [&](int64_t block) {
+        block_of_32 = block;
+        Expr body = alter_op_layout(module_of(make_function({x}, c)), ctx).main()->body;
+        for (const Call* call : op_calls(body)) {
+            if (call->op->name == "concatenate") {
+                return call->type.as<TensorType>()->static_shape();
+            }
+        }
+        return std::vector<int64_t>{};
+    };
+    EXPECT_EQ(concat_shape(-1), (std::vector<int64_t>{1, 2, 8, 8, 16}));
+    EXPECT_EQ(concat_shape(8), (std::vector<int64_t>{1, 4, 8, 8, 8}));
+    // 32 does not divide the operands' 16 channels: the operands' block.
+    EXPECT_EQ(concat_shape(32), (std::vector<int64_t>{1, 2, 8, 8, 16}));
+    // 0: the concatenation reads NCHW operands, and so does the convolution after it.
+    EXPECT_EQ(concat_shape(0), (std::vector<int64_t>{1, 32, 8, 8}));
+}
+
 TEST(AlterOpLayout, WithoutAnOpTableNothingChanges) {
     auto x = tensor_var("x", {1, 16, 8, 8});
     Ref<Function> f =
