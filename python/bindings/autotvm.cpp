@@ -343,8 +343,8 @@ void bind_model_tuning(py::module_& am) {
         .def_property_readonly("tunable", &driver::TuneTask::tunable)
         .def_property_readonly(
             "algorithm", [](const driver::TuneTask& t) { return !t.variants.empty() && !t.layout; },
-            "Whether it chooses a convolution's algorithm (direct or Winograd) rather than a "
-            "kernel's schedule.")
+            "Whether it chooses a convolution's algorithm (direct or Winograd, or the weight "
+            "block or direct form of one left unblocked) rather than a kernel's schedule.")
         .def_readonly("layout", &driver::TuneTask::layout,
                       "Whether it chooses the channel block of a channel count's blocked layout "
                       "rather than a kernel's schedule.");
@@ -367,7 +367,10 @@ void bind_model_tuning(py::module_& am) {
             py::arg("records") = py::none(), py::call_guard<py::gil_scoped_release>());
     };
     bind_extract("extract_tasks", driver::extract_tasks);
-    bind_extract("extract_algorithm_tasks", driver::extract_algorithm_tasks);
+    bind_extract("extract_algorithm_tasks", [](const graph::IRModule& m, const std::string& t,
+                                               const driver::PipelineOptions& o) {
+        return driver::extract_algorithm_tasks(m, t, o);
+    });
     bind_extract("extract_layout_tasks", [](const graph::IRModule& m, const std::string& t,
                                             const driver::PipelineOptions& o) {
         return driver::extract_layout_tasks(m, t, o);

@@ -151,12 +151,23 @@ private:
         // measure is one failed trial, and a resumed task does not measure it again.
         if (!task.compare_variants) st.reference_ok = true;
         st.task = std::move(task);
+        const std::string target = target_.str();
         if (!st.progress.tunable) {
+            // Not tuned now (a layout task past its extraction's time limit, say), but what an
+            // earlier run chose still holds for the phases after this one.
+            for (const auto& r : prior_) {
+                if (r.workload == st.task.workload && r.target == target) best_.add(r);
+            }
+            if (cache_) {
+                for (const auto& r :
+                     cache_->records(st.task.workload, target, &summary_.warnings)) {
+                    best_.add(r);
+                }
+            }
             st.progress.done = true;
             tasks_.push_back(std::move(st));
             return;
         }
-        const std::string target = target_.str();
         // What earlier runs measured of this task's space: the records file's (a resumed run),
         // then the cache's. One result per configuration, a success over a failure.
         std::vector<tune::Config> configs;
@@ -564,12 +575,13 @@ void run_phase(const std::function<std::vector<TuneTask>(const TuneOptions&, dou
                TuneOptions* options, const std::function<void(const TuneProgress&)>& on_progress,
                TuneSummary* done, bool* any) {
     if (whole.trials > 0 && options->trials == 0) return;
-    if (whole.time_budget_s > 0 && seconds_since(start) >= whole.time_budget_s) return;
-    // The phase's share of the time left, its extraction included (which may use half of it).
-    const double phase_s =
-        whole.time_budget_s > 0 ? (whole.time_budget_s - seconds_since(start)) * share : 0;
+    // The phase's share of the time left, its extraction included (which may use half of it;
+    // 0: no limit, without a time budget).
+    const double left_s = whole.time_budget_s - seconds_since(start);
+    if (whole.time_budget_s > 0 && left_s <= 0) return;
+    const double phase_s = whole.time_budget_s > 0 ? left_s * share : 0;
     const Clock::time_point phase_start = Clock::now();
-    std::vector<TuneTask> tasks = extract(*options, phase_s / 2);
+    std::vector<TuneTask> tasks = extract(*options, phase_s > 0 ? std::max(phase_s / 2, 1e-3) : 0);
     if (tasks.empty()) return;
     TuneOptions o = *options;
     if (share < 1 && o.trials > 0) o.trials = std::max(1, static_cast<int>(o.trials * share));
@@ -634,9 +646,11 @@ TuneSummary tune_model(const graph::IRModule& m, const TuneOptions& options,
             return extract_layout_tasks(m, o.target, o.pipeline, limit_s);
         },
         0.25, start, options, &rest, on_progress, &done, &any);
-    run_phase([&](const TuneOptions& o,
-                  double) { return extract_algorithm_tasks(m, o.target, o.pipeline); },
-              0.5, start, options, &rest, on_progress, &done, &any);
+    run_phase(
+        [&](const TuneOptions& o, double limit_s) {
+            return extract_algorithm_tasks(m, o.target, o.pipeline, limit_s);
+        },
+        0.5, start, options, &rest, on_progress, &done, &any);
     run_phase([&](const TuneOptions& o, double) { return extract_tasks(m, o.target, o.pipeline); },
               1, start, options, &rest, on_progress, &done, &any);
     if (!any) return tune_tasks({}, options, on_progress);

@@ -13,6 +13,7 @@
 #include "driver/lower_graph.h"
 #include "driver/workload_key.h"
 #include "graph/expr_functor.h"
+#include "graph/passes/attr_fields.h"
 #include "graph/printer.h"
 #include "ir/channel_block.h"
 #include "support/large_stack.h"
@@ -121,6 +122,21 @@ Ref<graph::Function> conv_kernel_function(const graph::IRModule& m,
     return found;
 }
 
+// A 1x1 stride-1 unpadded convolution with one group: its compute reads the weight as it is
+// over a whole plane (ops/conv.cpp, the pointwise form), whatever block it is packed in, so a
+// weight block changes nothing worth measuring. (Planes too small for that form are blocked
+// like any other convolution; they are counted here too, a small loss.)
+bool pointwise_over_plane(const graph::Call& conv) {
+    auto w = conv.args[1]->type.as<graph::TensorType>()->static_shape();
+    auto strides = graph::attr_ints(*conv.attrs, "strides");
+    auto padding = graph::attr_ints(*conv.attrs, "padding");
+    auto groups = graph::attr_int(*conv.attrs, "groups");
+    bool unpadded =
+        padding && std::all_of(padding->begin(), padding->end(), [](int64_t p) { return p == 0; });
+    return w[2] == 1 && w[3] == 1 && groups == 1 && strides &&
+           *strides == std::vector<int64_t>{1, 1} && unpadded;
+}
+
 // "conv2d 64x56x56 -> 64, <what>": a convolution by its sizes.
 std::string conv_task_name(const graph::Call& conv, const std::string& what) {
     auto d = conv.args[0]->type.as<graph::TensorType>()->static_shape();
@@ -131,7 +147,9 @@ std::string conv_task_name(const graph::Call& conv, const std::string& what) {
 
 std::vector<TuneTask> extract_algorithms_on_this_thread(const graph::IRModule& m,
                                                         const std::string& target,
-                                                        const PipelineOptions& options) {
+                                                        const PipelineOptions& options,
+                                                        double time_limit_s) {
+    const auto start = std::chrono::steady_clock::now();
     Target t = Target::parse(target);
     // A convolution's algorithm (Winograd or not) or its weight block (when left unblocked).
     struct Query {
@@ -165,7 +183,8 @@ std::vector<TuneTask> extract_algorithms_on_this_thread(const graph::IRModule& m
     const auto applied_weight_block = ctx.conv2d_weight_block;
     ctx.conv2d_weight_block = [&](const graph::Call& conv) {
         std::vector<int64_t> choices = conv2d_weight_block_choices(conv);
-        if (choices.size() > 1 && conv.args[0]->type.as<graph::TensorType>()->is_static()) {
+        if (choices.size() > 1 && conv.args[0]->type.as<graph::TensorType>()->is_static() &&
+            !pointwise_over_plane(conv)) {
             count(conv2d_weight_block_key(conv),
                   {kWeightBlockKnob, choices, default_conv2d_weight_block(conv)},
                   {Ref<graph::Call>(&conv), 0, 0, true});
@@ -175,6 +194,12 @@ std::vector<TuneTask> extract_algorithms_on_this_thread(const graph::IRModule& m
     run_graph_pipeline(m, ctx, options);
     // Each variant: the convolution alone, compiled with the choice forced.
     for (size_t i = 0; i < tasks.size(); ++i) {
+        const double elapsed =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (time_limit_s > 0 && elapsed >= time_limit_s) {
+            tasks[i].static_shapes = false;  // out of time: listed, not tunable
+            continue;
+        }
         const Query& q = queries[i];
         const graph::Call& conv = *q.conv;
         auto x = graph::make_var("x", conv.args[0]->type);
@@ -402,9 +427,9 @@ std::vector<TuneTask> extract_layout_tasks(const graph::IRModule& m, const std::
 }
 
 std::vector<TuneTask> extract_algorithm_tasks(const graph::IRModule& m, const std::string& target,
-                                              const PipelineOptions& options) {
+                                              const PipelineOptions& options, double time_limit_s) {
     return call_with_large_stack(
-        [&] { return extract_algorithms_on_this_thread(m, target, options); });
+        [&] { return extract_algorithms_on_this_thread(m, target, options, time_limit_s); });
 }
 
 std::vector<TuneTask> extract_tasks(const graph::IRModule& m, const std::string& target,

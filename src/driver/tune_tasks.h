@@ -50,8 +50,8 @@ struct TuneTask {
     // is a failed trial.
     std::vector<std::string> variant_errors;
     // Whether a choice's outputs must match the default choice's: an algorithm's variants
-    // compute the same convolution from the same operands; a layout block's kernels differ in
-    // shape and count from one choice to the next.
+    // compute the same convolution of the same data (their weight in another form); a layout
+    // block's kernels differ in shape and count from one choice to the next.
     bool compare_variants = true;
     // A layout-block task (its cost is a part of the model's, not one kernel's).
     bool layout = false;
@@ -79,8 +79,11 @@ std::vector<TuneTask> extract_layout_tasks(const graph::IRModule& m, const std::
 // convolution it leaves unblocked whose weight has a choice of block (conv2d_weight_block_key),
 // with the knob "weight_block" (0: direct, else the output-channel block); each weighted by its
 // calls. Each variant is the convolution's kernel alone (no fused epilogue), compiled from a
-// module of that one convolution with the choice forced.
+// module of that one convolution with the choice forced; once `time_limit_s` (0: none) has
+// passed, the remaining tasks are listed but not tunable. (A 1x1 convolution over a whole plane
+// computes the same for every weight block: no weight-block task.)
 std::vector<TuneTask> extract_algorithm_tasks(const graph::IRModule& m, const std::string& target,
-                                              const PipelineOptions& options = {});
+                                              const PipelineOptions& options = {},
+                                              double time_limit_s = 0);
 
 }  // namespace anvil::driver

@@ -263,13 +263,14 @@ Type conv2d_pack_weight_type(const Op& op, const std::vector<Type>& args, const 
     }
     std::vector<int64_t> s = w.static_shape();
     int64_t vb = conv_block({a.groups, s[0], s[1], s[2], s[3], 1, 1, 1, 1});
-    if (a.block >= 0) {
+    if (a.block != -1) {
         auto choices = conv2d_weight_block_choices(a.groups, s[0]);
         if (std::find(choices.begin(), choices.end(), a.block) == choices.end()) {
+            std::string listed;
+            for (int64_t c : choices) listed += (listed.empty() ? "" : ", ") + std::to_string(c);
             user_error(loc) << op.name << ": block=" << a.block << " is not a block of the "
                             << "weight " << graph::type_str(args[0]) << " with groups=" << a.groups
-                            << " (0, or 8, 16, 32 dividing the output channels of "
-                            << "a group)";
+                            << " (expected -1 for the default, or one of " << listed << ")";
         }
         vb = a.block;
     }
@@ -294,12 +295,19 @@ Type conv2d_packed_type(const Op& op, const std::vector<Type>& args, const Attrs
     }
     if (w.ndim() != 5 || !w.is_static()) {
         user_error(loc) << op.name << ": the weight must be packed [O/VB, C/groups, KH, KW, VB] "
-                        << "with a static shape, got " << graph::type_str(args[1]);
+                        << "with a static shape, or be [channels, C/groups, KH, KW] (the direct "
+                        << "form; channels=" << a.channels << "), got " << graph::type_str(args[1]);
     }
     std::vector<int64_t> s = w.static_shape();
     if (a.channels <= (s[0] - 1) * s[4] || a.channels > s[0] * s[4]) {
         user_error(loc) << op.name << ": channels=" << a.channels << " does not fit the packed "
                         << "weight " << graph::type_str(args[1]);
+    }
+    // A block must stay inside one group: the kernel finds a block's group from its first lane.
+    if (a.groups > 1 && (a.channels % a.groups != 0 || (a.channels / a.groups) % s[4] != 0)) {
+        user_error(loc) << op.name << ": the packed weight's block " << s[4] << " does not divide "
+                        << "the output channels of a group (channels=" << a.channels
+                        << ", groups=" << a.groups << ")";
     }
     // The type of nn.conv2d with the unpacked weight.
     auto oihw = graph::make_tensor_type(

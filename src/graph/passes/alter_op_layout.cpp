@@ -27,6 +27,7 @@
 // nn.conv2d (prepack_weights then packs their weights as before).
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <set>
 
 #include "graph/expr_functor.h"
@@ -315,7 +316,7 @@ private:
     // concatenate along the channels of blocked values concatenates their blocks: in the block
     // of the result's channel count when it divides every operand's channels (so that a tuning
     // choice for that count holds, 0 included), else in the first blocked operand's when that
-    // does; otherwise the operands are read as NCHW.
+    // does, else in the widest block dividing them all; with none, the operands are read as NCHW.
     Expr rewrite_concatenate(const Call& call) {
         if (!call.op.defined() || call.op->name != "concatenate") return {};
         const TensorType* out = static_nchw(call.type);
@@ -323,19 +324,19 @@ private:
         int64_t block;
         std::vector<Expr> args = rewritten_args(call, &block);
         if (!block) return {};
-        auto divides_every_operand = [&](int64_t b) {
-            for (const Expr& a : call.args) {
-                const TensorType* t = static_nchw(a->type);
-                if (!t || t->static_shape()[1] % b != 0) return false;
-            }
-            return true;
-        };
+        int64_t common = 0;  // the operands' channel counts' gcd
+        for (const Expr& a : call.args) {
+            const TensorType* t = static_nchw(a->type);
+            if (!t) return {};
+            common = std::gcd(common, t->static_shape()[1]);
+        }
         const int64_t preferred = channel_block(out->static_shape()[1]);
         if (preferred == 0) return {};
-        if (divides_every_operand(preferred)) {
+        if (common % preferred == 0) {
             block = preferred;
-        } else if (!divides_every_operand(block)) {
-            return {};
+        } else if (common % block != 0) {
+            block = dividing_channel_block(common);
+            if (block == 0) return {};
         }
         for (Expr& a : args) a = to_block(a, block);
         Ref<Attrs> attrs = attr_with(*call.attrs, "axis", int64_t{1});

@@ -52,11 +52,15 @@ private:
         // A tuning record's block (validated by the driver against the pack op's choices).
         const int64_t block = ctx_.conv2d_weight_block ? ctx_.conv2d_weight_block(call) : -1;
         Ref<Attrs> pa = attr_with(*pack->make_default_attrs(), "groups", *groups);
+        // (With 0, the pack op applies its rule: whether that blocks decides the form.)
         if (block > 0) pa = attr_with(*pa, "block", block);
-        // The direct form chosen: the weight as it is.
-        Expr pw = block == 0 ? w : make_call(*pack, {w}, pa, w->loc);
-        // Not blocked by the rule: stays nn.conv2d (whose compute makes the same choice).
-        if (block != 0 && pw->type.as<TensorType>()->ndim() != 5) return {};
+        Expr pw = make_call(*pack, {w}, pa, w->loc);
+        // Not blocked (by the rule, or chosen when the rule does not block either): stays
+        // nn.conv2d, whose compute makes the same choice.
+        const bool blocked = pw->type.as<TensorType>()->ndim() == 5;
+        if (!blocked) return {};
+        // The direct form chosen where the rule blocks: the weight as it is.
+        if (block == 0) pw = w;
         Ref<Attrs> a = packed->make_default_attrs();
         a = attr_with(*a, "strides", *strides);
         a = attr_with(*a, "padding", *padding);

@@ -132,6 +132,22 @@ std::vector<OpCase> conv_cases() {
                              g.attrs() + ", channels=7) }",
                          {x, w},
                          tensor_want(out, testing::conv2d_reference(x, w, a), 1e-4)});
+        // A tuning record's block (32, padded past 7), and the direct form (the weight as it
+        // is): the same result.
+        cases.push_back({"nn.conv2d_pack_weight(block=32) + nn.conv2d_packed",
+                         "def @main(%x: " + tensor_type({1, 5, 11, 13}) +
+                             ", %w: " + tensor_type({7, 5, 3, 3}) +
+                             ") { %p = nn.conv2d_pack_weight(%w, block=32); nn.conv2d_packed(%x, "
+                             "%p" +
+                             g.attrs() + ", channels=7) }",
+                         {x, w},
+                         tensor_want(out, testing::conv2d_reference(x, w, a), 1e-4)});
+        cases.push_back({"nn.conv2d_packed (direct form)",
+                         "def @main(%x: " + tensor_type({1, 5, 11, 13}) +
+                             ", %w: " + tensor_type({7, 5, 3, 3}) + ") { nn.conv2d_packed(%x, %w" +
+                             g.attrs() + ", channels=7) }",
+                         {x, w},
+                         tensor_want(out, testing::conv2d_reference(x, w, a), 1e-4)});
     }
     // nn.conv2d_nchwc on NCHW8c data and an OIHW8i8o weight made by layout_transform, back to
     // NCHW: 16 input channels, 24 output channels (3 blocks), odd spatial sizes.

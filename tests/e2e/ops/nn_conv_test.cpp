@@ -175,12 +175,19 @@ TEST(Conv2DErrors, PackedChannelsMustFitTheWeight) {
     // An unpacked weight is the direct form, with all `channels` of it.
     e = testing::type_error("nn.conv2d_packed", a, {{1, 3, 8, 8}, {32, 3, 3, 3}});
     EXPECT_NE(e.find("the weight must be packed"), std::string::npos) << e;
+    EXPECT_NE(e.find("(the direct form; channels=40)"), std::string::npos) << e;
+    // With groups, a block must stay inside one group's outputs.
+    a.channels = 16;
+    a.groups = 2;
+    e = testing::type_error("nn.conv2d_packed", a, {{1, 8, 8, 8}, {1, 4, 3, 3, 16}});
+    EXPECT_NE(e.find("block 16 does not divide the output channels of a group"), std::string::npos)
+        << e;
 }
 
 TEST(Conv2DErrors, PackWeightBlockMustBeAChoice) {
     ops::Conv2DPackWeightAttrs a;
     a.groups = 2;
-    for (int64_t bad : {4, 12, 16, 64}) {  // 16 does not divide the 8 outputs of a group
+    for (int64_t bad : {-8, 4, 12, 16, 64}) {  // 16 does not divide the 8 outputs of a group
         a.block = bad;
         std::string e = testing::type_error("nn.conv2d_pack_weight", a, {{16, 4, 3, 3}});
         EXPECT_NE(e.find("block=" + std::to_string(bad) + " is not a block"), std::string::npos)

@@ -352,6 +352,29 @@ TEST(TuneModel, AWeightBlockRecordChoosesTheFormOfAnUnblockedConvolution) {
     }
 }
 
+TEST_F(TuneModelTest, TuningMeasuresEveryWeightBlockOfAnUnblockedConvolution) {
+    auto w = runtime::NDArray::empty({16, 8, 3, 3}, {kDLFloat, 32, 1});
+    float* p = static_cast<float*>(w.raw_data());
+    for (int64_t i = 0; i < w.nbytes() / 4; ++i) p[i] = std::cos(0.13f * i) * 0.2f;
+    graph::IRModule m = graph::bind_params(parse(kGroupedModel), "main", {{"w", w}});
+    TuneOptions o = options(6);
+    TuneSummary s = tune_model(m, o);
+    ASSERT_FALSE(s.final.tasks.empty());
+    const TaskProgress& form = s.final.tasks[0];
+    EXPECT_TRUE(form.algorithm);
+    EXPECT_EQ(form.name, "conv2d 16x14x14 -> 16, weight block");
+    EXPECT_EQ(form.trials, 2);  // direct, blocks of 8
+    EXPECT_EQ(form.failures, 0);
+    std::vector<std::string> warnings;
+    int form_records = 0;
+    for (const auto& r : tune::load_records(o.records_path, &warnings)) {
+        form_records += r.config.count(kWeightBlockKnob) > 0;
+        EXPECT_TRUE(r.ok()) << te::knob_values_str(r.config) << ": "
+                            << tune::measure_error_name(r.error) << ": " << r.message;
+    }
+    EXPECT_EQ(form_records, 2);
+}
+
 TEST_F(TuneModelTest, TuningChoosesLayoutsThenAlgorithmsThenKernels) {
     TuneOptions o = options(24);
     TuneSummary s = tune_model(model_a_with_weight(), o);
@@ -450,6 +473,31 @@ TEST(TuneModel, LayoutTasksAreOnePerChannelCountKeyedByItsConvolutions) {
     for (const auto& t : tasks) EXPECT_NE(a[0].workload, t.workload);
     // No constant weight, no blocked layout: no task.
     EXPECT_TRUE(extract_layout_tasks(parse(kModelB), "llvm").empty());
+}
+
+TEST(TuneModel, LayoutKeysCountTheConvolutionsAndExtractionStopsAtItsTimeLimit) {
+    // Model B's 3x3 convolution twice: the key of 32 channels counts it twice.
+    const char* twice =
+        R"(def @main(%x: Tensor[(1, 32, 14, 14), float32], %w: Tensor[(32, 32, 3, 3), float32], %v: Tensor[(16, 32, 1, 1), float32]) {
+  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1]);
+  %1 = nn.conv2d(%0, %w, padding=[1, 1, 1, 1]);
+  %2 = nn.conv2d(%1, %v);
+  %2
+}
+)";
+    auto tasks = extract_layout_tasks(model_b_with_weights(twice), "llvm");
+    auto once = extract_layout_tasks(model_b_with_weights(), "llvm");
+    ASSERT_EQ(tasks.size(), 2u);
+    ASSERT_EQ(once.size(), 2u);
+    for (size_t i = 0; i < 2; ++i) {
+        bool is32 = tasks[i].name.find("block 32") != std::string::npos;
+        EXPECT_EQ(tasks[i].workload.find(" 2 x ") != std::string::npos, is32) << tasks[i].workload;
+        EXPECT_EQ(tasks[i].workload == once[i].workload, !is32) << tasks[i].workload;
+    }
+    // Past the time limit the tasks are listed, not tunable.
+    auto late = extract_layout_tasks(model_b_with_weights(), "llvm", {}, 1e-9);
+    ASSERT_EQ(late.size(), 2u);
+    for (const auto& t : late) EXPECT_FALSE(t.tunable()) << t.name;
 }
 
 TEST(TuneModel, ALayoutRecordChangesTheBlockAndKeepsTheAnswer) {
