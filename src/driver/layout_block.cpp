@@ -25,10 +25,12 @@ std::string layout_block_key(int64_t channels, const std::vector<const graph::Ca
     return key;
 }
 
-std::function<int64_t(int64_t, const std::vector<const graph::Call*>&)> layout_block_from_records(
-    std::shared_ptr<const tune::BestRecords> records, const std::string& target) {
+std::function<int64_t(int64_t, const std::vector<const graph::Call*>&, const std::vector<int64_t>&)>
+layout_block_from_records(std::shared_ptr<const tune::BestRecords> records,
+                          const std::string& target) {
     if (!records) return nullptr;
-    return [records, target](int64_t channels, const std::vector<const graph::Call*>& convs) {
+    return [records, target](int64_t channels, const std::vector<const graph::Call*>& convs,
+                             const std::vector<int64_t>&) {
         const tune::TuningRecord* r = records->find(layout_block_key(channels, convs), target);
         if (!r) return int64_t{-1};
         auto it = r->config.find(kLayoutBlockKnob);

@@ -11,11 +11,12 @@
 //
 // each <conv> the attributes, data type and weight type of one distinct convolution touching C
 // (sorted) and <n> how many of them the model has, so that the same layers in another model
-// share the record. One knob, "block": the choices of layout_block_choices(C) (0: values with C
-// channels stay NCHW, the convolutions producing them stay nn.conv2d — whose own form is then
-// a choice, driver/conv_algorithm.h — and those reading them read NCHW data).
-// Its candidates are the model compiled with each block for C (driver/tune_tasks.h:
-// extract_layout_tasks); anvil compile applies the best record of each channel count's key.
+// share the record. One knob, "block": the choices alter_op_layout offers (layout_block_choices(C),
+// less 0 where a convolution touching C could run as Winograd; 0: values with C channels stay NCHW,
+// the convolutions producing them stay nn.conv2d — whose own form is then a choice,
+// driver/conv_algorithm.h — and those reading them read NCHW data). Its candidates are the model
+// compiled with each block for C (driver/tune_tasks.h: extract_layout_tasks); anvil compile applies
+// the best record of each channel count's key.
 #pragma once
 
 #include <functional>
@@ -34,7 +35,8 @@ std::string layout_block_key(int64_t channels, const std::vector<const graph::Ca
 
 // The PassContext::layout_block that applies `records` on `target` (a Target::str()): each
 // channel count's best record, or -1 (the default) without one. Null when `records` is null.
-std::function<int64_t(int64_t, const std::vector<const graph::Call*>&)> layout_block_from_records(
-    std::shared_ptr<const tune::BestRecords> records, const std::string& target);
+std::function<int64_t(int64_t, const std::vector<const graph::Call*>&, const std::vector<int64_t>&)>
+layout_block_from_records(std::shared_ptr<const tune::BestRecords> records,
+                          const std::string& target);
 
 }  // namespace anvil::driver

@@ -638,9 +638,9 @@ TuneSummary tune_model(const graph::IRModule& m, const TuneOptions& options,
     bool any = false;
     TuneOptions rest = options;
     // Phase 1: the channel block of each channel count (a quarter of the budget at most: each
-    // candidate compiles and measures several kernels). Phase 2: the algorithm of each
-    // convolution Winograd can compute, in the blocks chosen (half of what is left at most;
-    // three candidates each). Phase 3: the kernels, as those choices make them.
+    // candidate compiles and measures several kernels). Phase 2, in the blocks chosen (half of
+    // what is left at most): the algorithm of each convolution Winograd can compute, the form
+    // of each convolution left unblocked. Phase 3: the kernels, as those choices make them.
     run_phase(
         [&](const TuneOptions& o, double limit_s) {
             return extract_layout_tasks(m, o.target, o.pipeline, limit_s);

@@ -6,8 +6,9 @@
 //
 // The tasks are the model's distinct fused kernels (driver/tune_tasks.h). First come the
 // layout-block tasks (the channel block of each channel count; at most a quarter of the
-// budget), then the algorithm tasks (which convolutions run as Winograd, in the layout chosen;
-// at most half of what is left), then the kernels of the model as those choices make it. Each
+// budget), then the algorithm tasks (which convolutions run as Winograd, and the form of those
+// left unblocked, in the layout chosen; at most half of what is left), then the kernels of the
+// model as those choices make it. Each
 // task's first candidate is its default configuration, whose outputs become the reference every
 // other candidate must reproduce (a wrong answer is a failed trial) and whose cost is the baseline,
 // so a task's best is never slower than untuned. Candidates are built on `parallel` threads and

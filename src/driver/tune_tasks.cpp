@@ -212,8 +212,10 @@ std::vector<TuneTask> extract_algorithms_on_this_thread(const graph::IRModule& m
             graph::PassContext forced = compile_pass_context(options, t);
             if (q.weight_block) {
                 // Unblocked by the layout pass, as in the model.
-                forced.layout_block = [](int64_t, const std::vector<const graph::Call*>&) {
-                    return int64_t{0};
+                forced.layout_block = [](int64_t, const std::vector<const graph::Call*>&,
+                                         const std::vector<int64_t>& choices) {
+                    bool can = std::find(choices.begin(), choices.end(), 0) != choices.end();
+                    return can ? int64_t{0} : int64_t{-1};
                 };
                 forced.conv2d_weight_block = [&](const graph::Call&) { return choice; };
             } else {
@@ -221,8 +223,8 @@ std::vector<TuneTask> extract_algorithms_on_this_thread(const graph::IRModule& m
                     return static_cast<int>(choice);
                 };
                 // Blocked as in the model (whose blocks tuning records may have chosen).
-                forced.layout_block = [&](int64_t channels,
-                                          const std::vector<const graph::Call*>&) {
+                forced.layout_block = [&](int64_t channels, const std::vector<const graph::Call*>&,
+                                          const std::vector<int64_t>&) {
                     if (channels == out_channels) return q.out_block;
                     return channels == in_channels ? q.in_block : int64_t{-1};
                 };
@@ -328,12 +330,14 @@ std::vector<TuneTask> extract_layouts_on_this_thread(const graph::IRModule& m,
     ctx.evaluate = [remembering](const graph::Expr& e) { return (*remembering)(e); };
     // The other channel counts' blocks while one is varied: as the records choose.
     const auto applied = ctx.layout_block;
-    auto as_recorded = [&](int64_t channels, const std::vector<const graph::Call*>& convs) {
-        return applied ? applied(channels, convs) : int64_t{-1};
+    auto as_recorded = [&](int64_t channels, const std::vector<const graph::Call*>& convs,
+                           const std::vector<int64_t>& choices) {
+        return applied ? applied(channels, convs, choices) : int64_t{-1};
     };
     std::vector<TuneTask> tasks;
     std::unordered_map<std::string, size_t> index;
-    ctx.layout_block = [&](int64_t channels, const std::vector<const graph::Call*>& convs) {
+    ctx.layout_block = [&](int64_t channels, const std::vector<const graph::Call*>& convs,
+                           const std::vector<int64_t>& choices) {
         std::string key = layout_block_key(channels, convs);
         if (!index.count(key)) {
             TuneTask task;
@@ -343,12 +347,11 @@ std::vector<TuneTask> extract_layouts_on_this_thread(const graph::IRModule& m,
             task.weight = 1;
             task.layout = true;
             task.compare_variants = false;
-            task.space.knobs.push_back(
-                {kLayoutBlockKnob, layout_block_choices(channels), default_layout_block(channels)});
+            task.space.knobs.push_back({kLayoutBlockKnob, choices, default_layout_block(channels)});
             index.emplace(key, tasks.size());
             tasks.push_back(std::move(task));
         }
-        return as_recorded(channels, convs);
+        return as_recorded(channels, convs, choices);
     };
     run_graph_pipeline(m, ctx, options);
     for (size_t i = 0; i < tasks.size(); ++i) {
@@ -365,10 +368,11 @@ std::vector<TuneTask> extract_layouts_on_this_thread(const graph::IRModule& m,
         for (int64_t block : task.space.knobs[0].choices) {
             graph::PassContext forced = ctx;
             forced.layout_block = [&](int64_t channels,
-                                      const std::vector<const graph::Call*>& convs) {
+                                      const std::vector<const graph::Call*>& convs,
+                                      const std::vector<int64_t>& choices) {
                 return layout_block_key(channels, convs) == task.workload
                            ? block
-                           : as_recorded(channels, convs);
+                           : as_recorded(channels, convs, choices);
             };
             try {
                 uses.push_back(kernel_uses(run_graph_pipeline(m, forced, options)));

@@ -68,8 +68,10 @@ int64_t blockable_conv_groups(const Call& call) {
 }
 
 // The channel block of every channel count the blockable convolutions of `body` read or
-// produce and for which ctx.layout_block chooses (a choice outside layout_block_choices is
-// ignored); the others take default_layout_block.
+// produce and for which ctx.layout_block chooses (a choice outside the choices it is given is
+// ignored); the others take default_layout_block. The choices are layout_block_choices, less 0
+// where a convolution touching the count could run as Winograd: that needs blocked data and
+// output, and its gain is measured later (an algorithm task), not with the block.
 std::map<int64_t, int64_t> chosen_blocks(const Expr& body, const PassContext& ctx) {
     std::map<int64_t, int64_t> chosen;
     if (!ctx.layout_block) return chosen;
@@ -84,8 +86,11 @@ std::map<int64_t, int64_t> chosen_blocks(const Expr& body, const PassContext& ct
     });
     for (const auto& [channels, touching] : convs) {
         std::vector<int64_t> choices = layout_block_choices(channels);
+        const bool winograd = std::any_of(touching.begin(), touching.end(),
+                                          [](const Call* c) { return winograd_applicable(*c, 1); });
+        if (winograd) std::erase(choices, int64_t{0});
         if (choices.size() < 2) continue;
-        const int64_t b = ctx.layout_block(channels, touching);
+        const int64_t b = ctx.layout_block(channels, touching, choices);
         if (std::find(choices.begin(), choices.end(), b) != choices.end()) chosen[channels] = b;
     }
     return chosen;

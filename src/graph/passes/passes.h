@@ -47,12 +47,14 @@ struct PassContext {
     // blocks of its data and result. Null: always 0.
     std::function<int(const Call& conv, int64_t in_block, int64_t out_block)> conv2d_algorithm;
     // Set by the driver from tuning records: the channel block alter_op_layout gives values
-    // with `channels` channels (one of layout_block_choices(channels), ir/channel_block.h; 0
-    // keeps them NCHW), or -1 for the rule's default. `convs`
-    // are the nn.conv2d calls it would block that read or produce such values (what the choice
-    // is about, for a key). Asked once per channel count and function, only where there is a
-    // choice. Null: always the default.
-    std::function<int64_t(int64_t channels, const std::vector<const Call*>& convs)> layout_block;
+    // with `channels` channels (one of `choices`, which are layout_block_choices(channels) of
+    // ir/channel_block.h, less 0 where a convolution touching them could run as Winograd; 0
+    // keeps them NCHW), or -1 for the rule's default. `convs` are the nn.conv2d calls it would
+    // block that read or produce such values (what the choice is about, for a key). Asked once
+    // per channel count and function, only where there is a choice. Null: always the default.
+    std::function<int64_t(int64_t channels, const std::vector<const Call*>& convs,
+                          const std::vector<int64_t>& choices)>
+        layout_block;
     // Set by the driver from tuning records: the output-channel block of the weight of an
     // nn.conv2d that prepack_weights packs (one alter_op_layout left unblocked): 0 for the
     // direct form, 8, 16 or 32 (ops::conv2d_weight_block_choices), or -1 for nn.conv2d's rule.

@@ -382,39 +382,28 @@ TEST_F(TuneModelTest, TuningChoosesLayoutsThenAlgorithmsThenKernels) {
     // Phase 1 (a quarter of the trials): the block of the 32 channels, every choice measured.
     const TaskProgress& layout = s.final.tasks[0];
     EXPECT_TRUE(layout.layout);
-    EXPECT_EQ(layout.trials, 4);  // 0 (unblocked), 8, 16, 32
+    EXPECT_EQ(layout.trials, 3);  // 8, 16, 32 (not unblocked: Winograd could compute the conv)
     EXPECT_EQ(layout.failures, 0);
     EXPECT_LE(s.final.trials, 24);
     std::vector<std::string> warnings;
     int layout_records = 0, algorithm_records = 0;
-    int64_t chosen = -1;
     for (const auto& r : tune::load_records(o.records_path, &warnings)) {
         layout_records += r.config.count(kLayoutBlockKnob) > 0;
         algorithm_records += r.config.count(kAlgorithmKnob) > 0;
         EXPECT_TRUE(r.ok()) << te::knob_values_str(r.config) << ": "
                             << tune::measure_error_name(r.error) << ": " << r.message;
     }
-    EXPECT_EQ(layout_records, 4);
+    EXPECT_EQ(layout_records, 3);
     const tune::TuningRecord* best = s.best->find(layout.workload, Target::parse("llvm").str());
     ASSERT_NE(best, nullptr);
-    chosen = best->config.at(kLayoutBlockKnob);
-    // Phase 2, in the block chosen: Winograd needs blocked data, so unblocked has the choice of
-    // the unblocked convolution's weight block instead (direct, 8, 16, 32); otherwise direct,
-    // F(2,3), F(4,3).
-    if (chosen == 0) {
-        EXPECT_EQ(algorithm_records, 0);
-        const TaskProgress& form = s.final.tasks[1];
-        EXPECT_TRUE(form.algorithm);
-        EXPECT_NE(form.name.find("weight block"), std::string::npos) << form.name;
-        EXPECT_EQ(form.trials, 4);
-    } else {
-        const TaskProgress& algorithm = s.final.tasks[1];
-        EXPECT_TRUE(algorithm.algorithm);
-        EXPECT_EQ(algorithm.trials, 3);
-        EXPECT_EQ(algorithm_records, 3);
-        EXPECT_NE(algorithm.workload.find("blocks " + std::to_string(chosen)), std::string::npos)
-            << algorithm.workload;
-    }
+    const int64_t chosen = best->config.at(kLayoutBlockKnob);
+    // Phase 2, in the block chosen: direct, F(2,3), F(4,3).
+    const TaskProgress& algorithm = s.final.tasks[1];
+    EXPECT_TRUE(algorithm.algorithm);
+    EXPECT_EQ(algorithm.trials, 3);
+    EXPECT_EQ(algorithm_records, 3);
+    EXPECT_NE(algorithm.workload.find("blocks " + std::to_string(chosen)), std::string::npos)
+        << algorithm.workload;
 }
 
 // Model B with its weights bound: 32 channels (the 3x3 convolution's input and output, the
@@ -459,7 +448,8 @@ TEST(TuneModel, LayoutTasksAreOnePerChannelCountKeyedByItsConvolutions) {
     }
     EXPECT_EQ(choices, (std::map<std::string, std::vector<int64_t>>{
                            {"channel block 16 (1 convolutions)", {0, 8, 16}},
-                           {"channel block 32 (2 convolutions)", {0, 8, 16, 32}}}));
+                           // Not unblocked: Winograd could compute the 3x3 convolution.
+                           {"channel block 32 (2 convolutions)", {8, 16, 32}}}));
     // The same layers under other names share the keys; other layers touching 32 channels
     // (model A has no pointwise convolution) make another key for 32.
     std::string renamed = kModelB;
@@ -513,8 +503,9 @@ TEST(TuneModel, ALayoutRecordChangesTheBlockAndKeepsTheAnswer) {
     float* px = static_cast<float*>(x.raw_data());
     for (int64_t i = 0; i < x.nbytes() / 4; ++i) px[i] = std::sin(0.37f * i);
     auto expected = evaluate_lowered(untuned.module, untuned.kernels, {x});
-    // What the kernels' workloads show of each block of the 32-channel values.
-    const std::map<int64_t, std::string> shows = {{0, "nn.conv2d_packed("},
+    // What the kernels' workloads show of each block of the 32-channel values (0 is not a
+    // choice, a 3x3 convolution touching them: its record is not applied).
+    const std::map<int64_t, std::string> shows = {{0, "(1, 2, 14, 14, 16)"},
                                                   {8, "(1, 4, 14, 14, 8)"},
                                                   {16, "(1, 2, 14, 14, 16)"},
                                                   {32, "(1, 1, 14, 14, 32)"}};

@@ -170,13 +170,16 @@ TEST(AlterOpLayout, ConvolutionsWithoutABlockedFormStay) {
     }
 }
 
-// conv 16 -> 32, relu, conv 32 -> 32 plus the relu (a residual add), conv 32 -> 16.
-Ref<Function> residual_block() {
+// conv 16 -> 32, relu, conv 32 -> 32 plus the relu (a residual add), conv 32 -> 16; the first
+// two k x k (3: Winograd could compute them).
+Ref<Function> residual_block(int64_t k = 3) {
     auto x = tensor_var("x", {1, 16, 8, 8});
-    Expr a =
-        call("nn.relu", {call("nn.conv2d", {x, constant({32, 16, 3, 3}, {0.1f})}, conv_attrs(1))});
-    Expr b =
-        call("add", {call("nn.conv2d", {a, constant({32, 32, 3, 3}, {0.2f})}, conv_attrs(1)), a});
+    const int64_t p = k / 2;
+    Expr a = call("nn.relu", {call("nn.conv2d", {x, constant({32, 16, k, k}, {0.1f})},
+                                   conv_attrs(1, {p, p, p, p}))});
+    Expr b = call(
+        "add",
+        {call("nn.conv2d", {a, constant({32, 32, k, k}, {0.2f})}, conv_attrs(1, {p, p, p, p})), a});
     Expr c = call("nn.conv2d", {b, constant({16, 32, 1, 1}, {0.3f})}, conv_attrs(1, {0, 0, 0, 0}));
     return make_function({x}, c);
 }
@@ -184,22 +187,27 @@ Ref<Function> residual_block() {
 TEST(AlterOpLayout, TuningChoosesTheBlockOfEachChannelCount) {
     PassContext ctx = test_context();
     std::map<int64_t, size_t> asked;  // channel count -> convolutions touching it
+    std::map<int64_t, std::vector<int64_t>> offered;
     int64_t block_of_32 = -1;
-    ctx.layout_block = [&](int64_t channels, const std::vector<const Call*>& convs) {
+    ctx.layout_block = [&](int64_t channels, const std::vector<const Call*>& convs,
+                           const std::vector<int64_t>& choices) {
         EXPECT_FALSE(asked.count(channels)) << "asked twice about " << channels;
         asked[channels] = convs.size();
+        offered[channels] = choices;
         return channels == 32 ? block_of_32 : int64_t{-1};
     };
-    auto run = [&](int64_t block) {
+    auto run = [&](int64_t block, int64_t k = 3) {
         asked.clear();
         block_of_32 = block;
-        return alter_op_layout(module_of(residual_block()), ctx).main()->body;
+        return alter_op_layout(module_of(residual_block(k)), ctx).main()->body;
     };
     // -1: the default, 16 for both counts; 16 counts two convolutions, 32 three.
     EXPECT_EQ(transforms(run(-1)),
               (std::vector<std::string>{"NCHW->NCHW16c", "OIHW->OIHW16i16o", "OIHW->OIHW16i16o",
                                         "OIHW->OIHW16i16o", "NCHW16c->NCHW"}));
     EXPECT_EQ(asked, (std::map<int64_t, size_t>{{16, 2}, {32, 3}}));
+    // Unblocked is no choice where a 3x3 convolution touches the count (Winograd needs blocks).
+    EXPECT_EQ(offered, (std::map<int64_t, std::vector<int64_t>>{{16, {8, 16}}, {32, {8, 16, 32}}}));
     // 32 channels in blocks of 8 and of 32: the 16-channel input and output keep 16.
     EXPECT_EQ(transforms(run(8)),
               (std::vector<std::string>{"NCHW->NCHW16c", "OIHW->OIHW16i8o", "OIHW->OIHW8i8o",
@@ -214,9 +222,12 @@ TEST(AlterOpLayout, TuningChoosesTheBlockOfEachChannelCount) {
                       (std::vector<int64_t>{1, 1, 8, 8, 32}));
         }
     }
-    // 0: the convolutions producing 32 channels stay unblocked; the last one reads them as NCHW
-    // (its weight's input block is all 32 channels).
-    Expr unblocked = run(0);
+    // 0 is no choice here: the default.
+    EXPECT_EQ(transforms(run(0)), transforms(run(-1)));
+    // With 1x1 convolutions it is: the convolutions producing 32 channels stay unblocked; the
+    // last one reads them as NCHW (its weight's input block is all 32 channels).
+    Expr unblocked = run(0, 1);
+    EXPECT_EQ(offered.at(32), (std::vector<int64_t>{0, 8, 16, 32}));
     EXPECT_EQ(count_op(unblocked, "nn.conv2d"), 2u);
     EXPECT_EQ(count_op(unblocked, "nn.conv2d_nchwc"), 1u);
     EXPECT_EQ(transforms(unblocked),
@@ -236,7 +247,8 @@ TEST(AlterOpLayout, AConcatenationTakesTheBlockChosenForItsChannelCount) {
         call("nn.conv2d", {cat, constant({16, 32, 1, 1}, {0.3f})}, conv_attrs(1, {0, 0, 0, 0}));
     PassContext ctx = test_context();
     int64_t block_of_32 = -1;
-    ctx.layout_block = [&](int64_t channels, const std::vector<const Call*>&) {
+    ctx.layout_block = [&](int64_t channels, const std::vector<const Call*>&,
+                           const std::vector<int64_t>&) {
         return channels == 32 ? block_of_32 : int64_t{-1};
     };
     auto concat_shape = [&](int64_t block) {
