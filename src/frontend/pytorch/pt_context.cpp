@@ -91,7 +91,11 @@ bool PtContext::is_none(size_t i) const {
 }
 
 Expr number_tensor(const NodeBuilder& ctx, const PtValue& v, DataType dtype) {
-    if (!v.scalar.defined()) return cast_to(ctx, v.tensor, dtype);  // run-time number
+    if (!v.scalar.defined()) {
+        // A malformed graph can put a None (or a list) where a number belongs.
+        if (!v.tensor.defined()) ctx.error() << "expected a number, got " << kind_name(v.kind);
+        return cast_to(ctx, v.tensor, dtype);  // run-time number
+    }
     PrimExpr s = simplify(v.scalar);
     // Through int64 exactly: a double cannot hold every int64 (2**53 + 1).
     if (const auto* i = as_const_int(s)) return cast_to(ctx, ctx.constant_int64({*i}, {}), dtype);

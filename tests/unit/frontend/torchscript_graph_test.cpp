@@ -256,6 +256,24 @@ TEST(TorchScriptImport, InputsMustMatchForward) {
     EXPECT_TRUE(contains(dim, "input 'x': dimension 1 is -5")) << dim;
 }
 
+TEST(TorchScriptImport, ALoopWhoseTripCountIsNoneIsAnError) {
+    // prim::Loop(None, True, x): found by the fuzzer (a null tensor was read, not reported).
+    std::string g = R"({"inputs": [)" + value(1, "x.1") + R"(], "nodes": [
+        {"kind": "prim::Constant", "inputs": [], "outputs": [)" +
+                    value(2, "c", R"({"kind": "bool"})") + R"(], "value": {"bool": true}},
+        {"kind": "prim::Constant", "inputs": [], "outputs": [)" +
+                    value(3, "n", R"({"kind": "none"})") + R"(], "value": {"none": true}},
+        {"kind": "prim::Loop", "inputs": [3, 2, 1], "outputs": [)" +
+                    value(4, "y") + R"J(], "source": "model.py:5: for i in range(n)",
+         "blocks": [{"inputs": [)J" +
+                    value(5, "i", R"({"kind": "int"})") + ", " + value(6, "y.1") +
+                    R"(], "nodes": [], "outputs": [2, 6]}]}],
+        "outputs": [4]})";
+    std::string msg = user_error_of([&] { from_torchscript(document(g), {}, one_input()); });
+    EXPECT_TRUE(contains(msg, "(prim::Loop): expected a number, got None")) << msg;
+    EXPECT_TRUE(contains(msg, "model.py:5")) << msg;
+}
+
 TEST(TorchScriptImport, UnsupportedOpsAreListedTogetherWithTheirLines) {
     std::string g = R"({"inputs": [)" + value(1, "x.1") + R"(], "nodes": [
         {"kind": "aten::frobnicate", "inputs": [1], "outputs": [)" +
