@@ -153,15 +153,18 @@ private:
         st.task = std::move(task);
         const std::string target = target_.str();
         if (!st.progress.tunable) {
-            // Not tuned now (a layout task past its extraction's time limit, say), but what an
-            // earlier run chose still holds for the phases after this one.
-            for (const auto& r : prior_) {
-                if (r.workload == st.task.workload && r.target == target) best_.add(r);
-            }
-            if (cache_) {
-                for (const auto& r :
-                     cache_->records(st.task.workload, target, &summary_.warnings)) {
-                    best_.add(r);
+            // A choice not tuned now (a layout task past its extraction's time limit, say): what
+            // an earlier run chose still holds for the phases after this one. (Tasks without
+            // knobs have nothing to look up.)
+            if (!st.task.space.knobs.empty()) {
+                for (const auto& r : prior_) {
+                    if (r.workload == st.task.workload && r.target == target) best_.add(r);
+                }
+                if (cache_) {
+                    for (const auto& r :
+                         cache_->records(st.task.workload, target, &summary_.warnings)) {
+                        best_.add(r);
+                    }
                 }
             }
             st.progress.done = true;

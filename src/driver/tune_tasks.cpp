@@ -137,6 +137,13 @@ bool pointwise_over_plane(const graph::Call& conv) {
            *strides == std::vector<int64_t>{1, 1} && unpadded;
 }
 
+// Whether `limit_s` seconds (0: no limit) have passed since `start`.
+bool out_of_time(std::chrono::steady_clock::time_point start, double limit_s) {
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return limit_s > 0 && elapsed >= limit_s;
+}
+
 // "conv2d 64x56x56 -> 64, <what>": a convolution by its sizes.
 std::string conv_task_name(const graph::Call& conv, const std::string& what) {
     auto d = conv.args[0]->type.as<graph::TensorType>()->static_shape();
@@ -194,10 +201,8 @@ std::vector<TuneTask> extract_algorithms_on_this_thread(const graph::IRModule& m
     run_graph_pipeline(m, ctx, options);
     // Each variant: the convolution alone, compiled with the choice forced.
     for (size_t i = 0; i < tasks.size(); ++i) {
-        const double elapsed =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (time_limit_s > 0 && elapsed >= time_limit_s) {
-            tasks[i].static_shapes = false;  // out of time: listed, not tunable
+        if (out_of_time(start, time_limit_s)) {
+            tasks[i].static_shapes = false;  // listed, not tunable
             continue;
         }
         const Query& q = queries[i];
@@ -356,10 +361,7 @@ std::vector<TuneTask> extract_layouts_on_this_thread(const graph::IRModule& m,
     run_graph_pipeline(m, ctx, options);
     for (size_t i = 0; i < tasks.size(); ++i) {
         TuneTask& task = tasks[i];
-        const double elapsed =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        // Out of time: the rest are listed, not tunable.
-        if (time_limit_s > 0 && elapsed >= time_limit_s) {
+        if (out_of_time(start, time_limit_s)) {  // the rest are listed, not tunable
             task.static_shapes = false;
             continue;
         }

@@ -286,12 +286,7 @@ Type conv2d_packed_type(const Op& op, const std::vector<Type>& args, const Attrs
     const auto& w = graph::expect_tensor(args[1], loc, "the weight of " + op.name);
     if (w.ndim() == 4 && w.is_static() && w.static_shape()[0] == a.channels) {
         // The direct form: the weight as nn.conv2d reads it.
-        Conv2DAttrs ca;
-        ca.strides = a.strides;
-        ca.padding = a.padding;
-        ca.dilation = a.dilation;
-        ca.groups = a.groups;
-        return conv2d_type(op, args, ca, loc);
+        return conv2d_type(op, args, conv2d_attrs_of(a), loc);
     }
     if (w.ndim() != 5 || !w.is_static()) {
         user_error(loc) << op.name << ": the weight must be packed [O/VB, C/groups, KH, KW, VB] "
@@ -312,18 +307,18 @@ Type conv2d_packed_type(const Op& op, const std::vector<Type>& args, const Attrs
     // The type of nn.conv2d with the unpacked weight.
     auto oihw = graph::make_tensor_type(
         {make_int(w.shape[0].dtype(), a.channels), w.shape[1], w.shape[2], w.shape[3]}, w.dtype);
-    Conv2DAttrs ca;
-    ca.strides = a.strides;
-    ca.padding = a.padding;
-    ca.dilation = a.dilation;
-    ca.groups = a.groups;
-    return conv2d_type(op, {args[0], oihw}, ca, loc);
+    return conv2d_type(op, {args[0], oihw}, conv2d_attrs_of(a), loc);
 }
 
 // ---- computes -----------------------------------------------------------------------------
 
 // The weight of output channel oc, input channel ric of its group, kernel tap (kh, kw).
 using WeightFn = std::function<PrimExpr(PrimExpr, PrimExpr, PrimExpr, PrimExpr)>;
+
+// Reads an OIHW weight tensor as it is.
+WeightFn weight_reader(const te::Tensor& w) {
+    return [w](PrimExpr oc, PrimExpr rc, PrimExpr kh, PrimExpr kw) { return w(oc, rc, kh, kw); };
+}
 
 // Vector block over output channels, or 0 for the direct (unblocked) reduction: a block must
 // stay inside one group so that all its lanes read the same input channel.
@@ -612,10 +607,7 @@ std::vector<te::Tensor> conv2d_compute(const std::vector<te::Tensor>& in, const 
                a.dilation[0],
                a.dilation[1]};
     te::Tensor xp = pad_input("conv2d", x, a.padding);
-    WeightFn wf = [&](PrimExpr oc, PrimExpr rc, PrimExpr kh, PrimExpr kw) {
-        return w(oc, rc, kh, kw);
-    };
-    return {conv_core("conv2d", xp, wf, g, te_shape(out))};
+    return {conv_core("conv2d", xp, weight_reader(w), g, te_shape(out))};
 }
 
 std::vector<te::Tensor> conv2d_pack_weight_compute(const std::vector<te::Tensor>& in,
@@ -634,10 +626,7 @@ std::vector<te::Tensor> conv2d_pack_weight_compute(const std::vector<te::Tensor>
                s[3],     1,
                1,        1,
                1};
-    WeightFn wf = [&](PrimExpr oc, PrimExpr rc, PrimExpr kh, PrimExpr kw) {
-        return w(oc, rc, kh, kw);
-    };
-    return {pack_conv_weight("conv2d_pack_weight", wf, g, s[4])};
+    return {pack_conv_weight("conv2d_pack_weight", weight_reader(w), g, s[4])};
 }
 
 std::vector<te::Tensor> conv2d_packed_compute(const std::vector<te::Tensor>& in, const Attrs& attrs,
@@ -655,10 +644,8 @@ std::vector<te::Tensor> conv2d_packed_compute(const std::vector<te::Tensor>& in,
                a.dilation[1]};
     te::Tensor xp = pad_input("conv2d", x, a.padding);
     if (w.ndim() == 4) {
-        WeightFn wf = [&](PrimExpr oc, PrimExpr rc, PrimExpr kh, PrimExpr kw) {
-            return w(oc, rc, kh, kw);
-        };
-        return {conv_core("conv2d", xp, wf, g, te_shape(out), std::nullopt, /*direct=*/true)};
+        return {conv_core("conv2d", xp, weight_reader(w), g, te_shape(out), std::nullopt,
+                          /*direct=*/true)};
     }
     WeightFn unused = [](PrimExpr, PrimExpr, PrimExpr, PrimExpr) { return PrimExpr(); };
     return {conv_core("conv2d", xp, unused, g, te_shape(out), w)};

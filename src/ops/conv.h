@@ -99,6 +99,18 @@ struct Conv2DPackWeightAttrs : graph::AttrsBase<Conv2DPackWeightAttrs> {
     }
 };
 
+// The nn.conv2d attributes (window and groups) of an op that computes nn.conv2d in another
+// form: nn.conv2d_packed, nn.conv2d_nchwc.
+template <class A>
+Conv2DAttrs conv2d_attrs_of(const A& a) {
+    Conv2DAttrs c;
+    c.strides = a.strides;
+    c.padding = a.padding;
+    c.dilation = a.dilation;
+    c.groups = a.groups;
+    return c;
+}
+
 // The output-channel block nn.conv2d's compute gives a weight [oc, icg, kh, kw] with `groups`
 // (0: the direct form, which computes rows as they are stored), and every block a tuning record
 // may choose instead: 0, and 8, 16, 32 (padded past oc with one group; dividing oc / groups

@@ -37,15 +37,6 @@ PrimExpr I(int64_t v) {
     return make_int(DataType::int32(), v);
 }
 
-Conv2DAttrs plain_attrs(const Conv2DNCHWcAttrs& a) {
-    Conv2DAttrs c;
-    c.strides = a.strides;
-    c.padding = a.padding;
-    c.dilation = a.dilation;
-    c.groups = a.groups;
-    return c;
-}
-
 Type conv2d_nchwc_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
                        const SourceLoc& loc) {
     const auto& a = attrs_as<Conv2DNCHWcAttrs>(attrs);
@@ -94,7 +85,7 @@ Type conv2d_nchwc_type(const Op& op, const std::vector<Type>& args, const Attrs&
     Type nchw = graph::make_tensor_type({d.shape[0], channels, d.shape[2], d.shape[3]}, d.dtype);
     Type oihw = graph::make_tensor_type(
         {dim(ws[0] * ws[5]), dim(depthwise ? 1 : ws[1] * ws[4]), dim(ws[2]), dim(ws[3])}, w.dtype);
-    Type plain = get_op("nn.conv2d").infer_type(op, {nchw, oihw}, plain_attrs(a), loc);
+    Type plain = get_op("nn.conv2d").infer_type(op, {nchw, oihw}, conv2d_attrs_of(a), loc);
     const auto& p = *plain.as<graph::TensorType>();
     return graph::make_tensor_type({p.shape[0], dim(ws[0]), p.shape[2], p.shape[3], dim(ws[5])},
                                    p.dtype);

@@ -134,6 +134,17 @@ INSTANTIATE_TEST_SUITE_P(Cases, Conv2D,
                                     (std::get<1>(info.param) ? "_generic" : "_x86");
                          });
 
+// The nn.conv2d_packed attributes of a case's convolution.
+ops::Conv2DPackedAttrs packed_attrs(const ConvCase& c) {
+    ops::Conv2DPackedAttrs a;
+    a.strides = c.attrs.strides;
+    a.padding = c.attrs.padding;
+    a.dilation = c.attrs.dilation;
+    a.groups = c.attrs.groups;
+    a.channels = c.w.n;
+    return a;
+}
+
 // nn.conv2d_pack_weight then nn.conv2d_packed (what prepack_weights makes of a conv with a
 // constant weight) equals nn.conv2d; depthwise weights stay unpacked.
 TEST_P(Conv2D, PrepackedMatchesReference) {
@@ -156,12 +167,7 @@ TEST_P(Conv2D, PrepackedMatchesReference) {
     const float* ww = w.data<float>();
     int64_t o = c.w.n - 1, plane = c.w.c * c.w.h * c.w.w;
     EXPECT_EQ(pw[(o / vb) * plane * vb + o % vb], ww[o * plane]) << c.name;
-    ops::Conv2DPackedAttrs a;
-    a.strides = c.attrs.strides;
-    a.padding = c.attrs.padding;
-    a.dilation = c.attrs.dilation;
-    a.groups = c.attrs.groups;
-    a.channels = c.w.n;
+    ops::Conv2DPackedAttrs a = packed_attrs(c);
     NDArray y = run_op("nn.conv2d_packed", a, {x, packed}, {},
                        generic ? ops::schedule_conv2d_generic : nullptr);
     testing::expect_close(y, conv2d_reference(x, w, c.attrs), 1e-4, c.name);
@@ -202,12 +208,7 @@ TEST(Conv2D, EveryWeightBlockMatchesReference) {
         auto x = random_tensor({c.x.n, c.x.c, c.x.h, c.x.w}, 1);
         auto w = random_tensor({c.w.n, c.w.c, c.w.h, c.w.w}, 2);
         std::vector<double> want = conv2d_reference(x, w, c.attrs);
-        ops::Conv2DPackedAttrs a;
-        a.strides = c.attrs.strides;
-        a.padding = c.attrs.padding;
-        a.dilation = c.attrs.dilation;
-        a.groups = c.attrs.groups;
-        a.channels = c.w.n;
+        ops::Conv2DPackedAttrs a = packed_attrs(c);
         for (int64_t block : ops::conv2d_weight_block_choices(c.attrs.groups, c.w.n)) {
             NDArray packed = w;
             if (block > 0) {

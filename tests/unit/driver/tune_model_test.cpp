@@ -48,6 +48,38 @@ graph::IRModule parse(const char* text) {
     return graph::parse_module(text, ops::op_table());
 }
 
+// A float32 tensor of `shape` holding sin(0.37 i).
+runtime::NDArray sine_input(const std::vector<int64_t>& shape) {
+    auto x = runtime::NDArray::empty(shape, {kDLFloat, 32, 1});
+    float* p = static_cast<float*>(x.raw_data());
+    for (int64_t i = 0; i < x.nbytes() / 4; ++i) p[i] = std::sin(0.37f * i);
+    return x;
+}
+
+// Every element of float32 `got` within `tol` of `expected`'s; `what` names the case.
+void expect_near(const runtime::NDArray& got, const runtime::NDArray& expected, double tol,
+                 const std::string& what) {
+    ASSERT_EQ(got.nbytes(), expected.nbytes()) << what;
+    const float* a = static_cast<const float*>(got.raw_data());
+    const float* b = static_cast<const float*>(expected.raw_data());
+    for (int64_t i = 0; i < got.nbytes() / 4; ++i)
+        ASSERT_NEAR(a[i], b[i], tol) << what << " at " << i;
+}
+
+// Pipeline options whose tuning records hold one record: `knob` = `value` for `workload`.
+PipelineOptions with_record(const std::string& workload, const std::string& knob, int64_t value) {
+    tune::TuningRecord r;
+    r.workload = workload;
+    r.target = Target::parse("llvm").str();
+    r.config = {{knob, value}};
+    r.costs = {1e-6};
+    auto best = std::make_shared<tune::BestRecords>();
+    best->add(r);
+    PipelineOptions p;
+    p.tuning_records = best;
+    return p;
+}
+
 class TuneModelTest : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -222,15 +254,8 @@ TEST(TuneModel, CompileWarnsAndFallsBackForARecordOfAnotherSpace) {
         if (t.tunable()) conv = &t;
     }
     ASSERT_NE(conv, nullptr);
-    tune::TuningRecord r;
-    r.workload = conv->workload;
-    r.target = Target::parse("llvm").str();
-    r.config = {{conv->space.knobs[0].name, 999983}};  // not one of its choices
-    r.costs = {1e-6};
-    auto best = std::make_shared<tune::BestRecords>();
-    best->add(r);
-    PipelineOptions p;
-    p.tuning_records = best;
+    // 999983: not one of its choices.
+    PipelineOptions p = with_record(conv->workload, conv->space.knobs[0].name, 999983);
     CompiledModel c = compile_model(m, "llvm", p);
     bool noted = false;
     for (const auto& k : c.tuning) {
@@ -274,27 +299,15 @@ TEST(TuneModel, AnAlgorithmRecordMakesTheConvolutionWinograd) {
     auto tasks = extract_algorithm_tasks(m, "llvm");
     ASSERT_EQ(tasks.size(), 1u);
     CompiledModel direct = compile_model(m, "llvm");
-    auto x = runtime::NDArray::empty({1, 32, 14, 14}, {kDLFloat, 32, 1});
-    float* px = static_cast<float*>(x.raw_data());
-    for (int64_t i = 0; i < x.nbytes() / 4; ++i) px[i] = std::sin(0.37f * i);
+    runtime::NDArray x = sine_input({1, 32, 14, 14});
     auto expected = evaluate_lowered(direct.module, direct.kernels, {x});
     for (int64_t m_tile : {2, 4}) {
-        tune::TuningRecord r;
-        r.workload = tasks[0].workload;
-        r.target = Target::parse("llvm").str();
-        r.config = {{kAlgorithmKnob, m_tile}};
-        r.costs = {1e-6};
-        auto best = std::make_shared<tune::BestRecords>();
-        best->add(r);
-        PipelineOptions p;
-        p.tuning_records = best;
+        PipelineOptions p = with_record(tasks[0].workload, kAlgorithmKnob, m_tile);
         CompiledModel w = compile_model(m, "llvm", p);
         EXPECT_TRUE(calls_op(w.module, "winograd")) << "F(" << m_tile << ", 3)";
         EXPECT_FALSE(calls_op(direct.module, "winograd"));
         auto got = evaluate_lowered(w.module, w.kernels, {x});
-        const float* a = static_cast<const float*>(got[0].raw_data());
-        const float* b = static_cast<const float*>(expected[0].raw_data());
-        for (int64_t i = 0; i < got[0].nbytes() / 4; ++i) ASSERT_NEAR(a[i], b[i], 2e-3) << i;
+        expect_near(got[0], expected[0], 2e-3, "F(" + std::to_string(m_tile) + ", 3)");
     }
 }
 
@@ -322,33 +335,19 @@ TEST(TuneModel, AWeightBlockRecordChoosesTheFormOfAnUnblockedConvolution) {
     EXPECT_EQ(t.space.knobs, (std::vector<te::Knob>{{kWeightBlockKnob, {0, 8}, 8}}));
     ASSERT_EQ(t.variants.size(), 2u);
     CompiledModel untuned = compile_model(m, "llvm");
-    auto x = runtime::NDArray::empty({1, 16, 14, 14}, {kDLFloat, 32, 1});
-    float* px = static_cast<float*>(x.raw_data());
-    for (int64_t i = 0; i < x.nbytes() / 4; ++i) px[i] = std::sin(0.37f * i);
+    runtime::NDArray x = sine_input({1, 16, 14, 14});
     auto expected = evaluate_lowered(untuned.module, untuned.kernels, {x});
     // What the kernel's workload shows of each form: the weight as it is, or packed by 8.
     const std::map<int64_t, std::string> shows = {{0, "(16, 8, 3, 3), float32]"},
                                                   {8, "(2, 8, 3, 3, 8), float32]"}};
     for (const auto& [block, text] : shows) {
-        tune::TuningRecord r;
-        r.workload = t.workload;
-        r.target = Target::parse("llvm").str();
-        r.config = {{kWeightBlockKnob, block}};
-        r.costs = {1e-6};
-        auto best = std::make_shared<tune::BestRecords>();
-        best->add(r);
-        PipelineOptions po;
-        po.tuning_records = best;
+        PipelineOptions po = with_record(t.workload, kWeightBlockKnob, block);
         auto kernels = extract_tasks(m, "llvm", po);
         ASSERT_EQ(kernels.size(), 1u);
         EXPECT_NE(kernels[0].workload.find(text), std::string::npos) << kernels[0].workload;
         CompiledModel c = compile_model(m, "llvm", po);
         auto got = evaluate_lowered(c.module, c.kernels, {x});
-        const float* a = static_cast<const float*>(got[0].raw_data());
-        const float* b = static_cast<const float*>(expected[0].raw_data());
-        for (int64_t i = 0; i < got[0].nbytes() / 4; ++i) {
-            ASSERT_NEAR(a[i], b[i], 1e-4) << "block " << block << " at " << i;
-        }
+        expect_near(got[0], expected[0], 1e-4, "block " + std::to_string(block));
     }
 }
 
@@ -499,9 +498,7 @@ TEST(TuneModel, ALayoutRecordChangesTheBlockAndKeepsTheAnswer) {
     }
     ASSERT_NE(t32, nullptr);
     CompiledModel untuned = compile_model(m, "llvm");
-    auto x = runtime::NDArray::empty({1, 32, 14, 14}, {kDLFloat, 32, 1});
-    float* px = static_cast<float*>(x.raw_data());
-    for (int64_t i = 0; i < x.nbytes() / 4; ++i) px[i] = std::sin(0.37f * i);
+    runtime::NDArray x = sine_input({1, 32, 14, 14});
     auto expected = evaluate_lowered(untuned.module, untuned.kernels, {x});
     // What the kernels' workloads show of each block of the 32-channel values (0 is not a
     // choice, a 3x3 convolution touching them: its record is not applied).
@@ -510,15 +507,7 @@ TEST(TuneModel, ALayoutRecordChangesTheBlockAndKeepsTheAnswer) {
                                                   {16, "(1, 2, 14, 14, 16)"},
                                                   {32, "(1, 1, 14, 14, 32)"}};
     for (const auto& [block, text] : shows) {
-        tune::TuningRecord r;
-        r.workload = t32->workload;
-        r.target = Target::parse("llvm").str();
-        r.config = {{kLayoutBlockKnob, block}};
-        r.costs = {1e-6};
-        auto best = std::make_shared<tune::BestRecords>();
-        best->add(r);
-        PipelineOptions p;
-        p.tuning_records = best;
+        PipelineOptions p = with_record(t32->workload, kLayoutBlockKnob, block);
         bool shown = false;
         for (const auto& k : extract_tasks(m, "llvm", p)) {
             shown = shown || k.workload.find(text) != std::string::npos;
@@ -526,11 +515,7 @@ TEST(TuneModel, ALayoutRecordChangesTheBlockAndKeepsTheAnswer) {
         EXPECT_TRUE(shown) << "block " << block;
         CompiledModel c = compile_model(m, "llvm", p);
         auto got = evaluate_lowered(c.module, c.kernels, {x});
-        const float* a = static_cast<const float*>(got[0].raw_data());
-        const float* b = static_cast<const float*>(expected[0].raw_data());
-        for (int64_t i = 0; i < got[0].nbytes() / 4; ++i) {
-            ASSERT_NEAR(a[i], b[i], 1e-3) << "block " << block << " at " << i;
-        }
+        expect_near(got[0], expected[0], 1e-3, "block " + std::to_string(block));
     }
 }
 
@@ -560,15 +545,7 @@ TEST_F(TuneModelTest, EveryConfigurationOfEveryTaskComputesTheDefaultsAnswer) {
     std::map<int64_t, int64_t> configurations;  // block -> configurations of the kernels
     std::set<std::string> knobs;
     for (int64_t block : layouts[0].space.knobs[0].choices) {
-        tune::TuningRecord r;
-        r.workload = layouts[0].workload;
-        r.target = Target::parse("llvm").str();
-        r.config = {{kLayoutBlockKnob, block}};
-        r.costs = {1e-6};
-        auto best = std::make_shared<tune::BestRecords>();
-        best->add(r);
-        PipelineOptions p;
-        p.tuning_records = best;
+        PipelineOptions p = with_record(layouts[0].workload, kLayoutBlockKnob, block);
         for (const auto& t : extract_tasks(m, "llvm", p)) {
             if (!t.tunable()) continue;
             configurations[block] += t.space.size();
