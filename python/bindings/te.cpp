@@ -401,6 +401,17 @@ void init_te(py::module_& m) {
         .def("cache_write", &te::Schedule::cache_write, py::arg("tensor"), py::arg("scope"),
              "cache_write(C, scope) -> tensor: computes C into a stage in `scope` that C then "
              "copies from; schedule the new stage with compute_at.")
+        .def(
+            "rfactor",
+            [](te::Schedule& s, const te::Tensor& t, const PyIterVar& axis, int factor_axis) {
+                return s.rfactor(t, axis.iv, factor_axis);
+            },
+            py::arg("tensor"), py::arg("axis"), py::arg("factor_axis") = 0,
+            "rfactor(C, axis, factor_axis=0) -> tensor: factors the reduction loop `axis` of C "
+            "(made from C's reduction axes by splits) out into a new stage C.rf, whose extra "
+            "dimension at `factor_axis` holds a partial reduction per value of `axis`; C then "
+            "reduces over it. The new dimension is an ordinary loop of C.rf: reorder it inward "
+            "and vectorize it, or parallelize it.")
         .def_property_readonly("outputs", &te::Schedule::outputs,
                                "The output tensors the schedule was created for.")
         .def("__str__", [](const te::Schedule& s) { return te::print_record(s.record()); });

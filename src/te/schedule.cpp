@@ -241,10 +241,10 @@ void Schedule::apply(const ScheduleRecord& record) {
 }
 
 void Schedule::apply(const Primitive& p) {
-    static const char* kKinds[] = {"split",      "tile",           "reorder",      "fuse",
-                                   "vectorize",  "parallel",       "unroll",       "bind",
-                                   "compute_at", "compute_inline", "compute_root", "cache_read",
-                                   "cache_write"};
+    static const char* kKinds[] = {"split",       "tile",           "reorder",      "fuse",
+                                   "vectorize",   "parallel",       "unroll",       "bind",
+                                   "compute_at",  "compute_inline", "compute_root", "cache_read",
+                                   "cache_write", "rfactor"};
     if (std::find(std::begin(kKinds), std::end(kKinds), p.kind) == std::end(kKinds)) {
         user_error() << "unknown schedule primitive '" << p.kind << "'";
     }
@@ -288,6 +288,8 @@ void Schedule::apply(const Primitive& p) {
         st.attach_axis = nullptr;
     } else if (p.kind == "cache_write") {
         apply_cache_write(st, p);
+    } else if (p.kind == "rfactor") {
+        apply_rfactor(st, p);
     }
     record_.push_back(p);
 }

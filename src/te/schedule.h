@@ -5,7 +5,9 @@
 // primitives: split and fuse make new axes related to old ones (relations), reorder permutes the
 // leaf axes (the loops, outermost first), and annotations mark loops parallel, vectorized,
 // unrolled or bound to GPU threads. compute_at / compute_inline / compute_root say where a
-// producer is computed; cache_read / cache_write add staging copies.
+// producer is computed; cache_read / cache_write add staging copies; rfactor splits a reduction
+// into a stage that reduces partially along one reduction loop, kept as a data axis, and the
+// original stage that reduces those partial results (schedule_rfactor.cpp).
 //
 // Every primitive is recorded (schedule_record.h) and validated when applied: an invalid use
 // raises a UserError naming the primitive, the stage and the axis.
@@ -84,6 +86,7 @@ public:
     const std::string& name() const { return name_; }
 
 private:
+    friend class Schedule;  // Schedule::rfactor records its axis by this stage's name for it
     std::string axis_name(const Ref<IterVar>& axis, const char* primitive) const;
     Schedule* sch_;
     std::string name_;
@@ -104,6 +107,12 @@ public:
                       const std::vector<Tensor>& readers);
     // Returns the cache tensor, which now computes t's body; t copies from it.
     Tensor cache_write(const Tensor& t, const std::string& scope);
+    // TVM's rfactor. `axis` is a leaf reduction loop of t's stage made from its reduction axes by
+    // splits only. A new stage (t's name + ".rf") computes the reduction over t's other
+    // reduction loops with `axis` as a data axis, inserted at `factor_axis` (0..ndim, or
+    // negative from the end as in TVM); t then reduces that stage over `axis`. Returns the new
+    // tensor. Apply it before annotating t, attaching it, or splitting its data axes.
+    Tensor rfactor(const Tensor& t, const Ref<IterVar>& axis, int factor_axis = 0);
 
     // Validates and applies one primitive and appends it to the record.
     void apply(const Primitive& p);
@@ -129,6 +138,7 @@ private:
     void apply_compute_at(Stage& st, const Primitive& p);
     void apply_cache_read(const Primitive& p);
     void apply_cache_write(Stage& st, const Primitive& p);
+    void apply_rfactor(Stage& st, const Primitive& p);  // schedule_rfactor.cpp
     Ref<IterVar> require_leaf_axis(const Stage& st, const Primitive& p, const std::string& axis);
     void add_stage_for(const Ref<Operation>& op, size_t position);
     std::string unique_stage_name(const std::string& base) const;

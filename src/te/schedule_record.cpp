@@ -20,6 +20,9 @@ std::string Primitive::str() const {
         os << "]";
     } else if (kind == "cache_write") {
         os << ", " << target;
+    } else if (kind == "rfactor") {
+        for (const auto& a : axes) os << ", " << a;
+        if (!factors.empty() && factors[0] != 0) os << ", factor_axis=" << factors[0];
     } else {
         for (const auto& a : axes) os << ", " << a;
         if (kind == "split") {
@@ -127,6 +130,12 @@ public:
             if (args.size() != 3) fail("bind takes (stage, axis, thread_tag)");
             p.axes = {args[1]};
             p.target = args[2];
+        } else if (p.kind == "rfactor") {
+            if (args.size() != 2 || (!key.empty() && key != "factor_axis")) {
+                fail("rfactor takes (stage, axis) or (stage, axis, factor_axis=N)");
+            }
+            p.axes = {args[1]};
+            p.factors = {key.empty() ? 0 : number(value)};
         } else if (p.kind == "compute_inline" || p.kind == "compute_root") {
             if (args.size() != 1) fail(p.kind + " takes (stage)");
         } else if (p.kind == "reorder" || p.kind == "fuse" || p.kind == "vectorize" ||
@@ -136,7 +145,9 @@ public:
         } else {
             fail("unknown primitive '" + p.kind + "'");
         }
-        if (!key.empty() && p.kind != "split") fail("unexpected '" + key + "='");
+        if (!key.empty() && p.kind != "split" && p.kind != "rfactor") {
+            fail("unexpected '" + key + "='");
+        }
         return p;
     }
 

@@ -9,6 +9,7 @@
 //   unroll(C, k.inner)              bind(C, i.outer, blockIdx.x)
 //   compute_at(C.local, C, j.outer) compute_inline(B)         compute_root(B)
 //   cache_read(A, local, [C, D])    cache_write(C, local)
+//   rfactor(C, k.inner)             rfactor(C, k.inner, factor_axis=1)
 // JSON form: [{"kind": "split", "stage": "C", "axes": ["i"], "factors": [32]}, ...]
 #pragma once
 
@@ -22,7 +23,8 @@ struct Primitive {
     std::string kind;
     std::string stage;
     std::vector<std::string> axes;     // axes of `stage` that the primitive names
-    std::vector<int64_t> factors;      // split: [factor or nparts]; tile: [x_factor, y_factor]
+    std::vector<int64_t> factors;      // split: [factor or nparts]; tile: [x_factor, y_factor];
+                                       // rfactor: [factor_axis]
     bool nparts = false;               // split: factors[0] is the number of outer parts
     std::string target;                // compute_at: target stage; bind: thread tag; cache_*: scope
     std::vector<std::string> readers;  // cache_read: the stages that read through the cache
