@@ -141,6 +141,24 @@ bool contains(const std::vector<te::Tensor>& ts, const te::Tensor& t) {
 
 }  // namespace
 
+FunctionComputation function_computation(const graph::Function& f) {
+    GroupBuilder group(f);
+    group.build();
+    return {group.inputs(), distinct_outputs(group.outputs()), group.lifted()};
+}
+
+LoweredFunction lower_primitive_function_with_program(const graph::Function& f,
+                                                      const std::string& name, const Target& target,
+                                                      const PipelineOptions& options,
+                                                      const te::ScheduleRecord& program) {
+    FunctionComputation c = function_computation(f);
+    te::Schedule s = te::create_schedule(c.outputs);
+    s.apply(program);
+    std::vector<te::Tensor> args = c.inputs;
+    args.insert(args.end(), c.outputs.begin(), c.outputs.end());
+    return {lower(s, args, name, target, options), c.lifted_constants, {}, {}, s.record()};
+}
+
 LoweredFunction lower_primitive_function(const graph::Function& f, const std::string& name,
                                          const Target& target, const PipelineOptions& options,
                                          const te::KnobValues& config) {
@@ -215,22 +233,33 @@ protected:
         if (it == kernels_.end()) {
             std::string name = unique_name(kernel_base_name(*fn));
             KernelTuning tuning{.kernel = name, .workload = key};
-            config_ = tuned_config(key, tuning);
+            const tune::TuningRecord* record = tuned_record(key, tuning);
+            config_ = record && !tuning.program ? record->config : te::KnobValues{};
             Ref<tir::PrimFunc> kernel;
             try {
-                LoweredFunction lowered =
-                    lower_primitive_function(*fn, name, target_, options_, config_);
-                kernel = lowered.kernel;
-                tuning.tunable = !lowered.space.knobs.empty();
-                // A record naming knobs the schedule no longer declares applies only in part.
-                if (tuning.applied && !tune::config_of_values(lowered.space, config_)) {
-                    user_error() << "its knobs (" << te::knob_values_str(config_)
-                                 << ") are not those of this kernel's schedule";
+                if (record && tuning.program) {
+                    kernel = lower_primitive_function_with_program(*fn, name, target_, options_,
+                                                                   record->schedule)
+                                 .kernel;
+                    tuning.tunable = true;
+                } else {
+                    LoweredFunction lowered =
+                        lower_primitive_function(*fn, name, target_, options_, config_);
+                    kernel = lowered.kernel;
+                    tuning.tunable = !lowered.space.knobs.empty();
+                    // A record naming knobs the schedule no longer declares applies only in
+                    // part.
+                    if (tuning.applied && !tune::config_of_values(lowered.space, config_)) {
+                        user_error() << "its knobs (" << te::knob_values_str(config_)
+                                     << ") are not those of this kernel's schedule";
+                    }
                 }
             } catch (const UserError& e) {
                 if (!tuning.applied) throw;
-                // The record was made for another space of this workload (an older schedule).
+                // The record was made for another space or computation of this workload (an
+                // older schedule or compute).
                 tuning.applied = false;
+                tuning.program = false;
                 tuning.note = std::string("tuning record not applied: ") + e.what();
                 config_.clear();
                 LoweredFunction lowered = lower_primitive_function(*fn, name, target_, options_);
@@ -279,14 +308,16 @@ protected:
     }
 
 private:
-    // The knob values of the applied record of the workload, if any (empty: the defaults).
-    te::KnobValues tuned_config(const std::string& key, KernelTuning& tuning) {
-        if (!options_.tuning_records) return {};
+    // The best record of the workload, if any: a template configuration or an auto-scheduler
+    // program (the faster of the two searches, as BestRecords keeps one per workload).
+    const tune::TuningRecord* tuned_record(const std::string& key, KernelTuning& tuning) {
+        if (!options_.tuning_records) return nullptr;
         const tune::TuningRecord* r = options_.tuning_records->find(key, target_.str());
-        if (!r) return {};
+        if (!r) return nullptr;
         tuning.applied = true;
+        tuning.program = r->search == tune::SearchKind::program;
         tuning.record_cost = r->mean_cost();
-        return r->config;
+        return r;
     }
 
     struct KernelEntry {

@@ -33,6 +33,24 @@ LoweredFunction lower_primitive_function(const graph::Function& f, const std::st
                                          const Target& target, const PipelineOptions& options,
                                          const te::KnobValues& config = {});
 
+// The tensor-expression computation of a primitive function, unscheduled: its inputs (params,
+// then lifted constants, as the kernel takes them) and its distinct outputs. What the
+// auto-scheduler makes fresh schedules of.
+struct FunctionComputation {
+    std::vector<te::Tensor> inputs;
+    std::vector<te::Tensor> outputs;
+    std::vector<graph::Expr> lifted_constants;
+};
+FunctionComputation function_computation(const graph::Function& f);
+
+// The same function scheduled by a program of the auto-scheduler instead: `program` replayed on
+// a fresh schedule of function_computation(f) (no default inlining; the program says what is
+// inlined). UserError when the program does not apply to this computation.
+LoweredFunction lower_primitive_function_with_program(const graph::Function& f,
+                                                      const std::string& name, const Target& target,
+                                                      const PipelineOptions& options,
+                                                      const te::ScheduleRecord& program);
+
 // "fused_conv2d_add_relu": a kernel name from the first four ops of a fused function.
 std::string kernel_base_name(const graph::Function& f);
 
@@ -43,6 +61,7 @@ struct KernelTuning {
     int calls = 0;           // calls from the graph functions (the task's weight)
     bool tunable = false;    // its schedule declares knobs
     bool applied = false;    // a tuning record chose its configuration
+    bool program = false;    // ... an auto-scheduler record, whose program was replayed
     double record_cost = 0;  // the applied record's mean cost, seconds
     std::string note;        // why a record was not applied, when one was found
 };

@@ -42,10 +42,18 @@ struct TuneOptions {
     std::string target = "llvm";
     int trials = 0;             // measured trials in all (0: no limit but the time budget)
     double time_budget_s = 0;   // wall-clock budget of the whole run (0: none)
-    std::string tuner = "xgb";  // xgb | ga | random | grid
-    int early_stopping = 0;     // per task: trials without improvement before it stops (0: off)
-    int parallel = 1;           // candidates built at once
-    int batch_size = 8;         // candidates per scheduling step
+    std::string tuner = "xgb";  // xgb | ga | random | grid (the template search's tuner)
+    // How kernels are searched: "template" (the knobs their ops' schedules declare, by `tuner`)
+    // or "auto" (the auto-scheduler: programs generated from each kernel's computation, every
+    // kernel of static shapes, knobs or not; tune/sketch/). Graph choices (layouts,
+    // algorithms) are template tasks either way.
+    std::string search = "template";
+    // The auto-scheduler's starting cost model (a file an XGBoost model was saved to); "" for
+    // none, the model then learns from this run's measurements alone.
+    std::string cost_model;
+    int early_stopping = 0;  // per task: trials without improvement before it stops (0: off)
+    int parallel = 1;        // candidates built at once
+    int batch_size = 8;      // candidates per scheduling step
     tune::MeasureOption measure;
     std::string records_path;  // appended as measured; resumed from ("" none)
     std::string cache_dir;     // the tuning cache ("" none)

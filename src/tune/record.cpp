@@ -112,6 +112,13 @@ TuningRecord record_from_json(const json& j) {
     r.target = string_field(j, "target");
     r.config = config_from_json(field(j, "config"));
     r.schedule = schedule_from_json(field(j, "schedule"));
+    // Optional: records of template searches (all records before the auto-scheduler) lack it.
+    if (auto it = j.find("search"); it != j.end()) {
+        if (!it->is_string()) bad("field 'search' is not a string");
+        auto kind = parse_search_kind(it->get<std::string>());
+        if (!kind) bad("unknown search '" + it->get<std::string>() + "'");
+        r.search = *kind;
+    }
     r.costs = costs_from_json(field(j, "costs"));
     std::string error = string_field(j, "error");
     auto e = parse_measure_error(error);
@@ -145,17 +152,29 @@ double TuningRecord::mean_cost() const {
     return std::accumulate(costs.begin(), costs.end(), 0.0) / static_cast<double>(costs.size());
 }
 
+const char* search_kind_name(SearchKind k) {
+    return k == SearchKind::program ? "auto" : "template";
+}
+
+std::optional<SearchKind> parse_search_kind(const std::string& name) {
+    if (name == "auto") return SearchKind::program;
+    if (name == "template") return SearchKind::config;
+    return std::nullopt;
+}
+
 nlohmann::json record_to_json(const TuningRecord& r) {
-    return json{{"version", r.version},
-                {"workload", r.workload},
-                {"target", r.target},
-                {"config", r.config},
-                {"schedule", te::record_to_json(r.schedule)},
-                {"costs", r.costs},
-                {"error", measure_error_name(r.error)},
-                {"message", r.message},
-                {"timestamp", r.timestamp},
-                {"anvil_version", r.anvil_version}};
+    json j{{"version", r.version},
+           {"workload", r.workload},
+           {"target", r.target},
+           {"config", r.config},
+           {"schedule", te::record_to_json(r.schedule)},
+           {"costs", r.costs},
+           {"error", measure_error_name(r.error)},
+           {"message", r.message},
+           {"timestamp", r.timestamp},
+           {"anvil_version", r.anvil_version}};
+    if (r.search == SearchKind::program) j["search"] = search_kind_name(r.search);
+    return j;
 }
 
 std::string record_to_line(const TuningRecord& r) {

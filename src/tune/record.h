@@ -6,6 +6,11 @@
 //    "costs": [0.00012, 0.000119, 0.000121], "error": "none", "message": "",
 //    "timestamp": 1795000000.5, "anvil_version": "0.1.0"}
 //
+// An auto-scheduler record (tune/sketch/) adds "search": "auto": its "config" is empty and its
+// "schedule" is the program itself, replayed as is on the workload's computation; a record
+// without the field (or with "search": "template") is a template's configuration, whose schedule
+// its op's rule rebuilds from "config".
+//
 // `workload` is the canonical description of the kernel's computation (driver/tune_tasks.h
 // makes it), stored whole so that a record applies exactly when the computation is the same;
 // it is never a hash. A record of another format version, a line that is not JSON or lacks a
@@ -36,13 +41,19 @@ const char* measure_error_name(MeasureError e);
 // nullopt for an unknown name.
 std::optional<MeasureError> parse_measure_error(const std::string& name);
 
+// Which search made a record: a template's knob configuration, or the auto-scheduler's program.
+enum class SearchKind : uint8_t { config, program };
+const char* search_kind_name(SearchKind k);  // "template", "auto"
+std::optional<SearchKind> parse_search_kind(const std::string& name);
+
 struct TuningRecord {
     int version = kRecordVersion;
     std::string workload;         // canonical workload key
     std::string target;           // Target::str()
     te::KnobValues config;        // every knob of the space, resolved
-    te::ScheduleRecord schedule;  // the primitives the configuration produced
-    std::vector<double> costs;    // seconds per run, one per repeat; empty on error
+    te::ScheduleRecord schedule;  // the primitives the configuration produced (or the program)
+    SearchKind search = SearchKind::config;
+    std::vector<double> costs;  // seconds per run, one per repeat; empty on error
     MeasureError error = MeasureError::none;
     std::string message;   // the error's text
     double timestamp = 0;  // seconds since the epoch

@@ -75,20 +75,53 @@ XgbCostModel::~XgbCostModel() {
 
 void XgbCostModel::train(std::span<const float> features, int width, std::span<const double> costs,
                          std::span<const unsigned> groups) {
+    fit(nullptr, features, width, costs, groups, 0);
+}
+
+void XgbCostModel::train_from(const XgbCostModel& base, std::span<const float> features,
+                              std::span<const double> costs, std::span<const unsigned> groups) {
+    ANVIL_CHECK(base.trained()) << "train_from an untrained model";
+    bst_ulong n = 0;
+    const char* bytes = nullptr;
+    check(XGBoosterSaveModelToBuffer(base.booster_, R"({"format": "json"})", &n, &bytes),
+          "XGBoosterSaveModelToBuffer");
+    BoosterHandle booster = nullptr;
+    check(XGBoosterCreate(nullptr, 0, &booster), "XGBoosterCreate");
+    if (int rc = XGBoosterLoadModelFromBuffer(booster, bytes, n); rc != 0) {
+        XGBoosterFree(booster);
+        check(rc, "XGBoosterLoadModelFromBuffer");
+    }
+    int rounds = 0;
+    if (int rc = XGBoosterBoostedRounds(booster, &rounds); rc != 0) {
+        XGBoosterFree(booster);
+        check(rc, "XGBoosterBoostedRounds");
+    }
+    fit(booster, features, base.width_, costs, groups, rounds);
+}
+
+void XgbCostModel::fit(void* start, std::span<const float> features, int width,
+                       std::span<const double> costs, std::span<const unsigned> groups,
+                       int first_round) {
+    BoosterHandle booster = start;
+    auto fail = [&](int rc, const char* what) {
+        if (rc == 0) return;
+        if (booster) XGBoosterFree(booster);
+        check(rc, what);
+    };
     Matrix data(features, width);
     ANVIL_CHECK(features.size() / width == costs.size())
         << features.size() / width << " rows but " << costs.size() << " costs";
     std::vector<float> labels = labels_of(costs, groups);
-    check(XGDMatrixSetFloatInfo(data.get(), "label", labels.data(), labels.size()),
-          "XGDMatrixSetFloatInfo");
+    fail(XGDMatrixSetFloatInfo(data.get(), "label", labels.data(), labels.size()),
+         "XGDMatrixSetFloatInfo");
     if (!groups.empty()) {
-        check(XGDMatrixSetUIntInfo(data.get(), "group", groups.data(), groups.size()),
-              "XGDMatrixSetUIntInfo");
+        fail(XGDMatrixSetUIntInfo(data.get(), "group", groups.data(), groups.size()),
+             "XGDMatrixSetUIntInfo");
     }
-
-    BoosterHandle booster = nullptr;
-    DMatrixHandle train_set[] = {data.get()};
-    check(XGBoosterCreate(train_set, 1, &booster), "XGBoosterCreate");
+    if (!booster) {
+        DMatrixHandle train_set[] = {data.get()};
+        check(XGBoosterCreate(train_set, 1, &booster), "XGBoosterCreate");
+    }
     // TVM's XGBTuner parameters: shallow trees (knob interactions are few), full rows.
     const std::string seed = std::to_string(seed_ % 2147483647);
     const std::pair<const char*, std::string> params[] = {
@@ -108,20 +141,40 @@ void XgbCostModel::train(std::span<const float> features, int width, std::span<c
         {"verbosity", "0"},
     };
     for (const auto& [name, value] : params) {
-        if (int rc = XGBoosterSetParam(booster, name, value.c_str()); rc != 0) {
-            XGBoosterFree(booster);
-            check(rc, "XGBoosterSetParam");
-        }
+        fail(XGBoosterSetParam(booster, name, value.c_str()), "XGBoosterSetParam");
     }
     for (int round = 0; round < kRounds; ++round) {
-        if (int rc = XGBoosterUpdateOneIter(booster, round, data.get()); rc != 0) {
-            XGBoosterFree(booster);
-            check(rc, "XGBoosterUpdateOneIter");
-        }
+        fail(XGBoosterUpdateOneIter(booster, first_round + round, data.get()),
+             "XGBoosterUpdateOneIter");
     }
     if (booster_) XGBoosterFree(booster_);
     booster_ = booster;
     width_ = width;
+}
+
+void XgbCostModel::save(const std::string& path) const {
+    ANVIL_CHECK(trained()) << "save before train";
+    if (XGBoosterSaveModel(booster_, path.c_str()) != 0) {
+        user_error() << "cannot write the cost model '" << path << "': " << XGBGetLastError();
+    }
+}
+
+void XgbCostModel::load(const std::string& path) {
+    BoosterHandle booster = nullptr;
+    check(XGBoosterCreate(nullptr, 0, &booster), "XGBoosterCreate");
+    if (XGBoosterLoadModel(booster, path.c_str()) != 0) {
+        std::string why = XGBGetLastError();
+        XGBoosterFree(booster);
+        user_error() << "cannot read the cost model '" << path << "': " << why;
+    }
+    bst_ulong features = 0;
+    if (XGBoosterGetNumFeature(booster, &features) != 0 || features == 0) {
+        XGBoosterFree(booster);
+        user_error() << "cannot read the cost model '" << path << "': it has no features";
+    }
+    if (booster_) XGBoosterFree(booster_);
+    booster_ = booster;
+    width_ = static_cast<int>(features);
 }
 
 std::vector<float> XgbCostModel::predict(std::span<const float> features) const {

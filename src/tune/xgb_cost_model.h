@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace anvil::tune {
@@ -29,6 +30,16 @@ public:
     // groups of rows (summing to the row count); empty: one group.
     void train(std::span<const float> features, int width, std::span<const double> costs,
                std::span<const unsigned> groups = {});
+    // The same, starting from `base`'s trees (trained, of the same width): the new rounds fit
+    // what base mispredicts on these rows, so a model pre-trained on many programs is refined by
+    // the few measured in this run instead of being forgotten.
+    void train_from(const XgbCostModel& base, std::span<const float> features,
+                    std::span<const double> costs, std::span<const unsigned> groups = {});
+    // Writes the trained model (XGBoost's JSON model format).
+    void save(const std::string& path) const;
+    // Replaces the model by the one in `path`; UserError naming the file when it cannot be read
+    // or is not an XGBoost model.
+    void load(const std::string& path);
     bool trained() const { return booster_ != nullptr; }
     // The features' width the model was trained on; predict's rows have it.
     int width() const { return width_; }
@@ -36,6 +47,8 @@ public:
     std::vector<float> predict(std::span<const float> features) const;
 
 private:
+    void fit(void* booster, std::span<const float> features, int width,
+             std::span<const double> costs, std::span<const unsigned> groups, int first_round);
     CostObjective objective_;
     uint64_t seed_;
     void* booster_ = nullptr;  // BoosterHandle; null until trained

@@ -1,4 +1,5 @@
 // anvil tune MODEL --target T -o records.json [--trials N] [--time-budget 10m]
+//            [--search template|auto] [--cost-model FILE|none]
 //            [--tuner xgb|ga|random|grid] [--early-stopping N] [--parallel P] [--threads T]
 //            [--tuning-cache DIR | --no-tuning-cache] [--number N] [--repeat R]
 //            [--min-repeat-ms MS] [--flush-cache] [--timeout S] [--input-shapes ...]
@@ -20,6 +21,7 @@
 #include "driver/tune_model.h"
 #include "model_file.h"
 #include "support/error.h"
+#include "tune/program_cost_model.h"
 #include "tune/tuning_cache.h"
 #include "tune/tuning_curve.h"
 
@@ -34,6 +36,8 @@ struct TuneArgs {
     int trials = 0;
     std::string time_budget;  // 90s, 10m, 1h, or seconds
     std::string tuner = "xgb";
+    std::string search = "template";
+    std::string cost_model;  // "" the shipped model, "none" no starting model
     int early_stopping = 0;
     int parallel = 1;
     int threads = 0;
@@ -163,6 +167,14 @@ int run_tune(const TuneArgs& a) {
                                    "DURATION, or both");
     }
     o.tuner = a.tuner;
+    o.search = a.search;
+    if (a.search == "auto") {
+        o.cost_model = a.cost_model.empty()     ? tune::default_cost_model_path()
+                       : a.cost_model == "none" ? std::string()
+                                                : a.cost_model;
+    } else if (!a.cost_model.empty()) {
+        throw CLI::ValidationError("--cost-model", "only the auto search (--search auto) has one");
+    }
     o.early_stopping = a.early_stopping;
     o.parallel = a.parallel;
     o.records_path = a.output;
@@ -219,6 +231,13 @@ void add_tune_command(CLI::App& app, int* status) {
         ->check(CLI::NonNegativeNumber);
     cmd->add_option("--time-budget", args->time_budget,
                     "wall-clock budget of the run: seconds, or 90s, 10m, 1.5h");
+    cmd->add_option("--search", args->search,
+                    "template (default: the knobs of the ops' schedules) or auto (the "
+                    "auto-scheduler: programs generated from each kernel's computation)")
+        ->check(CLI::IsMember({"template", "auto"}));
+    cmd->add_option("--cost-model", args->cost_model,
+                    "the auto search's starting cost model: a saved XGBoost model (default: the "
+                    "one shipped with Anvil; none: learn from this run alone)");
     cmd->add_option("--tuner", args->tuner, "xgb (default), ga, random or grid")
         ->check(CLI::IsMember({"xgb", "ga", "random", "grid"}));
     cmd->add_option("--early-stopping", args->early_stopping,

@@ -1,0 +1,225 @@
+#include "tune/sketch/sketch.h"
+
+#include <algorithm>
+
+#include "support/error.h"
+
+namespace anvil::tune {
+
+const char* plan_kind_name(PlanKind k) {
+    switch (k) {
+        case PlanKind::Skip:
+            return "skip";
+        case PlanKind::Inline:
+            return "inline";
+        case PlanKind::Simple:
+            return "simple";
+        case PlanKind::Tiled:
+            return "tiled";
+        case PlanKind::FusedConsumer:
+            return "fused consumer";
+        case PlanKind::Rfactor:
+            return "rfactor";
+    }
+    return "?";
+}
+
+std::string Sketch::describe() const {
+    std::string out;
+    for (const auto& p : plans) {
+        if (p.kind == PlanKind::Skip) continue;
+        out += p.stage + ": " + plan_kind_name(p.kind);
+        if (p.cache_write) out += ", cache_write";
+        if (p.consumer >= 0) out += ", in the tiles of " + plans[p.consumer].stage;
+        out += "\n";
+    }
+    return out;
+}
+
+namespace {
+
+using Rule = std::vector<SketchState> (*)(const SketchState&, int, const RuleContext&);
+
+// In order: the first rule that applies to a stage decides its alternatives.
+constexpr Rule kRules[] = {rule_skip_placeholder, rule_inline, rule_multi_level_tiling,
+                           rule_rfactor, rule_simple};
+
+int add_slot(Sketch& sketch, DecisionSlot slot) {
+    sketch.space.slots.push_back(std::move(slot));
+    return static_cast<int>(sketch.space.slots.size()) - 1;
+}
+
+int choice_slot(Sketch& sketch, int plan, int options, const std::string& what) {
+    DecisionSlot s;
+    s.kind = DecisionSlot::Kind::Choice;
+    s.options = std::max(1, options);
+    s.plan = plan;
+    s.what = what + " " + sketch.plans[plan].stage;
+    return add_slot(sketch, s);
+}
+
+int tile_slot(Sketch& sketch, int plan, int64_t extent, int levels, const std::string& what) {
+    DecisionSlot s;
+    s.kind = DecisionSlot::Kind::Tile;
+    s.extent = std::max<int64_t>(1, extent);
+    s.levels = levels;
+    s.max_innermost = 64;
+    s.plan = plan;
+    s.what = "tile " + sketch.plans[plan].stage + " " + what;
+    return add_slot(sketch, s);
+}
+
+// The vector widths offered for a row of `extent`: 1 (scalar), the divisors up to 64 that are
+// powers of two, the native width and twice it (tails are split off by partition_loops), and
+// the row itself when it is short.
+std::vector<int64_t> vector_factors(int64_t extent, int lanes) {
+    std::vector<int64_t> f = {1};
+    if (extent <= 1) return f;
+    for (int64_t v = 2; v <= 64 && v <= extent; v *= 2) {
+        if (extent % v == 0) f.push_back(v);
+    }
+    for (int64_t v : {static_cast<int64_t>(lanes), 2 * static_cast<int64_t>(lanes)}) {
+        if (v <= extent) f.push_back(v);
+    }
+    if (extent <= 64) f.push_back(extent);
+    std::sort(f.begin(), f.end());
+    f.erase(std::unique(f.begin(), f.end()), f.end());
+    return f;
+}
+
+// The real reader of stage i (through inlined stages), or -1 when it has none or several.
+int single_reader(const Sketch& sketch, int i, const RuleContext& ctx) {
+    int at = i;
+    for (;;) {
+        if (ctx.info[at].readers.size() != 1) return -1;
+        const int r = ctx.info[at].readers[0];
+        if (sketch.plans[r].kind != PlanKind::Inline) return r;
+        at = r;
+    }
+}
+
+}  // namespace
+
+void assign_slots(Sketch& sketch, const RuleContext& ctx) {
+    sketch.space.slots.clear();
+    for (size_t i = 0; i < sketch.plans.size(); ++i) {
+        StagePlan& p = sketch.plans[i];
+        const StageInfo& info = ctx.info[i];
+        const int plan = static_cast<int>(i);
+        const int ndata = static_cast<int>(info.extents.size());
+        switch (p.kind) {
+            case PlanKind::Skip:
+            case PlanKind::Inline:
+            case PlanKind::FusedConsumer:
+                break;
+            case PlanKind::Tiled:
+                for (size_t d = 0; d < info.extents.size(); ++d) {
+                    p.tile_slots.push_back(
+                        tile_slot(sketch, plan, info.extents[d], 4, "axis " + std::to_string(d)));
+                }
+                for (size_t r = 0; r < info.reduce_extents.size(); ++r) {
+                    p.tile_slots.push_back(tile_slot(sketch, plan, info.reduce_extents[r], 2,
+                                                     "reduce axis " + std::to_string(r)));
+                }
+                if (p.consumer >= 0 || p.cache_write) {
+                    p.fusion_level_slot = choice_slot(sketch, plan, 2, "fusion level");
+                }
+                p.parallel_slot = choice_slot(sketch, plan, ndata + 1, "parallel");
+                p.unroll_slot = choice_slot(sketch, plan, std::size(kUnrollSteps), "unroll");
+                break;
+            case PlanKind::Simple:
+            case PlanKind::Rfactor: {
+                const int64_t row = p.kind == PlanKind::Rfactor
+                                        ? info.reduce_extents.back()
+                                        : (info.extents.empty() ? 1 : info.extents.back());
+                p.vector_factors =
+                    vector_factors(info.static_extents ? row : 1, ctx.target.vector_lanes);
+                if (p.kind == PlanKind::Rfactor) {
+                    // Splitting off one lane is no rfactor.
+                    p.vector_factors.erase(p.vector_factors.begin());
+                }
+                p.vector_slot =
+                    choice_slot(sketch, plan, static_cast<int>(p.vector_factors.size()), "vector");
+                p.parallel_slot = choice_slot(sketch, plan, ndata + 1, "parallel");
+                p.unroll_slot = choice_slot(sketch, plan, std::size(kUnrollSteps), "unroll");
+                if (!info.output && single_reader(sketch, plan, ctx) >= 0) {
+                    p.location_slot = choice_slot(sketch, plan, 1 + kMaxLocations, "location");
+                }
+                break;
+            }
+        }
+    }
+}
+
+std::vector<Sketch> generate_sketches(const te::Schedule& s, const SketchTarget& target,
+                                      size_t max_sketches) {
+    const std::vector<StageInfo> info = analyze_stages(s);
+    RuleContext ctx{info, target};
+    SketchState initial;
+    for (const auto& st : s.stages()) initial.sketch.plans.push_back(StagePlan{.stage = st.name});
+    std::vector<SketchState> states = {initial};
+    // Consumers first: fusion changes the plan of a consumer decided before its producer.
+    for (int i = static_cast<int>(info.size()) - 1; i >= 0; --i) {
+        std::vector<SketchState> next;
+        for (const auto& state : states) {
+            for (Rule rule : kRules) {
+                std::vector<SketchState> made = rule(state, i, ctx);
+                if (made.empty()) continue;
+                for (auto& m : made) {
+                    if (next.size() < max_sketches) next.push_back(std::move(m));
+                }
+                break;
+            }
+        }
+        states = std::move(next);
+    }
+    std::vector<Sketch> out;
+    for (auto& st : states) {
+        assign_slots(st.sketch, ctx);
+        out.push_back(std::move(st.sketch));
+    }
+    return out;
+}
+
+std::vector<int64_t> sample_tile(int64_t extent, int levels, int64_t max_innermost,
+                                 std::mt19937_64& rng) {
+    ANVIL_CHECK(levels >= 1 && extent >= 1) << "sample_tile: bad tile";
+    std::vector<int64_t> primes;
+    for (int64_t n = extent, p = 2; n > 1;) {
+        if (p * p > n) {
+            primes.push_back(n);
+            break;
+        }
+        if (n % p == 0) {
+            primes.push_back(p);
+            n /= p;
+        } else {
+            ++p;
+        }
+    }
+    std::vector<int64_t> f(levels, 1);
+    std::uniform_int_distribution<int> level(0, levels - 1);
+    for (int64_t p : primes) f[level(rng)] *= p;
+    // Move factors out of an innermost level that is too wide (into a random outer level).
+    while (levels > 1 && f.back() > max_innermost) {
+        int64_t p = 2;
+        while (f.back() % p != 0) ++p;
+        f.back() /= p;
+        f[std::uniform_int_distribution<int>(0, levels - 2)(rng)] *= p;
+    }
+    return f;
+}
+
+Decisions sample_decisions(const Sketch& sketch, std::mt19937_64& rng) {
+    Decisions d;
+    for (const auto& slot : sketch.space.slots) {
+        if (slot.kind == DecisionSlot::Kind::Tile) {
+            d.push_back(sample_tile(slot.extent, slot.levels, slot.max_innermost, rng));
+        } else {
+            d.push_back({std::uniform_int_distribution<int64_t>(0, slot.options - 1)(rng)});
+        }
+    }
+    return d;
+}
+
+}  // namespace anvil::tune

@@ -1,0 +1,128 @@
+#include "tune/sketch/stage_analysis.h"
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ir/expr_functor.h"
+#include "ir/intrinsics.h"
+
+namespace anvil::tune {
+
+namespace {
+
+// Math worth not computing twice: everything but the cheap rounding and sign functions.
+bool expensive_call(const Call& c) {
+    if (!intrin::is_math(c.name)) return false;
+    return c.name != intrin::kAbs && c.name != intrin::kFloor && c.name != intrin::kCeil &&
+           c.name != intrin::kRound && c.name != intrin::kFma;
+}
+
+bool plain_index(const PrimExpr& e) {
+    return e.is<Var>() || e.is<IntImm>();
+}
+
+bool uses_var(const PrimExpr& e, const Var* v) {
+    bool found = false;
+    pre_order_visit(e, [&](const PrimExpr& x) {
+        if (x.get() == v) found = true;
+    });
+    return found;
+}
+
+struct BodyFacts {
+    std::vector<const Load*> loads;
+    bool expensive = false;
+};
+
+BodyFacts body_facts(const PrimExpr& body) {
+    BodyFacts f;
+    pre_order_visit(body, [&](const PrimExpr& e) {
+        if (auto* l = e.as<Load>()) f.loads.push_back(l);
+        if (auto* c = e.as<Call>()) f.expensive = f.expensive || expensive_call(*c);
+    });
+    return f;
+}
+
+}  // namespace
+
+std::vector<StageInfo> analyze_stages(const te::Schedule& s) {
+    const auto& stages = s.stages();
+    std::vector<StageInfo> out(stages.size());
+    std::unordered_map<const Buffer*, int> stage_of_buffer;
+    for (size_t i = 0; i < stages.size(); ++i) {
+        stage_of_buffer[stages[i].op->buffer.get()] = static_cast<int>(i);
+    }
+    std::vector<BodyFacts> facts(stages.size());
+    for (size_t i = 0; i < stages.size(); ++i) {
+        const te::Stage& st = stages[i];
+        StageInfo& info = out[i];
+        info.name = st.name;
+        info.placeholder = st.is_placeholder();
+        info.output = st.is_output;
+        auto* c = st.op.as<te::ComputeOp>();
+        if (!c) continue;
+        info.reduction = c->is_reduction();
+        for (const auto& iv : c->axis) {
+            auto* e = as_const_int(iv->dom.extent);
+            info.static_extents = info.static_extents && e;
+            info.extents.push_back(e ? *e : 0);
+        }
+        for (const auto& iv : c->reduce_axis) {
+            auto* e = as_const_int(iv->dom.extent);
+            info.static_extents = info.static_extents && e;
+            info.reduce_extents.push_back(e ? *e : 0);
+        }
+        facts[i] = body_facts(c->body);
+        std::unordered_map<int, int> loads_of;
+        for (const Load* l : facts[i].loads) {
+            auto it = stage_of_buffer.find(l->buffer.get());
+            if (it != stage_of_buffer.end()) ++loads_of[it->second];
+            if (info.reduction) {
+                for (const auto& iv : c->axis) {
+                    bool used = false;
+                    for (const auto& idx : l->indices) used = used || uses_var(idx, iv->var.get());
+                    if (!used) info.data_reuse = true;
+                }
+            }
+        }
+        for (const auto& [producer, n] : loads_of) {
+            out[producer].readers.push_back(static_cast<int>(i));
+            out[producer].reads_per_reader.push_back(n);
+        }
+    }
+    for (size_t i = 0; i < stages.size(); ++i) {
+        auto* c = stages[i].op.as<te::ComputeOp>();
+        if (!c) continue;
+        // Identity readers: every load of producer p in stage i is p[axis vars of i].
+        std::unordered_map<int, bool> identity;
+        for (const Load* l : facts[i].loads) {
+            auto it = stage_of_buffer.find(l->buffer.get());
+            if (it == stage_of_buffer.end()) continue;
+            const int p = it->second;
+            bool same = l->indices.size() == c->axis.size() && out[p].extents == out[i].extents &&
+                        out[p].static_extents;
+            for (size_t d = 0; same && d < l->indices.size(); ++d) {
+                same = l->indices[d].get() == c->axis[d]->var.get();
+            }
+            auto [at, fresh] = identity.emplace(p, same);
+            if (!fresh) at->second = at->second && same;
+        }
+        for (const auto& [p, same] : identity) {
+            if (same) out[p].identity_readers.push_back(static_cast<int>(i));
+        }
+    }
+    for (size_t i = 0; i < stages.size(); ++i) {
+        StageInfo& info = out[i];
+        if (info.placeholder || info.reduction || info.output) continue;
+        bool plain = !facts[i].expensive;
+        for (const Load* l : facts[i].loads) {
+            for (const auto& idx : l->indices) plain = plain && plain_index(idx);
+        }
+        const bool single_read = info.readers.size() == 1 && info.reads_per_reader[0] == 1 &&
+                                 !out[info.readers[0]].reduction;
+        info.strictly_inlineable = plain || single_read;
+    }
+    return out;
+}
+
+}  // namespace anvil::tune

@@ -1,0 +1,280 @@
+// Every sketch of small workloads, with random decisions, lowers, compiles and computes what the
+// unscheduled computation computes; and the records it makes replay to the same program.
+#include "tune/sketch/sketch.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+
+#include "e2e/run_kernel.h"
+#include "te/math.h"
+#include "te/reduction.h"
+#include "te/schedule_to_loops.h"
+#include "tir/printer.h"
+
+namespace anvil::tune {
+namespace {
+
+using te::Tensor;
+
+struct Workload {
+    std::vector<Tensor> inputs;
+    std::vector<Tensor> outputs;
+};
+
+std::vector<int64_t> shape_of(const Tensor& t) {
+    std::vector<int64_t> s;
+    for (const auto& d : t.shape()) s.push_back(*as_const_int(d));
+    return s;
+}
+
+// Runs a schedule of the workload on fixed random inputs; returns the outputs' values.
+std::vector<std::vector<float>> run(const te::Schedule& s, const Workload& w) {
+    std::vector<Tensor> tensors = w.inputs;
+    tensors.insert(tensors.end(), w.outputs.begin(), w.outputs.end());
+    std::vector<runtime::NDArray> args;
+    for (size_t i = 0; i < w.inputs.size(); ++i) {
+        args.push_back(testing::random_tensor(shape_of(w.inputs[i]), 7 + i));
+    }
+    for (const auto& o : w.outputs) args.push_back(testing::zeros(shape_of(o)));
+    testing::build_and_run(s, tensors, args);
+    std::vector<std::vector<float>> out;
+    for (size_t k = w.inputs.size(); k < args.size(); ++k) {
+        const float* p = args[k].data<float>();
+        out.emplace_back(p, p + args[k].num_elements());
+    }
+    return out;
+}
+
+void expect_close(const std::vector<std::vector<float>>& want,
+                  const std::vector<std::vector<float>>& got, const std::string& what) {
+    ASSERT_EQ(want.size(), got.size());
+    for (size_t o = 0; o < want.size(); ++o) {
+        ASSERT_EQ(want[o].size(), got[o].size());
+        for (size_t i = 0; i < want[o].size(); ++i) {
+            ASSERT_NEAR(want[o][i], got[o][i], 1e-4 + 1e-4 * std::fabs(want[o][i]))
+                << what << "\noutput " << o << " element " << i;
+        }
+    }
+}
+
+const SketchTarget kTarget{.vector_lanes = 16, .cores = 2};
+
+// Generates the sketches, checks `expect` of them, then runs `samples` random programs of each.
+void check_sketches(const std::function<Workload()>& make, int samples,
+                    const std::function<void(const std::vector<Sketch>&)>& expect = {}) {
+    Workload w = make();
+    const auto want = run(te::create_schedule(w.outputs), w);
+    const std::vector<Sketch> sketches = generate_sketches(te::create_schedule(w.outputs), kTarget);
+    ASSERT_FALSE(sketches.empty());
+    if (expect) expect(sketches);
+    std::mt19937_64 rng(42);
+    for (size_t k = 0; k < sketches.size(); ++k) {
+        for (int n = 0; n < samples; ++n) {
+            Decisions d = sample_decisions(sketches[k], rng);
+            te::Schedule s = te::create_schedule(w.outputs);
+            std::string what = "sketch " + std::to_string(k) + ":\n" + sketches[k].describe();
+            try {
+                realize(sketches[k], d, s, kTarget);
+            } catch (const std::exception& e) {
+                FAIL() << what << "realize: " << e.what();
+            }
+            const std::string text = te::print_record(s.record());
+            what += text;
+            if (std::getenv("ANVIL_SHOW_SKETCH")) std::cerr << what << "\n";
+            std::vector<std::vector<float>> got;
+            try {
+                got = run(s, w);
+            } catch (const std::exception& e) {
+                FAIL() << what << "\nlowering: " << e.what();
+            }
+            expect_close(want, got, what);
+            // The record alone reproduces the program.
+            te::Schedule replay = te::create_schedule(w.outputs);
+            replay.apply(te::parse_record(text));
+            std::vector<Tensor> args = w.inputs;
+            args.insert(args.end(), w.outputs.begin(), w.outputs.end());
+            EXPECT_EQ(tir::print(te::schedule_to_loops(s, args, "f")),
+                      tir::print(te::schedule_to_loops(replay, args, "f")));
+        }
+    }
+}
+
+bool has_plan(const std::vector<Sketch>& sketches, PlanKind kind, bool cache_write = false) {
+    for (const auto& s : sketches) {
+        for (const auto& p : s.plans) {
+            if (p.kind == kind && p.cache_write == cache_write) return true;
+        }
+    }
+    return false;
+}
+
+Workload matmul(int m, int n, int k) {
+    Tensor A = te::placeholder({m, k}, DataType::float32(), "A");
+    Tensor B = te::placeholder({k, n}, DataType::float32(), "B");
+    auto r = te::reduce_axis(k, "k");
+    Tensor C = te::compute(
+        {m, n}, [&](PrimExpr i, PrimExpr j) { return te::sum(A(i, r->var) * B(r->var, j), {r}); },
+        "C");
+    return {{A, B}, {C}};
+}
+
+TEST(Sketch, MatmulIsTiledWithAndWithoutCache) {
+    check_sketches([] { return matmul(24, 48, 40); }, 12,
+                   [](const std::vector<Sketch>& s) {
+                       EXPECT_EQ(s.size(), 2u);
+                       EXPECT_TRUE(has_plan(s, PlanKind::Tiled, true));
+                       EXPECT_TRUE(has_plan(s, PlanKind::Tiled, false));
+                   });
+}
+
+TEST(Sketch, EpilogueIsComputedInTheTiles) {
+    auto make = [] {
+        Workload w = matmul(32, 64, 16);
+        Tensor bias = te::placeholder({64}, DataType::float32(), "bias");
+        Tensor C = w.outputs[0];
+        Tensor biased = te::compute(
+            {32, 64}, [&](PrimExpr i, PrimExpr j) { return C(i, j) + bias(j); }, "biased");
+        Tensor relu = te::compute(
+            {32, 64}, [&](PrimExpr i, PrimExpr j) { return max(biased(i, j), 0.0f); }, "relu");
+        return Workload{{w.inputs[0], w.inputs[1], bias}, {relu}};
+    };
+    check_sketches(make, 16, [](const std::vector<Sketch>& s) {
+        ASSERT_EQ(s.size(), 1u);
+        EXPECT_EQ(s[0].describe(),
+                  "C: tiled, in the tiles of relu\nbiased: inline\nrelu: fused consumer\n");
+    });
+}
+
+TEST(Sketch, BatchMatmul) {
+    auto make = [] {
+        Tensor A = te::placeholder({3, 8, 12}, DataType::float32(), "A");
+        Tensor B = te::placeholder({3, 12, 20}, DataType::float32(), "B");
+        auto r = te::reduce_axis(12, "k");
+        Tensor C = te::compute(
+            {3, 8, 20},
+            [&](std::span<const PrimExpr> i) {
+                return te::sum(A(i[0], i[1], r->var) * B(i[0], r->var, i[2]), {r});
+            },
+            "C");
+        return Workload{{A, B}, {C}};
+    };
+    check_sketches(make, 10);
+}
+
+TEST(Sketch, SoftmaxRows) {
+    auto make = [] {
+        Tensor X = te::placeholder({6, 80}, DataType::float32(), "X");
+        auto k1 = te::reduce_axis(80, "k1");
+        Tensor mx = te::compute(
+            {6}, [&](PrimExpr i) { return te::max(X(i, k1->var), {k1}); }, "mx");
+        Tensor e = te::compute(
+            {6, 80}, [&](PrimExpr i, PrimExpr j) { return te::exp(X(i, j) - mx(i)); }, "e");
+        auto k2 = te::reduce_axis(80, "k2");
+        Tensor sm = te::compute(
+            {6}, [&](PrimExpr i) { return te::sum(e(i, k2->var), {k2}); }, "sm");
+        Tensor out = te::compute(
+            {6, 80}, [&](PrimExpr i, PrimExpr j) { return e(i, j) / sm(i); }, "out");
+        return Workload{{X}, {out}};
+    };
+    check_sketches(make, 8, [](const std::vector<Sketch>& s) {
+        EXPECT_TRUE(has_plan(s, PlanKind::Rfactor));
+        EXPECT_TRUE(has_plan(s, PlanKind::Inline));  // exp, read twice, may be inlined
+        EXPECT_TRUE(has_plan(s, PlanKind::Simple));
+    });
+}
+
+TEST(Sketch, LongRowSumUsesRfactor) {
+    auto make = [] {
+        Tensor X = te::placeholder({5, 203}, DataType::float32(), "X");
+        auto k = te::reduce_axis(203, "k");
+        Tensor s = te::compute(
+            {5}, [&](PrimExpr i) { return te::sum(X(i, k->var), {k}); }, "rowsum");
+        return Workload{{X}, {s}};
+    };
+    check_sketches(make, 12, [](const std::vector<Sketch>& s) {
+        EXPECT_EQ(s.size(), 2u);
+        EXPECT_TRUE(has_plan(s, PlanKind::Rfactor));
+    });
+}
+
+TEST(Sketch, FullReductionToAScalar) {
+    auto make = [] {
+        Tensor X = te::placeholder({16, 96}, DataType::float32(), "X");
+        auto a = te::reduce_axis(16, "a");
+        auto b = te::reduce_axis(96, "b");
+        Tensor s = te::compute(
+            std::vector<PrimExpr>{},
+            [&](std::span<const PrimExpr>) {
+                return te::sum(X(a->var, b->var), {a, b});
+            },
+            "total");
+        return Workload{{X}, {s}};
+    };
+    check_sketches(make, 8);
+}
+
+TEST(Sketch, PaddedConvolution) {
+    auto make = [] {
+        Tensor X = te::placeholder({1, 4, 10, 10}, DataType::float32(), "X");
+        Tensor W = te::placeholder({8, 4, 3, 3}, DataType::float32(), "W");
+        Tensor P = te::compute(
+            {1, 4, 12, 12},
+            [&](std::span<const PrimExpr> i) {
+                PrimExpr inside = i[2] >= 1 && i[2] < 11 && i[3] >= 1 && i[3] < 11;
+                return te::if_then_else(inside, X(i[0], i[1], i[2] - 1, i[3] - 1), 0.0f);
+            },
+            "pad");
+        auto rc = te::reduce_axis(4, "rc");
+        auto ry = te::reduce_axis(3, "ry");
+        auto rx = te::reduce_axis(3, "rx");
+        Tensor C = te::compute(
+            {1, 8, 10, 10},
+            [&](std::span<const PrimExpr> i) {
+                return te::sum(P(i[0], rc->var, i[2] + ry->var, i[3] + rx->var) *
+                                   W(i[1], rc->var, ry->var, rx->var),
+                               {rc, ry, rx});
+            },
+            "conv");
+        return Workload{{X, W}, {C}};
+    };
+    check_sketches(make, 8, [](const std::vector<Sketch>& s) {
+        // pad inlined or kept, conv tiled with or without a cache.
+        EXPECT_EQ(s.size(), 4u);
+    });
+}
+
+TEST(Sketch, ElementwiseChain) {
+    auto make = [] {
+        Tensor A = te::placeholder({7, 33}, DataType::float32(), "A");
+        Tensor B = te::placeholder({33}, DataType::float32(), "B");
+        Tensor E = te::compute(
+            {7, 33}, [&](PrimExpr i, PrimExpr j) { return te::exp(A(i, j)); }, "E");
+        Tensor F = te::compute(
+            {7, 33}, [&](PrimExpr i, PrimExpr j) { return E(i, j) * 2.0f + B(j); }, "F");
+        return Workload{{A, B}, {F}};
+    };
+    check_sketches(make, 12, [](const std::vector<Sketch>& s) {
+        ASSERT_EQ(s.size(), 1u);
+        EXPECT_EQ(s[0].describe(), "E: inline\nF: simple\n");
+    });
+}
+
+TEST(Sketch, SampledTilesMultiplyToTheExtent) {
+    std::mt19937_64 rng(3);
+    for (int64_t extent : {1, 2, 7, 64, 96, 197, 768, 3072}) {
+        for (int n = 0; n < 50; ++n) {
+            auto f = sample_tile(extent, 4, 64, rng);
+            ASSERT_EQ(f.size(), 4u);
+            int64_t p = 1;
+            for (auto x : f) p *= x;
+            EXPECT_EQ(p, extent);
+            EXPECT_LE(f.back(), 64);
+        }
+    }
+}
+
+}  // namespace
+}  // namespace anvil::tune
