@@ -21,7 +21,8 @@
 //
 // The task scheduler spends the budget where the model's time is: after one round over every
 // task, the next batch goes to the task with the largest weight x best cost x (recent relative
-// improvement + an exploration floor) — Ansor's gradient rule in one line. A task stops after
+// improvement + an exploration term shrinking with the batches it had) — Ansor's gradient rule in
+// one line. A task stops after
 // `early_stopping` trials without improvement, or when its space is exhausted.
 #pragma once
 

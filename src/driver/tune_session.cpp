@@ -232,7 +232,10 @@ bool TuningSession::has_next(const TaskState& t) const {
     return t.search && !t.search_exhausted;
 }
 
-// Ansor's rule, simplified: the task whose improvement would shorten the model most.
+// Ansor's rule, simplified: the task whose improvement would shorten the model most. Its
+// expected improvement is its recent relative gain plus an exploration term that shrinks with
+// the batches it already had: a large task that stopped improving (an auto-scheduler space is
+// never exhausted) must not keep every later batch from the others.
 TaskState* TuningSession::pick_task() {
     TaskState* best = nullptr;
     double best_score = -1;
@@ -246,7 +249,8 @@ TaskState* TuningSession::pick_task() {
         } else {
             gain = 1;  // too few batches to judge: worth trying
         }
-        double score = t.progress.weight * cost * (gain + 0.05);
+        const double exploration = 0.5 / (1.0 + static_cast<double>(h.size()));
+        double score = t.progress.weight * cost * (gain + exploration);
         if (score > best_score) {
             best_score = score;
             best = &t;

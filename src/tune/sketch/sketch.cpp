@@ -117,6 +117,10 @@ void assign_slots(Sketch& sketch, const RuleContext& ctx) {
                     p.tile_slots.push_back(
                         tile_slot(sketch, plan, info.extents[d], 4, "axis " + std::to_string(d)));
                 }
+                // The last data axis is the vector (realize vectorizes its innermost level).
+                if (!info.extents.empty()) {
+                    sketch.space.slots[p.tile_slots.back()].vector_width = ctx.target.vector_lanes;
+                }
                 for (size_t r = 0; r < info.reduce_extents.size(); ++r) {
                     p.tile_slots.push_back(tile_slot(sketch, plan, info.reduce_extents[r], 2,
                                                      "reduce axis " + std::to_string(r)));
@@ -182,10 +186,19 @@ std::vector<Sketch> generate_sketches(const te::Schedule& s, const SketchTarget&
 }
 
 std::vector<int64_t> sample_tile(int64_t extent, int levels, int64_t max_innermost,
-                                 std::mt19937_64& rng) {
+                                 std::mt19937_64& rng, int64_t vector_width) {
     ANVIL_CHECK(levels >= 1 && extent >= 1) << "sample_tile: bad tile";
+    int64_t innermost = 1;
+    if (levels > 1 && vector_width > 1 && extent % vector_width == 0 &&
+        vector_width <= max_innermost && std::bernoulli_distribution(0.8)(rng)) {
+        std::vector<int64_t> widths;
+        for (int64_t w = vector_width; w <= max_innermost && extent % w == 0; w *= 2) {
+            widths.push_back(w);
+        }
+        innermost = widths[std::uniform_int_distribution<size_t>(0, widths.size() - 1)(rng)];
+    }
     std::vector<int64_t> primes;
-    for (int64_t n = extent, p = 2; n > 1;) {
+    for (int64_t n = extent / innermost, p = 2; n > 1;) {
         if (p * p > n) {
             primes.push_back(n);
             break;
@@ -198,7 +211,9 @@ std::vector<int64_t> sample_tile(int64_t extent, int levels, int64_t max_innermo
         }
     }
     std::vector<int64_t> f(levels, 1);
-    std::uniform_int_distribution<int> level(0, levels - 1);
+    f.back() = innermost;
+    // With a chosen innermost, the rest goes to the outer levels.
+    std::uniform_int_distribution<int> level(0, innermost > 1 ? levels - 2 : levels - 1);
     for (int64_t p : primes) f[level(rng)] *= p;
     // Move factors out of an innermost level that is too wide (into a random outer level).
     while (levels > 1 && f.back() > max_innermost) {
@@ -214,7 +229,8 @@ Decisions sample_decisions(const Sketch& sketch, std::mt19937_64& rng) {
     Decisions d;
     for (const auto& slot : sketch.space.slots) {
         if (slot.kind == DecisionSlot::Kind::Tile) {
-            d.push_back(sample_tile(slot.extent, slot.levels, slot.max_innermost, rng));
+            d.push_back(
+                sample_tile(slot.extent, slot.levels, slot.max_innermost, rng, slot.vector_width));
         } else {
             d.push_back({std::uniform_int_distribution<int64_t>(0, slot.options - 1)(rng)});
         }

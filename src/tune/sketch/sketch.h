@@ -46,6 +46,8 @@ struct DecisionSlot {
     int64_t extent = 1;  // Tile
     int levels = 1;      // Tile
     int64_t max_innermost = 64;
+    // Tile: the innermost level is a vector; sampling favours multiples of this width.
+    int64_t vector_width = 0;
     int options = 1;   // Choice
     int plan = -1;     // the plan that owns it (crossover takes a plan's slots together)
     std::string what;  // for messages and tests: "tile C i", "parallel C", ...
@@ -93,9 +95,10 @@ std::vector<Sketch> generate_sketches(const te::Schedule& s, const SketchTarget&
 Decisions sample_decisions(const Sketch& sketch, std::mt19937_64& rng);
 
 // A random factorization of `extent` into `levels` factors (outer to inner) whose innermost is
-// at most `max_innermost`.
+// at most `max_innermost`. With a `vector_width` dividing `extent`, the innermost is most often
+// (4 in 5) a multiple of it: a random tile of 1024 rarely is, and a partial vector wastes lanes.
 std::vector<int64_t> sample_tile(int64_t extent, int levels, int64_t max_innermost,
-                                 std::mt19937_64& rng);
+                                 std::mt19937_64& rng, int64_t vector_width = 0);
 
 // Applies the sketch with its decisions to a fresh schedule of the same computation; the
 // schedule's record() is then the program's primitive list. UserError when a primitive is

@@ -102,7 +102,10 @@ std::vector<StageInfo> analyze_stages(const te::Schedule& s) {
             bool same = l->indices.size() == c->axis.size() && out[p].extents == out[i].extents &&
                         out[p].static_extents;
             for (size_t d = 0; same && d < l->indices.size(); ++d) {
-                same = l->indices[d].get() == c->axis[d]->var.get();
+                // A unit dimension is often indexed by the constant 0 (broadcasting rules).
+                auto* zero = l->indices[d].as<IntImm>();
+                same = l->indices[d].get() == c->axis[d]->var.get() ||
+                       (out[i].extents[d] == 1 && zero && zero->value == 0);
             }
             auto [at, fresh] = identity.emplace(p, same);
             if (!fresh) at->second = at->second && same;

@@ -30,7 +30,8 @@ struct StageInfo {
     // Stages (indices) whose bodies load this one, and how many loads each makes.
     std::vector<int> readers;
     std::vector<int> reads_per_reader;
-    // This stage loads `producer` with exactly its own data-axis variables, in order, and has
+    // This stage loads `producer` with exactly its own data-axis variables, in order (or 0 for a
+    // dimension of extent 1), and has
     // the producer's data extents: an elementwise consumer, which can be computed in the
     // producer's tiles (set for each reader of a stage in `identity_readers` of the producer).
     std::vector<int> identity_readers;

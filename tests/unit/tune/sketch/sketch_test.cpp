@@ -148,6 +148,29 @@ TEST(Sketch, EpilogueIsComputedInTheTiles) {
     });
 }
 
+TEST(Sketch, EpilogueReadingAUnitDimensionAtZeroIsFused) {
+    // Broadcasting ops index a dimension of extent 1 with the constant 0.
+    auto make = [] {
+        Tensor A = te::placeholder({1, 16, 24}, DataType::float32(), "A");
+        Tensor B = te::placeholder({24, 32}, DataType::float32(), "B");
+        auto r = te::reduce_axis(24, "k");
+        Tensor C = te::compute(
+            {1, 16, 32},
+            [&](std::span<const PrimExpr> i) {
+                return te::sum(A(i[0], i[1], r->var) * B(r->var, i[2]), {r});
+            },
+            "C");
+        Tensor D = te::compute(
+            {1, 16, 32}, [&](std::span<const PrimExpr> i) { return max(C(0, i[1], i[2]), 0.0f); },
+            "D");
+        return Workload{{A, B}, {D}};
+    };
+    check_sketches(make, 10, [](const std::vector<Sketch>& s) {
+        ASSERT_EQ(s.size(), 1u);
+        EXPECT_EQ(s[0].describe(), "C: tiled, in the tiles of D\nD: fused consumer\n");
+    });
+}
+
 TEST(Sketch, BatchMatmul) {
     auto make = [] {
         Tensor A = te::placeholder({3, 8, 12}, DataType::float32(), "A");
@@ -274,6 +297,14 @@ TEST(Sketch, SampledTilesMultiplyToTheExtent) {
             EXPECT_LE(f.back(), 64);
         }
     }
+    // A vector width makes the innermost level a multiple of it most of the time.
+    int multiples = 0;
+    for (int n = 0; n < 200; ++n) {
+        auto f = sample_tile(1024, 4, 64, rng, 16);
+        EXPECT_EQ(f[0] * f[1] * f[2] * f[3], 1024);
+        multiples += f[3] % 16 == 0;
+    }
+    EXPECT_GT(multiples, 140);
 }
 
 }  // namespace
