@@ -3,7 +3,9 @@
 #include <xgboost/c_api.h>
 
 #include <cmath>
+#include <fstream>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "support/error.h"
@@ -12,7 +14,7 @@ namespace anvil::tune {
 
 namespace {
 
-// Boosting rounds per training. TVM trains up to 8000 rounds with early stopping on the
+// Boosting rounds per training by default. TVM trains up to 8000 rounds with early stopping on the
 // training ranking; a few hundred points of a task need far fewer, and a fixed count keeps
 // retraining after every batch cheap and its result deterministic.
 constexpr int kRounds = 60;
@@ -67,7 +69,7 @@ std::vector<float> labels_of(std::span<const double> costs, std::span<const unsi
 }  // namespace
 
 XgbCostModel::XgbCostModel(CostObjective objective, uint64_t seed)
-    : objective_(objective), seed_(seed) {}
+    : objective_(objective), seed_(seed), rounds_(kRounds) {}
 
 XgbCostModel::~XgbCostModel() {
     if (booster_) XGBoosterFree(booster_);
@@ -75,53 +77,48 @@ XgbCostModel::~XgbCostModel() {
 
 void XgbCostModel::train(std::span<const float> features, int width, std::span<const double> costs,
                          std::span<const unsigned> groups) {
-    fit(nullptr, features, width, costs, groups, 0);
+    base_.reset();
+    fit(features, width, costs, groups, {});
 }
 
 void XgbCostModel::train_from(const XgbCostModel& base, std::span<const float> features,
                               std::span<const double> costs, std::span<const unsigned> groups) {
     ANVIL_CHECK(base.trained()) << "train_from an untrained model";
-    bst_ulong n = 0;
-    const char* bytes = nullptr;
-    check(XGBoosterSaveModelToBuffer(base.booster_, R"({"format": "json"})", &n, &bytes),
-          "XGBoosterSaveModelToBuffer");
-    BoosterHandle booster = nullptr;
-    check(XGBoosterCreate(nullptr, 0, &booster), "XGBoosterCreate");
-    if (int rc = XGBoosterLoadModelFromBuffer(booster, bytes, n); rc != 0) {
-        XGBoosterFree(booster);
-        check(rc, "XGBoosterLoadModelFromBuffer");
+    TreeEnsemble trees = base.ensemble();
+    const size_t width = static_cast<size_t>(trees.num_features);
+    std::vector<float> margins;
+    for (size_t r = 0; r * width < features.size(); ++r) {
+        margins.push_back(trees.predict(features.subspan(r * width, width)));
     }
-    int rounds = 0;
-    if (int rc = XGBoosterBoostedRounds(booster, &rounds); rc != 0) {
-        XGBoosterFree(booster);
-        check(rc, "XGBoosterBoostedRounds");
-    }
-    fit(booster, features, base.width_, costs, groups, rounds);
+    base_ = std::move(trees);
+    fit(features, static_cast<int>(width), costs, groups, margins);
 }
 
-void XgbCostModel::fit(void* start, std::span<const float> features, int width,
-                       std::span<const double> costs, std::span<const unsigned> groups,
-                       int first_round) {
-    BoosterHandle booster = start;
-    auto fail = [&](int rc, const char* what) {
-        if (rc == 0) return;
-        if (booster) XGBoosterFree(booster);
-        check(rc, what);
-    };
+void XgbCostModel::fit(std::span<const float> features, int width, std::span<const double> costs,
+                       std::span<const unsigned> groups, std::span<const float> base_margin) {
     Matrix data(features, width);
     ANVIL_CHECK(features.size() / width == costs.size())
         << features.size() / width << " rows but " << costs.size() << " costs";
     std::vector<float> labels = labels_of(costs, groups);
-    fail(XGDMatrixSetFloatInfo(data.get(), "label", labels.data(), labels.size()),
-         "XGDMatrixSetFloatInfo");
+    check(XGDMatrixSetFloatInfo(data.get(), "label", labels.data(), labels.size()),
+          "XGDMatrixSetFloatInfo");
     if (!groups.empty()) {
-        fail(XGDMatrixSetUIntInfo(data.get(), "group", groups.data(), groups.size()),
-             "XGDMatrixSetUIntInfo");
+        check(XGDMatrixSetUIntInfo(data.get(), "group", groups.data(), groups.size()),
+              "XGDMatrixSetUIntInfo");
     }
-    if (!booster) {
-        DMatrixHandle train_set[] = {data.get()};
-        check(XGBoosterCreate(train_set, 1, &booster), "XGBoosterCreate");
+    if (!base_margin.empty()) {
+        check(XGDMatrixSetFloatInfo(data.get(), "base_margin", base_margin.data(),
+                                    base_margin.size()),
+              "XGDMatrixSetFloatInfo");
     }
+    BoosterHandle booster = nullptr;
+    DMatrixHandle train_set[] = {data.get()};
+    check(XGBoosterCreate(train_set, 1, &booster), "XGBoosterCreate");
+    auto fail = [&](int rc, const char* what) {
+        if (rc == 0) return;
+        XGBoosterFree(booster);
+        check(rc, what);
+    };
     // TVM's XGBTuner parameters: shallow trees (knob interactions are few), full rows.
     const std::string seed = std::to_string(seed_ % 2147483647);
     const std::pair<const char*, std::string> params[] = {
@@ -143,51 +140,64 @@ void XgbCostModel::fit(void* start, std::span<const float> features, int width,
     for (const auto& [name, value] : params) {
         fail(XGBoosterSetParam(booster, name, value.c_str()), "XGBoosterSetParam");
     }
-    for (int round = 0; round < kRounds; ++round) {
-        fail(XGBoosterUpdateOneIter(booster, first_round + round, data.get()),
-             "XGBoosterUpdateOneIter");
+    for (int round = 0; round < rounds_; ++round) {
+        fail(XGBoosterUpdateOneIter(booster, round, data.get()), "XGBoosterUpdateOneIter");
     }
     if (booster_) XGBoosterFree(booster_);
     booster_ = booster;
     width_ = width;
 }
 
+TreeEnsemble XgbCostModel::ensemble() const {
+    ANVIL_CHECK(trained()) << "the ensemble of an untrained model";
+    TreeEnsemble out = base_ ? *base_ : TreeEnsemble{.num_features = width_};
+    if (!booster_) return out;
+    bst_ulong n = 0;
+    const char** dumps = nullptr;
+    check(XGBoosterDumpModelEx(booster_, "", 0, "json", &n, &dumps), "XGBoosterDumpModelEx");
+    out.add(TreeEnsemble::from_xgboost_dump(std::vector<std::string>(dumps, dumps + n), width_));
+    return out;
+}
+
 void XgbCostModel::save(const std::string& path) const {
-    ANVIL_CHECK(trained()) << "save before train";
-    if (XGBoosterSaveModel(booster_, path.c_str()) != 0) {
-        user_error() << "cannot write the cost model '" << path << "': " << XGBGetLastError();
-    }
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << ensemble().to_json().dump() << "\n";
+    if (!out) user_error() << "cannot write the cost model '" << path << "'";
 }
 
 void XgbCostModel::load(const std::string& path) {
-    BoosterHandle booster = nullptr;
-    check(XGBoosterCreate(nullptr, 0, &booster), "XGBoosterCreate");
-    if (XGBoosterLoadModel(booster, path.c_str()) != 0) {
-        std::string why = XGBGetLastError();
-        XGBoosterFree(booster);
-        user_error() << "cannot read the cost model '" << path << "': " << why;
-    }
-    bst_ulong features = 0;
-    if (XGBoosterGetNumFeature(booster, &features) != 0 || features == 0) {
-        XGBoosterFree(booster);
-        user_error() << "cannot read the cost model '" << path << "': it has no features";
-    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) user_error() << "cannot read the cost model '" << path << "': no such file";
+    nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) user_error() << "cannot read the cost model '" << path << "': not JSON";
+    TreeEnsemble e = TreeEnsemble::from_json(j, path);
     if (booster_) XGBoosterFree(booster_);
-    booster_ = booster;
-    width_ = static_cast<int>(features);
+    booster_ = nullptr;
+    width_ = e.num_features;
+    base_ = std::move(e);
 }
 
 std::vector<float> XgbCostModel::predict(std::span<const float> features) const {
     ANVIL_CHECK(trained()) << "predict before train";
     if (features.empty()) return {};
-    Matrix data(features, width_);
-    bst_ulong n = 0;
-    const float* scores = nullptr;
-    check(XGBoosterPredict(booster_, data.get(), /*option_mask=*/0, /*ntree_limit=*/0,
-                           /*training=*/0, &n, &scores),
-          "XGBoosterPredict");
-    ANVIL_CHECK(n == features.size() / width_) << n << " predictions";
-    return std::vector<float>(scores, scores + n);
+    const size_t rows = features.size() / width_;
+    std::vector<float> scores(rows, 0.0f);
+    if (base_) {
+        for (size_t r = 0; r < rows; ++r) {
+            scores[r] = base_->predict(features.subspan(r * width_, width_));
+        }
+    }
+    if (booster_) {
+        Matrix data(features, width_);
+        bst_ulong n = 0;
+        const float* margins = nullptr;
+        check(XGBoosterPredict(booster_, data.get(), /*option_mask=output margin*/ 1,
+                               /*ntree_limit=*/0, /*training=*/0, &n, &margins),
+              "XGBoosterPredict");
+        ANVIL_CHECK(n == rows) << n << " predictions";
+        for (size_t r = 0; r < rows; ++r) scores[r] += margins[r];
+    }
+    return scores;
 }
 
 }  // namespace anvil::tune

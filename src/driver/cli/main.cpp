@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
     anvil::cli::add_run_command(app, &status);
     anvil::cli::add_inspect_command(app, &status);
     anvil::cli::add_tune_command(app, &status);
+    anvil::cli::add_train_cost_model_command(app, &status);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
