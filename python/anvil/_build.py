@@ -3,7 +3,7 @@ import warnings
 
 from . import _anvil
 from ._context import PassContext
-from .autotvm import dispatcher as _autotvm_dispatcher
+from .auto_scheduler import dispatcher as _auto_scheduler_dispatcher
 from .runtime import Module, GraphFactoryModule
 from .target import Target
 
@@ -75,8 +75,9 @@ def build(mod, args=None, target=None, name="main", params=None, shape_buckets=N
     build(schedule, [A, B, C], target=...) -> Module, callable as f(a, b, c).
     Options come from the enclosing `with anvil.PassContext(...)`; the target, when not given,
     from the enclosing `with anvil.target.Target(...)`. Inside `with
-    anvil.autotvm.apply_history_best(records)`, a graph module's kernels are scheduled by their
-    best tuning records (lib.ir and lib.tuning say which were).
+    anvil.autotvm.apply_history_best(records)` or `with
+    anvil.auto_scheduler.ApplyHistoryBest(records)`, a graph module's kernels are scheduled by
+    their best tuning records (lib.ir and lib.tuning say which were).
     """
     ctx = PassContext.current()
     if isinstance(mod, _anvil.Schedule):
@@ -91,10 +92,10 @@ def build(mod, args=None, target=None, name="main", params=None, shape_buckets=N
         if params:
             # Weights given apart from the module are bound to main's parameters of those names.
             mod = _anvil.bind_params(mod, "main", dict(params))
-        history = _autotvm_dispatcher.current()
+        records = _auto_scheduler_dispatcher.records_in_force(ctx.use_auto_scheduler)
         compiled = _anvil.compile_model(mod, _target_str(target), ctx.opt_level,
                                         ctx.disabled_pass, _shape_buckets(shape_buckets),
-                                        ctx.checked, history.best if history else None)
+                                        ctx.checked, records)
         for kernel in compiled.tuning:
             if kernel["note"]:
                 warnings.warn(f"{kernel['kernel']}: {kernel['note']}", stacklevel=2)

@@ -9,7 +9,14 @@ CONFIG_KEYS = {
         "bool: the checked mode: every buffer access of the generated kernels is bounds-checked "
         "at run time, and one out of bounds fails the run with an error naming the kernel, the "
         "buffer and the index (also on when the environment sets ANVIL_CHECKED=1)",
+    "relay.backend.use_auto_scheduler":
+        "bool: whether builds apply the records of the enclosing "
+        "auto_scheduler.ApplyHistoryBest (TVM's switch; False leaves them out, True or no key "
+        "applies them; autotvm.apply_history_best applies either way)",
 }
+
+# Keys whose value is True or False.
+_BOOL_KEYS = ("tir.instrument_bound_checkers", "relay.backend.use_auto_scheduler")
 
 
 class PassContext(Scope):
@@ -17,7 +24,9 @@ class PassContext(Scope):
 
     opt_level: graph passes above this level are skipped (0 to 3).
     disabled_pass: names of graph or loop-IR passes to skip (see anvil.transform.pass_names()).
-    config: {"tir.instrument_bound_checkers": True} turns on the checked mode (see CONFIG_KEYS).
+    config: {"tir.instrument_bound_checkers": True} turns on the checked mode;
+    {"relay.backend.use_auto_scheduler": False} leaves auto_scheduler.ApplyHistoryBest's records
+    out of builds (see CONFIG_KEYS).
     """
 
     def __init__(self, opt_level=3, disabled_pass=None, config=None):
@@ -29,12 +38,13 @@ class PassContext(Scope):
                 raise _anvil.UserError(
                     f"PassContext: unknown config key {key!r}; the known keys are "
                     + ", ".join(sorted(CONFIG_KEYS)))
-        checked = self.config.get("tir.instrument_bound_checkers", False)
-        if not isinstance(checked, bool):
-            raise _anvil.UserError(
-                "PassContext: config 'tir.instrument_bound_checkers' must be True or False, not "
-                f"{checked!r}")
-        self.checked = checked
+        for key in _BOOL_KEYS:
+            value = self.config.get(key, False)
+            if not isinstance(value, bool):
+                raise _anvil.UserError(
+                    f"PassContext: config {key!r} must be True or False, not {value!r}")
+        self.checked = self.config.get("tir.instrument_bound_checkers", False)
+        self.use_auto_scheduler = self.config.get("relay.backend.use_auto_scheduler", True)
 
     @staticmethod
     def current():

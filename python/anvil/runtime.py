@@ -97,7 +97,8 @@ class GraphFactoryModule:
     @property
     def tuning(self):
         """How each kernel was scheduled: dicts of kernel, workload, calls, tunable, applied (a
-        tuning record chose its configuration), record_cost and note."""
+        tuning record chose its configuration), program (an auto-scheduler record's program was
+        replayed), record_cost and note."""
         return self.compiled.tuning
 
 

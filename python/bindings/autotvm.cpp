@@ -99,6 +99,12 @@ std::vector<tune::KernelArg> kernel_args(const std::vector<te::Tensor>& tensors)
     return out;
 }
 
+tune::SearchKind parse_search(const std::string& name) {
+    auto k = tune::parse_search_kind(name);
+    if (!k) throw UserError("unknown search '" + name + "'; the searches are template and auto");
+    return *k;
+}
+
 void bind_space(py::module_& am) {
     py::class_<te::Knob>(am, "Knob", "One tunable choice of a schedule: its name and values.")
         .def(py::init([](std::string name, std::vector<int64_t> choices, int64_t def) {
@@ -241,6 +247,11 @@ void bind_measure(py::module_& am) {
 }
 
 void bind_records(py::module_& am) {
+    py::enum_<tune::SearchKind>(am, "SearchKind",
+                                "Which search made a record (TuningRecord.search spells it "
+                                "\"template\" or \"auto\").")
+        .value("config", tune::SearchKind::config, "A template's knob configuration.")
+        .value("program", tune::SearchKind::program, "An auto-scheduler program.");
     py::class_<tune::TuningRecord>(am, "TuningRecord",
                                    "One measurement: a configuration of a workload on a target "
                                    "and its cost (one line of a records file).")
@@ -266,6 +277,14 @@ void bind_records(py::module_& am) {
             },
             [](tune::TuningRecord& r, const std::string& e) { r.error = parse_error(e); },
             "How the measurement failed: none, compile, runtime, timeout or wrong_answer.")
+        .def_property(
+            "search",
+            [](const tune::TuningRecord& r) {
+                return std::string(tune::search_kind_name(r.search));
+            },
+            [](tune::TuningRecord& r, const std::string& name) { r.search = parse_search(name); },
+            "Which search made it: \"template\" (a configuration of knobs) or \"auto\" (an "
+            "auto-scheduler program, replayed as is; config is empty).")
         .def_property_readonly(
             "schedule", [](const tune::TuningRecord& r) { return te::print_record(r.schedule); },
             "The schedule primitives the configuration applied, as text.")
@@ -391,6 +410,7 @@ void bind_model_tuning(py::module_& am) {
         .def_readonly("layout", &driver::TaskProgress::layout);
     py::class_<driver::TuneProgress>(am, "TuneProgress")
         .def_readonly("tasks", &driver::TuneProgress::tasks)
+        .def_readonly("current", &driver::TuneProgress::current)
         .def_readonly("trials", &driver::TuneProgress::trials)
         .def_readonly("elapsed_s", &driver::TuneProgress::elapsed_s)
         .def_readonly("estimated_latency_s", &driver::TuneProgress::estimated_latency_s);
@@ -404,11 +424,14 @@ void bind_model_tuning(py::module_& am) {
            int trials, int early_stopping, int parallel, int batch_size,
            const tune::MeasureOption& measure, const std::string& records_path,
            const std::string& cache_dir, uint64_t seed, int opt_level,
-           std::vector<std::string> disabled, bool checked, const py::object& on_progress) {
+           std::vector<std::string> disabled, bool checked, const py::object& on_progress,
+           const std::string& search, const std::string& cost_model) {
             driver::TuneOptions o;
             o.target = target;
             o.trials = trials;
             o.tuner = tuner;
+            o.search = search;
+            o.cost_model = cost_model;
             o.early_stopping = early_stopping;
             o.parallel = parallel;
             o.batch_size = batch_size;
@@ -432,7 +455,11 @@ void bind_model_tuning(py::module_& am) {
         py::arg("tasks"), py::arg("target"), py::arg("tuner"), py::arg("trials"),
         py::arg("early_stopping"), py::arg("parallel"), py::arg("batch_size"), py::arg("measure"),
         py::arg("records_path"), py::arg("cache_dir"), py::arg("seed"), py::arg("opt_level"),
-        py::arg("disabled_passes"), py::arg("checked"), py::arg("on_progress"));
+        py::arg("disabled_passes"), py::arg("checked"), py::arg("on_progress"),
+        py::arg("search") = "template", py::arg("cost_model") = "",
+        "Tunes model tasks (driver::tune_tasks): search \"template\" (the knobs, by `tuner`) or "
+        "\"auto\" (the auto-scheduler, every kernel of static shapes, from the cost model "
+        "saved in `cost_model`, \"\" for none).");
 }
 
 }  // namespace

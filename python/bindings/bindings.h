@@ -20,6 +20,7 @@ void init_graph(py::module_& m);
 void init_graph_expr(py::module_& m);
 void init_frontend_pytorch(py::module_& m);
 void init_autotvm(py::module_& m);
+void init_auto_scheduler(py::module_& m);
 
 // The numpy array as an NDArray: a zero-copy view when it is C-contiguous, writable and its data
 // is ANVIL_TENSOR_ALIGNMENT aligned, otherwise a copy into a new aligned tensor. `copied` (when

@@ -134,6 +134,7 @@ void init_graph(py::module_& m) {
                     d["calls"] = t.calls;
                     d["tunable"] = t.tunable;
                     d["applied"] = t.applied;
+                    d["program"] = t.program;
                     d["record_cost"] = t.record_cost;
                     d["note"] = t.note;
                     out.append(d);
@@ -141,8 +142,9 @@ void init_graph(py::module_& m) {
                 return out;
             },
             "How each kernel was scheduled: one dict per kernel (kernel, workload, calls, "
-            "tunable, applied: a tuning record chose its configuration, record_cost, note: why "
-            "a record found was not applied).")
+            "tunable, applied: a tuning record chose its configuration, program: an "
+            "auto-scheduler record's program was replayed, record_cost, note: why a record "
+            "found was not applied).")
         .def(
             "export_library",
             [](const driver::CompiledModel& c, const std::string& path,

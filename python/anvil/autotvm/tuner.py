@@ -18,6 +18,7 @@ import time
 import warnings
 
 from .. import _anvil
+from .._candidates import CandidateMeasurer
 from .callback import log_to_file
 from .measure import MeasureInput, MeasureResult, measure_option as _default_measure_option
 from .measure import MeasureOption
@@ -115,7 +116,7 @@ class Tuner:
                 [task._model_task], task.target, self.kind, n_trial, early_stopping,
                 option.builder.n_parallel, batch_size, option._cpp(), path,
                 "" if cache_dir is None else os.fspath(cache_dir), self.seed, opt_level,
-                disabled, checked, on_progress)
+                disabled, checked, on_progress, search="template", cost_model="")
             self._report(tail.read_new(), others)  # a record taken from the cache
         for problem in summary.warnings:
             warnings.warn(problem, stacklevel=3)
@@ -159,9 +160,12 @@ class _TemplateSession:
         self.task = tuner.task
         self.option = option._cpp()
         self.callbacks = callbacks
-        self.args = None  # the kernel's arguments, from the default configuration
-        self.reference_ok = False
-        self.count = 0
+        self.measurer = None  # made with the run's work directory
+
+    @property
+    def reference_ok(self):
+        """Whether the default configuration ran: its outputs are the reference."""
+        return self.measurer.reference_ok
 
     def run(self, n_trial, early_stopping, batch_size):
         space = self.task.config_space
@@ -169,7 +173,8 @@ class _TemplateSession:
         resumed = self._resume(search)
         trials, since_best, best = 0, 0, self.tuner.best_cost
         with tempfile.TemporaryDirectory(prefix="anvil-autotvm-") as work:
-            self.work = work
+            self.measurer = CandidateMeasurer(self.task.target, self.task._pipeline,
+                                              self.option, self.tuner.seed, work)
             if resumed and search.has_next():
                 # The default's outputs are the reference of every candidate: measured again
                 # for them alone (not a trial, not a record).
@@ -220,6 +225,8 @@ class _TemplateSession:
         for record in records:
             if record.workload != self.task.workload or record.target != self.task.target:
                 continue
+            if record.search != "template":
+                continue  # an auto-scheduler program: no configuration of this space
             choice = _at.config_of_values(space, dict(record.config))
             if choice is None:
                 continue  # made for another space of this workload
@@ -246,59 +253,13 @@ class _TemplateSession:
         record.target = task.target
         record.config = values
         record.timestamp = time.time()
-        self.count += 1
-        library = os.path.join(self.work, f"candidate_{self.count}.so")
         try:
             sch, tensors = task.instantiate(ConfigEntity(values))
-            record.set_schedule(sch)
-            args = _at.kernel_args(tensors)
-            if self.args is not None and _signature(args) != _signature(self.args):
-                raise _anvil.UserError("the template's tensors differ from those of its default "
-                                       "configuration")
-            opt_level, disabled, checked = task._pipeline
-            module = _anvil.build_te(sch, tensors, task.target, "tune_kernel", opt_level,
-                                     disabled, checked)
-            module.export_library(library, "")
-        except Exception as e:  # a configuration the template or the compiler cannot build
+        except Exception as e:  # a configuration the template cannot schedule
             record.error = "compile"
             record.message = f"{type(e).__name__}: {e}"
             return record
-        inputs = os.path.join(self.work, "inputs.npz")
-        reference = os.path.join(self.work, "reference.npz")
-        if self.args is None:
-            self.args = args
-            _at.write_random_inputs(args, self.tuner.seed, inputs)
-        is_reference = not self.reference_ok
-        outputs = reference if is_reference else library + ".outputs.npz"
-        result = _at.measure_in_child(library, "tune_kernel", self.args, inputs, outputs,
-                                      self.option)
-        _remove(library)
-        record.error = result.error
-        record.message = result.message
-        if result.error != "none":
-            return record
-        if is_reference:
-            self.reference_ok = True
-        else:
-            same, why = _at.outputs_match(reference, outputs, 1e-3, 1e-3)
-            _remove(outputs)
-            if not same:
-                record.error = "wrong_answer"
-                record.message = why
-                return record
-        record.costs = result.costs
-        return record
-
-
-def _signature(args):
-    return [(a.shape, a.dtype, a.output) for a in args]
-
-
-def _remove(path):
-    try:
-        os.remove(path)
-    except FileNotFoundError:
-        pass
+        return self.measurer.measure(record, sch, tensors, what="template")
 
 
 class XGBTuner(Tuner):
