@@ -100,7 +100,11 @@ struct TuneSummary {
     // The estimated latency after every batch once every task has its baseline (the first
     // round): the tuning curve.
     std::vector<tune::CurvePoint> curve;
-    double mean_trial_s = 0;            // wall time per measured trial, building included
+    double mean_trial_s = 0;  // wall time per measured trial, building included
+    // Wall time the searches spent choosing candidates and learning from their costs (the
+    // auto-scheduler's sketches, evolution and cost model; the template tuners'), that is
+    // everything but building and measuring.
+    double search_s = 0;
     std::vector<std::string> warnings;  // unreadable record lines
     // The best successful record of every task (measured now, resumed or cached).
     std::shared_ptr<tune::BestRecords> best;

@@ -69,6 +69,7 @@ TuneSummary TuningSession::run() {
     }
     summary_.final = progress();
     summary_.mean_trial_s = trials_ ? build_and_measure_s_ / trials_ : 0;
+    summary_.search_s = search_s_;
     summary_.best = std::make_shared<tune::BestRecords>(best_);
     return summary_;
 }
@@ -304,7 +305,9 @@ void TuningSession::step(TaskState& t) {
         t.progress.done = true;
         return;
     }
+    Clock::time_point search_start = Clock::now();
     std::vector<Candidate> proposed = propose(t, n);
+    search_s_ += seconds_since(search_start);
     if (proposed.empty()) {
         t.progress.done = true;
         return;
@@ -341,11 +344,13 @@ void TuningSession::step(TaskState& t) {
         best_.add(r);
     }
     if (cache_) cache_->store(records);
+    search_start = Clock::now();
     if (t.tuner) {
         t.tuner->update(configs, config_costs);
         history_->add(t.task.workload, task_features(t.task), t.task.space, configs, config_costs);
     }
     if (t.search && !programs.empty()) t.search->update(programs, program_costs);
+    search_s_ += seconds_since(search_start);
     t.best_history.push_back(t.progress.best_cost);
     if (options_.early_stopping > 0 && t.since_improvement >= options_.early_stopping) {
         t.progress.done = true;

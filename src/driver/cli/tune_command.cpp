@@ -151,9 +151,10 @@ void print_table(const driver::TuneSummary& s) {
     }
     std::printf(
         "estimated kernel time: %.3f ms untuned, %.3f ms tuned; %d trials in %s "
-        "(%.3f s per trial)\n",
+        "(%.3f s per trial; search %.0f%% of the time)\n",
         untuned * 1e3, s.final.estimated_latency_s * 1e3, s.final.trials,
-        format_seconds(s.final.elapsed_s).c_str(), s.mean_trial_s);
+        format_seconds(s.final.elapsed_s).c_str(), s.mean_trial_s,
+        s.final.elapsed_s > 0 ? 100 * s.search_s / s.final.elapsed_s : 0.0);
 }
 
 int run_tune(const TuneArgs& a) {

@@ -1,6 +1,9 @@
 #include "tune/sketch/sketch.h"
 
 #include <algorithm>
+#include <functional>
+#include <map>
+#include <tuple>
 
 #include "support/error.h"
 
@@ -185,44 +188,72 @@ std::vector<Sketch> generate_sketches(const te::Schedule& s, const SketchTarget&
     return out;
 }
 
+namespace {
+
+// Every ordered factorization of `extent` into `levels` factors whose last is at most
+// `max_last`, remembered per thread (the search samples the same extents over and over).
+const std::vector<std::vector<int64_t>>& factorizations(int64_t extent, int levels,
+                                                        int64_t max_last) {
+    thread_local std::map<std::tuple<int64_t, int, int64_t>, std::vector<std::vector<int64_t>>>
+        memo;
+    auto key = std::make_tuple(extent, levels, max_last);
+    auto it = memo.find(key);
+    if (it != memo.end()) return it->second;
+    std::vector<int64_t> divisors;  // of extent, ascending
+    for (int64_t d = 1; d * d <= extent; ++d) {
+        if (extent % d == 0) divisors.push_back(d);
+    }
+    for (size_t i = divisors.size(); i-- > 0;) {
+        if (divisors[i] * divisors[i] != extent) divisors.push_back(extent / divisors[i]);
+    }
+    std::vector<std::vector<int64_t>> out;
+    std::vector<int64_t> prefix;
+    std::function<void(int64_t, int)> fill = [&](int64_t rest, int left) {
+        if (left == 1) {
+            if (rest <= max_last || levels == 1) {
+                prefix.push_back(rest);
+                out.push_back(prefix);
+                prefix.pop_back();
+            }
+            return;
+        }
+        for (int64_t f : divisors) {
+            if (f > rest) break;
+            if (rest % f != 0) continue;
+            prefix.push_back(f);
+            fill(rest / f, left - 1);
+            prefix.pop_back();
+        }
+    };
+    fill(extent, levels);
+    return memo.emplace(key, std::move(out)).first->second;
+}
+
+}  // namespace
+
 std::vector<int64_t> sample_tile(int64_t extent, int levels, int64_t max_innermost,
                                  std::mt19937_64& rng, int64_t vector_width) {
     ANVIL_CHECK(levels >= 1 && extent >= 1) << "sample_tile: bad tile";
-    int64_t innermost = 1;
+    // Uniform over the factorizations (Ansor's sampling), not over where each prime factor
+    // goes: that would make extreme tiles (a whole reduction in one level) rare, and they are
+    // often the best.
     if (levels > 1 && vector_width > 1 && extent % vector_width == 0 &&
         vector_width <= max_innermost && std::bernoulli_distribution(0.8)(rng)) {
         std::vector<int64_t> widths;
         for (int64_t w = vector_width; w <= max_innermost && extent % w == 0; w *= 2) {
             widths.push_back(w);
         }
-        innermost = widths[std::uniform_int_distribution<size_t>(0, widths.size() - 1)(rng)];
+        const int64_t inner =
+            widths[std::uniform_int_distribution<size_t>(0, widths.size() - 1)(rng)];
+        const auto& outer = factorizations(extent / inner, levels - 1, extent);
+        std::vector<int64_t> f =
+            outer[std::uniform_int_distribution<size_t>(0, outer.size() - 1)(rng)];
+        f.push_back(inner);
+        return f;
     }
-    std::vector<int64_t> primes;
-    for (int64_t n = extent / innermost, p = 2; n > 1;) {
-        if (p * p > n) {
-            primes.push_back(n);
-            break;
-        }
-        if (n % p == 0) {
-            primes.push_back(p);
-            n /= p;
-        } else {
-            ++p;
-        }
-    }
-    std::vector<int64_t> f(levels, 1);
-    f.back() = innermost;
-    // With a chosen innermost, the rest goes to the outer levels.
-    std::uniform_int_distribution<int> level(0, innermost > 1 ? levels - 2 : levels - 1);
-    for (int64_t p : primes) f[level(rng)] *= p;
-    // Move factors out of an innermost level that is too wide (into a random outer level).
-    while (levels > 1 && f.back() > max_innermost) {
-        int64_t p = 2;
-        while (f.back() % p != 0) ++p;
-        f.back() /= p;
-        f[std::uniform_int_distribution<int>(0, levels - 2)(rng)] *= p;
-    }
-    return f;
+    const auto& all = factorizations(extent, levels, max_innermost);
+    ANVIL_CHECK(!all.empty()) << "no tile of " << extent;
+    return all[std::uniform_int_distribution<size_t>(0, all.size() - 1)(rng)];
 }
 
 Decisions sample_decisions(const Sketch& sketch, std::mt19937_64& rng) {
