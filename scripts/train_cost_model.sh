@@ -12,6 +12,7 @@
 # Run it on the machine the model is for (its records are that target's), with nothing else
 # running: noisy measurements teach a noisy ranking.
 set -euo pipefail
+shopt -s nullglob
 cd "$(dirname "$0")/.."
 MINUTES=3
 TRAIN_ONLY=0
@@ -38,7 +39,9 @@ done
 for m in resnet18 mobilenet_v2; do
   [[ -f ../shared/models/$m/model.onnx ]] && MODELS+=("../shared/models/$m/model.onnx")
 done
-for m in "$WORK"/generated/*/model.onnx; do MODELS+=("$m"); done
+generated=("$WORK"/generated/*/model.onnx)
+((${#generated[@]})) || { echo "generate_workloads.py made no model" >&2; exit 1; }
+MODELS+=("${generated[@]}")
 
 RECORDS=()
 for model in "${MODELS[@]}"; do

@@ -3,6 +3,7 @@
 
     /usr/bin/python3 bench/models/tune_compare.py [--models resnet18 mobilenet_v2]
                                                   [--time-budget 10m] [--tuner xgb]
+                                                  [--search template|auto] [--cost-model FILE]
                                                   [--threads 1 2] [--rounds 5] [--repeat 20]
 
 Per model: `anvil tune MODEL --time-budget B -o records` (a fresh records file and tuning cache
@@ -15,7 +16,11 @@ and reporting their median; the table shows the median of the per-round medians 
 The tuned model's output is compared with the test data like compare.py does. Then the records
 are applied once more (a second compile) and timed again: "reapplied" is that latency over the
 first tuned one, which must stay within 3 %. The tuning's own cost is reported from anvil tune's
-summary (seconds per measured trial, compilation included).
+summary (seconds per measured trial, compilation included; with --search auto also the share of
+the wall time the search itself took: sketches, evolution, cost model). --search auto tunes with
+the auto-scheduler (anvil tune --search auto, the shipped cost model unless --cost-model names
+another or "none"); --models also takes directories, e.g. bench/models/generated/* from
+generate_transformers.py.
 """
 import argparse
 import datetime
@@ -31,7 +36,9 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 DEFAULT_MODELS = os.path.join(os.path.dirname(ROOT), "shared", "models")
 
 sys.path.insert(0, HERE)
-from compare import StepFailed, anvil_median, cpu_name, fmt, ort_median, run  # noqa: E402
+from compare import (StepFailed, anvil_median, cpu_name, fma_peak_binary, fmt,  # noqa: E402
+                     measure_peak, ort_median, run)
+from model_flops import model_flops  # noqa: E402
 
 
 def main():
@@ -40,6 +47,9 @@ def main():
     p.add_argument("--model-dir", default=DEFAULT_MODELS)
     p.add_argument("--time-budget", default="10m")
     p.add_argument("--tuner", default="xgb")
+    p.add_argument("--search", default="template", choices=["template", "auto"])
+    p.add_argument("--cost-model", default=None,
+                   help="the auto search's starting model (default: the shipped one; none)")
     p.add_argument("--tune-threads", type=int, default=0,
                    help="threads the candidates are measured with (0: all cores)")
     p.add_argument("--tune-per-thread", action="store_true",
@@ -56,6 +66,10 @@ def main():
 
     rows, notes = [], {}
     with tempfile.TemporaryDirectory() as tmp:
+        # The machine's fp32 FMA peak per thread count: "% peak" is the tuned model's FLOP rate
+        # over it (FLOPs counted from the ONNX graph, as compare.py does).
+        peak_exe = fma_peak_binary(a.anvil, tmp)
+        peaks = {t: measure_peak(peak_exe, t)[0] for t in a.threads}
         for name in a.models:
             d = name if os.path.isdir(name) else os.path.join(a.model_dir, name)
             label = os.path.basename(os.path.normpath(d))
@@ -66,11 +80,17 @@ def main():
                 records = os.path.join(tmp, f"{label}{suffix}.records.json")
                 tuned_so = os.path.join(tmp, f"{label}{suffix}.tuned.so")
                 again_so = os.path.join(tmp, f"{label}{suffix}.again.so")
-                _, out = run([a.anvil, "tune", model, "-o", records, "--time-budget",
-                              a.time_budget, "--tuner", a.tuner, "--threads", str(tune_threads),
-                              "--tuning-cache", os.path.join(tmp, f"cache-{label}{suffix}")])
+                cmd = [a.anvil, "tune", model, "-o", records, "--time-budget", a.time_budget,
+                       "--tuner", a.tuner, "--threads", str(tune_threads), "--tuning-cache",
+                       os.path.join(tmp, f"cache-{label}{suffix}"), "--search", a.search]
+                if a.search == "auto" and a.cost_model:
+                    cmd += ["--cost-model", a.cost_model]
+                _, out = run(cmd)
                 print(out, file=sys.stderr)
-                per_trial = float(re.search(r"\(([0-9.]+) s per trial\)", out).group(1))
+                per_trial = float(re.search(r"\(([0-9.]+) s per trial", out).group(1))
+                search = re.search(r"search ([0-9]+)% of the time", out)
+                notes.setdefault(label + " search", f"search {search.group(1)}% of the tuning "
+                                 "time" if search else "")
                 trials = int(re.search(r"; ([0-9]+) trials in", out).group(1))
                 run([a.anvil, "compile", model, "-o", tuned_so, "--tuning-records", records])
                 run([a.anvil, "compile", model, "-o", again_so, "--tuning-records", records])
@@ -103,21 +123,26 @@ def main():
                     ort.append(ort_median(model, inputs, t, a.repeat))
                     again.append(anvil_median(a.anvil, again_so, inputs, t, a.repeat))
                 um, tm, am, om = (statistics.median(x) for x in (untuned, tuned, again, ort))
-                rows.append((label, t, um, tm, am, om, trials, per_trial))
+                peak = 100 * model_flops(model) / (tm * 1e-3) / (peaks[t] * 1e9)
+                rows.append((label, t, um, tm, am, om, trials, per_trial, peak))
                 print(f"{label:<16}{t:>4}{um:11.3f}{tm:11.3f}{om:11.3f}", file=sys.stderr)
 
     print(f"{datetime.date.today().isoformat()}, {cpu_name()}, {os.cpu_count()} cores; "
           f"ONNX Runtime {ort_version} (onnxruntime-node); anvil tune --time-budget "
-          f"{a.time_budget} --tuner {a.tuner}"
+          f"{a.time_budget} --search {a.search}"
+          f"{' --tuner ' + a.tuner if a.search == 'template' else ''}"
+          f"{' --cost-model ' + a.cost_model if a.search == 'auto' and a.cost_model else ''}"
           f"{' per thread count' if a.tune_per_thread else ''}\n")
     print("| model | threads | untuned ms | tuned ms | ORT ms | tuned / ORT | untuned / ORT "
-          "| tuned / untuned | reapplied | trials | s per trial |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
-    for label, t, um, tm, am, om, trials, per_trial in rows:
+          "| tuned / untuned | tuned % peak | reapplied | trials | s per trial |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for label, t, um, tm, am, om, trials, per_trial, peak in rows:
         print(f"| {label} | {t} | {um:.3f} | {tm:.3f} | {om:.3f} | {tm / om:.2f} | "
-              f"{um / om:.2f} | {tm / um:.2f} | {am / tm:.3f} | {trials} | {per_trial:.3f} |")
+              f"{um / om:.2f} | {tm / um:.2f} | {peak:.0f} % | {am / tm:.3f} | {trials} | "
+              f"{per_trial:.3f} |")
     for label, note in notes.items():
-        print(f"\n{label}: {note}")
+        if note:
+            print(f"\n{label}: {note}")
     return 0
 
 

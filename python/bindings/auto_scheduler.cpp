@@ -144,7 +144,7 @@ void bind_search(py::module_& am) {
         "The auto-scheduler's search of one kernel (tune/sketch/evolutionary_search.h): "
         "batches of programs never proposed before, ranked by the cost model.")
         .def(py::init([](const std::string& task, std::vector<te::Tensor> inputs,
-                         std::vector<te::Tensor> outputs, const std::string& target, int cores,
+                         std::vector<te::Tensor> outputs, const std::string& target,
                          std::shared_ptr<tune::ProgramCostModel> model, uint64_t seed) {
                  tune::SearchKernel k;
                  k.task = task;
@@ -153,12 +153,10 @@ void bind_search(py::module_& am) {
                  // The float32 lanes of the target's widest vector register, as anvil tune uses.
                  k.target.vector_lanes =
                      std::max(1, make_lower_context(Target::parse(target)).vector_bits / 32);
-                 k.target.cores = std::max(1, cores);
                  return tune::EvolutionarySearch(std::move(k), std::move(model), seed);
              }),
              py::arg("task"), py::arg("inputs"), py::arg("outputs"), py::arg("target"),
-             py::arg("cores"), py::arg("model"), py::arg("seed") = 1,
-             py::call_guard<py::gil_scoped_release>())
+             py::arg("model"), py::arg("seed") = 1, py::call_guard<py::gil_scoped_release>())
         .def("next_batch", &tune::EvolutionarySearch::next_batch, py::arg("n"),
              py::call_guard<py::gil_scoped_release>(),
              "Up to n programs never proposed before (fewer when no more are found).")
@@ -182,11 +180,12 @@ void bind_search(py::module_& am) {
                 const double cost =
                     r.ok() ? r.mean_cost() : std::numeric_limits<double>::infinity();
                 py::gil_scoped_release release;
-                s.resume(r.schedule, cost);
+                return s.resume(r.schedule, cost);
             },
             py::arg("record"),
             "A program an earlier run measured (a record of the log): never proposed again, and "
-            "the cost model learns from it.")
+            "the cost model learns from it. False when it does not apply to this computation "
+            "(a record of an older Anvil), which then counts for nothing.")
         .def_property_readonly(
             "sketches",
             [](const tune::EvolutionarySearch& s) {

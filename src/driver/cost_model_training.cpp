@@ -10,8 +10,9 @@
 #include "driver/lower_graph.h"
 #include "driver/tune_tasks.h"
 #include "support/error.h"
-#include "te/schedule_to_loops.h"
+#include "support/large_stack.h"
 #include "tune/program_features.h"
+#include "tune/sketch/evolutionary_search.h"
 #include "tune/xgb_cost_model.h"
 
 namespace anvil::driver {
@@ -20,15 +21,14 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// The features of `schedule` replayed on a fresh schedule of `fn`'s computation.
+// The features of `schedule` replayed on a fresh schedule of `fn`'s computation (on a large
+// stack: lowering recurses over nested expressions).
 std::vector<float> replayed_features(const graph::Function& fn,
                                      const te::ScheduleRecord& schedule) {
-    FunctionComputation c = function_computation(fn);
-    te::Schedule s = te::create_schedule(c.outputs);
-    s.apply(schedule);
-    std::vector<te::Tensor> args = c.inputs;
-    args.insert(args.end(), c.outputs.begin(), c.outputs.end());
-    return tune::program_features(*te::schedule_to_loops(s, args, "record"));
+    return call_with_large_stack([&] {
+        FunctionComputation c = function_computation(fn);
+        return tune::program_features(*tune::replay_program(c.inputs, c.outputs, schedule));
+    });
 }
 
 }  // namespace
@@ -37,9 +37,16 @@ CostModelDataset cost_model_dataset(const std::vector<graph::IRModule>& models,
                                     const std::vector<tune::TuningRecord>& records,
                                     const std::string& target, const PipelineOptions& options) {
     const std::string canonical = Target::parse(target).str();
+    // The kernels as the records' tuning made them: the layouts and algorithms the records
+    // chose change the kernels, and so their workloads.
+    PipelineOptions tuned = options;
+    auto chosen_records = std::make_shared<tune::BestRecords>();
+    if (options.tuning_records) chosen_records->add_all(*options.tuning_records);
+    chosen_records->add(records);
+    tuned.tuning_records = chosen_records;
     std::map<std::string, Ref<graph::Function>> kernels;
     for (const auto& m : models) {
-        for (const auto& t : extract_tasks(m, target, options)) {
+        for (const auto& t : extract_tasks(m, target, tuned)) {
             if (t.static_shapes && t.variants.empty()) kernels.emplace(t.workload, t.function);
         }
     }
@@ -60,7 +67,7 @@ CostModelDataset cost_model_dataset(const std::vector<graph::IRModule>& models,
             std::vector<float> f;
             try {
                 f = replayed_features(*kernels.at(workload), r->schedule);
-            } catch (const UserError&) {
+            } catch (const std::exception&) {
                 ++d.skipped;  // a schedule of an older computation of this workload
                 continue;
             }

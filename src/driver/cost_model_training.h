@@ -6,8 +6,10 @@
 //
 // A record's features are those of its program as the search sees them (program_features of
 // the loops its schedule makes, replayed on the computation of its workload's kernel), so the
-// models must be the ones the records were measured on: a record whose workload is no kernel of
-// them, or whose schedule no longer applies, is skipped and counted.
+// models must be the ones the records were measured on — compiled with the layouts and
+// algorithms the records themselves choose, as anvil tune's kernel phase made them: a record
+// whose workload is no kernel of them, or whose schedule no longer applies, is skipped and
+// counted.
 #pragma once
 
 #include <string>

@@ -49,7 +49,7 @@ struct TuneOptions {
     // kernel of static shapes, knobs or not; tune/sketch/). Graph choices (layouts,
     // algorithms) are template tasks either way.
     std::string search = "template";
-    // The auto-scheduler's starting cost model (a file an XGBoost model was saved to); "" for
+    // The auto-scheduler's starting cost model (a file anvil train-cost-model saved); "" for
     // none, the model then learns from this run's measurements alone.
     std::string cost_model;
     int early_stopping = 0;  // per task: trials without improvement before it stops (0: off)

@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <set>
-#include <thread>
+#include <map>
 
 #include "driver/lower_graph.h"
 #include "support/error.h"
+#include "support/large_stack.h"
 
 namespace anvil::driver {
 
@@ -173,15 +173,14 @@ void TuningSession::add_task(TuneTask task) {
 
 void TuningSession::add_program_task(TaskState& st) {
     const std::string target = target_.str();
-    FunctionComputation computation = function_computation(*st.task.function);
+    // Building the computation recurses over the function's expressions: on a large stack.
+    FunctionComputation computation =
+        call_with_large_stack([&] { return function_computation(*st.task.function); });
     tune::SearchKernel kernel;
     kernel.task = st.task.workload;
     kernel.inputs = computation.inputs;
     kernel.outputs = computation.outputs;
     kernel.target.vector_lanes = std::max(1, make_lower_context(target_).vector_bits / 32);
-    kernel.target.cores = options_.measure.threads > 0
-                              ? options_.measure.threads
-                              : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
     st.search = std::make_unique<tune::EvolutionarySearch>(kernel, cost_model_,
                                                            options_.seed + tasks_.size());
     // Earlier measurements (the records file's, then the cache's): the default configuration,
@@ -189,24 +188,36 @@ void TuningSession::add_program_task(TaskState& st) {
     std::vector<tune::TuningRecord> cached;
     if (cache_) cached = cache_->records(st.task.workload, target, &summary_.warnings);
     const tune::Config default_config = tune::default_config(st.task.space);
-    std::set<std::string> seen;
-    int programs = 0;
+    // One record per program ("" for the default), a success over a failure; in the order met.
+    std::map<std::string, std::pair<const tune::TuningRecord*, bool>> chosen;  // and from_file
+    std::vector<std::string> order;
     auto consider = [&](const tune::TuningRecord& r, bool from_file) {
         if (r.workload != st.task.workload || r.target != target) return;
         const bool program = r.search == tune::SearchKind::program;
         if (!program && tune::config_of_values(st.task.space, r.config) != default_config) return;
-        if (!seen.insert(program ? te::print_record(r.schedule) : std::string()).second) return;
-        if (!from_file && writer_) writer_->append(r);
-        const double cost = r.ok() ? r.mean_cost() : kInf;
-        note_result(st, !program, cost);
-        best_.add(r);
-        if (program) {
-            st.search->resume(r.schedule, cost);
-            ++programs;
+        const std::string key = program ? te::print_record(r.schedule) : std::string();
+        auto [at, fresh] = chosen.emplace(key, std::make_pair(&r, from_file));
+        if (fresh) {
+            order.push_back(key);
+        } else if (r.ok() &&
+                   (!at->second.first->ok() || r.mean_cost() < at->second.first->mean_cost())) {
+            at->second = {&r, from_file};
         }
     };
     for (const auto& r : prior_) consider(r, true);
     for (const auto& r : cached) consider(r, false);
+    int programs = 0;
+    for (const auto& key : order) {
+        const auto& [r, from_file] = chosen.at(key);
+        const bool program = r->search == tune::SearchKind::program;
+        const double cost = r->ok() ? r->mean_cost() : kInf;
+        // A program of an older computation of this workload does not apply: not a result.
+        if (program && !st.search->resume(r->schedule, cost)) continue;
+        if (!from_file && writer_) writer_->append(*r);
+        note_result(st, !program, cost);
+        best_.add(*r);
+        programs += program;
+    }
     if (cache_ && programs >= kTunedTrials && st.progress.best_cost > 0) {
         st.progress.from_cache = true;
         st.progress.done = true;

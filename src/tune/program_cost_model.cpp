@@ -27,6 +27,7 @@ ProgramCostModel::ProgramCostModel(uint64_t seed)
     : pretrained_(CostObjective::rank, seed), online_(CostObjective::rank, seed) {}
 
 void ProgramCostModel::load_pretrained(const std::string& path) {
+    std::lock_guard<std::mutex> lock(mutex_);
     pretrained_.load(path);
     if (pretrained_.width() != program_feature_width()) {
         user_error() << "the cost model '" << path << "' was trained on " << pretrained_.width()
@@ -40,6 +41,8 @@ void ProgramCostModel::add(const std::string& task, const std::vector<std::vecto
                            const std::vector<double>& costs) {
     ANVIL_CHECK(rows.size() == costs.size())
         << rows.size() << " rows, " << costs.size() << " costs";
+    if (rows.empty()) return;  // an empty group would reach XGBoost
+    std::lock_guard<std::mutex> lock(mutex_);
     TaskData& t = tasks_[task];
     for (size_t i = 0; i < rows.size(); ++i) {
         ANVIL_CHECK(static_cast<int>(rows[i].size()) == program_feature_width())
@@ -78,6 +81,7 @@ void ProgramCostModel::retrain() {
 
 std::optional<std::vector<float>> ProgramCostModel::predict(
     const std::vector<std::vector<float>>& rows) {
+    std::lock_guard<std::mutex> lock(mutex_);
     if (measured_ >= trained_on_ + kRetrainEvery || (!online_trained_ && measured_ > trained_on_)) {
         retrain();
     }

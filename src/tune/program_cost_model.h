@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,7 +38,10 @@ public:
     // Scores (higher: faster) of feature rows; nullopt while the model knows nothing.
     std::optional<std::vector<float>> predict(const std::vector<std::vector<float>>& rows);
 
-    size_t measured() const { return measured_; }
+    size_t measured() const {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return measured_;
+    }
 
 private:
     void retrain();
@@ -46,6 +50,9 @@ private:
         std::vector<float> rows;  // row-major
         std::vector<double> costs;
     };
+    // Searches running on several threads may share one model (Python's tuning loops release
+    // the GIL): every public call holds it.
+    mutable std::mutex mutex_;
     std::map<std::string, TaskData> tasks_;
     XgbCostModel pretrained_;
     XgbCostModel online_;

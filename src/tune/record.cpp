@@ -104,9 +104,10 @@ TuningRecord record_from_json(const json& j) {
     if (!j.is_object()) bad("not a JSON object");
     const json& version = field(j, "version");
     if (!is_int64(version)) bad("field 'version' is not an integer");
-    if (version.get<int64_t>() != kRecordVersion)
+    if (version.get<int64_t>() < kRecordVersion || version.get<int64_t>() > kProgramRecordVersion)
         bad("record format version " + std::to_string(version.get<int64_t>()) +
-            ", this Anvil reads version " + std::to_string(kRecordVersion));
+            ", this Anvil reads versions " + std::to_string(kRecordVersion) + " to " +
+            std::to_string(kProgramRecordVersion));
     TuningRecord r;
     r.workload = string_field(j, "workload");
     r.target = string_field(j, "target");
@@ -119,6 +120,11 @@ TuningRecord record_from_json(const json& j) {
         if (!kind) bad("unknown search '" + it->get<std::string>() + "'");
         r.search = *kind;
     }
+    if (version.get<int64_t>() == kProgramRecordVersion && r.search != SearchKind::program) {
+        bad("a version " + std::to_string(kProgramRecordVersion) +
+            " record is an auto-scheduler record (\"search\": \"auto\")");
+    }
+    r.version = static_cast<int>(version.get<int64_t>());
     r.costs = costs_from_json(field(j, "costs"));
     std::string error = string_field(j, "error");
     auto e = parse_measure_error(error);
@@ -163,7 +169,8 @@ std::optional<SearchKind> parse_search_kind(const std::string& name) {
 }
 
 nlohmann::json record_to_json(const TuningRecord& r) {
-    json j{{"version", r.version},
+    const int version = r.search == SearchKind::program ? kProgramRecordVersion : kRecordVersion;
+    json j{{"version", version},
            {"workload", r.workload},
            {"target", r.target},
            {"config", r.config},

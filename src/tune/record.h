@@ -32,6 +32,10 @@
 namespace anvil::tune {
 
 inline constexpr int kRecordVersion = 1;
+// Auto-scheduler records are version 2, so that an Anvil that predates them skips them (it would
+// read one as a template record with an empty configuration: its defaults, at the program's
+// cost). Version 1 records with "search": "auto" (written before) are read too.
+inline constexpr int kProgramRecordVersion = 2;
 // The Anvil version records are stamped with.
 inline constexpr const char* kAnvilVersion = "0.1.0";
 
@@ -47,11 +51,11 @@ const char* search_kind_name(SearchKind k);  // "template", "auto"
 std::optional<SearchKind> parse_search_kind(const std::string& name);
 
 struct TuningRecord {
-    int version = kRecordVersion;
-    std::string workload;         // canonical workload key
-    std::string target;           // Target::str()
-    te::KnobValues config;        // every knob of the space, resolved
-    te::ScheduleRecord schedule;  // the primitives the configuration produced (or the program)
+    int version = kRecordVersion;  // as read; writing uses the version of the record's search
+    std::string workload;          // canonical workload key
+    std::string target;            // Target::str()
+    te::KnobValues config;         // every knob of the space, resolved
+    te::ScheduleRecord schedule;   // the primitives the configuration produced (or the program)
     SearchKind search = SearchKind::config;
     std::vector<double> costs;  // seconds per run, one per repeat; empty on error
     MeasureError error = MeasureError::none;

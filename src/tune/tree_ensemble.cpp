@@ -37,14 +37,23 @@ int int_field(const json& j, const char* name, const std::string& source,
     return static_cast<int>(x);
 }
 
+// A number within `limit` in magnitude (so that it is a finite float, and sums of leaves stay
+// finite: a NaN or infinite score would leave the search's ranking undefined).
 float float_field(const json& j, const char* name, const std::string& source,
-                  const std::string& where) {
+                  const std::string& where, double limit) {
     const json& v = field(j, name, source, where);
     if (!v.is_number()) bad(source, where + ": '" + name + "' is not a number");
     const double x = v.get<double>();
-    if (!std::isfinite(x)) bad(source, where + ": '" + name + "' is not finite");
+    if (!std::isfinite(x) || std::fabs(x) > limit) {
+        bad(source,
+            where + ": '" + name + "' is not a finite number within " + std::to_string(limit));
+    }
     return static_cast<float>(x);
 }
+
+// Leaves of a ranking model are small (XGBoost's are steps of eta times a gradient ratio).
+constexpr double kMaxLeaf = 1e6;
+constexpr double kMaxThreshold = 1e30;
 
 }  // namespace
 
@@ -115,14 +124,14 @@ TreeEnsemble TreeEnsemble::from_json(const json& j, const std::string& source) {
             if (!node.is_object()) bad(source, at + " is not an object");
             TreeNode& n = tree[k];
             if (node.contains("leaf")) {
-                n.leaf = float_field(node, "leaf", source, at);
+                n.leaf = float_field(node, "leaf", source, at, kMaxLeaf);
                 continue;
             }
             n.feature = int_field(node, "feature", source, at);
             if (n.feature < 0 || n.feature >= e.num_features) {
                 bad(source, at + ": feature " + std::to_string(n.feature) + " out of range");
             }
-            n.threshold = float_field(node, "threshold", source, at);
+            n.threshold = float_field(node, "threshold", source, at, kMaxThreshold);
             for (auto [name, child] : {std::pair{"yes", &n.yes}, std::pair{"no", &n.no},
                                        std::pair{"missing", &n.missing}}) {
                 *child = int_field(node, name, source, at);
@@ -150,19 +159,24 @@ TreeEnsemble TreeEnsemble::from_xgboost_dump(const std::vector<std::string>& tre
             const int index = static_cast<int>(tree.size());
             tree.emplace_back();
             if (node.contains("leaf")) {
-                tree[index].leaf = node["leaf"].get<float>();
+                tree[index].leaf = node.at("leaf").get<float>();
                 return index;
             }
-            const std::string split = node["split"].get<std::string>();
+            const std::string split = node.at("split").get<std::string>();
             ANVIL_CHECK(split.size() > 1 && split[0] == 'f') << "xgboost split '" << split << "'";
             const int feature = std::stoi(split.substr(1));
-            const float threshold = node["split_condition"].get<float>();
-            const int yes_id = node["yes"].get<int>(), no_id = node["no"].get<int>(),
-                      missing_id = node["missing"].get<int>();
+            ANVIL_CHECK(feature >= 0 && feature < num_features)
+                << "xgboost split on feature " << feature << " of " << num_features;
+            const float threshold = node.at("split_condition").get<float>();
+            const int yes_id = node.at("yes").get<int>(), no_id = node.at("no").get<int>(),
+                      missing_id = node.at("missing").get<int>();
             std::map<int, int> renumbered;
-            for (const auto& child : node["children"]) {
-                renumbered[child["nodeid"].get<int>()] = visit(child);
+            for (const auto& child : node.at("children")) {
+                renumbered[child.at("nodeid").get<int>()] = visit(child);
             }
+            ANVIL_CHECK(renumbered.count(yes_id) && renumbered.count(no_id) &&
+                        renumbered.count(missing_id))
+                << "xgboost dump: a split's child is not among its children";
             TreeNode& n = tree[index];
             n.feature = feature;
             n.threshold = threshold;

@@ -37,7 +37,8 @@ struct TreeEnsemble {
     nlohmann::json to_json() const;
     // UserError naming `source` for anything but a well-formed ensemble: an unknown format or
     // version, a feature index out of range, a child that is no node of its tree or not below
-    // its parent (a cycle), a non-finite value.
+    // its parent (a cycle), a value that is not finite or is out of range (leaves within 1e6, so
+    // that every prediction is finite).
     static TreeEnsemble from_json(const nlohmann::json& j, const std::string& source);
     // The trees of XGBoost's JSON dump (XGBoosterDumpModelEx, one JSON text per tree).
     static TreeEnsemble from_xgboost_dump(const std::vector<std::string>& trees, int num_features);

@@ -86,6 +86,7 @@ void XgbCostModel::train_from(const XgbCostModel& base, std::span<const float> f
     ANVIL_CHECK(base.trained()) << "train_from an untrained model";
     TreeEnsemble trees = base.ensemble();
     const size_t width = static_cast<size_t>(trees.num_features);
+    ANVIL_CHECK(features.size() % width == 0) << features.size() << " values in rows of " << width;
     std::vector<float> margins;
     for (size_t r = 0; r * width < features.size(); ++r) {
         margins.push_back(trees.predict(features.subspan(r * width, width)));

@@ -85,10 +85,15 @@ class SearchTask:
         task._pipeline = pipeline_options
         return task
 
-    def tune(self, tuning_options, search_policy=None):
+    def tune(self, tuning_options, search_policy=None, adaptive_training=False):
         """Searches schedules of this task, measuring up to tuning_options.num_measure_trials
         programs (the first: the default schedule). search_policy must be None (the
-        auto-scheduler's sketch search)."""
+        auto-scheduler's sketch search). adaptive_training (TVM: retrain the cost model less
+        often as data grows) is accepted as a bool; the model here retrains after every few
+        measurements either way, which its small size makes cheap."""
+        if not isinstance(adaptive_training, bool):
+            raise _anvil.UserError("SearchTask.tune: adaptive_training must be True or False, "
+                                   f"not {adaptive_training!r}")
         if search_policy is not None:
             raise _anvil.UserError("SearchTask.tune: search_policy is not supported (the search "
                                    "is always the sketch policy)")

@@ -173,7 +173,8 @@ class TaskScheduler:
             tes = [i for i, t in enumerate(self.tasks) if t._model_task is None]
             budget = options.num_measure_trials
             if models:
-                self._tune_models(models, budget * len(models) // len(self.tasks) if tes
+                # At least one trial: 0 would mean "no limit" to the C++ loop.
+                self._tune_models(models, max(1, budget * len(models) // len(self.tasks)) if tes
                                   else budget, options)
             for k, i in enumerate(tes):
                 share = (budget - self.ct) // (len(tes) - k)

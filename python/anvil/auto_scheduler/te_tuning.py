@@ -52,9 +52,10 @@ class TETuning:
             old = found.get(r.schedule)
             if old is None or (r.ok() and (not old.ok() or r.mean_cost() < old.mean_cost())):
                 found[r.schedule] = r
-        for r in found.values():
-            search.resume(r)
-            if r.ok():
+        for schedule, r in list(found.items()):
+            if not search.resume(r):
+                del found[schedule]  # an older computation's program: not a result
+            elif r.ok():
                 self.best_cost = min(self.best_cost, r.mean_cost())
         default = found.get("")
         if default is not None and default.ok():
@@ -98,7 +99,7 @@ class TETuning:
             model.load_pretrained(options.cost_model)
         dag = task.compute_dag
         search = _as.EvolutionarySearch(task.workload_key, dag.inputs, dag.outputs, task.target,
-                                        os.cpu_count() or 1, model, self.seed)
+                                        model, self.seed)
         default_done = self._resume(search)
         since_best = 0
         with tempfile.TemporaryDirectory(prefix="anvil-auto-scheduler-") as work:

@@ -236,9 +236,10 @@ void add_tune_command(CLI::App& app, int* status) {
                     "template (default: the knobs of the ops' schedules) or auto (the "
                     "auto-scheduler: programs generated from each kernel's computation)")
         ->check(CLI::IsMember({"template", "auto"}));
-    cmd->add_option("--cost-model", args->cost_model,
-                    "the auto search's starting cost model: a saved XGBoost model (default: the "
-                    "one shipped with Anvil; none: learn from this run alone)");
+    cmd->add_option(
+        "--cost-model", args->cost_model,
+        "the auto search's starting cost model: a file anvil train-cost-model saved (default: the "
+        "one shipped with Anvil; none: learn from this run alone)");
     cmd->add_option("--tuner", args->tuner, "xgb (default), ga, random or grid")
         ->check(CLI::IsMember({"xgb", "ga", "random", "grid"}));
     cmd->add_option("--early-stopping", args->early_stopping,

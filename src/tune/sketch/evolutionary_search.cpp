@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "support/error.h"
+#include "support/large_stack.h"
 #include "te/schedule_to_loops.h"
 #include "tune/program_features.h"
 
@@ -18,6 +20,16 @@ constexpr size_t kSeedsPerPopulation = 8;
 
 }  // namespace
 
+Ref<tir::PrimFunc> replay_program(const std::vector<te::Tensor>& inputs,
+                                  const std::vector<te::Tensor>& outputs,
+                                  const te::ScheduleRecord& record) {
+    te::Schedule sch = te::create_schedule(outputs);
+    sch.apply(record);
+    std::vector<te::Tensor> args = inputs;
+    args.insert(args.end(), outputs.begin(), outputs.end());
+    return te::schedule_to_loops(sch, args, "program");
+}
+
 EvolutionarySearch::EvolutionarySearch(SearchKernel kernel, std::shared_ptr<ProgramCostModel> model,
                                        uint64_t seed, SearchOptions options)
     : kernel_(std::move(kernel)), model_(std::move(model)), rng_(seed), options_(options) {
@@ -28,7 +40,7 @@ EvolutionarySearch::EvolutionarySearch(SearchKernel kernel, std::shared_ptr<Prog
 std::optional<Program> EvolutionarySearch::make_program(int s, Decisions decisions) {
     try {
         te::Schedule sch = te::create_schedule(kernel_.outputs);
-        realize(sketches_.at(s), decisions, sch, kernel_.target);
+        realize(sketches_.at(s), decisions, sch);
         std::vector<te::Tensor> args = kernel_.inputs;
         args.insert(args.end(), kernel_.outputs.begin(), kernel_.outputs.end());
         Ref<tir::PrimFunc> loops = te::schedule_to_loops(sch, args, "candidate");
@@ -85,19 +97,21 @@ Decisions EvolutionarySearch::mutate(const Program& p) {
             from_levels[std::uniform_int_distribution<size_t>(0, from_levels.size() - 1)(rng_)];
         int to = std::uniform_int_distribution<int>(0, slot.levels - 2)(rng_);
         if (to >= from) ++to;
-        int64_t q = 2;
-        while (f[from] % q != 0) ++q;
-        // A random prime factor, not always the smallest.
-        for (int64_t r = q + 1; r <= f[from]; ++r) {
-            if (f[from] % r == 0 && std::bernoulli_distribution(0.3)(rng_)) {
-                bool prime = true;
-                for (int64_t t = 2; t * t <= r && prime; ++t) prime = r % t != 0;
-                if (prime) {
-                    q = r;
-                    break;
-                }
+        // A random one of its prime factors (trial division up to the square root).
+        std::vector<int64_t> primes;
+        for (int64_t rest = f[from], p = 2; rest > 1;) {
+            if (p * p > rest) {
+                primes.push_back(rest);
+                break;
+            }
+            if (rest % p == 0) {
+                primes.push_back(p);
+                rest /= p;
+            } else {
+                ++p;
             }
         }
+        const int64_t q = primes[std::uniform_int_distribution<size_t>(0, primes.size() - 1)(rng_)];
         if (to == slot.levels - 1 && f[to] * q > slot.max_innermost) continue;
         f[from] /= q;
         f[to] *= q;
@@ -123,7 +137,13 @@ std::vector<float> EvolutionarySearch::scores(const std::vector<Program>& progra
     rows.reserve(programs.size());
     for (const auto& p : programs) rows.push_back(p.features);
     std::optional<std::vector<float>> predicted = model_ ? model_->predict(rows) : std::nullopt;
-    if (predicted) return *predicted;
+    if (predicted) {
+        // The sorts below need a strict order: a score that is not a number ranks last.
+        for (auto& x : *predicted) {
+            if (!std::isfinite(x)) x = std::numeric_limits<float>::lowest();
+        }
+        return *predicted;
+    }
     // No model yet: random order.
     std::vector<float> r(programs.size());
     std::uniform_real_distribution<float> u(0, 1);
@@ -132,6 +152,11 @@ std::vector<float> EvolutionarySearch::scores(const std::vector<Program>& progra
 }
 
 std::vector<Program> EvolutionarySearch::next_batch(int n) {
+    // Lowering recurses over nested expressions: on a large stack, as compiling does.
+    return call_with_large_stack([&] { return propose(n); });
+}
+
+std::vector<Program> EvolutionarySearch::propose(int n) {
     if (sketches_.empty() || n <= 0) return {};
     std::unordered_set<std::string> seen;
     std::vector<Program> population;
@@ -215,19 +240,18 @@ std::vector<Program> EvolutionarySearch::next_batch(int n) {
     return batch;
 }
 
-void EvolutionarySearch::resume(const te::ScheduleRecord& record, double cost) {
-    proposed_.insert(te::print_record(record));
-    if (!model_) return;
+bool EvolutionarySearch::resume(const te::ScheduleRecord& record, double cost) {
+    std::vector<float> features;
     try {
-        te::Schedule sch = te::create_schedule(kernel_.outputs);
-        sch.apply(record);
-        std::vector<te::Tensor> args = kernel_.inputs;
-        args.insert(args.end(), kernel_.outputs.begin(), kernel_.outputs.end());
-        model_->add(kernel_.task, {program_features(*te::schedule_to_loops(sch, args, "resumed"))},
-                    {cost});
-    } catch (const std::exception&) {
-        // A record of another computation of this workload (an older Anvil): nothing to learn.
+        features = call_with_large_stack([&] {
+            return program_features(*replay_program(kernel_.inputs, kernel_.outputs, record));
+        });
+    } catch (const UserError&) {
+        return false;  // a record of another computation of this workload (an older Anvil)
     }
+    proposed_.insert(te::print_record(record));
+    if (model_) model_->add(kernel_.task, {features}, {cost});
+    return true;
 }
 
 void EvolutionarySearch::update(const std::vector<Program>& programs,

@@ -15,6 +15,8 @@
 // one sketch (each stage's decisions from either parent) — selected by predicted score; the
 // batch is the best-scored programs never measured, plus a few random ones (ε-greedy), so a
 // wrong model cannot keep the search from ever seeing the rest of the space.
+//
+// Not thread-safe: one search is used by one thread at a time (a cost model may be shared).
 #pragma once
 
 #include <cstdint>
@@ -27,10 +29,18 @@
 
 #include "te/schedule_record.h"
 #include "te/tensor.h"
+#include "tir/stmt.h"
 #include "tune/program_cost_model.h"
 #include "tune/sketch/sketch.h"
 
 namespace anvil::tune {
+
+// The loops `record` makes on a fresh schedule of the computation (te::schedule_to_loops; before
+// the pipeline's passes, as the cost model's features see them). UserError when the record does
+// not apply to it.
+Ref<tir::PrimFunc> replay_program(const std::vector<te::Tensor>& inputs,
+                                  const std::vector<te::Tensor>& outputs,
+                                  const te::ScheduleRecord& record);
 
 // The computation of one kernel: what a fresh schedule is made from and lowered with.
 struct SearchKernel {
@@ -68,8 +78,9 @@ public:
 
     // A program an earlier run measured (a resumed run, the tuning cache): never proposed again,
     // and the cost model learns from it. (It does not seed populations: its decisions are not
-    // recorded, only its primitives.)
-    void resume(const te::ScheduleRecord& record, double cost);
+    // recorded, only its primitives.) False when the record does not apply to this computation
+    // (made by an older Anvil): the caller must not count it.
+    bool resume(const te::ScheduleRecord& record, double cost);
 
     const std::vector<Sketch>& sketches() const { return sketches_; }
     // Programs that realize() or lowering rejected (a rule bug if not zero: tests check it).
@@ -78,6 +89,7 @@ public:
     std::optional<Program> make_program(int s, Decisions decisions);
 
 private:
+    std::vector<Program> propose(int n);
     std::optional<Program> random_program();
     Decisions mutate(const Program& p);
     Decisions crossover(const Program& a, const Program& b);

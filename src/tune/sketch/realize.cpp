@@ -25,8 +25,10 @@ int64_t product(const std::vector<int64_t>& f, size_t from, size_t to) {
 
 class Realizer {
 public:
-    Realizer(const Sketch& sketch, const Decisions& d, te::Schedule& s)
-        : sketch_(sketch), d_(d), s_(s) {
+    // `reads`: per plan, the plans whose stages its stage loads.
+    Realizer(const Sketch& sketch, const Decisions& d, te::Schedule& s,
+             std::vector<std::unordered_map<int, int>> reads)
+        : reads_(std::move(reads)), sketch_(sketch), d_(d), s_(s) {
         ANVIL_CHECK(d.size() == sketch.space.slots.size())
             << "decisions for another sketch: " << d.size() << " slots, expected "
             << sketch.space.slots.size();
@@ -125,19 +127,26 @@ private:
         return out;
     }
 
-    // Fuses the first `count` of `candidates` (outermost leaves) into a parallel loop.
-    void parallelize(te::StageRef st, const std::vector<IterVarRef>& candidates, int64_t count) {
-        count = std::min<int64_t>(count, static_cast<int64_t>(candidates.size()));
-        if (count <= 0) return;
+    // Fuses the outermost of `candidates` (adjacent leaves, outer to inner) into a parallel
+    // loop, as many as hold `count` loops of more than one iteration (loops of one iteration, a
+    // batch of 1, come along but do not count: fusing only those would be a serial program).
+    // Returns how many candidates were fused (0: no parallel loop).
+    int64_t parallelize(te::StageRef st, const std::vector<IterVarRef>& candidates, int64_t count) {
+        int64_t taken = 0, counted = 0, whole = 1;
+        while (taken < static_cast<int64_t>(candidates.size()) && counted < count) {
+            const int64_t e = extent_of(candidates[taken]);
+            counted += e != 1;
+            whole *= std::max<int64_t>(1, e);
+            ++taken;
+        }
+        if (counted == 0) return 0;
         IterVarRef loop = candidates[0];
-        if (count >= 2) {
-            int64_t whole = 1;
-            for (int64_t k = 0; k < count; ++k)
-                whole *= std::max<int64_t>(1, extent_of(candidates[k]));
-            loop = st.fuse({candidates.begin(), candidates.begin() + count});
+        if (taken >= 2) {
+            loop = st.fuse({candidates.begin(), candidates.begin() + taken});
             extents_[loop.get()] = whole;
         }
         st.parallel(loop);
+        return taken;
     }
 
     void tiled_loops(int i) {
@@ -236,8 +245,7 @@ private:
         }
         std::vector<IterVarRef> outer = unit;
         outer.insert(outer.end(), by_level[0].begin(), by_level[0].end());
-        const int64_t fused = std::min<int64_t>(choice(p.parallel_slot), outer.size());
-        parallelize(cst, outer, fused);
+        const int64_t fused = parallelize(cst, outer, choice(p.parallel_slot));
         // Fusing k loops leaves k - 1 fewer before the attach point.
         const size_t at = tiles - 1 - (fused >= 2 ? fused - 1 : 0);
         attach_[reading_stage_[i]] = {consumer, cst.leaf_axes().at(at)};
@@ -435,11 +443,7 @@ private:
         }
     }
 
-public:
-    // Which plans each plan's stage reads (set before run()).
-    std::vector<std::unordered_map<int, int>> reads_;
-
-private:
+    std::vector<std::unordered_map<int, int>> reads_;  // see the constructor
     const Sketch& sketch_;
     const Decisions& d_;
     te::Schedule& s_;
@@ -452,20 +456,17 @@ private:
 
 }  // namespace
 
-void realize(const Sketch& sketch, const Decisions& decisions, te::Schedule& s,
-             const SketchTarget& target) {
+void realize(const Sketch& sketch, const Decisions& decisions, te::Schedule& s) {
     const std::vector<StageInfo> info = analyze_stages(s);
     ANVIL_CHECK(info.size() == sketch.plans.size())
         << "a sketch of " << sketch.plans.size() << " stages realized on " << info.size();
-    (void)target;  // the sketch's slots already encode the target's widths
-    Realizer r(sketch, decisions, s);
-    r.reads_.resize(info.size());
+    std::vector<std::unordered_map<int, int>> reads(info.size());
     for (size_t p = 0; p < info.size(); ++p) {
         for (size_t k = 0; k < info[p].readers.size(); ++k) {
-            r.reads_[info[p].readers[k]][static_cast<int>(p)] = info[p].reads_per_reader[k];
+            reads[info[p].readers[k]][static_cast<int>(p)] = info[p].reads_per_reader[k];
         }
     }
-    r.run();
+    Realizer(sketch, decisions, s, std::move(reads)).run();
 }
 
 }  // namespace anvil::tune

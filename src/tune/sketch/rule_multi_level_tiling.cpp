@@ -1,7 +1,7 @@
 // Rule: multi-level tiling (Ansor's "SSRSRS" structure on CPUs). A reduction whose inputs are
 // reused across its data axes (a matrix product, a convolution) has its data axes split into four
 // levels and its reduce axes into two, ordered S0 S1 R0 S2 R1 S3: the innermost S3 is the
-// register tile (its last axis the vector), R1 S2 R1 the data reused from cache, S0 the parallel
+// register tile (its last axis the vector), R0 S2 R1 the data reused from cache, S0 the parallel
 // loops. The tile sizes are decisions.
 //
 // Fusion: when the reduction's only reader is an elementwise consumer (directly or through

@@ -26,7 +26,6 @@ namespace anvil::tune {
 // What the rules know of the target.
 struct SketchTarget {
     int vector_lanes = 16;  // float32 lanes of a native vector register
-    int cores = 1;          // threads the kernel runs on
 };
 
 enum class PlanKind : uint8_t {
@@ -103,8 +102,7 @@ std::vector<int64_t> sample_tile(int64_t extent, int levels, int64_t max_innermo
 // Applies the sketch with its decisions to a fresh schedule of the same computation; the
 // schedule's record() is then the program's primitive list. UserError when a primitive is
 // invalid (a bug in a rule, or decisions of another sketch).
-void realize(const Sketch& sketch, const Decisions& decisions, te::Schedule& s,
-             const SketchTarget& target);
+void realize(const Sketch& sketch, const Decisions& decisions, te::Schedule& s);
 
 // ---- the rules (one file each) ------------------------------------------------------------
 

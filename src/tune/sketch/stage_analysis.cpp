@@ -121,9 +121,8 @@ std::vector<StageInfo> analyze_stages(const te::Schedule& s) {
         for (const Load* l : facts[i].loads) {
             for (const auto& idx : l->indices) plain = plain && plain_index(idx);
         }
-        const bool single_read = info.readers.size() == 1 && info.reads_per_reader[0] == 1 &&
-                                 !out[info.readers[0]].reduction;
-        info.strictly_inlineable = plain || single_read;
+        info.strictly_inlineable = plain;
+        info.read_once = info.readers.size() == 1 && info.reads_per_reader[0] == 1;
     }
     return out;
 }

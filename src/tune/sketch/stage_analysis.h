@@ -20,20 +20,22 @@ struct StageInfo {
     bool static_extents = true;
     std::vector<int64_t> extents;         // data axes
     std::vector<int64_t> reduce_extents;  // reduce axes
-    // A non-reduction whose inlining costs nothing extra: its loads index with plain axis
-    // variables and constants, and it calls no expensive math (exp, erf, ...) — or it has one
-    // reader, which reads it once and is not a reduction.
+    // A non-reduction whose inlining costs nothing extra wherever it goes: its loads index with
+    // plain axis variables and constants, and it calls no expensive math (exp, erf, ...).
     bool strictly_inlineable = false;
+    // A non-reduction with one reader, which loads it once: inlined, it is computed once per
+    // element of that reader (once per element unless the reader, or where the reader is
+    // inlined in turn, is a reduction: rule_inline follows the chain).
+    bool read_once = false;
     // A reduction some of whose loads do not depend on one of its data axes: the loaded values
     // are reused across that axis, which multi-level tiling keeps in cache and registers.
     bool data_reuse = false;
     // Stages (indices) whose bodies load this one, and how many loads each makes.
     std::vector<int> readers;
     std::vector<int> reads_per_reader;
-    // This stage loads `producer` with exactly its own data-axis variables, in order (or 0 for a
-    // dimension of extent 1), and has
-    // the producer's data extents: an elementwise consumer, which can be computed in the
-    // producer's tiles (set for each reader of a stage in `identity_readers` of the producer).
+    // Readers that load this stage with exactly their own data-axis variables, in order (or 0 for
+    // a dimension of extent 1), over the same data extents: elementwise consumers, which can be
+    // computed in this stage's tiles.
     std::vector<int> identity_readers;
 };
 

@@ -235,7 +235,7 @@ TEST(LoadRecords, RecordOfAnotherVersionIsSkipped) {
     TempDir dir;
     std::string path = dir / "records.jsonl";
     nlohmann::json future = record_to_json(sample_record("future"));
-    future["version"] = kRecordVersion + 1;
+    future["version"] = kProgramRecordVersion + 1;
     write_file(path, future.dump() + "\n" + record_to_line(sample_record("now")) + "\n");
     std::vector<std::string> warnings;
     auto records = load_records(path, &warnings);
@@ -243,8 +243,30 @@ TEST(LoadRecords, RecordOfAnotherVersionIsSkipped) {
     EXPECT_EQ(records[0].workload, "now");
     ASSERT_EQ(warnings.size(), 1u);
     EXPECT_EQ(warnings[0], path + ":1: record format version " +
-                               std::to_string(kRecordVersion + 1) + ", this Anvil reads version " +
-                               std::to_string(kRecordVersion) + "; line skipped");
+                               std::to_string(kProgramRecordVersion + 1) +
+                               ", this Anvil reads versions 1 to 2; line skipped");
+}
+
+TEST(Record, AutoSchedulerRecordsAreVersion2) {
+    TuningRecord r = sample_record();
+    r.search = SearchKind::program;
+    r.config.clear();
+    nlohmann::json j = record_to_json(r);
+    EXPECT_EQ(j["version"], kProgramRecordVersion);
+    EXPECT_EQ(j["search"], "auto");
+    auto back = record_from_line(j.dump());
+    ASSERT_TRUE(back.has_value());
+    EXPECT_EQ(back->search, SearchKind::program);
+    // Version 2 without "search": "auto" is no record; version 1 with it is (written before).
+    j.erase("search");
+    std::string why;
+    EXPECT_FALSE(record_from_line(j.dump(), &why).has_value());
+    EXPECT_NE(why.find("auto-scheduler"), std::string::npos) << why;
+    j["search"] = "auto";
+    j["version"] = 1;
+    back = record_from_line(j.dump());
+    ASSERT_TRUE(back.has_value());
+    EXPECT_EQ(back->search, SearchKind::program);
 }
 
 TEST(LoadRecords, MissingFileIsEmptyAndUnreadableIsAnError) {

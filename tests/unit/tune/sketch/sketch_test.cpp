@@ -60,7 +60,7 @@ void expect_close(const std::vector<std::vector<float>>& want,
     }
 }
 
-const SketchTarget kTarget{.vector_lanes = 16, .cores = 2};
+const SketchTarget kTarget{.vector_lanes = 16};
 
 // Generates the sketches, checks `expect` of them, then runs `samples` random programs of each.
 void check_sketches(const std::function<Workload()>& make, int samples,
@@ -77,7 +77,7 @@ void check_sketches(const std::function<Workload()>& make, int samples,
             te::Schedule s = te::create_schedule(w.outputs);
             std::string what = "sketch " + std::to_string(k) + ":\n" + sketches[k].describe();
             try {
-                realize(sketches[k], d, s, kTarget);
+                realize(sketches[k], d, s);
             } catch (const std::exception& e) {
                 FAIL() << what << "realize: " << e.what();
             }
