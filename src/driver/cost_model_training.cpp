@@ -106,6 +106,51 @@ CostModelDataset subset(const CostModelDataset& d, const std::function<bool(size
 // Trained once on thousands of programs: more rounds than the online model's.
 constexpr int kPretrainRounds = 300;
 
+// How well `scores` rank each task's programs of `d` (CostModelReport).
+RankingQuality ranking_quality(const CostModelDataset& d, const std::vector<float>& scores) {
+    RankingQuality q;
+    size_t row = 0, pairs = 0, ordered = 0, ranked = 0;
+    for (size_t t = 0; t < d.tasks.size(); ++t) {
+        const size_t n = d.groups[t];
+        double best = kInf, favourite = kInf;
+        float favourite_score = -std::numeric_limits<float>::infinity();
+        for (size_t i = row; i < row + n; ++i) {
+            const double ci = d.costs[i];
+            best = std::min(best, ci);
+            if (scores[i] > favourite_score) {
+                favourite_score = scores[i];
+                favourite = ci;
+            }
+            for (size_t j = i + 1; j < row + n; ++j) {
+                const double cj = d.costs[j];
+                // Pairs within 10 % of each other are measurement noise as often as not.
+                if (std::isinf(ci) || std::isinf(cj) || std::max(ci, cj) < 1.1 * std::min(ci, cj)) {
+                    continue;
+                }
+                ++pairs;
+                ordered += (ci < cj) == (scores[i] > scores[j]);
+            }
+        }
+        if (std::isfinite(best) && n >= 2) {
+            q.top1 += std::isfinite(favourite) ? best / favourite : 0;
+            double mean = 0;
+            for (size_t i = row; i < row + n; ++i) {
+                mean += std::isfinite(d.costs[i]) ? best / d.costs[i] : 0;
+            }
+            q.random_top1 += mean / n;
+            ++ranked;
+        }
+        row += n;
+    }
+    q.pair_accuracy = pairs ? static_cast<double>(ordered) / pairs : 0;
+    q.pairs = pairs;
+    if (ranked) {
+        q.top1 /= ranked;
+        q.random_top1 /= ranked;
+    }
+    return q;
+}
+
 void train(tune::XgbCostModel& model, const CostModelDataset& d) {
     model.set_rounds(kPretrainRounds);
     model.train(d.rows, tune::program_feature_width(), d.costs, d.groups);
@@ -130,36 +175,9 @@ CostModelReport train_cost_model(const CostModelDataset& data, const std::string
     if (!train_set.tasks.empty() && !test_set.tasks.empty()) {
         tune::XgbCostModel model(tune::CostObjective::rank, seed);
         train(model, train_set);
-        std::vector<float> scores = model.predict(test_set.rows);
-        size_t row = 0, pairs = 0, ordered = 0, ranked = 0;
-        double top1 = 0;
-        for (size_t t = 0; t < test_set.tasks.size(); ++t) {
-            const size_t n = test_set.groups[t];
-            double best = kInf, favourite = kInf;
-            float favourite_score = -std::numeric_limits<float>::infinity();
-            for (size_t i = row; i < row + n; ++i) {
-                const double ci = test_set.costs[i];
-                best = std::min(best, ci);
-                if (scores[i] > favourite_score) {
-                    favourite_score = scores[i];
-                    favourite = ci;
-                }
-                for (size_t j = i + 1; j < row + n; ++j) {
-                    const double cj = test_set.costs[j];
-                    if (std::isinf(ci) || std::isinf(cj) || ci == cj) continue;
-                    ++pairs;
-                    ordered += (ci < cj) == (scores[i] > scores[j]);
-                }
-            }
-            if (std::isfinite(best) && n >= 2) {
-                top1 += std::isfinite(favourite) ? best / favourite : 0;
-                ++ranked;
-            }
-            row += n;
-        }
         report.holdout_tasks = test_set.tasks.size();
-        report.holdout_pair_accuracy = pairs ? static_cast<double>(ordered) / pairs : 0;
-        report.holdout_top1 = ranked ? top1 / ranked : 0;
+        report.holdout = ranking_quality(test_set, model.predict(test_set.rows));
+        report.training = ranking_quality(train_set, model.predict(train_set.rows));
     }
     tune::XgbCostModel model(tune::CostObjective::rank, seed);
     train(model, data);

@@ -35,14 +35,23 @@ CostModelDataset cost_model_dataset(const std::vector<graph::IRModule>& models,
                                     const std::vector<tune::TuningRecord>& records,
                                     const std::string& target, const PipelineOptions& options = {});
 
+// How well a model ranks the programs of each task of a data set: the share of pairs of
+// successful programs of one task, more than 10 % apart, it orders as measured (pairs closer
+// than that are measurement noise as often as not); and the mean over tasks of (best measured
+// cost / measured cost of the program it ranks first) — 1 when its favourite is the true best —
+// next to the same mean for a favourite picked at random.
+struct RankingQuality {
+    double pair_accuracy = 0;
+    size_t pairs = 0;
+    double top1 = 0;
+    double random_top1 = 0;
+};
+
 struct CostModelReport {
     size_t rows = 0, tasks = 0;
     size_t holdout_tasks = 0;
-    // On the held-out tasks, trained without them: the share of pairs of successful programs of
-    // one task the model orders as measured, and the mean of (best measured cost / measured cost
-    // of the program the model ranks first) — 1 when its favourite is the true best.
-    double holdout_pair_accuracy = 0;
-    double holdout_top1 = 0;
+    // Of a model trained without the held-out tasks: on them, and on the tasks it was trained on.
+    RankingQuality holdout, training;
 };
 
 // Trains on the dataset and saves the model to `path`. With `holdout` > 0, first trains

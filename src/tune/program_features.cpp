@@ -93,7 +93,13 @@ enum ProgramColumn { ANVIL_PROGRAM_COLUMNS(ANVIL_X) count };
 constexpr int kStoreColumns = sc::count;
 constexpr int kAccessColumns = ac::count;
 constexpr int kGroupWidth = kStoreColumns + kAccessSlots * kAccessColumns;
-constexpr int kWidth = kStoreGroups * kGroupWidth + pc::count;
+// After the program's columns: every store and access column averaged over all stores, each
+// weighted as stores are ranked (executions x (1 + float ops)); an access column is first
+// averaged over the store's accesses. The groups above describe the heaviest stores by their
+// position in the program, which differs from kernel to kernel; these mean the same thing in
+// every kernel, which is what lets a model trained on some kernels rank the programs of another.
+constexpr int kWeightedWidth = kStoreColumns + kAccessColumns;
+constexpr int kWidth = kStoreGroups * kGroupWidth + pc::count + kWeightedWidth;
 
 double log1p2(double x) {
     return std::log2(1 + std::max(0.0, x));
@@ -667,6 +673,24 @@ std::vector<float> FeatureExtractor::row() const {
     p[pc::log_alloc_bytes] = finite(log1p2(alloc_bytes_));
     p[pc::log_unique_bytes] = finite(log1p2(unique_bytes_));
     p[pc::log_executions] = finite(log1p2(executions_));
+    float* w = p + pc::count;
+    double total = 0;
+    for (const auto& store : stores_) total += store.weight;
+    if (stores_.empty() || !(total > 0)) {
+        std::fill(w, w + kWeightedWidth, 0.0f);
+        return out;
+    }
+    std::vector<double> sums(kWeightedWidth, 0.0);
+    for (const auto& store : stores_) {
+        const double share = store.weight / total;
+        for (int j = 0; j < kStoreColumns; ++j) sums[j] += share * store.columns[j];
+        for (int s = 0; s < store.num_slots; ++s) {
+            for (int j = 0; j < kAccessColumns; ++j) {
+                sums[kStoreColumns + j] += share * store.slots[s].columns[j] / store.num_slots;
+            }
+        }
+    }
+    for (int j = 0; j < kWeightedWidth; ++j) w[j] = finite(sums[j]);
     return out;
 }
 
@@ -688,6 +712,8 @@ std::vector<std::string> make_names() {
         }
     }
     for (const char* name : program_names) names.push_back(std::string("program.") + name);
+    for (const char* name : store_names) names.push_back(std::string("weighted.") + name);
+    for (const char* name : access_names) names.push_back(std::string("weighted.access.") + name);
     return names;
 }
 

@@ -17,6 +17,10 @@
 //     the kernel. Missing slots are NaN.
 //   * program-level columns: store and loop counts, total float operations, parallel loops,
 //     bytes allocated inside the kernel, total bytes touched.
+//   * weighted columns: every store and access column averaged over all the stores, weighted as
+//     stores are ranked (an access column first averaged over the store's accesses). A store
+//     group's meaning depends on where the store sits in its kernel; these do not, which is what
+//     lets a model trained on other kernels rank a new kernel's programs.
 // Counts, sizes and products are log2(1 + x), so every value stays in a small range. Every
 // present column is finite: an extent that is not a constant (a symbolic dimension) counts as
 // 1024 wherever extents multiply, and statements or expressions the analysis does not know are
