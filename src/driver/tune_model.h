@@ -54,7 +54,7 @@ struct TuneOptions {
     std::string cost_model;
     int early_stopping = 0;  // per task: trials without improvement before it stops (0: off)
     int parallel = 1;        // candidates built at once
-    int batch_size = 8;      // candidates per scheduling step
+    int batch_size = 8;      // candidates per scheduling step (twice that for the auto search)
     tune::MeasureOption measure;
     std::string records_path;  // appended as measured; resumed from ("" none)
     std::string cache_dir;     // the tuning cache ("" none)

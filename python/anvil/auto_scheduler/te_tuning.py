@@ -113,6 +113,9 @@ class TETuning:
                 self.trials += 1
                 if first.ok():
                     self.default_cost = first.mean_cost()
+                # The default is the empty program, which a sketch can make too (every stage
+                # with simple loops and no choices taken): not to be measured again.
+                search.resume(first)
             if not self.measurer.reference_ok:
                 warnings.warn(f"tuning {task.desc}: the default schedule failed ({first.error}: "
                               f"{first.message}); without its outputs no program can be "

@@ -5,6 +5,9 @@
 //   transpose(transpose(x, p), q)  -> transpose(x, p∘q), or x when that is the identity
 //   cast(x) to x's own dtype       -> x
 //   x + 0, 0 + x, x - 0, x * 1, 1 * x, x / 1 -> x (the constant all zeros or all ones)
+//   power(x, 1) -> x;  power(x, 2) -> x * x (the variance of a layer norm: pow is a call per
+//                      element, several times slower than a vector multiply, and x * x is the
+//                      correctly rounded square that pow(x, 2) must return anyway)
 // A rewrite applies only when the result keeps the node's type (a broadcasting identity that
 // grows x stays).
 #include <numeric>
@@ -34,6 +37,9 @@ std::optional<std::vector<int64_t>> permutation(const Call& call, size_t ndim) {
 }
 
 class ExprSimplifier : public ExprMutator {
+public:
+    explicit ExprSimplifier(const PassContext& ctx) : ctx_(ctx) {}
+
 protected:
     Expr mutate_(const Call* op, const Expr& self) override {
         Expr e = ExprMutator::mutate_(op, self);
@@ -46,6 +52,7 @@ protected:
         if (name == "add" || name == "subtract" || name == "multiply" || name == "divide") {
             return simplify_identity(e, *call);
         }
+        if (name == "power") return simplify_power(e, *call);
         return e;
     }
 
@@ -105,13 +112,27 @@ private:
         if (commutes && is_unit(a) && keeps_type(b, e)) return b;
         return e;
     }
+
+    Expr simplify_power(const Expr& e, const Call& call) {
+        const Expr& x = call.args[0];
+        auto exponent = uniform_value(call.args[1]);
+        if (!exponent || !keeps_type(x, e)) return e;
+        if (*exponent == 1.0) return x;
+        const Op* multiply = find_op(ctx_, "multiply");
+        if (*exponent == 2.0 && multiply) {
+            return make_call(*multiply, {x, x}, multiply->make_default_attrs(), call.loc);
+        }
+        return e;
+    }
+
+    const PassContext& ctx_;
 };
 
 }  // namespace
 
-IRModule simplify_expr(const IRModule& m, const PassContext&) {
+IRModule simplify_expr(const IRModule& m, const PassContext& ctx) {
     return rewrite_functions(m, [&](const Ref<Function>& f) {
-        Expr body = ExprSimplifier().mutate(f->body);
+        Expr body = ExprSimplifier(ctx).mutate(f->body);
         return body.same_as(f->body) ? f : make_function(f->params, body, f->primitive, f->loc);
     });
 }

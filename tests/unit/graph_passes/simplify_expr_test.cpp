@@ -35,6 +35,20 @@ TEST(SimplifyExpr, IdentityThatBroadcastsStays) {
     EXPECT_EQ(op_names(simplify({x}, nonuniform)), (std::vector<std::string>{"multiply"}));
 }
 
+TEST(SimplifyExpr, PowerOfTwoIsASquareAndOfOneIsTheBase) {
+    auto x = tensor_var("x", {2, 3});
+    Expr square = simplify({x}, call("power", {x, constant({}, {2.0f})}));
+    EXPECT_EQ(op_names(square), (std::vector<std::string>{"multiply"}));
+    EXPECT_TRUE(square.as<Call>()->args[0].same_as(Expr(x)));
+    EXPECT_TRUE(square.as<Call>()->args[1].same_as(Expr(x)));
+    EXPECT_TRUE(simplify({x}, call("power", {x, constant({3}, {1, 1, 1})})).same_as(Expr(x)));
+    // Other exponents, and one that broadcasts x to a larger shape, stay.
+    EXPECT_EQ(op_names(simplify({x}, call("power", {x, constant({}, {3.0f})}))),
+              (std::vector<std::string>{"power"}));
+    EXPECT_EQ(op_names(simplify({x}, call("power", {x, constant({4, 2, 3}, {2.0f})}))),
+              (std::vector<std::string>{"power"}));
+}
+
 TEST(SimplifyExpr, CastToTheSameDtypeIsRemoved) {
     auto x = tensor_var("x", {3});
     auto same = make_ref<ops::CastAttrs>();  // float32
