@@ -10,6 +10,7 @@ computation. Its key names both, versioned like the keys of model kernels, so th
 apply exactly to that function called with those arguments.
 """
 from .. import _anvil
+from ..autotvm.template import check_key_arg
 
 _at = _anvil.autotvm
 _WORKLOADS = {}  # name -> function
@@ -56,21 +57,10 @@ def name_of(func):
                            "workload; decorate it with @auto_scheduler.register_workload")
 
 
-def _check_arg(name, value):
-    if isinstance(value, (tuple, list)):
-        for v in value:
-            _check_arg(name, v)
-        return
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return
-    raise _anvil.UserError(f"workload {name!r}: its arguments must be numbers, strings or tuples "
-                           f"of them (they name the workload), not {type(value).__name__}")
-
-
 def workload_key(name, args):
     """The key of workload `name` called with `args` (what its records carry)."""
     for a in args:
-        _check_arg(name, a)
+        check_key_arg(name, a, "workload")
     return f"{_at.WORKLOAD_KEY_VERSION} | te {name}(" + ", ".join(map(repr, args)) + ")"
 
 

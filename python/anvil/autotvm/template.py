@@ -61,22 +61,25 @@ def _config_stack():
     return stack
 
 
-def _check_arg(name, value):
+def check_key_arg(name, value, what="template"):
+    """Raises a UserError unless `value` (an argument of the `what` called `name`) can be part of
+    a workload key: numbers, strings, None and tuples or lists of them. The auto-scheduler's
+    registered workloads use it too."""
     if isinstance(value, (tuple, list)):
         for v in value:
-            _check_arg(name, v)
+            check_key_arg(name, v, what)
         return
     if value is None or isinstance(value, (bool, int, float, str)):
         return
-    raise _anvil.UserError(f"template {name!r}: its arguments must be numbers, strings or "
-                           f"tuples of them (they name the workload), not {type(value).__name__}")
+    raise _anvil.UserError(f"{what} {name!r}: its arguments must be numbers, strings or tuples "
+                           f"of them (they name the workload), not {type(value).__name__}")
 
 
 def workload_key(name, args):
     """The workload of a template instance: its name and arguments, versioned like the
     workload keys of model kernels."""
     for a in args:
-        _check_arg(name, a)
+        check_key_arg(name, a)
     return f"{_at.WORKLOAD_KEY_VERSION} | template {name}(" + ", ".join(map(repr, args)) + ")"
 
 
