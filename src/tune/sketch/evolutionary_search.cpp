@@ -86,8 +86,13 @@ Decisions EvolutionarySearch::mutate(const Program& p) {
         d[k][0] = v;
         return d;
     }
-    // Move one prime factor of a level to another level.
+    // A tile is sampled afresh one time in four (the only way to change how far an awkward
+    // extent is padded); otherwise one prime factor of a level moves to another level.
     auto& f = d[k];
+    if (std::bernoulli_distribution(0.25)(rng_)) {
+        f = sample_tile(slot.extent, slot.levels, slot.max_innermost, rng_, slot.vector_width);
+        return d;
+    }
     for (int attempt = 0; attempt < 8; ++attempt) {
         std::vector<int> from_levels;
         for (int lv = 0; lv < slot.levels; ++lv) {

@@ -10,11 +10,12 @@
 //   }
 //
 // Each batch: a population of random programs and the best measured ones evolves for a few
-// generations — mutations of one decision (a tile factor moved between levels, the unroll depth,
-// the parallel loops, a compute location, the vector width) and crossovers of two programs of
-// one sketch (each stage's decisions from either parent) — selected by predicted score; the
-// batch is the best-scored programs never measured, plus a few random ones (ε-greedy), so a
-// wrong model cannot keep the search from ever seeing the rest of the space.
+// generations — mutations of one decision (a tile factor moved between levels or a tile sampled
+// afresh, the unroll depth, the parallel loops, a compute location, the vector width) and
+// crossovers of two programs of one sketch (each stage's decisions from either parent) —
+// selected by predicted score; the batch is the best-scored programs never measured, plus a few
+// random ones (ε-greedy), so a wrong model cannot keep the search from ever seeing the rest of
+// the space.
 //
 // Not thread-safe: one search is used by one thread at a time (a cost model may be shared).
 #pragma once

@@ -38,8 +38,8 @@ enum class PlanKind : uint8_t {
 };
 const char* plan_kind_name(PlanKind k);
 
-// One decision of a sketch: a tile (factors for `levels` levels whose product is `extent`, the
-// innermost at most `max_innermost`) or a choice among `options` alternatives.
+// One decision of a sketch: a tile (factors for `levels` levels whose product is `extent`, or a
+// little more for an awkward extent, the innermost at most `max_innermost`) or a choice among `options` alternatives.
 struct DecisionSlot {
     enum class Kind : uint8_t { Tile, Choice } kind = Kind::Choice;
     int64_t extent = 1;  // Tile
@@ -95,11 +95,18 @@ std::vector<Sketch> generate_sketches(const te::Schedule& s, const SketchTarget&
 // Random decisions for a sketch.
 Decisions sample_decisions(const Sketch& sketch, std::mt19937_64& rng);
 
-// A random factorization of `extent` into `levels` factors (outer to inner) whose innermost is
-// at most `max_innermost`. With a `vector_width` dividing `extent`, the innermost is most often
-// (4 in 5) a multiple of it: a random tile of 1024 rarely is, and a partial vector wastes lanes.
+// A random tile of `extent` in `levels` levels (outer to inner factors) whose innermost is at
+// most `max_innermost`. The factors multiply to `extent`, or, for an awkward extent (below),
+// half of the time to a little more: the loops overshoot and the tail is guarded. With a
+// `vector_width` dividing that product, the innermost is most often (4 in 5) a multiple of it: a
+// random tile of 1024 rarely is, and a partial vector wastes lanes.
 std::vector<int64_t> sample_tile(int64_t extent, int levels, int64_t max_innermost,
                                  std::mt19937_64& rng, int64_t vector_width = 0);
+
+// Whether perfect tiles of `extent` leave the inner levels poor: a vector axis that is no whole
+// number of vectors, or an extent over 32 without a divisor from 4 to 32 (197 = ViT's tokens: a
+// register tile of rows would be 1 or 197).
+bool awkward_extent(int64_t extent, int64_t vector_width);
 
 // Applies the sketch with its decisions to a fresh schedule of the same computation; the
 // schedule's record() is then the program's primitive list. UserError when a primitive is

@@ -148,6 +148,38 @@ TEST(Sketch, EpilogueIsComputedInTheTiles) {
     });
 }
 
+TEST(Sketch, AwkwardExtentsArePaddedAndGuarded) {
+    // 37 rows (prime), 33 columns (two vectors and a lane), 41-long reduction (prime): half of
+    // the tiles overshoot the extent; the tails must be guarded, in the product and in the
+    // epilogue computed in its tiles.
+    auto make = [] {
+        Workload w = matmul(37, 33, 41);
+        Tensor bias = te::placeholder({33}, DataType::float32(), "bias");
+        Tensor C = w.outputs[0];
+        Tensor relu = te::compute(
+            {37, 33}, [&](PrimExpr i, PrimExpr j) { return max(C(i, j) + bias(j), 0.0f); },
+            "relu");
+        return Workload{{w.inputs[0], w.inputs[1], bias}, {relu}};
+    };
+    check_sketches(make, 24);
+    // Some of those programs were padded (the tiles do not all multiply to the extents).
+    Workload w = make();
+    const auto sketches = generate_sketches(te::create_schedule(w.outputs), kTarget);
+    std::mt19937_64 rng(42);
+    int padded = 0;
+    for (int n = 0; n < 24; ++n) {
+        const Decisions d = sample_decisions(sketches[0], rng);
+        for (size_t k = 0; k < d.size(); ++k) {
+            const auto& slot = sketches[0].space.slots[k];
+            if (slot.kind != DecisionSlot::Kind::Tile) continue;
+            int64_t p = 1;
+            for (int64_t f : d[k]) p *= f;
+            padded += p != slot.extent;
+        }
+    }
+    EXPECT_GT(padded, 0);
+}
+
 TEST(Sketch, EpilogueReadingAUnitDimensionAtZeroIsFused) {
     // Broadcasting ops index a dimension of extent 1 with the constant 0.
     auto make = [] {
@@ -285,16 +317,27 @@ TEST(Sketch, ElementwiseChain) {
     });
 }
 
-TEST(Sketch, SampledTilesMultiplyToTheExtent) {
+TEST(Sketch, SampledTilesCoverTheExtent) {
     std::mt19937_64 rng(3);
     for (int64_t extent : {1, 2, 7, 64, 96, 197, 768, 3072}) {
+        int padded = 0;
         for (int n = 0; n < 50; ++n) {
             auto f = sample_tile(extent, 4, 64, rng);
             ASSERT_EQ(f.size(), 4u);
             int64_t p = 1;
             for (auto x : f) p *= x;
-            EXPECT_EQ(p, extent);
             EXPECT_LE(f.back(), 64);
+            EXPECT_GE(p, extent);
+            // Only an awkward extent is padded, and by at most an eighth.
+            if (!awkward_extent(extent, 0)) {
+                EXPECT_EQ(p, extent);
+            }
+            EXPECT_LE((p - extent) * 8, extent);
+            padded += p != extent;
+        }
+        if (extent == 197) {
+            EXPECT_GT(padded, 10);
+            EXPECT_LT(padded, 40);
         }
     }
     // A vector width makes the innermost level a multiple of it most of the time.
@@ -305,6 +348,25 @@ TEST(Sketch, SampledTilesMultiplyToTheExtent) {
         multiples += f[3] % 16 == 0;
     }
     EXPECT_GT(multiples, 140);
+    // A vector axis that is no whole number of vectors is padded to whole vectors.
+    int whole_vectors = 0;
+    for (int n = 0; n < 200; ++n) {
+        auto f = sample_tile(197, 4, 64, rng, 16);
+        const int64_t p = f[0] * f[1] * f[2] * f[3];
+        EXPECT_GE(p, 197);
+        whole_vectors += p != 197 && f[3] % 16 == 0;
+    }
+    EXPECT_GT(whole_vectors, 50);
+}
+
+TEST(Sketch, AwkwardExtents) {
+    EXPECT_TRUE(awkward_extent(197, 0));   // prime
+    EXPECT_TRUE(awkward_extent(394, 0));   // 2 x 197: no divisor from 4 to 32
+    EXPECT_FALSE(awkward_extent(196, 0));  // 4 x 49
+    EXPECT_FALSE(awkward_extent(31, 0));   // short: one tile
+    EXPECT_TRUE(awkward_extent(33, 16));   // two vectors and a lane
+    EXPECT_FALSE(awkward_extent(48, 16));
+    EXPECT_FALSE(awkward_extent(7, 16));   // shorter than a vector
 }
 
 }  // namespace
