@@ -2,9 +2,10 @@
 """The transformer models of the auto-scheduler benchmark (bench/README.md), generated here
 rather than committed (tens of megabytes each):
 
-    /usr/bin/python3 bench/models/generate_transformers.py [OUT_DIR]
+    /usr/bin/python3 bench/models/generate_transformers.py [OUT_DIR [MODEL...]]
 
-OUT_DIR (default bench/models/generated, ignored by git) gets one directory per model, in the
+OUT_DIR (default bench/models/generated, ignored by git) gets one directory per model (all of
+them, or the MODELs named), in the
 model-zoo layout tune_compare.py and compare.py read: model.onnx and test_data_set_0/ with
 input_0.pb and output_0.pb (PyTorch's output on a fixed random input).
 
@@ -14,6 +15,8 @@ input_0.pb and output_0.pb (PyTorch's output on a fixed random input).
   tokens: every kernel shape of BERT-base, a sixth of its time.
 - vit_s16: a ViT-S/16 (torchvision's VisionTransformer: 224x224 image, 16x16 patches, 12 layers,
   d=384, 6 heads, MLP 1536).
+- vit_b16: ViT-B/16 (torchvision's vit_b_16: 12 layers, d=768, 12 heads, MLP 3072; 330 MB), the
+  model of the issues' "percent of the FMA peak" figures.
 
 The weights are random (fixed seeds): the benchmark measures time, not accuracy. None of these
 shapes is in the cost model's training set (data/cost_model/generate_workloads.py), so the
@@ -37,9 +40,10 @@ def encoder(d_model, heads, ff, layers, tokens, activation):
     return torch.nn.TransformerEncoder(layer, layers).eval(), torch.randn(1, tokens, d_model)
 
 
-def vit_s16():
+def vit(num_heads, hidden_dim, mlp_dim):
     model = torchvision.models.VisionTransformer(image_size=224, patch_size=16, num_layers=12,
-                                                 num_heads=6, hidden_dim=384, mlp_dim=1536)
+                                                 num_heads=num_heads, hidden_dim=hidden_dim,
+                                                 mlp_dim=mlp_dim)
     # torchvision zero-initializes the classifier, which would make every output 0 and the
     # test data check nothing.
     torch.nn.init.normal_(model.heads.head.weight, std=0.02)
@@ -49,7 +53,8 @@ def vit_s16():
 MODELS = {
     "encoder_d256_t128": lambda: encoder(256, 4, 1024, 2, 128, "relu"),
     "bert_base_2l_t128": lambda: encoder(768, 12, 3072, 2, 128, "gelu"),
-    "vit_s16": vit_s16,
+    "vit_s16": lambda: vit(6, 384, 1536),
+    "vit_b16": lambda: vit(12, 768, 3072),
 }
 
 
@@ -69,7 +74,12 @@ def save(out, name, model, x):
 
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "generated")
-    for name, make in MODELS.items():
+    names = sys.argv[2:] or list(MODELS)
+    unknown = [n for n in names if n not in MODELS]
+    if unknown:
+        sys.exit(f"unknown model {', '.join(unknown)}; the models: {', '.join(MODELS)}")
+    for name in names:
+        make = MODELS[name]
         torch.manual_seed(0)
         model, x = make()
         save(out, name, model, x)

@@ -105,6 +105,9 @@ struct TuneSummary {
     // auto-scheduler's sketches, evolution and cost model; the template tuners'), that is
     // everything but building and measuring.
     double search_s = 0;
+    // Of the rest: building candidates (lowering, LLVM) and measuring them (child processes).
+    double build_s = 0;
+    double measure_s = 0;
     std::vector<std::string> warnings;  // unreadable record lines
     // The best successful record of every task (measured now, resumed or cached).
     std::shared_ptr<tune::BestRecords> best;

@@ -70,6 +70,8 @@ TuneSummary TuningSession::run() {
     summary_.final = progress();
     summary_.mean_trial_s = trials_ ? build_and_measure_s_ / trials_ : 0;
     summary_.search_s = search_s_;
+    summary_.build_s = build_s_;
+    summary_.measure_s = build_and_measure_s_ - build_s_;
     summary_.best = std::make_shared<tune::BestRecords>(best_);
     return summary_;
 }
@@ -328,6 +330,7 @@ void TuningSession::step(TaskState& t) {
     }
     Clock::time_point batch_start = Clock::now();
     std::vector<Candidate> built = build(t, std::move(proposed));
+    build_s_ += seconds_since(batch_start);
     std::vector<tune::TuningRecord> records;
     std::vector<tune::Config> configs;
     std::vector<double> config_costs, program_costs;

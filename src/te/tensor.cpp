@@ -2,10 +2,24 @@
 
 #include <unordered_set>
 
+#include "ir/analyzer.h"
 #include "ir/expr_functor.h"
 #include "support/error.h"
 
 namespace anvil::te {
+
+namespace {
+
+// An extent written as arithmetic of constants (a Winograd tile count, (56 + 3) / 4 * ...) as
+// the constant it is: schedules, bound inference and the auto-scheduler's rules read extents
+// with as_const_int, and took such an axis for a symbolic one. Symbolic extents stay as written.
+PrimExpr folded_extent(const PrimExpr& e) {
+    if (as_const_int(e)) return e;
+    PrimExpr s = simplify(e);
+    return as_const_int(s) ? s : e;
+}
+
+}  // namespace
 
 PlaceholderOp::PlaceholderOp(std::string n, std::vector<PrimExpr> shape, DataType dtype,
                              SourceLoc l)
@@ -115,6 +129,7 @@ Tensor compute(std::vector<PrimExpr> shape, const ComputeFn& fn, const std::stri
             user_error(loc) << "compute '" << name << "': dimension " << shape[d]
                             << " is not an integer";
         }
+        shape[d] = folded_extent(shape[d]);
         if (auto* v = as_const_int(shape[d]); v && *v < 0) {
             user_error(loc) << "compute '" << name << "': dimension " << d << " has extent " << *v
                             << "; extents must not be negative";
@@ -176,6 +191,7 @@ Ref<IterVar> reduce_axis(PrimExpr extent, const std::string& name) {
 }
 
 Ref<IterVar> reduce_axis(Range range, const std::string& name) {
+    range.extent = folded_extent(range.extent);
     if (auto* v = as_const_int(range.extent); v && *v <= 0) {
         user_error() << "reduce_axis '" << name << "' has extent " << *v << "; it must be positive";
     }

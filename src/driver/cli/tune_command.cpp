@@ -149,12 +149,15 @@ void print_table(const driver::TuneSummary& s) {
         if (t.graph_choice()) continue;  // costs counted again in the kernels they choose
         untuned += t.weight * (t.default_cost > 0 ? t.default_cost : t.best_cost);
     }
+    auto share = [&](double seconds) {
+        return s.final.elapsed_s > 0 ? 100 * seconds / s.final.elapsed_s : 0.0;
+    };
     std::printf(
         "estimated kernel time: %.3f ms untuned, %.3f ms tuned; %d trials in %s "
-        "(%.3f s per trial; search %.0f%% of the time)\n",
+        "(%.3f s per trial; search %.0f%% of the time, building %.0f%%, measuring %.0f%%)\n",
         untuned * 1e3, s.final.estimated_latency_s * 1e3, s.final.trials,
-        format_seconds(s.final.elapsed_s).c_str(), s.mean_trial_s,
-        s.final.elapsed_s > 0 ? 100 * s.search_s / s.final.elapsed_s : 0.0);
+        format_seconds(s.final.elapsed_s).c_str(), s.mean_trial_s, share(s.search_s),
+        share(s.build_s), share(s.measure_s));
 }
 
 int run_tune(const TuneArgs& a) {

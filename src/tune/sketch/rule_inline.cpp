@@ -4,7 +4,9 @@
 // reader, through any stages inlined in turn, is no reduction). Any other non-reduction stage
 // that is not an output (padding, packing, an exp read twice or inside a reduction) may be
 // inlined or kept with loops of its own; both sketches are made and the search measures which is
-// faster.
+// faster — except that a stage of many loads (a Winograd input transform reads 36 elements) is
+// never inlined into a reduction that reuses its values: it would be recomputed for every reuse
+// (once per output channel), which no tile size makes up for.
 #include "tune/sketch/sketch.h"
 
 namespace anvil::tune {
@@ -24,6 +26,22 @@ bool computed_once_inlined(const SketchState& state, int i, const RuleContext& c
     return false;  // the chain reaches a stage read twice: inlined, this one repeats
 }
 
+// Loads per element above which a stage is not worth recomputing for each reuse.
+constexpr int kMaxRecomputedLoads = 4;
+
+// Whether stage i's value, inlined, would end up in a reduction that reuses it (directly, or
+// through readers inlined in turn).
+bool feeds_reusing_reduction(const SketchState& state, int i, const RuleContext& ctx) {
+    for (int reader : ctx.info[i].readers) {
+        if (ctx.info[reader].reduction && ctx.info[reader].data_reuse) return true;
+        if (state.sketch.plans[reader].kind == PlanKind::Inline &&
+            feeds_reusing_reduction(state, reader, ctx)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 }  // namespace
 
 std::vector<SketchState> rule_inline(const SketchState& state, int i, const RuleContext& ctx) {
@@ -34,6 +52,7 @@ std::vector<SketchState> rule_inline(const SketchState& state, int i, const Rule
     if (info.strictly_inlineable || computed_once_inlined(state, i, ctx)) return {inlined};
     SketchState own = state;
     own.sketch.plans[i].kind = PlanKind::Simple;
+    if (info.loads > kMaxRecomputedLoads && feeds_reusing_reduction(state, i, ctx)) return {own};
     return {inlined, own};
 }
 

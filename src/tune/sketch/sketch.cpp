@@ -101,6 +101,35 @@ int single_reader(const Sketch& sketch, int i, const RuleContext& ctx) {
     }
 }
 
+// Loads per element of stage i's body once the stages inlined into it are substituted (each
+// load of an inlined stage becomes that stage's loads).
+int64_t loads_with_inlined(const Sketch& sketch, const RuleContext& ctx, int i) {
+    int64_t n = ctx.info[i].loads;
+    for (size_t p = 0; p < ctx.info.size(); ++p) {
+        if (sketch.plans[p].kind != PlanKind::Inline) continue;
+        const auto& readers = ctx.info[p].readers;
+        for (size_t k = 0; k < readers.size(); ++k) {
+            if (readers[k] != i) continue;
+            const int64_t each = loads_with_inlined(sketch, ctx, static_cast<int>(p));
+            n = std::min<int64_t>(n + ctx.info[p].reads_per_reader[k] * (each - 1), 1 << 20);
+        }
+    }
+    return n;
+}
+
+// The unroll steps (a prefix of kUnrollSteps) a stage of `loads` loads per element may take:
+// the unrolled body stays within kMaxUnrolledLoads. A Winograd transform (36 loads, each
+// guarded where padding is inlined) unrolled 64 times made LLVM's instruction combiner run for
+// many minutes on one candidate, time no tuning budget can interrupt.
+int unroll_options(int64_t loads) {
+    int n = 1;  // no unrolling, always
+    while (n < static_cast<int>(std::size(kUnrollSteps)) &&
+           kUnrollSteps[n] * std::max<int64_t>(1, loads) <= kMaxUnrolledLoads) {
+        ++n;
+    }
+    return n;
+}
+
 }  // namespace
 
 void assign_slots(Sketch& sketch, const RuleContext& ctx) {
@@ -132,7 +161,8 @@ void assign_slots(Sketch& sketch, const RuleContext& ctx) {
                     p.fusion_level_slot = choice_slot(sketch, plan, 2, "fusion level");
                 }
                 p.parallel_slot = choice_slot(sketch, plan, ndata + 1, "parallel");
-                p.unroll_slot = choice_slot(sketch, plan, std::size(kUnrollSteps), "unroll");
+                p.unroll_slot = choice_slot(
+                    sketch, plan, unroll_options(loads_with_inlined(sketch, ctx, plan)), "unroll");
                 break;
             case PlanKind::Simple:
             case PlanKind::Rfactor: {
@@ -148,7 +178,8 @@ void assign_slots(Sketch& sketch, const RuleContext& ctx) {
                 p.vector_slot =
                     choice_slot(sketch, plan, static_cast<int>(p.vector_factors.size()), "vector");
                 p.parallel_slot = choice_slot(sketch, plan, ndata + 1, "parallel");
-                p.unroll_slot = choice_slot(sketch, plan, std::size(kUnrollSteps), "unroll");
+                p.unroll_slot = choice_slot(
+                    sketch, plan, unroll_options(loads_with_inlined(sketch, ctx, plan)), "unroll");
                 if (!info.output && single_reader(sketch, plan, ctx) >= 0) {
                     p.location_slot = choice_slot(sketch, plan, 1 + kMaxLocations, "location");
                 }

@@ -39,7 +39,8 @@ enum class PlanKind : uint8_t {
 const char* plan_kind_name(PlanKind k);
 
 // One decision of a sketch: a tile (factors for `levels` levels whose product is `extent`, or a
-// little more for an awkward extent, the innermost at most `max_innermost`) or a choice among `options` alternatives.
+// little more for an awkward extent, the innermost at most `max_innermost`) or a choice among
+// `options` alternatives.
 struct DecisionSlot {
     enum class Kind : uint8_t { Tile, Choice } kind = Kind::Choice;
     int64_t extent = 1;  // Tile
@@ -86,6 +87,9 @@ using Decisions = std::vector<std::vector<int64_t>>;
 // (Ansor's CPU steps go to 512; here a 512-fold body made LLVM's loop vectorizer analysis run
 // for many minutes on one ViT candidate, compile time the tuning budget cannot interrupt.)
 inline constexpr int64_t kUnrollSteps[] = {0, 16, 64};
+// The most loads an unrolled body may make (the step times the stage's loads per element, those
+// of stages inlined into it included): stages of many loads are unrolled less, or not at all.
+inline constexpr int64_t kMaxUnrolledLoads = 512;
 
 // Every sketch of the computation whose outputs a fresh schedule `s` holds (at least one when
 // it has a computed stage; at most `max_sketches`).

@@ -73,6 +73,7 @@ std::vector<StageInfo> analyze_stages(const te::Schedule& s) {
             info.reduce_extents.push_back(e ? *e : 0);
         }
         facts[i] = body_facts(c->body);
+        info.loads = static_cast<int>(facts[i].loads.size());
         std::unordered_map<int, int> loads_of;
         for (const Load* l : facts[i].loads) {
             auto it = stage_of_buffer.find(l->buffer.get());

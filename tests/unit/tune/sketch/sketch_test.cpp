@@ -157,8 +157,7 @@ TEST(Sketch, AwkwardExtentsArePaddedAndGuarded) {
         Tensor bias = te::placeholder({33}, DataType::float32(), "bias");
         Tensor C = w.outputs[0];
         Tensor relu = te::compute(
-            {37, 33}, [&](PrimExpr i, PrimExpr j) { return max(C(i, j) + bias(j), 0.0f); },
-            "relu");
+            {37, 33}, [&](PrimExpr i, PrimExpr j) { return max(C(i, j) + bias(j), 0.0f); }, "relu");
         return Workload{{w.inputs[0], w.inputs[1], bias}, {relu}};
     };
     check_sketches(make, 24);
@@ -301,6 +300,78 @@ TEST(Sketch, PaddedConvolution) {
     });
 }
 
+TEST(Sketch, TransformOfManyLoadsIsNotRecomputedPerReuse) {
+    // A Winograd-like input transform: each element combines 6 input elements (a stencil with
+    // floor-divided indices). Inlined into the product, it would be recomputed for every
+    // output column; it keeps loops of its own. Its extent is written as constant arithmetic
+    // (the way tile counts are), which must read as the constant it is.
+    auto make = [] {
+        Tensor X = te::placeholder({20, 12}, DataType::float32(), "X");
+        Tensor W = te::placeholder({12, 24}, DataType::float32(), "W");
+        const PrimExpr four = make_int(DataType::int32(), 4);
+        PrimExpr rows = floordiv(make_int(DataType::int32(), 20) + 3, four) * four;
+        EXPECT_EQ(as_const_int(rows), nullptr);  // not folded as it is written
+        Tensor T = te::compute(
+            {rows, 12},
+            [&](PrimExpr i, PrimExpr k) {
+                PrimExpr acc = make_float(DataType::float32(), 0.0);
+                for (int t = 0; t < 6; ++t) {
+                    PrimExpr r = floormod(floordiv(i, four) * four + t, 20);
+                    acc = acc + X(r, k) * static_cast<float>(t + 1);
+                }
+                return acc;
+            },
+            "transform");
+        auto r = te::reduce_axis(12, "r");
+        Tensor C = te::compute(
+            {20, 24},
+            [&](PrimExpr i, PrimExpr j) { return te::sum(T(i, r->var) * W(r->var, j), {r}); }, "C");
+        return Workload{{X, W}, {C}};
+    };
+    check_sketches(make, 6, [](const std::vector<Sketch>& s) {
+        EXPECT_EQ(s.size(), 2u);  // the product tiled with or without a cache
+        for (const auto& k : s) {
+            EXPECT_NE(k.describe().find("transform: simple"), std::string::npos) << k.describe();
+            EXPECT_NE(k.describe().find("C: tiled"), std::string::npos) << k.describe();
+        }
+    });
+}
+
+TEST(Sketch, BodiesOfManyLoadsAreUnrolledLess) {
+    // An unrolled body's loads stay within kMaxUnrolledLoads: a 40-tap stencil (through an
+    // inlined 2-tap step: 80 loads) is not unrolled, a 3-tap one is (up to 64 iterations).
+    auto make = [](int taps) {
+        Tensor X = te::placeholder({256}, DataType::float32(), "X");
+        Tensor Y = te::compute(
+            {200}, [&](PrimExpr i) { return X(i) + X(i + 1); }, "pairs");
+        Tensor Z = te::compute(
+            {160},
+            [&](PrimExpr i) {
+                PrimExpr acc = Y(i);
+                for (int t = 1; t < taps; ++t) acc = acc + Y(i + t);
+                return acc;
+            },
+            "stencil");
+        return Workload{{X}, {Z}};
+    };
+    auto unroll_options = [](const Sketch& s) {
+        for (const auto& slot : s.space.slots) {
+            if (slot.what == "unroll stencil") return slot.options;
+        }
+        return -1;
+    };
+    for (int taps : {40, 3}) {
+        Workload w = make(taps);
+        const auto sketches = generate_sketches(te::create_schedule(w.outputs), kTarget);
+        ASSERT_EQ(sketches.size(), 2u);  // pairs inlined or not
+        for (const auto& s : sketches) {
+            // 40 taps: 40 or 80 loads, over 512 / 16; 3 taps: 3 or 6 loads, within 512 / 64.
+            EXPECT_EQ(unroll_options(s), taps == 40 ? 1 : 3) << taps << " taps\n" << s.describe();
+        }
+    }
+    check_sketches([&] { return make(40); }, 4);
+}
+
 TEST(Sketch, ElementwiseChain) {
     auto make = [] {
         Tensor A = te::placeholder({7, 33}, DataType::float32(), "A");
@@ -366,7 +437,7 @@ TEST(Sketch, AwkwardExtents) {
     EXPECT_FALSE(awkward_extent(31, 0));   // short: one tile
     EXPECT_TRUE(awkward_extent(33, 16));   // two vectors and a lane
     EXPECT_FALSE(awkward_extent(48, 16));
-    EXPECT_FALSE(awkward_extent(7, 16));   // shorter than a vector
+    EXPECT_FALSE(awkward_extent(7, 16));  // shorter than a vector
 }
 
 }  // namespace
