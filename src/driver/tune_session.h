@@ -127,7 +127,7 @@ private:
     tune::BestRecords best_;
     int trials_ = 0;
     double build_and_measure_s_ = 0;
-    double build_s_ = 0;    // of build_and_measure_s_: in build()
+    double build_s_ = 0;   // of build_and_measure_s_: in build()
     double search_s_ = 0;  // in propose() and the searches' updates
     std::atomic<int> next_id_{0};
     std::mutex args_mutex_;
