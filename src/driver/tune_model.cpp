@@ -83,6 +83,8 @@ void run_phase(const std::function<std::vector<TuneTask>(const TuneOptions&, dou
     all.final.budget_s = whole.time_budget_s;
     all.mean_trial_s = mean;
     all.search_s = done->search_s + s.search_s;
+    all.build_s = done->build_s + s.build_s;
+    all.measure_s = done->measure_s + s.measure_s;
     all.warnings.insert(all.warnings.begin(), done->warnings.begin(), done->warnings.end());
     if (done->best) all.best->add_all(*done->best);
     // The curve is the kernels' estimate: graph-choice phases estimate nothing.

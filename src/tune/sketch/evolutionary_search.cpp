@@ -86,8 +86,9 @@ Decisions EvolutionarySearch::mutate(const Program& p) {
         d[k][0] = v;
         return d;
     }
-    // A tile is sampled afresh one time in four (the only way to change how far an awkward
-    // extent is padded); otherwise one prime factor of a level moves to another level.
+    // A tile is sampled afresh one time in four (a longer jump than moving one factor, and the
+    // only way to change how far an awkward extent is padded); otherwise one prime factor of a
+    // level moves to another level.
     auto& f = d[k];
     if (std::bernoulli_distribution(0.25)(rng_)) {
         f = sample_tile(slot.extent, slot.levels, slot.max_innermost, rng_, slot.vector_width);

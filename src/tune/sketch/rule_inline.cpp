@@ -4,7 +4,8 @@
 // reader, through any stages inlined in turn, is no reduction). Any other non-reduction stage
 // that is not an output (padding, packing, an exp read twice or inside a reduction) may be
 // inlined or kept with loops of its own; both sketches are made and the search measures which is
-// faster — except that a stage of many loads (a Winograd input transform reads 36 elements) is
+// faster — except that a stage of many loads (a Winograd input transform: 36 elements, hundreds
+// of loads as its select chain is written) is
 // never inlined into a reduction that reuses its values: it would be recomputed for every reuse
 // (once per output channel), which no tile size makes up for.
 #include "tune/sketch/sketch.h"

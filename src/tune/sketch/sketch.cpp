@@ -118,9 +118,9 @@ int64_t loads_with_inlined(const Sketch& sketch, const RuleContext& ctx, int i) 
 }
 
 // The unroll steps (a prefix of kUnrollSteps) a stage of `loads` loads per element may take:
-// the unrolled body stays within kMaxUnrolledLoads. A Winograd transform (36 loads, each
-// guarded where padding is inlined) unrolled 64 times made LLVM's instruction combiner run for
-// many minutes on one candidate, time no tuning budget can interrupt.
+// the unrolled body stays within kMaxUnrolledLoads. A Winograd transform (hundreds of loads
+// as written, guarded where padding is inlined) unrolled 64 times made LLVM's instruction combiner
+// run for many minutes on one candidate, time no tuning budget can interrupt.
 int unroll_options(int64_t loads) {
     int n = 1;  // no unrolling, always
     while (n < static_cast<int>(std::size(kUnrollSteps)) &&
@@ -274,21 +274,21 @@ bool awkward_extent(int64_t extent, int64_t vector_width) {
 namespace {
 
 // `extent` rounded up to a multiple of a random small tile: on a vector axis to whole vectors
-// (one, or two or four when that wastes at most an eighth), else to a multiple of 2…32 that
-// wastes at most an eighth. `extent` itself when no multiple qualifies.
+// (one when that wastes at most half, two or four when at most an eighth: 33 -> 48, 197 ->
+// 208 or 224), else to a multiple of 2…32 that wastes at most an eighth. `extent` itself when no
+// multiple qualifies.
 int64_t padded_extent(int64_t extent, std::mt19937_64& rng, int64_t vector_width) {
     std::vector<int64_t> options;
-    auto offer = [&](int64_t m, bool always) {
+    auto offer = [&](int64_t m, bool vector) {
         const int64_t padded = (extent + m - 1) / m * m;
-        if (padded == extent || (!always && (padded - extent) * 8 > extent)) return;
+        if (padded == extent || (padded - extent) * (vector ? 2 : 8) > extent) return;
         if (std::find(options.begin(), options.end(), padded) == options.end()) {
             options.push_back(padded);
         }
     };
     if (vector_width > 1 && extent % vector_width != 0) {
         offer(vector_width, true);
-        offer(2 * vector_width, false);
-        offer(4 * vector_width, false);
+        for (int64_t m : {2 * vector_width, 4 * vector_width}) offer(m, false);
     } else {
         for (int64_t m : {2, 3, 4, 6, 8, 12, 16, 32}) offer(m, false);
     }

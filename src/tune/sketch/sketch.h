@@ -101,7 +101,8 @@ Decisions sample_decisions(const Sketch& sketch, std::mt19937_64& rng);
 
 // A random tile of `extent` in `levels` levels (outer to inner factors) whose innermost is at
 // most `max_innermost`. The factors multiply to `extent`, or, for an awkward extent (below),
-// half of the time to a little more: the loops overshoot and the tail is guarded. With a
+// half of the time to more (at most an eighth more, or half to make whole vectors): the
+// loops overshoot and the tail is guarded. With a
 // `vector_width` dividing that product, the innermost is most often (4 in 5) a multiple of it: a
 // random tile of 1024 rarely is, and a partial vector wastes lanes.
 std::vector<int64_t> sample_tile(int64_t extent, int levels, int64_t max_innermost,

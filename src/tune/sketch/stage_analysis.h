@@ -27,7 +27,8 @@ struct StageInfo {
     // element of that reader (once per element unless the reader, or where the reader is
     // inlined in turn, is a reduction: rule_inline follows the chain).
     bool read_once = false;
-    // Loads its body makes per element (of placeholders and stages alike).
+    // Loads its body makes per element (of placeholders and stages alike), as written: every
+    // arm of a select counts.
     int loads = 0;
     // A reduction some of whose loads do not depend on one of its data axes: the loaded values
     // are reused across that axis, which multi-level tiling keeps in cache and registers.
