@@ -130,36 +130,33 @@ TEST(Sketch, MatmulIsTiledWithAndWithoutCache) {
                    });
 }
 
+// A matrix product with a bias and relu epilogue, in two elementwise stages.
+Workload matmul_bias_relu(int m, int n, int k) {
+    Workload w = matmul(m, n, k);
+    Tensor bias = te::placeholder({n}, DataType::float32(), "bias");
+    Tensor C = w.outputs[0];
+    Tensor biased = te::compute(
+        {m, n}, [&](PrimExpr i, PrimExpr j) { return C(i, j) + bias(j); }, "biased");
+    Tensor relu = te::compute(
+        {m, n}, [&](PrimExpr i, PrimExpr j) { return max(biased(i, j), 0.0f); }, "relu");
+    return Workload{{w.inputs[0], w.inputs[1], bias}, {relu}};
+}
+
 TEST(Sketch, EpilogueIsComputedInTheTiles) {
-    auto make = [] {
-        Workload w = matmul(32, 64, 16);
-        Tensor bias = te::placeholder({64}, DataType::float32(), "bias");
-        Tensor C = w.outputs[0];
-        Tensor biased = te::compute(
-            {32, 64}, [&](PrimExpr i, PrimExpr j) { return C(i, j) + bias(j); }, "biased");
-        Tensor relu = te::compute(
-            {32, 64}, [&](PrimExpr i, PrimExpr j) { return max(biased(i, j), 0.0f); }, "relu");
-        return Workload{{w.inputs[0], w.inputs[1], bias}, {relu}};
-    };
-    check_sketches(make, 16, [](const std::vector<Sketch>& s) {
-        ASSERT_EQ(s.size(), 1u);
-        EXPECT_EQ(s[0].describe(),
-                  "C: tiled, in the tiles of relu\nbiased: inline\nrelu: fused consumer\n");
-    });
+    check_sketches(
+        [] { return matmul_bias_relu(32, 64, 16); }, 16,
+        [](const std::vector<Sketch>& s) {
+            ASSERT_EQ(s.size(), 1u);
+            EXPECT_EQ(s[0].describe(),
+                      "C: tiled, in the tiles of relu\nbiased: inline\nrelu: fused consumer\n");
+        });
 }
 
 TEST(Sketch, AwkwardExtentsArePaddedAndGuarded) {
     // 37 rows (prime), 33 columns (two vectors and a lane), 41-long reduction (prime): half of
     // the tiles overshoot the extent; the tails must be guarded, in the product and in the
     // epilogue computed in its tiles.
-    auto make = [] {
-        Workload w = matmul(37, 33, 41);
-        Tensor bias = te::placeholder({33}, DataType::float32(), "bias");
-        Tensor C = w.outputs[0];
-        Tensor relu = te::compute(
-            {37, 33}, [&](PrimExpr i, PrimExpr j) { return max(C(i, j) + bias(j), 0.0f); }, "relu");
-        return Workload{{w.inputs[0], w.inputs[1], bias}, {relu}};
-    };
+    auto make = [] { return matmul_bias_relu(37, 33, 41); };
     check_sketches(make, 24);
     // Some of those programs were padded (the tiles do not all multiply to the extents).
     Workload w = make();
