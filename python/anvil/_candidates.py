@@ -3,7 +3,8 @@ tuning loops share (autotvm's template tasks, auto_scheduler's TE tasks).
 
 The first candidate that runs is the reference: every later candidate must reproduce its outputs
 on the same random inputs (a wrong answer is a failed trial, never a fast record). Each
-candidate runs in a child process (anvil-measure), so a crash or a hang costs one trial.
+candidate is lowered here, compiled in a child process (anvil-build, killed after the builder's
+timeout) and run in another (anvil-measure), so a crash or a hang costs one trial.
 """
 import os
 
@@ -16,12 +17,14 @@ class CandidateMeasurer:
     """Builds, measures and checks candidates for one tuning run, in the directory `work`.
 
     target: the complete target string; pipeline: (opt_level, disabled passes, checked);
-    option: an _anvil.autotvm.MeasureOption; seed: the random inputs' seed."""
+    option: an _anvil.autotvm.MeasureOption; build_timeout: seconds a build may take;
+    seed: the random inputs' seed."""
 
-    def __init__(self, target, pipeline, option, seed, work):
+    def __init__(self, target, pipeline, option, build_timeout, seed, work):
         self.target = target
         self.pipeline = pipeline
         self.option = option
+        self.build_timeout = build_timeout
         self.seed = seed
         self.work = work
         self.args = None  # the kernel's arguments, from the first candidate built
@@ -41,12 +44,16 @@ class CandidateMeasurer:
                 raise _anvil.UserError(f"the {what}'s tensors differ from those of the "
                                        "reference (the first candidate)")
             opt_level, disabled, checked = self.pipeline
-            module = _anvil.build_te(sch, tensors, self.target, "tune_kernel", opt_level,
-                                     disabled, checked)
-            module.export_library(library, "")
-        except Exception as e:  # a candidate the compiler cannot build
+            kernel = _anvil.lower(sch, tensors, "tune_kernel", self.target, opt_level, disabled,
+                                  checked)
+        except Exception as e:  # a candidate that cannot be lowered
             record.error = "compile"
             record.message = f"{type(e).__name__}: {e}"
+            return record
+        built = _at.build_in_child([kernel.astext()], self.target, library, self.build_timeout)
+        if built.error != "none":
+            record.error = built.error
+            record.message = built.message
             return record
         inputs = os.path.join(self.work, "inputs.npz")
         reference = os.path.join(self.work, "reference.npz")

@@ -18,6 +18,7 @@
 #include "support/error.h"
 #include "te/schedule.h"
 #include "te/tensor.h"
+#include "tune/build_in_child.h"
 #include "tune/measure.h"
 #include "tune/record.h"
 #include "tune/tuner.h"
@@ -73,8 +74,9 @@ tune::Config to_config(const te::ConfigSpace& space, const Choice& choice) {
 tune::MeasureError parse_error(const std::string& name) {
     auto e = tune::parse_measure_error(name);
     if (!e)
-        throw UserError("unknown measurement error kind '" + name +
-                        "'; the kinds are none, compile, runtime, timeout, wrong_answer");
+        throw UserError(
+            "unknown measurement error kind '" + name +
+            "'; the kinds are none, compile, runtime, timeout, wrong_answer, build_timeout");
     return *e;
 }
 
@@ -223,6 +225,17 @@ void bind_measure(py::module_& am) {
         .def_readonly("message", &tune::MeasureResult::message)
         .def_readonly("costs", &tune::MeasureResult::costs)
         .def_readonly("elapsed_s", &tune::MeasureResult::elapsed_s);
+    py::class_<tune::BuildResult>(am, "BuildResult")
+        .def_property_readonly("error",
+                               [](const tune::BuildResult& r) {
+                                   return std::string(tune::measure_error_name(r.error));
+                               })
+        .def_readonly("message", &tune::BuildResult::message)
+        .def_readonly("elapsed_s", &tune::BuildResult::elapsed_s);
+    am.def("build_in_child", &tune::build_in_child, py::arg("kernels"), py::arg("target"),
+           py::arg("library"), py::arg("timeout_s"), py::call_guard<py::gil_scoped_release>(),
+           "Compiles lowered kernels (their loop IR's text) into a library in an anvil-build "
+           "process killed after timeout_s (tune/build_in_child.h).");
     am.def(
         "measure_in_child",
         [](const std::string& library, const std::string& function,
@@ -276,7 +289,8 @@ void bind_records(py::module_& am) {
                 return std::string(tune::measure_error_name(r.error));
             },
             [](tune::TuningRecord& r, const std::string& e) { r.error = parse_error(e); },
-            "How the measurement failed: none, compile, runtime, timeout or wrong_answer.")
+            "How the measurement failed: none, compile, runtime, timeout, wrong_answer or "
+            "build_timeout.")
         .def_property(
             "search",
             [](const tune::TuningRecord& r) {
@@ -425,7 +439,7 @@ void bind_model_tuning(py::module_& am) {
            const tune::MeasureOption& measure, const std::string& records_path,
            const std::string& cache_dir, uint64_t seed, int opt_level,
            std::vector<std::string> disabled, bool checked, const py::object& on_progress,
-           const std::string& search, const std::string& cost_model) {
+           const std::string& search, const std::string& cost_model, double build_timeout) {
             driver::TuneOptions o;
             o.target = target;
             o.trials = trials;
@@ -434,6 +448,7 @@ void bind_model_tuning(py::module_& am) {
             o.cost_model = cost_model;
             o.early_stopping = early_stopping;
             o.parallel = parallel;
+            o.build_timeout_s = build_timeout;
             o.batch_size = batch_size;
             o.measure = measure;
             o.records_path = records_path;
@@ -456,7 +471,7 @@ void bind_model_tuning(py::module_& am) {
         py::arg("early_stopping"), py::arg("parallel"), py::arg("batch_size"), py::arg("measure"),
         py::arg("records_path"), py::arg("cache_dir"), py::arg("seed"), py::arg("opt_level"),
         py::arg("disabled_passes"), py::arg("checked"), py::arg("on_progress"),
-        py::arg("search") = "template", py::arg("cost_model") = "",
+        py::arg("search") = "template", py::arg("cost_model") = "", py::arg("build_timeout") = 15.0,
         "Tunes model tasks (driver::tune_tasks): search \"template\" (the knobs, by `tuner`) or "
         "\"auto\" (the auto-scheduler, every kernel of static shapes, from the cost model "
         "saved in `cost_model`, \"\" for none).");

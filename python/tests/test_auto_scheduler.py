@@ -2,6 +2,7 @@
 them (alone, nested with autotvm's, or switched off), resuming, the tutorial's TE matmul, and
 the errors."""
 import json
+import warnings
 
 import numpy as np
 import pytest
@@ -246,3 +247,33 @@ def test_errors(model, tmp_path):
     with pytest.raises(anvil.UserError, match="bad_model.json"):
         auto_scheduler.TaskScheduler(tasks[:1]).tune(options)
     assert auto_scheduler.TuningOptions().cost_model == auto_scheduler.default_cost_model_path()
+
+
+def test_builder_timeout_stops_slow_builds(model, tmp_path):
+    """LocalBuilder(timeout=...) limits each candidate's compilation (in a child process): a
+    build past it is killed and recorded as a build_timeout, in TE tasks and model tasks."""
+
+    def options(log):
+        return auto_scheduler.TuningOptions(
+            num_measure_trials=2, num_measures_per_round=2, verbose=0, cost_model="none",
+            builder=auto_scheduler.LocalBuilder(timeout=1e-4),
+            runner=auto_scheduler.LocalRunner(**FAST),
+            measure_callbacks=[auto_scheduler.RecordToFile(str(log))])
+
+    task = auto_scheduler.SearchTask(func=matmul_add, args=(8, 8, 8, "float32"), target="llvm")
+    te_log = tmp_path / "te.json"
+    with pytest.warns(UserWarning, match="the default schedule failed \\(build_timeout: "
+                                         "building took longer than 0.0001 s"):
+        task.tune(options(te_log))
+    assert [line["error"] for line in _lines(te_log)] == ["build_timeout"]
+
+    mod, params = model
+    tasks, weights = auto_scheduler.extract_tasks(mod, params, "llvm")
+    model_log = tmp_path / "model.json"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # whether nothing tuned is worth a warning is not tested
+        auto_scheduler.TaskScheduler(tasks, weights).tune(options(model_log))
+    errors = {line["error"] for line in _lines(model_log)}
+    assert errors == {"build_timeout"}, errors
+    with pytest.raises(anvil.UserError, match="LocalBuilder: timeout must be a positive number"):
+        auto_scheduler.LocalBuilder(timeout=0)

@@ -1,6 +1,7 @@
 """anvil.autotvm in TVM's names: tasks from a model, the four tuners on a conv task, applying
 the best records, the tutorial's matmul template, and the errors."""
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -319,6 +320,26 @@ def test_failing_configuration_is_a_failed_trial(tmp_path):
     assert [r.config["unroll"] for r in records] == [0, 1, 2]  # the space runs out
     assert [r.error for r in records] == ["none", "none", "compile"]
     assert "ValueError: no such schedule" in records[2].message
+
+
+def test_builder_timeout_is_a_build_timeout(model_tasks, tmp_path):
+    """LocalBuilder(timeout=...) limits each candidate's compilation (a child process killed
+    past it): the trial is a BUILD_TIMEOUT, for a template task and for a model's task."""
+    option = autotvm.measure_option(builder=autotvm.LocalBuilder(timeout=1e-4),
+                                    runner=autotvm.LocalRunner(**FAST))
+    task = autotvm.task.create("tutorial/matmul", args=(16, 16, 16, "float32"), target="llvm")
+    _, tasks = model_tasks
+    for i, t in enumerate([task, tasks[1]]):
+        seen = []
+        log = tmp_path / f"{i}.json"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the default failed: tuning stops
+            autotvm.tuner.RandomTuner(t).tune(
+                n_trial=2, measure_option=option,
+                callbacks=[autotvm.callback.log_to_file(str(log)),
+                           lambda tnr, inputs, results: seen.extend(results)])
+        assert seen and all(r.error_no == autotvm.measure.MeasureErrorNo.BUILD_TIMEOUT for r in seen)
+        assert {r.error for r in autotvm.record.load_from_file(log)} == {"build_timeout"}
 
 
 def test_space_entities():

@@ -3,12 +3,13 @@
 #include <cmath>
 #include <future>
 
-#include "codegen/llvm/llvm_module.h"
 #include "driver/lower_graph.h"
 #include "driver/tune_session.h"
 #include "runtime/npz.h"
 #include "support/error.h"
 #include "support/large_stack.h"
+#include "tir/printer.h"
+#include "tune/build_in_child.h"
 
 namespace anvil::driver {
 
@@ -74,10 +75,11 @@ std::vector<Candidate> TuningSession::build(TaskState& t, std::vector<Candidate>
             variant < 0 ? std::vector<VariantKernel>{{t.task.function, t.task.args, 1}}
                         : t.task.variants.at(variant);
         try {
-            std::vector<Ref<tir::PrimFunc>> lowered_kernels;
+            // Each kernel's loop IR as text, which anvil-build compiles (tune/build_in_child.h).
+            std::vector<std::string> lowered_kernels;
             for (size_t k = 0; k < kernels.size(); ++k) {
-                // Lowering recurses over nested expressions: on a large stack, as compile
-                // does.
+                // Lowering and printing recurse over nested expressions: on a large stack, as
+                // compile does.
                 LoweredFunction lowered = call_with_large_stack([&] {
                     if (c.program) {
                         return lower_primitive_function_with_program(
@@ -92,12 +94,17 @@ std::vector<Candidate> TuningSession::build(TaskState& t, std::vector<Candidate>
                 c.inputs.push_back(&prepare_inputs(t, variant, static_cast<int>(k),
                                                    *kernels[k].function, kernels[k].args, lowered));
                 c.weights.push_back(kernels[k].weight);
-                lowered_kernels.push_back(lowered.kernel);
+                lowered_kernels.push_back(
+                    call_with_large_stack([&] { return tir::print(lowered.kernel); }));
             }
             if (lowered_kernels.empty()) return;  // nothing differs: costs nothing
-            runtime::Module mod = codegen::build_llvm(lowered_kernels, target_);
             c.library = (work_dir_ / ("candidate_" + std::to_string(next_id_++) + ".so"));
-            codegen::export_library(mod, c.library);
+            tune::BuildResult built = tune::build_in_child(lowered_kernels, target_.str(),
+                                                           c.library, options_.build_timeout_s);
+            if (!built.ok()) {
+                c.error = built.message;
+                c.build_error = built.error;
+            }
         } catch (const std::exception& e) {
             c.error = e.what();
         }
@@ -179,7 +186,7 @@ tune::TuningRecord TuningSession::measure(TaskState& t, const Candidate& c) {
     if (c.program) r.search = tune::SearchKind::program;
     r.timestamp = now_epoch();
     if (!c.error.empty()) {
-        r.error = tune::MeasureError::compile;
+        r.error = c.build_error;
         r.message = c.error;
         return r;
     }

@@ -55,6 +55,9 @@ struct TuneOptions {
     int early_stopping = 0;  // per task: trials without improvement before it stops (0: off)
     int parallel = 1;        // candidates built at once
     int batch_size = 8;      // candidates per scheduling step (twice that for the auto search)
+    // Seconds a candidate's compilation may take before its build is killed (TVM's
+    // LocalBuilder timeout): candidates compile in child processes (tune/build_in_child.h).
+    double build_timeout_s = 15;
     tune::MeasureOption measure;
     std::string records_path;  // appended as measured; resumed from ("" none)
     std::string cache_dir;     // the tuning cache ("" none)

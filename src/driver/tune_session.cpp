@@ -35,6 +35,9 @@ TuningSession::TuningSession(std::vector<TuneTask> tasks, const TuneOptions& opt
     if (options.search != "template" && options.search != "auto") {
         user_error() << "unknown search '" << options.search << "' (use template or auto)";
     }
+    if (!(options.build_timeout_s > 0)) {
+        user_error() << "the build timeout (" << options.build_timeout_s << " s) must be positive";
+    }
     work_dir_ = fs::temp_directory_path() / ("anvil-tune-" + std::to_string(::getpid()) + "-" +
                                              std::to_string(reinterpret_cast<uintptr_t>(this)));
     fs::create_directories(work_dir_);

@@ -50,9 +50,10 @@ struct Candidate {
     te::KnobValues values;
     te::ScheduleRecord schedule;  // of a one-kernel candidate
     std::string library;
-    std::vector<const KernelInputs*> inputs;  // per kernel
-    std::vector<int> weights;                 // per kernel: calls per run
-    std::string error;                        // a compile error
+    std::vector<const KernelInputs*> inputs;                       // per kernel
+    std::vector<int> weights;                                      // per kernel: calls per run
+    std::string error;                                             // why it could not be built
+    tune::MeasureError build_error = tune::MeasureError::compile;  // or build_timeout
 };
 
 // One task of the run.

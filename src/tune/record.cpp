@@ -18,7 +18,8 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kErrorNames[] = {"none", "compile", "runtime", "timeout", "wrong_answer"};
+constexpr const char* kErrorNames[] = {"none",    "compile",      "runtime",
+                                       "timeout", "wrong_answer", "build_timeout"};
 
 // Why `line` is not a record; thrown inside record_from_line only, and caught there.
 struct BadRecord {

@@ -40,7 +40,7 @@ inline constexpr int kProgramRecordVersion = 2;
 inline constexpr const char* kAnvilVersion = "0.1.0";
 
 // How a measured candidate failed ("none" when it did not).
-enum class MeasureError : uint8_t { none, compile, runtime, timeout, wrong_answer };
+enum class MeasureError : uint8_t { none, compile, runtime, timeout, wrong_answer, build_timeout };
 const char* measure_error_name(MeasureError e);
 // nullopt for an unknown name.
 std::optional<MeasureError> parse_measure_error(const std::string& name);

@@ -1,7 +1,7 @@
 """How programs are built and measured (TVM's auto_scheduler.LocalBuilder, LocalRunner).
 
-Every program runs in a fresh child process (anvil-measure), so a crash or a hang costs one
-trial; its outputs are compared with the default schedule's. Remote measurement (RPCRunner,
+Every program compiles in a fresh child process (anvil-build) and runs in another
+(anvil-measure), so a crash or a hang costs one trial; its outputs are compared with the default schedule's. Remote measurement (RPCRunner,
 LocalRPCMeasureContext) does not exist here: constructing one is a UserError, so a script
 written for it fails at once rather than measuring somewhere it did not ask for.
 """
@@ -25,9 +25,10 @@ def _positive_number(owner, name, value):
 
 
 class LocalBuilder:
-    """Builds programs on this machine: a model's tasks build n_parallel candidates at once
-    (threads; default: one per core). timeout is accepted for TVM's spelling (building has no
-    time limit); build_func must be "default"."""
+    """Builds programs on this machine: each is lowered in this process and compiled in a child
+    process (anvil-build) that is killed after `timeout` seconds (a build_timeout trial). A
+    model's tasks build n_parallel candidates at once (default: one per core); build_func must
+    be "default"."""
 
     def __init__(self, timeout=15, n_parallel=None, build_func="default"):
         self.timeout = _positive_number("LocalBuilder", "timeout", timeout)
@@ -38,7 +39,7 @@ class LocalBuilder:
                                    "(only \"default\": host libraries)")
 
     def __repr__(self):
-        return f"LocalBuilder(n_parallel={self.n_parallel})"
+        return f"LocalBuilder(timeout={self.timeout}, n_parallel={self.n_parallel})"
 
 
 class LocalRunner:

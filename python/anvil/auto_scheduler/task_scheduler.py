@@ -220,7 +220,7 @@ class TaskScheduler:
             cpp_tasks, target, "xgb", trials, options.early_stopping or 0,
             options.builder.n_parallel, options.num_measures_per_round, options.runner._cpp(),
             files[0], "", 1, opt_level, disabled, checked, on_progress, search="auto",
-            cost_model=options.cost_model)
+            cost_model=options.cost_model, build_timeout=float(options.builder.timeout))
         mirror.copy_new()
         for problem in summary.warnings:
             warnings.warn(problem, stacklevel=4)

@@ -104,7 +104,8 @@ class TETuning:
         since_best = 0
         with tempfile.TemporaryDirectory(prefix="anvil-auto-scheduler-") as work:
             self.measurer = CandidateMeasurer(task.target, task._pipeline,
-                                              options.runner._cpp(), self.seed, work)
+                                              options.runner._cpp(),
+                                              float(options.builder.timeout), self.seed, work)
             # The default comes first: its outputs are the reference (measured again for them
             # alone, not a trial, when an earlier run recorded it).
             first = self._measure(None)

@@ -1,8 +1,9 @@
 """How candidates are built and measured (TVM's autotvm.measure_option, LocalBuilder,
 LocalRunner), and what a tuner reports to its callbacks (MeasureInput, MeasureResult).
 
-Every candidate runs in a fresh child process (anvil-measure), so a crash or a hang costs one
-trial, never the tuning session: `timeout` seconds after it starts, a run is killed.
+Every candidate compiles in a fresh child process (anvil-build) and runs in another
+(anvil-measure), so a crash or a hang costs one trial, never the tuning session: a build is
+killed after the builder's `timeout` seconds, a run after the runner's.
 """
 from .. import _anvil
 
@@ -16,9 +17,9 @@ def _positive_int(owner, name, value, minimum=1):
 
 
 class LocalBuilder:
-    """Builds candidates in this process. n_parallel: candidates of a model task built at once
-    (threads; default 1). Building has no time limit (timeout is accepted for TVM's spelling and
-    must be positive); running has, see LocalRunner."""
+    """Builds candidates on this machine: each is lowered in this process and compiled in a
+    child process (anvil-build) that is killed after `timeout` seconds (a BUILD_TIMEOUT
+    trial). n_parallel: candidates of a model task built at once (default 1)."""
 
     def __init__(self, timeout=10, n_parallel=None):
         if not isinstance(timeout, (int, float)) or timeout <= 0:
@@ -64,7 +65,7 @@ class MeasureOption:
         return (f"measure_option(number={r.number}, repeat={r.repeat}, "
                 f"min_repeat_ms={r.min_repeat_ms}, timeout={r.timeout}, "
                 f"enable_cpu_cache_flush={r.enable_cpu_cache_flush}, "
-                f"n_parallel={self.builder.n_parallel})")
+                f"build timeout={self.builder.timeout}, n_parallel={self.builder.n_parallel})")
 
 
 def measure_option(builder=None, runner=None, number=1, repeat=3, min_repeat_ms=0, timeout=10,
@@ -105,6 +106,7 @@ _ERROR_NO = {
     "runtime": MeasureErrorNo.RUNTIME_DEVICE,
     "wrong_answer": MeasureErrorNo.WRONG_ANSWER,
     "timeout": MeasureErrorNo.RUN_TIMEOUT,
+    "build_timeout": MeasureErrorNo.BUILD_TIMEOUT,
 }
 
 

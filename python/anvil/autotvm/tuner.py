@@ -116,7 +116,8 @@ class Tuner:
                 [task._model_task], task.target, self.kind, n_trial, early_stopping,
                 option.builder.n_parallel, batch_size, option._cpp(), path,
                 "" if cache_dir is None else os.fspath(cache_dir), self.seed, opt_level,
-                disabled, checked, on_progress, search="template", cost_model="")
+                disabled, checked, on_progress, search="template", cost_model="",
+                build_timeout=float(option.builder.timeout))
             self._report(tail.read_new(), others)  # a record taken from the cache
         for problem in summary.warnings:
             warnings.warn(problem, stacklevel=3)
@@ -159,6 +160,7 @@ class _TemplateSession:
         self.tuner = tuner
         self.task = tuner.task
         self.option = option._cpp()
+        self.build_timeout = float(option.builder.timeout)
         self.callbacks = callbacks
         self.measurer = None  # made with the run's work directory
 
@@ -174,7 +176,8 @@ class _TemplateSession:
         trials, since_best, best = 0, 0, self.tuner.best_cost
         with tempfile.TemporaryDirectory(prefix="anvil-autotvm-") as work:
             self.measurer = CandidateMeasurer(self.task.target, self.task._pipeline,
-                                              self.option, self.tuner.seed, work)
+                                              self.option, self.build_timeout, self.tuner.seed,
+                                              work)
             if resumed and search.has_next():
                 # The default's outputs are the reference of every candidate: measured again
                 # for them alone (not a trial, not a record).

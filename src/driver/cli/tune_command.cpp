@@ -2,7 +2,8 @@
 //            [--search template|auto] [--cost-model FILE|none]
 //            [--tuner xgb|ga|random|grid] [--early-stopping N] [--parallel P] [--threads T]
 //            [--tuning-cache DIR | --no-tuning-cache] [--number N] [--repeat R]
-//            [--min-repeat-ms MS] [--flush-cache] [--timeout S] [--input-shapes ...]
+//            [--min-repeat-ms MS] [--flush-cache] [--timeout S] [--build-timeout S]
+//            [--input-shapes ...]
 //            [--curve FILE.csv]
 //
 // Tunes every distinct kernel of the model (driver/tune_model.h) and appends each measurement to
@@ -48,6 +49,7 @@ struct TuneArgs {
     int min_repeat_ms = 10;  // a measurement of one run of a small kernel is mostly noise
     bool flush_cache = false;
     double timeout = 10;
+    double build_timeout = 15;
     std::vector<std::string> input_shapes;
     std::string params;
     std::string curve;
@@ -189,6 +191,7 @@ int run_tune(const TuneArgs& a) {
     o.measure.min_repeat_ms = a.min_repeat_ms;
     o.measure.flush_cache = a.flush_cache;
     o.measure.timeout_s = a.timeout;
+    o.build_timeout_s = a.build_timeout;
     o.measure.threads = a.threads;
     graph::IRModule m = load_model(a.model, a.input_shapes, a.params);
     ProgressPrinter printer(isatty(STDERR_FILENO));
@@ -266,6 +269,9 @@ void add_tune_command(CLI::App& app, int* status) {
     cmd->add_flag("--flush-cache", args->flush_cache,
                   "flush the CPU caches before each measurement");
     cmd->add_option("--timeout", args->timeout, "seconds a candidate may run before it is killed")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--build-timeout", args->build_timeout,
+                    "seconds a candidate may take to compile before its build is killed")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--input-shapes", args->input_shapes,
                     "input shapes, as for anvil compile (TorchScript models need them)");

@@ -246,6 +246,24 @@ TEST_F(TuneModelTest, ACandidateThatTimesOutCostsOneTrialNotTheSession) {
     for (const auto& r : records) EXPECT_EQ(r.error, tune::MeasureError::timeout);
 }
 
+TEST_F(TuneModelTest, ABuildPastItsTimeLimitCostsOneTrialNotTheSession) {
+    TuneOptions o = options(3);
+    o.build_timeout_s = 1e-4;  // no compiler starts and finishes in time
+    TuneSummary s = tune_model(parse(kModelA), o);
+    const TaskProgress* conv = conv_task(s);
+    ASSERT_NE(conv, nullptr);
+    EXPECT_GE(conv->failures, 1);
+    EXPECT_EQ(conv->best_cost, 0);
+    EXPECT_NE(conv->last_error.find("build_timeout"), std::string::npos) << conv->last_error;
+    std::vector<std::string> warnings;
+    auto records = tune::load_records(o.records_path, &warnings);
+    ASSERT_FALSE(records.empty());
+    for (const auto& r : records) EXPECT_EQ(r.error, tune::MeasureError::build_timeout);
+
+    o.build_timeout_s = 0;
+    EXPECT_THROW(tune_model(parse(kModelA), o), UserError);
+}
+
 TEST(TuneModel, CompileWarnsAndFallsBackForARecordOfAnotherSpace) {
     graph::IRModule m = parse(kModelA);
     auto tasks = extract_tasks(m, "llvm");
