@@ -52,13 +52,21 @@ void TuningSession::release_files(TaskState& t) {
 }
 
 // The default configuration's outputs, the reference of a resumed task; false when the
-// default does not build or run (the task cannot check candidates).
+// default does not build or run (the task cannot check candidates). Its time counts as building
+// and measuring (no trial).
 bool TuningSession::measure_reference(TaskState& t) {
+    auto seconds_since = [](Clock::time_point start) {
+        return std::chrono::duration<double>(Clock::now() - start).count();
+    };
+    const Clock::time_point start = Clock::now();
     Candidate c;
     c.config = tune::default_config(t.task.space);
     c.is_default = true;
     std::vector<Candidate> built = build(t, {c});
-    return measure(t, built.at(0)).ok() && t.reference_ok;
+    build_s_ += seconds_since(start);
+    const bool ok = measure(t, built.at(0)).ok() && t.reference_ok;
+    build_and_measure_s_ += seconds_since(start);
+    return ok;
 }
 
 std::vector<Candidate> TuningSession::build(TaskState& t, std::vector<Candidate> out) {

@@ -103,7 +103,9 @@ struct TuneSummary {
     // The estimated latency after every batch once every task has its baseline (the first
     // round): the tuning curve.
     std::vector<tune::CurvePoint> curve;
-    double mean_trial_s = 0;  // wall time per measured trial, building included
+    // Wall time per measured trial, building included (and the re-measured references of
+    // resumed tasks, which are no trials).
+    double mean_trial_s = 0;
     // Wall time the searches spent choosing candidates and learning from their costs (the
     // auto-scheduler's sketches, evolution and cost model; the template tuners'), that is
     // everything but building and measuring.

@@ -97,9 +97,14 @@ private:
     bool out_of_time() const;
     bool out_of_budget() const;
     bool has_next(const TaskState& t) const;
+    // After the defaults, one small batch (kWarmUpBatch programs) of every auto-scheduler task,
+    // the largest (weight x default cost) first; then pick_task decides.
+    void warm_up();
+    static constexpr int kWarmUpBatch = 4;
     TaskState* pick_task();
     std::vector<Candidate> propose(TaskState& t, int n);
-    void step(TaskState& t);
+    // One batch of the task: `batch` candidates, or the usual batch size when 0.
+    void step(TaskState& t, int batch = 0);
     void note_result(TaskState& t, bool is_default, double cost);
     TuneProgress progress() const;
 

@@ -5,9 +5,9 @@
 // that is not an output (padding, packing, an exp read twice or inside a reduction) may be
 // inlined or kept with loops of its own; both sketches are made and the search measures which is
 // faster — except that a stage of many loads (a Winograd input transform: 36 elements, hundreds
-// of loads as its select chain is written) is
-// never inlined into a reduction that reuses its values: it would be recomputed for every reuse
-// (once per output channel), which no tile size makes up for.
+// of loads as its select chain is written) is never inlined into a reduction that reuses its
+// values: it would be recomputed for every reuse (once per output channel), which no tile size
+// makes up for. Inlined into a reduction that reads each of its values once, it may be.
 #include "tune/sketch/sketch.h"
 
 namespace anvil::tune {
@@ -31,10 +31,12 @@ bool computed_once_inlined(const SketchState& state, int i, const RuleContext& c
 constexpr int kMaxRecomputedLoads = 4;
 
 // Whether stage i's value, inlined, would end up in a reduction that reuses it (directly, or
-// through readers inlined in turn).
+// through readers inlined in turn whose values that reduction reuses).
 bool feeds_reusing_reduction(const SketchState& state, int i, const RuleContext& ctx) {
-    for (int reader : ctx.info[i].readers) {
-        if (ctx.info[reader].reduction && ctx.info[reader].data_reuse) return true;
+    const StageInfo& info = ctx.info[i];
+    for (size_t k = 0; k < info.readers.size(); ++k) {
+        const int reader = info.readers[k];
+        if (info.reused_by_reader[k]) return true;
         if (state.sketch.plans[reader].kind == PlanKind::Inline &&
             feeds_reusing_reduction(state, reader, ctx)) {
             return true;

@@ -85,10 +85,13 @@ using Decisions = std::vector<std::vector<int64_t>>;
 
 // Auto-unroll steps: inner loops are unrolled while their iterations multiply to at most this.
 // (Ansor's CPU steps go to 512; here a 512-fold body made LLVM's loop vectorizer analysis run
-// for many minutes on one ViT candidate, compile time the tuning budget cannot interrupt.)
+// for many minutes on one ViT candidate. Builds are killed after the build timeout now
+// (tune/build_in_child.h), but each such candidate would still cost the whole timeout.)
 inline constexpr int64_t kUnrollSteps[] = {0, 16, 64};
 // The most loads an unrolled body may make (the step times the stage's loads per element, those
 // of stages inlined into it included): stages of many loads are unrolled less, or not at all.
+// A tile padded past its extent (awkward_extent) has its guarded tail peeled off as a second
+// copy of the loop, so such a body compiles to at most twice this.
 inline constexpr int64_t kMaxUnrolledLoads = 512;
 
 // Every sketch of the computation whose outputs a fresh schedule `s` holds (at least one when

@@ -75,20 +75,27 @@ std::vector<StageInfo> analyze_stages(const te::Schedule& s) {
         facts[i] = body_facts(c->body);
         info.loads = static_cast<int>(facts[i].loads.size());
         std::unordered_map<int, int> loads_of;
+        std::unordered_set<int> reused;  // producers whose values this reduction reuses
         for (const Load* l : facts[i].loads) {
             auto it = stage_of_buffer.find(l->buffer.get());
-            if (it != stage_of_buffer.end()) ++loads_of[it->second];
-            if (info.reduction) {
-                for (const auto& iv : c->axis) {
-                    bool used = false;
-                    for (const auto& idx : l->indices) used = used || uses_var(idx, iv->var.get());
-                    if (!used) info.data_reuse = true;
+            const int producer = it != stage_of_buffer.end() ? it->second : -1;
+            if (producer >= 0) ++loads_of[producer];
+            if (!info.reduction) continue;
+            for (size_t d = 0; d < c->axis.size(); ++d) {
+                bool used = false;
+                for (const auto& idx : l->indices) {
+                    used = used || uses_var(idx, c->axis[d]->var.get());
                 }
+                if (used) continue;
+                info.data_reuse = true;
+                // An axis of extent 1 repeats nothing.
+                if (producer >= 0 && info.extents[d] != 1) reused.insert(producer);
             }
         }
         for (const auto& [producer, n] : loads_of) {
             out[producer].readers.push_back(static_cast<int>(i));
             out[producer].reads_per_reader.push_back(n);
+            out[producer].reused_by_reader.push_back(reused.count(producer) > 0);
         }
     }
     for (size_t i = 0; i < stages.size(); ++i) {

@@ -33,9 +33,12 @@ struct StageInfo {
     // A reduction some of whose loads do not depend on one of its data axes: the loaded values
     // are reused across that axis, which multi-level tiling keeps in cache and registers.
     bool data_reuse = false;
-    // Stages (indices) whose bodies load this one, and how many loads each makes.
+    // Stages (indices) whose bodies load this one, how many loads each makes, and whether it
+    // is a reduction that reuses this stage's values: a load of them does not use one of its
+    // data axes (of extent > 1), so each value is read for several of its outputs.
     std::vector<int> readers;
     std::vector<int> reads_per_reader;
+    std::vector<bool> reused_by_reader;
     // Readers that load this stage with exactly their own data-axis variables, in order (or 0 for
     // a dimension of extent 1), over the same data extents: elementwise consumers, which can be
     // computed in this stage's tiles.

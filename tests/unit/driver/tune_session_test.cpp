@@ -120,6 +120,28 @@ TEST_F(TuneSessionTest, AutoSearchTunesEveryKernelAndCompileReplaysTheBestProgra
     }
 }
 
+TEST_F(TuneSessionTest, EveryKernelGetsAWarmUpBatchBeforeTheSchedulerPicks) {
+    // After the defaults, each task's first batch is a small one (4 programs), the largest task
+    // (weight x default cost) first: with 2 tasks, 10 trials are 1 + 4 each, although a usual
+    // batch (8 here) would have gone to one of them.
+    graph::IRModule m = model();
+    TuneOptions o = options(10);
+    TuneSummary s = tune_model(m, o);
+    ASSERT_EQ(s.final.tasks.size(), 2u);
+    for (const auto& t : s.final.tasks) EXPECT_EQ(t.trials, 5) << t.name;
+    std::vector<std::string> warnings;
+    auto records = tune::load_records(o.records_path, &warnings);
+    ASSERT_EQ(records.size(), 10u);
+    const auto& first = s.final.tasks[0];
+    const auto& second = s.final.tasks[1];
+    const bool first_larger =
+        first.weight * first.default_cost >= second.weight * second.default_cost;
+    const std::string& larger = first_larger ? first.workload : second.workload;
+    for (size_t i = 2; i < 10; ++i) {
+        EXPECT_EQ(records[i].workload == larger, i < 6) << "trial " << i;
+    }
+}
+
 TEST_F(TuneSessionTest, ResumingNeverMeasuresAProgramTwice) {
     graph::IRModule m = model();
     TuneOptions o = options(14);

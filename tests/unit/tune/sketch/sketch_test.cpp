@@ -338,6 +338,71 @@ TEST(Sketch, TransformOfManyLoadsIsNotRecomputedPerReuse) {
     });
 }
 
+TEST(Sketch, TransformOfManyLoadsMayBeInlinedWhereEachValueIsReadOnce) {
+    // The same kind of transform, read by a reduction that reuses its other input (V, across
+    // rows) but reads each transformed value once: inlining recomputes nothing, so both
+    // sketches are made.
+    auto make = [] {
+        Tensor X = te::placeholder({20, 12}, DataType::float32(), "X");
+        Tensor V = te::placeholder({12}, DataType::float32(), "V");
+        Tensor T = te::compute(
+            {20, 12},
+            [&](PrimExpr i, PrimExpr k) {
+                PrimExpr acc = make_float(DataType::float32(), 0.0);
+                for (int t = 0; t < 6; ++t) acc = acc + X(floormod(i + t, 20), k);
+                return acc;
+            },
+            "transform");
+        auto r = te::reduce_axis(make_int(DataType::int32(), 12), "r");
+        Tensor C = te::compute(
+            {20, 3}, [&](PrimExpr i, PrimExpr) { return te::sum(T(i, r->var) * V(r->var), {r}); },
+            "C");
+        return Workload{{X, V}, {C}};
+    };
+    auto reused = [](const Workload& w, const std::string& stage) {
+        for (const StageInfo& s : analyze_stages(te::create_schedule(w.outputs))) {
+            if (s.name == stage) return s.reused_by_reader;
+        }
+        ADD_FAILURE() << "no stage " << stage;
+        return std::vector<bool>{};
+    };
+    // C's second axis repeats each transformed value 3 times: reused.
+    EXPECT_EQ(reused(make(), "transform"), std::vector<bool>{true});
+    EXPECT_EQ(reused(make(), "V"), std::vector<bool>{true});
+    check_sketches(make, 2, [](const std::vector<Sketch>& s) {
+        for (const auto& k : s) {
+            EXPECT_EQ(k.describe().find("transform: inline"), std::string::npos) << k.describe();
+        }
+    });
+
+    auto once = [] {
+        Tensor X = te::placeholder({20, 12}, DataType::float32(), "X");
+        Tensor V = te::placeholder({12}, DataType::float32(), "V");
+        Tensor T = te::compute(
+            {20, 12},
+            [&](PrimExpr i, PrimExpr k) {
+                PrimExpr acc = make_float(DataType::float32(), 0.0);
+                for (int t = 0; t < 6; ++t) acc = acc + X(floormod(i + t, 20), k);
+                return acc;
+            },
+            "transform");
+        auto r = te::reduce_axis(make_int(DataType::int32(), 12), "r");
+        Tensor C = te::compute(
+            {20, 1}, [&](PrimExpr i, PrimExpr) { return te::sum(T(i, r->var) * V(r->var), {r}); },
+            "C");
+        return Workload{{X, V}, {C}};
+    };
+    EXPECT_EQ(reused(once(), "transform"), std::vector<bool>{false});  // an axis of extent 1
+    EXPECT_EQ(reused(once(), "V"), std::vector<bool>{true});           // across the 20 rows
+    bool inlined = false;
+    check_sketches(once, 2, [&](const std::vector<Sketch>& s) {
+        for (const auto& k : s) {
+            inlined = inlined || k.describe().find("transform: inline") != std::string::npos;
+        }
+    });
+    EXPECT_TRUE(inlined);
+}
+
 TEST(Sketch, BodiesOfManyLoadsAreUnrolledLess) {
     // An unrolled body's loads stay within kMaxUnrolledLoads: a 40-tap stencil (through an
     // inlined 2-tap step: 80 loads) is not unrolled, a 3-tap one is (up to 64 iterations).
