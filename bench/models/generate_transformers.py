@@ -5,18 +5,20 @@ rather than committed (tens of megabytes each):
     /usr/bin/python3 bench/models/generate_transformers.py [OUT_DIR [MODEL...]]
 
 OUT_DIR (default bench/models/generated, ignored by git) gets one directory per model (the MODELs
-named, else all but vit_b16), in the
-model-zoo layout tune_compare.py and compare.py read: model.onnx and test_data_set_0/ with
-input_0.pb and output_0.pb (PyTorch's output on a fixed random input).
+named, else all but the two large ones), in the model-zoo layout tune_compare.py and compare.py
+read: model.onnx and test_data_set_0/ with input_0.pb and output_0.pb (PyTorch's output on a
+fixed random input).
 
 - encoder_d256_t128: nn.TransformerEncoder, d=256, 4 heads, FFN 1024, 2 layers, 128 tokens
   (the small encoder of the issues' tables).
 - bert_base_2l_t128: two layers of BERT-base's shape (d=768, 12 heads, FFN 3072, GELU), 128
   tokens: every kernel shape of BERT-base, a sixth of its time.
+- bert_base_t128 (only when named): BERT-base's encoder, 12 layers (440 MB), the transformer
+  issue's "BERT-base-style encoder".
 - vit_s16: a ViT-S/16 (torchvision's VisionTransformer: 224x224 image, 16x16 patches, 12 layers,
   d=384, 6 heads, MLP 1536).
-- vit_b16: ViT-B/16 (torchvision's vit_b_16: 12 layers, d=768, 12 heads, MLP 3072; 330 MB), the
-  model of the issues' "percent of the FMA peak" figures.
+- vit_b16 (only when named): ViT-B/16 (torchvision's vit_b_16: 12 layers, d=768, 12 heads, MLP
+  3072; 330 MB), the model of the issues' "percent of the FMA peak" figures.
 
 The weights are random (fixed seeds): the benchmark measures time, not accuracy. None of these
 shapes is in the cost model's training set (data/cost_model/generate_workloads.py), so the
@@ -37,7 +39,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def encoder(d_model, heads, ff, layers, tokens, activation):
     layer = torch.nn.TransformerEncoderLayer(d_model, heads, dim_feedforward=ff, dropout=0.0,
                                              activation=activation, batch_first=True)
-    return torch.nn.TransformerEncoder(layer, layers).eval(), torch.randn(1, tokens, d_model)
+    model = torch.nn.TransformerEncoder(layer, layers)
+    # TransformerEncoder copies one layer: without new weights per layer, the ONNX exporter
+    # stores one set that every layer shares (a model a twelfth of BERT-base's size).
+    for m in model.modules():
+        if isinstance(m, torch.nn.Linear):
+            m.reset_parameters()
+        elif isinstance(m, torch.nn.MultiheadAttention):
+            m._reset_parameters()
+    return model.eval(), torch.randn(1, tokens, d_model)
 
 
 def vit(num_heads, hidden_dim, mlp_dim):
@@ -53,9 +63,13 @@ def vit(num_heads, hidden_dim, mlp_dim):
 MODELS = {
     "encoder_d256_t128": lambda: encoder(256, 4, 1024, 2, 128, "relu"),
     "bert_base_2l_t128": lambda: encoder(768, 12, 3072, 2, 128, "gelu"),
+    "bert_base_t128": lambda: encoder(768, 12, 3072, 12, 128, "gelu"),
     "vit_s16": lambda: vit(6, 384, 1536),
     "vit_b16": lambda: vit(12, 768, 3072),
 }
+
+
+LARGE = ("bert_base_t128", "vit_b16")  # made only when named
 
 
 def save(out, name, model, x):
@@ -77,7 +91,7 @@ def main():
     if out in MODELS:
         sys.exit(f"{out} is a model name: give the output directory first "
                  "(bench/models/generated)")
-    names = sys.argv[2:] or [n for n in MODELS if n != "vit_b16"]
+    names = sys.argv[2:] or [n for n in MODELS if n not in LARGE]
     unknown = [n for n in names if n not in MODELS]
     if unknown:
         sys.exit(f"unknown model {', '.join(unknown)}; the models: {', '.join(MODELS)}")

@@ -92,17 +92,16 @@ function readTensor(buf) {
     return { name: t.name, tensor: new ort.Tensor(type, data, t.dims) };
 }
 
-async function main() {
-    const [model, inputDir, threads, repeat] = process.argv.slice(2);
-    if (!repeat) {
-        console.error("usage: node ort_time.js MODEL.onnx INPUT_DIR THREADS REPEAT");
-        process.exit(2);
-    }
+// A session with the settings every benchmark uses (extra: more session options, such as
+// profiling), the inputs of INPUT_DIR as its feeds, after 3 warm-up runs and the check of output
+// 0 against INPUT_DIR/output_0.pb (rtol 1e-3 atol 1e-4) when the file is there.
+async function prepare(model, inputDir, threads, extra = {}) {
     const session = await ort.InferenceSession.create(model, {
         intraOpNumThreads: Number(threads),
         interOpNumThreads: 1,
         executionMode: "sequential",
         graphOptimizationLevel: "all",
+        ...extra,
     });
     const feeds = {};
     const files = fs.readdirSync(inputDir).filter((f) => /^input_\d+\.pb$/.test(f)).sort();
@@ -111,7 +110,6 @@ async function main() {
         feeds[t.name || session.inputNames[k]] = t.tensor;
     });
     for (let i = 0; i < 3; ++i) await session.run(feeds);
-    // The result must be the model's: output 0 against INPUT_DIR/output_0.pb when it is there.
     const refPath = path.join(inputDir, "output_0.pb");
     if (fs.existsSync(refPath)) {
         const ref = readTensor(fs.readFileSync(refPath)).tensor.data;
@@ -122,6 +120,16 @@ async function main() {
         }
         if (bad) throw new Error("ONNX Runtime's output 0 differs from " + refPath);
     }
+    return { session, feeds };
+}
+
+async function main() {
+    const [model, inputDir, threads, repeat] = process.argv.slice(2);
+    if (!repeat) {
+        console.error("usage: node ort_time.js MODEL.onnx INPUT_DIR THREADS REPEAT");
+        process.exit(2);
+    }
+    const { session, feeds } = await prepare(model, inputDir, threads);
     const times = [];
     for (let i = 0; i < Number(repeat); ++i) {
         const t0 = process.hrtime.bigint();
@@ -133,7 +141,11 @@ async function main() {
     console.log(`ort median_ms=${median.toFixed(3)} min_ms=${times[0].toFixed(3)} runs=${times.length}`);
 }
 
-main().catch((e) => {
-    console.error(e.message || e);
-    process.exit(1);
-});
+module.exports = { prepare, readTensor };
+
+if (require.main === module) {
+    main().catch((e) => {
+        console.error(e.message || e);
+        process.exit(1);
+    });
+}

@@ -209,6 +209,7 @@ te::Tensor matmul_core(const std::string& name, const te::Tensor& a, const te::T
             return te::sum(read_a(i.subspan(0, nb), i[nb], k->var) * pack(idx), {k});
         },
         name + "_blocked");
+    if (nb > 0 && s.b_batch.empty()) blocked = te::set_tag(blocked, kSharedPanelsTag);
     return te::compute(
         out_shape,
         [&](std::span<const PrimExpr> i) {
@@ -336,6 +337,7 @@ void schedule_matmul_generic(te::Schedule& s, const te::Tensor& anchor,
 void schedule_matmul_x86(te::Schedule& s, const te::Tensor& anchor,
                          const std::vector<te::Tensor>& outputs, const te::ScheduleContext& ctx) {
     te::Tensor red = expect_reduction(anchor, "matmul");
+    const bool shared_panels = red.op->tag == kSharedPanelsTag;
     schedule_helper_inputs(s, red, ctx);
     int64_t work = work_of(anchor, red);
     te::Tensor out = tile_target(s, anchor, outputs, ctx);
@@ -360,23 +362,60 @@ void schedule_matmul_x86(te::Schedule& s, const te::Tensor& anchor,
     std::vector<Ref<IterVar>> outer(ax.begin(), ax.begin() + static_cast<ptrdiff_t>(batch_dims));
     auto [no, ni] = so.split(ax.back(), vb);
     outer.push_back(no);
+    // Rows of the last batch dimension stacked into the register tile (a tile of `stacked`
+    // batch entries x all M rows), or 1: the tile's rows are M's alone.
+    int64_t stacked = 1;
     if (has_rows) {
         int64_t m = extent_hint(out.shape()[nd - 2]);
-        int64_t rows = ctx.split("tile_m", m, 32, pick_register_rows(m, vb, lanes));
-        auto [mo, mi] = so.split(ax[nd - 2], rows);
+        const int64_t last_batch = batch_dims > 0 ? extent_hint(out.shape()[batch_dims - 1]) : 1;
+        // A product of few rows per batch entry whose entries share the column panels (a dense
+        // layer over [tokens, 1, features], the sequence-first layout of attention's
+        // projections) tiles rows of several entries together: M alone (1 there) leaves a tile
+        // of one row, each panel vector loaded for one multiply-add (2.3x slower).
+        const int64_t capacity = pick_register_rows(m * last_batch, vb, lanes);
+        int64_t rows_of_m = 0;  // M's split when no entries are stacked
+        if (shared_panels && last_batch > 1 && 2 * m <= capacity) {
+            // Knob: the tile's rows, all M rows of `stacked` entries (fewer than 2 entries'
+            // worth: rows of one entry).
+            int64_t rows = ctx.split("tile_m", m * last_batch, 32, capacity);
+            stacked = std::max<int64_t>(1, rows / m);
+            rows_of_m = std::min(rows, m);
+        } else {
+            rows_of_m = ctx.split("tile_m", m, 32, pick_register_rows(m, vb, lanes));
+        }
+        if (stacked == 1) {
+            auto [mo, mi] = so.split(ax[nd - 2], rows_of_m);
+            std::vector<Ref<IterVar>> order = outer;
+            order.insert(order.end(), {mo, mi, ni});
+            so.reorder(order);
+            outer.push_back(mo);
+        }
+    }
+    if (stacked > 1) {
+        // for batch..., column panel, batch entry tile: for entries, m, columns.
+        outer.pop_back();  // the panel goes after the other batch dimensions
+        Ref<IterVar> last = outer.back();
+        outer.pop_back();
+        auto [bo, bi] = so.split(last, stacked);
+        outer.insert(outer.end(), {no, bo});
         std::vector<Ref<IterVar>> order = outer;
-        order.insert(order.end(), {mo, mi, ni});
+        order.insert(order.end(), {bi, ax[nd - 2], ni});
         so.reorder(order);
-        outer.push_back(mo);
     }
     so.vectorize(ni);
     fuse_parallel(so, outer, work);
     // The accumulator lives in the innermost loop outside the tile (fusing may have replaced it).
     auto leaves = so.leaf_axes();
     te::StageRef sa = s[acc];
-    sa.compute_at(so, leaves[leaves.size() - (has_rows ? 3 : 2)]);
+    const size_t tile_loops = stacked > 1 ? 3 : (has_rows ? 2 : 1);
+    sa.compute_at(so, leaves[leaves.size() - 1 - tile_loops]);
     size_t na = aa.size();
-    sa.reorder({k, aa[na - 2], aa[na - 1]});
+    if (stacked > 1) {
+        sa.reorder({k, aa[na - 3], aa[na - 2], aa[na - 1]});
+        sa.unroll(aa[na - 3]);
+    } else {
+        sa.reorder({k, aa[na - 2], aa[na - 1]});
+    }
     sa.unroll(aa[na - 2]);
     sa.vectorize(aa[na - 1]);
 }

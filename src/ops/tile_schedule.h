@@ -25,6 +25,9 @@ inline constexpr const char* kPackedWeightTag = "packed_weight";
 inline constexpr const char* kDilatedInputTag = "dilated_input";
 inline constexpr const char* kColumnPhasesTag = "column_phases";
 inline constexpr const char* kOpStageTag = "op_stage";
+// A matrix product's blocked reduction whose batch entries all read the same column panels (b
+// has no batch dimensions: a dense layer over [tokens, 1, features]).
+inline constexpr const char* kSharedPanelsTag = "shared_panels";
 // The stages of a Winograd convolution: its input transform and its batched product.
 inline constexpr const char* kWinogradInputTag = "winograd_input";
 inline constexpr const char* kWinogradProductTag = "winograd_product";

@@ -64,7 +64,12 @@ llvm::Value* CodeGenLLVM::emit_math(const std::string& name, DataType t,
     llvm::Value* x = args[0];
     auto unary = [&](I::ID id) { return builder_.CreateUnaryIntrinsic(id, x); };
     llvm::Value* one = llvm::ConstantFP::get(x->getType(), 1.0);
-    if (name == intrin::kExp) return unary(I::exp);
+    const bool f32 = t.bits() == 32;
+    // float32 exp inline (vectorized); llvm.exp would be one libm call per lane.
+    auto exp = [&](llvm::Value* v) {
+        return f32 ? emit_exp_f32(v) : builder_.CreateUnaryIntrinsic(I::exp, v);
+    };
+    if (name == intrin::kExp) return exp(x);
     if (name == intrin::kLog) return unary(I::log);
     if (name == intrin::kSqrt) return unary(I::sqrt);
     if (name == intrin::kRsqrt) return builder_.CreateFDiv(one, unary(I::sqrt));
@@ -77,10 +82,9 @@ llvm::Value* CodeGenLLVM::emit_math(const std::string& name, DataType t,
         return builder_.CreateIntrinsic(I::fma, {x->getType()}, {x, args[1], args[2]});
     }
     if (name == intrin::kSigmoid) {
-        llvm::Value* e = builder_.CreateUnaryIntrinsic(I::exp, builder_.CreateFNeg(x));
+        llvm::Value* e = exp(builder_.CreateFNeg(x));
         return builder_.CreateFDiv(one, builder_.CreateFAdd(one, e));
     }
-    const bool f32 = t.bits() == 32;
     if (name == intrin::kTanh) return emit_libm(f32 ? "tanhf" : "tanh", t, x);
     if (name == intrin::kErf) return emit_libm(f32 ? "erff" : "erf", t, x);
     for (const char* fn :

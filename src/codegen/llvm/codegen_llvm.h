@@ -124,6 +124,7 @@ private:
     llvm::Value* emit_bitwise(const Call* op);
     llvm::Value* emit_math(const std::string& name, DataType t, std::vector<llvm::Value*> args);
     llvm::Value* emit_libm(const std::string& fname, DataType t, llvm::Value* x);
+    llvm::Value* emit_exp_f32(llvm::Value* x);  // codegen_exp.cpp
     llvm::Value* emit_cast(DataType from, DataType to, llvm::Value* v);
     llvm::Value* emit_floor_div_mod(const BinaryExpr* op, bool is_div);
     llvm::Value* bf16_to_f32(llvm::Value* v);

@@ -137,6 +137,32 @@ TEST(Dense, BatchedDataAndBiasReluTail) {
     testing::expect_close(y, want, 1e-4, "dense+add+relu");
 }
 
+// Few rows per batch entry (the sequence-first [tokens, 1, features] of attention's
+// projections): the x86 schedule stacks rows of several entries into one register tile, with a
+// guarded last tile when the entries are no multiple of it, and an epilogue computed in it.
+TEST(Dense, FewRowsPerBatchEntryShareTheRegisterTile) {
+    for (const Shape& xs : std::vector<Shape>{{37, 1, 19}, {13, 3, 19}, {2, 17, 1, 19}}) {
+        auto x = random_tensor(xs, 11), w = random_tensor({40, 19}, 12);
+        auto bias = random_tensor({40}, 13);
+        Shape shape;
+        auto want = matmul_reference(x, w, false, true, &shape);
+        for (size_t i = 0; i < want.size(); ++i) {
+            want[i] = std::max(0.0, want[i] + bias.data<float>()[i % 40]);
+        }
+        const std::string what = "dense of " + std::to_string(xs.size()) + "-D data, " +
+                                 std::to_string(xs[0]) + " entries";
+        NDArray y =
+            run_op("nn.dense", graph::NoAttrs(), {x, w}, {{"add", {bias}}, {"nn.relu", {}}});
+        EXPECT_EQ(Shape(y.shape().begin(), y.shape().end()), shape);
+        testing::expect_close(y, want, 1e-4, what);
+        NDArray packed = run_op("nn.dense_pack_weight", graph::NoAttrs(), {w});
+        ops::DensePackedAttrs a;
+        a.units = 40;
+        y = run_op("nn.dense_packed", a, {x, packed}, {{"add", {bias}}, {"nn.relu", {}}});
+        testing::expect_close(y, want, 1e-4, what + ", prepacked");
+    }
+}
+
 struct MatmulCase {
     Shape a, b;
     bool ta, tb;
