@@ -473,15 +473,20 @@ void schedule_reduce_stage(te::Schedule& s, const te::Tensor& t, const te::Sched
     if (ctx.target.is_gpu) return;
     const auto& op = static_cast<const te::ComputeOp&>(*t.op);
     te::StageRef st = s[t];
-    std::vector<Ref<IterVar>> dp = st.op_axis(), red = st.op_reduce_axis();
-    if (dp.empty()) return;  // a full reduction: one serial loop nest
-    int64_t work = 1;
+    if (st.op_axis().empty()) return;  // a full reduction: one serial loop nest
+    int64_t work = 1;  // (the partial results below, computed per row, do most of it)
     for (const auto& iv : st.leaf_axes()) work *= std::max<int64_t>(1, const_extent(iv));
     int lanes = std::max(1, ctx.target.vector_bits / std::max(8, t.dtype().bits()));
+    const bool vector_rows =
+        inner_axis_is_contiguous(op) && const_extent(st.op_axis().back()) >= lanes && lanes > 1;
+    // Not vectorized across rows: along them, when the reduction walks contiguous memory (a
+    // mean over the last axis).
+    te::Tensor partial = vector_rows ? te::Tensor() : rfactor_lanes(s, t, ctx);
+    std::vector<Ref<IterVar>> dp = st.op_axis(), red = st.op_reduce_axis();
     std::vector<Ref<IterVar>> outer(dp.begin(), dp.end() - 1);
     Ref<IterVar> inner = dp.back();
     Ref<IterVar> vector_lane;
-    if (inner_axis_is_contiguous(op) && const_extent(inner) >= lanes && lanes > 1) {
+    if (vector_rows) {
         auto [io, ii] = st.split(inner, choices.vector_width(const_extent(inner), lanes));
         outer.push_back(io);
         vector_lane = ii;
@@ -493,9 +498,8 @@ void schedule_reduce_stage(te::Schedule& s, const te::Tensor& t, const te::Sched
     } else {
         outer.push_back(inner);
     }
-    if (!choices.run_parallel(work)) return;
-    Ref<IterVar> fused = outer.size() == 1 ? outer[0] : st.fuse(outer);
-    st.parallel(fused);
+    if (choices.run_parallel(work)) st.parallel(outer.size() == 1 ? outer[0] : st.fuse(outer));
+    if (partial.op.defined()) attach_partial_results(s, t, partial);
 }
 
 // The knobs of a reduction's loops (the anchor, or the reduction it reads): none for a

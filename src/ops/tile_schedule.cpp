@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ir/analyzer.h"
+#include "ir/expr_functor.h"
 #include "ir/structural_equal.h"
 #include "ops/injective_schedule.h"
 #include "support/error.h"
@@ -325,9 +326,79 @@ void schedule_rows(te::Schedule& s, const te::Tensor& t, size_t n_outer,
     fuse_parallel(st, r.outer, r.known ? r.total : kMinParallelWork, choices);
 }
 
+namespace {
+
+bool uses_var(const PrimExpr& e, const Var* v) {
+    bool found = false;
+    pre_order_visit(e, [&](const PrimExpr& x) { found = found || x.get() == v; });
+    return found;
+}
+
+// Whether every load of `op`'s body that uses reduce axis `k` has it in its last index only, as
+// k itself or k plus terms free of it (a stride-1 walk along the row).
+bool reduces_contiguously(const te::ComputeOp& op, const Var* k) {
+    bool ok = true, any = false;
+    pre_order_visit(op.body.as<Reduce>()->source, [&](const PrimExpr& e) {
+        auto* load = e.as<Load>();
+        if (!load || load->indices.empty()) return;
+        for (size_t d = 0; d + 1 < load->indices.size(); ++d) {
+            if (uses_var(load->indices[d], k)) ok = false;
+        }
+        const PrimExpr& last = load->indices.back();
+        if (!uses_var(last, k)) return;
+        any = true;
+        auto* add = last.as<Add>();
+        const bool plain =
+            last.get() == k || (add && ((add->a.get() == k && !uses_var(add->b, k)) ||
+                                        (add->b.get() == k && !uses_var(add->a, k))));
+        ok = ok && plain;
+    });
+    return ok && any;
+}
+
+}  // namespace
+
+te::Tensor rfactor_lanes(te::Schedule& s, const te::Tensor& t, const te::ScheduleContext& ctx) {
+    if (ctx.target.is_gpu) return {};
+    auto* op = t.op.as<te::ComputeOp>();
+    te::StageRef st = s[t];
+    auto red = st.op_reduce_axis();
+    if (!op || !op->is_reduction() || red.size() != 1 || st.op_axis().empty()) return {};
+    const int lanes = std::max(1, ctx.target.vector_bits / std::max(8, t.dtype().bits()));
+    const int64_t* extent = as_const_int(red[0]->dom.extent);
+    if (lanes < 2 || !extent || *extent < 2 * lanes) return {};
+    if (!reduces_contiguously(*op, red[0]->var.get())) return {};
+    auto [ko, ki] = st.split(red[0], lanes);
+    te::Tensor partial = s.rfactor(t, ki, static_cast<int>(st.op_axis().size()));
+    te::StageRef sp = s[partial];
+    auto data = sp.op_axis();
+    std::vector<Ref<IterVar>> order(data.begin(), data.end() - 1);
+    for (const auto& iv : sp.op_reduce_axis()) order.push_back(iv);
+    order.push_back(data.back());
+    sp.reorder(order);
+    sp.vectorize(data.back());
+    return partial;
+}
+
+void attach_partial_results(te::Schedule& s, const te::Tensor& t, const te::Tensor& partial) {
+    te::StageRef st = s[t];
+    Ref<IterVar> row;
+    for (const auto& leaf : st.leaf_axes()) {
+        if (leaf->kind != IterKind::Reduce) row = leaf;
+    }
+    if (row.defined()) s[partial].compute_at(st, row);
+}
+
 void schedule_reduction_rows(te::Schedule& s, const te::Tensor& t, size_t n_outer,
                              const te::ScheduleContext& ctx, const LoopChoices& choices) {
     te::StageRef st = s[t];
+    // Reduced innermost (no contiguous inner axes after the reduced ones): vector partial
+    // results along the row.
+    te::Tensor partial;
+    bool known = true;
+    if (product(t.shape(), std::min(n_outer, t.ndim()), t.ndim(), &known) == 1 && known) {
+        partial = rfactor_lanes(s, t, ctx);
+    }
     st.compute_root();
     RowAxes r = row_axes(st, t, n_outer);
     auto red = st.op_reduce_axis();
@@ -344,6 +415,7 @@ void schedule_reduction_rows(te::Schedule& s, const te::Tensor& t, size_t n_oute
         vectorize_rows(st, r, ctx, choices);
     }
     fuse_parallel(st, r.outer, r.known ? work : kMinParallelWork, choices);
+    if (partial.op.defined()) attach_partial_results(s, t, partial);
 }
 
 namespace {

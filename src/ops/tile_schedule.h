@@ -135,9 +135,22 @@ void schedule_rows(te::Schedule& s, const te::Tensor& t, size_t n_outer,
 
 // A reduction stage at root whose data axes are `n_outer` outer axes, then inner axes that are
 // contiguous in memory: outer axes fused and parallel, reduction loops next, inner axes fused and
-// vectorized innermost (a scalar loop per row when the inner extent is 1).
+// vectorized innermost; when the inner extent is 1, the reduction itself is vectorized where it
+// can be (rfactor_lanes).
 void schedule_reduction_rows(te::Schedule& s, const te::Tensor& t, size_t n_outer,
                              const te::ScheduleContext& ctx, const LoopChoices& choices = {});
+
+// A reduction of one axis, contiguous in memory (the last index of every load that uses it) and
+// at least two vectors long (a softmax row's max and sum, a norm's mean over the last axis):
+// split by the vector width and rfactored, so that a vector of partial results accumulates the
+// row and `t` then adds (maxes) its lanes. Before it, one scalar accumulator per row carried a
+// dependency from each element to the next. Returns the partial results' tensor, vectorized and
+// with its reduction outside its lanes, to be computed inside t's row loop
+// (attach_partial_results); an undefined tensor when the reduction does not qualify. Apply before
+// anything else on t's stage.
+te::Tensor rfactor_lanes(te::Schedule& s, const te::Tensor& t, const te::ScheduleContext& ctx);
+// Computes rfactor_lanes' partial results in t's innermost data loop (per row).
+void attach_partial_results(te::Schedule& s, const te::Tensor& t, const te::Tensor& partial);
 
 // The schedule of ops built from keep-dims reductions over some axes (max, sum, mean, variance
 // with those axes of extent 1) and full-shape elementwise stages: softmax, layer_norm,

@@ -1,6 +1,9 @@
 // nn.softmax and nn.log_softmax on every axis of odd shapes against a double-precision
 // reference, with large inputs that overflow exp without the max subtraction, a fused tail and
 // the type errors.
+#include <cmath>
+#include <limits>
+
 #include "nn_op_runner.h"
 #include "ops/softmax.h"
 
@@ -50,6 +53,34 @@ TEST(Softmax, EveryAxisOfOddShapes) {
                                               std::to_string(axis) +
                                               (generic ? " generic" : " x86"));
                 }
+            }
+        }
+    }
+}
+
+// Attention's rows: 197 scores (vector partial max and sum, with a tail of 5), a third of them
+// masked to -inf (exp gives exactly 0 there).
+TEST(Softmax, LongMaskedRows) {
+    auto x = random_tensor({3, 7, 197}, 4, -30.0f, 30.0f);
+    float* p = x.data<float>();
+    for (int64_t i = 0; i < x.num_elements(); ++i) {
+        if (i % 3 == 1) p[i] = -std::numeric_limits<float>::infinity();
+    }
+    for (bool log : {false, true}) {
+        SoftmaxAttrs a;
+        NDArray y = run_op(log ? "nn.log_softmax" : "nn.softmax", a, {x});
+        auto want = softmax_reference(x, -1, log);
+        if (!log) {
+            testing::expect_close(y, want, 1e-5, "masked softmax");
+            continue;
+        }
+        // log_softmax of a masked score is -inf itself.
+        for (int64_t i = 0; i < x.num_elements(); ++i) {
+            if (i % 3 == 1) {
+                EXPECT_EQ(y.data<float>()[i], -std::numeric_limits<float>::infinity()) << i;
+            } else {
+                EXPECT_NEAR(y.data<float>()[i], want[i], 1e-4 * std::max(1.0, std::fabs(want[i])))
+                    << i;
             }
         }
     }
