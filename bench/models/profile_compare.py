@@ -29,8 +29,10 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 from compare import anvil_median, cpu_name, run  # noqa: E402
 
-# "kernel calls total_ms mean_ms share GFLOP/s MFLOP" rows of `anvil run --profile`.
-PROFILE_ROW = re.compile(r"^(\S+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)%\s+([\d.]+)\s+([\d.]+)$")
+# "kernel calls total_ms mean_ms share GFLOP/s MFLOP" rows of `anvil run --profile` ("-" for the
+# FLOP columns of a kernel whose operations it does not count).
+PROFILE_ROW = re.compile(
+    r"^(\S+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)%\s+([\d.]+|-)\s+([\d.]+|-)$")
 
 
 def anvil_profile(anvil, model_dir, so, threads, repeat):
@@ -46,7 +48,8 @@ def anvil_profile(anvil, model_dir, so, threads, repeat):
         if not m or m.group(1) == "total":
             continue
         name, calls, total_ms, _, _, gflops, _ = m.groups()
-        rows.append((name, int(calls) / runs, float(total_ms) / runs, float(gflops)))
+        rows.append((name, int(calls) / runs, float(total_ms) / runs,
+                     None if gflops == "-" else float(gflops)))
     rows.sort(key=lambda r: -r[2])
     return rows, anvil_median(anvil, so, inputs, threads, repeat)
 
@@ -68,7 +71,8 @@ def anvil_table(rows, run_ms, top):
     total = sum(r[2] for r in rows)
     lines = ["| Anvil kernel | calls | ms per run | share | GFLOP/s |", "|---|---|---|---|---|"]
     for name, calls, ms, gflops in rows[:top]:
-        lines.append(f"| {name} | {calls:g} | {ms:.3f} | {100 * ms / total:.1f} % | {gflops:.1f} |")
+        rate = "-" if gflops is None else f"{gflops:.1f}"
+        lines.append(f"| {name} | {calls:g} | {ms:.3f} | {100 * ms / total:.1f} % | {rate} |")
     rest = rows[top:]
     if rest:
         ms = sum(r[2] for r in rest)

@@ -392,20 +392,22 @@ void attach_partial_results(te::Schedule& s, const te::Tensor& t, const te::Tens
 void schedule_reduction_rows(te::Schedule& s, const te::Tensor& t, size_t n_outer,
                              const te::ScheduleContext& ctx, const LoopChoices& choices) {
     te::StageRef st = s[t];
+    // The whole reduction's work decides the parallel loop (the partial results below, computed
+    // per row, do most of it).
+    bool known = true;
+    int64_t work = product(t.shape(), 0, t.ndim(), &known);
+    for (const auto& iv : st.op_reduce_axis()) {
+        if (auto* e = as_const_int(iv->dom.extent)) work *= *e;
+    }
     // Reduced innermost (no contiguous inner axes after the reduced ones): vector partial
     // results along the row.
     te::Tensor partial;
-    bool known = true;
     if (product(t.shape(), std::min(n_outer, t.ndim()), t.ndim(), &known) == 1 && known) {
         partial = rfactor_lanes(s, t, ctx);
     }
     st.compute_root();
     RowAxes r = row_axes(st, t, n_outer);
     auto red = st.op_reduce_axis();
-    int64_t work = r.total;
-    for (const auto& iv : red) {
-        if (auto* e = as_const_int(iv->dom.extent)) work *= *e;
-    }
     if (!r.rest.empty() && r.known && r.inner > 1 && !ctx.target.is_gpu) {
         // Reduction loops outside the contiguous inner axes: each reduction step updates a
         // vector of independent accumulators.

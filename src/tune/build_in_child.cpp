@@ -21,7 +21,10 @@ BuildResult build_in_child(const std::vector<std::string>& kernels, const std::s
     }
     const std::string worker = build_worker_path();
     ScratchDir dir("anvil-build");
-    std::vector<std::string> argv = {worker, target, fs::absolute(library).string()};
+    // The worker links into the scratch directory (its temporary objects beside), and the
+    // library moves to `library` once it is complete: a killed build leaves nothing behind.
+    const fs::path built = dir.path() / "candidate.so";
+    std::vector<std::string> argv = {worker, target, built.string()};
     for (size_t k = 0; k < kernels.size(); ++k) {
         fs::path path = dir.path() / ("kernel_" + std::to_string(k) + ".tir");
         std::ofstream out(path);
@@ -35,16 +38,23 @@ BuildResult build_in_child(const std::vector<std::string>& kernels, const std::s
     result.elapsed_s = exit.elapsed_s;
     std::error_code ec;
     if (exit.timed_out) {
-        fs::remove(library, ec);  // what a killed linker left
         result.error = MeasureError::build_timeout;
         std::ostringstream msg;
-        msg << "building took longer than " << timeout_s << " s and was stopped";
+        msg << "building took longer than " << timeout_s << " s"
+            << (exit.killed ? " and was killed" : "");
         result.message = msg.str();
         return result;
     }
     std::string how = exit_text(exit.status);
-    if (how.empty() && fs::exists(library, ec)) return result;
-    fs::remove(library, ec);
+    if (how.empty() && fs::exists(built, ec)) {
+        fs::rename(built, library, ec);
+        // Across file systems (TMPDIR elsewhere), a copy.
+        if (ec) fs::copy_file(built, library, fs::copy_options::overwrite_existing, ec);
+        if (!ec) return result;
+        result.error = MeasureError::compile;
+        result.message = "cannot move the built library to " + library + ": " + ec.message();
+        return result;
+    }
     result.error = MeasureError::compile;
     std::string err = stderr_tail(stderr_path);
     // Status 1 is the worker's own "this does not compile", its stderr the compiler's message;

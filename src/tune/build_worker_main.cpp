@@ -22,6 +22,7 @@
 #include "codegen/llvm/llvm_module.h"
 #include "codegen/target.h"
 #include "support/error.h"
+#include "support/large_stack.h"
 #include "tir/parser.h"
 
 namespace {
@@ -49,21 +50,25 @@ int main(int argc, char** argv) {
     rlimit no_core{0, 0};
     setrlimit(RLIMIT_CORE, &no_core);
     try {
-        anvil::Target target = anvil::Target::parse(argv[1]);
-        std::vector<anvil::Ref<anvil::tir::PrimFunc>> kernels;
-        for (int i = 3; i < argc; ++i) {
-            const std::string text = read_kernel(argv[i]);
-            try {
-                kernels.push_back(anvil::tir::parse_prim_func(text));
-            } catch (const anvil::UserError& e) {
-                // The tuner printed it: text that does not parse back is Anvil's bug, not the
-                // candidate's.
-                anvil::user_error() << "internal error: the printed kernel " << argv[i]
-                                    << " does not parse back: " << e.what();
+        // Parsing and code generation recurse over nested expressions: on a large stack, as the
+        // tuning session lowers and prints them.
+        anvil::call_with_large_stack([&] {
+            anvil::Target target = anvil::Target::parse(argv[1]);
+            std::vector<anvil::Ref<anvil::tir::PrimFunc>> kernels;
+            for (int i = 3; i < argc; ++i) {
+                const std::string text = read_kernel(argv[i]);
+                try {
+                    kernels.push_back(anvil::tir::parse_prim_func(text));
+                } catch (const anvil::UserError& e) {
+                    // The tuner printed it: text that does not parse back is Anvil's bug, not
+                    // the candidate's.
+                    anvil::user_error() << "internal error: the printed kernel " << argv[i]
+                                        << " does not parse back: " << e.what();
+                }
             }
-        }
-        anvil::runtime::Module module = anvil::codegen::build_llvm(kernels, target);
-        anvil::codegen::export_library(module, argv[2]);
+            anvil::runtime::Module module = anvil::codegen::build_llvm(kernels, target);
+            anvil::codegen::export_library(module, argv[2]);
+        });
         return 0;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "%s\n", e.what());

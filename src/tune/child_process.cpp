@@ -13,6 +13,7 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -89,7 +90,10 @@ pid_t spawn(const std::string& program, const std::vector<std::string>& argv_str
     sigaddset(&defaults, SIGCHLD);
     posix_spawnattr_setsigmask(&attr, &none);
     posix_spawnattr_setsigdefault(&attr, &defaults);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    // A process group of its own (0: its pid), so that a timeout kills what it started too.
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setflags(
+        &attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
 
     std::vector<char*> argv;
     for (const auto& a : argv_strings) argv.push_back(const_cast<char*>(a.c_str()));
@@ -129,15 +133,19 @@ ScratchDir::~ScratchDir() {
 ChildExit run_child(const std::string& program, const std::vector<std::string>& argv,
                     const fs::path& stderr_path, double timeout_s) {
     const auto start = Clock::now();
-    const auto deadline = start + std::chrono::duration_cast<Clock::duration>(
-                                      std::chrono::duration<double>(timeout_s));
+    // (A double past int64 nanoseconds, or infinity, would overflow the conversion.)
+    const double limit_s = std::isnan(timeout_s) ? 0 : std::min(timeout_s, 1e9);
+    const auto deadline =
+        start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limit_s));
     pid_t pid = spawn(program, argv, stderr_path);
     ChildExit result;
     bool ended = wait_until(pid, deadline, &result.status);
     if (!ended) {
-        kill(pid, SIGKILL);
+        kill(-pid, SIGKILL);  // the group: the child and what it started
+        kill(pid, SIGKILL);   // (in case it left its group)
         while (waitpid(pid, &result.status, 0) < 0 && errno == EINTR) {
         }
+        result.killed = true;
     }
     const auto end = Clock::now();
     result.elapsed_s = std::chrono::duration<double>(end - start).count();

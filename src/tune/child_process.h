@@ -3,8 +3,9 @@
 //
 // Children are started with posix_spawn, never a bare fork: the tuning session may be a
 // multithreaded Python process, where a forked child may only call async-signal-safe functions
-// until it execs. A child still running at its deadline is killed (SIGKILL): this is how a
-// candidate that compiles or runs forever costs one trial instead of the session.
+// until it execs. Each child leads a process group of its own; one still running at its deadline
+// is killed (SIGKILL) with everything it started (anvil-build's linker): this is how a candidate
+// that compiles or runs forever costs one trial instead of the session.
 #pragma once
 
 #include <filesystem>
@@ -29,13 +30,15 @@ private:
 
 // How a child ended.
 struct ChildExit {
-    bool timed_out = false;  // still running at the deadline (killed), or seen to end after it
+    bool timed_out = false;  // still running at the deadline, or seen to end after it
+    bool killed = false;     // still running at the deadline: killed
     int status = 0;          // waitpid's status when it ended in time
     double elapsed_s = 0;
 };
 
 // Runs `program` with `argv` (argv[0] included), stdin and stdout on /dev/null and stderr into
-// `stderr_path`, and waits at most `timeout_s` seconds. UserError when it cannot be started.
+// `stderr_path`, and waits at most `timeout_s` seconds (at most 10^9: larger limits, infinity
+// included, are that). UserError when it cannot be started.
 ChildExit run_child(const std::string& program, const std::vector<std::string>& argv,
                     const std::filesystem::path& stderr_path, double timeout_s);
 

@@ -100,7 +100,8 @@ MeasureResult measure_in_child(const MeasureRequest& request, const MeasureOptio
     if (exit.timed_out) {
         result.error = MeasureError::timeout;
         std::ostringstream msg;
-        msg << "the measurement took longer than " << option.timeout_s << " s and was stopped";
+        msg << "the measurement took longer than " << option.timeout_s << " s"
+            << (exit.killed ? " and was killed" : "");
         result.message = msg.str();
         return result;
     }

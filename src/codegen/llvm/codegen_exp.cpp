@@ -18,24 +18,28 @@ llvm::Value* CodeGenLLVM::emit_exp_f32(llvm::Value* x) {
     namespace I = llvm::Intrinsic;
     llvm::Type* ft = x->getType();
     auto c = [&](double v) { return llvm::ConstantFP::get(ft, v); };
-    auto fma = [&](llvm::Value* a, llvm::Value* b, llvm::Value* d) {
-        return builder_.CreateIntrinsic(I::fma, {ft}, {a, b, d});
+    auto mul_add = [&](llvm::Value* a, llvm::Value* b, llvm::Value* d) {
+        // fmuladd: fused where the target has FMA, a multiply and an add elsewhere (Cephes'
+        // reduction is exact either way: n * 0.693359375 needs no more than 17 bits).
+        return builder_.CreateIntrinsic(I::fmuladd, {ft}, {a, b, d});
     };
     // Past these every result is +inf or 0; clamping keeps n within the exponent's range.
     llvm::Value* xc = builder_.CreateBinaryIntrinsic(I::maxnum, x, c(-104.0));
     xc = builder_.CreateBinaryIntrinsic(I::minnum, xc, c(89.0));
-    llvm::Value* n = builder_.CreateUnaryIntrinsic(I::roundeven,
-                                                   builder_.CreateFMul(xc, c(1.44269504088896341)));
+    // n = round(x / ln2) by adding and subtracting 1.5 * 2^23, which leaves no fraction bits: one
+    // add each on every x86 (llvm.roundeven is a libm call per lane without SSE4.1).
+    const double magic = 12582912.0;
+    llvm::Value* n = builder_.CreateFSub(mul_add(xc, c(1.44269504088896341), c(magic)), c(magic));
     // r = x - n ln2, ln2 = 0.693359375 - 2.12194440e-4 (the first part exact in 9 bits).
-    llvm::Value* r = fma(n, c(-0.693359375), xc);
-    r = fma(n, c(2.12194440e-4), r);
+    llvm::Value* r = mul_add(n, c(-0.693359375), xc);
+    r = mul_add(n, c(2.12194440e-4), r);
     // exp(r) = 1 + r + r^2 p(r).
     llvm::Value* p = c(1.9875691500e-4);
     for (double k :
          {1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1}) {
-        p = fma(p, r, c(k));
+        p = mul_add(p, r, c(k));
     }
-    llvm::Value* y = fma(p, builder_.CreateFMul(r, r), builder_.CreateFAdd(r, c(1.0)));
+    llvm::Value* y = mul_add(p, builder_.CreateFMul(r, r), builder_.CreateFAdd(r, c(1.0)));
     // 2^n = 2^(n >> 1) * 2^(n - (n >> 1)): each factor's exponent stays normal for n in
     // [-150, 128].
     llvm::Type* it = ft->isVectorTy()

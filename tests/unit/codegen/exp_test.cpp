@@ -6,7 +6,10 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <regex>
 
+#include "codegen/llvm/llvm_module.h"
+#include "codegen/target.h"
 #include "codegen_test_util.h"
 #include "ir/intrinsics.h"
 
@@ -79,6 +82,35 @@ TEST(Exp, EdgesAreIeee) {
             EXPECT_LE(ulps(got[i], want), 2) << "exp(" << xs[i] << ") = " << got[i];
             EXPECT_GT(got[i], 0.f) << xs[i];  // subnormal, not flushed
         }
+    }
+}
+
+// On an x86-64 without SSE4.1 or FMA (the generic target), the same arithmetic and no library
+// calls: llvm.roundeven and llvm.fma would be one libm call per lane there.
+TEST(Exp, NoLibraryCallsOnBaselineX86) {
+    if (codegen_test::host_target().mtriple.rfind("x86_64", 0) != 0) GTEST_SKIP() << "x86-64 only";
+    const DataType f32 = DataType::float32();
+    auto f = elementwise2("exp_generic", f32, f32, f32, 64, 16, [](PrimExpr x, PrimExpr) {
+        return make_call(x.dtype(), intrin::kExp, {x});
+    });
+    Target generic = Target::parse("llvm -mcpu=x86-64");
+    runtime::Module m = codegen::build_llvm({f}, generic);
+    std::string asm_text = codegen::get_source(m, "asm");
+    for (const char* fn : {"expf", "roundevenf", "fmaf", "exp2f"}) {
+        // "callq\texpf@PLT" and the like.
+        const std::regex call(std::string("call[a-z]*\\s+") + fn + "(@|\\s|$)");
+        EXPECT_FALSE(std::regex_search(asm_text, call)) << "a call of " << fn;
+    }
+    // And it computes the same values (the baseline runs on this host).
+    std::vector<float> xs;
+    for (int i = 0; i < 64; ++i) xs.push_back(-20.f + 0.7f * static_cast<float>(i));
+    runtime::NDArray X = make_empty(f32, {64}), Y = make_empty(f32, {64}),
+                     Z = make_empty(f32, {64});
+    std::memcpy(X.raw_data(), xs.data(), 4 * xs.size());
+    m.get_function("exp_generic")(X, Y, Z);
+    for (int i = 0; i < 64; ++i) {
+        const float want = static_cast<float>(std::exp(static_cast<double>(xs[i])));
+        EXPECT_LE(ulps(Z.data<float>()[i], want), 2) << "exp(" << xs[i] << ")";
     }
 }
 

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "runtime/npz.h"
 #include "scoped_env.h"
@@ -101,6 +102,22 @@ TEST(BuildInChild, ABuildPastItsTimeLimitIsKilled) {
     EXPECT_LT(waited, 10);
     EXPECT_GE(built.elapsed_s, 0.5);
     EXPECT_FALSE(fs::exists(library)) << "the killed build's partial library is left";
+}
+
+TEST(BuildInChild, ATimeoutAlsoKillsWhatTheBuildStarted) {
+    // anvil-build links through `cc`: a linker still running at the timeout must die with it,
+    // not write its output later.
+    TempDir dir;
+    const std::string marker = dir / "written-after-the-timeout";
+    anvil::testing::ScopedEnv env(
+        "ANVIL_BUILD_WORKER",
+        fake_worker(dir, "(sleep 1; touch '" + marker + "') & exec sleep 60").c_str());
+    BuildResult built = build_in_child({vadd_text("vadd")}, host(), dir / "late.so", 0.3);
+    EXPECT_EQ(built.error, MeasureError::build_timeout);
+    EXPECT_NE(built.message.find("was killed"), std::string::npos) << built.message;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    EXPECT_FALSE(fs::exists(marker)) << "a process the build started outlived it";
+    EXPECT_FALSE(fs::exists(dir / "late.so"));
 }
 
 TEST(BuildInChild, ACrashingCompilerCostsOneCandidate) {
