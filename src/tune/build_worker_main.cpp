@@ -8,10 +8,6 @@
 //
 // Exit status: 0 with LIBRARY written; 1 when the kernels do not compile (the message on
 // stderr); 2 for a wrong command line.
-#include <sys/prctl.h>
-#include <sys/resource.h>
-
-#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <fstream>
@@ -24,6 +20,7 @@
 #include "support/error.h"
 #include "support/large_stack.h"
 #include "tir/parser.h"
+#include "tune/helper_process.h"
 
 namespace {
 
@@ -44,11 +41,7 @@ int main(int argc, char** argv) {
                      "Compiles one candidate for the tuner (started by anvil tune).\n");
         return 2;
     }
-    // A build outlives nothing: when the tuning session dies, so does its build.
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    // A compiler crash on a generated program is an outcome of tuning, not worth a core file.
-    rlimit no_core{0, 0};
-    setrlimit(RLIMIT_CORE, &no_core);
+    anvil::tune::become_tuning_helper();
     try {
         // Parsing and code generation recurse over nested expressions: on a large stack, as the
         // tuning session lowers and prints them.

@@ -15,14 +15,11 @@
 //   {"error": "runtime", "message": "..."}                        the run failed (exit status 1)
 // A crash or a hang leaves no RESULT.json; the parent names the signal or the timeout.
 #include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -39,6 +36,7 @@
 #include "runtime/packed_func.h"
 #include "runtime/thread_pool.h"
 #include "support/error.h"
+#include "tune/helper_process.h"
 
 namespace {
 
@@ -262,11 +260,7 @@ int main(int argc, char** argv) {
                      "Measures one candidate kernel for the tuner (started by anvil tune).\n");
         return 2;
     }
-    // A worker outlives nothing: when the tuning session dies, so does its measurement.
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    // A crashing candidate is an expected outcome of tuning, not worth a core file each.
-    rlimit no_core{0, 0};
-    setrlimit(RLIMIT_CORE, &no_core);
+    anvil::tune::become_tuning_helper();
     const std::string result_path = argv[2];
     try {
         Request r = read_request(argv[1]);

@@ -88,20 +88,22 @@ TEST(Exp, EdgesAreIeee) {
 // On an x86-64 without SSE4.1 or FMA (the generic target), the same arithmetic and no library
 // calls: llvm.roundeven and llvm.fma would be one libm call per lane there.
 TEST(Exp, NoLibraryCallsOnBaselineX86) {
-    if (codegen_test::host_target().mtriple.rfind("x86_64", 0) != 0) GTEST_SKIP() << "x86-64 only";
     const DataType f32 = DataType::float32();
     auto f = elementwise2("exp_generic", f32, f32, f32, 64, 16, [](PrimExpr x, PrimExpr) {
         return make_call(x.dtype(), intrin::kExp, {x});
     });
-    Target generic = Target::parse("llvm -mcpu=x86-64");
-    runtime::Module m = codegen::build_llvm({f}, generic);
-    std::string asm_text = codegen::get_source(m, "asm");
+    // The assembly, whatever the host.
+    runtime::Module cross =
+        codegen::build_llvm({f}, Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=x86-64"));
+    std::string asm_text = codegen::get_source(cross, "asm");
     for (const char* fn : {"expf", "roundevenf", "fmaf", "exp2f"}) {
         // "callq\texpf@PLT" and the like.
         const std::regex call(std::string("call[a-z]*\\s+") + fn + "(@|\\s|$)");
         EXPECT_FALSE(std::regex_search(asm_text, call)) << "a call of " << fn;
     }
-    // And it computes the same values (the baseline runs on this host).
+    // And, on an x86-64 host (CI's), the values the baseline code computes.
+    if (codegen_test::host_target().mtriple.rfind("x86_64", 0) != 0) return;
+    runtime::Module m = codegen::build_llvm({f}, Target::parse("llvm -mcpu=x86-64"));
     std::vector<float> xs;
     for (int i = 0; i < 64; ++i) xs.push_back(-20.f + 0.7f * static_cast<float>(i));
     runtime::NDArray X = make_empty(f32, {64}), Y = make_empty(f32, {64}),

@@ -342,23 +342,27 @@ TEST(Sketch, TransformOfManyLoadsMayBeInlinedWhereEachValueIsReadOnce) {
     // The same kind of transform, read by a reduction that reuses its other input (V, across
     // rows) but reads each transformed value once: inlining recomputes nothing, so both
     // sketches are made.
-    auto make = [] {
-        Tensor X = te::placeholder({20, 12}, DataType::float32(), "X");
-        Tensor V = te::placeholder({12}, DataType::float32(), "V");
-        Tensor T = te::compute(
-            {20, 12},
-            [&](PrimExpr i, PrimExpr k) {
-                PrimExpr acc = make_float(DataType::float32(), 0.0);
-                for (int t = 0; t < 6; ++t) acc = acc + X(floormod(i + t, 20), k);
-                return acc;
-            },
-            "transform");
-        auto r = te::reduce_axis(make_int(DataType::int32(), 12), "r");
-        Tensor C = te::compute(
-            {20, 3}, [&](PrimExpr i, PrimExpr) { return te::sum(T(i, r->var) * V(r->var), {r}); },
-            "C");
-        return Workload{{X, V}, {C}};
+    // C = T * V over [20, columns]: each transformed value is read `columns` times.
+    auto workload = [](int columns) {
+        return [columns] {
+            Tensor X = te::placeholder({20, 12}, DataType::float32(), "X");
+            Tensor V = te::placeholder({12}, DataType::float32(), "V");
+            Tensor T = te::compute(
+                {20, 12},
+                [&](PrimExpr i, PrimExpr k) {
+                    PrimExpr acc = make_float(DataType::float32(), 0.0);
+                    for (int t = 0; t < 6; ++t) acc = acc + X(floormod(i + t, 20), k);
+                    return acc;
+                },
+                "transform");
+            auto r = te::reduce_axis(make_int(DataType::int32(), 12), "r");
+            Tensor C = te::compute(
+                {20, columns},
+                [&](PrimExpr i, PrimExpr) { return te::sum(T(i, r->var) * V(r->var), {r}); }, "C");
+            return Workload{{X, V}, {C}};
+        };
     };
+    const auto make = workload(3);
     auto reused = [](const Workload& w, const std::string& stage) {
         for (const StageInfo& s : analyze_stages(te::create_schedule(w.outputs))) {
             if (s.name == stage) return s.reused_by_reader;
@@ -375,23 +379,7 @@ TEST(Sketch, TransformOfManyLoadsMayBeInlinedWhereEachValueIsReadOnce) {
         }
     });
 
-    auto once = [] {
-        Tensor X = te::placeholder({20, 12}, DataType::float32(), "X");
-        Tensor V = te::placeholder({12}, DataType::float32(), "V");
-        Tensor T = te::compute(
-            {20, 12},
-            [&](PrimExpr i, PrimExpr k) {
-                PrimExpr acc = make_float(DataType::float32(), 0.0);
-                for (int t = 0; t < 6; ++t) acc = acc + X(floormod(i + t, 20), k);
-                return acc;
-            },
-            "transform");
-        auto r = te::reduce_axis(make_int(DataType::int32(), 12), "r");
-        Tensor C = te::compute(
-            {20, 1}, [&](PrimExpr i, PrimExpr) { return te::sum(T(i, r->var) * V(r->var), {r}); },
-            "C");
-        return Workload{{X, V}, {C}};
-    };
+    const auto once = workload(1);
     EXPECT_EQ(reused(once(), "transform"), std::vector<bool>{false});  // an axis of extent 1
     EXPECT_EQ(reused(once(), "V"), std::vector<bool>{true});           // across the 20 rows
     bool inlined = false;
