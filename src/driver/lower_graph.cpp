@@ -195,19 +195,24 @@ LoweredFunction lower_primitive_function(const graph::Function& f, const std::st
 }
 
 std::string kernel_base_name(const graph::Function& f) {
-    std::string name = "fused";
-    int n = 0;
+    // The first four ops, operands first; an op that takes its inputs' computation into its
+    // kernel (nn.attention) comes first, the head split and transposes before it left out.
+    std::vector<std::string> ops;
     graph::post_order_visit(f.body, [&](const Expr& e) {
         auto* c = e.as<graph::Call>();
-        if (!c || !c->op.defined() || n >= 4) return;
-        std::string op = c->op->name;
+        if (!c || !c->op.defined()) return;
+        if (c->op->fuses_injective_inputs) ops.clear();
+        ops.push_back(c->op->name);
+    });
+    std::string name = "fused";
+    for (size_t i = 0; i < ops.size() && i < 4; ++i) {
+        std::string op = ops[i];
         for (auto& ch : op) {
             if (ch == '.') ch = '_';
         }
         if (op.rfind("nn_", 0) == 0) op = op.substr(3);
         name += "_" + op;
-        ++n;
-    });
+    }
     return name;
 }
 

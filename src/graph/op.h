@@ -55,6 +55,10 @@ struct Op : Object {
     // Carried out by the executor, not by a kernel (call_tir, shape_tensor): never fused,
     // folded or lowered.
     bool executor_op = false;
+    // An anchor that reads its inputs through their index arithmetic (nn.attention): the
+    // injective and elementwise ops computing an input for it alone fuse into its kernel (the
+    // schedule inlines them), as they would into an injective consumer.
+    bool fuses_injective_inputs = false;
     std::string description;  // one line, for inspect and docs
 };
 

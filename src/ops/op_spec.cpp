@@ -13,6 +13,7 @@ Ref<graph::Op> make_op(OpSpec spec) {
     o->schedule = spec.schedule;
     o->pattern = spec.pattern;
     o->executor_op = spec.executor_op;
+    o->fuses_injective_inputs = spec.fuses_injective_inputs;
     o->description = std::move(spec.description);
     return op;
 }

@@ -25,6 +25,7 @@ struct OpSpec {
     graph::ScheduleRule schedule = nullptr;
     graph::OpPattern pattern = graph::OpPattern::Opaque;
     bool executor_op = false;
+    bool fuses_injective_inputs = false;
     std::string description;
 };
 

@@ -196,13 +196,13 @@ void Lowerer::prepare_stages() {
                 readers.push_back(reader);
             }
         }
-        if (readers.size() != 1) {
+        if (readers.empty()) {
             user_error() << "compute_at of stage '" << st.name << "' in '" << parent.stage->name
-                         << "': it has " << readers.size()
-                         << " readers; a stage computed inside a loop must have exactly one";
+                         << "': nothing reads it";
         }
-        b->reads_from_me = readers[0];
-        check_encloses(*b, *readers[0], parent);
+        // Every reader runs inside the attach loop; the stage computes the hull of their reads.
+        for (const StageBounds* reader : readers) check_encloses(*b, *reader, parent);
+        b->reads_from_me = readers;
         attached_[st.attach_axis.get()].push_back(b);
     }
     // Annotations must sit on loops.

@@ -14,13 +14,14 @@ PrimExpr ceil_div(Analyzer& a, const PrimExpr& x, int64_t d) {
                                make_const(x.dtype(), static_cast<double>(d))));
 }
 
-// Region of `producer`'s tensor that its reader reads inside the loop `at` of stage `target`.
-// The reader is `target` itself or a stage attached (through a chain of attachments) inside
-// `at`; every loop between `at` and the read ranges over its extent, loops outside stay
-// symbolic.
-void infer_region(StageBounds& producer, const StageBounds& consumer, const StageBounds& target,
-                  const Ref<IterVar>& at, std::unordered_map<std::string, StageBounds>& all,
-                  Analyzer& analyzer) {
+// Extends [lo, hi] to the region of `producer`'s tensor that `consumer` reads inside the loop
+// `at` of stage `target`. The consumer is `target` itself or a stage attached (through a chain
+// of attachments) inside `at`; every loop between `at` and the read ranges over its extent,
+// loops outside stay symbolic.
+void add_read_region(const StageBounds& producer, const StageBounds& consumer,
+                     const StageBounds& target, const Ref<IterVar>& at,
+                     std::unordered_map<std::string, StageBounds>& all, Analyzer& analyzer,
+                     std::vector<PrimExpr>& lo, std::vector<PrimExpr>& hi) {
     const Stage& cst = *consumer.stage;
     std::unordered_map<const Var*, Interval> relax;
     auto relax_leaf = [&](const StageBounds& s, const Ref<IterVar>& leaf) {
@@ -45,8 +46,7 @@ void infer_region(StageBounds& producer, const StageBounds& consumer, const Stag
     for (const auto& iv : consumer.op->reduce_axis) {
         coords.emplace_back(iv->var, iv->dom.min + consumer.value.at(iv.get()));
     }
-    size_t ndim = producer.op ? producer.op->axis.size() : 0;
-    std::vector<PrimExpr> lo(ndim), hi(ndim);
+    size_t ndim = lo.size();
     bool found = false;
     pre_order_visit(consumer.body, [&](const PrimExpr& e) {
         auto* load = e.as<Load>();
@@ -65,6 +65,18 @@ void infer_region(StageBounds& producer, const StageBounds& consumer, const Stag
         }
     });
     ANVIL_CHECK(found) << cst.name << " does not read " << producer.stage->name;
+}
+
+// The region of an attached `producer` its readers read inside the loop `at` of `target`: the
+// hull of every reader's reads.
+void infer_region(StageBounds& producer, const StageBounds& target, const Ref<IterVar>& at,
+                  std::unordered_map<std::string, StageBounds>& all, Analyzer& analyzer) {
+    size_t ndim = producer.op ? producer.op->axis.size() : 0;
+    std::vector<PrimExpr> lo(ndim), hi(ndim);
+    for (const StageBounds* consumer : producer.reads_from_me) {
+        add_read_region(producer, *consumer, target, at, all, analyzer, lo, hi);
+    }
+    const std::string& cst_name = producer.reads_from_me.front()->stage->name;
     producer.region_min.clear();
     producer.region_extent.clear();
     for (size_t d = 0; d < ndim; ++d) {
@@ -76,7 +88,7 @@ void infer_region(StageBounds& producer, const StageBounds& consumer, const Stag
             ConstIntBound b = analyzer.const_int_bound(ext);
             if (b.max == ConstIntBound::kPosInf) {
                 user_error(producer.stage->op->loc)
-                    << "compute_at of stage '" << producer.stage->name << "' in '" << cst.name
+                    << "compute_at of stage '" << producer.stage->name << "' in '" << cst_name
                     << "': the region size " << ext << " of dimension " << d
                     << " has no constant upper bound";
             }
@@ -94,7 +106,7 @@ void infer_stage_bounds(StageBounds& b, std::unordered_map<std::string, StageBou
     const Stage& st = *b.stage;
     const ComputeOp* op = b.op;
     if (st.attach == AttachKind::Scope) {
-        infer_region(b, *b.reads_from_me, all.at(st.attach_stage), st.attach_axis, all, analyzer);
+        infer_region(b, all.at(st.attach_stage), st.attach_axis, all, analyzer);
     } else {
         b.region_min.assign(op->axis.size(), make_int(DataType::int32(), 0));
         b.region_extent.clear();

@@ -15,8 +15,8 @@ struct StageBounds {
     const ComputeOp* op = nullptr;    // null for placeholders
     PrimExpr body;                    // the op's body with inlined producers substituted
     std::vector<StageBounds*> reads;  // non-inlined stages the body loads
-    // For an attached stage: its one reader (the attach target or a stage attached inside it).
-    const StageBounds* reads_from_me = nullptr;
+    // For an attached stage: its readers (the attach target or stages attached inside it).
+    std::vector<const StageBounds*> reads_from_me;
 
     // Loops run from 0; every axis (root or derived) has an extent.
     std::unordered_map<const IterVar*, PrimExpr> extent;

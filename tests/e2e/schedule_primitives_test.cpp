@@ -164,6 +164,28 @@ TEST(Primitives, ComputeAtWithHalo) {
     }
 }
 
+
+TEST(Primitives, ComputeAtWithTwoReadersInsideTheLoop) {
+    // B is read by C (a shifted window, attached in the same loop) and by D itself: B's tile
+    // is the hull of both reads (attention's scores, read by the row maximum and by exp).
+    te::Tensor A = te::placeholder({100}, DataType::float32(), "A");
+    te::Tensor B = te::compute(
+        {100}, [&](PrimExpr i) { return A(i) * 3.0f; }, "B");
+    te::Tensor C = te::compute(
+        {98}, [&](PrimExpr i) { return B(i + 2) - 1.0f; }, "C");
+    te::Tensor D = te::compute(
+        {98}, [&](PrimExpr i) { return B(i) * C(i); }, "D");
+    te::Schedule s = te::create_schedule({D});
+    auto [o, in] = s[D].split(s[D].op_axis()[0], 16);
+    s[B].compute_at(s[D], o);
+    s[C].compute_at(s[D], o);
+    auto a = random_tensor({100}, 5), d = zeros({98});
+    build_and_run(s, {A, D}, {a, d});
+    const float* pa = a.data<float>();
+    for (int i = 0; i < 98; ++i) {
+        EXPECT_NEAR(d.data<float>()[i], 3.0f * pa[i] * (3.0f * pa[i + 2] - 1.0f), 1e-4) << i;
+    }
+}
 TEST(Primitives, Reductions) {
     te::Tensor A = te::placeholder({13, 27}, DataType::float32(), "A");
     auto k1 = te::reduce_axis(27, "k");

@@ -81,7 +81,7 @@ TEST(ScheduleErrors, UnknownPrimitiveKind) {
                    "unknown schedule primitive 'twist'");
 }
 
-TEST(ScheduleErrors, ComputeAtOfAStageWithSeveralReaders) {
+TEST(ScheduleErrors, ComputeAtOfAStageWithAReaderOutsideTheLoop) {
     Tensor X = placeholder({8}, DataType::float32(), "X");
     Tensor B = compute(
         {8}, [&](PrimExpr i) { return X(i) + 1.0f; }, "B");
@@ -90,8 +90,10 @@ TEST(ScheduleErrors, ComputeAtOfAStageWithSeveralReaders) {
     Tensor D = compute(
         {8}, [&](PrimExpr i) { return B(i) + C(i); }, "D");
     Schedule s = create_schedule({D});
+    // C, B's other reader, is computed at root: outside the loop B would be computed in.
     s[B].compute_at(s[D], s[D].op_axis()[0]);
-    EXPECT_MESSAGE(schedule_to_loops(s, {X, D}, "f"), "compute_at of stage 'B'", "2 readers");
+    EXPECT_MESSAGE(schedule_to_loops(s, {X, D}, "f"), "compute_at of stage 'B'",
+                   "its reader 'C' is not computed inside that loop");
 }
 
 TEST(ScheduleErrors, VectorizeWithSymbolicExtent) {

@@ -81,5 +81,8 @@ Ref<Attrs> attr_with(const Attrs& a, const std::string& name, std::vector<int64_
 Ref<Attrs> attr_with(const Attrs& a, const std::string& name, std::string value) {
     return set<std::string>(a, name, std::move(value));
 }
+Ref<Attrs> attr_with_float(const Attrs& a, const std::string& name, double value) {
+    return set<double>(a, name, value);
+}
 
 }  // namespace anvil::graph

@@ -24,5 +24,7 @@ std::optional<std::vector<PrimExpr>> attr_shape(const Attrs& a, const std::strin
 Ref<Attrs> attr_with(const Attrs& a, const std::string& name, int64_t value);
 Ref<Attrs> attr_with(const Attrs& a, const std::string& name, std::vector<int64_t> value);
 Ref<Attrs> attr_with(const Attrs& a, const std::string& name, std::string value);
+// (Its own name: an integer literal would convert to int64_t and double alike.)
+Ref<Attrs> attr_with_float(const Attrs& a, const std::string& name, double value);
 
 }  // namespace anvil::graph

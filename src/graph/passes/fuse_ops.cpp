@@ -152,14 +152,21 @@ private:
                     commit(node, sink);
             } else if (pattern <= kBroadcast) {
                 if (dom.pattern > kInjective && dom.pattern != kCommReduce) continue;
+                // An anchor's tail stays with it rather than taking the anchor into another.
+                if (sink->fuses_inputs && group->root()->has_anchor) continue;
                 auto cond = [](int k, bool is_sink) {
                     return is_sink ? (k <= kOutEWiseFusable) : k <= kInjective;
                 };
                 if (check_path(node, sink, cond)) commit(node, sink);
             } else if (pattern == kInjective || pattern == kTuple) {
                 if (phase != 1) continue;
-                if (check_path(node, sink, [](int k, bool) { return k <= kInjective; }))
-                    commit(node, sink);
+                // Into an injective sink, or an anchor that reads its inputs by their indices.
+                const bool into_anchor = sink->fuses_inputs && pattern == kInjective;
+                if (into_anchor && group->root()->has_anchor) continue;
+                auto cond = [into_anchor](int k, bool is_sink) {
+                    return k <= kInjective || (is_sink && into_anchor);
+                };
+                if (check_path(node, sink, cond)) commit(node, sink);
             }
         }
     }

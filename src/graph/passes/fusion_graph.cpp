@@ -53,10 +53,12 @@ protected:
         }
         int pattern = static_cast<int>(op->op->pattern);
         Node* n = add(op, pattern);
+        n->fuses_inputs = op->op->fuses_injective_inputs;
         auto* out = op->type.as<TensorType>();
         for (const auto& a : op->args) {
-            // A broadcast operand of the output's shape is read elementwise.
-            int edge = pattern;
+            // A broadcast operand of the output's shape is read elementwise; an op that reads
+            // its operands through their index arithmetic reads them as an injective op would.
+            int edge = n->fuses_inputs ? kInjective : pattern;
             auto* in = a->type.as<TensorType>();
             if (edge == kBroadcast && out && in && in->shape.size() == out->shape.size()) {
                 bool same = true;

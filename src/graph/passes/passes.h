@@ -16,7 +16,7 @@
 //
 // Recommended order (what driver/pipeline.cpp lists):
 //   infer_types, simplify_inference, simplify_expr, fold_constants, fold_scale_axis,
-//   alter_op_layout, prepack_weights, fold_constants, eliminate_common_subexpr,
+//   fuse_attention, alter_op_layout, prepack_weights, fold_constants, eliminate_common_subexpr,
 //   dead_code_elimination, fuse_ops
 #pragma once
 
@@ -100,6 +100,12 @@ IRModule simplify_expr(const IRModule& m, const PassContext& ctx);
 // through a bias (nn.bias_add or add of a per-channel constant) between them, becomes
 // conv2d(x, w * s) [+ b * s] when the conv's output has no other user; likewise for nn.dense.
 IRModule fold_scale_axis(const IRModule& m, const PassContext& ctx);
+
+// Requires: ctx.ops (else no change).  Ensures: softmax(q · kᵀ [· c] [+ bias]) · v, written with
+// nn.matmul / nn.batch_matmul, nn.softmax over the last axis and a scalar constant multiply or
+// divide on the scores or on q, is nn.attention(q, k, v[, bias], scale) where the intermediate
+// values have no other user and q, k, v share their batch dimensions (fuse_attention.cpp).
+IRModule fuse_attention(const IRModule& m, const PassContext& ctx);
 
 // Requires: ctx.ops (else no change); after fold_scale_axis (which needs OIHW weights).
 // Ensures: nn.conv2d with a constant float32 weight and static shapes, groups == 1 or

@@ -476,6 +476,39 @@ std::vector<OpCase> norm_cases() {
                              tensor_want(s, sm, 1e-5)});
         }
     }
+    // attention over 2 heads of 5 queries and 6 keys, head size 3, with a padding mask [6].
+    {
+        NDArray q = rand_f32({2, 5, 3}, 348), k = rand_f32({2, 6, 3}, 349);
+        NDArray v = rand_f32({2, 6, 3}, 350), mask = rand_f32({6}, 351);
+        Values qv = values_of(q), kv = values_of(k), vv2 = values_of(v), mv2 = values_of(mask);
+        Values att;
+        for (int64_t h = 0; h < 2; ++h) {
+            for (int64_t i = 0; i < 5; ++i) {
+                Values p(6);
+                double mx = -1e30, sum = 0;
+                for (int64_t j = 0; j < 6; ++j) {
+                    double dot = 0;
+                    for (int64_t c = 0; c < 3; ++c)
+                        dot += qv[(h * 5 + i) * 3 + c] * kv[(h * 6 + j) * 3 + c];
+                    p[j] = dot * 0.5 + mv2[j];
+                    mx = std::max(mx, p[j]);
+                }
+                for (double& x : p) sum += x = std::exp(x - mx);
+                for (int64_t c = 0; c < 3; ++c) {
+                    double acc = 0;
+                    for (int64_t j = 0; j < 6; ++j) acc += p[j] * vv2[(h * 6 + j) * 3 + c];
+                    att.push_back(acc / sum);
+                }
+            }
+        }
+        cases.push_back({"nn.attention with a mask",
+                         "def @main(%q: " + tensor_type({2, 5, 3}) +
+                             ", %k: " + tensor_type({2, 6, 3}) + ", %v: " + tensor_type({2, 6, 3}) +
+                             ", %m: " + tensor_type({6}) +
+                             ") { nn.attention(%q, %k, %v, %m, scale=0.5) }",
+                         {q, k, v, mask},
+                         tensor_want({2, 5, 3}, att, 1e-5)});
+    }
     return cases;
 }
 

@@ -1,0 +1,164 @@
+// Scaled dot-product attention as one op: the pattern every exporter writes,
+//   p = softmax(matmul(q, kᵀ) [* c | / c] [+ bias], axis=-1);  out = matmul(p, v)
+// (the scale c also on q: matmul(q * c, kᵀ) or q / c), becomes
+//   out = nn.attention(q, k, v[, bias], scale=...)
+// whose kernel never writes the score matrix to memory. The operands are taken before any
+// transposition of the products (transpose_a/b, or a transpose op swapping the last two axes is
+// added, which fuses into the kernel with the head split before it: fuse_ops lets injective
+// producers into an op that fuses_injective_inputs). Rewritten only where the scores, their
+// scaled, masked and softmax forms have no other user, q, k and v share their batch dimensions
+// (no broadcasting product), the bias does not widen the scores, and the result keeps the
+// type of the last product.
+#include <cmath>
+
+#include "graph/expr_functor.h"
+#include "graph/passes/attr_fields.h"
+#include "graph/passes/graph_rewrite.h"
+#include "ir/structural_equal.h"
+
+namespace anvil::graph {
+
+namespace {
+
+// The product `e` when it calls nn.matmul or nn.batch_matmul, else null.
+const Call* as_product(const Expr& e) {
+    if (auto* c = as_op_call(e, "nn.matmul")) return c;
+    return as_op_call(e, "nn.batch_matmul");
+}
+
+// The scalar constant a multiply or divide of `e` applies, with the other operand.
+struct Scaled {
+    Expr operand;
+    double factor = 1;  // operand * factor
+};
+std::optional<Scaled> as_scaled(const Expr& e) {
+    if (auto* c = as_op_call(e, "multiply")) {
+        for (int side = 0; side < 2; ++side) {
+            auto f = uniform_value(c->args[1 - side]);
+            if (f && c->args[1 - side]->type.as<TensorType>()->ndim() == 0) {
+                return Scaled{c->args[side], *f};
+            }
+        }
+    }
+    if (auto* c = as_op_call(e, "divide")) {
+        auto f = uniform_value(c->args[1]);
+        if (f && *f != 0 && c->args[1]->type.as<TensorType>()->ndim() == 0) {
+            return Scaled{c->args[0], 1 / *f};
+        }
+    }
+    return std::nullopt;
+}
+
+class AttentionFuser : public ExprMutator {
+public:
+    AttentionFuser(const PassContext& ctx, std::unordered_map<const ExprNode*, int> uses)
+        : ctx_(ctx), uses_(std::move(uses)) {}
+
+protected:
+    Expr mutate_(const Call* op, const Expr& self) override {
+        Expr e = ExprMutator::mutate_(op, self);
+        Expr r = fuse(self);
+        return r.defined() && type_equal(r->type, e->type) ? r : e;
+    }
+
+private:
+    bool used_once(const Expr& e) const {
+        auto it = uses_.find(e.get());
+        return it != uses_.end() && it->second == 1;
+    }
+
+    // `x` with its last two axes swapped.
+    Expr swap_last(const Expr& x) {
+        const Op* transpose = find_op(ctx_, "transpose");
+        auto* t = x->type.as<TensorType>();
+        if (!transpose || !t) return {};
+        std::vector<int64_t> axes;
+        for (size_t i = 0; i < t->ndim(); ++i) axes.push_back(static_cast<int64_t>(i));
+        std::swap(axes[axes.size() - 1], axes[axes.size() - 2]);
+        return make_call(*transpose, {x}, attr_with(*transpose->make_default_attrs(), "axes", axes),
+                         x->loc);
+    }
+
+    // The attention op for the last product, matched on the original graph (`self`, whose
+    // nodes the use counts know); its operands are their mutated (memoized) forms.
+    Expr fuse(const Expr& self) {
+        const Op* attention = find_op(ctx_, "nn.attention");
+        const Call* pv = as_product(self);
+        if (!attention || !pv || attr_bool(*pv->attrs, "transpose_a").value_or(false)) return {};
+        const Call* softmax = as_op_call(pv->args[0], "nn.softmax");
+        if (!softmax || !used_once(pv->args[0])) return {};
+        auto* st = softmax->type.as<TensorType>();
+        auto axis = attr_int(*softmax->attrs, "axis");
+        if (!st || !axis || (*axis != -1 && *axis != static_cast<int64_t>(st->ndim()) - 1)) {
+            return {};
+        }
+        // Down from the softmax: [+ bias], [* scale], the product q · kᵀ.
+        Expr x = softmax->args[0];
+        Expr bias;
+        double scale = 1;
+        if (auto* add = as_op_call(x, "add"); add && used_once(x)) {
+            for (int side = 0; side < 2 && !bias.defined(); ++side) {
+                const Expr& s = add->args[side];
+                auto sc = as_scaled(s);
+                if (as_product(s) || (sc && as_product(sc->operand))) {
+                    bias = add->args[1 - side];
+                    x = s;
+                }
+            }
+            if (!bias.defined() || !type_equal(x->type, add->type)) return {};
+        }
+        if (auto sc = as_scaled(x); sc && used_once(x)) {
+            scale *= sc->factor;
+            x = sc->operand;
+        }
+        const Call* qk = as_product(x);
+        if (!qk || !used_once(x)) return {};
+        Expr q = qk->args[0], k = qk->args[1], v = pv->args[1];
+        if (auto sc = as_scaled(q)) {
+            scale *= sc->factor;
+            q = sc->operand;
+        }
+        if (attr_bool(*qk->attrs, "transpose_a").value_or(false)) q = swap_last(q);
+        if (!attr_bool(*qk->attrs, "transpose_b").value_or(false)) k = swap_last(k);
+        if (attr_bool(*pv->attrs, "transpose_b").value_or(false)) v = swap_last(v);
+        if (!q.defined() || !k.defined() || !v.defined() || !same_batch(q, k, v)) return {};
+        if (!(scale > 0) || !std::isfinite(scale)) return {};
+        std::vector<Expr> args = {mutate(q), mutate(k), mutate(v)};
+        if (bias.defined()) args.push_back(mutate(bias));
+        Ref<Attrs> a = attr_with_float(*attention->make_default_attrs(), "scale", scale);
+        return make_call(*attention, args, a, pv->loc);
+    }
+
+    static bool same_batch(const Expr& q, const Expr& k, const Expr& v) {
+        auto* qt = q->type.as<TensorType>();
+        auto* kt = k->type.as<TensorType>();
+        auto* vt = v->type.as<TensorType>();
+        if (!qt || !kt || !vt || qt->ndim() < 2) return false;
+        if (kt->ndim() != qt->ndim() || vt->ndim() != qt->ndim()) return false;
+        if (!qt->dtype.is_floating() || kt->dtype != qt->dtype || vt->dtype != qt->dtype) {
+            return false;
+        }
+        for (size_t d = 0; d + 2 < qt->ndim(); ++d) {
+            if (!structural_equal(qt->shape[d], kt->shape[d]) ||
+                !structural_equal(qt->shape[d], vt->shape[d])) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    const PassContext& ctx_;
+    std::unordered_map<const ExprNode*, int> uses_;
+};
+
+}  // namespace
+
+IRModule fuse_attention(const IRModule& m, const PassContext& ctx) {
+    if (!ctx.ops) return m;
+    return rewrite_functions(m, [&](const Ref<Function>& f) {
+        Expr body = AttentionFuser(ctx, count_uses(f->body)).mutate(f->body);
+        return body.same_as(f->body) ? f : make_function(f->params, body, f->primitive, f->loc);
+    });
+}
+
+}  // namespace anvil::graph

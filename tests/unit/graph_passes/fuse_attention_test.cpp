@@ -1,0 +1,132 @@
+#include <algorithm>
+
+#include "graph/passes/attr_fields.h"
+#include "ops/dense.h"
+#include "pass_test_graphs.h"
+
+namespace anvil::graph::testing {
+namespace {
+
+Ref<Attrs> axes(const std::string& op, std::vector<int64_t> v) {
+    return attr_with(*ops::get_op(op).make_default_attrs(), "axes", std::move(v));
+}
+Ref<Attrs> newshape(std::vector<int64_t> v) {
+    return attr_with(*ops::get_op("reshape").make_default_attrs(), "newshape", std::move(v));
+}
+
+// PyTorch's sequence-first multi-head attention as its ONNX export writes it: the projection
+// [S, B, 3d] sliced into q, k, v, each [S, B*N, H] transposed to [B*N, S, H], q divided by
+// sqrt(H), k transposed to [B*N, H, S], softmax, the product with v and the merge of the heads.
+struct TorchAttention {
+    int64_t s = 7, b = 2, n = 2, h = 4;
+    Ref<Var> qkv = tensor_var("qkv", {7, 2, 24});
+    Expr head(int64_t part, std::vector<int64_t> perm) {
+        Ref<Attrs> sa = ops::get_op("strided_slice").make_default_attrs();
+        sa = attr_with(*sa, "begin", std::vector<int64_t>{part * 8});
+        sa = attr_with(*sa, "end", std::vector<int64_t>{part * 8 + 8});
+        sa = attr_with(*sa, "axes", std::vector<int64_t>{2});
+        Expr x = call("strided_slice", {qkv}, sa);
+        x = call("reshape", {x}, newshape({7, 4, 4}));
+        return call("transpose", {x}, axes("transpose", std::move(perm)));
+    }
+    Expr scores() {
+        Expr q = call("divide", {head(0, {1, 0, 2}), constant({}, {2.0f})});
+        return call("nn.matmul", {q, head(1, {1, 2, 0})});
+    }
+    Expr output(const Expr& scores) {
+        Expr p = call("nn.softmax", {scores});
+        Expr o = call("nn.matmul", {p, head(2, {1, 0, 2})});
+        o = call("transpose", {o}, axes("transpose", {1, 0, 2}));
+        return call("reshape", {o}, newshape({14, 8}));
+    }
+};
+
+const Call* find_call(const Expr& e, const std::string& op) {
+    for (const Call* c : op_calls(e)) {
+        if (c->op->name == op) return c;
+    }
+    return nullptr;
+}
+
+TEST(FuseAttention, TorchExportBecomesOneOpWithTheScaleOfQ) {
+    TorchAttention g;
+    Expr body = g.output(g.scores());
+    IRModule m = fuse_attention(module_of(make_function({g.qkv}, body)), test_context());
+    const Expr& out = m.main()->body;
+    EXPECT_TRUE(type_equal(out->type, body->type));
+    const Call* att = find_call(out, "nn.attention");
+    ASSERT_NE(att, nullptr);
+    EXPECT_EQ(find_call(out, "nn.softmax"), nullptr);
+    EXPECT_EQ(find_call(out, "nn.matmul"), nullptr);
+    EXPECT_EQ(att->args.size(), 3u);
+    EXPECT_DOUBLE_EQ(*attr_float(*att->attrs, "scale"), 0.5);
+    // q without its division; k [B*N, H, S] swapped back to [B*N, S, H].
+    EXPECT_EQ(att->args[0].as<Call>()->op->name, "transpose");
+    auto kt = att->args[1]->type.as<TensorType>()->static_shape();
+    EXPECT_EQ(kt, (std::vector<int64_t>{4, 7, 4}));
+}
+
+TEST(FuseAttention, HeadSplitFusesIntoTheAttentionKernel) {
+    TorchAttention g;
+    Expr body = g.output(g.scores());
+    PassContext ctx = test_context();
+    IRModule m = fuse_ops(fuse_attention(module_of(make_function({g.qkv}, body)), ctx), ctx);
+    // One kernel for the slices, reshapes, transposes, the division and the attention; one for
+    // the merge of the heads after it.
+    std::vector<std::vector<std::string>> groups;
+    post_order_visit(m.main()->body, [&](const Expr& e) {
+        auto* c = e.as<Call>();
+        if (c && c->callee.defined()) groups.push_back(op_names(c->callee.as<Function>()->body));
+    });
+    ASSERT_EQ(groups.size(), 2u);
+    const auto& first = groups[0];
+    EXPECT_EQ(first.back(), "nn.attention");
+    EXPECT_EQ(std::count(first.begin(), first.end(), "strided_slice"), 3);
+    EXPECT_EQ(std::count(first.begin(), first.end(), "transpose"), 4);  // and k's swap
+}
+
+TEST(FuseAttention, BertScoresScaledThenMasked) {
+    // [B, N, S, H] heads, scores divided by sqrt(H) after the product, plus a [B, 1, 1, S] mask.
+    auto q = tensor_var("q", {2, 3, 5, 8}), k = tensor_var("k", {2, 3, 5, 8});
+    auto v = tensor_var("v", {2, 3, 5, 6}), mask = tensor_var("mask", {2, 1, 1, 5});
+    ops::MatmulAttrs ma;
+    ma.transpose_b = true;
+    Ref<Attrs> tb(new ops::MatmulAttrs(ma));
+    Expr s = call("nn.batch_matmul", {q, k}, tb);
+    s = call("add", {mask, call("multiply", {s, constant({}, {0.25f})})});
+    Expr body = call("nn.batch_matmul", {call("nn.softmax", {s}), v});
+    IRModule m = fuse_attention(module_of(make_function({q, k, v, mask}, body)), test_context());
+    const Call* att = m.main()->body.as<Call>();
+    ASSERT_TRUE(att && att->op->name == "nn.attention");
+    ASSERT_EQ(att->args.size(), 4u);
+    EXPECT_TRUE(att->args[0].same_as(q));
+    EXPECT_TRUE(att->args[1].same_as(k));  // transpose_b: k is already [.., S, H]
+    EXPECT_TRUE(att->args[3].same_as(mask));
+    EXPECT_DOUBLE_EQ(*attr_float(*att->attrs, "scale"), 0.25);
+}
+
+TEST(FuseAttention, LeavesOtherGraphsAlone) {
+    auto q = tensor_var("q", {3, 5, 8}), k = tensor_var("k", {3, 8, 5});
+    auto v = tensor_var("v", {3, 5, 8});
+    auto unchanged = [](const Ref<Function>& f) {
+        return fuse_attention(module_of(f), test_context()).main().same_as(f);
+    };
+    // The probabilities are also a result.
+    Expr p = call("nn.softmax", {call("nn.matmul", {q, k})});
+    EXPECT_TRUE(unchanged(make_function({q, k, v}, make_tuple({call("nn.matmul", {p, v}), p}))));
+    // Softmax over another axis.
+    Ref<Attrs> sa = attr_with(*ops::get_op("nn.softmax").make_default_attrs(), "axis", int64_t{1});
+    Expr p1 = call("nn.softmax", {call("nn.matmul", {q, k})}, sa);
+    EXPECT_TRUE(unchanged(make_function({q, k, v}, call("nn.matmul", {p1, v}))));
+    // A product that broadcasts v over the batch.
+    auto v2 = tensor_var("v2", {5, 8});
+    Expr p2 = call("nn.softmax", {call("nn.matmul", {q, k})});
+    EXPECT_TRUE(unchanged(make_function({q, k, v2}, call("nn.matmul", {p2, v2}))));
+    // A scale that is a tensor, not a scalar.
+    Expr p3 = call("nn.softmax",
+                   {call("multiply", {call("nn.matmul", {q, k}), constant({5}, {1, 2, 3, 4, 5})})});
+    EXPECT_TRUE(unchanged(make_function({q, k, v}, call("nn.matmul", {p3, v}))));
+}
+
+}  // namespace
+}  // namespace anvil::graph::testing
