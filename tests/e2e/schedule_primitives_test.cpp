@@ -164,7 +164,6 @@ TEST(Primitives, ComputeAtWithHalo) {
     }
 }
 
-
 TEST(Primitives, ComputeAtWithTwoReadersInsideTheLoop) {
     // B is read by C (a shifted window, attached in the same loop) and by D itself: B's tile
     // is the hull of both reads (attention's scores, read by the row maximum and by exp).
