@@ -75,6 +75,7 @@ const GraphPassEntry kGraphPipeline[] = {
     {"fold_constants", graph::fold_constants, 1},
     {"fold_scale_axis", graph::fold_scale_axis, 2},
     {"fuse_attention", graph::fuse_attention, 2},
+    {"fuse_layer_norm", graph::fuse_layer_norm, 2},
     {"alter_op_layout", graph::alter_op_layout, 2},
     {"prepack_weights", graph::prepack_weights, 2},
     {"fold_constants", graph::fold_constants, 2},

@@ -313,10 +313,16 @@ void schedule_attention_x86(te::Schedule& s, const te::Tensor& anchor,
     const int64_t batch = known_extent_product(
         std::vector<PrimExpr>(anchor.shape().begin(), anchor.shape().begin() + nb));
 
+    // Accumulator registers of a tile: 24 of AVX-512's 32 (the rest hold the panel vectors and
+    // the broadcast), 12 of 16 below it.
+    const int64_t registers = lanes >= 16 ? 24 : 12;
+    auto tile_rows = [&](int64_t extent, int64_t width) {
+        return pick_rows(extent, std::max<int64_t>(1, registers / ((width + lanes - 1) / lanes)));
+    };
     // Query rows per strip: as many as the scores' register tile holds (rows x block).
-    const int64_t strip = ctx.split("tile_rows", rows, 32, pick_register_rows(rows, block, lanes));
+    const int64_t strip = ctx.split("tile_rows", rows, 32, tile_rows(rows, block));
     // Rows of the product with v per register tile (rows x Dv).
-    const int64_t pv_rows = pick_rows(strip, std::max<int64_t>(1, 16 / ((dv + lanes - 1) / lanes)));
+    const int64_t pv_rows = tile_rows(strip, dv);
 
     te::StageRef so = s[out];
     auto ax = so.op_axis();

@@ -16,7 +16,7 @@
 //
 // Recommended order (what driver/pipeline.cpp lists):
 //   infer_types, simplify_inference, simplify_expr, fold_constants, fold_scale_axis,
-//   fuse_attention, alter_op_layout, prepack_weights, fold_constants, eliminate_common_subexpr,
+//   fuse_attention, fuse_layer_norm, alter_op_layout, prepack_weights, fold_constants, eliminate_common_subexpr,
 //   dead_code_elimination, fuse_ops
 #pragma once
 
@@ -106,6 +106,12 @@ IRModule fold_scale_axis(const IRModule& m, const PassContext& ctx);
 // divide on the scores or on q, is nn.attention(q, k, v[, bias], scale) where the intermediate
 // values have no other user and q, k, v share their batch dimensions (fuse_attention.cpp).
 IRModule fuse_attention(const IRModule& m, const PassContext& ctx);
+
+// Requires: ctx.ops (else no change); after simplify_expr.  Ensures: the arithmetic of a layer
+// norm over trailing axes (mean, subtract, mean of the square, divide by sqrt(var + eps),
+// [* gamma], [+ beta]) is nn.layer_norm where its intermediate values have no other user
+// (fuse_layer_norm.cpp).
+IRModule fuse_layer_norm(const IRModule& m, const PassContext& ctx);
 
 // Requires: ctx.ops (else no change); after fold_scale_axis (which needs OIHW weights).
 // Ensures: nn.conv2d with a constant float32 weight and static shapes, groups == 1 or

@@ -77,6 +77,7 @@ IRModule run_pass(const std::string& pass, const IRModule& m) {
     if (pass == "simplify_expr") fn = simplify_expr;
     if (pass == "fold_scale_axis") fn = fold_scale_axis;
     if (pass == "fuse_attention") fn = fuse_attention;
+    if (pass == "fuse_layer_norm") fn = fuse_layer_norm;
     if (pass == "alter_op_layout") fn = alter_op_layout;
     if (pass == "prepack_weights") fn = prepack_weights;
     if (pass == "fuse_ops") fn = fuse_ops;
@@ -100,7 +101,7 @@ TEST_P(GraphPassGolden, MatchesAfterFile) {
 const std::vector<std::string> kPasses = {
     "infer_types",           "fold_constants", "simplify_inference", "eliminate_common_subexpr",
     "dead_code_elimination", "simplify_expr",  "fold_scale_axis",    "alter_op_layout",
-    "prepack_weights",       "fuse_ops",       "fuse_attention"};
+    "prepack_weights",       "fuse_ops",       "fuse_attention",     "fuse_layer_norm"};
 
 INSTANTIATE_TEST_SUITE_P(GraphPasses, GraphPassGolden, ::testing::ValuesIn(kPasses));
 

@@ -1,0 +1,146 @@
+// Layer normalization as one op: the arithmetic exporters write for it before ONNX opset 17
+// (PyTorch's LayerNorm, BERT's and ViT's exports),
+//   m = mean(x, axes, keepdims);  d = x - m;  v = mean(d * d | power(d, 2), axes, keepdims)
+//   y = d / sqrt(v + eps)  [* gamma]  [+ beta]
+// over the trailing axes, becomes nn.layer_norm(x, gamma, beta, axis, epsilon): one kernel
+// (its mean and variance row reductions and the normalization) where there were five (mean,
+// subtract, square-mean, the division and the affine tail), the centred values no longer
+// written out. Rewritten only where m, d, v and the values between have no user outside the
+// pattern, eps is a scalar constant, and gamma and beta broadcast over the normalized axes
+// alone (an absent gamma is the constant 1).
+#include "graph/expr_functor.h"
+#include "graph/passes/attr_fields.h"
+#include "graph/passes/graph_rewrite.h"
+
+namespace anvil::graph {
+
+namespace {
+
+class LayerNormFuser : public ExprMutator {
+public:
+    LayerNormFuser(const PassContext& ctx, std::unordered_map<const ExprNode*, int> uses)
+        : ctx_(ctx), uses_(std::move(uses)) {}
+
+protected:
+    Expr mutate_(const Call* op, const Expr& self) override {
+        Expr e = ExprMutator::mutate_(op, self);
+        Expr r = fuse(self);
+        return r.defined() && type_equal(r->type, e->type) ? r : e;
+    }
+
+private:
+    int uses(const Expr& e) const {
+        auto it = uses_.find(e.get());
+        return it == uses_.end() ? 0 : it->second;
+    }
+
+    // The first normalized axis when `e` is a keep-dims mean over trailing axes of its input.
+    static std::optional<int64_t> trailing_mean(const Call* mean) {
+        if (!mean || !attr_bool(*mean->attrs, "keepdims").value_or(false) ||
+            attr_bool(*mean->attrs, "exclude").value_or(false)) {
+            return std::nullopt;
+        }
+        auto axes = attr_ints(*mean->attrs, "axes");
+        auto* t = mean->args[0]->type.as<TensorType>();
+        if (!axes || axes->empty() || !t) return std::nullopt;
+        const int64_t n = static_cast<int64_t>(t->ndim());
+        std::vector<bool> in(static_cast<size_t>(n), false);
+        for (int64_t a : *axes) {
+            int64_t k = a < 0 ? a + n : a;
+            if (k < 0 || k >= n || in[static_cast<size_t>(k)]) return std::nullopt;
+            in[static_cast<size_t>(k)] = true;
+        }
+        const int64_t first = n - static_cast<int64_t>(axes->size());
+        for (int64_t k = first; k < n; ++k) {
+            if (!in[static_cast<size_t>(k)]) return std::nullopt;
+        }
+        return first;
+    }
+
+    // Whether `p` (gamma or beta) broadcasts over the normalized axes [first, ndim) alone.
+    static bool over_normalized_axes(const Expr& p, const TensorType& x, int64_t first) {
+        auto* t = p->type.as<TensorType>();
+        if (!t || t->dtype != x.dtype) return false;
+        const size_t normalized = x.ndim() - static_cast<size_t>(first);
+        return t->ndim() <= normalized;  // the type of the multiply or add checked the sizes
+    }
+
+    Expr fuse(const Expr& self) {
+        const Op* layer_norm = find_op(ctx_, "nn.layer_norm");
+        if (!layer_norm) return {};
+        // Up from the result: [+ beta], [* gamma], the division.
+        Expr y = self, gamma, beta;
+        auto peel = [&](const char* op, Expr* param) {
+            auto* c = as_op_call(y, op);
+            if (!c) return;
+            for (int side = 0; side < 2; ++side) {
+                if (as_op_call(c->args[side], "divide") ||
+                    (param == &beta && as_op_call(c->args[side], "multiply"))) {
+                    *param = c->args[1 - side];
+                    y = c->args[side];
+                    return;
+                }
+            }
+        };
+        peel("add", &beta);
+        if (beta.defined() && uses(y) != 1) return {};
+        peel("multiply", &gamma);
+        if (gamma.defined() && uses(y) != 1) return {};
+        auto* div = as_op_call(y, "divide");
+        if (!div) return {};
+        const Expr& d = div->args[0];
+        auto* sqrt = as_op_call(div->args[1], "sqrt");
+        auto* add_eps = sqrt ? as_op_call(sqrt->args[0], "add") : nullptr;
+        if (!add_eps || uses(div->args[1]) != 1 || uses(sqrt->args[0]) != 1) return {};
+        std::optional<double> eps;
+        Expr var;
+        for (int side = 0; side < 2 && !eps; ++side) {
+            auto* et = add_eps->args[1 - side]->type.as<TensorType>();
+            eps = et && et->ndim() == 0 ? uniform_value(add_eps->args[1 - side]) : std::nullopt;
+            var = add_eps->args[side];
+        }
+        auto* var_mean = as_op_call(var, "mean");
+        if (!eps || !(*eps >= 0) || !var_mean || uses(var) != 1) return {};
+        // The square of d: d * d or power(d, 2).
+        const Expr& sq = var_mean->args[0];
+        auto* mul = as_op_call(sq, "multiply");
+        auto* pow = as_op_call(sq, "power");
+        bool squares_d = (mul && mul->args[0].same_as(d) && mul->args[1].same_as(d)) ||
+                         (pow && pow->args[0].same_as(d) && uniform_value(pow->args[1]) == 2.0);
+        if (!squares_d || uses(sq) != 1) return {};
+        auto* sub = as_op_call(d, "subtract");
+        if (!sub || uses(d) != (mul ? 3 : 2)) return {};
+        const Expr& x = sub->args[0];
+        auto* mean = as_op_call(sub->args[1], "mean");
+        if (!mean || !mean->args[0].same_as(x) || uses(sub->args[1]) != 1) return {};
+        auto first = trailing_mean(mean);
+        auto var_first = trailing_mean(var_mean);
+        auto* xt = x->type.as<TensorType>();
+        if (!first || first != var_first || !xt || !type_equal(d->type, x->type)) return {};
+        if (!xt->dtype.is_floating()) return {};
+        if (gamma.defined() && !over_normalized_axes(gamma, *xt, *first)) return {};
+        if (beta.defined() && !over_normalized_axes(beta, *xt, *first)) return {};
+        if (!gamma.defined()) gamma = make_constant_of({}, xt->dtype, {1.0}, self->loc);
+        std::vector<Expr> args = {mutate(x), mutate(gamma)};
+        if (beta.defined()) args.push_back(mutate(beta));
+        Ref<Attrs> a = attr_with(*layer_norm->make_default_attrs(), "axis",
+                                 *first - static_cast<int64_t>(xt->ndim()));
+        a = attr_with_float(*a, "epsilon", *eps);
+        return make_call(*layer_norm, args, a, self->loc);
+    }
+
+    const PassContext& ctx_;
+    std::unordered_map<const ExprNode*, int> uses_;
+};
+
+}  // namespace
+
+IRModule fuse_layer_norm(const IRModule& m, const PassContext& ctx) {
+    if (!ctx.ops) return m;
+    return rewrite_functions(m, [&](const Ref<Function>& f) {
+        Expr body = LayerNormFuser(ctx, count_uses(f->body)).mutate(f->body);
+        return body.same_as(f->body) ? f : make_function(f->params, body, f->primitive, f->loc);
+    });
+}
+
+}  // namespace anvil::graph
