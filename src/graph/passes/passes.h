@@ -16,8 +16,8 @@
 //
 // Recommended order (what driver/pipeline.cpp lists):
 //   infer_types, simplify_inference, simplify_expr, fold_constants, fold_scale_axis,
-//   fuse_attention, fuse_layer_norm, alter_op_layout, prepack_weights, fold_constants, eliminate_common_subexpr,
-//   dead_code_elimination, fuse_ops
+//   fuse_attention, fuse_layer_norm, alter_op_layout, prepack_weights, fold_constants,
+//   eliminate_common_subexpr, dead_code_elimination, fuse_ops
 #pragma once
 
 #include <functional>
