@@ -15,6 +15,8 @@ fixed random input).
   tokens: every kernel shape of BERT-base, a sixth of its time.
 - bert_base_t128 (only when named): BERT-base's encoder, 12 layers (440 MB), the transformer
   issue's "BERT-base-style encoder".
+- bert_base_2l_dyn (only when named): bert_base_2l_t128 exported with a symbolic sequence length
+  ("seq"), its test data at 128 tokens: the dynamic-shape path of dynamic_compare.py.
 - vit_s16: a ViT-S/16 (torchvision's VisionTransformer: 224x224 image, 16x16 patches, 12 layers,
   d=384, 6 heads, MLP 1536).
 - vit_b16 (only when named): ViT-B/16 (torchvision's vit_b_16: 12 layers, d=768, 12 heads, MLP
@@ -64,12 +66,14 @@ MODELS = {
     "encoder_d256_t128": lambda: encoder(256, 4, 1024, 2, 128, "relu"),
     "bert_base_2l_t128": lambda: encoder(768, 12, 3072, 2, 128, "gelu"),
     "bert_base_t128": lambda: encoder(768, 12, 3072, 12, 128, "gelu"),
+    "bert_base_2l_dyn": lambda: encoder(768, 12, 3072, 2, 128, "gelu"),
     "vit_s16": lambda: vit(6, 384, 1536),
     "vit_b16": lambda: vit(12, 768, 3072),
 }
 
 
-LARGE = ("bert_base_t128", "vit_b16")  # made only when named
+LARGE = ("bert_base_t128", "vit_b16", "bert_base_2l_dyn")  # made only when named
+DYNAMIC = {"bert_base_2l_dyn": {"x": {1: "seq"}}}  # exported with these axes symbolic
 
 
 def save(out, name, model, x):
@@ -78,7 +82,7 @@ def save(out, name, model, x):
     os.makedirs(data, exist_ok=True)
     # Not under no_grad: PyTorch then runs its fused encoder layer, which has no ONNX export.
     torch.onnx.export(model, (x,), os.path.join(d, "model.onnx"), opset_version=13,
-                      input_names=["x"], output_names=["y"])
+                      input_names=["x"], output_names=["y"], dynamic_axes=DYNAMIC.get(name))
     y = model(x).detach().numpy()
     for stem, value in (("input_0", x.numpy()), ("output_0", y)):
         with open(os.path.join(data, stem + ".pb"), "wb") as f:

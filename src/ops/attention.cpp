@@ -118,6 +118,10 @@ Type attention_type(const Op& op, const std::vector<Type>& args, const Attrs& at
         user_error(loc) << op.name << ": scale must be a finite value >= 0 (0: 1/sqrt(D)), got "
                         << static_cast<const AttentionAttrs&>(attrs).scale;
     }
+    if (static_cast<const AttentionAttrs&>(attrs).scale == 0 && !as_const_int(q.shape.back())) {
+        user_error(loc) << op.name << ": scale 0 (1/sqrt(D)) needs a static head size, got q "
+                        << graph::type_str(args[0]) << "; give the scale";
+    }
     std::vector<PrimExpr> out(q.shape.begin(), q.shape.end());
     out.back() = v.shape[rank - 1];
     return graph::make_tensor_type(out, q.dtype);

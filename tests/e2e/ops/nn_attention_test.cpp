@@ -178,5 +178,20 @@ TEST(Attention, TypeErrorsNameTheOperand) {
         std::string::npos);
 }
 
+TEST(Attention, TheDefaultScaleNeedsAStaticHeadSize) {
+    const graph::Op& op = ops::get_op("nn.attention");
+    PrimExpr d = make_var("d", DataType::int64());
+    auto t = [&](int64_t rows) {
+        return graph::make_tensor_type(
+            {make_int(DataType::int64(), 2), make_int(DataType::int64(), rows), d},
+            DataType::float32());
+    };
+    std::vector<graph::Type> types = {t(5), t(6), t(6)};
+    AttentionAttrs a;
+    EXPECT_THROW(op.infer_type(op, types, a, SourceLoc{}), UserError);
+    a.scale = 0.125;  // an explicit scale works for any head size
+    EXPECT_NO_THROW(op.infer_type(op, types, a, SourceLoc{}));
+}
+
 }  // namespace
 }  // namespace anvil
