@@ -5,7 +5,7 @@
 // Stages (B = the batch dimensions, VB the column block of the scores):
 //   attention_keys      k transposed: [B..., D, S_kv padded to VB], zero past S_kv
 //   attention_qk        the reduction q · kᵀ over D: [B..., S, S_kv padded]
-//   attention_scores    qk · scale + bias, the lowest value past S_kv (exp gives 0 there)
+//   attention_scores    qk · scale + bias, -inf past S_kv (exp gives 0 there)
 //   attention_max_lanes, attention_max   the row maximum as VB partial maxima, then their max
 //   attention_exp       exp(scores - max)
 //   attention_sum_lanes, attention_sum   the row sum the same way
@@ -17,10 +17,12 @@
 #include "ops/attention.h"
 
 #include <cmath>
+#include <limits>
 
 #include "graph/op.h"
 #include "ir/analyzer.h"
 #include "ir/channel_block.h"
+#include "ir/structural_equal.h"
 #include "ops/injective_schedule.h"
 #include "ops/op_spec.h"
 #include "ops/tensor_shape.h"
@@ -42,11 +44,21 @@ PrimExpr I(int64_t v) {
     return make_int(DataType::int32(), v);
 }
 
-// Whether two dimensions may be equal: both constant and equal, or either symbolic.
-bool may_equal(const PrimExpr& a, const PrimExpr& b) {
+// Whether two dimensions are equal: the same constant or the same symbolic expression (the
+// kernel indexes one operand by the other's extent, so sizes that may differ at run time are
+// refused).
+bool same_dim(const PrimExpr& a, const PrimExpr& b) {
     auto* x = as_const_int(a);
     auto* y = as_const_int(b);
-    return !x || !y || *x == *y;
+    if (x && y) return *x == *y;
+    return structural_equal(a, b);
+}
+// Whether a bias dimension broadcasts to a scores dimension: 1, equal, or symbolic (broadcast
+// reads a symbolic size as the output's when it differs, see broadcast_index).
+bool broadcasts(const PrimExpr& b, const PrimExpr& s) {
+    auto* x = as_const_int(b);
+    auto* y = as_const_int(s);
+    return is_one(b) || !x || !y || *x == *y;
 }
 
 Type attention_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
@@ -81,7 +93,7 @@ Type attention_type(const Op& op, const std::vector<Type>& args, const Attrs& at
                             << " has another rank than q " << graph::type_str(args[0]);
         }
         for (size_t d = 0; d + 2 < rank; ++d) {
-            if (!may_equal(t[i]->shape[d], q.shape[d])) {
+            if (!same_dim(t[i]->shape[d], q.shape[d])) {
                 user_error(loc) << op.name << ": the batch dimensions of " << names[i] << " "
                                 << graph::type_str(args[i]) << " differ from q's "
                                 << graph::type_str(args[0]);
@@ -90,11 +102,11 @@ Type attention_type(const Op& op, const std::vector<Type>& args, const Attrs& at
     }
     const auto& k = *t[1];
     const auto& v = *t[2];
-    if (!may_equal(k.shape[rank - 1], q.shape[rank - 1])) {
+    if (!same_dim(k.shape[rank - 1], q.shape[rank - 1])) {
         user_error(loc) << op.name << ": k " << graph::type_str(args[1])
                         << " does not end in q's head size (" << graph::type_str(args[0]) << ")";
     }
-    if (!may_equal(v.shape[rank - 2], k.shape[rank - 2])) {
+    if (!same_dim(v.shape[rank - 2], k.shape[rank - 2])) {
         user_error(loc) << op.name << ": v " << graph::type_str(args[2]) << " and k "
                         << graph::type_str(args[1]) << " have different key counts";
     }
@@ -105,7 +117,7 @@ Type attention_type(const Op& op, const std::vector<Type>& args, const Attrs& at
         bool fits = b.ndim() <= rank;
         for (size_t d = 0; fits && d < b.ndim(); ++d) {
             const PrimExpr& bd = b.shape[d];
-            fits = is_one(bd) || may_equal(bd, scores[d + rank - b.ndim()]);
+            fits = broadcasts(bd, scores[d + rank - b.ndim()]);
         }
         if (!fits) {
             user_error(loc) << op.name << ": the bias " << graph::type_str(args[3])
@@ -162,7 +174,7 @@ std::vector<te::Tensor> attention_compute(const std::vector<te::Tensor>& in, con
                 return te::if_then_else(j < keys, k(at(i, {j, i[nb]})), make_const(dt, 0));
             },
             "attention_keys"),
-        kPackedWeightTag);
+        kOpStageTag);
     auto d = te::reduce_axis(depth, "d");
     te::Tensor qk = te::compute(
         shape({rows, padded}),
@@ -177,7 +189,10 @@ std::vector<te::Tensor> attention_compute(const std::vector<te::Tensor>& in, con
             std::vector<PrimExpr> idx(i.begin(), i.end());
             PrimExpr s = qk(idx) * scale_c;
             if (in.size() > 3) s = s + in[3](broadcast_index(in[3].shape(), i));
-            return te::if_then_else(i[nb + 1] < keys, s, min_value(dt));
+            // -inf past the keys: exp gives 0 there, and a row whose keys are all masked with
+            // -inf comes out NaN whatever its length, as the unfused softmax makes it.
+            return te::if_then_else(i[nb + 1] < keys, s,
+                                    make_const(dt, -std::numeric_limits<double>::infinity()));
         },
         "attention_scores"));
     // Row reductions over the padded row as vb lanes of partial results, then over the lanes.
@@ -268,7 +283,8 @@ void inline_input_stages(te::Schedule& s, const std::vector<te::Tensor>& inputs)
         te::Tensor t = todo.back();
         todo.pop_back();
         auto* c = t.op.as<te::ComputeOp>();
-        if (!c || c->is_reduction()) continue;
+        // (The lowering may have inlined the group's intermediates already.)
+        if (!c || c->is_reduction() || s[t].stage().attach == te::AttachKind::Inline) continue;
         s[t].compute_inline();
         for (const auto& in : c->inputs) todo.push_back(te::Tensor(in));
     }
@@ -345,10 +361,9 @@ void schedule_attention_x86(te::Schedule& s, const te::Tensor& anchor,
     // and softmax stages are then computed at root, each over all rows, in the same loops.
     const bool strips = st.keys.shape().back().is<IntImm>();
     Ref<IterVar> keys_at, strip_at;
-    if (batch >= 4 || nb == 0) {
+    if (nb > 0 && batch >= 4) {
         keys_at = fuse_parallel(so, batch_axes, work);
         strip_at = io;
-        if (!keys_at.defined()) keys_at = io;
     } else {
         std::vector<Ref<IterVar>> outer = batch_axes;
         outer.push_back(io);

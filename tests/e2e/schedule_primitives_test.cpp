@@ -185,6 +185,7 @@ TEST(Primitives, ComputeAtWithTwoReadersInsideTheLoop) {
         EXPECT_NEAR(d.data<float>()[i], 3.0f * pa[i] * (3.0f * pa[i + 2] - 1.0f), 1e-4) << i;
     }
 }
+
 TEST(Primitives, Reductions) {
     te::Tensor A = te::placeholder({13, 27}, DataType::float32(), "A");
     auto k1 = te::reduce_axis(27, "k");

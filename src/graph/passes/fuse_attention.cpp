@@ -71,7 +71,7 @@ private:
     Expr swap_last(const Expr& x) {
         const Op* transpose = find_op(ctx_, "transpose");
         auto* t = x->type.as<TensorType>();
-        if (!transpose || !t) return {};
+        if (!transpose || !t || t->ndim() < 2) return {};  // a 1-D product: not attention
         std::vector<int64_t> axes;
         for (size_t i = 0; i < t->ndim(); ++i) axes.push_back(static_cast<int64_t>(i));
         std::swap(axes[axes.size() - 1], axes[axes.size() - 2]);
@@ -144,7 +144,9 @@ private:
                 return false;
             }
         }
-        return true;
+        // The kernel's register tiles are sized by the head sizes (the key count may vary).
+        return as_const_int(qt->shape.back()) && as_const_int(kt->shape.back()) &&
+               as_const_int(vt->shape.back());
     }
 
     const PassContext& ctx_;

@@ -8,6 +8,9 @@
 //     between them qualifies: (0) anchors take an elementwise/broadcast tail, elementwise ops
 //     join injective/reduce/anchor users; (1) injective ops and tuples join; (2) injective ops
 //     join tuples already fused into injective users.
+//     An anchor whose op fuses_injective_inputs (nn.attention) reads its operands like an
+//     injective op: its operand edges are Injective, and in (0) and (1) elementwise and
+//     injective producers join it, unless their group already holds another anchor.
 // Every group then becomes a primitive Function called from the rewritten function.
 #include <functional>
 #include <unordered_map>

@@ -30,8 +30,8 @@ struct Node {
     size_t index = 0;
     bool extern_ref = false;  // used outside any fusible user (the function's result, a let)
     int pattern = kOpaque;
-    bool fuses_inputs =
-        false;  // an op with fuses_injective_inputs: its operand edges are Injective
+    // An op with fuses_injective_inputs: its operand edges are Injective.
+    bool fuses_inputs = false;
     std::vector<Edge> outputs;
 };
 

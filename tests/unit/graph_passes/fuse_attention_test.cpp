@@ -20,12 +20,13 @@ Ref<Attrs> newshape(std::vector<int64_t> v) {
 struct TorchAttention {
     int64_t s = 7, b = 2, n = 2, h = 4;
     Ref<Var> qkv = tensor_var("qkv", {7, 2, 24});
+    Expr src = qkv;  // the projection the heads are sliced from
     Expr head(int64_t part, std::vector<int64_t> perm) {
         Ref<Attrs> sa = ops::get_op("strided_slice").make_default_attrs();
         sa = attr_with(*sa, "begin", std::vector<int64_t>{part * 8});
         sa = attr_with(*sa, "end", std::vector<int64_t>{part * 8 + 8});
         sa = attr_with(*sa, "axes", std::vector<int64_t>{2});
-        Expr x = call("strided_slice", {qkv}, sa);
+        Expr x = call("strided_slice", {src}, sa);
         x = call("reshape", {x}, newshape({7, 4, 4}));
         return call("transpose", {x}, axes("transpose", std::move(perm)));
     }
@@ -85,6 +86,27 @@ TEST(FuseAttention, HeadSplitFusesIntoTheAttentionKernel) {
     EXPECT_EQ(std::count(first.begin(), first.end(), "transpose"), 4);  // and k's swap
 }
 
+TEST(FuseAttention, TheProjectionStaysInItsOwnKernel) {
+    // qkv = dense(x) + bias: the bias add is the dense layer's tail, and neither joins the
+    // attention kernel (one anchor per kernel).
+    TorchAttention g;
+    auto x = tensor_var("x", {7, 2, 16});
+    g.src =
+        call("add", {call("nn.dense", {x, constant({24, 16}, {0.1f})}), constant({24}, {1.0f})});
+    Expr body = g.output(g.scores());
+    PassContext ctx = test_context();
+    IRModule m = fuse_ops(fuse_attention(module_of(make_function({x}, body)), ctx), ctx);
+    std::vector<std::vector<std::string>> groups;
+    post_order_visit(m.main()->body, [&](const Expr& e) {
+        auto* c = e.as<Call>();
+        if (c && c->callee.defined()) groups.push_back(op_names(c->callee.as<Function>()->body));
+    });
+    ASSERT_EQ(groups.size(), 3u);
+    EXPECT_EQ(groups[0], (std::vector<std::string>{"nn.dense", "add"}));
+    EXPECT_EQ(groups[1].back(), "nn.attention");
+    EXPECT_EQ(std::count(groups[1].begin(), groups[1].end(), "nn.dense"), 0);
+}
+
 TEST(FuseAttention, BertScoresScaledThenMasked) {
     // [B, N, S, H] heads, scores divided by sqrt(H) after the product, plus a [B, 1, 1, S] mask.
     auto q = tensor_var("q", {2, 3, 5, 8}), k = tensor_var("k", {2, 3, 5, 8});
@@ -122,6 +144,18 @@ TEST(FuseAttention, LeavesOtherGraphsAlone) {
     auto v2 = tensor_var("v2", {5, 8});
     Expr p2 = call("nn.softmax", {call("nn.matmul", {q, k})});
     EXPECT_TRUE(unchanged(make_function({q, k, v2}, call("nn.matmul", {p2, v2}))));
+    // A mask that widens the scores (a batch of masks for one batch of scores).
+    auto wide = tensor_var("wide", {2, 3, 5, 5});
+    Expr p4 = call("nn.softmax", {call("add", {call("nn.matmul", {q, k}), wide})});
+    EXPECT_TRUE(unchanged(make_function({q, k, v, wide}, call("nn.matmul", {p4, v}))));
+    // A negative scale.
+    Expr p5 =
+        call("nn.softmax", {call("multiply", {call("nn.matmul", {q, k}), constant({}, {-0.5f})})});
+    EXPECT_TRUE(unchanged(make_function({q, k, v}, call("nn.matmul", {p5, v}))));
+    // Matrix-vector products: q [S, D] · k [D], then p [S] · v [S, D].
+    auto q1 = tensor_var("q1", {5, 8}), k1 = tensor_var("k1", {8}), v1 = tensor_var("v1", {5, 8});
+    Expr p6 = call("nn.softmax", {call("nn.matmul", {q1, k1})});
+    EXPECT_TRUE(unchanged(make_function({q1, k1, v1}, call("nn.matmul", {p6, v1}))));
     // A scale that is a tensor, not a scalar.
     Expr p3 = call("nn.softmax",
                    {call("multiply", {call("nn.matmul", {q, k}), constant({5}, {1, 2, 3, 4, 5})})});
