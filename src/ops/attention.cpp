@@ -275,53 +275,18 @@ AttentionStages find_stages(const te::Tensor& anchor) {
     return st;
 }
 
-// Inlines the stages of the group that compute the op's inputs (the head split, transposes and
-// scaling that fused into it): the kernel reads through their index arithmetic.
-void inline_input_stages(te::Schedule& s, const std::vector<te::Tensor>& inputs) {
-    std::vector<te::Tensor> todo = inputs;
-    while (!todo.empty()) {
-        te::Tensor t = todo.back();
-        todo.pop_back();
-        auto* c = t.op.as<te::ComputeOp>();
-        // (The lowering may have inlined the group's intermediates already.)
-        if (!c || c->is_reduction() || s[t].stage().attach == te::AttachKind::Inline) continue;
-        s[t].compute_inline();
-        for (const auto& in : c->inputs) todo.push_back(te::Tensor(in));
-    }
-}
-
-// The inputs of the op (q, k, v, bias) as the op's own stages read them.
-std::vector<te::Tensor> op_inputs(const AttentionStages& st) {
-    std::vector<te::Tensor> in;
-    auto add_inputs_of = [&](const te::Tensor& t, const std::vector<te::Tensor>& own) {
-        for (const auto& i : t.op.as<te::ComputeOp>()->inputs) {
-            te::Tensor x(i);
-            bool is_own = false;
-            for (const auto& o : own) is_own = is_own || o.same_as(x);
-            if (!is_own) in.push_back(x);
-        }
-    };
-    add_inputs_of(st.keys, {});
-    add_inputs_of(st.qk, {st.keys});
-    add_inputs_of(st.scores, {st.qk});
-    add_inputs_of(st.pv, {st.exp});
-    return in;
-}
-
 }  // namespace
 
-void schedule_attention_generic(te::Schedule& s, const te::Tensor& anchor,
-                                const std::vector<te::Tensor>& outputs,
+void schedule_attention_generic(te::Schedule&, const te::Tensor&, const std::vector<te::Tensor>&,
                                 const te::ScheduleContext&) {
-    AttentionStages st = find_stages(anchor);
-    inline_input_stages(s, op_inputs(st));
+    // Every stage at root. (The group's head split and other injective inputs are inlined by
+    // the group lowering, driver/lower_graph.cpp, as for every anchor.)
 }
 
 void schedule_attention_x86(te::Schedule& s, const te::Tensor& anchor,
                             const std::vector<te::Tensor>& outputs,
                             const te::ScheduleContext& ctx) {
     AttentionStages st = find_stages(anchor);
-    inline_input_stages(s, op_inputs(st));
     te::Tensor out = tile_target(s, anchor, outputs, ctx);
     const size_t nb = anchor.ndim() - 2;
     const int lanes = vector_lanes(ctx);

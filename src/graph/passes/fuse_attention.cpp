@@ -49,23 +49,12 @@ std::optional<Scaled> as_scaled(const Expr& e) {
     return std::nullopt;
 }
 
-class AttentionFuser : public ExprMutator {
+class AttentionFuser : public CallRewriter {
 public:
-    AttentionFuser(const PassContext& ctx, std::unordered_map<const ExprNode*, int> uses)
-        : ctx_(ctx), uses_(std::move(uses)) {}
-
-protected:
-    Expr mutate_(const Call* op, const Expr& self) override {
-        Expr e = ExprMutator::mutate_(op, self);
-        Expr r = fuse(self);
-        return r.defined() && type_equal(r->type, e->type) ? r : e;
-    }
+    using CallRewriter::CallRewriter;
 
 private:
-    bool used_once(const Expr& e) const {
-        auto it = uses_.find(e.get());
-        return it != uses_.end() && it->second == 1;
-    }
+    bool used_once(const Expr& e) const { return uses(e) == 1; }
 
     // `x` with its last two axes swapped.
     Expr swap_last(const Expr& x) {
@@ -79,9 +68,8 @@ private:
                          x->loc);
     }
 
-    // The attention op for the last product, matched on the original graph (`self`, whose
-    // nodes the use counts know); its operands are their mutated (memoized) forms.
-    Expr fuse(const Expr& self) {
+    // The attention op for the last product; its operands are their mutated (memoized) forms.
+    Expr rewrite(const Expr& self) override {
         const Op* attention = find_op(ctx_, "nn.attention");
         const Call* pv = as_product(self);
         if (!attention || !pv || attr_bool(*pv->attrs, "transpose_a").value_or(false)) return {};
@@ -148,19 +136,12 @@ private:
         return as_const_int(qt->shape.back()) && as_const_int(kt->shape.back()) &&
                as_const_int(vt->shape.back());
     }
-
-    const PassContext& ctx_;
-    std::unordered_map<const ExprNode*, int> uses_;
 };
 
 }  // namespace
 
 IRModule fuse_attention(const IRModule& m, const PassContext& ctx) {
-    if (!ctx.ops) return m;
-    return rewrite_functions(m, [&](const Ref<Function>& f) {
-        Expr body = AttentionFuser(ctx, count_uses(f->body)).mutate(f->body);
-        return body.same_as(f->body) ? f : make_function(f->params, body, f->primitive, f->loc);
-    });
+    return rewrite_calls<AttentionFuser>(m, ctx);
 }
 
 }  // namespace anvil::graph

@@ -16,24 +16,11 @@ namespace anvil::graph {
 
 namespace {
 
-class LayerNormFuser : public ExprMutator {
+class LayerNormFuser : public CallRewriter {
 public:
-    LayerNormFuser(const PassContext& ctx, std::unordered_map<const ExprNode*, int> uses)
-        : ctx_(ctx), uses_(std::move(uses)) {}
-
-protected:
-    Expr mutate_(const Call* op, const Expr& self) override {
-        Expr e = ExprMutator::mutate_(op, self);
-        Expr r = fuse(self);
-        return r.defined() && type_equal(r->type, e->type) ? r : e;
-    }
+    using CallRewriter::CallRewriter;
 
 private:
-    int uses(const Expr& e) const {
-        auto it = uses_.find(e.get());
-        return it == uses_.end() ? 0 : it->second;
-    }
-
     // The first normalized axis when `e` is a keep-dims mean over trailing axes of its input.
     static std::optional<int64_t> trailing_mean(const Call* mean) {
         if (!mean || !attr_bool(*mean->attrs, "keepdims").value_or(false) ||
@@ -65,7 +52,7 @@ private:
         return t->ndim() <= normalized;  // the type of the multiply or add checked the sizes
     }
 
-    Expr fuse(const Expr& self) {
+    Expr rewrite(const Expr& self) override {
         const Op* layer_norm = find_op(ctx_, "nn.layer_norm");
         if (!layer_norm) return {};
         // Up from the result: [+ beta], [* gamma], the division.
@@ -133,19 +120,12 @@ private:
         a = attr_with_float(*a, "epsilon", *eps);
         return make_call(*layer_norm, args, a, self->loc);
     }
-
-    const PassContext& ctx_;
-    std::unordered_map<const ExprNode*, int> uses_;
 };
 
 }  // namespace
 
 IRModule fuse_layer_norm(const IRModule& m, const PassContext& ctx) {
-    if (!ctx.ops) return m;
-    return rewrite_functions(m, [&](const Ref<Function>& f) {
-        Expr body = LayerNormFuser(ctx, count_uses(f->body)).mutate(f->body);
-        return body.same_as(f->body) ? f : make_function(f->params, body, f->primitive, f->loc);
-    });
+    return rewrite_calls<LayerNormFuser>(m, ctx);
 }
 
 }  // namespace anvil::graph

@@ -59,6 +59,17 @@ void write_from_double(const std::vector<double>& v, const runtime::NDArray& a) 
 
 }  // namespace
 
+Expr CallRewriter::mutate_(const Call* op, const Expr& self) {
+    Expr e = ExprMutator::mutate_(op, self);
+    Expr r = rewrite(self);
+    return r.defined() && type_equal(r->type, e->type) ? r : e;
+}
+
+int CallRewriter::uses(const Expr& e) const {
+    auto it = uses_.find(e.get());
+    return it == uses_.end() ? 0 : it->second;
+}
+
 std::optional<std::vector<double>> constant_values(const Expr& e) {
     auto* c = e.as<Constant>();
     if (!c) return std::nullopt;

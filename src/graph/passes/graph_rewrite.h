@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "graph/expr_functor.h"
 #include "graph/passes/passes.h"
 
 namespace anvil::graph {
@@ -30,6 +31,37 @@ std::unordered_map<const ExprNode*, int> count_uses(const Expr& body);
 std::optional<std::vector<double>> constant_values(const Expr& e);
 // The value all elements of a constant share; nullopt when they differ or `e` is no constant.
 std::optional<double> uniform_value(const Expr& e);
+// A rewrite of op calls matched on the original graph (fuse_attention, fuse_layer_norm):
+// rewrite(self) sees the call as it was, whose nodes uses() counts, and returns its replacement
+// built from mutate()d operands, or an undefined Expr to keep the call. A replacement of another
+// type than the call's is dropped.
+class CallRewriter : public ExprMutator {
+public:
+    CallRewriter(const PassContext& ctx, const Expr& body) : ctx_(ctx), uses_(count_uses(body)) {}
+
+protected:
+    Expr mutate_(const Call* op, const Expr& self) override;
+    virtual Expr rewrite(const Expr& self) = 0;
+    // How many times `e` is an operand in the original body.
+    int uses(const Expr& e) const;
+
+    const PassContext& ctx_;
+
+private:
+    std::unordered_map<const ExprNode*, int> uses_;
+};
+
+// Applies a CallRewriter `R(ctx, body)` to every non-primitive function; no change without
+// ctx.ops (the rewrites create ops).
+template <typename R>
+IRModule rewrite_calls(const IRModule& m, const PassContext& ctx) {
+    if (!ctx.ops) return m;
+    return rewrite_functions(m, [&](const Ref<Function>& f) {
+        Expr body = R(ctx, f->body).mutate(f->body);
+        return body.same_as(f->body) ? f : make_function(f->params, body, f->primitive, f->loc);
+    });
+}
+
 // A constant of the given static shape and float or integer dtype.
 Expr make_constant_of(const std::vector<int64_t>& shape, DataType dtype,
                       const std::vector<double>& values, SourceLoc loc = {});
