@@ -179,6 +179,7 @@ Ref<tir::PrimFunc> run_tir_pipeline(const Ref<tir::PrimFunc>& input,
     tir::LowerContext ctx = target_ctx;
     if (options.checked != tir::BoundChecks::off) ctx.bound_checks = options.checked;
     ctx.function_name = input->name;
+    ctx.params = input->params;
     std::ostream& log = options.log ? *options.log : std::cerr;
     Ref<tir::PrimFunc> f = input;
     if (options.verify) tir::verify(f);

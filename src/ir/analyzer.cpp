@@ -17,6 +17,12 @@ void Analyzer::bind(const Ref<Var>& v, const Range& r) {
     if (lo.min > hi.max) return;  // an empty loop: nothing holds inside it, nothing to learn
     var_values_.erase(v.get());
     var_bounds_[v.get()] = {lo.min, hi.max};
+    PrimExpr extent = simplify(r.extent);
+    if (is_zero(simplify(r.min)) && !extent.is<IntImm>()) {
+        var_extents_[v.get()] = extent;
+    } else {
+        var_extents_.erase(v.get());
+    }
     bound_vars_.push_back(v);
 }
 
@@ -25,8 +31,31 @@ void Analyzer::bind(const Ref<Var>& v, const PrimExpr& value) {
     ANVIL_CHECK(v->dtype == value.dtype())
         << "bind of " << v->name << " (" << v->dtype.str() << ") to a " << value.dtype().str();
     var_bounds_.erase(v.get());
+    var_extents_.erase(v.get());
     var_values_[v.get()] = simplify(value);
     bound_vars_.push_back(v);
+}
+
+void Analyzer::bind_dimensions(const std::vector<Ref<Buffer>>& params) {
+    auto type_max = [](DataType t) {
+        return t.is_uint() && t.bits() == 64
+                   ? ConstIntBound::kPosInf
+                   : static_cast<int64_t>((uint64_t{1} << (t.bits() - 1 + t.is_uint())) - 1);
+    };
+    for (const auto& b : params) {
+        for (const auto& d : b->shape) {
+            const Var* v = dimension_var(d);
+            if (!v || var_values_.count(v)) continue;
+            int64_t hi = std::min(type_max(d.dtype()), type_max(v->dtype));
+            auto known = var_bounds_.find(v);
+            ConstIntBound now{0, hi};
+            if (known != var_bounds_.end()) {
+                now = {std::max(now.min, known->second.min), std::min(now.max, known->second.max)};
+            }
+            var_bounds_[v] = now;
+            bound_vars_.push_back(Ref<Var>(v));
+        }
+    }
 }
 
 bool Analyzer::can_prove(const PrimExpr& cond) {
@@ -42,6 +71,85 @@ bool Analyzer::can_prove_equal(const PrimExpr& a, const PrimExpr& b) {
         return is_zero(simplify(make_binary(ExprKind::Sub, a, b)));
     }
     return structural_equal(simplify(a), simplify(b));
+}
+
+ConstraintScope::ConstraintScope(Analyzer& analyzer, const PrimExpr& cond) : analyzer_(analyzer) {
+    learn(cond);
+}
+
+ConstraintScope::~ConstraintScope() {
+    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
+        if (it->second) {
+            analyzer_.var_bounds_[it->first] = *it->second;
+        } else {
+            analyzer_.var_bounds_.erase(it->first);
+        }
+    }
+}
+
+void ConstraintScope::learn(const PrimExpr& cond) {
+    PrimExpr c = cond;
+    if (auto* call = c.as<Call>(); call && call->name == "likely" && call->args.size() == 1) {
+        c = call->args[0];
+    }
+    if (c->kind == ExprKind::And) {
+        auto* op = static_cast<const BinaryExpr*>(c.get());
+        learn(op->a);
+        learn(op->b);
+        return;
+    }
+    bool flip = false;
+    switch (c->kind) {
+        case ExprKind::LT:
+        case ExprKind::LE:
+        case ExprKind::GT:
+        case ExprKind::GE:
+            break;
+        default:
+            return;
+    }
+    auto* op = static_cast<const BinaryExpr*>(c.get());
+    const Var* v = op->a.as<Var>();
+    const int64_t* k = as_const_int(op->b);
+    if (!v || !k) {  // constant on the left: c < v is v > c
+        v = op->b.as<Var>();
+        k = as_const_int(op->a);
+        flip = true;
+    }
+    if (!v || !k || !v->dtype.is_integer() || !v->dtype.is_scalar()) return;
+    ExprKind kind = c->kind;
+    if (flip) {
+        kind = kind == ExprKind::LT   ? ExprKind::GT
+               : kind == ExprKind::LE ? ExprKind::GE
+               : kind == ExprKind::GT ? ExprKind::LT
+                                      : ExprKind::LE;
+    }
+    // v < k and v > k need k -/+ 1, which must not overflow.
+    if (kind == ExprKind::LT && *k == ConstIntBound::kNegInf) return;
+    if (kind == ExprKind::GT && *k == ConstIntBound::kPosInf) return;
+    switch (kind) {
+        case ExprKind::LT:
+            return narrow(v, ConstIntBound::kNegInf, *k - 1);
+        case ExprKind::LE:
+            return narrow(v, ConstIntBound::kNegInf, *k);
+        case ExprKind::GT:
+            return narrow(v, *k + 1, ConstIntBound::kPosInf);
+        default:
+            return narrow(v, *k, ConstIntBound::kPosInf);
+    }
+}
+
+void ConstraintScope::narrow(const Var* v, int64_t lo, int64_t hi) {
+    // A variable bound to a value (a let) is not narrowed: simplify substitutes the value.
+    if (analyzer_.var_values_.count(v)) return;
+    auto it = analyzer_.var_bounds_.find(v);
+    std::optional<ConstIntBound> before;
+    ConstIntBound now{ConstIntBound::kNegInf, ConstIntBound::kPosInf};
+    if (it != analyzer_.var_bounds_.end()) before = now = it->second;
+    now = {std::max(now.min, lo), std::min(now.max, hi)};
+    if (now.min > now.max) return;  // contradicts what is known: code that never runs
+    saved_.emplace_back(v, before);
+    analyzer_.var_bounds_[v] = now;
 }
 
 }  // namespace anvil

@@ -2,7 +2,8 @@
 // rewrite simplifier that lowering and the TIR passes use on index arithmetic.
 //
 // What the analyzer assumes:
-// - Facts come from bind(): a variable lies in a range (a loop) or equals a value (a let).
+// - Facts come from bind(): a variable lies in a range (a loop) or equals a value (a let), and
+//   from a ConstraintScope: a condition that holds inside an `if`.
 // - Signed integer index arithmetic does not overflow (as in TVM and Halide): rules such as
 //   floordiv(i*8 + j, 8) -> i + floordiv(j, 8) are exact only then. Constant folding still wraps
 //   at the type's width, and unsigned arithmetic is only rewritten by identities that also hold
@@ -14,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -47,6 +49,10 @@ public:
     void bind(const Ref<Var>& v, const Range& r);
     // Fact: v == value (a let binding); simplify substitutes it.
     void bind(const Ref<Var>& v, const PrimExpr& value);
+    // Facts a kernel's entry checks about its buffer parameters (codegen's argument checks):
+    // each dimension variable (see dimension_var) is non-negative and fits the dimension's type,
+    // so n in a dimension cast<int32>(n) lies in [0, 2^31 - 1].
+    void bind_dimensions(const std::vector<Ref<Buffer>>& params);
 
     ConstIntBound const_int_bound(const PrimExpr& e);
     PrimExpr simplify(const PrimExpr& e);
@@ -60,12 +66,36 @@ public:
 
 private:
     friend class ConstIntBoundEvaluator;
+    friend class ConstraintScope;
     friend class RewriteSimplifier;
     friend class IntervalEvaluator;
 
     std::unordered_map<const Var*, ConstIntBound> var_bounds_;
     std::unordered_map<const Var*, PrimExpr> var_values_;
+    // A loop variable's symbolic extent when its range is [0, extent) and the extent is not a
+    // constant (var_bounds_ holds its constant hull).
+    std::unordered_map<const Var*, PrimExpr> var_extents_;
     std::vector<Ref<Var>> bound_vars_;  // keeps the keys above alive
+};
+
+// The facts of a condition known to hold (inside `if (cond)`), for the scope's lifetime: each
+// conjunct comparing a variable with a constant (n >= 1, i < 8, 4 > j) narrows that variable's
+// bound; other conjuncts teach nothing. Scopes nest (destroy them in reverse order) and restore
+// the bounds they narrowed.
+class ConstraintScope {
+public:
+    ConstraintScope(Analyzer& analyzer, const PrimExpr& cond);
+    ~ConstraintScope();
+    ConstraintScope(const ConstraintScope&) = delete;
+    ConstraintScope& operator=(const ConstraintScope&) = delete;
+
+private:
+    void learn(const PrimExpr& cond);
+    void narrow(const Var* v, int64_t lo, int64_t hi);
+
+    Analyzer& analyzer_;
+    // Each narrowed variable with its bound before (nullopt: it had none).
+    std::vector<std::pair<const Var*, std::optional<ConstIntBound>>> saved_;
 };
 
 // Simplifies without facts.

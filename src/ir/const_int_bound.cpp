@@ -7,6 +7,7 @@
 
 #include "ir/bound_arith.h"
 #include "ir/expr_functor.h"
+#include "ir/structural_equal.h"
 #include "support/error.h"
 
 namespace anvil {
@@ -148,6 +149,26 @@ public:
     }
 
 private:
+    // A loop variable over [0, c * d) divided by d >= 1 is below c: the outer part of a loop
+    // fused from an outer loop of c iterations and an inner one of symbolic extent d.
+    ConstIntBound quotient_of_loop(const BinaryExpr& div, const ConstIntBound& a,
+                                   const ConstIntBound& b) {
+        auto* v = div.a.as<Var>();
+        if (!v || a.min < 0 || b.min < 1) return kEverything;
+        auto extent = analyzer_->var_extents_.find(v);
+        if (extent == analyzer_->var_extents_.end() || extent->second->kind != ExprKind::Mul) {
+            return kEverything;
+        }
+        auto* mul = static_cast<const BinaryExpr*>(extent->second.get());
+        const PrimExpr* other = nullptr;
+        if (structural_equal(mul->b, div.b)) other = &mul->a;
+        if (!other && structural_equal(mul->a, div.b)) other = &mul->b;
+        if (!other) return kEverything;
+        ConstIntBound c = eval(*other);
+        if (c.max == kPosInf || c.max < 1) return kEverything;
+        return {0, c.max - 1};
+    }
+
     ConstIntBound eval_ideal(const PrimExpr& e) {
         DataType t = e.dtype();
         auto binary = [&]() { return static_cast<const BinaryExpr*>(e.get()); };
@@ -172,9 +193,11 @@ private:
             case ExprKind::Mul:
                 return bound_mul(eval(binary()->a), eval(binary()->b));
             case ExprKind::Div:
-                return bound_div(eval(binary()->a), eval(binary()->b), false);
-            case ExprKind::FloorDiv:
-                return bound_div(eval(binary()->a), eval(binary()->b), true);
+            case ExprKind::FloorDiv: {
+                ConstIntBound a = eval(binary()->a), b = eval(binary()->b);
+                ConstIntBound q = bound_div(a, b, e->kind == ExprKind::FloorDiv);
+                return bound_intersect(q, quotient_of_loop(*binary(), a, b));
+            }
             case ExprKind::Mod:
                 return bound_trunc_mod(eval(binary()->a), eval(binary()->b));
             case ExprKind::FloorMod:

@@ -75,6 +75,7 @@ PrimExpr RewriteSimplifier::rewrite_div(ExprKind kind, const PrimExpr& a, const 
         return make_binary(kind, a, b);
     }
     const int64_t* cb = as_const_int(b);
+    if (t.is_int() && !cb) return rewrite_div_by_extent(kind, a, b);
     if (!t.is_integer() || !cb) return make_binary(kind, a, b);
     int64_t c = *cb;
     bool is_div = kind == ExprKind::Div || kind == ExprKind::FloorDiv;
@@ -92,6 +93,21 @@ PrimExpr RewriteSimplifier::rewrite_div(ExprKind kind, const PrimExpr& a, const 
         return make_binary(kind, a, b);
     }
     return is_div ? rewrite_floordiv(a, c) : rewrite_floormod(a, c);
+}
+
+PrimExpr RewriteSimplifier::rewrite_div_by_extent(ExprKind kind, const PrimExpr& a,
+                                                  const PrimExpr& b) {
+    // A loop variable over [0, d) divided by d >= 1 (a loop fused from a single outer iteration
+    // and an inner one of symbolic extent d): quotient 0, remainder the variable.
+    auto* v = a.as<Var>();
+    if (!v) return make_binary(kind, a, b);
+    auto extent = analyzer_->var_extents_.find(v);
+    if (extent == analyzer_->var_extents_.end() || !structural_equal(extent->second, b) ||
+        bound(a).min < 0 || bound(b).min < 1) {
+        return make_binary(kind, a, b);
+    }
+    bool is_div = kind == ExprKind::Div || kind == ExprKind::FloorDiv;
+    return is_div ? make_int(a.dtype(), 0) : a;
 }
 
 PrimExpr RewriteSimplifier::rewrite_floordiv(const PrimExpr& a, int64_t c) {
@@ -171,7 +187,16 @@ PrimExpr RewriteSimplifier::rewrite_vector_div(ExprKind kind, const Ramp* ramp, 
     if (!stride || *stride < 0) return {};
     PrimExpr offset = rewrite_floormod(ramp->base, c);
     ConstIntBound bo = bound(offset);
-    if (bo.min < 0 || bo.max == kPosInf || bo.max + *stride * (ramp->lanes - 1) >= c) return {};
+    const int64_t span = *stride * (ramp->lanes - 1);
+    // The lanes stay in one block of c when the offset's bounds leave room for them, or when
+    // the base is a multiple of some g dividing c with the lanes spanning less than g: the
+    // offset is then a multiple of g, at most c - g (ramp(j * 16, 1, 16) over blocks of 64).
+    LinearSum base = to_linear(ramp->base);
+    int64_t g = c;
+    for (const auto& term : base.terms) g = std::gcd(g, abs_value(base.signed_value(term.coeff)));
+    g = std::gcd(g, abs_value(base.signed_value(base.constant)));
+    const bool aligned = span < g;
+    if (!aligned && (bo.min < 0 || bo.max == kPosInf || bo.max + span >= c)) return {};
     if (kind == ExprKind::FloorDiv) {
         return make_broadcast(rewrite_floordiv(ramp->base, c), ramp->lanes);
     }

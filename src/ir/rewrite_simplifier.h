@@ -51,6 +51,7 @@ private:
 
     // rewrite_div_cmp.cpp
     PrimExpr rewrite_div(ExprKind kind, const PrimExpr& a, const PrimExpr& b);
+    PrimExpr rewrite_div_by_extent(ExprKind kind, const PrimExpr& a, const PrimExpr& b);
     PrimExpr rewrite_floordiv(const PrimExpr& a, int64_t c);
     PrimExpr rewrite_floormod(const PrimExpr& a, int64_t c);
     PrimExpr rewrite_vector_div(ExprKind kind, const Ramp* ramp, int64_t c);

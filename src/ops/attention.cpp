@@ -321,7 +321,9 @@ void schedule_attention_x86(te::Schedule& s, const te::Tensor& anchor,
     // Parallel over the batch entries (heads) when there are enough of them for the threads;
     // otherwise over strips too, the keys then transposed per strip.
     const int64_t depth = extent_hint(st.qk.op.as<te::ComputeOp>()->reduce_axis[0]->dom.extent);
-    const int64_t work = known_extent_product(st.qk.shape()) * (depth + dv);
+    // A symbolic token count is taken as enough work for the threads (a sequence, not one token).
+    const int64_t scores = static_extent_product(st.qk.shape());
+    const int64_t work = scores > 0 ? scores * (depth + dv) : kMinParallelWork;
     // A symbolic key count (a dynamic sequence) has no strip of constant size: the keys, scores
     // and softmax stages are then computed at root, each over all rows, in the same loops.
     const bool strips = st.keys.shape().back().is<IntImm>();

@@ -51,21 +51,43 @@ void schedule_injective_stage(te::Schedule& s, const te::Tensor& t, const te::Sc
     te::StageRef st = s[t];
     std::vector<Ref<IterVar>> axes = st.leaf_axes();
     if (axes.empty()) return;
+    const std::vector<PrimExpr>& shape = t.shape();
+    int lanes = std::max(1, ctx.target.vector_bits / std::max(8, t.dtype().bits()));
+    // With a symbolic size (a sequence length), the trailing axes of constant extent are
+    // vectorized on their own and the others, the symbolic ones among them, fused into the
+    // parallel loop: one loop over everything would divide by the symbolic extents in every
+    // index, and its vectors would gather.
+    size_t first_constant = shape.size();
+    int64_t inner = 1;
+    while (first_constant > 0 && as_const_int(shape[first_constant - 1])) {
+        inner *= *as_const_int(shape[--first_constant]);
+    }
+    if (!ctx.target.is_gpu && first_constant > 0 && first_constant < shape.size() &&
+        axes.size() == shape.size() && inner >= lanes && lanes > 1) {
+        std::vector<Ref<IterVar>> rows(axes.begin(), axes.begin() + first_constant);
+        std::vector<Ref<IterVar>> row(axes.begin() + first_constant, axes.end());
+        Ref<IterVar> r = row.size() == 1 ? row[0] : st.fuse(row);
+        st.vectorize(st.split(r, choices.vector_width(inner, lanes)).second);
+        Ref<IterVar> outer = rows.size() == 1 ? rows[0] : st.fuse(rows);
+        if (choices.run_parallel(kMinParallelWork)) st.parallel(outer);
+        return;
+    }
     Ref<IterVar> fused = axes.size() == 1 ? axes[0] : st.fuse(axes);
     int64_t total = 1;
     bool known = true;
-    for (const auto& d : t.shape()) {
+    for (const auto& d : shape) {
         if (auto* v = as_const_int(d)) {
             total *= *v;
         } else {
             known = false;
         }
     }
-    int lanes = std::max(1, ctx.target.vector_bits / std::max(8, t.dtype().bits()));
     if (ctx.target.is_gpu) return;
-    if (known && total >= lanes && lanes > 1) {
-        auto [outer, inner] = st.split(fused, choices.vector_width(total, lanes));
-        st.vectorize(inner);
+    // Any other symbolic size is vectorized too: the split's tail keeps a guard, which
+    // partition_loops moves to a last iteration of its own.
+    if (lanes > 1 && (!known || total >= lanes)) {
+        auto [outer, in] = st.split(fused, choices.vector_width(known ? total : 0, lanes));
+        st.vectorize(in);
         fused = outer;
     }
     if (choices.run_parallel(known ? total : kMinParallelWork)) st.parallel(fused);

@@ -49,8 +49,9 @@ void schedule_injective(te::Schedule& s, const te::Tensor& anchor,
 
 // Fuses all loops of `t`'s stage into one, vectorizes `lanes` elements (times the choices'
 // vector_multiple) innermost and runs the rest in parallel as the choices say (by default when
-// there is enough work). Used by other schedules, with the default choices, for their
-// elementwise outputs.
+// there is enough work). With symbolic extents, the trailing constant axes (when they hold a
+// vector) are fused and vectorized apart from the rest. Used by other schedules, with the
+// default choices, for their elementwise outputs.
 void schedule_injective_stage(te::Schedule& s, const te::Tensor& t, const te::ScheduleContext& ctx,
                               const LoopChoices& choices = {});
 

@@ -291,14 +291,16 @@ struct RowAxes {
     std::vector<Ref<IterVar>> outer, rest;
     int64_t inner = 1;  // elements per row (the product of the rest's extents)
     int64_t total = 1;  // elements in all
-    bool known = true;  // false when an extent is symbolic (the products then skip it)
+    // Whether the products are exact: false when an extent is symbolic (they then skip it). A
+    // symbolic row count (a sequence length) still leaves rows of a known size.
+    bool inner_known = true, known = true;
 };
 
 RowAxes row_axes(te::StageRef st, const te::Tensor& t, size_t n_outer) {
     RowAxes r;
     auto ax = st.op_axis();
     n_outer = std::min(n_outer, ax.size());
-    r.inner = product(t.shape(), n_outer, ax.size(), &r.known);
+    r.inner = product(t.shape(), n_outer, ax.size(), &r.inner_known);
     r.total = product(t.shape(), 0, ax.size(), &r.known);
     r.outer.assign(ax.begin(), ax.begin() + static_cast<ptrdiff_t>(n_outer));
     r.rest.assign(ax.begin() + static_cast<ptrdiff_t>(n_outer), ax.end());
@@ -322,7 +324,9 @@ void schedule_rows(te::Schedule& s, const te::Tensor& t, size_t n_outer,
                    const te::ScheduleContext& ctx, const LoopChoices& choices) {
     te::StageRef st = s[t];
     RowAxes r = row_axes(st, t, n_outer);
-    if (!r.rest.empty() && r.known && !ctx.target.is_gpu) vectorize_rows(st, r, ctx, choices);
+    if (!r.rest.empty() && r.inner_known && !ctx.target.is_gpu) {
+        vectorize_rows(st, r, ctx, choices);
+    }
     fuse_parallel(st, r.outer, r.known ? r.total : kMinParallelWork, choices);
 }
 
@@ -402,13 +406,14 @@ void schedule_reduction_rows(te::Schedule& s, const te::Tensor& t, size_t n_oute
     // Reduced innermost (no contiguous inner axes after the reduced ones): vector partial
     // results along the row.
     te::Tensor partial;
-    if (product(t.shape(), std::min(n_outer, t.ndim()), t.ndim(), &known) == 1 && known) {
+    bool rows_known = true;
+    if (product(t.shape(), std::min(n_outer, t.ndim()), t.ndim(), &rows_known) == 1 && rows_known) {
         partial = rfactor_lanes(s, t, ctx);
     }
     st.compute_root();
     RowAxes r = row_axes(st, t, n_outer);
     auto red = st.op_reduce_axis();
-    if (!r.rest.empty() && r.known && r.inner > 1 && !ctx.target.is_gpu) {
+    if (!r.rest.empty() && r.inner_known && r.inner > 1 && !ctx.target.is_gpu) {
         // Reduction loops outside the contiguous inner axes: each reduction step updates a
         // vector of independent accumulators.
         std::vector<Ref<IterVar>> order = red;
@@ -464,8 +469,8 @@ void schedule_row_reduction_op(te::Schedule& s, const te::Tensor& anchor,
     // (the contiguous inner axes when there are any, else the reduced axes themselves).
     size_t rows = first == nd ? 0 : (last + 1 < nd ? last + 1 : first);
     RowAxes shape = row_axes(s[anchor], anchor, rows);
-    const LoopChoices choices =
-        declare_loop_choices(ctx, shape.known ? shape.total : 0, shape.known ? shape.inner : 0);
+    const LoopChoices choices = declare_loop_choices(ctx, shape.known ? shape.total : 0,
+                                                     shape.inner_known ? shape.inner : 0);
     for (const auto& t : stages) {
         s[t].compute_root();
         if (t.op.as<te::ComputeOp>()->is_reduction()) {

@@ -1,6 +1,7 @@
 #include "te/schedule_to_loops.h"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_set>
 
 #include "ir/analyzer.h"
@@ -390,9 +391,53 @@ Stmt Lowerer::make_stage(const StageBounds& cb, bool in_parallel) {
     return open_loops(0, first_reduce, tir::make_seq({init, update_nest}), in_parallel);
 }
 
+// The dimension variables every output has as a dimension: when one of them is 0 every output
+// is empty and the kernel has nothing to do, so the kernel runs only when they are all >= 1,
+// and its loops may assume so (a symbolic tile count ceil(n / 8) is then positive, which bound
+// inference needs to drop the guards of a loop fused with it).
+std::vector<Ref<Var>> output_size_vars(const Schedule& s) {
+    std::vector<Ref<Var>> out;
+    bool first = true;
+    for (const Stage& st : s.stages()) {
+        if (!st.is_output) continue;
+        std::vector<Ref<Var>> dims;
+        for (const auto& d : st.op->buffer->shape) {
+            const Var* v = dimension_var(d);
+            if (!v) continue;
+            bool listed = std::any_of(dims.begin(), dims.end(),
+                                      [&](const Ref<Var>& x) { return x.get() == v; });
+            if (!listed) dims.push_back(Ref<Var>(v));
+        }
+        if (first) {
+            out = dims;
+            first = false;
+            continue;
+        }
+        std::erase_if(out, [&](const Ref<Var>& v) {
+            return std::none_of(dims.begin(), dims.end(),
+                                [&](const Ref<Var>& x) { return x.same_as(v); });
+        });
+    }
+    return out;
+}
+
 Ref<tir::PrimFunc> Lowerer::run(const std::string& name) {
     check_args();
     prepare_stages();
+    std::vector<Ref<Buffer>> params;
+    for (const auto& t : args_) {
+        const Stage* st = sch_.find_stage(t.op.get());
+        params.push_back(st ? st->op->buffer : t.op->buffer);
+    }
+    analyzer_.bind_dimensions(params);
+    std::vector<Ref<Var>> size_vars = output_size_vars(sch_);
+    PrimExpr nonempty;
+    for (const auto& v : size_vars) {
+        PrimExpr c = make_binary(ExprKind::GE, v, make_int(v->dtype, 1));
+        nonempty = nonempty.defined() ? (nonempty && c) : c;
+    }
+    std::optional<ConstraintScope> assume_nonempty;
+    if (nonempty.defined()) assume_nonempty.emplace(analyzer_, nonempty);
     // Bound inference runs consumers first: an attached stage's region is what its consumer
     // reads inside the attach loop.
     for (size_t i = order_.size(); i-- > 0;) {
@@ -416,11 +461,7 @@ Ref<tir::PrimFunc> Lowerer::run(const std::string& name) {
         const StageBounds* b = root_stages[i];
         if (!b->stage->is_output) body = tir::make_allocate(b->realized, body, b->op->loc);
     }
-    std::vector<Ref<Buffer>> params;
-    for (const auto& t : args_) {
-        const Stage* st = sch_.find_stage(t.op.get());
-        params.push_back(st ? st->op->buffer : t.op->buffer);
-    }
+    if (nonempty.defined()) body = tir::make_if(nonempty, body);
     return tir::make_prim_func(name, params, body, scalar_params(params, body));
 }
 

@@ -153,6 +153,12 @@ void infer_stage_bounds(StageBounds& b, std::unordered_map<std::string, StageBou
     // may leave the tensor's domain.
     for (const auto& r : st.relations) {
         if (r.kind != Relation::Kind::Split) continue;
+        // Every axis's value lies in [0, its extent): a leaf is its loop, a fused axis's parts
+        // are floordiv / floormod of a value below their product, a split parent is guarded
+        // here. So a split whose parts cover no more than the parent needs no guard, however
+        // its loops were fused since (a symbolic fused extent hides this from the values).
+        PrimExpr covered = b.extent.at(r.outer.get()) * b.extent.at(r.inner.get());
+        if (analyzer.can_prove(covered <= b.extent.at(r.parent.get()))) continue;
         PrimExpr cond = b.value.at(r.parent.get()) < b.extent.at(r.parent.get());
         if (analyzer.can_prove(cond)) continue;
         (r.parent->kind == IterKind::Reduce ? b.reduce_guards : b.data_guards).push_back(cond);

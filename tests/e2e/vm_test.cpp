@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <sstream>
 
 #include "driver/compile.h"
 #include "driver/vm_compiler.h"
@@ -66,8 +67,9 @@ TEST(VM, SymbolicBatchCompilesOnceAndRunsAtEverySize) {
     EXPECT_TRUE(driver::needs_vm(c.model.module));
     VirtualMachine vm(c.vm.program, bytes_of(c.vm.params), c.model.kernels);
     NDArray w = random_array({16, 24}, 1), b = random_array({16}, 2);
-    // Sizes around the register tile and vector width: the tails of symbolic loops run.
-    for (int64_t n : {1, 3, 8, 17, 64}) {
+    // Sizes around the register tile and vector width: the tails of symbolic loops run; at 0
+    // the kernels have nothing to write.
+    for (int64_t n : {0, 1, 3, 8, 17, 64, 131}) {
         NDArray x = random_array({n, 24}, static_cast<unsigned>(n));
         std::vector<NDArray> out = vm.run({x, w, b});
         ASSERT_EQ(out.size(), 1u);
@@ -121,6 +123,67 @@ def @main(%a: Tensor[(n, 4), float32], %b: Tensor[(n, 4), float32]) {
     std::string e = error_of([&] { vm.run({random_array({3, 4}, 1), random_array({5, 4}, 2)}); });
     EXPECT_NE(e.find("input 'b' has shape [5, 4], expected [n, 4] with n = 3"), std::string::npos)
         << e;
+}
+
+// The kernels that would be empty at n = 0 skip their work; a sum over the symbolic axis still
+// has its outputs to write (zeros at n = 0).
+TEST(VM, ReductionOverASymbolicAxisAtEverySizeIncludingZero) {
+    CompiledVM c = compile_text(R"(
+def @main(%x: Tensor[(n, 24), float32]) {
+  %0 = multiply(%x, %x);
+  sum(%0, axes=[0])
+}
+)");
+    VirtualMachine vm(c.vm.program, bytes_of(c.vm.params), c.model.kernels);
+    for (int64_t n : {0, 1, 9, 40}) {
+        NDArray x = random_array({n, 24}, static_cast<unsigned>(n + 7));
+        std::vector<NDArray> out = vm.run({x});
+        ASSERT_EQ(out.size(), 1u);
+        std::vector<float> got = out[0].to_vector<float>();
+        ASSERT_EQ(got.size(), 24u);
+        for (int64_t j = 0; j < 24; ++j) {
+            float want = 0;
+            for (int64_t i = 0; i < n; ++i)
+                want += x.data<float>()[i * 24 + j] * x.data<float>()[i * 24 + j];
+            ASSERT_NEAR(got[j], want, 1e-4f * (1 + want)) << "n=" << n << " j=" << j;
+        }
+    }
+}
+
+// Kernels over a symbolic token count keep vector loops: a layer norm's rows and an elementwise
+// or transposing copy vectorize their constant trailing axes, the symbolic ones run outside.
+TEST(VM, SymbolicRowsKeepVectorLoops) {
+    graph::IRModule m = graph::parse_module(R"(
+def @main(%x: Tensor[(n, 4, 64), float32], %g: Tensor[(64,), float32], %y: Tensor[(4, n, 64), float32]) {
+  %0 = nn.layer_norm(%x, %g);
+  %1 = transpose(%y, axes=[1, 0, 2]);
+  add(%0, %1)
+}
+)",
+                                            ops::op_table());
+    std::ostringstream log;
+    driver::PipelineOptions options{.print_after = "vectorize_loops", .log = &log};
+    driver::CompiledModel model = driver::compile_model(m, "llvm -mcpu=x86-64-v4", options);
+    std::string text = log.str();
+    int kernels = 0;
+    for (size_t at = text.find("prim_func "); at != std::string::npos;
+         at = text.find("prim_func ", at + 1)) {
+        size_t end = text.find("\nprim_func ", at + 1);
+        std::string kernel = text.substr(at, end == std::string::npos ? end : end - at);
+        EXPECT_NE(kernel.find("[ramp("), std::string::npos) << kernel;  // vector accesses
+        // No index divided by the symbolic size (a loop fused over it): n closes an argument
+        // list only as a loop's extent.
+        auto count = [&](const std::string& what) {
+            int k = 0;
+            for (size_t p = kernel.find(what); p != std::string::npos; p = kernel.find(what, p + 1))
+                ++k;
+            return k;
+        };
+        EXPECT_EQ(count(", cast<int32>(n))"), count("[0, cast<int32>(n))")) << kernel;
+        EXPECT_EQ(count(", broadcast(cast<int32>(n), 16))"), 0) << kernel;
+        ++kernels;
+    }
+    EXPECT_GE(kernels, 1) << text;
 }
 
 TEST(VM, ArtifactLoadsWithTheRuntimeAlone) {

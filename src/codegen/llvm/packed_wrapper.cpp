@@ -7,8 +7,8 @@
 //   the number of arguments; each type code (tensor for buffers, int/float for scalars);
 //   per tensor: not null, ndim, dtype (code, bits, lanes), on the CPU;
 //   shapes: constant dimensions must match, a dimension that is a variable (or a cast of one,
-//   see dimension_var) binds it (first
-//   occurrence) or must equal it, other dimension expressions must evaluate equal;
+//   see dimension_var) binds it (first occurrence) or must equal it and must not be negative,
+//   other dimension expressions must evaluate equal;
 //   strides absent or compact row-major; data (plus byte_offset) aligned to 64 bytes, which the
 //   implementation's `align 64` parameters promise to LLVM.
 // Messages name the function, the argument's index and name, and what was expected, e.g.
@@ -267,6 +267,10 @@ void CodeGenLLVM::emit_packed_wrapper(const tir::PrimFunc& f, llvm::Function* im
             expected += (k ? ", " : "") + escape_percent(to_string(d));
             llvm::Value* want = emit_cast(d.dtype(), DataType::int64(), emit(d));
             ok = builder_.CreateAnd(ok, builder_.CreateICmpEQ(dims[i][k], want));
+            // The loop IR assumes dimension variables are sizes (Analyzer::bind_dimensions).
+            if (dimension_var(d)) {
+                ok = builder_.CreateAnd(ok, builder_.CreateICmpSGE(dims[i][k], i64c(0)));
+            }
             if (d.is<IntImm>()) continue;
             pre_order_visit(d, [&](const PrimExpr& e) {
                 auto* v = e.as<Var>();

@@ -152,7 +152,12 @@ protected:
         if (!splittable) return StmtMutator::mutate_stmt_(op, self);
         Stmt split = partition(op, op->min, analyzer_.simplify(op->min + op->extent), op->body,
                                kMaxSplitDepth, {});
-        return split.defined() ? split : StmtMutator::mutate_stmt_(op, self);
+        if (split.defined()) return split;
+        if (Stmt body = unswitch(op, op->body); body.defined()) {
+            return make_for(op->var, op->min, op->extent, op->for_kind, body, op->thread_tag,
+                            op->loc);
+        }
+        return StmtMutator::mutate_stmt_(op, self);
     }
 
 private:
@@ -219,8 +224,77 @@ private:
         if (Stmt s = partition(op, lo, hi, body, depth, settled); s.defined()) return s;
         PrimExpr extent = analyzer_.simplify(hi - lo);
         analyzer_.bind(op->var, Range::from_min_extent(lo, extent));
-        Stmt b = mutate_stmt(body);
+        Stmt b = unswitch(op, body);
+        if (!b.defined()) b = mutate_stmt(body);
         return make_for(op->var, lo, extent, op->for_kind, b, op->thread_tag, op->loc);
+    }
+
+    // Guard terms no split of `op` removes because they are not linear in its variable (a row
+    // tile's test floormod(fused, tiles) * 8 + i < n in a loop fused from column panels and row
+    // tiles) but that its loops inside repeat: the body is unswitched on them,
+    //   if (likely(every such term holds for every inner iteration)) body without them
+    //   else body
+    // so a full tile runs its inner loops without tests and only a tail tile keeps them.
+    // Undefined when the body repeats nothing or has no such term. `op`'s variable is bound.
+    Stmt unswitch(const For* op, const Stmt& body) {
+        if (splits_left_ == 0 || !has_loop(body)) return Stmt();
+        GuardCollector guards;
+        guards.visit_stmt(body);
+        forget_inner_loops(guards);
+        GuardSplits hoisted;
+        PrimExpr all;
+        for (const Guard& g : guards.guards) {
+            hoisted.emplace_back();
+            for (const PrimExpr& c : conjuncts(g)) {
+                PrimExpr holds = holds_throughout(c, op->var, guards);
+                if (holds.defined()) {
+                    hoisted.back().push_back(Split{PrimExpr(), true, true});
+                    all = all.defined() ? (all && holds) : holds;
+                } else {
+                    hoisted.back().push_back(std::nullopt);
+                }
+            }
+        }
+        if (!all.defined()) return Stmt();
+        all = analyzer_.simplify(all);
+        if (all.is<IntImm>()) return Stmt();  // never or always: nothing to gain
+        --splits_left_;
+        Stmt fast = drop(body, guards, hoisted, Split{PrimExpr(), true, true});
+        fast = mutate_stmt(fast);
+        forget_inner_loops(guards);
+        Stmt slow = mutate_stmt(body);
+        return make_if(make_call(DataType::bool_(), intrin::kLikely, {all}), fast, slow, op->loc);
+    }
+
+    // A condition, free of the body's variables, that implies the guard term `cond` for every
+    // iteration of the body's loops; undefined unless `cond` depends on `v` and such a
+    // condition can be stated.
+    PrimExpr holds_throughout(const PrimExpr& cond, const Ref<Var>& v, const GuardCollector& c) {
+        PrimExpr d = negative_form(cond);
+        if (!d.defined() || !mentions(d, [&](const Var* x) { return x == v.get(); })) {
+            return PrimExpr();
+        }
+        if (analyze(cond, v, c)) return PrimExpr();  // linear in v: splits handle it
+        PrimExpr worst = analyzer_.eval_interval(analyzer_.simplify(d), c.relax).max;
+        if (!worst.defined() || mentions(worst, [&](const Var* x) { return c.bound.count(x); }) ||
+            reads_memory(worst)) {
+            return PrimExpr();
+        }
+        return worst < make_int(worst.dtype(), 0);
+    }
+
+    // Whether `s` has a loop that repeats statements (a vectorized loop's guard on invariant
+    // terms is tested once per vector).
+    static bool has_loop(const Stmt& s) {
+        struct Finder : StmtVisitor {
+            bool found = false;
+            void visit_stmt_(const For* op) override {
+                found |= op->for_kind != ForKind::Vectorized;
+                StmtVisitor::visit_stmt_(op);
+            }
+        } f;
+        f.visit_stmt(s);
+        return f.found;
     }
 
     // A vectorized loop whose whole body is `if (likely(v < k && ...)) S` with a constant k
@@ -270,9 +344,9 @@ private:
         }
     }
 
-    // Normalizes cond to `d < 0` with d = coef * v + rest, and finds where it holds for all
-    // values of the inner loop variables in rest.
-    std::optional<Split> analyze(const PrimExpr& cond, const Ref<Var>& v, const GuardCollector& c) {
+    // d with `d < 0` equivalent to the comparison `cond` of scalar signed integers; undefined
+    // for any other condition.
+    static PrimExpr negative_form(const PrimExpr& cond) {
         PrimExpr d;
         auto* cmp = static_cast<const BinaryExpr*>(cond.get());  // read only for comparisons
         switch (cond->kind) {
@@ -289,9 +363,17 @@ private:
                 d = cmp->b - cmp->a - 1;
                 break;
             default:
-                return std::nullopt;
+                return PrimExpr();
         }
-        if (!d.dtype().is_int() || d.dtype().is_vector()) return std::nullopt;
+        if (!d.dtype().is_int() || d.dtype().is_vector()) return PrimExpr();
+        return d;
+    }
+
+    // Normalizes cond to `d < 0` with d = coef * v + rest, and finds where it holds for all
+    // values of the inner loop variables in rest.
+    std::optional<Split> analyze(const PrimExpr& cond, const Ref<Var>& v, const GuardCollector& c) {
+        PrimExpr d = negative_form(cond);
+        if (!d.defined()) return std::nullopt;
         LinearSum sum = to_linear(analyzer_.simplify(d));
         int64_t coef = 0;
         LinearSum rest(sum.dtype);

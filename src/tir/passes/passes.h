@@ -26,11 +26,15 @@ struct LowerContext {
     BoundChecks bound_checks = BoundChecks::off;
     // The function being lowered, for messages the generated code gives (set by the pipeline).
     std::string function_name;
+    // Its buffer parameters (set by the pipeline): passes may assume the facts the kernel's
+    // entry checks about their dimensions (Analyzer::bind_dimensions).
+    std::vector<Ref<Buffer>> params;
 };
 
 // Requires: nothing.  Ensures: arithmetic simplified under the ranges of enclosing loops and
-// lets; branches with provable conditions removed; loops of extent 1 replaced by their body;
-// empty loops and statements removed.
+// lets, the conditions of enclosing branches and the parameters' dimension facts; branches with
+// provable conditions removed; loops of extent 1 replaced by their body; empty loops and statements
+// removed.
 Stmt simplify(const Stmt& s, const LowerContext& ctx);
 
 // Requires: multi-dimensional Load/Store indices.  Ensures: every Load/Store has one index into

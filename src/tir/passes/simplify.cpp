@@ -47,6 +47,11 @@ bool uses_var(const Stmt& s, const Var* v) {
 }
 
 class Simplifier : public StmtMutator {
+public:
+    explicit Simplifier(const std::vector<Ref<Buffer>>& params) {
+        analyzer_.bind_dimensions(params);
+    }
+
 protected:
     PrimExpr mutate_expr(const PrimExpr& e) override { return analyzer_.simplify(e); }
 
@@ -92,7 +97,11 @@ protected:
         if (analyzer_.can_prove(make_not(plain))) {
             return op->else_case.defined() ? mutate_stmt(op->else_case) : no_op();
         }
-        Stmt then_case = mutate_stmt(op->then_case);
+        Stmt then_case;
+        {
+            ConstraintScope holds(analyzer_, plain);
+            then_case = mutate_stmt(op->then_case);
+        }
         Stmt else_case = op->else_case.defined() ? mutate_stmt(op->else_case) : Stmt();
         if (else_case.defined() && is_no_op(else_case)) else_case = Stmt();
         if (is_no_op(then_case)) {
@@ -149,7 +158,7 @@ private:
 }  // namespace
 
 Stmt simplify(const Stmt& s, const LowerContext& ctx) {
-    return Simplifier().mutate_stmt(s);
+    return Simplifier(ctx.params).mutate_stmt(s);
 }
 
 }  // namespace anvil::tir

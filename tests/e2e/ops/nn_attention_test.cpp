@@ -1,12 +1,18 @@
 // nn.attention against a double-precision reference: head sizes 32, 64 and 80, token counts
 // that are no multiple of the row strip or the column block, batch dimensions of rank 0 to 2,
 // masks absent, broadcast per key (padding) and per query and key (causal, -inf), the x86 and
-// the generic schedule; and the type errors.
+// the generic schedule, a symbolic token count; and the type errors.
 #include <cmath>
 #include <limits>
 
+#include "driver/compile.h"
+#include "driver/vm_compiler.h"
+#include "e2e/vm_test_util.h"
+#include "graph/parser.h"
 #include "nn_op_runner.h"
 #include "ops/attention.h"
+#include "ops/op_table.h"
+#include "runtime/vm.h"
 
 namespace anvil {
 namespace {
@@ -139,6 +145,34 @@ TEST(Attention, HeadSizesOddTokenCountsAndMasks) {
 TEST(Attention, GenericScheduleMatchesTheReference) {
     check({{2, 3}, 37, 37, 64, 64}, 1, 0.0, true, 100);
     check({{3}, 21, 45, 80, 80}, 2, 0.0, true, 104);
+}
+
+// A symbolic token count (one compile, run at several lengths on the VM): the x86 schedule
+// computes its strips at root instead of per strip of query rows, with the same loops; a padding
+// mask over the keys rides along.
+TEST(Attention, SymbolicTokenCountRunsAtEveryLength) {
+    graph::IRModule m = graph::parse_module(R"(
+def @main(%q: Tensor[(3, s, 64), float32], %k: Tensor[(3, s, 64), float32],
+          %v: Tensor[(3, s, 64), float32], %mask: Tensor[(1, 1, s), float32]) {
+  nn.attention(%q, %k, %v, %mask)
+}
+)",
+                                            ops::op_table());
+    driver::CompiledModel model = driver::compile_model(m, "llvm");
+    driver::VMExecutable exe = driver::compile_vm(model.module);
+    runtime::VirtualMachine vm(exe.program, testing::bytes_of(exe.params), model.kernels);
+    for (int64_t s : {1, 5, 13, 40}) {
+        auto seed = static_cast<uint32_t>(s * 4);
+        auto q = random_tensor({3, s, 64}, seed, -1.0f, 1.0f);
+        auto k = random_tensor({3, s, 64}, seed + 1, -1.0f, 1.0f);
+        auto v = random_tensor({3, s, 64}, seed + 2, -1.0f, 1.0f);
+        auto mask = random_tensor({1, 1, s}, seed + 3, -0.5f, 0.5f);
+        if (s > 2) mask.data<float>()[s - 1] = -10000.0f;  // the last key padded
+        std::vector<NDArray> out = vm.run({q, k, v, mask});
+        ASSERT_EQ(out.size(), 1u);
+        testing::expect_close(out[0], attention_reference(q, k, v, &mask, 0.0), 2e-5,
+                              "symbolic S = " + std::to_string(s));
+    }
 }
 
 TEST(Attention, LargeScoresDoNotOverflow) {

@@ -90,6 +90,20 @@ TEST(Wrapper, WrongShapes) {
         << e;
 }
 
+// A dimension variable is a size: the loops are compiled assuming it is not negative.
+TEST(Wrapper, NegativeSymbolicDimension) {
+    runtime::NDArray A = make_empty(f32, {4, 5}), B = make_empty(f32, {5, 6});
+    runtime::NDArray C = make_empty(f32, {4, 6});
+    DLTensor a = *A.tensor(), b = *B.tensor();
+    int64_t a_shape[2] = {4, -5}, b_shape[2] = {-5, 6};
+    a.shape = a_shape;
+    b.shape = b_shape;
+    std::string e = error_of([&] { matmul()(&a, &b, C, 1.0); });
+    EXPECT_NE(e.find("matmul: argument 0 'A' has shape [4, -5], expected [4, k] with k = -5"),
+              std::string::npos)
+        << e;
+}
+
 TEST(Wrapper, DeviceStridesAlignmentAndNull) {
     runtime::NDArray A = make_empty(f32, {4, 5}), B = make_empty(f32, {5, 6});
     runtime::NDArray C = make_empty(f32, {4, 6});

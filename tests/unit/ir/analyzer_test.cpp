@@ -111,6 +111,52 @@ TEST_F(AnalyzerTest, CanProveEqual) {
     EXPECT_FALSE(analyzer.can_prove_equal(n, make_cast(DataType::int64(), x)));
 }
 
+TEST_F(AnalyzerTest, ConstraintScopeNarrowsUntilItEnds) {
+    {
+        ConstraintScope holds(analyzer, x >= 1 && 8 > x && i < 4 && x < y);
+        EXPECT_EQ(analyzer.const_int_bound(x), (ConstIntBound{1, 7}));
+        EXPECT_EQ(analyzer.const_int_bound(i), (ConstIntBound{0, 3}));
+        EXPECT_EQ(analyzer.const_int_bound(y), (ConstIntBound{INT32_MIN, INT32_MAX}));
+        {
+            ConstraintScope inner(analyzer, make_call(DataType::bool_(), "likely", {x <= 2}));
+            EXPECT_EQ(analyzer.const_int_bound(x), (ConstIntBound{1, 2}));
+        }
+        EXPECT_EQ(analyzer.const_int_bound(x), (ConstIntBound{1, 7}));
+        EXPECT_TRUE(analyzer.can_prove(floordiv(x + 7, 8) >= 1));
+    }
+    EXPECT_EQ(analyzer.const_int_bound(x), (ConstIntBound{INT32_MIN, INT32_MAX}));
+    EXPECT_EQ(analyzer.const_int_bound(i), (ConstIntBound{0, 15}));
+    {
+        ConstraintScope never(analyzer, i > 20);  // contradicts i < 16: learns nothing
+        EXPECT_EQ(analyzer.const_int_bound(i), (ConstIntBound{0, 15}));
+    }
+}
+
+TEST_F(AnalyzerTest, BindDimensionsKnowsShapesAreNonNegative) {
+    Ref<Var> m = make_var("m", DataType::int64());
+    auto buf = make_buffer("A", DataType::float32(), {make_cast(DataType::int32(), n), m, 4});
+    analyzer.bind_dimensions({buf});
+    EXPECT_EQ(analyzer.const_int_bound(n), (ConstIntBound{0, INT32_MAX}));
+    EXPECT_EQ(analyzer.const_int_bound(make_cast(DataType::int32(), n)),
+              (ConstIntBound{0, INT32_MAX}));
+    EXPECT_EQ(analyzer.const_int_bound(m), (ConstIntBound{0, kPosInf}));
+}
+
+// A loop fused from 3 outer iterations and a symbolic inner count t: its variable divided by t
+// is below 3 (what drops the guards of a column split fused with symbolic row tiles).
+TEST_F(AnalyzerTest, QuotientOfALoopFusedWithASymbolicExtent) {
+    Ref<Var> fused = make_var("fused");
+    ConstraintScope positive(analyzer, y >= 1);
+    PrimExpr t = floordiv(y + 7, 8);
+    analyzer.bind(fused, Range{0, t * 3});
+    EXPECT_EQ(analyzer.const_int_bound(floordiv(fused, t)), (ConstIntBound{0, 2}));
+    EXPECT_TRUE(analyzer.can_prove(floordiv(fused, t) * 32 + j < 96));
+    // Without a positive divisor, or with another one, nothing is known.
+    EXPECT_GT(analyzer.const_int_bound(floordiv(fused, y + 1)).max, 2);
+    analyzer.bind(fused, Range{0, 12});  // a constant extent replaces the symbolic one
+    EXPECT_EQ(analyzer.const_int_bound(floordiv(fused, t)), (ConstIntBound{0, 11}));
+}
+
 // eval_interval rows: the relaxed vars with their intervals, the expression, the expected ends
 // (undefined = unbounded).
 TEST(EvalInterval, Table) {

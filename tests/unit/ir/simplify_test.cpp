@@ -375,6 +375,16 @@ TEST_F(SimplifyTable, VectorsAndCasts) {
          floordiv(ramp(i * 8 + 4, 1, 8), bc(8, 8)),
          {},
          floordiv(ramp(i * 8 + 4, 1, 8), bc(8, 8))},  // lanes straddle two quotients
+        // 16 lanes from a multiple of 16 stay in one block of 64, whatever x is.
+        {__LINE__, floordiv(ramp(x * 16, 1, 16), bc(64, 16)), {}, bc(floordiv(x, 4), 16)},
+        {__LINE__,
+         floormod(ramp(x * 16 + 32, 1, 16), bc(64, 16)),
+         {},
+         ramp(floormod(x * 16 + 32, 64), 1, 16)},
+        {__LINE__,
+         floordiv(ramp(x * 16 + 8, 1, 16), bc(64, 16)),
+         {},
+         floordiv(ramp(x * 16 + 8, 1, 16), bc(64, 16))},  // the lanes may cross a block
         {__LINE__, bc(x, 4) < bc(y, 4), {}, bc(x < y, 4)},
         {__LINE__, vload + bc(0, 4), {}, vload},
         {__LINE__, vload * bc(1, 4), {}, vload},

@@ -112,5 +112,38 @@ TEST(ScheduleToLoops, CustomReducerAndCondition) {
     EXPECT_NE(text.find("B[i] * A[i, k]"), std::string::npos) << text;
 }
 
+// A kernel whose every output has the symbolic dimension n does nothing when n is 0, so it runs
+// under `if n >= 1` and its loops may assume n >= 1: ceil(n / 8) row tiles are then at least
+// one, and a column split that divides needs no guard even when its loop is fused with the
+// row tiles' symbolic one. Only the row tail (n need not be a multiple of 8) keeps its test.
+TEST(ScheduleToLoops, SymbolicOutputSizeGuardsTheKernelAndKeepsSplitsExact) {
+    PrimExpr n = make_var("n");
+    Tensor A = placeholder({n, 64}, DataType::float32(), "A");
+    Tensor B = compute(
+        {n, 64}, [&](PrimExpr i, PrimExpr j) { return A(i, j) * 2.0f; }, "B");
+    Schedule s = create_schedule({B});
+    auto [io, ii] = s[B].split(s[B].op_axis()[0], 8);
+    auto [jo, ji] = s[B].split(s[B].op_axis()[1], 32);
+    s[B].reorder({jo, io, ii, ji});
+    s[B].fuse({jo, io});
+    std::string text = lower_text(s, {A, B});
+    EXPECT_EQ(text.find("  if n >= 1 {\n"), text.find('\n') + 1) << text;
+    EXPECT_EQ(text.find("< 64"), std::string::npos) << text;
+    EXPECT_NE(text.find("< n"), std::string::npos) << text;
+}
+
+// A reduction over the symbolic axis still has outputs when n is 0 (the sums are 0): no skip.
+TEST(ScheduleToLoops, ReductionOverASymbolicAxisAlsoRunsWhenItIsEmpty) {
+    PrimExpr n = make_var("n");
+    Tensor A = placeholder({n, 4}, DataType::float32(), "A");
+    auto k = reduce_axis(n, "k");
+    Tensor B = compute(
+        {4}, [&](PrimExpr j) { return sum(A(k->var, j), {k}); }, "B");
+    Schedule s = create_schedule({B});
+    std::string text = lower_text(s, {A, B});
+    EXPECT_EQ(text.find("if n >= 1"), std::string::npos) << text;
+    EXPECT_NE(text.find("B[i] = 0.0f"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace anvil::te

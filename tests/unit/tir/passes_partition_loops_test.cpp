@@ -80,6 +80,47 @@ TEST(PartitionLoops, LowerBoundsAndOtherComparisons) {
     EXPECT_EQ(count_ifs(apply(make_prim_func("f", {A}, loop(iv < 100)), partition_loops)->body), 0);
 }
 
+// A loop fused from 2 column panels and ceil(n / 4) row tiles, as the dense schedules write it
+// for a symbolic row count: the row test floormod(f, tiles) * 4 + i < n is not linear in f, so
+// no split removes it, but the k loop repeats it. The body is unswitched: full tiles run the k
+// loop without tests, the tail tile keeps them.
+TEST(PartitionLoops, UnswitchesATileTestThatNoSplitRemoves) {
+    auto nv = make_var("n");
+    PrimExpr n = nv;
+    auto A = make_buffer("A", DataType::float32(), {n, 3});
+    auto B = make_buffer("B", DataType::float32(), {n, 8});
+    auto f = make_var("f"), k = make_var("k"), i = make_var("i"), j = make_var("j");
+    PrimExpr tiles = floordiv(n + 3, 4);
+    PrimExpr row = floormod(PrimExpr(f), tiles) * 4 + i;
+    PrimExpr col = floordiv(PrimExpr(f), tiles) * 4 + j;
+    Stmt update = make_store(B, make_load(B, {row, col}) + make_load(A, {row, k}), {row, col});
+    Stmt init = make_store(B, 0.0f, {row, col});
+    auto tile = [&](Stmt s) {
+        return make_for(i, 0, 4, ForKind::Unrolled,
+                        make_for(j, 0, 4, ForKind::Vectorized, make_if(likely(row < n), s)));
+    };
+    Stmt body = make_seq({tile(init), make_for(k, 0, 3, ForKind::Serial, tile(update))});
+    auto fn =
+        make_prim_func("tiles", {A, B}, make_for(f, 0, tiles * 2, ForKind::Parallel, body), {nv});
+    auto g = apply(fn, partition_loops);
+    auto* loop = g->body.as<For>();
+    ASSERT_NE(loop, nullptr) << print(g);
+    auto* branch = loop->body.as<IfThenElse>();
+    ASSERT_NE(branch, nullptr) << print(g);
+    EXPECT_EQ(count_ifs(branch->then_case), 0) << print(g);
+    EXPECT_EQ(count_ifs(branch->else_case), 2) << print(g);
+    EXPECT_NE(to_string(branch->cond).find("floormod(f, floordiv(n + 3, 4)) * 4"),
+              std::string::npos)
+        << print(g);
+    for (int64_t rows : {1, 3, 4, 5, 8, 13}) expect_equivalent(fn, g, {rows});
+    // A loop with nothing inside to repeat the test (only a vectorized one) is left alone.
+    Stmt single = make_for(f, 0, tiles * 2, ForKind::Serial,
+                           make_for(j, 0, 4, ForKind::Vectorized,
+                                    make_if(likely(row < n), make_store(B, 1.0f, {row, col}))));
+    Stmt bound = make_let(i, 0, single);
+    EXPECT_TRUE(partition_loops(bound, LowerContext{}).same_as(bound));
+}
+
 TEST(PartitionLoops, UnrecognisedGuardsStay) {
     auto A = make_buffer("A", DataType::int32(), {40});
     auto i = make_var("i"), t = make_var("t");
