@@ -36,6 +36,12 @@ void Analyzer::bind(const Ref<Var>& v, const PrimExpr& value) {
     bound_vars_.push_back(v);
 }
 
+void Analyzer::forget(const Ref<Var>& v) {
+    var_bounds_.erase(v.get());
+    var_values_.erase(v.get());
+    var_extents_.erase(v.get());
+}
+
 void Analyzer::bind_dimensions(const std::vector<Ref<Buffer>>& params) {
     auto type_max = [](DataType t) {
         return t.is_uint() && t.bits() == 64
@@ -148,6 +154,8 @@ void ConstraintScope::narrow(const Var* v, int64_t lo, int64_t hi) {
     if (it != analyzer_.var_bounds_.end()) before = now = it->second;
     now = {std::max(now.min, lo), std::min(now.max, hi)};
     if (now.min > now.max) return;  // contradicts what is known: code that never runs
+    // The ends of int64's range stand for "unbounded" in a ConstIntBound.
+    if (now.min == ConstIntBound::kPosInf || now.max == ConstIntBound::kNegInf) return;
     saved_.emplace_back(v, before);
     analyzer_.var_bounds_[v] = now;
 }

@@ -49,6 +49,9 @@ public:
     void bind(const Ref<Var>& v, const Range& r);
     // Fact: v == value (a let binding); simplify substitutes it.
     void bind(const Ref<Var>& v, const PrimExpr& value);
+    // Drops every fact about v (a let whose value teaches nothing must not keep the facts of
+    // an earlier copy of it).
+    void forget(const Ref<Var>& v);
     // Facts a kernel's entry checks about its buffer parameters (codegen's argument checks):
     // each dimension variable (see dimension_var) is non-negative and fits the dimension's type,
     // so n in a dimension cast<int32>(n) lies in [0, 2^31 - 1].

@@ -187,7 +187,8 @@ PrimExpr RewriteSimplifier::rewrite_vector_div(ExprKind kind, const Ramp* ramp, 
     if (!stride || *stride < 0) return {};
     PrimExpr offset = rewrite_floormod(ramp->base, c);
     ConstIntBound bo = bound(offset);
-    const int64_t span = *stride * (ramp->lanes - 1);
+    int64_t span = 0;
+    if (__builtin_mul_overflow(*stride, int64_t{ramp->lanes - 1}, &span)) return {};
     // The lanes stay in one block of c when the offset's bounds leave room for them, or when
     // the base is a multiple of some g dividing c with the lanes spanning less than g: the
     // offset is then a multiple of g, at most c - g (ramp(j * 16, 1, 16) over blocks of 64).

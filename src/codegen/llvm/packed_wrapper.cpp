@@ -267,8 +267,13 @@ void CodeGenLLVM::emit_packed_wrapper(const tir::PrimFunc& f, llvm::Function* im
             expected += (k ? ", " : "") + escape_percent(to_string(d));
             llvm::Value* want = emit_cast(d.dtype(), DataType::int64(), emit(d));
             ok = builder_.CreateAnd(ok, builder_.CreateICmpEQ(dims[i][k], want));
-            // The loop IR assumes dimension variables are sizes (Analyzer::bind_dimensions).
-            if (dimension_var(d)) {
+            // The loop IR assumes dimension variables are sizes that fit every dimension they
+            // make (Analyzer::bind_dimensions): the variable itself, not only its cast, must
+            // equal the dimension, which must not be negative.
+            if (const Var* v = dimension_var(d)) {
+                llvm::Value* value =
+                    emit_cast(v->dtype, DataType::int64(), emit(PrimExpr(Ref<Var>(v))));
+                ok = builder_.CreateAnd(ok, builder_.CreateICmpEQ(dims[i][k], value));
                 ok = builder_.CreateAnd(ok, builder_.CreateICmpSGE(dims[i][k], i64c(0)));
             }
             if (d.is<IntImm>()) continue;

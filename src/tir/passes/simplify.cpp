@@ -80,7 +80,11 @@ protected:
                 DataType t = value.dtype();
                 analyzer_.bind(op->var, Range::from_min_extent(make_int(t, b.min),
                                                                make_int(t, b.max - b.min + 1)));
+            } else {
+                analyzer_.forget(op->var);
             }
+        } else {
+            analyzer_.forget(op->var);
         }
         Stmt body = mutate_stmt(op->body);
         if (is_no_op(body) || !uses_var(body, op->var.get())) return body;

@@ -104,6 +104,29 @@ TEST(Wrapper, NegativeSymbolicDimension) {
         << e;
 }
 
+// copy(A[n], B[cast<int32>(n)]) with an int64 n: a size beyond int32 cannot hide behind the
+// cast (the loops assume n itself fits the int32 dimensions it makes).
+TEST(Wrapper, ADimensionVariableMustFitItsCasts) {
+    auto n = make_var("n", DataType::int64());
+    auto A = make_buffer("A", f32, {n});
+    auto B = make_buffer("B", f32, {make_cast(DataType::int32(), n)});
+    auto i = make_var("i");
+    tir::Stmt body = tir::make_for(i, i32(0), make_cast(DataType::int32(), n),
+                                   tir::ForKind::Serial, tir::make_store(B, 1.0f, {i}));
+    runtime::PackedFunc copy = jit(tir::make_prim_func("copy", {A, B}, body));
+    runtime::NDArray a = make_empty(f32, {3}), b = make_empty(f32, {3});
+    copy(a, b);
+    EXPECT_EQ(b.to_vector<float>(), std::vector<float>(3, 1.0f));
+    DLTensor huge = *a.tensor();
+    int64_t huge_shape[1] = {(int64_t{1} << 32) + 3};
+    huge.shape = huge_shape;
+    std::string e = error_of([&] { copy(&huge, b); });
+    EXPECT_NE(e.find("copy: argument 1 'B' has shape [3], expected [cast<int32>(n)] with n = "
+                     "4294967299"),
+              std::string::npos)
+        << e;
+}
+
 TEST(Wrapper, DeviceStridesAlignmentAndNull) {
     runtime::NDArray A = make_empty(f32, {4, 5}), B = make_empty(f32, {5, 6});
     runtime::NDArray C = make_empty(f32, {4, 6});

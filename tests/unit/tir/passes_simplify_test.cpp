@@ -45,6 +45,31 @@ TEST(Simplify, ProvableBranchesAndUnitLoopsDisappear) {
     EXPECT_EQ(count_stmts(r, [](const Stmt& s) { return s.is<IfThenElse>(); }), 0);
 }
 
+// The then-branch of `if (n >= 1)` knows n >= 1, the else-branch and what follows do not; the
+// parameters' dimension variables are sizes (not negative).
+TEST(Simplify, BranchConditionsAndDimensionFacts) {
+    auto n = make_var("n");
+    auto A = make_buffer("A", DataType::float32(), {n});
+    Stmt inside = make_if(PrimExpr(n) > 0, make_store(A, 1.0f, {0}));
+    Stmt after = make_if(PrimExpr(n) > 0, make_store(A, 2.0f, {0}));
+    Stmt s = make_seq({make_if(PrimExpr(n) >= 1, inside, inside), after,
+                       make_if(PrimExpr(n) >= 0, make_store(A, 3.0f, {0}))});
+    LowerContext ctx;
+    ctx.params = {A};
+    Stmt r = simplify(s, ctx);
+    auto* seq = r.as<SeqStmt>();
+    ASSERT_NE(seq, nullptr);
+    ASSERT_EQ(seq->seq.size(), 3u);
+    auto* branch = seq->seq[0].as<IfThenElse>();
+    ASSERT_NE(branch, nullptr);
+    EXPECT_TRUE(branch->then_case.is<Store>());       // n > 0 proven
+    EXPECT_TRUE(branch->else_case.is<IfThenElse>());  // not proven there
+    EXPECT_TRUE(seq->seq[1].is<IfThenElse>());        // nor after the branch
+    EXPECT_TRUE(seq->seq[2].is<Store>());             // n >= 0: a dimension
+    // Without the parameters, n may be negative.
+    EXPECT_TRUE(simplify(s, LowerContext{}).as<SeqStmt>()->seq[2].is<IfThenElse>());
+}
+
 TEST(Simplify, EmptyStatementsAreRemoved) {
     auto A = make_buffer("A", DataType::float32(), {16});
     auto T = make_buffer("T", DataType::float32(), {4});
