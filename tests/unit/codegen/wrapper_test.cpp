@@ -111,8 +111,8 @@ TEST(Wrapper, ADimensionVariableMustFitItsCasts) {
     auto A = make_buffer("A", f32, {n});
     auto B = make_buffer("B", f32, {make_cast(DataType::int32(), n)});
     auto i = make_var("i");
-    tir::Stmt body = tir::make_for(i, i32(0), make_cast(DataType::int32(), n),
-                                   tir::ForKind::Serial, tir::make_store(B, 1.0f, {i}));
+    tir::Stmt body = tir::make_for(i, i32(0), make_cast(DataType::int32(), n), tir::ForKind::Serial,
+                                   tir::make_store(B, 1.0f, {i}));
     runtime::PackedFunc copy = jit(tir::make_prim_func("copy", {A, B}, body));
     runtime::NDArray a = make_empty(f32, {3}), b = make_empty(f32, {3});
     copy(a, b);
