@@ -16,7 +16,12 @@
 // extent; a Vectorized loop whose whole body a constant bound guards is narrowed to it instead,
 // see shrink_vector_loop); loops are visited outermost first, so the guard of a split inner loop is
 // removed at the outer level, where the split point does not depend on outer loop variables.
-// Whenever the condition is not of a recognised form, the loop is left as it is.
+//
+// A term that depends on the loop variable but not linearly (a row tile's test
+// floormod(fused, tiles) * 8 + i < M in a loop fused from column panels and row tiles) cannot be
+// split on; when the body repeats it in inner loops, the body is unswitched instead (see
+// unswitch): a test per iteration chooses between the body without the term and the body as it
+// was. Whenever the condition is of neither form, the loop is left as it is.
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>

@@ -57,7 +57,8 @@ Stmt unroll_loops(const Stmt& s, const LowerContext& ctx);
 // Requires: loops whose body is guarded by `if (likely(cond))` on the loop variable (from
 // non-divisible splits).  Ensures: such loops are split into a main range where the guard is
 // provably true (guard removed, so the body can be vectorized/unrolled) and a tail range that
-// keeps the guard.
+// keeps the guard; a loop whose guard terms are not linear in its variable but repeated by its
+// inner loops gets its body unswitched on them (a copy without the terms, chosen per iteration).
 Stmt partition_loops(const Stmt& s, const LowerContext& ctx);
 
 // Requires: flattened storage.  Ensures: Allocates of the same scope and element type whose
