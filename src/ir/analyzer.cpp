@@ -43,25 +43,29 @@ void Analyzer::forget(const Ref<Var>& v) {
 }
 
 void Analyzer::bind_dimensions(const std::vector<Ref<Buffer>>& params) {
-    auto type_max = [](DataType t) {
-        return t.is_uint() && t.bits() == 64
-                   ? ConstIntBound::kPosInf
-                   : static_cast<int64_t>((uint64_t{1} << (t.bits() - 1 + t.is_uint())) - 1);
-    };
     for (const auto& b : params) {
         for (const auto& d : b->shape) {
             const Var* v = dimension_var(d);
             if (!v || var_values_.count(v)) continue;
-            int64_t hi = std::min(type_max(d.dtype()), type_max(v->dtype));
+            ConstIntBound size{0, std::min(type_bound(d.dtype()).max, type_bound(v->dtype).max)};
             auto known = var_bounds_.find(v);
-            ConstIntBound now{0, hi};
-            if (known != var_bounds_.end()) {
-                now = {std::max(now.min, known->second.min), std::min(now.max, known->second.max)};
-            }
-            var_bounds_[v] = now;
+            var_bounds_[v] =
+                known == var_bounds_.end() ? size : bound_intersect(size, known->second);
             bound_vars_.push_back(Ref<Var>(v));
         }
     }
+}
+
+PrimExpr Analyzer::extent_cofactor(const Var* v, const PrimExpr& d) const {
+    auto extent = var_extents_.find(v);
+    if (extent == var_extents_.end()) return PrimExpr();
+    const PrimExpr& e = extent->second;
+    if (structural_equal(e, d)) return make_int(e.dtype(), 1);
+    if (e->kind != ExprKind::Mul) return PrimExpr();
+    auto* mul = static_cast<const BinaryExpr*>(e.get());
+    if (structural_equal(mul->b, d)) return mul->a;
+    if (structural_equal(mul->a, d)) return mul->b;
+    return PrimExpr();
 }
 
 bool Analyzer::can_prove(const PrimExpr& cond) {

@@ -73,6 +73,11 @@ private:
     friend class RewriteSimplifier;
     friend class IntervalEvaluator;
 
+    // c with v's range [0, c * d): v is a loop over [0, d) (c = 1) or over [0, c * d) (a loop
+    // fused from c outer iterations and an inner one of symbolic extent d), so v / d < c when
+    // d >= 1. Undefined when v has no such extent.
+    PrimExpr extent_cofactor(const Var* v, const PrimExpr& d) const;
+
     std::unordered_map<const Var*, ConstIntBound> var_bounds_;
     std::unordered_map<const Var*, PrimExpr> var_values_;
     // A loop variable's symbolic extent when its range is [0, extent) and the extent is not a

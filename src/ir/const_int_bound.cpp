@@ -155,18 +155,10 @@ private:
                                    const ConstIntBound& b) {
         auto* v = div.a.as<Var>();
         if (!v || a.min < 0 || b.min < 1) return kEverything;
-        auto extent = analyzer_->var_extents_.find(v);
-        if (extent == analyzer_->var_extents_.end() || extent->second->kind != ExprKind::Mul) {
-            return kEverything;
-        }
-        auto* mul = static_cast<const BinaryExpr*>(extent->second.get());
-        const PrimExpr* other = nullptr;
-        if (structural_equal(mul->b, div.b)) other = &mul->a;
-        if (!other && structural_equal(mul->a, div.b)) other = &mul->b;
-        if (!other) return kEverything;
-        ConstIntBound c = eval(*other);
-        if (c.max == kPosInf || c.max < 1) return kEverything;
-        return {0, c.max - 1};
+        PrimExpr c = analyzer_->extent_cofactor(v, div.b);
+        if (!c.defined()) return kEverything;
+        ConstIntBound cb = eval(c);
+        return cb.max == kPosInf || cb.max < 1 ? kEverything : ConstIntBound{0, cb.max - 1};
     }
 
     ConstIntBound eval_ideal(const PrimExpr& e) {

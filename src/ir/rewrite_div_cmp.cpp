@@ -100,10 +100,7 @@ PrimExpr RewriteSimplifier::rewrite_div_by_extent(ExprKind kind, const PrimExpr&
     // A loop variable over [0, d) divided by d >= 1 (a loop fused from a single outer iteration
     // and an inner one of symbolic extent d): quotient 0, remainder the variable.
     auto* v = a.as<Var>();
-    if (!v) return make_binary(kind, a, b);
-    auto extent = analyzer_->var_extents_.find(v);
-    if (extent == analyzer_->var_extents_.end() || !structural_equal(extent->second, b) ||
-        bound(a).min < 0 || bound(b).min < 1) {
+    if (!v || bound(a).min < 0 || bound(b).min < 1 || !is_one(analyzer_->extent_cofactor(v, b))) {
         return make_binary(kind, a, b);
     }
     bool is_div = kind == ExprKind::Div || kind == ExprKind::FloorDiv;

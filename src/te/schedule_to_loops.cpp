@@ -430,12 +430,11 @@ Ref<tir::PrimFunc> Lowerer::run(const std::string& name) {
         params.push_back(st ? st->op->buffer : t.op->buffer);
     }
     analyzer_.bind_dimensions(params);
-    std::vector<Ref<Var>> size_vars = output_size_vars(sch_);
-    PrimExpr nonempty;
-    for (const auto& v : size_vars) {
-        PrimExpr c = make_binary(ExprKind::GE, v, make_int(v->dtype, 1));
-        nonempty = nonempty.defined() ? (nonempty && c) : c;
+    std::vector<PrimExpr> sizes_positive;
+    for (const auto& v : output_size_vars(sch_)) {
+        sizes_positive.push_back(make_binary(ExprKind::GE, v, make_int(v->dtype, 1)));
     }
+    PrimExpr nonempty = conjunction(sizes_positive);
     std::optional<ConstraintScope> assume_nonempty;
     if (nonempty.defined()) assume_nonempty.emplace(analyzer_, nonempty);
     // Bound inference runs consumers first: an attached stage's region is what its consumer

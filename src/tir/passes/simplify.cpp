@@ -4,6 +4,8 @@
 // Facts are keyed by Var object and a Var is bound in one place (or in sibling copies, which
 // rebind it), so one Analyzer serves the whole walk: a fact outlives its scope only where the
 // variable cannot appear.
+#include <optional>
+
 #include "ir/analyzer.h"
 #include "ir/intrinsics.h"
 #include "tir/passes/passes.h"
@@ -73,18 +75,10 @@ protected:
         PrimExpr value = mutate_expr(op->value);
         if (is_inlinable(value)) {
             analyzer_.bind(op->var, value);
-        } else if (value.dtype().is_integer() && value.dtype().is_scalar()) {
-            ConstIntBound b = analyzer_.const_int_bound(value);
-            if (b.min != ConstIntBound::kNegInf && b.max != ConstIntBound::kPosInf &&
-                b.max - b.min < INT32_MAX) {
-                DataType t = value.dtype();
-                analyzer_.bind(op->var, Range::from_min_extent(make_int(t, b.min),
-                                                               make_int(t, b.max - b.min + 1)));
-            } else {
-                analyzer_.forget(op->var);
-            }
+        } else if (std::optional<Range> r = finite_range(value)) {
+            analyzer_.bind(op->var, *r);
         } else {
-            analyzer_.forget(op->var);
+            analyzer_.forget(op->var);  // nothing known: no fact of an earlier copy either
         }
         Stmt body = mutate_stmt(op->body);
         if (is_no_op(body) || !uses_var(body, op->var.get())) return body;
@@ -156,6 +150,18 @@ protected:
     }
 
 private:
+    // The constant range of an integer scalar value, when it is finite and not too wide.
+    std::optional<Range> finite_range(const PrimExpr& value) {
+        if (!value.dtype().is_integer() || !value.dtype().is_scalar()) return std::nullopt;
+        ConstIntBound b = analyzer_.const_int_bound(value);
+        if (b.min == ConstIntBound::kNegInf || b.max == ConstIntBound::kPosInf ||
+            b.max - b.min >= INT32_MAX) {
+            return std::nullopt;
+        }
+        DataType t = value.dtype();
+        return Range::from_min_extent(make_int(t, b.min), make_int(t, b.max - b.min + 1));
+    }
+
     Analyzer analyzer_;
 };
 
