@@ -50,6 +50,7 @@ const TirPassEntry kTirPipeline[] = {
     {"simplify", tir::simplify},
     {"vectorize_loops", tir::vectorize_loops, is_cpu},
     {"unroll_loops", tir::unroll_loops},
+    {"prefetch_streams", tir::prefetch_streams, is_cpu},
     {"lower_intrinsics", tir::lower_intrinsics, is_cpu},
     {"instrument_bound_checkers", tir::instrument_bound_checkers, is_checked},
     {"reuse_storage", tir::reuse_storage},

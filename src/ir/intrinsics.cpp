@@ -6,12 +6,12 @@
 namespace anvil::intrin {
 
 namespace {
-constexpr std::array<std::pair<const char*, int>, 27> kTable = {{
-    {kExp, 1},         {kLog, 1},    {kSqrt, 1},       {kRsqrt, 1}, {kTanh, 1},  {kSigmoid, 1},
-    {kErf, 1},         {kPow, 2},    {kAbs, 1},        {kFloor, 1}, {kCeil, 1},  {kRound, 1},
-    {kFma, 3},         {kSin, 1},    {kCos, 1},        {kTan, 1},   {kAsin, 1},  {kAcos, 1},
-    {kAtan, 1},        {kSinh, 1},   {kCosh, 1},       {kAsinh, 1}, {kAcosh, 1}, {kAtanh, 1},
-    {kReinterpret, 1}, {kLikely, 1}, {kIfThenElse, 3},
+constexpr std::array<std::pair<const char*, int>, 28> kTable = {{
+    {kExp, 1},         {kLog, 1},    {kSqrt, 1},       {kRsqrt, 1},    {kTanh, 1},  {kSigmoid, 1},
+    {kErf, 1},         {kPow, 2},    {kAbs, 1},        {kFloor, 1},    {kCeil, 1},  {kRound, 1},
+    {kFma, 3},         {kSin, 1},    {kCos, 1},        {kTan, 1},      {kAsin, 1},  {kAcos, 1},
+    {kAtan, 1},        {kSinh, 1},   {kCosh, 1},       {kAsinh, 1},    {kAcosh, 1}, {kAtanh, 1},
+    {kReinterpret, 1}, {kLikely, 1}, {kIfThenElse, 3}, {kPrefetch, 1},
 }};
 constexpr std::array<std::pair<const char*, int>, 6> kBitwiseTable = {{
     {kBitwiseAnd, 2},
@@ -25,7 +25,7 @@ constexpr std::array<std::pair<const char*, int>, 6> kBitwiseTable = {{
 
 bool is_math(const std::string& name) {
     return arity(name) >= 0 && !is_bitwise(name) && name != kReinterpret && name != kLikely &&
-           name != kIfThenElse;
+           name != kIfThenElse && name != kPrefetch;
 }
 
 bool is_bitwise(const std::string& name) {

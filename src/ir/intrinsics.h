@@ -41,6 +41,10 @@ inline constexpr const char* kReinterpret = "reinterpret";
 inline constexpr const char* kIfThenElse = "if_then_else";
 // Hint for the code generator: the condition is usually true.
 inline constexpr const char* kLikely = "likely";
+// prefetch(buf[index]), evaluated for its effect: asks the CPU to bring the cache line holding
+// that element closer (a hint; it reads nothing and never faults, so the element may lie past the
+// buffer's end). Its load is an address, not an access. Made by tir's prefetch_streams.
+inline constexpr const char* kPrefetch = "prefetch";
 
 // Bit operations on integers (and bool for and/or/xor/not), lane-wise, of the call's type:
 // bitwise_and(a, b), bitwise_or, bitwise_xor, bitwise_not(a), shift_left(a, n) and

@@ -14,6 +14,7 @@
 
 #include <functional>
 #include <optional>
+#include <tuple>
 
 #include "graph/op.h"
 #include "ir/analyzer.h"
@@ -318,6 +319,71 @@ std::vector<te::Tensor> bias_add_compute(const std::vector<te::Tensor>& in, cons
 
 // ---- schedules ----------------------------------------------------------------------------
 
+// Cache blocks of a matrix product's register tiles: `panels` column panels per block, looped
+// inside each row tile so that the tile's rows of a stay in L1 while they meet every panel of
+// the block, and `row_tiles` row tiles per block, looped inside each block of panels so that the
+// block's panels stay in L2 while every row tile of the block meets them (and the block's rows
+// of a stay in L2 while they meet every block of panels). 1: no blocks.
+struct CacheBlocks {
+    int64_t panels = 1, row_tiles = 1;
+};
+
+std::vector<int64_t> divisors(int64_t n) {
+    std::vector<int64_t> d;
+    for (int64_t f = 1; f <= n; ++f) {
+        if (n % f == 0) d.push_back(f);
+    }
+    return d;
+}
+
+// The largest divisor of `n` that is at most `cap` (at least 1).
+int64_t largest_divisor_at_most(int64_t n, int64_t cap) {
+    int64_t best = 1;
+    for (int64_t d : divisors(n)) {
+        if (d <= cap) best = d;
+    }
+    return best;
+}
+
+// `m` rows in tiles of `rows`, `n` columns in panels of `vb`, a reduction of `k` elements of
+// `bytes` each. Knobs tile_n_panels and tile_m_tiles. The default blocks only where a tile's rows
+// of a (rows x k) fit in 24 KiB, three quarters of a 32 KiB L1, and several row tiles read each
+// panel: there a tile's rows, read from L1 by each panel of the block, and a block of panels of
+// up to 384 KiB, read from L2 by each of up to 96 KiB of row tiles, beat the unblocked order,
+// which reads a tile's rows from L2 for each panel (BERT-base's 768-wide products: 4-7 % faster
+// at 128 x 768 x 3072 on 1 thread, level on 2, interleaved runs on Zen 5). Wider reductions
+// (3072 -> 768) measured no better blocked and stay unblocked. The parallel loop runs over row
+// tiles and blocks of panels: a block holds at most 1/64 of the tiles x panels, so that many
+// cores still get work.
+CacheBlocks pick_cache_blocks(const PrimExpr& m, int64_t rows, const PrimExpr& n, int64_t vb,
+                              const PrimExpr& k, int64_t bytes, const te::ScheduleContext& ctx) {
+    constexpr int64_t kRowsBudget = 24 * 1024, kPanelsBudget = 384 * 1024;
+    constexpr int64_t kRowBlockBudget = 96 * 1024;
+    constexpr int64_t kMinTasks = 64;
+    const int64_t* m_const = as_const_int(m);
+    const int64_t* n_const = as_const_int(n);
+    const int64_t* k_const = as_const_int(k);
+    const int64_t tiles = m_const ? (*m_const + rows - 1) / rows : 0;  // 0: symbolic (many)
+    const int64_t panels = n_const ? (*n_const + vb - 1) / vb : 0;
+    const bool blocked = k_const && rows * *k_const * bytes <= kRowsBudget && tiles != 1;
+    CacheBlocks b;
+    if (panels > 1) {
+        int64_t cap = 1;
+        if (blocked) {
+            const int64_t tasks = panels * (tiles > 0 ? tiles : kMinTasks);
+            cap = std::min(kPanelsBudget / (*k_const * vb * bytes), tasks / kMinTasks);
+        }
+        b.panels =
+            ctx.knob("tile_n_panels", divisors(panels), largest_divisor_at_most(panels, cap));
+    }
+    if (tiles > 1) {
+        const int64_t cap = b.panels > 1 ? kRowBlockBudget / (rows * *k_const * bytes) : 1;
+        b.row_tiles =
+            ctx.knob("tile_m_tiles", divisors(tiles), largest_divisor_at_most(tiles, cap));
+    }
+    return b;
+}
+
 int64_t work_of(const te::Tensor& t, const te::Tensor& red) {
     int64_t w = known_extent_product(t.shape());
     for (const auto& r : red.reduce_axis()) {
@@ -385,10 +451,23 @@ void schedule_matmul_x86(te::Schedule& s, const te::Tensor& anchor,
         }
         if (stacked == 1) {
             auto [mo, mi] = so.split(ax[nd - 2], rows_of_m);
+            outer.pop_back();  // the panel loop, placed by the cache blocks
+            const CacheBlocks blocks =
+                pick_cache_blocks(out.shape()[nd - 2], rows_of_m, out.shape().back(), vb,
+                                  k->dom.extent, red.dtype().bytes(), ctx);
             std::vector<Ref<IterVar>> order = outer;
-            order.insert(order.end(), {mo, mi, ni});
+            Ref<IterVar> panel_block = no, row_tile = mo, panel;
+            if (blocks.row_tiles > 1) {
+                auto [bo, bi] = so.split(mo, blocks.row_tiles);
+                order.push_back(bo);
+                row_tile = bi;
+            }
+            if (blocks.panels > 1) std::tie(panel_block, panel) = so.split(no, blocks.panels);
+            order.insert(order.end(), {panel_block, row_tile});
+            outer = order;
+            if (panel.defined()) order.push_back(panel);
+            order.insert(order.end(), {mi, ni});
             so.reorder(order);
-            outer.push_back(mo);
         }
     }
     if (stacked > 1) {

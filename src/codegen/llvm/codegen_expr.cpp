@@ -660,6 +660,7 @@ llvm::Value* CodeGenLLVM::emit_(const Call* op) {
                                         {c, builder_.getTrue()});
     }
     if (op->name == intrin::kIfThenElse) return emit_if_then_else(op);
+    if (op->name == intrin::kPrefetch) return emit_prefetch(op);
     if (intrin::is_math(op->name)) return emit_call_intrinsic(op);
     if (intrin::is_bitwise(op->name)) return emit_bitwise(op);
     // An external pure function, called per lane.
@@ -681,6 +682,20 @@ llvm::Value* CodeGenLLVM::emit_(const Call* op) {
         out = builder_.CreateInsertElement(out, builder_.CreateCall(callee, lane_args), lane);
     }
     return out;
+}
+
+llvm::Value* CodeGenLLVM::emit_prefetch(const Call* op) {
+    const Load* load = op->args.size() == 1 ? op->args[0].as<Load>() : nullptr;
+    ANVIL_CHECK(load && load->indices.size() == 1 && load->dtype.is_scalar())
+        << func_name_ << ": prefetch takes one scalar load of a flattened buffer";
+    const BufferInfo& b = buffer_info(load->buffer);
+    llvm::Value* addr =
+        element_address(b, load->dtype, index_value(load->indices[0]), /*inbounds=*/false);
+    // Read (0), keep in all cache levels (locality 3), data cache (1).
+    builder_.CreateIntrinsic(
+        llvm::Intrinsic::prefetch, {addr->getType()},
+        {addr, builder_.getInt32(0), builder_.getInt32(3), builder_.getInt32(1)});
+    return builder_.getInt32(0);
 }
 
 // if_then_else evaluates only the chosen branch, which may read memory valid only under its

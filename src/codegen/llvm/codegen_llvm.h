@@ -116,6 +116,9 @@ private:
     using Arm = std::pair<llvm::BasicBlock*, std::function<llvm::Value*()>>;
     llvm::Value* join_arms(llvm::BasicBlock* join, const std::vector<Arm>& arms);
     llvm::Value* emit_masked_load(const Load* op, llvm::Value* mask, llvm::Value* otherwise);
+    // prefetch(buf[index]): llvm.prefetch of the element's address (no inbounds: it may lie
+    // past the buffer's end); the call's value is 0.
+    llvm::Value* emit_prefetch(const Call* op);
     // Odd-length contiguous accesses as masked ones of `masked_width` lanes (0: plain access).
     int masked_width(const Buffer& buffer, DataType t) const;
     llvm::Value* lane_mask(int lanes, int width);

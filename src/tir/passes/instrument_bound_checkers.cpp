@@ -290,9 +290,13 @@ private:
             case StmtKind::IfThenElse:
                 c.collect(s.as<IfThenElse>()->cond);
                 break;
-            case StmtKind::Evaluate:
-                c.collect(s.as<Evaluate>()->value);
+            case StmtKind::Evaluate: {
+                // A prefetch's load is an address that may lie past the buffer (a hint that
+                // never faults), not an access to check.
+                auto* call = s.as<Evaluate>()->value.as<Call>();
+                if (!call || call->name != intrin::kPrefetch) c.collect(s.as<Evaluate>()->value);
                 break;
+            }
             case StmtKind::AssertStmt:
                 // Its message arguments are evaluated only when it fails, and are ours.
                 c.collect(s.as<AssertStmt>()->cond);

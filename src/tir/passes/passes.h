@@ -54,6 +54,12 @@ Stmt vectorize_loops(const Stmt& s, const LowerContext& ctx);
 // remain: each is replaced by copies of its body with the loop variable substituted.
 Stmt unroll_loops(const Stmt& s, const LowerContext& ctx);
 
+// Requires: vectorized, unrolled loops (vector loads as Ramp indices).  Ensures: a serial loop
+// whose straight-line body accumulates into local buffers from a contiguous stream (a vector
+// load whose address advances by the loaded span each iteration: a packed weight panel) starts
+// each iteration with prefetch calls for that stream's lines a few KiB ahead. CPU targets only.
+Stmt prefetch_streams(const Stmt& s, const LowerContext& ctx);
+
 // Requires: loops whose body is guarded by `if (likely(cond))` on the loop variable (from
 // non-divisible splits).  Ensures: such loops are split into a main range where the guard is
 // provably true (guard removed, so the body can be vectorized/unrolled) and a tail range that

@@ -163,6 +163,59 @@ TEST(Dense, FewRowsPerBatchEntryShareTheRegisterTile) {
     }
 }
 
+// The knobs a dense schedule runs with (blocked_dense_schedule), and those it resolved.
+te::KnobValues g_knobs, g_resolved;
+
+void blocked_dense_schedule(te::Schedule& s, const te::Tensor& anchor,
+                            const std::vector<te::Tensor>& outputs,
+                            const te::ScheduleContext& ctx) {
+    te::ScheduleConfig cfg(g_knobs);
+    ops::schedule_matmul_x86(s, anchor, outputs, te::ScheduleContext{ctx.target, &cfg});
+    g_resolved = cfg.resolved();
+}
+
+// The cache blocks of the register tiles (knobs tile_n_panels, tile_m_tiles): every blocking
+// computes the same product, with rows and columns that leave partial tiles and panels.
+TEST(Dense, CacheBlocksMatchReference) {
+    const int64_t m = 37, n = 200, k = 48;  // 5 row tiles of 8 (the last 5 rows), 7 panels of 32
+    auto x = random_tensor({m, k}, 21), w = random_tensor({n, k}, 22);
+    auto bias = random_tensor({n}, 23);
+    Shape shape;
+    auto want = matmul_reference(x, w, false, true, &shape);
+    for (size_t i = 0; i < want.size(); ++i) want[i] += bias.data<float>()[i % n];
+    NDArray packed = run_op("nn.dense_pack_weight", graph::NoAttrs(), {w});
+    ops::DensePackedAttrs a;
+    a.units = n;
+    for (auto [panels, tiles] : {std::pair<int64_t, int64_t>{1, 1}, {7, 1}, {1, 5}, {7, 5}}) {
+        g_knobs = {{"tile_m", 8}, {"tile_n_panels", panels}, {"tile_m_tiles", tiles}};
+        NDArray y =
+            run_op("nn.dense_packed", a, {x, packed}, {{"add", {bias}}}, blocked_dense_schedule);
+        EXPECT_EQ(g_resolved.at("tile_n_panels"), panels);
+        EXPECT_EQ(g_resolved.at("tile_m_tiles"), tiles);
+        testing::expect_close(y, want, 1e-4,
+                              "blocks of " + std::to_string(panels) + " panels x " +
+                                  std::to_string(tiles) + " row tiles");
+    }
+}
+
+// The default blocks: a tile's rows of a 768-wide reduction fit L1 (8 x 768 floats, 24 KiB),
+// so 4 panels (384 KiB) per block and 4 row tiles (96 KiB of a) per block; a 3072-wide one
+// does not, and stays unblocked. Checked on the schedule alone (no kernel is run).
+TEST(Dense, DefaultCacheBlocksFollowTheReductionWidth) {
+    for (auto [k, n, panels, tiles] :
+         {std::tuple<int64_t, int64_t, int64_t, int64_t>{768, 3072, 4, 4}, {3072, 768, 1, 1}}) {
+        auto x = random_tensor({128, k}, 1), w = random_tensor({n, k}, 2);
+        NDArray packed = run_op("nn.dense_pack_weight", graph::NoAttrs(), {w});
+        ops::DensePackedAttrs a;
+        a.units = n;
+        g_knobs = {};
+        testing::compile_op("nn.dense_packed", a, {x, packed}, {}, blocked_dense_schedule);
+        EXPECT_EQ(g_resolved.at("tile_m"), 8) << k;
+        EXPECT_EQ(g_resolved.at("tile_n_panels"), panels) << k;
+        EXPECT_EQ(g_resolved.at("tile_m_tiles"), tiles) << k;
+    }
+}
+
 struct MatmulCase {
     Shape a, b;
     bool ta, tb;

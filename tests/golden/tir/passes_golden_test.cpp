@@ -28,6 +28,7 @@ Ref<PrimFunc> run_pass(const std::string& pass, const Ref<PrimFunc>& f) {
     if (pass == "simplify") fn = simplify;
     if (pass == "vectorize_loops") fn = vectorize_loops;
     if (pass == "unroll_loops") fn = unroll_loops;
+    if (pass == "prefetch_streams") fn = prefetch_streams;
     if (pass == "partition_loops") fn = partition_loops;
     if (pass == "reuse_storage") fn = reuse_storage;
     if (pass == "lower_intrinsics") fn = lower_intrinsics;
@@ -48,8 +49,9 @@ TEST_P(PassGolden, MatchesAfterFile) {
 }
 
 const std::vector<std::string> kPasses = {
-    "simplify",        "flatten_storage", "vectorize_loops",  "unroll_loops",
-    "partition_loops", "reuse_storage",   "lower_intrinsics", "instrument_bound_checkers"};
+    "simplify",      "flatten_storage",  "vectorize_loops",
+    "unroll_loops",  "prefetch_streams", "partition_loops",
+    "reuse_storage", "lower_intrinsics", "instrument_bound_checkers"};
 
 INSTANTIATE_TEST_SUITE_P(TirPasses, PassGolden, ::testing::ValuesIn(kPasses));
 
