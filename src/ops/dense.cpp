@@ -345,42 +345,52 @@ int64_t largest_divisor_at_most(int64_t n, int64_t cap) {
     return best;
 }
 
-// `m` rows in tiles of `rows`, `n` columns in panels of `vb`, a reduction of `k` elements of
-// `bytes` each. Knobs tile_n_panels and tile_m_tiles. The default blocks only where a tile's rows
-// of a (rows x k) fit in 24 KiB, three quarters of a 32 KiB L1, and several row tiles read each
-// panel: there a tile's rows, read from L1 by each panel of the block, and a block of panels of
-// up to 384 KiB, read from L2 by each of up to 96 KiB of row tiles, beat the unblocked order,
-// which reads a tile's rows from L2 for each panel (BERT-base's 768-wide products: 4-7 % faster
-// at 128 x 768 x 3072 on 1 thread, level on 2, interleaved runs on Zen 5). Wider reductions
-// (3072 -> 768) measured no better blocked and stay unblocked. The parallel loop runs over row
-// tiles and blocks of panels: a block holds at most 1/64 of the tiles x panels, so that many
-// cores still get work.
-CacheBlocks pick_cache_blocks(const PrimExpr& m, int64_t rows, const PrimExpr& n, int64_t vb,
-                              const PrimExpr& k, int64_t bytes, const te::ScheduleContext& ctx) {
+// `m` rows in tiles of `rows` (by default `default_rows`), `n` columns in panels of `vb`, a
+// reduction of `k` elements of `bytes` each. Knobs tile_n_panels (panels per block, a divisor of
+// the panel count) and tile_m_tiles (row tiles per block, at most; the largest divisor of the
+// tile count below it). Their choices and defaults depend on the shape alone, not on the tile_m
+// knob, so that every configuration of the space declares the same knobs.
+//
+// The default blocks only where a tile's rows of a (rows x k) fit in 24 KiB, three quarters of
+// a 32 KiB L1, and several row tiles read each panel: there a tile's rows, read from L1 by each
+// panel of the block, and a block of panels of up to 384 KiB, read from L2 by each of up to
+// 96 KiB of row tiles, beat the unblocked order, which reads a tile's rows from L2 for each panel
+// (BERT-base's 768-wide products: 4-7 % faster at 128 x 768 x 3072 on 1 thread, level on 2,
+// interleaved runs on Zen 5). Wider reductions (3072 -> 768) measured no better blocked and stay
+// unblocked. The parallel loop runs over row tiles and blocks of panels: a block holds at most
+// 1/64 of the tiles x panels, so that many cores still get work. A symbolic row count may be 1
+// at run time (one token): no blocks, no knobs.
+CacheBlocks pick_cache_blocks(const PrimExpr& m, int64_t default_rows, int64_t rows,
+                              const PrimExpr& n, int64_t vb, const PrimExpr& k, int64_t bytes,
+                              const te::ScheduleContext& ctx) {
     constexpr int64_t kRowsBudget = 24 * 1024, kPanelsBudget = 384 * 1024;
     constexpr int64_t kRowBlockBudget = 96 * 1024;
     constexpr int64_t kMinTasks = 64;
+    CacheBlocks b;
     const int64_t* m_const = as_const_int(m);
     const int64_t* n_const = as_const_int(n);
     const int64_t* k_const = as_const_int(k);
-    const int64_t tiles = m_const ? (*m_const + rows - 1) / rows : 0;  // 0: symbolic (many)
-    const int64_t panels = n_const ? (*n_const + vb - 1) / vb : 0;
-    const bool blocked = k_const && rows * *k_const * bytes <= kRowsBudget && tiles != 1;
-    CacheBlocks b;
-    if (panels > 1) {
-        int64_t cap = 1;
-        if (blocked) {
-            const int64_t tasks = panels * (tiles > 0 ? tiles : kMinTasks);
-            cap = std::min(kPanelsBudget / (*k_const * vb * bytes), tasks / kMinTasks);
+    if (!m_const || !n_const || *m_const <= 1) return b;
+    const int64_t panels = (*n_const + vb - 1) / vb;
+    const int64_t default_tiles = (*m_const + default_rows - 1) / default_rows;
+    const int64_t row_bytes = k_const && *k_const > 0 ? default_rows * *k_const * bytes : 0;
+    const bool blocked = row_bytes > 0 && row_bytes <= kRowsBudget && default_tiles > 1;
+    int64_t default_panels = 1;
+    if (blocked) {
+        const int64_t cap =
+            std::min(kPanelsBudget / (*k_const * vb * bytes), panels * default_tiles / kMinTasks);
+        default_panels = largest_divisor_at_most(panels, cap);
+    }
+    if (panels > 1) b.panels = ctx.knob("tile_n_panels", divisors(panels), default_panels);
+    const std::vector<int64_t> tile_choices = {1, 2, 3, 4, 6, 8};
+    int64_t default_row_tiles = 1;
+    if (blocked && default_panels > 1) {
+        for (int64_t c : tile_choices) {
+            if (c * row_bytes <= kRowBlockBudget) default_row_tiles = c;
         }
-        b.panels =
-            ctx.knob("tile_n_panels", divisors(panels), largest_divisor_at_most(panels, cap));
     }
-    if (tiles > 1) {
-        const int64_t cap = b.panels > 1 ? kRowBlockBudget / (rows * *k_const * bytes) : 1;
-        b.row_tiles =
-            ctx.knob("tile_m_tiles", divisors(tiles), largest_divisor_at_most(tiles, cap));
-    }
+    const int64_t at_most = ctx.knob("tile_m_tiles", tile_choices, default_row_tiles);
+    b.row_tiles = largest_divisor_at_most((*m_const + rows - 1) / rows, at_most);
     return b;
 }
 
@@ -439,7 +449,8 @@ void schedule_matmul_x86(te::Schedule& s, const te::Tensor& anchor,
         // projections) tiles rows of several entries together: M alone (1 there) leaves a tile
         // of one row, each panel vector loaded for one multiply-add (2.3x slower).
         const int64_t capacity = pick_register_rows(m * last_batch, vb, lanes);
-        int64_t rows_of_m = 0;  // M's split when no entries are stacked
+        int64_t rows_of_m = 0;     // M's split when no entries are stacked
+        int64_t default_rows = 0;  // 0 where entries may stack
         if (shared_panels && last_batch > 1 && 2 * m <= capacity) {
             // Knob: the tile's rows, all M rows of `stacked` entries (fewer than 2 entries'
             // worth: rows of one entry).
@@ -447,14 +458,19 @@ void schedule_matmul_x86(te::Schedule& s, const te::Tensor& anchor,
             stacked = std::max<int64_t>(1, rows / m);
             rows_of_m = std::min(rows, m);
         } else {
-            rows_of_m = ctx.split("tile_m", m, 32, pick_register_rows(m, vb, lanes));
+            default_rows = pick_register_rows(m, vb, lanes);
+            rows_of_m = ctx.split("tile_m", m, 32, default_rows);
         }
         if (stacked == 1) {
             auto [mo, mi] = so.split(ax[nd - 2], rows_of_m);
             outer.pop_back();  // the panel loop, placed by the cache blocks
+            // Rows of one entry in a tile where entries could stack (a tuned tile_m): no blocks
+            // (and no block knobs, which the default configuration, stacked, does not declare).
             const CacheBlocks blocks =
-                pick_cache_blocks(out.shape()[nd - 2], rows_of_m, out.shape().back(), vb,
-                                  k->dom.extent, red.dtype().bytes(), ctx);
+                default_rows == 0 ? CacheBlocks{}
+                                  : pick_cache_blocks(out.shape()[nd - 2], default_rows, rows_of_m,
+                                                      out.shape().back(), vb, k->dom.extent,
+                                                      red.dtype().bytes(), ctx);
             std::vector<Ref<IterVar>> order = outer;
             Ref<IterVar> panel_block = no, row_tile = mo, panel;
             if (blocks.row_tiles > 1) {

@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "ir/expr_functor.h"
+#include "ir/intrinsics.h"
 #include "support/error.h"
 #include "tir/printer.h"
 
@@ -83,6 +84,16 @@ protected:
             op->true_value.dtype() != op->false_value.dtype()) {
             report("select branches of types " + op->true_value.dtype().str() + " and " +
                    op->false_value.dtype().str());
+        }
+        ExprVisitor::visit_(op);
+    }
+
+    void visit_(const Call* op) override {
+        if (op->name == intrin::kPrefetch) {
+            auto* load = op->args.size() == 1 ? op->args[0].as<Load>() : nullptr;
+            if (!load || !load->dtype.is_scalar()) {
+                report("prefetch takes one scalar load (the element whose cache line to fetch)");
+            }
         }
         ExprVisitor::visit_(op);
     }

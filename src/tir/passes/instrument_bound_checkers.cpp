@@ -292,9 +292,16 @@ private:
                 break;
             case StmtKind::Evaluate: {
                 // A prefetch's load is an address that may lie past the buffer (a hint that
-                // never faults), not an access to check.
+                // never faults), not an access to check; what its index reads is.
                 auto* call = s.as<Evaluate>()->value.as<Call>();
-                if (!call || call->name != intrin::kPrefetch) c.collect(s.as<Evaluate>()->value);
+                auto* load = call && call->name == intrin::kPrefetch && call->args.size() == 1
+                                 ? call->args[0].as<Load>()
+                                 : nullptr;
+                if (load) {
+                    for (const auto& i : load->indices) c.collect(i);
+                } else {
+                    c.collect(s.as<Evaluate>()->value);
+                }
                 break;
             }
             case StmtKind::AssertStmt:

@@ -13,14 +13,19 @@
 //
 // A loop qualifies when it is serial, its body is straight-line (no inner loops) and stores only
 // to local buffers (accumulators: the loop computes in registers, not a copy or an elementwise
-// pass, which the hardware prefetchers serve well), and it loads a contiguous vector (stride 1,
-// at least one cache line) from a non-local buffer whose address advances by exactly the loaded
-// span each iteration (the loads of one buffer at one such step, together, may cover the span:
-// an unrolled body). Each such stream gets one prefetch per cache line of its span, kDistance
-// bytes ahead. A prefetch never faults, so the lines past a buffer's end (the last iterations)
-// need no guard.
+// pass, which the hardware prefetchers serve well), and it loads contiguous vectors (stride 1) of
+// a non-local buffer whose first elements advance by the same constant step each iteration and
+// lie at constant offsets from each other. The distinct intervals those loads cover are merged;
+// each merged interval at least one step long is a stream (one that covers less leaves gaps that
+// a prefetch would fetch for nothing) and gets one prefetch per cache line of a step, kDistance
+// bytes ahead of the interval's start (every element of the stream passes through it). A first
+// element built from loads, calls or variables bound inside the body is not prefetched (the
+// prefetch goes before the body, and must not read anything itself). The prefetch index is
+// computed in 64 bits, so lines past an int32-indexed buffer's end cannot wrap. A prefetch
+// never faults, so the lines past a buffer's end (the last iterations) need no guard.
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "ir/analyzer.h"
 #include "ir/expr_functor.h"
@@ -49,19 +54,41 @@ bool is_register_body(const Stmt& body) {
     return ok;
 }
 
-// A contiguous vector load's buffer, first element and lanes.
-struct Stream {
+// Whether `e` is a first element the prefetch may compute before the body: no loads, no calls,
+// no variable bound inside the body.
+bool is_plain_index(const PrimExpr& e, const std::set<const Var*>& bound_inside) {
+    bool ok = true;
+    pre_order_visit(e, [&](const PrimExpr& x) {
+        if (x.is<Load>() || x.is<Call>()) ok = false;
+        if (auto* v = x.as<Var>(); v && bound_inside.count(v)) ok = false;
+    });
+    return ok;
+}
+
+// The vector loads of one buffer at one step: their first elements as constant offsets from
+// `anchor` (the first load found), each with its lanes.
+struct LoadGroup {
     Ref<Buffer> buffer;
-    PrimExpr first;       // the lowest first element among the loads of the stream
-    int64_t step = 0;     // elements the address advances per iteration
-    int64_t covered = 0;  // lanes loaded per iteration, all loads of the stream together
-    int elem_bytes = 0;
+    PrimExpr anchor;
+    int64_t step = 0;  // elements the first elements advance per iteration
+    std::set<std::pair<int64_t, int64_t>> intervals;  // distinct [offset, offset + lanes)
+    bool valid = true;  // false: an offset that is no constant, or an index not plain
 };
 
-// The loads of `body` that stream through a non-local buffer with `var`, grouped by buffer and
-// step (the same buffer read at two steps is two streams).
+// One stream to prefetch: `step` elements from `anchor + offset`, per iteration.
+struct Stream {
+    Ref<Buffer> buffer;
+    PrimExpr anchor;
+    int64_t offset = 0, step = 0;
+};
+
+// The streams of `body`, a loop body over `var`.
 std::vector<Stream> find_streams(const Stmt& body, const Ref<Var>& var) {
-    std::map<std::pair<const Buffer*, int64_t>, Stream> streams;
+    std::set<const Var*> bound_inside;
+    pre_order_visit(body, [&](const Stmt& s) {
+        if (auto* let = s.as<LetStmt>()) bound_inside.insert(let->var.get());
+    });
+    std::map<std::pair<const Buffer*, int64_t>, LoadGroup> groups;
     std::vector<std::pair<const Buffer*, int64_t>> order;
     Analyzer ana;
     auto visit_load = [&](const PrimExpr& e) {
@@ -69,22 +96,19 @@ std::vector<Stream> find_streams(const Stmt& body, const Ref<Var>& var) {
         if (!load || load->indices.size() != 1 || load->buffer->scope == "local") return;
         auto* ramp = load->indices[0].as<Ramp>();
         if (!ramp || !is_one(ramp->stride)) return;
-        const int elem_bytes = load->dtype.element_of().bytes();
-        if (ramp->lanes * elem_bytes < kLineBytes) return;
         PrimExpr next = substitute(ramp->base, {{var, PrimExpr(var) + make_int(var->dtype, 1)}});
         const int64_t* step = as_const_int(ana.simplify(next - ramp->base));
         if (!step || *step <= 0) return;
         auto key = std::make_pair(load->buffer.get(), *step);
-        auto it = streams.find(key);
-        if (it == streams.end()) {
-            streams[key] = Stream{load->buffer, ramp->base, *step, ramp->lanes, elem_bytes};
-            order.push_back(key);
+        auto [it, fresh] = groups.try_emplace(key, LoadGroup{load->buffer, ramp->base, *step});
+        if (fresh) order.push_back(key);
+        LoadGroup& g = it->second;
+        const int64_t* offset = as_const_int(ana.simplify(ramp->base - g.anchor));
+        if (!offset || !is_plain_index(ramp->base, bound_inside)) {
+            g.valid = false;
             return;
         }
-        Stream& s = it->second;
-        s.covered += ramp->lanes;
-        const int64_t* below = as_const_int(ana.simplify(ramp->base - s.first));
-        if (below && *below < 0) s.first = ramp->base;
+        g.intervals.insert({*offset, *offset + ramp->lanes});
     };
     pre_order_visit(body, [&](const Stmt& s) {
         if (auto* st = s.as<Store>()) {
@@ -96,10 +120,27 @@ std::vector<Stream> find_streams(const Stmt& body, const Ref<Var>& var) {
     });
     std::vector<Stream> out;
     for (const auto& key : order) {
-        const Stream& s = streams[key];
-        // A stream: the loads cover what the address skips each iteration (no gaps to fetch for
-        // nothing), and the step spans at least a cache line.
-        if (s.covered >= s.step && s.step * s.elem_bytes >= kLineBytes) out.push_back(s);
+        const LoadGroup& g = groups.at(key);
+        if (!g.valid) continue;
+        const int elem_bytes = g.buffer->dtype.bytes();
+        if (g.step * elem_bytes < kLineBytes) continue;  // the hardware's business
+        // Merge the sorted intervals; each merged one a step long or longer is a stream.
+        int64_t lo = 0, hi = 0;
+        bool open = false;
+        auto close = [&]() {
+            if (open && hi - lo >= g.step) out.push_back({g.buffer, g.anchor, lo, g.step});
+        };
+        for (const auto& [begin, end] : g.intervals) {
+            if (open && begin <= hi) {
+                hi = std::max(hi, end);
+                continue;
+            }
+            close();
+            lo = begin;
+            hi = end;
+            open = true;
+        }
+        close();
     }
     return out;
 }
@@ -114,14 +155,16 @@ protected:
         if (streams.empty()) return s;
         std::vector<Stmt> seq;
         for (const Stream& st : streams) {
-            const int64_t step_bytes = st.step * st.elem_bytes;
+            const int elem_bytes = st.buffer->dtype.bytes();
+            const int64_t step_bytes = st.step * elem_bytes;
             const int64_t ahead = (kDistanceBytes + step_bytes - 1) / step_bytes;
-            const DataType it = st.first.dtype();
-            PrimExpr later =
-                substitute(st.first, {{loop->var, PrimExpr(loop->var) + make_int(it, ahead)}});
+            // The anchor as this iteration computes it (in range wherever the loads are), then
+            // the distance in 64 bits.
+            const PrimExpr anchor = cast(DataType::int64(), st.anchor);
             for (int64_t line = 0; line < step_bytes; line += kLineBytes) {
-                PrimExpr index = simplify(later + make_int(it, line / st.elem_bytes));
-                PrimExpr element = make_load(st.buffer, {index});
+                const int64_t delta = st.offset + ahead * st.step + line / elem_bytes;
+                PrimExpr element =
+                    make_load(st.buffer, {anchor + make_int(DataType::int64(), delta)});
                 seq.push_back(make_evaluate(
                     make_call(DataType::int32(), intrin::kPrefetch, {element}), loop->loc));
             }

@@ -166,18 +166,22 @@ TEST(Dense, FewRowsPerBatchEntryShareTheRegisterTile) {
 // The knobs a dense schedule runs with (blocked_dense_schedule), and those it resolved.
 te::KnobValues g_knobs, g_resolved;
 
+// The x86 dense schedule for 512-bit vectors whatever the host (8-row register tiles), with the
+// knobs of g_knobs.
 void blocked_dense_schedule(te::Schedule& s, const te::Tensor& anchor,
                             const std::vector<te::Tensor>& outputs,
                             const te::ScheduleContext& ctx) {
     te::ScheduleConfig cfg(g_knobs);
-    ops::schedule_matmul_x86(s, anchor, outputs, te::ScheduleContext{ctx.target, &cfg});
+    tir::LowerContext target = ctx.target;
+    target.vector_bits = 512;
+    ops::schedule_matmul_x86(s, anchor, outputs, te::ScheduleContext{target, &cfg});
     g_resolved = cfg.resolved();
 }
 
 // The cache blocks of the register tiles (knobs tile_n_panels, tile_m_tiles): every blocking
-// computes the same product, with rows and columns that leave partial tiles and panels.
+// computes the same product, with rows and columns that leave a partial last tile and panel.
 TEST(Dense, CacheBlocksMatchReference) {
-    const int64_t m = 37, n = 200, k = 48;  // 5 row tiles of 8 (the last 5 rows), 7 panels of 32
+    const int64_t m = 47, n = 180, k = 48;  // 6 row tiles of 8 (the last 7 rows), 6 panels of 32
     auto x = random_tensor({m, k}, 21), w = random_tensor({n, k}, 22);
     auto bias = random_tensor({n}, 23);
     Shape shape;
@@ -186,7 +190,9 @@ TEST(Dense, CacheBlocksMatchReference) {
     NDArray packed = run_op("nn.dense_pack_weight", graph::NoAttrs(), {w});
     ops::DensePackedAttrs a;
     a.units = n;
-    for (auto [panels, tiles] : {std::pair<int64_t, int64_t>{1, 1}, {7, 1}, {1, 5}, {7, 5}}) {
+    // tile_m_tiles is an upper bound: 4 means 3 tiles per block (the largest divisor of 6).
+    for (auto [panels, tiles] :
+         {std::pair<int64_t, int64_t>{1, 1}, {2, 3}, {3, 2}, {6, 6}, {2, 4}}) {
         g_knobs = {{"tile_m", 8}, {"tile_n_panels", panels}, {"tile_m_tiles", tiles}};
         NDArray y =
             run_op("nn.dense_packed", a, {x, packed}, {{"add", {bias}}}, blocked_dense_schedule);
@@ -198,9 +204,10 @@ TEST(Dense, CacheBlocksMatchReference) {
     }
 }
 
-// The default blocks: a tile's rows of a 768-wide reduction fit L1 (8 x 768 floats, 24 KiB),
-// so 4 panels (384 KiB) per block and 4 row tiles (96 KiB of a) per block; a 3072-wide one
-// does not, and stays unblocked. Checked on the schedule alone (no kernel is run).
+// The default blocks: a tile's rows of a 768-wide reduction fit L1 (8 x 768 floats, 24 KiB), so
+// 4 panels (384 KiB) per block and 4 row tiles (96 KiB of a) per block; a 3072-wide one does
+// not, and stays unblocked. The knobs' choices do not depend on tile_m: a tuned tile_m (here 16,
+// 8 tiles) declares the same space. Checked on the schedule alone (no kernel is run).
 TEST(Dense, DefaultCacheBlocksFollowTheReductionWidth) {
     for (auto [k, n, panels, tiles] :
          {std::tuple<int64_t, int64_t, int64_t, int64_t>{768, 3072, 4, 4}, {3072, 768, 1, 1}}) {
@@ -208,11 +215,16 @@ TEST(Dense, DefaultCacheBlocksFollowTheReductionWidth) {
         NDArray packed = run_op("nn.dense_pack_weight", graph::NoAttrs(), {w});
         ops::DensePackedAttrs a;
         a.units = n;
-        g_knobs = {};
-        testing::compile_op("nn.dense_packed", a, {x, packed}, {}, blocked_dense_schedule);
-        EXPECT_EQ(g_resolved.at("tile_m"), 8) << k;
-        EXPECT_EQ(g_resolved.at("tile_n_panels"), panels) << k;
-        EXPECT_EQ(g_resolved.at("tile_m_tiles"), tiles) << k;
+        te::KnobValues defaults;
+        for (int64_t tile_m : {0, 16}) {
+            g_knobs = tile_m ? te::KnobValues{{"tile_m", tile_m}} : te::KnobValues{};
+            testing::compile_op("nn.dense_packed", a, {x, packed}, {}, blocked_dense_schedule);
+            EXPECT_EQ(g_resolved.at("tile_m"), tile_m ? tile_m : 8) << k;
+            EXPECT_EQ(g_resolved.at("tile_n_panels"), panels) << k;
+            EXPECT_EQ(g_resolved.at("tile_m_tiles"), tiles) << k;
+            if (tile_m == 0) defaults = g_resolved;
+            EXPECT_EQ(g_resolved.size(), defaults.size()) << k;
+        }
     }
 }
 

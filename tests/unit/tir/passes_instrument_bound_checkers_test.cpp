@@ -28,8 +28,9 @@ int count_asserts(const Stmt& s) {
 Ref<PrimFunc> lower_checked(const Ref<PrimFunc>& f, bool simplify_checks = true) {
     LowerContext ctx = checked(f->name);
     Ref<PrimFunc> g = flatten_storage(f, ctx);
-    for (auto pass : {simplify, partition_loops, simplify, vectorize_loops, unroll_loops,
-                      lower_intrinsics, instrument_bound_checkers, reuse_storage}) {
+    for (auto pass :
+         {simplify, partition_loops, simplify, vectorize_loops, unroll_loops, prefetch_streams,
+          lower_intrinsics, instrument_bound_checkers, reuse_storage}) {
         g = apply(g, pass, ctx);
         verify(g);
     }

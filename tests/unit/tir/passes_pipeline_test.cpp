@@ -18,7 +18,7 @@ Ref<PrimFunc> run_pipeline(const Ref<PrimFunc>& f) {
     LowerContext ctx;
     Ref<PrimFunc> g = flatten_storage(f, ctx);
     for (auto pass : {simplify, partition_loops, simplify, vectorize_loops, unroll_loops,
-                      lower_intrinsics, reuse_storage, simplify}) {
+                      prefetch_streams, lower_intrinsics, reuse_storage, simplify}) {
         g = apply(g, pass, ctx);
         verify(g);
     }

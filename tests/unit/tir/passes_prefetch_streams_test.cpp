@@ -57,8 +57,9 @@ TEST(PrefetchStreams, PanelStreamIsPrefetchedPerCacheLineAhead) {
     auto g = apply(f, prefetch_streams);
     // 32 floats are two 64-byte lines; 8 KiB ahead is 64 iterations of 128 bytes. One stream,
     // though every row of the tile loads it.
-    std::vector<std::string> want = {"B[p * " + std::to_string(K * 32) + " + k * 32 + 2048]",
-                                     "B[p * " + std::to_string(K * 32) + " + k * 32 + 2064]"};
+    // The index is the loads' own (int32) plus the distance in 64 bits.
+    const std::string at = "B[cast<int64>(p * " + std::to_string(K * 32) + " + k * 32) + ";
+    std::vector<std::string> want = {at + "2048i64]", at + "2064i64]"};
     EXPECT_EQ(prefetches(g->body), want);
     // The prefetches lead the k loop's body; the loop is otherwise unchanged.
     bool found = false;
@@ -111,6 +112,56 @@ TEST(PrefetchStreams, NarrowStreamsGapsAndOtherLoopsAreLeftAlone) {
     LowerContext gpu;
     gpu.is_gpu = true;
     EXPECT_TRUE(prefetches(apply(tile_kernel(4, 32, 64), prefetch_streams, gpu)->body).empty());
+}
+
+// for k in [0, 64) { acc[...] += X[bases...] } over local acc, each base given with its lanes.
+Ref<PrimFunc> stream_loop(const std::vector<std::pair<PrimExpr, int>>& loads, const Ref<Var>& k,
+                          const Ref<Var>& let_var = {}, const PrimExpr& let_value = {}) {
+    auto X = make_buffer("X", DataType::float32(), {1 << 16});
+    auto Y = make_buffer("Y", DataType::float32(), {32});
+    auto acc = make_buffer("acc", DataType::float32(), {32}, "local");
+    PrimExpr lanes = make_ramp(make_int(DataType::int32(), 0), make_int(DataType::int32(), 1), 32);
+    std::vector<Stmt> body;
+    for (const auto& [base, n] : loads) {
+        PrimExpr v = make_load(X, {make_ramp(base, make_int(DataType::int32(), 1), n)});
+        if (n != 32) v = make_broadcast(make_load(X, {base}), 32);  // only its address matters
+        body.push_back(make_store(acc, make_load(acc, {lanes}) + v, {lanes}));
+    }
+    Stmt loop_body = make_seq(body);
+    if (let_var.defined()) loop_body = make_let(let_var, let_value, loop_body);
+    return make_prim_func(
+        "streams", {X, Y},
+        make_allocate(acc, make_seq({make_for(k, 0, 64, ForKind::Serial, loop_body),
+                                     make_store(Y, make_load(acc, {lanes}), {lanes})})));
+}
+
+TEST(PrefetchStreams, StreamsAreTheMergedIntervalsOfDistinctLoads) {
+    auto k = make_var("k");
+    PrimExpr k64 = PrimExpr(k) * 64;
+    // The same 32 lanes loaded by two rows while the address moves by 64: a gap, however many
+    // loads repeat it.
+    auto dup = stream_loop({{k64, 32}, {k64, 32}}, k);
+    EXPECT_TRUE(prefetches(apply(dup, prefetch_streams)->body).empty());
+    // Two halves of the step, found in reverse order: one stream from the lower one, 8 KiB
+    // (32 iterations of 256 bytes) ahead, 4 lines.
+    auto halves = apply(stream_loop({{k64 + 32, 32}, {k64, 32}}, k), prefetch_streams);
+    EXPECT_EQ(
+        prefetches(halves->body),
+        (std::vector<std::string>{
+            "X[cast<int64>(k * 64 + 32) + 2016i64]", "X[cast<int64>(k * 64 + 32) + 2032i64]",
+            "X[cast<int64>(k * 64 + 32) + 2048i64]", "X[cast<int64>(k * 64 + 32) + 2064i64]"}));
+    // Two streams far apart in one buffer (two blocks of weights): each prefetched.
+    PrimExpr k32 = PrimExpr(k) * 32;
+    auto two = apply(stream_loop({{k32, 32}, {k32 + 4096, 32}}, k), prefetch_streams);
+    EXPECT_EQ(prefetches(two->body).size(), 4u);
+    // A first element from a let inside the body cannot be computed before it.
+    auto t = make_var("t");
+    auto let = apply(stream_loop({{PrimExpr(t), 32}}, k, t, k32), prefetch_streams);
+    EXPECT_TRUE(prefetches(let->body).empty());
+    // Nor one that reads memory (its index would move ahead too, unchecked).
+    auto X = make_buffer("X", DataType::int32(), {64});
+    auto via_load = apply(stream_loop({{k32 + make_load(X, {0}), 32}}, k), prefetch_streams);
+    EXPECT_TRUE(prefetches(via_load->body).empty());
 }
 
 TEST(PrefetchStreams, BoundChecksSkipThePrefetchedAddress) {

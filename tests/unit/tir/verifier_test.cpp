@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ir/intrinsics.h"
 #include "support/error.h"
 #include "tir/parser.h"
 
@@ -41,6 +42,17 @@ prim_func ok(A: float32[n, 16], B: float32[16], n: int32) {
   for t in [0, 32) { B[t % 16] = 1.0f }
 }
 )")));
+}
+
+TEST(TirVerifier, PrefetchTakesOneScalarLoad) {
+    auto A = make_buffer("A", f32, {16});
+    auto ok = make_prim_func(
+        "ok", {A},
+        make_evaluate(make_call(DataType::int32(), intrin::kPrefetch, {make_load(A, {100})})));
+    EXPECT_NO_THROW(verify(ok));
+    auto bad = make_prim_func(
+        "bad", {A}, make_evaluate(make_call(DataType::int32(), intrin::kPrefetch, {1.0f})));
+    expect_invalid(bad, {"prefetch takes one scalar load"});
 }
 
 TEST(TirVerifier, RejectsUndefinedVariables) {
