@@ -37,6 +37,21 @@ TEST(ScheduleToLoops, DivisibleSplitHasNoGuard) {
     EXPECT_NE(text.find("for i_outer in [0, 4)"), std::string::npos) << text;
 }
 
+// A split by its number of parts: 4 parts of 64 are exact (no guard); 5 parts of 13 cover 65
+// and the last part is guarded, fused with another loop or not.
+TEST(ScheduleToLoops, SplitByPartsIsGuardedOnlyWhenThePartsOverreach) {
+    for (int64_t parts : {4, 5}) {
+        Tensor A = placeholder({3, 64}, DataType::float32(), "A");
+        Tensor B = compute(
+            {3, 64}, [&](PrimExpr r, PrimExpr i) { return A(r, i) + 1.0f; }, "B");
+        Schedule s = create_schedule({B});
+        auto [o, in] = s[B].split_nparts(s[B].op_axis()[1], parts);
+        s[B].fuse({s[B].op_axis()[0], o});
+        std::string text = lower_text(s, {A, B});
+        EXPECT_EQ(text.find("< 64") != std::string::npos, parts == 5) << parts << "\n" << text;
+    }
+}
+
 TEST(ScheduleToLoops, NonDivisibleSplitIsGuarded) {
     Tensor A = placeholder({67}, DataType::float32(), "A");
     Tensor B = compute(
@@ -143,6 +158,25 @@ TEST(ScheduleToLoops, ReductionOverASymbolicAxisAlsoRunsWhenItIsEmpty) {
     std::string text = lower_text(s, {A, B});
     EXPECT_EQ(text.find("if n >= 1"), std::string::npos) << text;
     EXPECT_NE(text.find("B[i] = 0.0f"), std::string::npos) << text;
+}
+
+// Several outputs: the kernel is skipped only for a size every output has. Here C lacks n (it
+// still has rows to write at n = 0): no condition; with m in both, `if m >= 1` alone.
+TEST(ScheduleToLoops, OnlyASizeEveryOutputHasGuardsTheKernel) {
+    PrimExpr n = make_var("n"), m = make_var("m");
+    Tensor A = placeholder({n, m}, DataType::float32(), "A");
+    Tensor Z = placeholder({m}, DataType::float32(), "Z");
+    Tensor B = compute(
+        {n, m}, [&](PrimExpr i, PrimExpr j) { return A(i, j) * 2.0f; }, "B");
+    Tensor C = compute(
+        {4}, [&](PrimExpr) { return make_const(DataType::float32(), 1.0); }, "C");
+    std::string text = lower_text(create_schedule({B, C}), {A, B, C});
+    EXPECT_EQ(text.find(">= 1"), std::string::npos) << text;
+    Tensor D = compute(
+        {m}, [&](PrimExpr j) { return Z(j) + 1.0f; }, "D");
+    text = lower_text(create_schedule({B, D}), {A, Z, B, D});
+    EXPECT_EQ(text.find("  if m >= 1 {\n"), text.find('\n') + 1) << text;
+    EXPECT_EQ(text.find("n >= 1"), std::string::npos) << text;
 }
 
 }  // namespace

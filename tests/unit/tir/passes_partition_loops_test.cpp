@@ -121,6 +121,38 @@ TEST(PartitionLoops, UnswitchesATileTestThatNoSplitRemoves) {
     EXPECT_TRUE(partition_loops(bound, LowerContext{}).same_as(bound));
 }
 
+// The same tile with its test written another way (row + 1 <= n) and its k loop starting at a
+// parameter: unswitched the same way, and computing the same for every size and start.
+TEST(PartitionLoops, UnswitchKeepsExpressionGuardsAndSymbolicLoopStartsEquivalent) {
+    auto nv = make_var("n"), sv = make_var("s");
+    PrimExpr n = nv;
+    auto A = make_buffer("A", DataType::float32(), {n, 6});
+    auto B = make_buffer("B", DataType::float32(), {n, 8});
+    auto f = make_var("f"), k = make_var("k"), i = make_var("i"), j = make_var("j");
+    PrimExpr tiles = floordiv(n + 3, 4);
+    PrimExpr row = floormod(PrimExpr(f), tiles) * 4 + i;
+    PrimExpr col = floordiv(PrimExpr(f), tiles) * 4 + j;
+    Stmt update = make_store(B, make_load(B, {row, col}) + make_load(A, {row, k}), {row, col});
+    Stmt init = make_store(B, 0.0f, {row, col});
+    auto tile = [&](Stmt s) {
+        return make_for(i, 0, 4, ForKind::Unrolled,
+                        make_for(j, 0, 4, ForKind::Vectorized, make_if(likely(row + 1 <= n), s)));
+    };
+    Stmt body = make_seq({tile(init), make_for(k, PrimExpr(sv), 3, ForKind::Serial, tile(update))});
+    auto fn = make_prim_func("tiles", {A, B}, make_for(f, 0, tiles * 2, ForKind::Parallel, body),
+                             {nv, sv});
+    auto g = apply(fn, partition_loops);
+    auto* loop = g->body.as<For>();
+    ASSERT_NE(loop, nullptr) << print(g);
+    auto* branch = loop->body.as<IfThenElse>();
+    ASSERT_NE(branch, nullptr) << print(g);
+    EXPECT_EQ(count_ifs(branch->then_case), 0) << print(g);
+    EXPECT_EQ(count_ifs(branch->else_case), 2) << print(g);
+    for (int64_t rows : {1, 3, 4, 5, 8, 13}) {
+        for (int64_t start : {0, 3}) expect_equivalent(fn, g, {rows, start});
+    }
+}
+
 TEST(PartitionLoops, UnrecognisedGuardsStay) {
     auto A = make_buffer("A", DataType::int32(), {40});
     auto i = make_var("i"), t = make_var("t");
