@@ -70,15 +70,15 @@ Expr mul(const PtContext& ctx, const Expr& x, double c) {
 // One half of x along `axis`: [0, n/2) or [n/2, n).
 Expr half(const PtContext& ctx, const Expr& x, int64_t axis, bool second) {
     PrimExpr n = cast(DataType::int64(), ctx.tensor_type(x, "the input").shape[axis]);
-    if (const int64_t* c = as_const_int(simplify(n)); c && *c % 2 != 0) {
+    if (const std::optional<int64_t> c = known_int(n); c && *c % 2 != 0) {
         ctx.error() << "glu halves dimension " << axis << ", whose size " << *c << " is odd";
     }
     PrimExpr mid = simplify(floordiv(n, make_int(DataType::int64(), 2)));
     PrimExpr begin = second ? mid : make_int(DataType::int64(), 0);
     PrimExpr end = second ? n : mid;
     auto [attrs, a] = new_attrs<ops::StridedSliceAttrs>();
-    const int64_t* b = as_const_int(simplify(begin));
-    const int64_t* e = as_const_int(simplify(end));
+    const std::optional<int64_t> b = known_int(begin);
+    const std::optional<int64_t> e = known_int(end);
     if (b && e) {
         a->begin = {*b};
         a->end = {*e};

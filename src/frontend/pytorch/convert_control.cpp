@@ -337,11 +337,11 @@ LoopParts loop_parts(PtContext& ctx) {
     const PtValue& cond = ctx.input(1);
     std::optional<int64_t> max_known;
     if (max_trip.is_import_time()) {
-        if (const int64_t* v = as_const_int(simplify(max_trip.scalar))) max_known = *v;
+        if (const std::optional<int64_t> v = known_int(max_trip.scalar)) max_known = *v;
     }
     std::optional<bool> cond_known;
     if (cond.is_import_time()) {
-        if (const int64_t* v = as_const_int(simplify(cond.scalar))) cond_known = *v != 0;
+        if (const std::optional<int64_t> v = known_int(cond.scalar)) cond_known = *v != 0;
     }
     // The body's condition: a constant (for loops), defined in the body or outside it.
     int64_t c = body.outputs[0];
@@ -359,7 +359,7 @@ LoopParts loop_parts(PtContext& ctx) {
     if (!defined_inside && c != body.inputs[0].id) {
         body_cond = &ctx.blocks().value_of(c, ctx.loc());
         if (body_cond->is_import_time()) {
-            const int64_t* v = as_const_int(simplify(body_cond->scalar));
+            const std::optional<int64_t> v = known_int(body_cond->scalar);
             p.static_cond = v && *v != 0;
         }
     }
@@ -384,7 +384,7 @@ PtValues unrolled_loop(PtContext& ctx, const LoopParts& p, int64_t max_trips) {
             ctx.error() << "the loop's condition is computed at run time in iteration " << i
                         << " of a loop unrolled at import time";
         }
-        const int64_t* v = as_const_int(simplify(cond.scalar));
+        const std::optional<int64_t> v = known_int(cond.scalar);
         if (!v) ctx.error() << "the loop's condition depends on symbolic sizes";
         if (*v == 0) break;
     }

@@ -232,7 +232,7 @@ PtValues convert_arange(PtContext& ctx) {
         if (v.back().values.size() != 1) ctx.error() << "an arange bound must be one value";
     }
     PrimExpr b = v[0].values[0], e = v[1].values[0], d = v[2].values[0];
-    if (const int64_t* c = as_const_int(simplify(d)); c && *c == 0) {
+    if (const std::optional<int64_t> c = known_int(d); c && *c == 0) {
         ctx.error() << "arange: step must be nonzero";
     }
     // ceil((e - b) / d) == -floor((b - e) / d), for either sign of d; an arange from 0 by 1 is
@@ -240,7 +240,7 @@ PtValues convert_arange(PtContext& ctx) {
     PrimExpr length =
         is_zero(simplify(b)) && is_one(simplify(d)) ? e : max(i64(0) - floordiv(b - e, d), i64(0));
     std::vector<PrimExpr> checks;
-    if (!as_const_int(simplify(d))) checks.push_back(ne(d, i64(0)));
+    if (!known_int(d)) checks.push_back(ne(d, i64(0)));
     Expr bound = bind_all_shape_values(ctx, cast_to(ctx, start, DataType::int64()), v, checks);
     DataType work = dt.is_floating() ? DataType::float64() : DataType::int64();
     return {PtValue::of_tensor(range(ctx, length, bound, step, work, dt))};
@@ -274,7 +274,7 @@ PtValues convert_eye(PtContext& ctx) {
     bool square = ctx.num_inputs() == 5;
     PrimExpr n = ctx.int_expr(0), m = square ? n : ctx.int_expr(1);
     for (const auto& d : {n, m}) {
-        if (const int64_t* v = as_const_int(simplify(d)); v && *v < 0) {
+        if (const std::optional<int64_t> v = known_int(d); v && *v < 0) {
             ctx.error() << "eye: the sizes must be non-negative, got " << *v;
         }
     }

@@ -280,7 +280,7 @@ std::optional<PtValue> fold_numbers(const PtContext& ctx, Binary op, const std::
     if (any_tensor && (op == Binary::LeftShift || op == Binary::RightShift)) {
         // Numbers shift as int64 and refuse negative amounts; a tensor's shift is the graph
         // op's (any amount, its own width). They agree on int64 by amounts in [0, 64).
-        const int64_t* n = as_const_int(simplify(b->scalar));
+        const std::optional<int64_t> n = known_int(b->scalar);
         bool agree = promoted_dtype(ctx, {0, 1}) == DataType::int64() && n && *n >= 0 && *n < 64;
         if (!agree) return std::nullopt;
     }

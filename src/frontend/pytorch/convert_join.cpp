@@ -85,7 +85,7 @@ std::vector<Expr> split_by_sizes(const PtContext& ctx, const Expr& x, int64_t ax
     PrimExpr n = dims_of(ctx, x)[static_cast<size_t>(axis)];
     PrimExpr total = i64(0);
     for (const auto& s : sizes) {
-        if (const int64_t* v = as_const_int(simplify(s)); v && *v < 0) {
+        if (const std::optional<int64_t> v = known_int(s); v && *v < 0) {
             ctx.error() << "split sizes must not be negative, got " << *v;
         }
         total = total + s;
@@ -326,7 +326,7 @@ PtValues convert_roll(PtContext& ctx) {
         int64_t axis = ctx.normalize_axis(axes[k], ctx.rank(x), "dim");
         PrimExpr n = dims_of(ctx, x)[static_cast<size_t>(axis)];
         const int64_t* size = as_const_int(n);
-        const int64_t* shift = as_const_int(simplify(shifts[k]));
+        const std::optional<int64_t> shift = known_int(shifts[k]);
         if (size && *size == 0) continue;
         // The last `s` elements move to the front.
         PrimExpr s = size && shift ? i64(((*shift % *size) + *size) % *size)

@@ -90,7 +90,7 @@ PtValues convert_unflatten(PtContext& ctx) {
         inferred = inferred || is_const_int(s, -1);
         known = known * s;
     }
-    const int64_t* k = as_const_int(simplify(known));
+    const std::optional<int64_t> k = known_int(known);
     const int64_t* n = as_const_int(at);
     if (!inferred && k && n && *k != *n) {
         ctx.error() << "sizes " << ints_str(ctx.ints(2)) << " do not make up the size " << *n
@@ -237,7 +237,7 @@ PtValues convert_repeat(PtContext& ctx) {
     auto [attrs, a] = new_attrs<ops::TileAttrs>();
     bool constant = true, identity = static_cast<int64_t>(reps.size()) == rank;
     for (const auto& r : reps) {
-        const int64_t* v = as_const_int(simplify(r));
+        const std::optional<int64_t> v = known_int(r);
         if (!v) {
             constant = false;
             continue;
@@ -278,7 +278,7 @@ PtValues convert_repeat_interleave(PtContext& ctx) {
     } else {
         r = ctx.int_expr(1);
     }
-    if (const int64_t* v = as_const_int(simplify(r)); v && *v <= 0) {
+    if (const std::optional<int64_t> v = known_int(r); v && *v <= 0) {
         ctx.error() << "repeats must be positive, got " << *v;
     }
     int64_t axis = 0;

@@ -21,6 +21,10 @@
 
 namespace anvil::frontend::pytorch {
 
+// The constant `e` simplifies to, if any. (A pointer from as_const_int into the simplified
+// expression would dangle: the simplifier may return a new node that nothing else holds.)
+std::optional<int64_t> known_int(const PrimExpr& e);
+
 class PtContext;
 using PtValues = std::vector<PtValue>;
 using PtConvertFn = PtValues (*)(PtContext& ctx);

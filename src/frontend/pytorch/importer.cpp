@@ -251,7 +251,7 @@ private:
     // `v` (a value of frame `owner`) as the innermost frame sees it.
     PtValue import_value(PtValue v, size_t owner, const SourceLoc& loc) {
         if (v.is_import_time() && (v.kind == PtValue::Int || v.kind == PtValue::Bool) &&
-            !as_const_int(simplify(v.scalar))) {
+            !pytorch::known_int(v.scalar)) {
             // A number over symbolic sizes (n = x.size(0)): the function may not have the
             // sizes among its parameters' dimensions, so it gets the number's run-time value.
             NodeBuilder b(loc, "size");

@@ -5,6 +5,12 @@
 
 namespace anvil::frontend::pytorch {
 
+std::optional<int64_t> known_int(const PrimExpr& e) {
+    PrimExpr simplified = simplify(e);
+    const int64_t* v = as_const_int(simplified);
+    return v ? std::optional<int64_t>(*v) : std::nullopt;
+}
+
 using graph::Expr;
 
 const char* kind_name(PtValue::Kind kind) {
@@ -210,7 +216,7 @@ std::vector<PrimExpr> PtContext::int_exprs(size_t i) const {
 std::vector<int64_t> PtContext::ints(size_t i) const {
     std::vector<int64_t> out;
     for (const auto& e : int_exprs(i)) {
-        const int64_t* c = as_const_int(simplify(e));
+        const std::optional<int64_t> c = known_int(e);
         if (!c) {
             error() << "operand " << i << " holds the symbolic size " << e
                     << ", but this op needs values known at import time; give static input "

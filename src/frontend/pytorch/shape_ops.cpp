@@ -297,7 +297,7 @@ Expr concat(const PtContext& ctx, std::vector<Expr> xs, int64_t axis) {
 Expr broadcast_dims(const PtContext& ctx, const Expr& x, const std::vector<PrimExpr>& dims) {
     std::vector<int64_t> shape;
     for (const auto& d : dims) {
-        const int64_t* v = as_const_int(simplify(d));
+        const std::optional<int64_t> v = known_int(d);
         if (!v) break;
         shape.push_back(*v);
     }

@@ -97,13 +97,15 @@ std::vector<Stream> find_streams(const Stmt& body, const Ref<Var>& var) {
         auto* ramp = load->indices[0].as<Ramp>();
         if (!ramp || !is_one(ramp->stride)) return;
         PrimExpr next = substitute(ramp->base, {{var, PrimExpr(var) + make_int(var->dtype, 1)}});
-        const int64_t* step = as_const_int(ana.simplify(next - ramp->base));
+        const PrimExpr step_expr = ana.simplify(next - ramp->base);  // kept: step points into it
+        const int64_t* step = as_const_int(step_expr);
         if (!step || *step <= 0) return;
         auto key = std::make_pair(load->buffer.get(), *step);
         auto [it, fresh] = groups.try_emplace(key, LoadGroup{load->buffer, ramp->base, *step});
         if (fresh) order.push_back(key);
         LoadGroup& g = it->second;
-        const int64_t* offset = as_const_int(ana.simplify(ramp->base - g.anchor));
+        const PrimExpr offset_expr = ana.simplify(ramp->base - g.anchor);
+        const int64_t* offset = as_const_int(offset_expr);
         if (!offset || !is_plain_index(ramp->base, bound_inside)) {
             g.valid = false;
             return;
