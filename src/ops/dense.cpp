@@ -359,7 +359,8 @@ int64_t largest_divisor_at_most(int64_t n, int64_t cap) {
 // interleaved runs on Zen 5). Wider reductions (3072 -> 768) measured no better blocked and stay
 // unblocked. The parallel loop runs over row tiles and blocks of panels: a block holds at most
 // 1/64 of the tiles x panels, so that many cores still get work. A symbolic row count may be 1
-// at run time (one token): no blocks, no knobs.
+// at run time (one token), and rows that fit one default tile leave nothing to block: no blocks,
+// no knobs.
 CacheBlocks pick_cache_blocks(const PrimExpr& m, int64_t default_rows, int64_t rows,
                               const PrimExpr& n, int64_t vb, const PrimExpr& k, int64_t bytes,
                               const te::ScheduleContext& ctx) {
@@ -370,9 +371,10 @@ CacheBlocks pick_cache_blocks(const PrimExpr& m, int64_t default_rows, int64_t r
     const int64_t* m_const = as_const_int(m);
     const int64_t* n_const = as_const_int(n);
     const int64_t* k_const = as_const_int(k);
-    if (!m_const || !n_const || *m_const <= 1) return b;
+    if (!m_const || !n_const) return b;
     const int64_t panels = (*n_const + vb - 1) / vb;
     const int64_t default_tiles = (*m_const + default_rows - 1) / default_rows;
+    if (default_tiles <= 1) return b;  // rows of one tile by default: nothing to tune either
     const int64_t row_bytes = k_const && *k_const > 0 ? default_rows * *k_const * bytes : 0;
     const bool blocked = row_bytes > 0 && row_bytes <= kRowsBudget && default_tiles > 1;
     int64_t default_panels = 1;
