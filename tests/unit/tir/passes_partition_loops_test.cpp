@@ -80,76 +80,84 @@ TEST(PartitionLoops, LowerBoundsAndOtherComparisons) {
     EXPECT_EQ(count_ifs(apply(make_prim_func("f", {A}, loop(iv < 100)), partition_loops)->body), 0);
 }
 
+// for f in [0, tiles * 2) parallel { tile(B = 0); for k in [start, start + 3) { tile(B += A) } }
+// over 4 x 4 tiles of B[n, 8] whose rows test `row < n`, or `row + 1 <= n` with `other_form`;
+// the k loop starts at 0, or at the scalar parameter s with `param_start`.
+struct TileProgram {
+    Ref<Var> n, f, i, j;
+    Ref<Buffer> B;
+    PrimExpr tiles, row, col;
+    Ref<PrimFunc> fn;
+};
+
+TileProgram make_tile_program(bool other_form, bool param_start) {
+    TileProgram p;
+    p.n = make_var("n");
+    auto sv = make_var("s");
+    PrimExpr n = p.n;
+    auto A = make_buffer("A", DataType::float32(), {n, 6});
+    p.B = make_buffer("B", DataType::float32(), {n, 8});
+    p.f = make_var("f"), p.i = make_var("i"), p.j = make_var("j");
+    auto k = make_var("k");
+    p.tiles = floordiv(n + 3, 4);
+    p.row = floormod(PrimExpr(p.f), p.tiles) * 4 + p.i;
+    p.col = floordiv(PrimExpr(p.f), p.tiles) * 4 + p.j;
+    Stmt update =
+        make_store(p.B, make_load(p.B, {p.row, p.col}) + make_load(A, {p.row, k}), {p.row, p.col});
+    Stmt init = make_store(p.B, 0.0f, {p.row, p.col});
+    PrimExpr test = other_form ? p.row + 1 <= n : p.row < n;
+    auto tile = [&](Stmt s) {
+        return make_for(p.i, 0, 4, ForKind::Unrolled,
+                        make_for(p.j, 0, 4, ForKind::Vectorized, make_if(likely(test), s)));
+    };
+    PrimExpr start = param_start ? PrimExpr(sv) : PrimExpr(0);
+    Stmt body = make_seq({tile(init), make_for(k, start, 3, ForKind::Serial, tile(update))});
+    std::vector<Ref<Var>> scalars = {p.n};
+    if (param_start) scalars.push_back(sv);
+    p.fn = make_prim_func("tiles", {A, p.B}, make_for(p.f, 0, p.tiles * 2, ForKind::Parallel, body),
+                          scalars);
+    return p;
+}
+
+// The unswitched shape: the loop's body is one branch, tests-free when taken, both tile tests in
+// the other side. Returns the branch's condition.
+std::string expect_unswitched(const Ref<PrimFunc>& g) {
+    auto* loop = g->body.as<For>();
+    auto* branch = loop ? loop->body.as<IfThenElse>() : nullptr;
+    EXPECT_NE(branch, nullptr) << print(g);
+    if (!branch) return "";
+    EXPECT_EQ(count_ifs(branch->then_case), 0) << print(g);
+    EXPECT_EQ(count_ifs(branch->else_case), 2) << print(g);
+    return to_string(branch->cond);
+}
+
 // A loop fused from 2 column panels and ceil(n / 4) row tiles, as the dense schedules write it
 // for a symbolic row count: the row test floormod(f, tiles) * 4 + i < n is not linear in f, so
 // no split removes it, but the k loop repeats it. The body is unswitched: full tiles run the k
 // loop without tests, the tail tile keeps them.
 TEST(PartitionLoops, UnswitchesATileTestThatNoSplitRemoves) {
-    auto nv = make_var("n");
-    PrimExpr n = nv;
-    auto A = make_buffer("A", DataType::float32(), {n, 3});
-    auto B = make_buffer("B", DataType::float32(), {n, 8});
-    auto f = make_var("f"), k = make_var("k"), i = make_var("i"), j = make_var("j");
-    PrimExpr tiles = floordiv(n + 3, 4);
-    PrimExpr row = floormod(PrimExpr(f), tiles) * 4 + i;
-    PrimExpr col = floordiv(PrimExpr(f), tiles) * 4 + j;
-    Stmt update = make_store(B, make_load(B, {row, col}) + make_load(A, {row, k}), {row, col});
-    Stmt init = make_store(B, 0.0f, {row, col});
-    auto tile = [&](Stmt s) {
-        return make_for(i, 0, 4, ForKind::Unrolled,
-                        make_for(j, 0, 4, ForKind::Vectorized, make_if(likely(row < n), s)));
-    };
-    Stmt body = make_seq({tile(init), make_for(k, 0, 3, ForKind::Serial, tile(update))});
-    auto fn =
-        make_prim_func("tiles", {A, B}, make_for(f, 0, tiles * 2, ForKind::Parallel, body), {nv});
-    auto g = apply(fn, partition_loops);
-    auto* loop = g->body.as<For>();
-    ASSERT_NE(loop, nullptr) << print(g);
-    auto* branch = loop->body.as<IfThenElse>();
-    ASSERT_NE(branch, nullptr) << print(g);
-    EXPECT_EQ(count_ifs(branch->then_case), 0) << print(g);
-    EXPECT_EQ(count_ifs(branch->else_case), 2) << print(g);
-    EXPECT_NE(to_string(branch->cond).find("floormod(f, floordiv(n + 3, 4)) * 4"),
-              std::string::npos)
+    TileProgram p = make_tile_program(false, false);
+    auto g = apply(p.fn, partition_loops);
+    EXPECT_NE(expect_unswitched(g).find("floormod(f, floordiv(n + 3, 4)) * 4"), std::string::npos)
         << print(g);
-    for (int64_t rows : {1, 3, 4, 5, 8, 13}) expect_equivalent(fn, g, {rows});
+    for (int64_t rows : {1, 3, 4, 5, 8, 13}) expect_equivalent(p.fn, g, {rows});
     // A loop with nothing inside to repeat the test (only a vectorized one) is left alone.
-    Stmt single = make_for(f, 0, tiles * 2, ForKind::Serial,
-                           make_for(j, 0, 4, ForKind::Vectorized,
-                                    make_if(likely(row < n), make_store(B, 1.0f, {row, col}))));
-    Stmt bound = make_let(i, 0, single);
+    Stmt single = make_for(
+        p.f, 0, p.tiles * 2, ForKind::Serial,
+        make_for(p.j, 0, 4, ForKind::Vectorized,
+                 make_if(likely(p.row < PrimExpr(p.n)), make_store(p.B, 1.0f, {p.row, p.col}))));
+    Stmt bound = make_let(p.i, 0, single);
     EXPECT_TRUE(partition_loops(bound, LowerContext{}).same_as(bound));
 }
 
 // The same tile with its test written another way (row + 1 <= n) and its k loop starting at a
 // parameter: unswitched the same way, and computing the same for every size and start.
 TEST(PartitionLoops, UnswitchKeepsExpressionGuardsAndSymbolicLoopStartsEquivalent) {
-    auto nv = make_var("n"), sv = make_var("s");
-    PrimExpr n = nv;
-    auto A = make_buffer("A", DataType::float32(), {n, 6});
-    auto B = make_buffer("B", DataType::float32(), {n, 8});
-    auto f = make_var("f"), k = make_var("k"), i = make_var("i"), j = make_var("j");
-    PrimExpr tiles = floordiv(n + 3, 4);
-    PrimExpr row = floormod(PrimExpr(f), tiles) * 4 + i;
-    PrimExpr col = floordiv(PrimExpr(f), tiles) * 4 + j;
-    Stmt update = make_store(B, make_load(B, {row, col}) + make_load(A, {row, k}), {row, col});
-    Stmt init = make_store(B, 0.0f, {row, col});
-    auto tile = [&](Stmt s) {
-        return make_for(i, 0, 4, ForKind::Unrolled,
-                        make_for(j, 0, 4, ForKind::Vectorized, make_if(likely(row + 1 <= n), s)));
-    };
-    Stmt body = make_seq({tile(init), make_for(k, PrimExpr(sv), 3, ForKind::Serial, tile(update))});
-    auto fn = make_prim_func("tiles", {A, B}, make_for(f, 0, tiles * 2, ForKind::Parallel, body),
-                             {nv, sv});
-    auto g = apply(fn, partition_loops);
-    auto* loop = g->body.as<For>();
-    ASSERT_NE(loop, nullptr) << print(g);
-    auto* branch = loop->body.as<IfThenElse>();
-    ASSERT_NE(branch, nullptr) << print(g);
-    EXPECT_EQ(count_ifs(branch->then_case), 0) << print(g);
-    EXPECT_EQ(count_ifs(branch->else_case), 2) << print(g);
+    TileProgram p = make_tile_program(true, true);
+    auto g = apply(p.fn, partition_loops);
+    expect_unswitched(g);
     for (int64_t rows : {1, 3, 4, 5, 8, 13}) {
-        for (int64_t start : {0, 3}) expect_equivalent(fn, g, {rows, start});
+        for (int64_t start : {0, 3}) expect_equivalent(p.fn, g, {rows, start});
     }
 }
 
