@@ -164,6 +164,49 @@ TEST(LowerIntrinsics, ErfAccuracy) {
     EXPECT_EQ(s[3], 0.0);
 }
 
+// GELU's erf(x / sqrt(2)), the divisor a kernel parameter: lowered as erf(x * (1 / d)), the
+// only division left the reciprocal of the divisor (which the loop hoists), and as accurate as
+// erf of the exact quotient.
+TEST(LowerIntrinsics, ErfOfAQuotientMultipliesByTheReciprocal) {
+    auto A = make_buffer("A", DataType::float32(), {kLanes});
+    auto D = make_buffer("D", DataType::float32(), {1});
+    auto B = make_buffer("B", DataType::float32(), {kLanes});
+    PrimExpr idx = make_ramp(0, 1, kLanes);
+    DataType t = DataType::float32().with_lanes(kLanes);
+    PrimExpr d = make_broadcast(make_load(D, {0}), kLanes);
+    Stmt s = lower_intrinsics(
+        make_store(B, make_call(t, intrin::kErf, {make_load(A, {idx}) / d}), {idx}),
+        LowerContext{});
+    int divisions = 0, reciprocals = 0;
+    visit_exprs(s, [&](const PrimExpr& e) {
+        auto* div = e.as<Div>();
+        if (!div) return;
+        ++divisions;
+        EXPECT_FALSE(div->a.is<Load>()) << "x is still divided: " << to_string(e);
+        auto* one = div->a.as<Broadcast>();
+        auto* c = one ? one->value.as<FloatImm>() : nullptr;
+        if (c && c->value == 1.0 && div->b.is<Broadcast>()) ++reciprocals;
+    });
+    EXPECT_EQ(divisions, 2);  // 1 / d and the expansion's P / Q
+    EXPECT_EQ(reciprocals, 1);
+    std::vector<double> a(kLanes), b(kLanes), dv = {static_cast<float>(std::sqrt(2.0))};
+    Interpreter in;
+    in.bind_buffer(A, &a);
+    in.bind_buffer(D, &dv);
+    in.bind_buffer(B, &b);
+    std::vector<float> xs = sweep(-8, 8, 50 * kLanes);
+    double worst = 0;
+    for (size_t base = 0; base < xs.size(); base += kLanes) {
+        for (int l = 0; l < kLanes; ++l) a[l] = xs[base + l];
+        in.run(s);
+        for (int l = 0; l < kLanes; ++l) {
+            double want = std::erf(static_cast<double>(static_cast<float>(a[l] / dv[0])));
+            worst = std::max(worst, std::fabs(b[l] - want));
+        }
+    }
+    EXPECT_LE(worst, 1e-6);
+}
+
 TEST(LowerIntrinsics, SigmoidAccuracy) {
     auto xs = sweep(-30, 30, 100000);
     auto far = sweep(-120, 120, 10000);
