@@ -136,6 +136,16 @@ Type attention_type(const Op& op, const std::vector<Type>& args, const Attrs& at
     }
     std::vector<PrimExpr> out(q.shape.begin(), q.shape.end());
     out.back() = v.shape[rank - 1];
+    if (static_cast<const AttentionAttrs&>(attrs).merge_heads) {
+        if (rank < 3 || !as_const_int(v.shape[rank - 1])) {
+            user_error(loc) << op.name << ": merge_heads needs a heads dimension before q's rows "
+                            << "and a static head size of v, got q " << graph::type_str(args[0])
+                            << " and v " << graph::type_str(args[2]);
+        }
+        // [batch..., H, S, Dv] -> [batch..., S, H * Dv].
+        out.erase(out.end() - 3);
+        out.back() = simplify(q.shape[rank - 3] * v.shape[rank - 1]);
+    }
     return graph::make_tensor_type(out, q.dtype);
 }
 
@@ -230,11 +240,26 @@ std::vector<te::Tensor> attention_compute(const std::vector<te::Tensor>& in, con
             return te::sum(ex(at(i, {i[nb], j->var})) * v(at(i, {j->var, i[nb + 1]})), {j});
         },
         "attention_pv");
+    if (!static_cast<const AttentionAttrs&>(attrs).merge_heads) {
+        return {te::compute(
+            te_shape(out_type),
+            [&](std::span<const PrimExpr> i) {
+                std::vector<PrimExpr> idx(i.begin(), i.end());
+                return pv(idx) / sum(at(i, {i[nb]}));
+            },
+            "attention")};
+    }
+    // The heads merged: out[..., s, h * Dv + d] from [..., h, s, d].
     return {te::compute(
         te_shape(out_type),
         [&](std::span<const PrimExpr> i) {
-            std::vector<PrimExpr> idx(i.begin(), i.end());
-            return pv(idx) / sum(at(i, {i[nb]}));
+            std::vector<PrimExpr> idx(i.begin(), i.begin() + static_cast<ptrdiff_t>(nb - 1));
+            PrimExpr s = i[nb - 1], c = i[nb];
+            idx.push_back(floordiv(c, dv));
+            idx.push_back(s);
+            PrimExpr denominator = sum(idx);
+            idx.push_back(floormod(c, dv));
+            return pv(idx) / denominator;
         },
         "attention")};
 }
@@ -288,15 +313,17 @@ void schedule_attention_x86(te::Schedule& s, const te::Tensor& anchor,
                             const te::ScheduleContext& ctx) {
     AttentionStages st = find_stages(anchor);
     te::Tensor out = tile_target(s, anchor, outputs, ctx);
-    const size_t nb = anchor.ndim() - 2;
+    // Sizes from the product with v, [batch..., S, Dv], whatever the output's layout.
+    const size_t nb = st.pv.ndim() - 2;
+    const bool merged_heads = anchor.ndim() == nb + 1;
     const int lanes = vector_lanes(ctx);
     // The scores' column block (the compute's VB): the partial results' lane count.
     const int64_t block = const_dim(st.max_lanes.shape().back(), "attention block");
     const int64_t row_vector = std::min<int64_t>(block, lanes);
-    const int64_t rows = extent_hint(anchor.shape()[nb]);
-    const int64_t dv = extent_hint(anchor.shape()[nb + 1]);
+    const int64_t rows = extent_hint(st.pv.shape()[nb]);
+    const int64_t dv = extent_hint(st.pv.shape()[nb + 1]);
     const int64_t batch = known_extent_product(
-        std::vector<PrimExpr>(anchor.shape().begin(), anchor.shape().begin() + nb));
+        std::vector<PrimExpr>(st.pv.shape().begin(), st.pv.shape().begin() + nb));
 
     // Accumulator registers of a tile: 24 of AVX-512's 32 (the rest hold the panel vectors and
     // the broadcast), 12 of 16 below it.
@@ -311,13 +338,27 @@ void schedule_attention_x86(te::Schedule& s, const te::Tensor& anchor,
 
     te::StageRef so = s[out];
     auto ax = so.op_axis();
-    std::vector<Ref<IterVar>> batch_axes(ax.begin(), ax.begin() + static_cast<ptrdiff_t>(nb));
-    auto [io, ii] = so.split(ax[nb], strip);
+    // The output's batch, row and feature axes; merged heads split off the features, so that
+    // the loops are those of the unmerged layout.
+    std::vector<Ref<IterVar>> batch_axes;
+    Ref<IterVar> row_axis, feature_axis;
+    if (merged_heads) {
+        batch_axes.assign(ax.begin(), ax.begin() + static_cast<ptrdiff_t>(nb - 1));
+        auto [head, feature] = so.split(ax[nb], dv);
+        batch_axes.push_back(head);
+        row_axis = ax[nb - 1];
+        feature_axis = feature;
+    } else {
+        batch_axes.assign(ax.begin(), ax.begin() + static_cast<ptrdiff_t>(nb));
+        row_axis = ax[nb];
+        feature_axis = ax[nb + 1];
+    }
+    auto [io, ii] = so.split(row_axis, strip);
     auto [po, pi] = so.split(ii, pv_rows);
     std::vector<Ref<IterVar>> order = batch_axes;
-    order.insert(order.end(), {io, po, pi, ax[nb + 1]});
+    order.insert(order.end(), {io, po, pi, feature_axis});
     so.reorder(order);
-    so.vectorize(ax[nb + 1]);
+    so.vectorize(feature_axis);
     // Parallel over the batch entries (heads) when there are enough of them for the threads;
     // otherwise over strips too, the keys then transposed per strip.
     const int64_t depth = extent_hint(st.qk.op.as<te::ComputeOp>()->reduce_axis[0]->dom.extent);

@@ -14,14 +14,22 @@ namespace anvil::ops {
 //   q [batch..., S, D], k [batch..., S_kv, D], v [batch..., S_kv, Dv],
 //   bias broadcastable (numpy, right-aligned) to the scores [batch..., S, S_kv], added after the
 //   scaling (an additive mask: -inf or a large negative value where a key is masked);
-//   out [batch..., S, Dv] = softmax(q · kᵀ · scale + bias, over S_kv) · v.
+//   out [batch..., S, Dv] = softmax(q · kᵀ · scale + bias, over S_kv) · v;
+//   with merge_heads, out [batch... but the last, S, H * Dv] (H the last batch dimension, the
+//   heads): out[..., s, h * Dv + d] = the above at [..., h, s, d], the head merge (transpose of
+//   the heads after the rows, reshape of heads and features into one axis) written by the kernel
+//   itself instead of a copy after it.
 // As TVM Relax's R.nn.attention but with the heads among the batch dimensions, so that every
 // layout the graph's own transposes made reaches the kernel (graph/passes/fuse_attention.cpp
 // forms this op from matmul, softmax, matmul; the head split and merge copies fuse into it).
 struct AttentionAttrs : graph::AttrsBase<AttentionAttrs> {
     static constexpr const char* kTypeName = "AttentionAttrs";
     double scale = 0.0;  // 0: 1 / sqrt(D), TVM's default
-    void visit_fields(graph::AttrVisitor& v) override { v.visit("scale", &scale); }
+    bool merge_heads = false;
+    void visit_fields(graph::AttrVisitor& v) override {
+        v.visit("scale", &scale);
+        v.visit("merge_heads", &merge_heads);
+    }
 };
 
 // Schedules of nn.attention.

@@ -84,5 +84,8 @@ Ref<Attrs> attr_with(const Attrs& a, const std::string& name, std::string value)
 Ref<Attrs> attr_with_float(const Attrs& a, const std::string& name, double value) {
     return set<double>(a, name, value);
 }
+Ref<Attrs> attr_with_bool(const Attrs& a, const std::string& name, bool value) {
+    return set<bool>(a, name, value);
+}
 
 }  // namespace anvil::graph

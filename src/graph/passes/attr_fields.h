@@ -26,5 +26,6 @@ Ref<Attrs> attr_with(const Attrs& a, const std::string& name, std::vector<int64_
 Ref<Attrs> attr_with(const Attrs& a, const std::string& name, std::string value);
 // (Its own name: an integer literal would convert to int64_t and double alike.)
 Ref<Attrs> attr_with_float(const Attrs& a, const std::string& name, double value);
+Ref<Attrs> attr_with_bool(const Attrs& a, const std::string& name, bool value);
 
 }  // namespace anvil::graph

@@ -9,6 +9,10 @@
 // scaled, masked and softmax forms have no other user, q, k and v share their batch dimensions
 // (no broadcasting product), the bias does not widen the scores, and the result keeps the
 // type of the last product.
+//
+// The head merge after it, reshape(transpose(attention, the heads axis after the rows), shape),
+// becomes nn.attention(..., merge_heads=1) (the kernel writes [batch..., S, H * Dv] itself),
+// followed by a reshape only where `shape` is another one of the same elements.
 #include <cmath>
 
 #include "graph/expr_functor.h"
@@ -68,8 +72,50 @@ private:
                          x->loc);
     }
 
-    // The attention op for the last product; its operands are their mutated (memoized) forms.
     Expr rewrite(const Expr& self) override {
+        if (as_op_call(self, "reshape")) return merge_heads(self);
+        return fuse_products(self);
+    }
+
+    // reshape(transpose(x, axes), shape) with x an attention whose heads axis (the last batch
+    // axis) the transpose moves after the rows, nothing else: the attention with merged heads.
+    Expr merge_heads(const Expr& self) {
+        const Call* reshape = as_op_call(self, "reshape");
+        const Call* transpose = as_op_call(reshape->args[0], "transpose");
+        if (!transpose || !used_once(reshape->args[0]) || !used_once(transpose->args[0])) {
+            return {};
+        }
+        auto* xt = transpose->args[0]->type.as<TensorType>();
+        auto axes = attr_ints(*transpose->attrs, "axes");
+        if (!xt || xt->ndim() < 3 || !axes || axes->size() != xt->ndim()) return {};
+        const int64_t rank = static_cast<int64_t>(xt->ndim());
+        for (int64_t i = 0; i < rank; ++i) {
+            int64_t want = i == rank - 3 ? rank - 2 : i == rank - 2 ? rank - 3 : i;
+            int64_t axis = (*axes)[static_cast<size_t>(i)];
+            if ((axis < 0 ? axis + rank : axis) != want) return {};
+        }
+        Expr x = mutate(transpose->args[0]);
+        const Call* a = as_op_call(x, "nn.attention");
+        if (!a || attr_bool(*a->attrs, "merge_heads").value_or(true)) return {};
+        if (!as_const_int(xt->shape.back())) return {};
+        Expr merged =
+            make_call(a->op, a->args, attr_with_bool(*a->attrs, "merge_heads", true), a->loc);
+        if (type_equal(merged->type, self->type)) return merged;
+        // Another shape of the same elements: a reshape of the merged output, to static sizes.
+        auto* out = self->type.as<TensorType>();
+        std::vector<int64_t> shape;
+        for (const PrimExpr& d : out->shape) {
+            auto* c = as_const_int(d);
+            if (!c) return {};
+            shape.push_back(*c);
+        }
+        return make_call(reshape->op, {merged},
+                         attr_with(*reshape->op->make_default_attrs(), "newshape", shape),
+                         reshape->loc);
+    }
+
+    // The attention op for the last product; its operands are their mutated (memoized) forms.
+    Expr fuse_products(const Expr& self) {
         const Op* attention = find_op(ctx_, "nn.attention");
         const Call* pv = as_product(self);
         if (!attention || !pv || attr_bool(*pv->attrs, "transpose_a").value_or(false)) return {};

@@ -1,7 +1,8 @@
 // nn.attention against a double-precision reference: head sizes 32, 64 and 80, token counts
 // that are no multiple of the row strip or the column block, batch dimensions of rank 0 to 2,
 // masks absent, broadcast per key (padding) and per query and key (causal, -inf), the x86 and
-// the generic schedule, a symbolic token count; and the type errors.
+// the generic schedule, a symbolic token count, the heads merged into the features
+// (merge_heads); and the type errors.
 #include <cmath>
 #include <limits>
 
@@ -76,6 +77,24 @@ std::vector<double> attention_reference(const NDArray& q, const NDArray& k, cons
     return out;
 }
 
+// `out` [batch..., H, S, Dv] as merge_heads writes it: [batch..., S, H * Dv].
+std::vector<double> merged_heads(const std::vector<double>& out, int64_t heads, int64_t s,
+                                 int64_t dv) {
+    std::vector<double> merged(out.size());
+    const int64_t entry = heads * s * dv;
+    for (int64_t b = 0; b < int64_t(out.size()) / entry; ++b) {
+        for (int64_t h = 0; h < heads; ++h) {
+            for (int64_t i = 0; i < s; ++i) {
+                for (int64_t c = 0; c < dv; ++c) {
+                    merged[size_t(b * entry + (i * heads + h) * dv + c)] =
+                        out[size_t(b * entry + (h * s + i) * dv + c)];
+                }
+            }
+        }
+    }
+    return merged;
+}
+
 std::vector<int64_t> with(std::vector<int64_t> batch, std::initializer_list<int64_t> tail) {
     batch.insert(batch.end(), tail);
     return batch;
@@ -86,7 +105,8 @@ struct Case {
     int64_t s, skv, d, dv;
 };
 
-void check(const Case& c, int mask, double scale, bool generic, uint32_t seed) {
+void check(const Case& c, int mask, double scale, bool generic, uint32_t seed,
+           bool merge_heads = false) {
     auto q = random_tensor(with(c.batch, {c.s, c.d}), seed, -1.0f, 1.0f);
     auto k = random_tensor(with(c.batch, {c.skv, c.d}), seed + 1, -1.0f, 1.0f);
     auto v = random_tensor(with(c.batch, {c.skv, c.dv}), seed + 2, -1.0f, 1.0f);
@@ -115,14 +135,23 @@ void check(const Case& c, int mask, double scale, bool generic, uint32_t seed) {
     if (mask) in.push_back(bias);
     AttentionAttrs a;
     a.scale = scale;
+    a.merge_heads = merge_heads;
     NDArray y =
         run_op("nn.attention", a, in, {}, generic ? ops::schedule_attention_generic : nullptr);
     std::string what = "batch rank " + std::to_string(c.batch.size()) + " S " +
                        std::to_string(c.s) + " S_kv " + std::to_string(c.skv) + " D " +
                        std::to_string(c.d) + " Dv " + std::to_string(c.dv) + " mask " +
-                       std::to_string(mask) + (generic ? " generic" : " x86");
-    testing::expect_close(y, attention_reference(q, k, v, mask ? &bias : nullptr, scale), 2e-5,
-                          what);
+                       std::to_string(mask) + (generic ? " generic" : " x86") +
+                       (merge_heads ? " heads merged" : "");
+    std::vector<double> want = attention_reference(q, k, v, mask ? &bias : nullptr, scale);
+    if (merge_heads) {
+        std::vector<int64_t> shape = c.batch;
+        shape.back() = c.s;
+        shape.push_back(c.batch.back() * c.dv);
+        ASSERT_EQ(std::vector<int64_t>(y.shape().begin(), y.shape().end()), shape) << what;
+        want = merged_heads(want, c.batch.back(), c.s, c.dv);
+    }
+    testing::expect_close(y, want, 2e-5, what);
 }
 
 TEST(Attention, HeadSizesOddTokenCountsAndMasks) {
@@ -140,6 +169,24 @@ TEST(Attention, HeadSizesOddTokenCountsAndMasks) {
     }
     check({{3}, 33, 33, 64, 64}, 2, 0.0, false, 90);     // causal
     check({{2, 2}, 17, 17, 32, 32}, 1, 0.3, false, 94);  // an explicit scale
+}
+
+// The head merge written by the kernel: [batch..., H, S, Dv] -> [batch..., S, H * Dv].
+TEST(Attention, MergedHeadsMatchTheReference) {
+    const Case cases[] = {
+        {{2, 3}, 37, 37, 64, 64},  // [batch, heads, S, D] -> [batch, S, heads * D]
+        {{12}, 197, 197, 64, 64},  // ViT-B/16's heads
+        {{4}, 37, 19, 32, 32},     // cross-attention
+        {{3}, 21, 45, 80, 80},     // head size 80
+        {{2}, 9, 13, 80, 48},      // another value width than the key's
+        {{1}, 5, 3, 32, 32},       // one head
+    };
+    uint32_t seed = 200;
+    for (const Case& c : cases) {
+        for (int mask : {0, 1}) check(c, mask, 0.0, false, seed += 4, true);
+    }
+    check({{3}, 33, 33, 64, 64}, 2, 0.0, false, 240, true);    // causal
+    check({{2, 3}, 37, 37, 64, 64}, 1, 0.0, true, 244, true);  // generic schedule
 }
 
 TEST(Attention, GenericScheduleMatchesTheReference) {
@@ -175,6 +222,33 @@ def @main(%q: Tensor[(3, s, 64), float32], %k: Tensor[(3, s, 64), float32],
     }
 }
 
+// The same with the heads merged: [S, 3 * 64] out of three heads of symbolic length.
+TEST(Attention, SymbolicTokenCountWithMergedHeads) {
+    graph::IRModule m = graph::parse_module(R"(
+def @main(%q: Tensor[(3, s, 64), float32], %k: Tensor[(3, s, 64), float32],
+          %v: Tensor[(3, s, 64), float32]) {
+  nn.attention(%q, %k, %v, merge_heads=True)
+}
+)",
+                                            ops::op_table());
+    driver::CompiledModel model = driver::compile_model(m, "llvm");
+    driver::VMExecutable exe = driver::compile_vm(model.module);
+    runtime::VirtualMachine vm(exe.program, testing::bytes_of(exe.params), model.kernels);
+    for (int64_t s : {1, 6, 29}) {
+        auto seed = static_cast<uint32_t>(s * 4 + 1);
+        auto q = random_tensor({3, s, 64}, seed, -1.0f, 1.0f);
+        auto k = random_tensor({3, s, 64}, seed + 1, -1.0f, 1.0f);
+        auto v = random_tensor({3, s, 64}, seed + 2, -1.0f, 1.0f);
+        std::vector<NDArray> out = vm.run({q, k, v});
+        ASSERT_EQ(out.size(), 1u);
+        EXPECT_EQ(std::vector<int64_t>(out[0].shape().begin(), out[0].shape().end()),
+                  (std::vector<int64_t>{s, 192}));
+        testing::expect_close(out[0],
+                              merged_heads(attention_reference(q, k, v, nullptr, 0.0), 3, s, 64),
+                              2e-5, "symbolic S = " + std::to_string(s) + ", heads merged");
+    }
+}
+
 TEST(Attention, LargeScoresDoNotOverflow) {
     // Scores around 1e3: exp overflows float32 without subtracting the row maximum.
     auto q = random_tensor({2, 19, 32}, 7, 5.0f, 6.0f);
@@ -206,6 +280,10 @@ TEST(Attention, TypeErrorsNameTheOperand) {
     std::string err = testing::type_error("nn.attention", a, {{2, 5, 8}, {2, 6, 8}, {2, 6, 8, 1}});
     EXPECT_NE(err.find("another rank"), std::string::npos) << err;
     EXPECT_NE(err.find("node_7"), std::string::npos) << err;
+    a.merge_heads = true;  // no heads dimension to merge
+    err = testing::type_error("nn.attention", a, {{5, 8}, {6, 8}, {6, 8}});
+    EXPECT_NE(err.find("merge_heads needs a heads dimension"), std::string::npos) << err;
+    a.merge_heads = false;
     a.scale = -1;
     EXPECT_NE(
         testing::type_error("nn.attention", a, {{2, 5, 8}, {2, 6, 8}, {2, 6, 8}}).find("scale"),

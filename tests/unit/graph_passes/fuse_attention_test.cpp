@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "graph/passes/attr_fields.h"
+#include "graph/printer.h"
 #include "ops/dense.h"
 #include "pass_test_graphs.h"
 
@@ -65,6 +66,57 @@ TEST(FuseAttention, TorchExportBecomesOneOpWithTheScaleOfQ) {
     EXPECT_EQ(att->args[0].as<Call>()->op->name, "transpose");
     auto kt = att->args[1]->type.as<TensorType>()->static_shape();
     EXPECT_EQ(kt, (std::vector<int64_t>{4, 7, 4}));
+    // The head merge [B*N, S, H] -> [S, B*N, H] -> [S*B, N*H] is the kernel's: it writes
+    // [S, B*N*H], reshaped (the same elements) to [S*B, N*H].
+    EXPECT_EQ(attr_bool(*att->attrs, "merge_heads"), true);
+    EXPECT_EQ(find_call(out, "transpose"), att->args[0].get());
+    const Call* reshape = out.as<Call>();
+    ASSERT_TRUE(reshape && reshape->op->name == "reshape");
+    EXPECT_EQ(reshape->args[0].get(), att);
+    EXPECT_EQ(att->type.as<TensorType>()->static_shape(), (std::vector<int64_t>{7, 16}));
+}
+
+// BERT's [B, N, S, H] heads merged by transpose(0, 2, 1, 3) and a reshape to [B, S, N*H]: the
+// attention with merged heads is the whole result.
+TEST(FuseAttention, HeadMergeIsWrittenByTheKernel) {
+    auto q = tensor_var("q", {2, 3, 5, 8}), k = tensor_var("k", {2, 3, 5, 8});
+    auto v = tensor_var("v", {2, 3, 5, 6});
+    ops::MatmulAttrs ma;
+    ma.transpose_b = true;
+    Ref<Attrs> tb(new ops::MatmulAttrs(ma));
+    auto product = [&] {
+        Expr s = call("multiply", {call("nn.batch_matmul", {q, k}, tb), constant({}, {0.25f})});
+        return call("nn.batch_matmul", {call("nn.softmax", {s}), v});
+    };
+    auto merge = [&](const Expr& o, std::vector<int64_t> perm, std::vector<int64_t> shape) {
+        return call("reshape", {call("transpose", {o}, axes("transpose", std::move(perm)))},
+                    newshape(std::move(shape)));
+    };
+    auto fused = [&](const Expr& body) {
+        return fuse_attention(module_of(make_function({q, k, v}, body)), test_context())
+            .main()
+            ->body;
+    };
+    Expr out = fused(merge(product(), {0, 2, 1, 3}, {2, 5, 18}));
+    const Call* att = out.as<Call>();
+    ASSERT_TRUE(att && att->op->name == "nn.attention") << print(out);
+    EXPECT_EQ(attr_bool(*att->attrs, "merge_heads"), true);
+    EXPECT_EQ(att->type.as<TensorType>()->static_shape(), (std::vector<int64_t>{2, 5, 18}));
+    EXPECT_TRUE(att->args[0].same_as(q));
+    // Negative axes mean the same; another reshape of the same elements stays after it.
+    out = fused(merge(product(), {0, -2, -3, -1}, {10, 18}));
+    ASSERT_TRUE(out.as<Call>() && out.as<Call>()->op->name == "reshape") << print(out);
+    att = out.as<Call>()->args[0].as<Call>();
+    ASSERT_TRUE(att && att->op->name == "nn.attention");
+    EXPECT_EQ(attr_bool(*att->attrs, "merge_heads"), true);
+    // Not the head merge: the batch moved instead of the heads; or the transposed attention is
+    // also a result of its own.
+    out = fused(merge(product(), {1, 0, 2, 3}, {3, 2, 30}));
+    EXPECT_NE(find_call(out, "transpose"), nullptr);
+    EXPECT_EQ(attr_bool(*find_call(out, "nn.attention")->attrs, "merge_heads"), false);
+    Expr t = call("transpose", {product()}, axes("transpose", {0, 2, 1, 3}));
+    out = fused(make_tuple({call("reshape", {t}, newshape({2, 5, 18})), t}));
+    EXPECT_EQ(attr_bool(*find_call(out, "nn.attention")->attrs, "merge_heads"), false);
 }
 
 TEST(FuseAttention, HeadSplitFusesIntoTheAttentionKernel) {
@@ -72,8 +124,8 @@ TEST(FuseAttention, HeadSplitFusesIntoTheAttentionKernel) {
     Expr body = g.output(g.scores());
     PassContext ctx = test_context();
     IRModule m = fuse_ops(fuse_attention(module_of(make_function({g.qkv}, body)), ctx), ctx);
-    // One kernel for the slices, reshapes, transposes, the division and the attention; one for
-    // the merge of the heads after it.
+    // One kernel for the slices, reshapes, transposes, the division and the attention (which
+    // writes the heads merged); one for the reshape of its [S, B*N*H] to [S*B, N*H] (B = 2).
     std::vector<std::vector<std::string>> groups;
     post_order_visit(m.main()->body, [&](const Expr& e) {
         auto* c = e.as<Call>();
@@ -84,6 +136,7 @@ TEST(FuseAttention, HeadSplitFusesIntoTheAttentionKernel) {
     EXPECT_EQ(first.back(), "nn.attention");
     EXPECT_EQ(std::count(first.begin(), first.end(), "strided_slice"), 3);
     EXPECT_EQ(std::count(first.begin(), first.end(), "transpose"), 4);  // and k's swap
+    EXPECT_EQ(groups[1], (std::vector<std::string>{"reshape"}));
 }
 
 TEST(FuseAttention, TheProjectionStaysInItsOwnKernel) {
