@@ -182,6 +182,16 @@ PrimExpr RewriteSimplifier::rewrite_vector(ExprKind kind, const PrimExpr& a, con
                     return make_ramp_or_broadcast(mul(ba->value, rb->base),
                                                   mul(ba->value, rb->stride), lanes);
                 break;
+            case ExprKind::Min:
+            case ExprKind::Max: {
+                // One operand below the other in every lane (the bound of a ramp covers all
+                // its lanes): the vectorizer's clamp of an index already in bounds.
+                ConstIntBound d = bound_sub(bound(a), bound(b));
+                bool is_min = kind == ExprKind::Min;
+                if (d.max <= 0) return is_min ? a : b;
+                if (d.min >= 0) return is_min ? b : a;
+                break;
+            }
             case ExprKind::FloorDiv:
             case ExprKind::FloorMod:
                 if (ra && bb && as_const_int(bb->value) && *as_const_int(bb->value) > 0 &&

@@ -385,6 +385,16 @@ TEST_F(SimplifyTable, VectorsAndCasts) {
          floordiv(ramp(x * 16 + 8, 1, 16), bc(64, 16)),
          {},
          floordiv(ramp(x * 16 + 8, 1, 16), bc(64, 16))},  // the lanes may cross a block
+        // The vectorizer's clamp of an index into a buffer of 384: gone where every lane is in
+        // bounds, its lower half only where the ramp may overrun.
+        {__LINE__,
+         max(min(ramp(i * 32, 1, 32), bc(383, 32)), bc(0, 32)),
+         {in(i_, 0, 12)},
+         ramp(i * 32, 1, 32)},
+        {__LINE__,
+         max(min(ramp(i * 32, 1, 32), bc(383, 32)), bc(0, 32)),
+         {in(i_, 0, 13)},
+         min(ramp(i * 32, 1, 32), bc(383, 32))},
         {__LINE__, bc(x, 4) < bc(y, 4), {}, bc(x < y, 4)},
         {__LINE__, vload + bc(0, 4), {}, vload},
         {__LINE__, vload * bc(1, 4), {}, vload},
