@@ -150,6 +150,28 @@ PrimExpr lower_erf(const Builder& b, const PrimExpr& arg) {
     return b.keep_nan(x, select(z >= b.f(16.0), xc * b.f(0.25), r));
 }
 
+// erf(a / d) for a divisor the same in every lane (GELU's erf(x / sqrt(2)), the constant a
+// kernel parameter): erf(a * (1 / d)), so that the division leaves the loop. The argument moves
+// by at most 1.5 ulp, which moves erf by under 1e-7, below the expansion's own error, as long as
+// 1 / d is a normal float: where it would not be (|d| outside [2^-126, 2^126], 0, inf or NaN)
+// the quotient is kept, chosen by a branch on the scalar divisor. No expression (keep the
+// quotient) for a divisor per lane, or a constant whose reciprocal is not normal.
+PrimExpr quotient_by_reciprocal(const Div* div) {
+    const PrimExpr& d = div->b;
+    PrimExpr scalar = d;
+    if (auto* b = d.as<Broadcast>()) scalar = b->value;
+    if (!scalar.dtype().is_scalar()) return {};  // a divisor per lane: nothing would leave the loop
+    const DataType t = scalar.dtype();
+    const double lo = std::ldexp(1.0, -126), hi = std::ldexp(1.0, 126);
+    PrimExpr product = div->a * (make_const(d.dtype(), 1.0) / d);
+    if (auto* c = scalar.as<FloatImm>()) {
+        return std::fabs(c->value) >= lo && std::fabs(c->value) <= hi ? product : PrimExpr();
+    }
+    PrimExpr magnitude = max(scalar, make_const(t, 0.0) - scalar);
+    PrimExpr normal = magnitude >= make_const(t, lo) && magnitude <= make_const(t, hi);
+    return make_call(div->dtype, intrin::kIfThenElse, {normal, product, div->a / d});
+}
+
 // sigmoid: 1 / (1 + exp(-x)); exp overflowing to inf gives exactly 0 for very negative x.
 PrimExpr lower_sigmoid(const Builder& b, const PrimExpr& x) {
     return b.f(1.0) / (b.f(1.0) + lower_exp(b, b.f(0.0) - x));
@@ -194,11 +216,9 @@ protected:
         if (call->name == intrin::kLog) return lower_log(b, x);
         if (call->name == intrin::kTanh) return lower_tanh(b, x);
         if (call->name == intrin::kErf) {
-            // erf(a / d) as erf(a * (1 / d)): GELU's erf(x / sqrt(2)) divides by a constant the
-            // loop never changes, and the reciprocal leaves the loop. The argument moves by at
-            // most 1.5 ulp, which moves erf by under 1e-7: below the expansion's own error.
-            if (auto* div = x.as<Div>()) return lower_erf(b, div->a * (b.f(1.0) / div->b));
-            return lower_erf(b, x);
+            auto* div = x.as<Div>();
+            PrimExpr by_reciprocal = div ? quotient_by_reciprocal(div) : PrimExpr();
+            return lower_erf(b, by_reciprocal.defined() ? by_reciprocal : x);
         }
         if (call->name == intrin::kSigmoid) return lower_sigmoid(b, x);
         return e;

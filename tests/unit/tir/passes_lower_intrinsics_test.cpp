@@ -157,19 +157,21 @@ TEST(LowerIntrinsics, TanhAccuracy) {
 TEST(LowerIntrinsics, ErfAccuracy) {
     auto xs = sweep(-6, 6, 100000);
     EXPECT_LE(measure("erf", xs, erf_ref, 1e300).max_abs, 1e-6);
-    auto s = eval_lowered("erf", {kInf, -kInf, kNaN, 0.0f});
+    auto s = eval_lowered("erf", {kInf, -kInf, kNaN, 0.0f, -0.0f});
     EXPECT_EQ(s[0], 1.0);
     EXPECT_EQ(s[1], -1.0);
     EXPECT_TRUE(std::isnan(s[2]));
     EXPECT_EQ(s[3], 0.0);
+    EXPECT_TRUE(s[4] == 0.0 && std::signbit(s[4]));  // erf(-0) = -0
 }
 
-// GELU's erf(x / sqrt(2)), the divisor a kernel parameter: lowered as erf(x * (1 / d)), the
-// only division left the reciprocal of the divisor (which the loop hoists), and as accurate as
-// erf of the exact quotient.
+// GELU's erf(x / sqrt(2)), the divisor a kernel parameter: lowered as erf(x * (1 / d)) under a
+// branch on the scalar divisor (the quotient where 1 / d would not be a normal float), as
+// accurate as erf of the float quotient for every divisor, zero, infinite, NaN, denormal and huge
+// ones included; a divisor that differs per lane keeps its quotient.
 TEST(LowerIntrinsics, ErfOfAQuotientMultipliesByTheReciprocal) {
     auto A = make_buffer("A", DataType::float32(), {kLanes});
-    auto D = make_buffer("D", DataType::float32(), {1});
+    auto D = make_buffer("D", DataType::float32(), {kLanes});
     auto B = make_buffer("B", DataType::float32(), {kLanes});
     PrimExpr idx = make_ramp(0, 1, kLanes);
     DataType t = DataType::float32().with_lanes(kLanes);
@@ -177,34 +179,57 @@ TEST(LowerIntrinsics, ErfOfAQuotientMultipliesByTheReciprocal) {
     Stmt s = lower_intrinsics(
         make_store(B, make_call(t, intrin::kErf, {make_load(A, {idx}) / d}), {idx}),
         LowerContext{});
-    int divisions = 0, reciprocals = 0;
+    const Call* branch = nullptr;
     visit_exprs(s, [&](const PrimExpr& e) {
-        auto* div = e.as<Div>();
-        if (!div) return;
-        ++divisions;
-        EXPECT_FALSE(div->a.is<Load>()) << "x is still divided: " << to_string(e);
-        auto* one = div->a.as<Broadcast>();
-        auto* c = one ? one->value.as<FloatImm>() : nullptr;
-        if (c && c->value == 1.0 && div->b.is<Broadcast>()) ++reciprocals;
+        auto* c = e.as<Call>();
+        if (c && c->name == intrin::kIfThenElse && c->args[0].dtype().is_scalar()) branch = c;
     });
-    EXPECT_EQ(divisions, 2);  // 1 / d and the expansion's P / Q
-    EXPECT_EQ(reciprocals, 1);
-    std::vector<double> a(kLanes), b(kLanes), dv = {static_cast<float>(std::sqrt(2.0))};
+    ASSERT_NE(branch, nullptr);
+    auto* product = branch->args[1].as<Mul>();
+    ASSERT_TRUE(product && product->a.is<Load>()) << to_string(branch->args[1]);
+    auto* reciprocal = product->b.as<Div>();
+    ASSERT_TRUE(reciprocal && reciprocal->b.is<Broadcast>()) << to_string(branch->args[1]);
+    EXPECT_TRUE(branch->args[2].is<Div>()) << to_string(branch->args[2]);
+
+    std::vector<double> a(kLanes), b(kLanes), dv(kLanes);
     Interpreter in;
     in.bind_buffer(A, &a);
     in.bind_buffer(D, &dv);
     in.bind_buffer(B, &b);
-    std::vector<float> xs = sweep(-8, 8, 50 * kLanes);
-    double worst = 0;
-    for (size_t base = 0; base < xs.size(); base += kLanes) {
-        for (int l = 0; l < kLanes; ++l) a[l] = xs[base + l];
-        in.run(s);
-        for (int l = 0; l < kLanes; ++l) {
-            double want = std::erf(static_cast<double>(static_cast<float>(a[l] / dv[0])));
-            worst = std::max(worst, std::fabs(b[l] - want));
+    std::vector<float> xs = sweep(-8, 8, 20 * kLanes);
+    xs.insert(xs.end(), {0.0f, -0.0f, 1e-39f, -1e-39f, 3e38f, kInf, -kInf, kNaN});
+    xs.resize((xs.size() + kLanes - 1) / kLanes * kLanes, 1.0f);
+    const float divisors[] = {
+        static_cast<float>(std::sqrt(2.0)), -3.0f, 0.0f, -0.0f, kInf, kNaN, 1e-39f, 1e38f, 1e-30f};
+    for (float divisor : divisors) {
+        dv[0] = divisor;
+        double worst = 0;
+        for (size_t base = 0; base < xs.size(); base += kLanes) {
+            for (int l = 0; l < kLanes; ++l) a[l] = xs[base + l];
+            in.run(s);
+            for (int l = 0; l < kLanes; ++l) {
+                double want = std::erf(static_cast<double>(static_cast<float>(a[l]) / divisor));
+                if (std::isnan(want)) {
+                    EXPECT_TRUE(std::isnan(b[l])) << a[l] << " / " << divisor;
+                } else if (!(std::fabs(b[l] - want) <= worst)) {
+                    worst = std::fabs(b[l] - want);  // NaN fails below
+                }
+            }
         }
+        EXPECT_LE(worst, 1e-6) << "divisor " << divisor;
     }
-    EXPECT_LE(worst, 1e-6);
+
+    // A divisor per lane: nothing to hoist, the quotient stays.
+    Stmt per_lane = lower_intrinsics(
+        make_store(B, make_call(t, intrin::kErf, {make_load(A, {idx}) / make_load(D, {idx})}),
+                   {idx}),
+        LowerContext{});
+    bool divides_a = false;
+    visit_exprs(per_lane, [&](const PrimExpr& e) {
+        auto* div = e.as<Div>();
+        divides_a |= div && div->a.is<Load>() && div->b.is<Load>();
+    });
+    EXPECT_TRUE(divides_a);
 }
 
 TEST(LowerIntrinsics, SigmoidAccuracy) {
