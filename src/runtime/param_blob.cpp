@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "runtime/huge_page_memory.h"
 #include "runtime/param_json.h"
 #include "runtime/shape_text.h"
 #include "support/error.h"
@@ -92,7 +93,13 @@ json params_json(const ParamTable& table) {
 ParamBlob::ParamBlob(std::span<const std::byte> bytes, Ref<Object> owner)
     : base_(bytes.data()), size_(bytes.size()) {
     bool aligned = reinterpret_cast<uintptr_t>(base_) % ANVIL_TENSOR_ALIGNMENT == 0;
-    if (owner.defined() && aligned) {
+    // A large blob is copied into huge pages (huge_page_memory.h says why), one copy for all
+    // loads of a library; read in place only where that memory cannot be had.
+    Ref<Object> copy;
+    if (bytes.size() >= kHugePageBytes) copy = shared_huge_page_copy(bytes, owner, &base_);
+    if (copy.defined()) {
+        owner_ = std::move(copy);
+    } else if (owner.defined() && aligned) {
         owner_ = std::move(owner);
     } else if (!bytes.empty()) {
         copy_ = NDArray::empty({static_cast<int64_t>(bytes.size())}, {kDLUInt, 8, 1});

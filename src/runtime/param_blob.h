@@ -35,8 +35,10 @@ std::string pack_params(const std::vector<std::pair<std::string, NDArray>>& para
 // when `blob_size` >= 0, lie inside the blob. UserError "<document>: params['p0']: ...".
 void validate_params(const ParamTable& table, int64_t blob_size, const std::string& document);
 
-// The loaded blob. Params are read in place when `owner` keeps the bytes alive and they are
-// aligned (a loaded library); otherwise the blob is copied once.
+// The loaded blob. A blob of kHugePageBytes or more is copied into huge pages, one copy shared by
+// every blob over the same bytes of the same `owner` (huge_page_memory.h); a smaller one is read
+// in place when `owner` keeps the bytes alive and they are aligned (a loaded library), and copied
+// once otherwise.
 class ParamBlob {
 public:
     ParamBlob() = default;

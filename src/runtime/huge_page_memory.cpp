@@ -1,0 +1,99 @@
+#include "runtime/huge_page_memory.h"
+
+#include <sys/mman.h>
+
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <utility>
+
+namespace anvil::runtime {
+
+Ref<HugePageMemory> HugePageMemory::allocate(size_t bytes) {
+    if (bytes == 0 || bytes > SIZE_MAX - 2 * kHugePageBytes) return {};
+    const size_t size = (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+    // One huge page more than needed, so that a 2 MiB aligned range lies inside.
+    const size_t mapped = size + kHugePageBytes;
+    void* mapping =
+        mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mapping == MAP_FAILED) return {};
+    auto start = reinterpret_cast<uintptr_t>(mapping);
+    auto aligned = (start + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+    void* data = reinterpret_cast<void*>(aligned);
+    // Advice only: without transparent huge pages the memory still works in small pages.
+    madvise(data, size, MADV_HUGEPAGE);
+    return Ref<HugePageMemory>(new HugePageMemory(mapping, mapped, data, size));
+}
+
+HugePageMemory::~HugePageMemory() {
+    munmap(mapping_, mapped_);
+}
+
+namespace {
+
+// The shared copies by the address and size of the bytes they copy. An entry holds its copy
+// strongly and counts its leases under the mutex; the last lease to go removes it. (Counting in
+// the copy's own reference count instead would let a lookup revive a copy already being
+// destroyed.)
+struct SharedCopy : Object {
+    Ref<HugePageMemory> memory;
+    Ref<Object> library;
+    int leases = 0;  // guarded by the registry's mutex
+};
+
+using CopyKey = std::pair<const std::byte*, size_t>;
+
+struct CopyRegistry {
+    std::mutex mutex;
+    std::map<CopyKey, Ref<SharedCopy>> copies;
+};
+
+CopyRegistry& registry() {
+    static auto* r = new CopyRegistry;  // never destroyed: leases may outlive static destruction
+    return *r;
+}
+
+// What a caller holds: one lease of a shared copy.
+struct CopyLease : Object {
+    CopyLease(CopyKey k, Ref<SharedCopy> c) : key(k), copy(std::move(c)) {}
+    ~CopyLease() override {
+        CopyRegistry& r = registry();
+        std::lock_guard<std::mutex> lock(r.mutex);
+        if (--const_cast<SharedCopy*>(copy.get())->leases == 0) r.copies.erase(key);
+    }
+    CopyKey key;
+    Ref<SharedCopy> copy;
+};
+
+}  // namespace
+
+Ref<Object> shared_huge_page_copy(std::span<const std::byte> bytes, const Ref<Object>& library,
+                                  const std::byte** data) {
+    if (!library.defined()) {  // bytes that may be freed and reused: a copy of their own
+        Ref<HugePageMemory> memory = HugePageMemory::allocate(bytes.size());
+        if (!memory.defined()) return {};
+        std::memcpy(memory->data(), bytes.data(), bytes.size());
+        *data = static_cast<const std::byte*>(memory->data());
+        return memory;
+    }
+    const CopyKey key{bytes.data(), bytes.size()};
+    CopyRegistry& r = registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    auto it = r.copies.find(key);
+    if (it == r.copies.end()) {
+        Ref<HugePageMemory> memory = HugePageMemory::allocate(bytes.size());
+        if (!memory.defined()) return {};
+        std::memcpy(memory->data(), bytes.data(), bytes.size());
+        auto copy = make_ref<SharedCopy>();
+        auto* c = const_cast<SharedCopy*>(copy.get());
+        c->memory = std::move(memory);
+        c->library = library;
+        it = r.copies.emplace(key, std::move(copy)).first;
+    }
+    ++const_cast<SharedCopy*>(it->second.get())->leases;
+    *data = static_cast<const std::byte*>(it->second->memory->data());
+    return make_ref<CopyLease>(key, it->second);
+}
+
+}  // namespace anvil::runtime

@@ -1,0 +1,88 @@
+// Huge-page memory for large parameter blobs, and where ParamBlob puts a blob.
+#include "runtime/huge_page_memory.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "runtime/param_blob.h"
+
+namespace anvil::runtime {
+namespace {
+
+TEST(HugePageMemory, IsAlignedZeroedAndWritable) {
+    const size_t bytes = (size_t{3} << 20) + 5;
+    Ref<HugePageMemory> m = HugePageMemory::allocate(bytes);
+    ASSERT_TRUE(m.defined());
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(m->data()) % kHugePageBytes, 0u);
+    EXPECT_EQ(m->size() % kHugePageBytes, 0u);
+    EXPECT_GE(m->size(), bytes);
+    const auto* p = static_cast<const unsigned char*>(m->data());
+    EXPECT_EQ(p[0], 0);
+    EXPECT_EQ(p[m->size() - 1], 0);
+    std::memset(m->data(), 7, m->size());  // the whole range is usable
+    EXPECT_FALSE(HugePageMemory::allocate(0).defined());
+    EXPECT_FALSE(HugePageMemory::allocate(SIZE_MAX).defined());
+}
+
+// Bytes kept alive by an Object, as a loaded library keeps its mapping.
+struct StringOwner : Object {
+    explicit StringOwner(std::string b) : bytes(std::move(b)) {}
+    std::string bytes;
+};
+
+TEST(ParamBlob, CopiesLargeBlobsIntoHugePagesAndReadsSmallOnesInPlace) {
+    const PlanParam first{.offset = 0, .nbytes = 16, .shape = {4}, .dtype = {kDLFloat, 32, 1}};
+    const std::vector<float> values = {1.5f, -2.0f, 3.25f, 4.0f};
+    for (size_t size : {size_t{4096}, kHugePageBytes + 4096}) {
+        // The blob at the string's first 64-byte aligned byte, as params are read in place.
+        std::string bytes(size + 64, '\0');
+        size_t skip = (64 - reinterpret_cast<uintptr_t>(bytes.data()) % 64) % 64;
+        std::memcpy(bytes.data() + skip, values.data(), 16);
+        auto owner = make_ref<StringOwner>(std::move(bytes));  // the same buffer, moved
+        const char* start = owner->bytes.data() + skip;
+        ParamBlob blob({reinterpret_cast<const std::byte*>(start), size}, owner);
+        NDArray v = blob.view(first);
+        EXPECT_EQ(std::vector<float>(v.data<float>(), v.data<float>() + 4), values) << size;
+        const bool copied = v.raw_data() != start;
+        EXPECT_EQ(copied, size >= kHugePageBytes) << size;
+        if (copied) EXPECT_EQ(reinterpret_cast<uintptr_t>(v.raw_data()) % kHugePageBytes, 0u);
+    }
+}
+
+// Executors loaded from one library share its weights: blobs over the same bytes of the same
+// owner share one copy while any of them lives; bytes without an owner get a copy of their own.
+TEST(ParamBlob, BlobsOfOneLibraryShareTheirCopy) {
+    const PlanParam first{.offset = 0, .nbytes = 4, .shape = {1}, .dtype = {kDLFloat, 32, 1}};
+    std::string bytes(kHugePageBytes + 64, '\0');
+    const float value = 6.5f;
+    std::memcpy(bytes.data(), &value, 4);
+    auto owner = make_ref<StringOwner>(std::move(bytes));
+    std::span<const std::byte> blob_bytes(reinterpret_cast<const std::byte*>(owner->bytes.data()),
+                                          kHugePageBytes);
+    const void* shared = nullptr;
+    {
+        ParamBlob a(blob_bytes, owner);
+        ParamBlob b(blob_bytes, owner);
+        NDArray va = a.view(first), vb = b.view(first);
+        shared = va.raw_data();
+        EXPECT_EQ(va.raw_data(), vb.raw_data());
+        EXPECT_NE(va.raw_data(), static_cast<const void*>(owner->bytes.data()));
+        EXPECT_EQ(*vb.data<float>(), value);
+        ParamBlob own(blob_bytes, nullptr);  // no owner: its own copy
+        EXPECT_NE(own.view(first).raw_data(), shared);
+        EXPECT_EQ(*own.view(first).data<float>(), value);
+    }
+    // A view outlives its blob: the copy stays until the view goes.
+    NDArray kept = ParamBlob(blob_bytes, owner).view(first);
+    EXPECT_EQ(*kept.data<float>(), value);
+    ParamBlob again(blob_bytes, owner);
+    EXPECT_EQ(again.view(first).raw_data(), kept.raw_data());
+}
+
+}  // namespace
+}  // namespace anvil::runtime
