@@ -11,7 +11,7 @@
 // type of the last product.
 //
 // The head merge after it, reshape(transpose(attention, the heads axis after the rows), shape),
-// becomes nn.attention(..., merge_heads=1) (the kernel writes [batch..., S, H * Dv] itself),
+// becomes nn.attention(..., merge_heads=True) (the kernel writes [batch..., S, H * Dv] itself),
 // followed by a reshape only where `shape` is another one of the same elements.
 #include <cmath>
 
@@ -101,7 +101,8 @@ private:
         Expr merged =
             make_call(a->op, a->args, attr_with_bool(*a->attrs, "merge_heads", true), a->loc);
         if (type_equal(merged->type, self->type)) return merged;
-        // Another shape of the same elements: a reshape of the merged output, to static sizes.
+        // Another shape of the same elements: a reshape of the merged output, to static sizes (a
+        // symbolic one keeps the transpose and reshape as they were).
         auto* out = self->type.as<TensorType>();
         std::vector<int64_t> shape;
         for (const PrimExpr& d : out->shape) {
@@ -109,8 +110,9 @@ private:
             if (!c) return {};
             shape.push_back(*c);
         }
-        return make_call(reshape->op, {merged},
-                         attr_with(*reshape->op->make_default_attrs(), "newshape", shape),
+        // allowzero: every entry is a size (a 0 is an empty axis, not a copy of the input's).
+        Ref<Attrs> attrs = attr_with(*reshape->op->make_default_attrs(), "newshape", shape);
+        return make_call(reshape->op, {merged}, attr_with_bool(*attrs, "allowzero", true),
                          reshape->loc);
     }
 

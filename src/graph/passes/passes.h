@@ -104,7 +104,9 @@ IRModule fold_scale_axis(const IRModule& m, const PassContext& ctx);
 // Requires: ctx.ops (else no change).  Ensures: softmax(q · kᵀ [· c] [+ bias]) · v, written with
 // nn.matmul / nn.batch_matmul, nn.softmax over the last axis and a scalar constant multiply or
 // divide on the scores or on q, is nn.attention(q, k, v[, bias], scale) where the intermediate
-// values have no other user and q, k, v share their batch dimensions (fuse_attention.cpp).
+// values have no other user and q, k, v share their batch dimensions; the head merge after it
+// (a transpose of the heads axis after the rows, then a reshape) is nn.attention(...,
+// merge_heads=True) where the transposed value has no other user (fuse_attention.cpp).
 IRModule fuse_attention(const IRModule& m, const PassContext& ctx);
 
 // Requires: ctx.ops (else no change); after simplify_expr.  Ensures: the arithmetic of a layer

@@ -222,11 +222,12 @@ def @main(%q: Tensor[(3, s, 64), float32], %k: Tensor[(3, s, 64), float32],
     }
 }
 
-// The same with the heads merged: [S, 3 * 64] out of three heads of symbolic length.
+// The same with the heads merged: [S, 4 * 64] out of four heads of symbolic length (enough heads
+// for the schedule to run them in parallel, keys per head).
 TEST(Attention, SymbolicTokenCountWithMergedHeads) {
     graph::IRModule m = graph::parse_module(R"(
-def @main(%q: Tensor[(3, s, 64), float32], %k: Tensor[(3, s, 64), float32],
-          %v: Tensor[(3, s, 64), float32]) {
+def @main(%q: Tensor[(4, s, 64), float32], %k: Tensor[(4, s, 64), float32],
+          %v: Tensor[(4, s, 64), float32]) {
   nn.attention(%q, %k, %v, merge_heads=True)
 }
 )",
@@ -236,17 +237,41 @@ def @main(%q: Tensor[(3, s, 64), float32], %k: Tensor[(3, s, 64), float32],
     runtime::VirtualMachine vm(exe.program, testing::bytes_of(exe.params), model.kernels);
     for (int64_t s : {1, 6, 29}) {
         auto seed = static_cast<uint32_t>(s * 4 + 1);
-        auto q = random_tensor({3, s, 64}, seed, -1.0f, 1.0f);
-        auto k = random_tensor({3, s, 64}, seed + 1, -1.0f, 1.0f);
-        auto v = random_tensor({3, s, 64}, seed + 2, -1.0f, 1.0f);
+        auto q = random_tensor({4, s, 64}, seed, -1.0f, 1.0f);
+        auto k = random_tensor({4, s, 64}, seed + 1, -1.0f, 1.0f);
+        auto v = random_tensor({4, s, 64}, seed + 2, -1.0f, 1.0f);
         std::vector<NDArray> out = vm.run({q, k, v});
         ASSERT_EQ(out.size(), 1u);
         EXPECT_EQ(std::vector<int64_t>(out[0].shape().begin(), out[0].shape().end()),
-                  (std::vector<int64_t>{s, 192}));
+                  (std::vector<int64_t>{s, 256}));
         testing::expect_close(out[0],
-                              merged_heads(attention_reference(q, k, v, nullptr, 0.0), 3, s, 64),
+                              merged_heads(attention_reference(q, k, v, nullptr, 0.0), 4, s, 64),
                               2e-5, "symbolic S = " + std::to_string(s) + ", heads merged");
     }
+}
+
+// Merged heads with an elementwise tail fused into the kernel (a residual add): the tail's
+// output is the tiled one, in the merged layout.
+TEST(Attention, MergedHeadsWithAFusedResidualAdd) {
+    graph::IRModule m = graph::parse_module(R"(
+def @main(%q: Tensor[(3, 37, 32), float32], %k: Tensor[(3, 37, 32), float32],
+          %v: Tensor[(3, 37, 32), float32], %r: Tensor[(37, 96), float32]) {
+  add(nn.attention(%q, %k, %v, merge_heads=True), %r)
+}
+)",
+                                            ops::op_table());
+    driver::CompiledModel model = driver::compile_model(m, "llvm");
+    driver::VMExecutable exe = driver::compile_vm(model.module);
+    runtime::VirtualMachine vm(exe.program, testing::bytes_of(exe.params), model.kernels);
+    auto q = random_tensor({3, 37, 32}, 301, -1.0f, 1.0f);
+    auto k = random_tensor({3, 37, 32}, 302, -1.0f, 1.0f);
+    auto v = random_tensor({3, 37, 32}, 303, -1.0f, 1.0f);
+    auto r = random_tensor({37, 96}, 304, -1.0f, 1.0f);
+    std::vector<NDArray> out = vm.run({q, k, v, r});
+    ASSERT_EQ(out.size(), 1u);
+    std::vector<double> want = merged_heads(attention_reference(q, k, v, nullptr, 0.0), 3, 37, 32);
+    for (size_t i = 0; i < want.size(); ++i) want[i] += r.data<float>()[i];
+    testing::expect_close(out[0], want, 2e-5, "merged heads + residual");
 }
 
 TEST(Attention, LargeScoresDoNotOverflow) {

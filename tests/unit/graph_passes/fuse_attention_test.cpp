@@ -80,12 +80,13 @@ TEST(FuseAttention, TorchExportBecomesOneOpWithTheScaleOfQ) {
 // attention with merged heads is the whole result.
 TEST(FuseAttention, HeadMergeIsWrittenByTheKernel) {
     auto q = tensor_var("q", {2, 3, 5, 8}), k = tensor_var("k", {2, 3, 5, 8});
-    auto v = tensor_var("v", {2, 3, 5, 6});
+    auto v = tensor_var("v", {2, 3, 5, 6}), mask = tensor_var("mask", {2, 1, 1, 5});
     ops::MatmulAttrs ma;
     ma.transpose_b = true;
     Ref<Attrs> tb(new ops::MatmulAttrs(ma));
-    auto product = [&] {
+    auto product = [&](bool masked = false) {
         Expr s = call("multiply", {call("nn.batch_matmul", {q, k}, tb), constant({}, {0.25f})});
+        if (masked) s = call("add", {s, mask});
         return call("nn.batch_matmul", {call("nn.softmax", {s}), v});
     };
     auto merge = [&](const Expr& o, std::vector<int64_t> perm, std::vector<int64_t> shape) {
@@ -93,7 +94,7 @@ TEST(FuseAttention, HeadMergeIsWrittenByTheKernel) {
                     newshape(std::move(shape)));
     };
     auto fused = [&](const Expr& body) {
-        return fuse_attention(module_of(make_function({q, k, v}, body)), test_context())
+        return fuse_attention(module_of(make_function({q, k, v, mask}, body)), test_context())
             .main()
             ->body;
     };
@@ -103,9 +104,18 @@ TEST(FuseAttention, HeadMergeIsWrittenByTheKernel) {
     EXPECT_EQ(attr_bool(*att->attrs, "merge_heads"), true);
     EXPECT_EQ(att->type.as<TensorType>()->static_shape(), (std::vector<int64_t>{2, 5, 18}));
     EXPECT_TRUE(att->args[0].same_as(q));
-    // Negative axes mean the same; another reshape of the same elements stays after it.
+    // With a mask: the same, the mask the fourth operand.
+    out = fused(merge(product(true), {0, 2, 1, 3}, {2, 5, 18}));
+    att = out.as<Call>();
+    ASSERT_TRUE(att && att->op->name == "nn.attention") << print(out);
+    EXPECT_EQ(attr_bool(*att->attrs, "merge_heads"), true);
+    ASSERT_EQ(att->args.size(), 4u);
+    EXPECT_TRUE(att->args[3].same_as(mask));
+    // Negative axes mean the same; another reshape of the same elements stays after it, its
+    // sizes exact (allowzero).
     out = fused(merge(product(), {0, -2, -3, -1}, {10, 18}));
     ASSERT_TRUE(out.as<Call>() && out.as<Call>()->op->name == "reshape") << print(out);
+    EXPECT_EQ(attr_bool(*out.as<Call>()->attrs, "allowzero"), true);
     att = out.as<Call>()->args[0].as<Call>();
     ASSERT_TRUE(att && att->op->name == "nn.attention");
     EXPECT_EQ(attr_bool(*att->attrs, "merge_heads"), true);

@@ -395,6 +395,9 @@ TEST_F(SimplifyTable, VectorsAndCasts) {
          max(min(ramp(i * 32, 1, 32), bc(383, 32)), bc(0, 32)),
          {in(i_, 0, 13)},
          min(ramp(i * 32, 1, 32), bc(383, 32))},
+        // The other operand where it is the smaller (larger) in every lane.
+        {__LINE__, min(ramp(i * 32 + 384, 1, 32), bc(383, 32)), {in(i_, 0, 12)}, bc(383, 32)},
+        {__LINE__, max(ramp(i * 32, 1, 32), bc(-1, 32)), {in(i_, 0, 12)}, ramp(i * 32, 1, 32)},
         {__LINE__, bc(x, 4) < bc(y, 4), {}, bc(x < y, 4)},
         {__LINE__, vload + bc(0, 4), {}, vload},
         {__LINE__, vload * bc(1, 4), {}, vload},
