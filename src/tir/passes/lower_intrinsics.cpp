@@ -156,14 +156,16 @@ PrimExpr lower_erf(const Builder& b, const PrimExpr& arg) {
 // 1 / d is a normal float: where it would not be (|d| outside [2^-126, 2^126], 0, inf or NaN)
 // the quotient is kept, chosen by a branch on the scalar divisor. No expression (keep the
 // quotient) for a divisor per lane, or a constant whose reciprocal is not normal.
-PrimExpr quotient_by_reciprocal(const Div* div) {
+PrimExpr quotient_by_reciprocal(const Builder& b, const Div* div) {
     const PrimExpr& d = div->b;
     PrimExpr scalar = d;
     if (auto* b = d.as<Broadcast>()) scalar = b->value;
     if (!scalar.dtype().is_scalar()) return {};  // a divisor per lane: nothing would leave the loop
     const DataType t = scalar.dtype();
     const double lo = std::ldexp(1.0, -126), hi = std::ldexp(1.0, 126);
-    PrimExpr product = div->a * (make_const(d.dtype(), 1.0) / d);
+    // The reciprocal named outside the branch: each side then costs one operation per lane, so
+    // the kernel's FLOP count (driver/count_flops.cpp) does not depend on the divisor.
+    PrimExpr product = div->a * b.bind(make_const(d.dtype(), 1.0) / d, "erf_reciprocal");
     if (auto* c = scalar.as<FloatImm>()) {
         return std::fabs(c->value) >= lo && std::fabs(c->value) <= hi ? product : PrimExpr();
     }
@@ -217,7 +219,7 @@ protected:
         if (call->name == intrin::kTanh) return lower_tanh(b, x);
         if (call->name == intrin::kErf) {
             auto* div = x.as<Div>();
-            PrimExpr by_reciprocal = div ? quotient_by_reciprocal(div) : PrimExpr();
+            PrimExpr by_reciprocal = div ? quotient_by_reciprocal(b, div) : PrimExpr();
             return lower_erf(b, by_reciprocal.defined() ? by_reciprocal : x);
         }
         if (call->name == intrin::kSigmoid) return lower_sigmoid(b, x);

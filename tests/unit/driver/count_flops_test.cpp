@@ -179,5 +179,16 @@ TEST(CountFlops, ThePipelineKeepsTheCount) {
     }
 }
 
+// GELU's erf(x / c) with c a kernel parameter: lowered as erf(x * (1 / c)) under a branch on c,
+// whose sides cost the same, so the kernel still has a count (the profile's GFLOP/s).
+TEST(CountFlops, ErfOfAQuotientByAParameterIsCounted) {
+    Ref<tir::PrimFunc> f =
+        tir::parse_prim_func(R"(prim_func gelu(A: float32[64], C: float32[1], B: float32[64]) {
+  for i in [0, 64) { B[i] = A[i] * erf(A[i] / C[0]) }
+})");
+    Ref<tir::PrimFunc> lowered = run_tir_pipeline(f, tir::LowerContext{.vector_bits = 512}, {});
+    EXPECT_GT(count_flops(*lowered), 64 * 10);  // the expansion's arithmetic, per element
+}
+
 }  // namespace
 }  // namespace anvil::driver

@@ -185,10 +185,17 @@ TEST(LowerIntrinsics, ErfOfAQuotientMultipliesByTheReciprocal) {
         if (c && c->name == intrin::kIfThenElse && c->args[0].dtype().is_scalar()) branch = c;
     });
     ASSERT_NE(branch, nullptr);
+    // The product with the reciprocal, bound by a let around the statement (one multiply per
+    // lane on either side of the branch).
     auto* product = branch->args[1].as<Mul>();
     ASSERT_TRUE(product && product->a.is<Load>()) << to_string(branch->args[1]);
-    auto* reciprocal = product->b.as<Div>();
-    ASSERT_TRUE(reciprocal && reciprocal->b.is<Broadcast>()) << to_string(branch->args[1]);
+    auto* reciprocal = product->b.as<Var>();
+    ASSERT_NE(reciprocal, nullptr) << to_string(branch->args[1]);
+    auto* let = s.as<LetStmt>();
+    while (let && let->var.get() != reciprocal) let = let->body.as<LetStmt>();
+    ASSERT_NE(let, nullptr);
+    auto* one_over_d = let->value.as<Div>();
+    ASSERT_TRUE(one_over_d && one_over_d->b.is<Broadcast>()) << to_string(let->value);
     EXPECT_TRUE(branch->args[2].is<Div>()) << to_string(branch->args[2]);
 
     std::vector<double> a(kLanes), b(kLanes), dv(kLanes);
