@@ -4,8 +4,10 @@
 
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <mutex>
+#include <string>
 #include <utility>
 
 namespace anvil::runtime {
@@ -54,9 +56,12 @@ CopyRegistry& registry() {
     return *r;
 }
 
-// What a caller holds: one lease of a shared copy.
+// What a caller holds: one lease of a shared copy. Made and destroyed under the registry's
+// mutex, which guards the count.
 struct CopyLease : Object {
-    CopyLease(CopyKey k, Ref<SharedCopy> c) : key(k), copy(std::move(c)) {}
+    CopyLease(CopyKey k, Ref<SharedCopy> c) : key(k), copy(std::move(c)) {
+        ++const_cast<SharedCopy*>(copy.get())->leases;
+    }
     ~CopyLease() override {
         CopyRegistry& r = registry();
         std::lock_guard<std::mutex> lock(r.mutex);
@@ -68,32 +73,65 @@ struct CopyLease : Object {
 
 }  // namespace
 
+bool huge_pages_available() {
+    static const bool available = [] {
+        std::ifstream f("/sys/kernel/mm/transparent_hugepage/enabled");
+        std::string modes;
+        std::getline(f, modes);
+        return modes.find("[always]") != std::string::npos ||
+               modes.find("[madvise]") != std::string::npos;
+    }();
+    return available;
+}
+
+namespace {
+
+// `bytes` in huge pages, then read-only: the weights are shared by every executor of a
+// library, and a stray write now faults instead of changing them for all (as the library's
+// constant data did).
+Ref<HugePageMemory> read_only_copy(std::span<const std::byte> bytes) {
+    Ref<HugePageMemory> memory = HugePageMemory::allocate(bytes.size());
+    if (!memory.defined()) return {};
+    std::memcpy(memory->data(), bytes.data(), bytes.size());
+    mprotect(memory->data(), memory->size(), PROT_READ);
+    return memory;
+}
+
+}  // namespace
+
 Ref<Object> shared_huge_page_copy(std::span<const std::byte> bytes, const Ref<Object>& library,
                                   const std::byte** data) {
+    if (!huge_pages_available()) return {};
     if (!library.defined()) {  // bytes that may be freed and reused: a copy of their own
-        Ref<HugePageMemory> memory = HugePageMemory::allocate(bytes.size());
-        if (!memory.defined()) return {};
-        std::memcpy(memory->data(), bytes.data(), bytes.size());
-        *data = static_cast<const std::byte*>(memory->data());
+        Ref<HugePageMemory> memory = read_only_copy(bytes);
+        if (memory.defined()) *data = static_cast<const std::byte*>(memory->data());
         return memory;
     }
     const CopyKey key{bytes.data(), bytes.size()};
     CopyRegistry& r = registry();
+    auto lease = [&](const Ref<SharedCopy>& copy) {
+        *data = static_cast<const std::byte*>(copy->memory->data());
+        return make_ref<CopyLease>(key, copy);
+    };
+    {
+        std::lock_guard<std::mutex> lock(r.mutex);
+        auto it = r.copies.find(key);
+        if (it != r.copies.end()) return lease(it->second);
+    }
+    // The copy is made outside the lock (other loads and executors' teardown do not wait for
+    // it); a copy another thread registered meanwhile wins, and this one is dropped.
+    Ref<HugePageMemory> memory = read_only_copy(bytes);
+    if (!memory.defined()) return {};
     std::lock_guard<std::mutex> lock(r.mutex);
     auto it = r.copies.find(key);
     if (it == r.copies.end()) {
-        Ref<HugePageMemory> memory = HugePageMemory::allocate(bytes.size());
-        if (!memory.defined()) return {};
-        std::memcpy(memory->data(), bytes.data(), bytes.size());
         auto copy = make_ref<SharedCopy>();
         auto* c = const_cast<SharedCopy*>(copy.get());
         c->memory = std::move(memory);
         c->library = library;
         it = r.copies.emplace(key, std::move(copy)).first;
     }
-    ++const_cast<SharedCopy*>(it->second.get())->leases;
-    *data = static_cast<const std::byte*>(it->second->memory->data());
-    return make_ref<CopyLease>(key, it->second);
+    return lease(it->second);
 }
 
 }  // namespace anvil::runtime

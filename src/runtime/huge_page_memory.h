@@ -16,6 +16,10 @@
 
 namespace anvil::runtime {
 
+// Whether the system gives anonymous memory transparent huge pages on advice (enabled "always"
+// or "madvise"): without them a copy would only cost memory.
+bool huge_pages_available();
+
 // Blobs smaller than this stay where they are: a copy buys them little.
 inline constexpr size_t kHugePageBytes = size_t{2} << 20;
 
@@ -45,8 +49,9 @@ private:
 // `library` (the object keeping them mapped) while any of its copies lives: executors and VMs
 // loaded from one model library share its weights. The result keeps the copy (and the library,
 // so that no other library can be mapped at the same address while the copy is shared) alive;
-// `*data` is set to its first byte. Without a library, a copy of their own. Null (and `*data`
-// untouched) when the memory cannot be had.
+// `*data` is set to its first byte. The copy is read-only. Without a library, a copy of their
+// own. Null (and `*data` untouched) when the memory cannot be had or the system has no
+// transparent huge pages (enabled "never"): the caller then reads the bytes where they are.
 Ref<Object> shared_huge_page_copy(std::span<const std::byte> bytes, const Ref<Object>& library,
                                   const std::byte** data);
 

@@ -159,16 +159,18 @@ PrimExpr lower_erf(const Builder& b, const PrimExpr& arg) {
 PrimExpr quotient_by_reciprocal(const Builder& b, const Div* div) {
     const PrimExpr& d = div->b;
     PrimExpr scalar = d;
-    if (auto* b = d.as<Broadcast>()) scalar = b->value;
+    if (auto* splat = d.as<Broadcast>()) scalar = splat->value;
     if (!scalar.dtype().is_scalar()) return {};  // a divisor per lane: nothing would leave the loop
     const DataType t = scalar.dtype();
     const double lo = std::ldexp(1.0, -126), hi = std::ldexp(1.0, 126);
+    if (auto* c = scalar.as<FloatImm>()) {
+        if (!(std::fabs(c->value) >= lo && std::fabs(c->value) <= hi)) return {};
+    }
     // The reciprocal named outside the branch: each side then costs one operation per lane, so
     // the kernel's FLOP count (driver/count_flops.cpp) does not depend on the divisor.
     PrimExpr product = div->a * b.bind(make_const(d.dtype(), 1.0) / d, "erf_reciprocal");
-    if (auto* c = scalar.as<FloatImm>()) {
-        return std::fabs(c->value) >= lo && std::fabs(c->value) <= hi ? product : PrimExpr();
-    }
+    if (scalar.is<FloatImm>()) return product;
+    scalar = b.bind(scalar, "erf_divisor");
     PrimExpr magnitude = max(scalar, make_const(t, 0.0) - scalar);
     PrimExpr normal = magnitude >= make_const(t, lo) && magnitude <= make_const(t, hi);
     return make_call(div->dtype, intrin::kIfThenElse, {normal, product, div->a / d});

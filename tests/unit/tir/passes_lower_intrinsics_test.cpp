@@ -239,6 +239,33 @@ TEST(LowerIntrinsics, ErfOfAQuotientMultipliesByTheReciprocal) {
     EXPECT_TRUE(divides_a);
 }
 
+// A constant divisor is checked when lowering: sqrt(2) needs no branch, a denormal keeps its
+// quotient.
+TEST(LowerIntrinsics, ErfOfAQuotientByAConstant) {
+    auto A = make_buffer("A", DataType::float32(), {16});
+    auto B = make_buffer("B", DataType::float32(), {16});
+    PrimExpr idx = make_ramp(0, 1, 16);
+    DataType t = DataType::float32().with_lanes(16);
+    auto lowered = [&](float divisor) {
+        PrimExpr d = make_broadcast(make_const(DataType::float32(), divisor), 16);
+        return lower_intrinsics(
+            make_store(B, make_call(t, intrin::kErf, {make_load(A, {idx}) / d}), {idx}),
+            LowerContext{});
+    };
+    auto shape_of = [](const Stmt& s) {
+        bool branch = false, divides_a = false;
+        visit_exprs(s, [&](const PrimExpr& e) {
+            auto* c = e.as<Call>();
+            branch |= c && c->name == intrin::kIfThenElse;
+            auto* div = e.as<Div>();
+            divides_a |= div && div->a.is<Load>();
+        });
+        return std::pair{branch, divides_a};
+    };
+    EXPECT_EQ(shape_of(lowered(static_cast<float>(std::sqrt(2.0)))), std::pair(false, false));
+    EXPECT_EQ(shape_of(lowered(1e-39f)), std::pair(false, true));
+}
+
 TEST(LowerIntrinsics, SigmoidAccuracy) {
     auto xs = sweep(-30, 30, 100000);
     auto far = sweep(-120, 120, 10000);
