@@ -76,36 +76,46 @@ TEST(FuseAttention, TorchExportBecomesOneOpWithTheScaleOfQ) {
     EXPECT_EQ(att->type.as<TensorType>()->static_shape(), (std::vector<int64_t>{7, 16}));
 }
 
+// BERT's layout: [B, N, S, H] heads and a [B, 1, 1, S] padding mask; the scores q · kᵀ as its
+// export writes them (batch_matmul with transpose_b).
+struct BertHeads {
+    Ref<Var> q = tensor_var("q", {2, 3, 5, 8}), k = tensor_var("k", {2, 3, 5, 8});
+    Ref<Var> v = tensor_var("v", {2, 3, 5, 6}), mask = tensor_var("mask", {2, 1, 1, 5});
+    Expr scores() const {
+        ops::MatmulAttrs ma;
+        ma.transpose_b = true;
+        return call("nn.batch_matmul", {q, k}, Ref<Attrs>(new ops::MatmulAttrs(ma)));
+    }
+    Expr fused(const Expr& body) const {
+        return fuse_attention(module_of(make_function({q, k, v, mask}, body)), test_context())
+            .main()
+            ->body;
+    }
+};
+
 // BERT's [B, N, S, H] heads merged by transpose(0, 2, 1, 3) and a reshape to [B, S, N*H]: the
 // attention with merged heads is the whole result.
 TEST(FuseAttention, HeadMergeIsWrittenByTheKernel) {
-    auto q = tensor_var("q", {2, 3, 5, 8}), k = tensor_var("k", {2, 3, 5, 8});
-    auto v = tensor_var("v", {2, 3, 5, 6}), mask = tensor_var("mask", {2, 1, 1, 5});
-    ops::MatmulAttrs ma;
-    ma.transpose_b = true;
-    Ref<Attrs> tb(new ops::MatmulAttrs(ma));
+    BertHeads g;
+    const auto& q = g.q;
+    const auto& mask = g.mask;
     auto product = [&](bool masked = false) {
-        Expr s = call("multiply", {call("nn.batch_matmul", {q, k}, tb), constant({}, {0.25f})});
+        Expr s = call("multiply", {g.scores(), constant({}, {0.25f})});
         if (masked) s = call("add", {s, mask});
-        return call("nn.batch_matmul", {call("nn.softmax", {s}), v});
+        return call("nn.batch_matmul", {call("nn.softmax", {s}), g.v});
     };
     auto merge = [&](const Expr& o, std::vector<int64_t> perm, std::vector<int64_t> shape) {
         return call("reshape", {call("transpose", {o}, axes("transpose", std::move(perm)))},
                     newshape(std::move(shape)));
     };
-    auto fused = [&](const Expr& body) {
-        return fuse_attention(module_of(make_function({q, k, v, mask}, body)), test_context())
-            .main()
-            ->body;
-    };
-    Expr out = fused(merge(product(), {0, 2, 1, 3}, {2, 5, 18}));
+    Expr out = g.fused(merge(product(), {0, 2, 1, 3}, {2, 5, 18}));
     const Call* att = out.as<Call>();
     ASSERT_TRUE(att && att->op->name == "nn.attention") << print(out);
     EXPECT_EQ(attr_bool(*att->attrs, "merge_heads"), true);
     EXPECT_EQ(att->type.as<TensorType>()->static_shape(), (std::vector<int64_t>{2, 5, 18}));
     EXPECT_TRUE(att->args[0].same_as(q));
     // With a mask: the same, the mask the fourth operand.
-    out = fused(merge(product(true), {0, 2, 1, 3}, {2, 5, 18}));
+    out = g.fused(merge(product(true), {0, 2, 1, 3}, {2, 5, 18}));
     att = out.as<Call>();
     ASSERT_TRUE(att && att->op->name == "nn.attention") << print(out);
     EXPECT_EQ(attr_bool(*att->attrs, "merge_heads"), true);
@@ -113,7 +123,7 @@ TEST(FuseAttention, HeadMergeIsWrittenByTheKernel) {
     EXPECT_TRUE(att->args[3].same_as(mask));
     // Negative axes mean the same; another reshape of the same elements stays after it, its
     // sizes exact (allowzero).
-    out = fused(merge(product(), {0, -2, -3, -1}, {10, 18}));
+    out = g.fused(merge(product(), {0, -2, -3, -1}, {10, 18}));
     ASSERT_TRUE(out.as<Call>() && out.as<Call>()->op->name == "reshape") << print(out);
     EXPECT_EQ(attr_bool(*out.as<Call>()->attrs, "allowzero"), true);
     att = out.as<Call>()->args[0].as<Call>();
@@ -121,11 +131,11 @@ TEST(FuseAttention, HeadMergeIsWrittenByTheKernel) {
     EXPECT_EQ(attr_bool(*att->attrs, "merge_heads"), true);
     // Not the head merge: the batch moved instead of the heads; or the transposed attention is
     // also a result of its own.
-    out = fused(merge(product(), {1, 0, 2, 3}, {3, 2, 30}));
+    out = g.fused(merge(product(), {1, 0, 2, 3}, {3, 2, 30}));
     EXPECT_NE(find_call(out, "transpose"), nullptr);
     EXPECT_EQ(attr_bool(*find_call(out, "nn.attention")->attrs, "merge_heads"), false);
     Expr t = call("transpose", {product()}, axes("transpose", {0, 2, 1, 3}));
-    out = fused(make_tuple({call("reshape", {t}, newshape({2, 5, 18})), t}));
+    out = g.fused(make_tuple({call("reshape", {t}, newshape({2, 5, 18})), t}));
     EXPECT_EQ(attr_bool(*find_call(out, "nn.attention")->attrs, "merge_heads"), false);
 }
 
@@ -172,21 +182,15 @@ TEST(FuseAttention, TheProjectionStaysInItsOwnKernel) {
 
 TEST(FuseAttention, BertScoresScaledThenMasked) {
     // [B, N, S, H] heads, scores divided by sqrt(H) after the product, plus a [B, 1, 1, S] mask.
-    auto q = tensor_var("q", {2, 3, 5, 8}), k = tensor_var("k", {2, 3, 5, 8});
-    auto v = tensor_var("v", {2, 3, 5, 6}), mask = tensor_var("mask", {2, 1, 1, 5});
-    ops::MatmulAttrs ma;
-    ma.transpose_b = true;
-    Ref<Attrs> tb(new ops::MatmulAttrs(ma));
-    Expr s = call("nn.batch_matmul", {q, k}, tb);
-    s = call("add", {mask, call("multiply", {s, constant({}, {0.25f})})});
-    Expr body = call("nn.batch_matmul", {call("nn.softmax", {s}), v});
-    IRModule m = fuse_attention(module_of(make_function({q, k, v, mask}, body)), test_context());
-    const Call* att = m.main()->body.as<Call>();
+    BertHeads g;
+    Expr s = call("add", {g.mask, call("multiply", {g.scores(), constant({}, {0.25f})})});
+    Expr out = g.fused(call("nn.batch_matmul", {call("nn.softmax", {s}), g.v}));
+    const Call* att = out.as<Call>();
     ASSERT_TRUE(att && att->op->name == "nn.attention");
     ASSERT_EQ(att->args.size(), 4u);
-    EXPECT_TRUE(att->args[0].same_as(q));
-    EXPECT_TRUE(att->args[1].same_as(k));  // transpose_b: k is already [.., S, H]
-    EXPECT_TRUE(att->args[3].same_as(mask));
+    EXPECT_TRUE(att->args[0].same_as(g.q));
+    EXPECT_TRUE(att->args[1].same_as(g.k));  // transpose_b: k is already [.., S, H]
+    EXPECT_TRUE(att->args[3].same_as(g.mask));
     EXPECT_DOUBLE_EQ(*attr_float(*att->attrs, "scale"), 0.25);
 }
 
