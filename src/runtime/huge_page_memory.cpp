@@ -2,13 +2,18 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <string>
 #include <utility>
+
+#include "support/error.h"
 
 namespace anvil::runtime {
 
@@ -84,6 +89,20 @@ bool huge_pages_available() {
     return available;
 }
 
+bool huge_page_weights_enabled() {
+    const char* env = std::getenv("ANVIL_HUGE_PAGE_WEIGHTS");
+    if (env == nullptr || *env == '\0') return true;
+    std::string value(env);
+    std::transform(value.begin(), value.end(), value.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (value == "1" || value == "on" || value == "true" || value == "yes") return true;
+    if (value == "0" || value == "off" || value == "false" || value == "no") return false;
+    user_error() << "ANVIL_HUGE_PAGE_WEIGHTS is '" << env
+                 << "'; expected 1, on, true or yes (copy large weights into huge pages, the "
+                    "default) or 0, off, false or no (read them in place)";
+    return true;  // not reached: user_error throws
+}
+
 namespace {
 
 // `bytes` in huge pages, then read-only: the weights are shared by every executor of a
@@ -101,7 +120,7 @@ Ref<HugePageMemory> read_only_copy(std::span<const std::byte> bytes) {
 
 Ref<Object> shared_huge_page_copy(std::span<const std::byte> bytes, const Ref<Object>& library,
                                   const std::byte** data) {
-    if (!huge_pages_available()) return {};
+    if (!huge_page_weights_enabled() || !huge_pages_available()) return {};
     if (!library.defined()) {  // bytes that may be freed and reused: a copy of their own
         Ref<HugePageMemory> memory = read_only_copy(bytes);
         if (memory.defined()) *data = static_cast<const std::byte*>(memory->data());

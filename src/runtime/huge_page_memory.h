@@ -20,6 +20,13 @@ namespace anvil::runtime {
 // or "madvise"): without them a copy would only cost memory.
 bool huge_pages_available();
 
+// Whether weights may be copied into huge pages: yes unless the environment variable
+// ANVIL_HUGE_PAGE_WEIGHTS says 0 (also off, false, no). The opt-out is for hosts that run many
+// processes over one library: each copy is private memory, while the library's file pages are
+// shared by all. Read at every call (a load), so a process may change it between loads. A value
+// that is none of 0/1/on/off/true/false/yes/no (any case) is a UserError naming the variable.
+bool huge_page_weights_enabled();
+
 // Blobs smaller than this stay where they are: a copy buys them little.
 inline constexpr size_t kHugePageBytes = size_t{2} << 20;
 
@@ -50,8 +57,9 @@ private:
 // loaded from one model library share its weights. The result keeps the copy (and the library,
 // so that no other library can be mapped at the same address while the copy is shared) alive;
 // `*data` is set to its first byte. The copy is read-only. Without a library, a copy of their
-// own. Null (and `*data` untouched) when the memory cannot be had or the system has no
-// transparent huge pages (enabled "never"): the caller then reads the bytes where they are.
+// own. Null (and `*data` untouched) when the memory cannot be had, the system has no
+// transparent huge pages (enabled "never") or huge_page_weights_enabled() says no: the caller
+// then reads the bytes where they are.
 Ref<Object> shared_huge_page_copy(std::span<const std::byte> bytes, const Ref<Object>& library,
                                   const std::byte** data);
 

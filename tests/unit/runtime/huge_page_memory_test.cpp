@@ -4,12 +4,15 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "runtime/param_blob.h"
+#include "support/error.h"
 
 namespace anvil::runtime {
 namespace {
@@ -108,6 +111,71 @@ TEST(ParamBlob, ACopyLivesAsLongAsItsBlobsAndViews) {
         EXPECT_EQ(read(ParamBlob(blob_bytes, owner)), huge_pages_available() ? before : after);
     }
     EXPECT_EQ(read(ParamBlob(blob_bytes, owner)), after);  // no stale copy left
+}
+
+// Sets ANVIL_HUGE_PAGE_WEIGHTS for a scope and restores what it was.
+class ScopedHugePageWeights {
+public:
+    explicit ScopedHugePageWeights(const char* value) {
+        if (const char* old = std::getenv(kName)) old_ = old;
+        setenv(kName, value, 1);
+    }
+    ~ScopedHugePageWeights() {
+        if (old_) {
+            setenv(kName, old_->c_str(), 1);
+        } else {
+            unsetenv(kName);
+        }
+    }
+
+private:
+    static constexpr const char* kName = "ANVIL_HUGE_PAGE_WEIGHTS";
+    std::optional<std::string> old_;
+};
+
+// ANVIL_HUGE_PAGE_WEIGHTS=0 (or off/false/no) reads even a large blob in place; 1 (or on/true/
+// yes, or empty) copies it as by default; anything else is an error that names the variable.
+TEST(ParamBlob, TheEnvironmentCanKeepWeightsInPlace) {
+    const PlanParam first{.offset = 0, .nbytes = 4, .shape = {1}, .dtype = {kDLFloat, 32, 1}};
+    // The blob at the string's first 64-byte aligned byte: only aligned bytes are read in place.
+    std::string bytes(kHugePageBytes + 64, '\0');
+    const size_t skip = (64 - reinterpret_cast<uintptr_t>(bytes.data()) % 64) % 64;
+    const float value = -3.5f;
+    std::memcpy(bytes.data() + skip, &value, 4);
+    auto owner = make_ref<StringOwner>(std::move(bytes));  // the same buffer, moved
+    const char* in_place = owner->bytes.data() + skip;
+    std::span<const std::byte> blob_bytes(reinterpret_cast<const std::byte*>(in_place),
+                                          kHugePageBytes);
+    for (const char* off : {"0", "off", "False", "NO"}) {
+        ScopedHugePageWeights env(off);
+        EXPECT_FALSE(huge_page_weights_enabled()) << off;
+        ParamBlob blob(blob_bytes, owner);
+        EXPECT_EQ(blob.view(first).raw_data(), in_place) << off;
+        EXPECT_EQ(*blob.view(first).data<float>(), value) << off;
+    }
+    for (const char* on : {"1", "on", "TRUE", "yes", ""}) {
+        ScopedHugePageWeights env(on);
+        EXPECT_TRUE(huge_page_weights_enabled()) << on;
+        ParamBlob blob(blob_bytes, owner);
+        EXPECT_EQ(blob.view(first).raw_data() != in_place, huge_pages_available()) << on;
+        EXPECT_EQ(*blob.view(first).data<float>(), value) << on;
+    }
+    {
+        ScopedHugePageWeights env("sometimes");
+        try {
+            ParamBlob blob(blob_bytes, owner);
+            ADD_FAILURE() << "expected a UserError";
+        } catch (const UserError& e) {
+            EXPECT_NE(std::string(e.what()).find("ANVIL_HUGE_PAGE_WEIGHTS is 'sometimes'"),
+                      std::string::npos)
+                << e.what();
+        }
+        // Small blobs are read in place whatever the variable says: no error for them.
+        std::string small(4096, '\0');
+        EXPECT_NO_THROW(ParamBlob(
+            std::span<const std::byte>(reinterpret_cast<const std::byte*>(small.data()), 64),
+            nullptr));
+    }
 }
 
 }  // namespace
