@@ -100,7 +100,7 @@ bool huge_page_weights_enabled() {
     user_error() << "ANVIL_HUGE_PAGE_WEIGHTS is '" << env
                  << "'; expected 1, on, true or yes (copy large weights into huge pages, the "
                     "default) or 0, off, false or no (read them in place)";
-    return true;  // not reached: user_error throws
+    ANVIL_UNREACHABLE();
 }
 
 namespace {

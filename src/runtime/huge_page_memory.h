@@ -23,7 +23,8 @@ bool huge_pages_available();
 // Whether weights may be copied into huge pages: yes unless the environment variable
 // ANVIL_HUGE_PAGE_WEIGHTS says 0 (also off, false, no). The opt-out is for hosts that run many
 // processes over one library: each copy is private memory, while the library's file pages are
-// shared by all. Read at every call (a load), so a process may change it between loads. A value
+// shared by all. Read at every load (ParamBlob asks even for small blobs, so that a misspelt value
+// is caught whatever the model's size); set it before threads that load models start. A value
 // that is none of 0/1/on/off/true/false/yes/no (any case) is a UserError naming the variable.
 bool huge_page_weights_enabled();
 

@@ -94,9 +94,14 @@ ParamBlob::ParamBlob(std::span<const std::byte> bytes, Ref<Object> owner)
     : base_(bytes.data()), size_(bytes.size()) {
     bool aligned = reinterpret_cast<uintptr_t>(base_) % ANVIL_TENSOR_ALIGNMENT == 0;
     // A large blob is copied into huge pages (huge_page_memory.h says why), one copy for all
-    // loads of a library; read in place only where that memory cannot be had.
+    // loads of a library; read in place where that memory cannot be had or the environment says
+    // so. The variable is checked for every blob, so that a misspelt value is an error for small
+    // models too.
+    const bool huge_pages = huge_page_weights_enabled();
     Ref<Object> copy;
-    if (bytes.size() >= kHugePageBytes) copy = shared_huge_page_copy(bytes, owner, &base_);
+    if (huge_pages && bytes.size() >= kHugePageBytes) {
+        copy = shared_huge_page_copy(bytes, owner, &base_);
+    }
     if (copy.defined()) {
         owner_ = std::move(copy);
     } else if (owner.defined() && aligned) {

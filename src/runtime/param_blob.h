@@ -36,9 +36,10 @@ std::string pack_params(const std::vector<std::pair<std::string, NDArray>>& para
 void validate_params(const ParamTable& table, int64_t blob_size, const std::string& document);
 
 // The loaded blob. A blob of kHugePageBytes or more is copied into huge pages, one copy shared by
-// every blob over the same bytes of the same `owner` (huge_page_memory.h); a smaller one is read
-// in place when `owner` keeps the bytes alive and they are aligned (a loaded library), and copied
-// once otherwise.
+// every blob over the same bytes of the same `owner` (huge_page_memory.h), unless
+// ANVIL_HUGE_PAGE_WEIGHTS=0 or the system has no transparent huge pages; otherwise (and for a
+// smaller blob) it is read in place when `owner` keeps the bytes alive and they are aligned (a
+// loaded library), and copied once otherwise. A misspelt ANVIL_HUGE_PAGE_WEIGHTS is a UserError.
 class ParamBlob {
 public:
     ParamBlob() = default;
