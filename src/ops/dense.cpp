@@ -345,53 +345,33 @@ int64_t largest_divisor_at_most(int64_t n, int64_t cap) {
     return best;
 }
 
-// `m` rows in tiles of `rows` (by default `default_rows`), `n` columns in panels of `vb`, a
-// reduction of `k` elements of `bytes` each. Knobs tile_n_panels (panels per block, a divisor of
-// the panel count) and tile_m_tiles (row tiles per block, at most; the largest divisor of the
-// tile count below it). Their choices and defaults depend on the shape alone, not on the tile_m
-// knob, so that every configuration of the space declares the same knobs.
+// `m` rows in tiles of `rows` (by default `default_rows`), `n` columns in panels of `vb`. Knobs
+// tile_n_panels (panels per block, a divisor of the panel count) and tile_m_tiles (row tiles per
+// block, at most; the largest divisor of the tile count below it). Their choices depend on the
+// shape alone, not on the tile_m knob, so that every configuration of the space declares the
+// same knobs.
 //
-// The default blocks only where a tile's rows of a (rows x k) fit in 24 KiB, three quarters of
-// a 32 KiB L1, and several row tiles read each panel: there a tile's rows, read from L1 by each
-// panel of the block, and a block of panels of up to 384 KiB, read from L2 by each of up to
-// 96 KiB of row tiles, beat the unblocked order, which reads a tile's rows from L2 for each panel
-// (BERT-base's 768-wide products: 4-7 % faster at 128 x 768 x 3072 on 1 thread, level on 2,
-// interleaved runs on Zen 5). Wider reductions (3072 -> 768) measured no better blocked and stay
-// unblocked. The parallel loop runs over row tiles and blocks of panels: a block holds at most
-// 1/64 of the tiles x panels, so that many cores still get work. A symbolic row count may be 1
-// at run time (one token), and rows that fit one default tile leave nothing to block: no blocks,
+// The default is no blocks: the panel loop outermost, every row tile inside it. Blocks (up to
+// 384 KiB of panels read from L2 by up to 96 KiB of row tiles) were the default for 768-wide
+// reductions until measured again in BERT-base and a chain of its 128 x 768 x 3072 products
+// with the weights in memory (Zen 5, 2026-11-27, interleaved): level on 1 thread, and 5-10 %
+// slower on 2, because the parallel loop hands each thread a contiguous half of its iterations,
+// which for blocks nested inside row blocks is half of the rows with every panel: each thread
+// streamed all the weights, where panel-major order splits them. (Blocks of panels outside the
+// row blocks were level with the blocks.) The knobs stay for the tuner. A symbolic row count
+// may be 1 at run time (one token), and rows that fit one default tile leave nothing to block:
 // no knobs.
 CacheBlocks pick_cache_blocks(const PrimExpr& m, int64_t default_rows, int64_t rows,
-                              const PrimExpr& n, int64_t vb, const PrimExpr& k, int64_t bytes,
-                              const te::ScheduleContext& ctx) {
-    constexpr int64_t kRowsBudget = 24 * 1024, kPanelsBudget = 384 * 1024;
-    constexpr int64_t kRowBlockBudget = 96 * 1024;
-    constexpr int64_t kMinTasks = 64;
+                              const PrimExpr& n, int64_t vb, const te::ScheduleContext& ctx) {
     CacheBlocks b;
     const int64_t* m_const = as_const_int(m);
     const int64_t* n_const = as_const_int(n);
-    const int64_t* k_const = as_const_int(k);
     if (!m_const || !n_const) return b;
     const int64_t panels = (*n_const + vb - 1) / vb;
     const int64_t default_tiles = (*m_const + default_rows - 1) / default_rows;
     if (default_tiles <= 1) return b;  // rows of one tile by default: nothing to tune either
-    const int64_t row_bytes = k_const && *k_const > 0 ? default_rows * *k_const * bytes : 0;
-    const bool blocked = row_bytes > 0 && row_bytes <= kRowsBudget && default_tiles > 1;
-    int64_t default_panels = 1;
-    if (blocked) {
-        const int64_t cap =
-            std::min(kPanelsBudget / (*k_const * vb * bytes), panels * default_tiles / kMinTasks);
-        default_panels = largest_divisor_at_most(panels, cap);
-    }
-    if (panels > 1) b.panels = ctx.knob("tile_n_panels", divisors(panels), default_panels);
-    const std::vector<int64_t> tile_choices = {1, 2, 3, 4, 6, 8};
-    int64_t default_row_tiles = 1;
-    if (blocked && default_panels > 1) {
-        for (int64_t c : tile_choices) {
-            if (c * row_bytes <= kRowBlockBudget) default_row_tiles = c;
-        }
-    }
-    const int64_t at_most = ctx.knob("tile_m_tiles", tile_choices, default_row_tiles);
+    if (panels > 1) b.panels = ctx.knob("tile_n_panels", divisors(panels), 1);
+    const int64_t at_most = ctx.knob("tile_m_tiles", {1, 2, 3, 4, 6, 8}, 1);
     b.row_tiles = largest_divisor_at_most((*m_const + rows - 1) / rows, at_most);
     return b;
 }
@@ -471,8 +451,7 @@ void schedule_matmul_x86(te::Schedule& s, const te::Tensor& anchor,
             const CacheBlocks blocks =
                 default_rows == 0 ? CacheBlocks{}
                                   : pick_cache_blocks(out.shape()[nd - 2], default_rows, rows_of_m,
-                                                      out.shape().back(), vb, k->dom.extent,
-                                                      red.dtype().bytes(), ctx);
+                                                      out.shape().back(), vb, ctx);
             std::vector<Ref<IterVar>> order = outer;
             Ref<IterVar> panel_block = no, row_tile = mo, panel;
             if (blocks.row_tiles > 1) {
