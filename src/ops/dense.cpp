@@ -354,13 +354,14 @@ int64_t largest_divisor_at_most(int64_t n, int64_t cap) {
 // The default is no blocks: the panel loop outermost, every row tile inside it. Blocks (up to
 // 384 KiB of panels read from L2 by up to 96 KiB of row tiles) were the default for 768-wide
 // reductions until measured again in BERT-base and a chain of its 128 x 768 x 3072 products
-// with the weights in memory (Zen 5, 2026-11-27, interleaved): level on 1 thread, and 5-10 %
-// slower on 2, because the parallel loop hands each thread a contiguous half of its iterations,
-// which for blocks nested inside row blocks is half of the rows with every panel: each thread
-// streamed all the weights, where panel-major order splits them. (Blocks of panels outside the
-// row blocks were level with the blocks.) The knobs stay for the tuner. A symbolic row count
-// may be 1 at run time (one token), and rows that fit one default tile leave nothing to block:
-// no knobs.
+// with the weights in memory (Zen 5, 2026-11-27, interleaved): without them level to 4 % faster
+// on 1 thread, and 5-10 % faster on 2. Likely why: the parallel loop hands each thread a
+// contiguous half of its iterations, which for blocks nested inside row blocks is half of the
+// rows with every panel, so each thread streamed all the weights. (Panel blocks outside the row
+// blocks, which split the weights too, measured level with the old blocks on 2 threads: the
+// order of the row tiles within a panel matters as well.) The knobs stay for the tuner; records
+// tuned before keep the blocks they chose. A symbolic row count may be 1 at run time (one
+// token), and rows that fit one default tile leave nothing to block: no knobs.
 CacheBlocks pick_cache_blocks(const PrimExpr& m, int64_t default_rows, int64_t rows,
                               const PrimExpr& n, int64_t vb, const te::ScheduleContext& ctx) {
     CacheBlocks b;

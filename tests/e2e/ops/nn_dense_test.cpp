@@ -206,11 +206,12 @@ TEST(Dense, CacheBlocksMatchReference) {
 
 // No blocks by default, whatever the reduction width (panel-major order: two threads split the
 // weights instead of each streaming all of them; ops/dense.cpp pick_cache_blocks), but the knobs
-// are declared for the tuner, and their choices do not depend on tile_m: a tuned tile_m (here 16,
-// 8 tiles) declares the same space. Checked on the schedule alone (no kernel is run).
+// are declared for the tuner with their choices (blocks of 4 x 4 are still one), and they do not
+// depend on tile_m: a tuned tile_m (here 16, 8 tiles) declares the same space. Checked on the
+// schedule alone (no kernel is run).
 TEST(Dense, NoCacheBlocksByDefault) {
-    for (auto [k, n, panels, tiles] :
-         {std::tuple<int64_t, int64_t, int64_t, int64_t>{768, 3072, 1, 1}, {3072, 768, 1, 1}}) {
+    for (int64_t k : {768, 3072}) {
+        const int64_t n = 3072 * 768 / k;
         auto x = random_tensor({128, k}, 1), w = random_tensor({n, k}, 2);
         NDArray packed = run_op("nn.dense_pack_weight", graph::NoAttrs(), {w});
         ops::DensePackedAttrs a;
@@ -220,11 +221,15 @@ TEST(Dense, NoCacheBlocksByDefault) {
             g_knobs = tile_m ? te::KnobValues{{"tile_m", tile_m}} : te::KnobValues{};
             testing::compile_op("nn.dense_packed", a, {x, packed}, {}, blocked_dense_schedule);
             EXPECT_EQ(g_resolved.at("tile_m"), tile_m ? tile_m : 8) << k;
-            EXPECT_EQ(g_resolved.at("tile_n_panels"), panels) << k;
-            EXPECT_EQ(g_resolved.at("tile_m_tiles"), tiles) << k;
+            EXPECT_EQ(g_resolved.at("tile_n_panels"), 1) << k;
+            EXPECT_EQ(g_resolved.at("tile_m_tiles"), 1) << k;
             if (tile_m == 0) defaults = g_resolved;
             EXPECT_EQ(g_resolved.size(), defaults.size()) << k;
         }
+        g_knobs = {{"tile_n_panels", 4}, {"tile_m_tiles", 4}};
+        testing::compile_op("nn.dense_packed", a, {x, packed}, {}, blocked_dense_schedule);
+        EXPECT_EQ(g_resolved.at("tile_n_panels"), 4) << k;
+        EXPECT_EQ(g_resolved.at("tile_m_tiles"), 4) << k;
     }
 }
 
