@@ -95,21 +95,35 @@ double time_matmul(const Shape& s, int copies, int calls) {
     });
 }
 
+// The two forms timed, by the name the table prints.
+struct Form {
+    const char* name;
+    double (*time)(const Shape&, int copies, int calls);
+};
+constexpr Form kForms[] = {{"sgemm", time_sgemm}, {"matmul", time_matmul}};
+
 bool parse_number(const char* text, double* value) {
     char* end = nullptr;
     *value = std::strtod(text, &end);
     return end != text && *end == '\0';
 }
 
+bool parse_int(const char* text, long* value) {
+    char* end = nullptr;
+    *value = std::strtol(text, &end, 10);
+    return end != text && *end == '\0';
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    double threads = 1, peak = 0;
+    long threads = 1;
+    double peak = 0;
     for (int i = 1; i < argc; ++i) {
         std::string arg = argv[i];
         bool ok = i + 1 < argc;
         if (ok && arg == "--threads") {
-            ok = parse_number(argv[++i], &threads) && threads >= 1 && threads <= 1024;
+            ok = parse_int(argv[++i], &threads) && threads >= 1 && threads <= 1024;
         } else if (ok && arg == "--peak") {
             ok = parse_number(argv[++i], &peak) && peak > 0;
         } else {
@@ -131,15 +145,13 @@ int main(int argc, char** argv) {
     for (const Shape& s : shapes) {
         const size_t w_bytes = static_cast<size_t>(s.n) * s.k * sizeof(float);
         const int cold_copies = static_cast<int>((kColdBytes + w_bytes - 1) / w_bytes);
-        for (const char* form : {"sgemm", "matmul"}) {
+        for (const Form& form : kForms) {
             for (bool cold : {false, true}) {
                 const int copies = cold ? cold_copies : 1, calls = cold ? 2 * cold_copies : 30;
-                double t = std::string(form) == "sgemm" ? time_sgemm(s, copies, calls)
-                                                        : time_matmul(s, copies, calls);
+                double t = form.time(s, copies, calls);
                 double gflops = 2.0 * s.m * s.n * s.k / t / 1e9;
-                std::printf("%-9s %4ld %5ld %5ld %7d %-7s %-5s %8.3f %8.1f", s.layer, s.m, s.k, s.n,
-                            static_cast<int>(threads), form, cold ? "cold" : "hot", t * 1e3,
-                            gflops);
+                std::printf("%-9s %4ld %5ld %5ld %7ld %-7s %-5s %8.3f %8.1f", s.layer, s.m, s.k,
+                            s.n, threads, form.name, cold ? "cold" : "hot", t * 1e3, gflops);
                 if (peak > 0) std::printf("  %6.1f", 100.0 * gflops / peak);
                 std::printf("\n");
             }

@@ -120,7 +120,7 @@ Ref<HugePageMemory> read_only_copy(std::span<const std::byte> bytes) {
 
 Ref<Object> shared_huge_page_copy(std::span<const std::byte> bytes, const Ref<Object>& library,
                                   const std::byte** data) {
-    if (!huge_page_weights_enabled() || !huge_pages_available()) return {};
+    if (!huge_pages_available()) return {};
     if (!library.defined()) {  // bytes that may be freed and reused: a copy of their own
         Ref<HugePageMemory> memory = read_only_copy(bytes);
         if (memory.defined()) *data = static_cast<const std::byte*>(memory->data());

@@ -58,9 +58,9 @@ private:
 // loaded from one model library share its weights. The result keeps the copy (and the library,
 // so that no other library can be mapped at the same address while the copy is shared) alive;
 // `*data` is set to its first byte. The copy is read-only. Without a library, a copy of their
-// own. Null (and `*data` untouched) when the memory cannot be had, the system has no
-// transparent huge pages (enabled "never") or huge_page_weights_enabled() says no: the caller
-// then reads the bytes where they are.
+// own. Null (and `*data` untouched) when the memory cannot be had or the system has no
+// transparent huge pages (enabled "never"): the caller then reads the bytes where they are.
+// Whether to ask at all (huge_page_weights_enabled) is the caller's decision: ParamBlob's.
 Ref<Object> shared_huge_page_copy(std::span<const std::byte> bytes, const Ref<Object>& library,
                                   const std::byte** data);
 

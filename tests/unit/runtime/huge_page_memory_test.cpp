@@ -40,18 +40,32 @@ struct StringOwner : Object {
     std::string bytes;
 };
 
+// `size` bytes starting with `prefix`, at the first 64-byte aligned byte of an owner's string
+// (only aligned bytes are read in place, as params in a loaded library are).
+struct AlignedBlob {
+    AlignedBlob(size_t size, std::span<const float> prefix) {
+        std::string bytes(size + 64, '\0');
+        skip = (64 - reinterpret_cast<uintptr_t>(bytes.data()) % 64) % 64;
+        std::memcpy(bytes.data() + skip, prefix.data(), prefix.size_bytes());
+        owner = make_ref<StringOwner>(std::move(bytes));  // the same buffer, moved
+        this->size = size;
+    }
+    const char* start() const { return owner->bytes.data() + skip; }
+    std::span<const std::byte> bytes() const {
+        return {reinterpret_cast<const std::byte*>(start()), size};
+    }
+    Ref<StringOwner> owner;
+    size_t skip = 0, size = 0;
+};
+
 TEST(ParamBlob, CopiesLargeBlobsIntoHugePagesAndReadsSmallOnesInPlace) {
     testing::ScopedEnv default_weights(kWeightsVariable, nullptr);
     const PlanParam first{.offset = 0, .nbytes = 16, .shape = {4}, .dtype = {kDLFloat, 32, 1}};
     const std::vector<float> values = {1.5f, -2.0f, 3.25f, 4.0f};
     for (size_t size : {size_t{4096}, kHugePageBytes + 4096}) {
-        // The blob at the string's first 64-byte aligned byte, as params are read in place.
-        std::string bytes(size + 64, '\0');
-        size_t skip = (64 - reinterpret_cast<uintptr_t>(bytes.data()) % 64) % 64;
-        std::memcpy(bytes.data() + skip, values.data(), 16);
-        auto owner = make_ref<StringOwner>(std::move(bytes));  // the same buffer, moved
-        const char* start = owner->bytes.data() + skip;
-        ParamBlob blob({reinterpret_cast<const std::byte*>(start), size}, owner);
+        AlignedBlob aligned(size, values);
+        const char* start = aligned.start();
+        ParamBlob blob(aligned.bytes(), aligned.owner);
         NDArray v = blob.view(first);
         EXPECT_EQ(std::vector<float>(v.data<float>(), v.data<float>() + 4), values) << size;
         const bool copied = v.raw_data() != start;
@@ -126,15 +140,11 @@ TEST(ParamBlob, ACopyLivesAsLongAsItsBlobsAndViews) {
 // read in place, and only the "on" expectations tell the settings apart.)
 TEST(ParamBlob, TheEnvironmentCanKeepWeightsInPlace) {
     const PlanParam first{.offset = 0, .nbytes = 4, .shape = {1}, .dtype = {kDLFloat, 32, 1}};
-    // The blob at the string's first 64-byte aligned byte: only aligned bytes are read in place.
-    std::string bytes(kHugePageBytes + 64, '\0');
-    const size_t skip = (64 - reinterpret_cast<uintptr_t>(bytes.data()) % 64) % 64;
     const float value = -3.5f;
-    std::memcpy(bytes.data() + skip, &value, 4);
-    auto owner = make_ref<StringOwner>(std::move(bytes));  // the same buffer, moved
-    const char* in_place = owner->bytes.data() + skip;
-    std::span<const std::byte> blob_bytes(reinterpret_cast<const std::byte*>(in_place),
-                                          kHugePageBytes);
+    AlignedBlob aligned(kHugePageBytes, {&value, 1});
+    const Ref<StringOwner>& owner = aligned.owner;
+    const char* in_place = aligned.start();
+    std::span<const std::byte> blob_bytes = aligned.bytes();
     for (const char* off : {"0", "off", "False", "NO"}) {
         testing::ScopedEnv env(kWeightsVariable, off);
         EXPECT_FALSE(huge_page_weights_enabled()) << off;
