@@ -1,16 +1,21 @@
 """Graph passes, one at a time: anvil.transform.fold_constants()(mod)."""
 from . import _anvil
 from ._context import PassContext
+from .target import Target
 
 
 class Pass:
-    """One graph pass; call it on an IRModule."""
+    """One graph pass; call it on an IRModule. It runs alone (no other pass runs with it), at
+    the enclosing PassContext's opt_level, for the enclosing ``with Target(...)`` (the host
+    outside any)."""
 
     def __init__(self, name):
         self.name = name
 
     def __call__(self, mod):
-        return _anvil.run_graph_pass(mod, self.name, PassContext.current().opt_level)
+        target = Target.current()
+        return _anvil.run_graph_pass(mod, self.name, PassContext.current().opt_level,
+                                     str(target) if target is not None else "")
 
     def __repr__(self):
         return f"Pass({self.name})"

@@ -2,8 +2,6 @@
 // compiling a model to a deployable library.
 #include <pybind11/stl.h>
 
-#include <algorithm>
-
 #include "bindings.h"
 #include "driver/compile.h"
 #include "driver/pipeline.h"
@@ -36,24 +34,17 @@ driver::PipelineOptions pipeline_options(int opt_level, std::vector<std::string>
 graph::PassContext pass_context() {
     graph::PassContext ctx;
     ctx.evaluate = [](const graph::Expr& e) { return driver::evaluate_constant(e); };
-    ctx.ops = &ops::op_table();
     return ctx;
 }
 
-// Runs only the named graph pass (through the pipeline runner, so it is verified like any other).
-graph::IRModule run_graph_pass(const graph::IRModule& m, const std::string& name, int opt_level) {
-    std::vector<std::string> all = driver::graph_pass_names();
-    if (std::find(all.begin(), all.end(), name) == all.end()) {
-        std::string known;
-        for (const auto& n : all) known += (known.empty() ? "" : ", ") + n;
-        throw UserError("unknown graph pass '" + name + "'; the graph passes are " + known);
-    }
-    std::vector<std::string> disabled;
-    for (const auto& n : all)
-        if (n != name) disabled.push_back(n);
+// Runs the named graph pass alone (through the pipeline's runner, so it is verified like any
+// other) for `target` (empty: the host); UserError listing the passes for an unknown name.
+graph::IRModule run_graph_pass(const graph::IRModule& m, const std::string& name, int opt_level,
+                               const std::string& target) {
     graph::PassContext ctx = pass_context();
     ctx.opt_level = opt_level;
-    return driver::run_graph_pipeline(m, ctx, pipeline_options(opt_level, disabled));
+    if (!target.empty()) ctx.target = Target::parse(target);
+    return driver::run_graph_pass(m, name, ctx, pipeline_options(opt_level, {}));
 }
 
 }  // namespace
@@ -116,7 +107,7 @@ void init_graph(py::module_& m) {
     m.def("graph_pass_names", &driver::graph_pass_names);
     m.def("tir_pass_names", &driver::tir_pass_names);
     m.def("run_graph_pass", &run_graph_pass, py::arg("mod"), py::arg("name"),
-          py::arg("opt_level") = 3);
+          py::arg("opt_level") = 3, py::arg("target") = "");
 
     py::class_<driver::CompiledModel>(m, "CompiledModel", "A model compiled for one target.")
         .def_property_readonly("module", [](const driver::CompiledModel& c) { return c.module; })

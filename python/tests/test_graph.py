@@ -28,6 +28,29 @@ def test_single_pass_and_sequential():
     assert "fold_constants" in anvil.transform.pass_names()
 
 
+def test_one_pass_runs_alone(source_dir):
+    # MobileNetV2: fold_constants alone folds and nothing else happens (no fusion, no packing);
+    # the four-pass sequence of a BYOC flow must be able to rely on that.
+    path = source_dir / "models" / "mobilenet_v2" / "model.onnx"
+    mod, _ = anvil.frontend.from_onnx(str(path), shape={"input": (1, 3, 224, 224)})
+    folded = anvil.transform.fold_constants()(mod)
+    text = str(folded)
+    assert "primitive=1" not in text
+    assert text.count("nn.conv2d(") == str(mod).count("nn.conv2d(") == 52
+    assert "nn.conv2d_packed" not in text and "layout_transform" not in text
+    fused = anvil.transform.fuse_ops()(folded)
+    assert "primitive=1" in str(fused)
+
+
+def test_pass_in_a_target_context():
+    mod = anvil.parse(TEXT)
+    # The enclosing target reaches the pass's context (parsed again there).
+    with anvil.target.Target("llvm -mtriple=aarch64-linux-gnu"):
+        assert "primitive=1" in str(anvil.transform.fuse_ops()(mod))
+    with pytest.raises(anvil.UserError, match="unknown graph pass 'fold_constant'"):
+        anvil.transform.Pass("fold_constant")(mod)
+
+
 def test_build_parsed_module_and_run():
     mod = anvil.parse(TEXT)
     m = anvil.runtime.GraphModule(anvil.build(mod, target="llvm")["default"](anvil.cpu(0)))

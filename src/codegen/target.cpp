@@ -235,7 +235,9 @@ Target Target::parse(const std::string& text) {
 }
 
 Target Target::host() {
-    return parse("llvm -mcpu=native");
+    // The host does not change while the process runs; parsing asks LLVM about its CPU.
+    static const Target host = parse("llvm -mcpu=native");
+    return host;
 }
 
 std::string Target::feature_string() const {

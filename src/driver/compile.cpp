@@ -23,7 +23,7 @@ namespace anvil::driver {
 
 graph::PassContext compile_pass_context(const PipelineOptions& options, const Target& target) {
     graph::PassContext ctx;
-    ctx.ops = &ops::op_table();
+    ctx.target = target;
     ctx.evaluate = evaluate_constant;
     ctx.conv2d_algorithm = conv2d_algorithm_from_records(options.tuning_records, target.str());
     ctx.layout_block = layout_block_from_records(options.tuning_records, target.str());
@@ -149,7 +149,6 @@ runtime::NDArray evaluate_constant(const graph::Expr& e) {
     options.opt_level = 0;
     options.verify = false;
     graph::PassContext ctx;
-    ctx.ops = &ops::op_table();
     graph::IRModule fused = graph::fuse_ops(m, ctx);
     Target host = Target::host();
     graph::IRModule lowered = lower_fused_functions(fused, host, options);

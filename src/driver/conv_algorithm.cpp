@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "driver/workload_key.h"
-#include "graph/passes/attr_fields.h"
+#include "graph/attr_fields.h"
 #include "graph/printer.h"
 #include "ops/conv.h"
 

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "graph/passes/pass_table.h"
 #include "graph/printer.h"
 #include "graph/verifier.h"
 #include "support/error.h"
@@ -57,11 +58,8 @@ const TirPassEntry kTirPipeline[] = {
     {"simplify", tir::simplify, may_remove_checks},
 };
 
-using GraphPass = graph::IRModule (*)(const graph::IRModule&, const graph::PassContext&);
-
 struct GraphPassEntry {
-    const char* name;
-    GraphPass pass;
+    const char* name;   // an entry of graph/passes/pass_table.h
     int min_opt_level;  // skipped when the build's opt_level is lower
 };
 
@@ -70,30 +68,25 @@ struct GraphPassEntry {
 // (they need the OIHW weights) and folding again after that (which packs at compile time), and
 // fuse_ops last: it runs at every level (at -O0 each op becomes its own kernel).
 const GraphPassEntry kGraphPipeline[] = {
-    {"infer_types", graph::infer_types, 0},
-    {"simplify_inference", graph::simplify_inference, 0},
-    {"simplify_expr", graph::simplify_expr, 1},
-    {"fold_constants", graph::fold_constants, 1},
-    {"fold_scale_axis", graph::fold_scale_axis, 2},
-    {"fuse_attention", graph::fuse_attention, 2},
-    {"fuse_layer_norm", graph::fuse_layer_norm, 2},
-    {"alter_op_layout", graph::alter_op_layout, 2},
-    {"prepack_weights", graph::prepack_weights, 2},
-    {"fold_constants", graph::fold_constants, 2},
-    {"eliminate_common_subexpr", graph::eliminate_common_subexpr, 2},
-    {"dead_code_elimination", graph::dead_code_elimination, 1},
-    {"fuse_ops", graph::fuse_ops, 0},
+    {"infer_types", 0},     {"simplify_inference", 0},       {"simplify_expr", 1},
+    {"fold_constants", 1},  {"fold_scale_axis", 2},          {"fuse_attention", 2},
+    {"fuse_layer_norm", 2}, {"alter_op_layout", 2},          {"prepack_weights", 2},
+    {"fold_constants", 2},  {"eliminate_common_subexpr", 2}, {"dead_code_elimination", 1},
+    {"fuse_ops", 0},
 };
+
+const graph::GraphPassInfo& pipeline_pass(const char* name) {
+    const graph::GraphPassInfo* p = graph::find_graph_pass(name);
+    if (!p) internal_error() << "the graph pipeline names '" << name << "', which is no pass";
+    return *p;
+}
 
 bool is_pass_name(const std::string& name) {
     if (name == kLowerFusedFunctions) return true;
     for (const auto& e : kTirPipeline) {
         if (name == e.name) return true;
     }
-    for (const auto& e : kGraphPipeline) {
-        if (name == e.name) return true;
-    }
-    return false;
+    return graph::find_graph_pass(name) != nullptr;
 }
 
 void check_pass_names(const PipelineOptions& options) {
@@ -123,8 +116,43 @@ tir::BoundChecks checked_by_default() {
 
 std::vector<std::string> graph_pass_names() {
     std::vector<std::string> names;
-    for (const auto& e : kGraphPipeline) names.push_back(e.name);
+    for (const auto& p : graph::graph_passes()) names.push_back(p.name);
     return names;
+}
+
+graph::IRModule run_graph_pass(const graph::IRModule& input, const std::string& name,
+                               const graph::PassContext& ctx, const PipelineOptions& options) {
+    const graph::GraphPassInfo* pass = graph::find_graph_pass(name);
+    if (!pass) {
+        user_error() << "unknown graph pass '" << name << "'; the graph passes are "
+                     << graph::graph_pass_list();
+    }
+    std::ostream& log = options.log ? *options.log : std::cerr;
+    auto start = std::chrono::steady_clock::now();
+    graph::IRModule m;
+    try {
+        m = pass->run(input, ctx);
+    } catch (const UserError& e) {
+        throw UserError(std::string(e.what()) + "\nnote: in graph pass '" + name + "'");
+    }
+    auto end = std::chrono::steady_clock::now();
+    if (options.time_passes) {
+        log << "pass " << name << ": "
+            << std::chrono::duration<double, std::milli>(end - start).count() << " ms\n";
+    }
+    if (options.print_after == "all" || options.print_after == name) {
+        // Without the metadata section: the weights would be megabytes of base64.
+        log << "// after " << name << "\n"
+            << graph::print(m, graph::PrintOptions{.metadata = false}) << "\n";
+    }
+    if (options.verify) {
+        try {
+            graph::verify(m);
+        } catch (const InternalError& e) {
+            internal_error() << e.what() << "\nnote: after graph pass '" << name << "'";
+        }
+    }
+    return m;
 }
 
 graph::IRModule run_graph_pipeline(const graph::IRModule& input, graph::PassContext ctx,
@@ -132,37 +160,15 @@ graph::IRModule run_graph_pipeline(const graph::IRModule& input, graph::PassCont
     check_pass_names(options);
     ctx.opt_level = options.opt_level;
     ctx.disabled_passes = options.disabled_passes;
-    std::ostream& log = options.log ? *options.log : std::cerr;
     graph::IRModule m = input;
     for (const auto& entry : kGraphPipeline) {
+        // fuse_ops runs even when disabled: lowering needs every op in a primitive function.
         bool required = std::string(entry.name) == "fuse_ops";
         if (!required &&
             (is_disabled(options, entry.name) || options.opt_level < entry.min_opt_level)) {
             continue;
         }
-        auto start = std::chrono::steady_clock::now();
-        try {
-            m = entry.pass(m, ctx);
-        } catch (const UserError& e) {
-            throw UserError(std::string(e.what()) + "\nnote: in graph pass '" + entry.name + "'");
-        }
-        auto end = std::chrono::steady_clock::now();
-        if (options.time_passes) {
-            log << "pass " << entry.name << ": "
-                << std::chrono::duration<double, std::milli>(end - start).count() << " ms\n";
-        }
-        if (options.print_after == "all" || options.print_after == entry.name) {
-            // Without the metadata section: the weights would be megabytes of base64.
-            log << "// after " << entry.name << "\n"
-                << graph::print(m, graph::PrintOptions{.metadata = false}) << "\n";
-        }
-        if (options.verify) {
-            try {
-                graph::verify(m);
-            } catch (const InternalError& e) {
-                internal_error() << e.what() << "\nnote: after graph pass '" << entry.name << "'";
-            }
-        }
+        m = run_graph_pass(m, pipeline_pass(entry.name).name, ctx, options);
     }
     return m;
 }

@@ -54,8 +54,14 @@ inline constexpr const char* kLowerFusedFunctions = "lower_fused_functions";
 
 // The names of the loop-IR passes, in pipeline order.
 std::vector<std::string> tir_pass_names();
-// The names of the graph passes, in pipeline order.
+// The names of the graph passes (graph/passes/pass_table.h), each once, in the recommended order.
 std::vector<std::string> graph_pass_names();
+
+// Runs the graph pass named `name` alone, with the runner's cross-cutting work (its UserErrors
+// noted with its name, --time-passes, --print-after, the verifier). UserError for an unknown
+// name, listing the passes. (anvil.transform.<name>()(mod) from Python.)
+graph::IRModule run_graph_pass(const graph::IRModule& m, const std::string& name,
+                               const graph::PassContext& ctx, const PipelineOptions& options);
 
 // Runs the graph pipeline (ending with fuse_ops). `ctx` carries the evaluator and op table;
 // its opt_level and disabled passes come from `options`.

@@ -4,9 +4,9 @@
 #include <unordered_set>
 #include <vector>
 
+#include "graph/attr_fields.h"
 #include "graph/dps_outputs.h"
 #include "graph/expr_functor.h"
-#include "graph/passes/attr_fields.h"
 #include "graph/text_base64.h"
 #include "support/error.h"
 #include "support/text_scanner.h"

@@ -28,12 +28,15 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
-#include <set>
 
+#include "graph/attr_fields.h"
 #include "graph/expr_functor.h"
-#include "graph/passes/attr_fields.h"
 #include "graph/passes/graph_rewrite.h"
 #include "ir/channel_block.h"
+#include "ops/conv.h"
+#include "ops/dense.h"
+#include "ops/pool.h"
+#include "ops/transform.h"
 
 namespace anvil::graph {
 
@@ -57,14 +60,10 @@ int64_t blockable_conv_groups(const Call& call) {
     const TensorType* d = static_nchw(call.args[0]->type);
     const TensorType* w = static_nchw(call.args[1]->type);
     if (!d || !w || !call.args[1].is<Constant>() || !static_nchw(call.type)) return 0;
-    auto groups = attr_int(*call.attrs, "groups");
-    if (!groups || !attr_ints(*call.attrs, "strides") || !attr_ints(*call.attrs, "padding") ||
-        !attr_ints(*call.attrs, "dilation")) {
-        return 0;
-    }
+    const int64_t groups = attrs_of<ops::Conv2DAttrs>(call).groups;
     const int64_t channels = d->static_shape()[1], outputs = w->static_shape()[0];
-    const bool depthwise = *groups == channels && *groups == outputs && *groups > 1;
-    return *groups == 1 || depthwise ? *groups : 0;
+    const bool depthwise = groups == channels && groups == outputs && groups > 1;
+    return groups == 1 || depthwise ? groups : 0;
 }
 
 // The channel block of every channel count the blockable convolutions of `body` read or
@@ -103,12 +102,9 @@ bool winograd_applicable(const Call& conv, int64_t in_block) {
     const TensorType* w = static_nchw(conv.args[1]->type);
     if (!w || in_block == 0 || !static_nchw(conv.args[0]->type)) return false;
     auto s = w->static_shape();
-    auto groups = attr_int(*conv.attrs, "groups");
-    auto strides = attr_ints(*conv.attrs, "strides");
-    auto dilation = attr_ints(*conv.attrs, "dilation");
-    return s[2] == 3 && s[3] == 3 && groups && *groups == 1 && strides &&
-           *strides == std::vector<int64_t>{1, 1} && dilation &&
-           *dilation == std::vector<int64_t>{1, 1};
+    const auto& a = attrs_of<ops::Conv2DAttrs>(conv);
+    return s[2] == 3 && s[3] == 3 && a.groups == 1 && a.strides == std::vector<int64_t>{1, 1} &&
+           a.dilation == std::vector<int64_t>{1, 1};
 }
 
 namespace {
@@ -148,8 +144,10 @@ private:
     }
 
     Expr relayout(const Expr& e, const std::string& src, const std::string& dst) {
-        Ref<Attrs> a = attr_with(*transform_.make_default_attrs(), "src_layout", src);
-        return make_call(transform_, {e}, attr_with(*a, "dst_layout", dst), e->loc);
+        ops::LayoutTransformAttrs a;
+        a.src_layout = src;
+        a.dst_layout = dst;
+        return make_call(transform_, {e}, make_ref<ops::LayoutTransformAttrs>(a), e->loc);
     }
 
     // `e` (a rewritten value) in the layout with channel block `block` (0: NCHW); one transform
@@ -166,12 +164,12 @@ private:
         return t;
     }
 
-    // expand_dims(e, axis, count); undefined when the op table has no expand_dims.
+    // expand_dims(e, axis, count).
     Expr expand_dims(const Expr& e, int64_t axis, int64_t count) {
-        const Op* expand = find_op(ctx_, "expand_dims");
-        if (!expand) return {};
-        Ref<Attrs> a = attr_with(*expand->make_default_attrs(), "axis", axis);
-        return make_call(*expand, {e}, attr_with(*a, "num_newaxis", count), e->loc);
+        ops::ExpandDimsAttrs a;
+        a.axis = axis;
+        a.num_newaxis = count;
+        return make_call(*find_op("expand_dims"), {e}, make_ref<ops::ExpandDimsAttrs>(a), e->loc);
     }
 
     // The rewritten operands of `call`, and the block of the first blocked one (0: none).
@@ -193,9 +191,6 @@ private:
     Expr rewrite_conv(const Call& call) {
         const int64_t groups = blockable_conv_groups(call);
         if (!groups) return {};
-        auto strides = attr_ints(*call.attrs, "strides");
-        auto padding = attr_ints(*call.attrs, "padding");
-        auto dilation = attr_ints(*call.attrs, "dilation");
         const int64_t channels = call.args[0]->type.as<TensorType>()->static_shape()[1];
         const int64_t outputs = call.type.as<TensorType>()->static_shape()[1];
         const bool depthwise = groups > 1;
@@ -211,12 +206,14 @@ private:
         Expr packed =
             relayout(call.args[1], "OIHW",
                      "OIHW" + std::to_string(weight_in) + "i" + std::to_string(out_block) + "o");
-        Ref<Attrs> a = conv_.make_default_attrs();
-        a = attr_with(*a, "strides", *strides);
-        a = attr_with(*a, "padding", *padding);
-        a = attr_with(*a, "dilation", *dilation);
-        a = attr_with(*a, "groups", groups);
-        return blocked_result(make_call(conv_, {x, packed}, a, call.loc), out_block);
+        const auto& conv = attrs_of<ops::Conv2DAttrs>(call);
+        ops::Conv2DNCHWcAttrs a;
+        a.strides = conv.strides;
+        a.padding = conv.padding;
+        a.dilation = conv.dilation;
+        a.groups = groups;
+        return blocked_result(
+            make_call(conv_, {x, packed}, make_ref<ops::Conv2DNCHWcAttrs>(a), call.loc), out_block);
     }
 
     // Winograd F(m, 3) instead of the direct blocked form, when ctx.conv2d_algorithm picks it
@@ -226,15 +223,17 @@ private:
         if (!ctx_.conv2d_algorithm || !winograd_applicable(call, in_block)) return {};
         const int m = ctx_.conv2d_algorithm(call, in_block, out_block);
         if (m != 2 && m != 4) return {};
-        const Op* transform = find_op(ctx_, "nn.winograd_weight_transform");
-        const Op* conv = find_op(ctx_, "nn.conv2d_winograd_nchwc");
-        if (!transform || !conv) return {};
-        Ref<Attrs> ta = attr_with(*transform->make_default_attrs(), "tile_size", int64_t{m});
-        ta = attr_with(*ta, "out_block", out_block);
-        Expr u = make_call(*transform, {call.args[1]}, ta, call.loc);
-        Ref<Attrs> ca = attr_with(*conv->make_default_attrs(), "tile_size", int64_t{m});
-        ca = attr_with(*ca, "padding", *attr_ints(*call.attrs, "padding"));
-        return blocked_result(make_call(*conv, {x, u}, ca, call.loc), out_block);
+        ops::Conv2DWinogradWeightAttrs ta;
+        ta.tile_size = m;
+        ta.out_block = out_block;
+        Expr u = make_call(*find_op("nn.winograd_weight_transform"), {call.args[1]},
+                           make_ref<ops::Conv2DWinogradWeightAttrs>(ta), call.loc);
+        ops::Conv2DWinogradAttrs ca;
+        ca.tile_size = m;
+        ca.padding = attrs_of<ops::Conv2DAttrs>(call).padding;
+        return blocked_result(make_call(*find_op("nn.conv2d_winograd_nchwc"), {x, u},
+                                        make_ref<ops::Conv2DWinogradAttrs>(ca), call.loc),
+                              out_block);
     }
 
     // `arg` (a rewritten NCHW value broadcast against the blocked 4-D `shape`) in the blocked
@@ -264,6 +263,8 @@ private:
         if (!call.op.defined() || call.args.empty()) return {};
         OpPattern p = call.op->pattern;
         if (p != OpPattern::ElemWise && p != OpPattern::Broadcast) return {};
+        // (Read through the field list: any op of these patterns with an axis, present or
+        // future, is left alone.)
         if (call.attrs.defined() && attr_int(*call.attrs, "axis")) return {};
         const TensorType* out = static_nchw(call.type);
         if (!out) return {};
@@ -283,31 +284,37 @@ private:
 
     // A pool (windowed or global) of a blocked value pools the blocks (its layout attribute).
     Expr rewrite_pool(const Call& call) {
-        static const std::set<std::string> kPools = {
-            "nn.max_pool2d", "nn.avg_pool2d", "nn.global_max_pool2d", "nn.global_avg_pool2d"};
         if (!call.op.defined() || call.args.size() != 1) return {};
-        if (!kPools.count(call.op->name)) return {};
-        if (!call.attrs.defined() || attr_string(*call.attrs, "layout") != "NCHW") return {};
+        const std::string& name = call.op->name;
+        if (name == "nn.max_pool2d" || name == "nn.avg_pool2d") {
+            return rewrite_pool_as<ops::Pool2DAttrs>(call);
+        }
+        if (name == "nn.global_max_pool2d" || name == "nn.global_avg_pool2d") {
+            return rewrite_pool_as<ops::GlobalPool2DAttrs>(call);
+        }
+        return {};
+    }
+    template <typename A>
+    Expr rewrite_pool_as(const Call& call) {
+        A a = attrs_of<A>(call);
+        if (a.layout != "NCHW") return {};
         Expr x = rewritten(call.args[0]);
         int64_t block = block_of(x);
         if (!block) return {};
-        Ref<Attrs> a = attr_with(*call.attrs, "layout", data_layout(block));
-        return blocked_result(make_call(call.op, {x}, a, call.loc), block);
+        a.layout = data_layout(block);
+        return blocked_result(make_call(call.op, {x}, make_ref<A>(a), call.loc), block);
     }
 
-    // The channel axis of a 4-D value's attribute `axis` (1 or -3), else false.
-    static bool on_channels(const Call& call) {
-        auto axis = call.attrs.defined() ? attr_int(*call.attrs, "axis") : std::nullopt;
-        return axis && (*axis == 1 || *axis == -3);
-    }
+    // The channel axis of a 4-D value (1 or -3).
+    static bool on_channels(int64_t axis) { return axis == 1 || axis == -3; }
 
     // nn.bias_add(x, b[C]) of a blocked x along the channels: an add of b in the blocks.
     Expr rewrite_bias_add(const Call& call) {
         if (!call.op.defined() || call.op->name != "nn.bias_add" || call.args.size() != 2)
             return {};
         const TensorType* out = static_nchw(call.type);
-        const Op* add = find_op(ctx_, "add");
-        if (!out || !add || !on_channels(call)) return {};
+        const Op* add = find_op("add");
+        if (!out || !on_channels(attrs_of<ops::BiasAddAttrs>(call).axis)) return {};
         Expr x = rewritten(call.args[0]);
         int64_t block = block_of(x);
         auto* bt = call.args[1]->type.as<TensorType>();
@@ -325,7 +332,7 @@ private:
     Expr rewrite_concatenate(const Call& call) {
         if (!call.op.defined() || call.op->name != "concatenate") return {};
         const TensorType* out = static_nchw(call.type);
-        if (!out || !on_channels(call)) return {};
+        if (!out || !on_channels(attrs_of<ops::ConcatenateAttrs>(call).axis)) return {};
         int64_t block;
         std::vector<Expr> args = rewritten_args(call, &block);
         if (!block) return {};
@@ -344,8 +351,10 @@ private:
             if (block == 0) return {};
         }
         for (Expr& a : args) a = to_block(a, block);
-        Ref<Attrs> attrs = attr_with(*call.attrs, "axis", int64_t{1});
-        return blocked_result(make_call(call.op, args, attrs, call.loc), block);
+        ops::ConcatenateAttrs attrs = attrs_of<ops::ConcatenateAttrs>(call);
+        attrs.axis = 1;
+        return blocked_result(
+            make_call(call.op, args, make_ref<ops::ConcatenateAttrs>(attrs), call.loc), block);
     }
 
     const PassContext& ctx_;
@@ -359,9 +368,8 @@ private:
 }  // namespace
 
 IRModule alter_op_layout(const IRModule& m, const PassContext& ctx) {
-    const Op* transform = find_op(ctx, "layout_transform");
-    const Op* conv = find_op(ctx, "nn.conv2d_nchwc");
-    if (!transform || !conv) return m;
+    const Op* transform = find_op("layout_transform");
+    const Op* conv = find_op("nn.conv2d_nchwc");
     return rewrite_functions(m, [&](const Ref<Function>& f) {
         Expr body =
             LayoutRewriter(ctx, *transform, *conv, chosen_blocks(f->body, ctx)).mutate(f->body);

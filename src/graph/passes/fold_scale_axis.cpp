@@ -9,7 +9,6 @@
 // a multiply and an add, becomes a conv with adjusted weights and one add.
 // The new constants are computed here, in double, for float32/float64 weights.
 #include "graph/expr_functor.h"
-#include "graph/passes/attr_fields.h"
 #include "graph/passes/graph_rewrite.h"
 
 namespace anvil::graph {
@@ -142,17 +141,13 @@ private:
         return make_constant(out, w.loc);
     }
 
-    // A conv2d in NCHW/OIHW or a dense, with a constant float weight.
+    // A conv2d (NCHW data and OIHW weights: the op has no other layout; blocked layouts are
+    // other ops, made after this pass) or a dense, with a constant float weight.
     static bool is_anchor(const Expr& e) {
         auto* call = e.as<Call>();
         if (!call || !call->op.defined() || call->args.size() < 2) return false;
         const std::string& name = call->op->name;
-        if (name == "nn.conv2d") {
-            if (attr_string(*call->attrs, "data_layout").value_or("NCHW") != "NCHW") return false;
-            if (attr_string(*call->attrs, "kernel_layout").value_or("OIHW") != "OIHW") return false;
-        } else if (name != "nn.dense") {
-            return false;
-        }
+        if (name != "nn.conv2d" && name != "nn.dense") return false;
         auto* out = call->type.as<TensorType>();
         auto* wt = call->args[1]->type.as<TensorType>();
         if (!out || !wt || !wt->is_static() || !out->is_static()) return false;

@@ -16,9 +16,12 @@
 #include <cmath>
 
 #include "graph/expr_functor.h"
-#include "graph/passes/attr_fields.h"
 #include "graph/passes/graph_rewrite.h"
 #include "ir/structural_equal.h"
+#include "ops/attention.h"
+#include "ops/dense.h"
+#include "ops/softmax.h"
+#include "ops/transform.h"
 
 namespace anvil::graph {
 
@@ -62,14 +65,13 @@ private:
 
     // `x` with its last two axes swapped.
     Expr swap_last(const Expr& x) {
-        const Op* transpose = find_op(ctx_, "transpose");
+        const Op* transpose = find_op("transpose");
         auto* t = x->type.as<TensorType>();
-        if (!transpose || !t || t->ndim() < 2) return {};  // a 1-D product: not attention
-        std::vector<int64_t> axes;
-        for (size_t i = 0; i < t->ndim(); ++i) axes.push_back(static_cast<int64_t>(i));
-        std::swap(axes[axes.size() - 1], axes[axes.size() - 2]);
-        return make_call(*transpose, {x}, attr_with(*transpose->make_default_attrs(), "axes", axes),
-                         x->loc);
+        if (!t || t->ndim() < 2) return {};  // a 1-D product: not attention
+        ops::TransposeAttrs attrs;
+        for (size_t i = 0; i < t->ndim(); ++i) attrs.axes.push_back(static_cast<int64_t>(i));
+        std::swap(attrs.axes[t->ndim() - 1], attrs.axes[t->ndim() - 2]);
+        return make_call(*transpose, {x}, make_ref<ops::TransposeAttrs>(attrs), x->loc);
     }
 
     Expr rewrite(const Expr& self) override {
@@ -86,20 +88,21 @@ private:
             return {};
         }
         auto* xt = transpose->args[0]->type.as<TensorType>();
-        auto axes = attr_ints(*transpose->attrs, "axes");
-        if (!xt || xt->ndim() < 3 || !axes || axes->size() != xt->ndim()) return {};
+        const std::vector<int64_t>& axes = attrs_of<ops::TransposeAttrs>(*transpose).axes;
+        if (!xt || xt->ndim() < 3 || axes.size() != xt->ndim()) return {};
         const int64_t rank = static_cast<int64_t>(xt->ndim());
         for (int64_t i = 0; i < rank; ++i) {
             int64_t want = i == rank - 3 ? rank - 2 : i == rank - 2 ? rank - 3 : i;
-            int64_t axis = (*axes)[static_cast<size_t>(i)];
+            int64_t axis = axes[static_cast<size_t>(i)];
             if ((axis < 0 ? axis + rank : axis) != want) return {};
         }
         Expr x = mutate(transpose->args[0]);
         const Call* a = as_op_call(x, "nn.attention");
-        if (!a || attr_bool(*a->attrs, "merge_heads").value_or(true)) return {};
+        if (!a || attrs_of<ops::AttentionAttrs>(*a).merge_heads) return {};
         if (!as_const_int(xt->shape.back())) return {};
-        Expr merged =
-            make_call(a->op, a->args, attr_with_bool(*a->attrs, "merge_heads", true), a->loc);
+        ops::AttentionAttrs merging = attrs_of<ops::AttentionAttrs>(*a);
+        merging.merge_heads = true;
+        Expr merged = make_call(a->op, a->args, make_ref<ops::AttentionAttrs>(merging), a->loc);
         if (type_equal(merged->type, self->type)) return merged;
         // Another shape of the same elements: a reshape of the merged output, to static sizes (a
         // symbolic one keeps the transpose and reshape as they were).
@@ -111,21 +114,23 @@ private:
             shape.push_back(*c);
         }
         // allowzero: every entry is a size (a 0 is an empty axis, not a copy of the input's).
-        Ref<Attrs> attrs = attr_with(*reshape->op->make_default_attrs(), "newshape", shape);
-        return make_call(reshape->op, {merged}, attr_with_bool(*attrs, "allowzero", true),
+        ops::ReshapeAttrs to_shape;
+        to_shape.newshape = shape;
+        to_shape.allowzero = true;
+        return make_call(reshape->op, {merged}, make_ref<ops::ReshapeAttrs>(to_shape),
                          reshape->loc);
     }
 
     // The attention op for the last product; its operands are their mutated (memoized) forms.
     Expr fuse_products(const Expr& self) {
-        const Op* attention = find_op(ctx_, "nn.attention");
+        const Op* attention = find_op("nn.attention");
         const Call* pv = as_product(self);
-        if (!attention || !pv || attr_bool(*pv->attrs, "transpose_a").value_or(false)) return {};
+        if (!pv || attrs_of<ops::MatmulAttrs>(*pv).transpose_a) return {};
         const Call* softmax = as_op_call(pv->args[0], "nn.softmax");
         if (!softmax || !used_once(pv->args[0])) return {};
         auto* st = softmax->type.as<TensorType>();
-        auto axis = attr_int(*softmax->attrs, "axis");
-        if (!st || !axis || (*axis != -1 && *axis != static_cast<int64_t>(st->ndim()) - 1)) {
+        const int64_t axis = attrs_of<ops::SoftmaxAttrs>(*softmax).axis;
+        if (!st || (axis != -1 && axis != static_cast<int64_t>(st->ndim()) - 1)) {
             return {};
         }
         // Down from the softmax: [+ bias], [* scale], the product q · kᵀ.
@@ -154,15 +159,16 @@ private:
             scale *= sc->factor;
             q = sc->operand;
         }
-        if (attr_bool(*qk->attrs, "transpose_a").value_or(false)) q = swap_last(q);
-        if (!attr_bool(*qk->attrs, "transpose_b").value_or(false)) k = swap_last(k);
-        if (attr_bool(*pv->attrs, "transpose_b").value_or(false)) v = swap_last(v);
+        if (attrs_of<ops::MatmulAttrs>(*qk).transpose_a) q = swap_last(q);
+        if (!attrs_of<ops::MatmulAttrs>(*qk).transpose_b) k = swap_last(k);
+        if (attrs_of<ops::MatmulAttrs>(*pv).transpose_b) v = swap_last(v);
         if (!q.defined() || !k.defined() || !v.defined() || !same_batch(q, k, v)) return {};
         if (!(scale > 0) || !std::isfinite(scale)) return {};
         std::vector<Expr> args = {mutate(q), mutate(k), mutate(v)};
         if (bias.defined()) args.push_back(mutate(bias));
-        Ref<Attrs> a = attr_with_float(*attention->make_default_attrs(), "scale", scale);
-        return make_call(*attention, args, a, pv->loc);
+        ops::AttentionAttrs attrs;
+        attrs.scale = scale;
+        return make_call(*attention, args, make_ref<ops::AttentionAttrs>(attrs), pv->loc);
     }
 
     static bool same_batch(const Expr& q, const Expr& k, const Expr& v) {

@@ -9,8 +9,9 @@
 // pattern, eps is a scalar constant, and gamma and beta broadcast over the normalized axes
 // alone (an absent gamma is the constant 1).
 #include "graph/expr_functor.h"
-#include "graph/passes/attr_fields.h"
 #include "graph/passes/graph_rewrite.h"
+#include "ops/norm.h"
+#include "ops/reduce.h"
 
 namespace anvil::graph {
 
@@ -23,13 +24,12 @@ public:
 private:
     // The first normalized axis when `e` is a keep-dims mean over trailing axes of its input.
     static std::optional<int64_t> trailing_mean(const Call* mean) {
-        if (!mean || !attr_bool(*mean->attrs, "keepdims").value_or(false) ||
-            attr_bool(*mean->attrs, "exclude").value_or(false)) {
-            return std::nullopt;
-        }
-        auto axes = attr_ints(*mean->attrs, "axes");
+        if (!mean) return std::nullopt;
+        const auto& attrs = attrs_of<ops::ReduceAttrs>(*mean);
+        if (!attrs.keepdims || attrs.exclude || !attrs.dynamic_axes.empty()) return std::nullopt;
+        const std::vector<int64_t>* axes = &attrs.axes;
         auto* t = mean->args[0]->type.as<TensorType>();
-        if (!axes || axes->empty() || !t) return std::nullopt;
+        if (axes->empty() || !t) return std::nullopt;
         const int64_t n = static_cast<int64_t>(t->ndim());
         std::vector<bool> in(static_cast<size_t>(n), false);
         for (int64_t a : *axes) {
@@ -53,8 +53,7 @@ private:
     }
 
     Expr rewrite(const Expr& self) override {
-        const Op* layer_norm = find_op(ctx_, "nn.layer_norm");
-        if (!layer_norm) return {};
+        const Op* layer_norm = find_op("nn.layer_norm");
         // Up from the result: [+ beta], [* gamma], the division.
         Expr y = self, gamma, beta;
         auto peel = [&](const char* op, Expr* param) {
@@ -115,10 +114,10 @@ private:
         if (!gamma.defined()) gamma = make_constant_of({}, xt->dtype, {1.0}, self->loc);
         std::vector<Expr> args = {mutate(x), mutate(gamma)};
         if (beta.defined()) args.push_back(mutate(beta));
-        Ref<Attrs> a = attr_with(*layer_norm->make_default_attrs(), "axis",
-                                 *first - static_cast<int64_t>(xt->ndim()));
-        a = attr_with_float(*a, "epsilon", *eps);
-        return make_call(*layer_norm, args, a, self->loc);
+        ops::LayerNormAttrs attrs;
+        attrs.axis = *first - static_cast<int64_t>(xt->ndim());
+        attrs.epsilon = *eps;
+        return make_call(*layer_norm, args, make_ref<ops::LayerNormAttrs>(attrs), self->loc);
     }
 };
 

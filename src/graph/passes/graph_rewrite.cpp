@@ -1,6 +1,7 @@
 #include "graph/passes/graph_rewrite.h"
 
 #include "graph/expr_functor.h"
+#include "ops/op_table.h"
 #include "support/error.h"
 
 namespace anvil::graph {
@@ -20,8 +21,10 @@ const Call* as_op_call(const Expr& e, const std::string& name) {
     return call;
 }
 
-const Op* find_op(const PassContext& ctx, const std::string& name) {
-    return ctx.ops ? ctx.ops->find(name) : nullptr;
+const Op* find_op(const std::string& name) {
+    const Op* op = ops::op_table().find(name);
+    if (!op) internal_error() << "a graph pass creates op '" << name << "', which is no op";
+    return op;
 }
 
 std::unordered_map<const ExprNode*, int> count_uses(const Expr& body) {

@@ -5,11 +5,13 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "graph/expr_functor.h"
 #include "graph/passes/passes.h"
+#include "support/error.h"
 
 namespace anvil::graph {
 
@@ -19,8 +21,27 @@ IRModule rewrite_functions(const IRModule& m,
 
 // The call when `e` calls the op named `name`, else null.
 const Call* as_op_call(const Expr& e, const std::string& name);
-// The op named `name` in ctx.ops; null when there is no table or no such op.
-const Op* find_op(const PassContext& ctx, const std::string& name);
+// The op named `name` in the op table (ops/op_table.h); InternalError when there is none (a pass
+// creates only ops that exist). Never null.
+const Op* find_op(const std::string& name);
+
+// The attributes of `call` as its op's struct A (ops/*.h). InternalError when they are another
+// struct: a pass that reads a call through the wrong struct is our bug, not the model's.
+template <typename A>
+const A& attrs_of(const Call& call) {
+    if (!call.attrs.defined() || std::string_view(call.attrs->type_name()) != A::kTypeName) {
+        internal_error() << "a graph pass reads the attributes of " << call.op->name << " as "
+                         << A::kTypeName << ", but they are "
+                         << (call.attrs.defined() ? call.attrs->type_name() : "absent");
+    }
+    return static_cast<const A&>(*call.attrs);
+}
+// The attributes of `e` when it calls the op named `name`, else null.
+template <typename A>
+const A* call_attrs_of(const Expr& e, const std::string& name) {
+    const Call* call = as_op_call(e, name);
+    return call ? &attrs_of<A>(*call) : nullptr;
+}
 
 // How many times each node is used as an operand (of a call, tuple, item, let) in `body`, the
 // body itself counting as one use. Walks into no nested function.
@@ -51,11 +72,9 @@ private:
     std::unordered_map<const ExprNode*, int> uses_;
 };
 
-// Applies a CallRewriter `R(ctx, body)` to every non-primitive function; no change without
-// ctx.ops (the rewrites create ops).
+// Applies a CallRewriter `R(ctx, body)` to every non-primitive function.
 template <typename R>
 IRModule rewrite_calls(const IRModule& m, const PassContext& ctx) {
-    if (!ctx.ops) return m;
     return rewrite_functions(m, [&](const Ref<Function>& f) {
         Expr body = R(ctx, f->body).mutate(f->body);
         return body.same_as(f->body) ? f : make_function(f->params, body, f->primitive, f->loc);

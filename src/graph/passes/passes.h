@@ -6,10 +6,9 @@
 // The graph is eagerly typed, so a pass rebuilds nodes with make_* / ExprMutator and the types
 // follow; a rewrite never edits a node in place.
 //
-// The graph level does not depend on ops/: passes find the ops they create in ctx.ops and read or
-// write attributes by field name (attr_fields.h), following the one field list each attribute
-// struct declares. A pass that would need an op the table lacks leaves that part of the graph
-// unchanged.
+// The passes are a library above ops/ and codegen/ (the graph IR itself is below ops/): they
+// read and make op attributes through the ops' typed structs (graph_rewrite.h's attrs_of), find
+// the ops they create in the op table, and know the target they compile for.
 //
 // Passes read ctx.opt_level only where it changes what they must produce (fuse_ops); which
 // passes run at which level is the pipeline's decision (driver/pipeline.cpp).
@@ -25,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/target.h"
 #include "graph/module.h"
 #include "runtime/ndarray.h"
 
@@ -33,13 +33,14 @@ namespace anvil::graph {
 struct PassContext {
     // 0: no optional rewrite; fuse_ops still wraps every op in its own primitive function.
     int opt_level = 3;
+    // What the module is compiled for (set by the driver and by Python from the current target;
+    // the host CPU when nothing sets it), for target-dependent rewrites (layouts, external
+    // codegens).
+    Target target = Target::host();
     std::vector<std::string> disabled_passes;  // read by the pipeline runner, not by passes
     // Set by the driver: compiles and runs a closed expression (no free variables) and returns
     // its value. fold_constants does nothing while it is null.
     std::function<runtime::NDArray(const Expr&)> evaluate;
-    // The op table (ops::op_table()), for passes that create calls of ops the graph may not
-    // contain yet (simplify_inference). Null: such rewrites are skipped.
-    const OpTable* ops = nullptr;
     // Set by the driver from tuning records: the algorithm of a convolution that
     // alter_op_layout blocks and that Winograd can compute (3x3, stride 1, dilation 1, one
     // group, blocked data): 0 for the direct blocked form, or the output tile m of Winograd
@@ -75,7 +76,7 @@ Ref<Function> rebind_params(const Ref<Function>& f, const std::vector<Ref<Var>>&
 // replaced by one Constant holding its value; TupleGetItem of a constant tuple by the field.
 IRModule fold_constants(const IRModule& m, const PassContext& ctx);
 
-// Requires: ctx.ops.  Ensures: no nn.batch_norm (becomes x * scale + shift with per-channel
+// Requires: nothing.  Ensures: no nn.batch_norm (becomes x * scale + shift with per-channel
 // constants shaped to broadcast along its axis; computed here when the statistics are float
 // constants) and no nn.dropout (the identity). nn.layer_norm stays an op: it lowers to one
 // fused kernel already, and its statistics depend on the input, so nothing folds.
@@ -101,7 +102,7 @@ IRModule simplify_expr(const IRModule& m, const PassContext& ctx);
 // conv2d(x, w * s) [+ b * s] when the conv's output has no other user; likewise for nn.dense.
 IRModule fold_scale_axis(const IRModule& m, const PassContext& ctx);
 
-// Requires: ctx.ops (else no change).  Ensures: softmax(q · kᵀ [· c] [+ bias]) · v, written with
+// Requires: nothing.  Ensures: softmax(q · kᵀ [· c] [+ bias]) · v, written with
 // nn.matmul / nn.batch_matmul, nn.softmax over the last axis and a scalar constant multiply or
 // divide on the scores or on q, is nn.attention(q, k, v[, bias], scale) where the intermediate
 // values have no other user and q, k, v share their batch dimensions; the head merge after it
@@ -109,13 +110,13 @@ IRModule fold_scale_axis(const IRModule& m, const PassContext& ctx);
 // merge_heads=True) where the transposed value has no other user (fuse_attention.cpp).
 IRModule fuse_attention(const IRModule& m, const PassContext& ctx);
 
-// Requires: ctx.ops (else no change); after simplify_expr.  Ensures: the arithmetic of a layer
+// Requires: after simplify_expr.  Ensures: the arithmetic of a layer
 // norm over trailing axes (mean, subtract, mean of the square, divide by sqrt(var + eps),
 // [* gamma], [+ beta]) is nn.layer_norm where its intermediate values have no other user
 // (fuse_layer_norm.cpp).
 IRModule fuse_layer_norm(const IRModule& m, const PassContext& ctx);
 
-// Requires: ctx.ops (else no change); after fold_scale_axis (which needs OIHW weights).
+// Requires: after fold_scale_axis (which needs OIHW weights).
 // Ensures: nn.conv2d with a constant float32 weight and static shapes, groups == 1 or
 // depthwise, whose output channel count has a block (b, a function of the channel count:
 // ctx.layout_block's choice, else default_layout_block: 16 or 8 where they divide it, see
@@ -133,7 +134,7 @@ IRModule alter_op_layout(const IRModule& m, const PassContext& ctx);
 // a static float32 3x3 kernel, stride 1, dilation 1, one group, blocked data (in_block > 0).
 bool winograd_applicable(const Call& conv, int64_t in_block);
 
-// Requires: ctx.ops (else no change); after fold_scale_axis (which needs OIHW weights).
+// Requires: after fold_scale_axis (which needs OIHW weights).
 // Ensures: nn.conv2d and nn.dense whose weight is a float constant call nn.conv2d_packed /
 // nn.dense_packed on nn.conv2d_pack_weight / nn.dense_pack_weight of it (the blocked layout
 // their kernels read), so that fold_constants packs at compile time; convs whose weight the

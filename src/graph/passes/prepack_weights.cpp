@@ -9,8 +9,9 @@
 // stays an nn.conv2d. Tuning records may choose the block instead (PassContext::
 // conv2d_weight_block), 0 being the direct form: nn.conv2d_packed of the unpacked weight.
 #include "graph/expr_functor.h"
-#include "graph/passes/attr_fields.h"
 #include "graph/passes/graph_rewrite.h"
+#include "ops/conv.h"
+#include "ops/dense.h"
 
 namespace anvil::graph {
 
@@ -41,44 +42,42 @@ private:
     }
 
     Expr pack_conv2d(const Call& call) {
-        const Op* pack = find_op(ctx_, "nn.conv2d_pack_weight");
-        const Op* packed = find_op(ctx_, "nn.conv2d_packed");
-        auto groups = attr_int(*call.attrs, "groups");
-        auto strides = attr_ints(*call.attrs, "strides");
-        auto padding = attr_ints(*call.attrs, "padding");
-        auto dilation = attr_ints(*call.attrs, "dilation");
-        if (!pack || !packed || !groups || !strides || !padding || !dilation) return {};
+        const Op* pack = find_op("nn.conv2d_pack_weight");
+        const Op* packed = find_op("nn.conv2d_packed");
+        const auto& conv = attrs_of<ops::Conv2DAttrs>(call);
         const Expr& w = call.args[1];
         // A tuning record's block (validated by the driver against the pack op's choices).
         const int64_t block = ctx_.conv2d_weight_block ? ctx_.conv2d_weight_block(call) : -1;
-        Ref<Attrs> pa = attr_with(*pack->make_default_attrs(), "groups", *groups);
+        ops::Conv2DPackWeightAttrs pack_attrs;
+        pack_attrs.groups = conv.groups;
         // (With 0, the pack op applies its rule: whether that blocks decides the form.)
-        if (block > 0) pa = attr_with(*pa, "block", block);
-        Expr pw = make_call(*pack, {w}, pa, w->loc);
+        if (block > 0) pack_attrs.block = block;
+        Expr pw = make_call(*pack, {w}, make_ref<ops::Conv2DPackWeightAttrs>(pack_attrs), w->loc);
         // Not blocked (by the rule, or chosen when the rule does not block either): stays
         // nn.conv2d, whose compute makes the same choice.
         const bool blocked = pw->type.as<TensorType>()->ndim() == 5;
         if (!blocked) return {};
         // The direct form chosen where the rule blocks: the weight as it is.
         if (block == 0) pw = w;
-        Ref<Attrs> a = packed->make_default_attrs();
-        a = attr_with(*a, "strides", *strides);
-        a = attr_with(*a, "padding", *padding);
-        a = attr_with(*a, "dilation", *dilation);
-        a = attr_with(*a, "groups", *groups);
-        a = attr_with(*a, "channels", w->type.as<TensorType>()->static_shape()[0]);
-        return make_call(*packed, {call.args[0], pw}, a, call.loc);
+        ops::Conv2DPackedAttrs a;
+        a.strides = conv.strides;
+        a.padding = conv.padding;
+        a.dilation = conv.dilation;
+        a.groups = conv.groups;
+        a.channels = w->type.as<TensorType>()->static_shape()[0];
+        return make_call(*packed, {call.args[0], pw}, make_ref<ops::Conv2DPackedAttrs>(a),
+                         call.loc);
     }
 
     Expr pack_dense(const Call& call) {
-        const Op* pack = find_op(ctx_, "nn.dense_pack_weight");
-        const Op* packed = find_op(ctx_, "nn.dense_packed");
-        if (!pack || !packed || call.args[1]->type.as<TensorType>()->ndim() != 2) return {};
+        const Op* pack = find_op("nn.dense_pack_weight");
+        const Op* packed = find_op("nn.dense_packed");
+        if (call.args[1]->type.as<TensorType>()->ndim() != 2) return {};
         const Expr& w = call.args[1];
         Expr pw = make_call(*pack, {w}, nullptr, w->loc);
-        Ref<Attrs> a = attr_with(*packed->make_default_attrs(), "units",
-                                 w->type.as<TensorType>()->static_shape()[0]);
-        return make_call(*packed, {call.args[0], pw}, a, call.loc);
+        ops::DensePackedAttrs a;
+        a.units = w->type.as<TensorType>()->static_shape()[0];
+        return make_call(*packed, {call.args[0], pw}, make_ref<ops::DensePackedAttrs>(a), call.loc);
     }
 
     const PassContext& ctx_;
@@ -87,7 +86,6 @@ private:
 }  // namespace
 
 IRModule prepack_weights(const IRModule& m, const PassContext& ctx) {
-    if (!ctx.ops) return m;
     return rewrite_functions(m, [&](const Ref<Function>& f) {
         Expr body = WeightPacker(ctx).mutate(f->body);
         return body.same_as(f->body) ? f : make_function(f->params, body, f->primitive, f->loc);

@@ -13,8 +13,8 @@
 #include <numeric>
 
 #include "graph/expr_functor.h"
-#include "graph/passes/attr_fields.h"
 #include "graph/passes/graph_rewrite.h"
+#include "ops/transform.h"
 
 namespace anvil::graph {
 
@@ -22,8 +22,7 @@ namespace {
 
 // transpose's permutation with negative axes normalized; the reversal when `axes` is empty.
 std::optional<std::vector<int64_t>> permutation(const Call& call, size_t ndim) {
-    auto axes = attr_ints(*call.attrs, "axes");
-    if (!axes) return std::nullopt;
+    const std::vector<int64_t>* axes = &attrs_of<ops::TransposeAttrs>(call).axes;
     std::vector<int64_t> perm(ndim);
     if (axes->empty()) {
         for (size_t i = 0; i < ndim; ++i) perm[i] = static_cast<int64_t>(ndim - 1 - i);
@@ -66,14 +65,17 @@ private:
         if (keeps_type(x, e)) return x;
         auto* inner = as_op_call(x, "reshape");
         auto* out = e->type.as<TensorType>();
-        if (!inner || !out || !out->is_static() || !attr_ints(*call.attrs, "newshape")) return e;
+        if (!inner || !out || !out->is_static()) return e;
         for (int64_t d : out->static_shape()) {
             if (d == 0) return e;  // 0 in newshape may mean "copy this dimension"
         }
         // The outer reshape's target may use -1 or 0 relative to its input; the static result
         // shape says the same thing relative to any input.
-        Ref<Attrs> attrs = attr_with(*call.attrs, "newshape", out->static_shape());
-        Expr merged = make_call(call.op, {inner->args[0]}, attrs, call.loc);
+        ops::ReshapeAttrs attrs = attrs_of<ops::ReshapeAttrs>(call);
+        attrs.newshape = out->static_shape();
+        attrs.dims.clear();  // symbolic entries, which would replace newshape
+        Expr merged =
+            make_call(call.op, {inner->args[0]}, make_ref<ops::ReshapeAttrs>(attrs), call.loc);
         return keeps_type(inner->args[0], merged) ? inner->args[0] : merged;
     }
 
@@ -96,7 +98,9 @@ private:
         std::iota(identity.begin(), identity.end(), 0);
         if (perm == identity) return input;
         if (input.same_as(x)) return e;
-        return make_call(call.op, {input}, attr_with(*call.attrs, "axes", perm), call.loc);
+        ops::TransposeAttrs attrs = attrs_of<ops::TransposeAttrs>(call);
+        attrs.axes = perm;
+        return make_call(call.op, {input}, make_ref<ops::TransposeAttrs>(attrs), call.loc);
     }
 
     Expr simplify_identity(const Expr& e, const Call& call) {
@@ -118,7 +122,7 @@ private:
         auto exponent = uniform_value(call.args[1]);
         if (!exponent || !keeps_type(x, e)) return e;
         if (*exponent == 1.0) return x;
-        const Op* multiply = find_op(ctx_, "multiply");
+        const Op* multiply = find_op("multiply");
         if (*exponent == 2.0 && multiply) {
             return make_call(*multiply, {x, x}, multiply->make_default_attrs(), call.loc);
         }

@@ -14,8 +14,9 @@
 #include <tuple>
 
 #include "graph/expr_functor.h"
-#include "graph/passes/attr_fields.h"
 #include "graph/passes/graph_rewrite.h"
+#include "ops/norm.h"
+#include "ops/transform.h"
 
 namespace anvil::graph {
 
@@ -52,22 +53,20 @@ private:
     }
 
     Expr lower_batch_norm(const Call& call) {
-        const Op* add = find_op(ctx_, "add");
-        const Op* multiply = find_op(ctx_, "multiply");
+        const Op* add = find_op("add");
+        const Op* multiply = find_op("multiply");
         auto* xt = call.args[0]->type.as<TensorType>();
-        auto axis = attr_int(*call.attrs, "axis");
-        auto epsilon = attr_float(*call.attrs, "epsilon");
-        if (!add || !multiply || !xt || !axis || !epsilon || call.args.size() != 5) return {};
+        const auto& attrs = attrs_of<ops::BatchNormAttrs>(call);
+        const double epsilon = attrs.epsilon;
+        if (!xt || call.args.size() != 5) return {};
         int64_t ndim = static_cast<int64_t>(xt->ndim());
-        int64_t ax = *axis < 0 ? *axis + ndim : *axis;
+        int64_t ax = attrs.axis < 0 ? attrs.axis + ndim : attrs.axis;
         if (ax < 0 || ax >= ndim) return {};
         const int64_t* channels = as_const_int(xt->shape[ax]);
         if (!channels) return {};
         // (C, 1, ..., 1): broadcasts along `axis` of x.
         std::vector<int64_t> shape(static_cast<size_t>(ndim - ax), 1);
         shape[0] = *channels;
-        bool use_gamma = attr_bool(*call.attrs, "scale").value_or(true);
-        bool use_beta = attr_bool(*call.attrs, "center").value_or(true);
 
         Expr scale, shift;
         bool host_dtype = xt->dtype == DataType::float32() || xt->dtype == DataType::float64();
@@ -75,13 +74,13 @@ private:
             std::vector<double> s(c->size()), b(c->size());
             for (int64_t i = 0; i < *channels; ++i) {
                 const auto& [gamma, beta, mean, var] = (*c)[i];
-                s[i] = (use_gamma ? gamma : 1.0) / std::sqrt(var + *epsilon);
-                b[i] = (use_beta ? beta : 0.0) - mean * s[i];
+                s[i] = gamma / std::sqrt(var + epsilon);
+                b[i] = beta - mean * s[i];
             }
             scale = make_constant_of(shape, xt->dtype, s, call.loc);
             shift = make_constant_of(shape, xt->dtype, b, call.loc);
         } else {
-            auto arith = statistics_arith(call, shape, *epsilon, use_gamma, use_beta);
+            auto arith = statistics_arith(call, shape, epsilon);
             if (!arith) return {};
             std::tie(scale, shift) = *arith;
         }
@@ -103,29 +102,24 @@ private:
     // scale and shift built from ops, reshaped to `shape`.
     std::optional<std::pair<Expr, Expr>> statistics_arith(const Call& call,
                                                           const std::vector<int64_t>& shape,
-                                                          double epsilon, bool use_gamma,
-                                                          bool use_beta) {
-        const Op* add = find_op(ctx_, "add");
-        const Op* subtract = find_op(ctx_, "subtract");
-        const Op* multiply = find_op(ctx_, "multiply");
-        const Op* rsqrt = find_op(ctx_, "rsqrt");
-        const Op* reshape = find_op(ctx_, "reshape");
-        if (!subtract || !rsqrt || !reshape) return std::nullopt;
-        Ref<Attrs> reshape_attrs = reshape->make_default_attrs();
-        if (!attr_ints(*reshape_attrs, "newshape")) return std::nullopt;
-        reshape_attrs = attr_with(*reshape_attrs, "newshape", shape);
+                                                          double epsilon) {
+        const Op* add = find_op("add");
+        const Op* subtract = find_op("subtract");
+        const Op* multiply = find_op("multiply");
+        const Op* rsqrt = find_op("rsqrt");
+        const Op* reshape = find_op("reshape");
+        ops::ReshapeAttrs to_shape;
+        to_shape.newshape = shape;
+        Ref<Attrs> reshape_attrs = make_ref<ops::ReshapeAttrs>(to_shape);
         auto* vt = call.args[4]->type.as<TensorType>();
         if (!vt || !vt->dtype.is_float()) return std::nullopt;
         const SourceLoc& loc = call.loc;
         Expr eps = make_constant_of({}, vt->dtype, {epsilon}, loc);
         Expr scale =
             make_call(*rsqrt, {make_call(*add, {call.args[4], eps}, nullptr, loc)}, nullptr, loc);
-        if (use_gamma) scale = make_call(*multiply, {call.args[1], scale}, nullptr, loc);
+        scale = make_call(*multiply, {call.args[1], scale}, nullptr, loc);
         Expr shift = make_call(*multiply, {call.args[3], scale}, nullptr, loc);
-        shift = use_beta
-                    ? make_call(*subtract, {call.args[2], shift}, nullptr, loc)
-                    : make_call(*subtract, {make_constant_of({}, vt->dtype, {0.0}, loc), shift},
-                                nullptr, loc);
+        shift = make_call(*subtract, {call.args[2], shift}, nullptr, loc);
         return std::make_pair(make_call(*reshape, {scale}, reshape_attrs, loc),
                               make_call(*reshape, {shift}, reshape_attrs, loc));
     }

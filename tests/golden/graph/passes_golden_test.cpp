@@ -10,7 +10,7 @@
 
 #include "golden/golden_file.h"
 #include "graph/parser.h"
-#include "graph/passes/passes.h"
+#include "graph/passes/pass_table.h"
 #include "graph/printer.h"
 #include "graph/verifier.h"
 #include "ops/op_table.h"
@@ -64,25 +64,13 @@ runtime::NDArray evaluate(const Expr& e) {
     return a;
 }
 
+// The pass as Python and the pipeline find it: by name in the pass table.
 IRModule run_pass(const std::string& pass, const IRModule& m) {
     PassContext ctx;
-    ctx.ops = &ops::op_table();
     ctx.evaluate = evaluate;
-    IRModule (*fn)(const IRModule&, const PassContext&) = nullptr;
-    if (pass == "infer_types") fn = infer_types;
-    if (pass == "fold_constants") fn = fold_constants;
-    if (pass == "simplify_inference") fn = simplify_inference;
-    if (pass == "eliminate_common_subexpr") fn = eliminate_common_subexpr;
-    if (pass == "dead_code_elimination") fn = dead_code_elimination;
-    if (pass == "simplify_expr") fn = simplify_expr;
-    if (pass == "fold_scale_axis") fn = fold_scale_axis;
-    if (pass == "fuse_attention") fn = fuse_attention;
-    if (pass == "fuse_layer_norm") fn = fuse_layer_norm;
-    if (pass == "alter_op_layout") fn = alter_op_layout;
-    if (pass == "prepack_weights") fn = prepack_weights;
-    if (pass == "fuse_ops") fn = fuse_ops;
-    EXPECT_NE(fn, nullptr) << "unknown pass " << pass;
-    return fn ? fn(m, ctx) : m;
+    const GraphPassInfo* info = find_graph_pass(pass);
+    EXPECT_NE(info, nullptr) << "unknown pass " << pass;
+    return info ? info->run(m, ctx) : m;
 }
 
 class GraphPassGolden : public ::testing::TestWithParam<std::string> {};
@@ -98,15 +86,19 @@ TEST_P(GraphPassGolden, MatchesAfterFile) {
     EXPECT_NO_THROW(parse_module(read_file(after_path), ops::op_table()));
 }
 
-const std::vector<std::string> kPasses = {
-    "infer_types",           "fold_constants", "simplify_inference", "eliminate_common_subexpr",
-    "dead_code_elimination", "simplify_expr",  "fold_scale_axis",    "alter_op_layout",
-    "prepack_weights",       "fuse_ops",       "fuse_attention",     "fuse_layer_norm"};
+std::vector<std::string> table_passes() {
+    std::vector<std::string> names;
+    for (const auto& p : graph_passes()) names.push_back(p.name);
+    return names;
+}
+
+const std::vector<std::string> kPasses = table_passes();
 
 INSTANTIATE_TEST_SUITE_P(GraphPasses, GraphPassGolden, ::testing::ValuesIn(kPasses));
 
-// Every module pass of graph/passes/passes.h has a golden pair here, and every .before.txt file
-// is read by a test: a new pass or a misnamed file fails instead of going untested.
+// Every module pass of graph/passes/passes.h is in the pass table and has a golden pair here, and
+// every .before.txt file is read by a test: a new pass, one missing from the table or a misnamed
+// file fails instead of going untested.
 TEST(GraphPassGoldenCoverage, EveryPassHasAGoldenFileAndEveryFileAPass) {
     golden::expect_golden_coverage(
         kPasses, "src/graph/passes/passes.h",

@@ -1,6 +1,6 @@
 #include <algorithm>
 
-#include "graph/passes/attr_fields.h"
+#include "graph/attr_fields.h"
 #include "graph/printer.h"
 #include "ops/dense.h"
 #include "pass_test_graphs.h"

@@ -1,4 +1,4 @@
-#include "graph/passes/attr_fields.h"
+#include "graph/attr_fields.h"
 #include "ops/reduce.h"
 #include "pass_test_graphs.h"
 

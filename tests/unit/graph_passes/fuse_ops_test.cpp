@@ -1,4 +1,4 @@
-#include "graph/passes/attr_fields.h"
+#include "graph/attr_fields.h"
 #include "graph/verifier.h"
 #include "pass_test_graphs.h"
 

@@ -37,7 +37,6 @@ inline Expr call(const std::string& op, std::vector<Expr> args, Ref<Attrs> attrs
 
 inline PassContext test_context() {
     PassContext ctx;
-    ctx.ops = &ops::op_table();
     return ctx;
 }
 
