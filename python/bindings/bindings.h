@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "graph/expr.h"
 #include "runtime/ndarray.h"
 #include "runtime/packed_func.h"
 #include "support/source_loc.h"
@@ -18,9 +19,15 @@ void init_runtime(py::module_& m);
 void init_te(py::module_& m);
 void init_graph(py::module_& m);
 void init_graph_expr(py::module_& m);
+void init_dataflow_pattern(py::module_& m);
 void init_frontend_pytorch(py::module_& m);
 void init_autotvm(py::module_& m);
 void init_auto_scheduler(py::module_& m);
+
+// A graph expression as Python holds it (anvil.graph.Expr).
+struct PyExpr {
+    graph::Expr e;
+};
 
 // The numpy array as an NDArray: a zero-copy view when it is C-contiguous, writable and its data
 // is ANVIL_TENSOR_ALIGNMENT aligned, otherwise a copy into a new aligned tensor. `copied` (when

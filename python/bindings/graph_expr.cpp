@@ -15,10 +15,6 @@ namespace anvil::python {
 
 namespace {
 
-struct PyExpr {
-    graph::Expr e;
-};
-
 // Writes Python keyword arguments into an op's attribute struct through its visit_fields, so
 // only fields the op declares can be set, each with its own kind of value.
 class KwargsWriter : public graph::AttrVisitor {

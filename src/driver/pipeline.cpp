@@ -63,17 +63,30 @@ struct GraphPassEntry {
     int min_opt_level;  // skipped when the build's opt_level is lower
 };
 
-// THE graph pipeline. Inference simplification and constant folding before fold_scale_axis
-// (which needs constant weights and scales), blocked layouts and weight pre-packing after it
-// (they need the OIHW weights) and folding again after that (which packs at compile time), and
-// fuse_ops last: it runs at every level (at -O0 each op becomes its own kernel).
+// THE graph pipeline. Regions partitioned by patterns that nothing offloads are inlined first
+// (the later passes and lowering know only ops and kernels). Inference simplification and
+// constant folding before fold_scale_axis (which needs constant weights and scales), blocked
+// layouts and weight pre-packing after it (they need the OIHW weights) and folding again after
+// that (which packs at compile time), and fuse_ops last. inline_composites and fuse_ops run at
+// every level, disabled or not: lowering needs them.
+// clang-format off
 const GraphPassEntry kGraphPipeline[] = {
-    {"infer_types", 0},     {"simplify_inference", 0},       {"simplify_expr", 1},
-    {"fold_constants", 1},  {"fold_scale_axis", 2},          {"fuse_attention", 2},
-    {"fuse_layer_norm", 2}, {"alter_op_layout", 2},          {"prepack_weights", 2},
-    {"fold_constants", 2},  {"eliminate_common_subexpr", 2}, {"dead_code_elimination", 1},
+    {"infer_types", 0},
+    {"inline_composites", 0},
+    {"simplify_inference", 0},
+    {"simplify_expr", 1},
+    {"fold_constants", 1},
+    {"fold_scale_axis", 2},
+    {"fuse_attention", 2},
+    {"fuse_layer_norm", 2},
+    {"alter_op_layout", 2},
+    {"prepack_weights", 2},
+    {"fold_constants", 2},
+    {"eliminate_common_subexpr", 2},
+    {"dead_code_elimination", 1},
     {"fuse_ops", 0},
 };
+// clang-format on
 
 const graph::GraphPassInfo& pipeline_pass(const char* name) {
     const graph::GraphPassInfo* p = graph::find_graph_pass(name);
@@ -162,8 +175,10 @@ graph::IRModule run_graph_pipeline(const graph::IRModule& input, graph::PassCont
     ctx.disabled_passes = options.disabled_passes;
     graph::IRModule m = input;
     for (const auto& entry : kGraphPipeline) {
-        // fuse_ops runs even when disabled: lowering needs every op in a primitive function.
-        bool required = std::string(entry.name) == "fuse_ops";
+        // Run even when disabled: lowering needs every op in a primitive function, and no
+        // region left in a function that is neither a kernel nor offloaded.
+        const std::string name = entry.name;
+        bool required = name == "fuse_ops" || name == "inline_composites";
         if (!required &&
             (is_disabled(options, entry.name) || options.opt_level < entry.min_opt_level)) {
             continue;

@@ -72,7 +72,7 @@ public:
             params.push_back(v);
         }
         graph::Expr body = mutate(f.body);
-        return graph::make_function(std::move(params), body, f.primitive, f.loc);
+        return graph::make_function(std::move(params), body, f.primitive, f.loc, f.attrs);
     }
 
 protected:

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "support/error.h"
+#include "support/text_scanner.h"
 
 namespace anvil::graph {
 
@@ -124,14 +125,27 @@ Expr make_tuple_get_item(Expr tuple, int index, SourceLoc loc) {
     return Expr(new TupleGetItem(std::move(tuple), index, std::move(t), std::move(loc)));
 }
 
-Ref<Function> make_function(std::vector<Ref<Var>> params, Expr body, bool primitive,
-                            SourceLoc loc) {
+Ref<Function> make_function(std::vector<Ref<Var>> params, Expr body, bool primitive, SourceLoc loc,
+                            FunctionAttrs attrs) {
     ANVIL_CHECK(body.defined()) << "function without a body";
+    for (const auto& [name, value] : attrs) {
+        bool plain = !name.empty() && text::is_name_start(name[0]);
+        for (char c : name) plain &= text::is_name_char(c);
+        if (!plain || name == "primitive") {
+            user_error(loc) << "function attribute name '" << name
+                            << "': a name is a letter or _ then letters, digits or _ ('primitive' "
+                               "is the primitive flag)";
+        }
+    }
     std::vector<Type> param_types;
     for (const auto& p : params) param_types.push_back(p->type);
     Type t = make_func_type(std::move(param_types), body->type);
-    return make_ref<Function>(std::move(params), std::move(body), primitive, std::move(t),
-                              std::move(loc));
+    return make_ref<Function>(std::move(params), std::move(body), primitive, std::move(attrs),
+                              std::move(t), std::move(loc));
+}
+
+Ref<Function> with_body(const Function& f, Expr body) {
+    return make_function(f.params, std::move(body), f.primitive, f.loc, f.attrs);
 }
 
 Expr make_let(Ref<Var> var, Expr value, Expr body, SourceLoc loc) {

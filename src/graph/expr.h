@@ -14,6 +14,7 @@
 // Sharing a node between several users is how dataflow is expressed (a DAG), so walkers memoize.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -94,16 +95,23 @@ struct TupleGetItem : ExprNode {
     const int index;
 };
 
+// A function's named string attributes, TVM's: Composite="dnnl.conv2d_relu" (a region a
+// pattern matched, graph/pattern/partition.h), Compiler="dnnl" and global_symbol (a region an
+// external code generator compiles), PartitionedFromPattern. Printed after the parameters.
+using FunctionAttrs = std::map<std::string, std::string>;
+
 struct Function : ExprNode {
     static constexpr ExprKind kKind = ExprKind::Function;
-    Function(std::vector<Ref<Var>> p, Expr b, bool prim, Type t, SourceLoc l)
+    Function(std::vector<Ref<Var>> p, Expr b, bool prim, FunctionAttrs a, Type t, SourceLoc l)
         : ExprNode(kKind, std::move(t), std::move(l)),
           params(std::move(p)),
           body(std::move(b)),
-          primitive(prim) {}
+          primitive(prim),
+          attrs(std::move(a)) {}
     const std::vector<Ref<Var>> params;
     const Expr body;
     const bool primitive;  // a fused group: lowered as one kernel
+    const FunctionAttrs attrs;
 };
 
 struct Let : ExprNode {
@@ -129,7 +137,9 @@ Expr make_call_function(Ref<Function> fn, std::vector<Expr> args, SourceLoc loc 
 Expr make_tuple(std::vector<Expr> fields, SourceLoc loc = {});
 Expr make_tuple_get_item(Expr tuple, int index, SourceLoc loc = {});
 Ref<Function> make_function(std::vector<Ref<Var>> params, Expr body, bool primitive = false,
-                            SourceLoc loc = {});
+                            SourceLoc loc = {}, FunctionAttrs attrs = {});
+// `f` with another body: its parameters, primitive flag, location and attributes kept.
+Ref<Function> with_body(const Function& f, Expr body);
 Expr make_let(Ref<Var> var, Expr value, Expr body, SourceLoc loc = {});
 
 // The DataType of a DLPack dtype and back (graph constants are runtime tensors).

@@ -104,7 +104,7 @@ Expr ExprMutator::mutate_(const Function* op, const Expr& self) {
     }
     Expr body = mutate(op->body);
     if (!changed && body.same_as(op->body)) return self;
-    return Expr(make_function(std::move(params), body, op->primitive, op->loc));
+    return Expr(make_function(std::move(params), body, op->primitive, op->loc, op->attrs));
 }
 
 Expr ExprMutator::mutate_(const Let* op, const Expr& self) {

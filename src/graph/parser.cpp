@@ -74,6 +74,12 @@ public:
         return e;
     }
 
+    Type type_text() {
+        Type t = type();
+        expect_end("after the type");
+        return t;
+    }
+
 private:
     // ---- names
 
@@ -211,6 +217,7 @@ private:
         scopes_.push_back({{}, false});  // functions are closed
         expect("(", "to open the parameter list");
         std::vector<Ref<Var>> params;
+        FunctionAttrs attrs;
         bool primitive = false;
         while (!accept(")")) {
             if (is_keyword("primitive") && is_punct("=", 1)) {
@@ -220,6 +227,24 @@ private:
                 expect(")", "after 'primitive=...' (it comes last)");
                 break;
             }
+            if (peek().kind == Tok::Ident && is_punct("=", 1)) {
+                // A string attribute, after the parameters: Composite="dnnl.conv2d".
+                const Token& name = peek();
+                next();
+                next();
+                if (peek().kind != Tok::String) {
+                    expected("a string after '" + name.text +
+                             "=' (function attributes are strings)");
+                }
+                if (!attrs.emplace(name.text, peek().text).second) {
+                    fail(name, "function attribute '" + name.text + "' given twice");
+                }
+                next();
+                if (!is_punct(")")) expect(",", "between function attributes");
+                continue;
+            }
+            if (!attrs.empty())
+                expected("a function attribute or primitive=1 (parameters come first)");
             const Token& at = peek();
             if (at.kind != Tok::Local) expected("a parameter such as %x: Tensor[(1,), float32]");
             next();
@@ -242,7 +267,7 @@ private:
             fail(ret->first, "the function is declared to return " + type_str(ret->second) +
                                  " but its body has type " + type_str(body->type));
         }
-        return make_function(std::move(params), body, primitive);
+        return make_function(std::move(params), body, primitive, {}, std::move(attrs));
     }
 
     // Bindings and lets, then the result; the caller reads what closes the block. Each let's
@@ -597,6 +622,11 @@ Expr parse_expr(const std::string& text, const OpTable& ops,
     Parser p(text, ops);
     p.declare_free_vars(free_vars);
     return p.expr_text();
+}
+
+Type parse_type(const std::string& text) {
+    static const OpTable kNoOps;
+    return Parser(text, kNoOps).type_text();
 }
 
 }  // namespace anvil::graph

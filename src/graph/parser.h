@@ -62,5 +62,7 @@ IRModule parse_module(const std::string& text, const OpTable& ops);
 // are visible by name, for text that uses variables it does not bind.
 Expr parse_expr(const std::string& text, const OpTable& ops,
                 const std::vector<Ref<Var>>& free_vars = {});
+// A type as the printer writes it: "Tensor[(1, 3), float32]", "(Tensor[(2), int64], float32)".
+Type parse_type(const std::string& text);
 
 }  // namespace anvil::graph

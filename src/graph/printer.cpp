@@ -145,15 +145,18 @@ private:
 
     static std::string type_note(const Type& t) { return " /* ty=" + type_str(t) + " */"; }
 
-    // `(%a: T, %b: T, primitive=1) -> R {` then the body and the closing brace (no newline).
+    // `(%a: T, %b: T, Composite="x", primitive=1) -> R {` then the body and the closing brace
+    // (no newline).
     void function_rest(const Function* f, int indent) {
         enter_function(f->body);
         out_ += "(";
-        for (size_t i = 0; i < f->params.size(); ++i) {
-            if (i) out_ += ", ";
-            out_ += var_ref(f->params[i].get()) + ": " + type_str(f->params[i]->type);
+        std::vector<std::string> items;
+        for (const auto& p : f->params) {
+            items.push_back(var_ref(p.get()) + ": " + type_str(p->type));
         }
-        if (f->primitive) out_ += f->params.empty() ? "primitive=1" : ", primitive=1";
+        for (const auto& [name, value] : f->attrs) items.push_back(name + "=" + quote(value));
+        if (f->primitive) items.push_back("primitive=1");
+        for (size_t i = 0; i < items.size(); ++i) out_ += (i ? ", " : "") + items[i];
         out_ += ") -> " + type_str(f->body->type) + " {\n";
         block(f->body, indent + 1);
         leave_function();

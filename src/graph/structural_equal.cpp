@@ -54,7 +54,8 @@ private:
             }
             case ExprKind::Function: {
                 auto *x = a.as<Function>(), *y = b.as<Function>();
-                if (x->primitive != y->primitive || x->params.size() != y->params.size()) {
+                if (x->primitive != y->primitive || x->attrs != y->attrs ||
+                    x->params.size() != y->params.size()) {
                     return false;
                 }
                 Bindings scope(*this);

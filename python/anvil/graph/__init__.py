@@ -5,10 +5,12 @@
     y = graph.op.nn.relu(graph.op.nn.conv2d(x, w, padding=[1, 1, 1, 1]))
     mod = graph.IRModule.from_expr(graph.function([x], y))
 
-anvil.graph.pattern is reserved for the dataflow pattern language (a later issue).
+anvil.graph.dataflow_pattern is the dataflow pattern language (is_op, wildcard, rewrite,
+partition, DFPatternCallback).
 """
 from .. import _anvil
 from . import op
+from . import dataflow_pattern
 
 IRModule = _anvil.IRModule
 Expr = _anvil.Expr

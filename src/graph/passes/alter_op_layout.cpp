@@ -373,7 +373,7 @@ IRModule alter_op_layout(const IRModule& m, const PassContext& ctx) {
     return rewrite_functions(m, [&](const Ref<Function>& f) {
         Expr body =
             LayoutRewriter(ctx, *transform, *conv, chosen_blocks(f->body, ctx)).mutate(f->body);
-        return body.same_as(f->body) ? f : make_function(f->params, body, f->primitive, f->loc);
+        return body.same_as(f->body) ? f : with_body(*f, body);
     });
 }
 

@@ -57,7 +57,7 @@ IRModule bind_params(const IRModule& m, const std::string& function,
     }
     IRModule out = m;
     out.functions[function] =
-        make_function(std::move(kept), binder.mutate(f.body), f.primitive, f.loc);
+        make_function(std::move(kept), binder.mutate(f.body), f.primitive, f.loc, f.attrs);
     return out;
 }
 

@@ -53,7 +53,7 @@ protected:
 IRModule dead_code_elimination(const IRModule& m, const PassContext&) {
     return rewrite_functions(m, [&](const Ref<Function>& f) {
         Expr body = DeadCodeEliminator().mutate(f->body);
-        return body.same_as(f->body) ? f : make_function(f->params, body, f->primitive, f->loc);
+        return body.same_as(f->body) ? f : with_body(*f, body);
     });
 }
 

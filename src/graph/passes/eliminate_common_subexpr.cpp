@@ -58,7 +58,7 @@ private:
 IRModule eliminate_common_subexpr(const IRModule& m, const PassContext&) {
     return rewrite_functions(m, [&](const Ref<Function>& f) {
         Expr body = CommonSubexprEliminator().mutate(f->body);
-        return body.same_as(f->body) ? f : make_function(f->params, body, f->primitive, f->loc);
+        return body.same_as(f->body) ? f : with_body(*f, body);
     });
 }
 

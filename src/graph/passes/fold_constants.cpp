@@ -98,7 +98,7 @@ IRModule fold_constants(const IRModule& m, const PassContext& ctx) {
     if (!ctx.evaluate) return m;
     return rewrite_functions(m, [&](const Ref<Function>& f) {
         Expr body = ConstantFolder(ctx).mutate(f->body);
-        return body.same_as(f->body) ? f : make_function(f->params, body, f->primitive, f->loc);
+        return body.same_as(f->body) ? f : with_body(*f, body);
     });
 }
 

@@ -7,9 +7,11 @@
 // channel only; w is a constant OIHW (conv2d) or (units, in) (dense) weight; the conv/dense and
 // the bias step have no other user. Batch norm after a conv, once simplify_inference has made it
 // a multiply and an add, becomes a conv with adjusted weights and one add.
-// The new constants are computed here, in double, for float32/float64 weights.
+// The new constants are computed here, in double, for float32/float64 weights. Written with the
+// dataflow pattern language (graph/pattern/): one pattern covers the three forms.
 #include "graph/expr_functor.h"
 #include "graph/passes/graph_rewrite.h"
+#include "graph/pattern/rewrite.h"
 
 namespace anvil::graph {
 
@@ -39,132 +41,103 @@ std::optional<std::vector<double>> per_channel(const Expr& c, const TensorType& 
     return out_values;
 }
 
-class ScaleFolder : public ExprMutator {
+// A static float32 or float64 weight: what scale_rows scales.
+bool scalable_weight(const Expr& w) {
+    auto* t = w->type.as<TensorType>();
+    return t && t->is_static() &&
+           (t->dtype == DataType::float32() || t->dtype == DataType::float64());
+}
+
+// The weight with row i (along axis 0, the output channel of OIHW and (units, in)) scaled
+// by s[i]. Weights are large (millions of elements): scaled in their own type.
+Expr scale_rows(const Constant& w, const std::vector<double>& s) {
+    runtime::NDArray out = runtime::NDArray::empty(
+        std::vector<int64_t>(w.data.shape().begin(), w.data.shape().end()), w.data.dtype());
+    size_t n = static_cast<size_t>(w.data.num_elements()), per_row = n / s.size();
+    auto scale = [&](auto* dst, const auto* src) {
+        for (size_t i = 0; i < n; ++i) dst[i] = src[i] * s[i / per_row];
+    };
+    if (w.data.dtype().bits == 32) {
+        scale(out.data<float>(), w.data.data<float>());
+    } else {
+        scale(out.data<double>(), w.data.data<double>());
+    }
+    return make_constant(out, w.loc);
+}
+
+// multiply(value, s) with value a conv2d or dense of a constant weight, alone or under a bias
+// step (nn.bias_add or add of a constant). The match's region being private (rewrite.h) is the
+// rule that the conv/dense and the bias step have no other user.
+class FoldScaleAxis : public DFPatternRewrite {
 public:
-    explicit ScaleFolder(const Expr& body) : uses_(count_uses(body)) {}
-
-protected:
-    Expr mutate_(const Call* op, const Expr& self) override {
-        if (as_op_call(self, "multiply")) {
-            for (int k = 0; k < 2; ++k) {
-                Expr r = fold(*op, op->args[k], op->args[1 - k]);
-                if (r.defined()) return r;
-            }
-        }
-        return ExprMutator::mutate_(op, self);
+    FoldScaleAxis() {
+        // nn.conv2d is NCHW data and OIHW weights (the op has no other layout; blocked layouts
+        // are other ops, made after this pass).
+        anchor_ = is_op("nn.conv2d")({data_, weight_}) | is_op("nn.dense")({data_, weight_});
+        bias_add_ = is_op("nn.bias_add")({anchor_, bias_});
+        add_ = is_op("add")({anchor_, bias_});
+        pattern_ = is_op("multiply")({anchor_ | bias_add_ | add_, scale_});
     }
 
-private:
-    bool single_use(const Expr& e) const {
-        auto it = uses_.find(e.get());
-        return it != uses_.end() && it->second == 1;
-    }
-
-    // multiply(value, scale) with `value` a conv/dense, possibly under a bias step.
-    Expr fold(const Call& mul, const Expr& value, const Expr& scale) {
-        if (!type_equal(mul.type, value->type) || !single_use(value)) return {};
-        const Call* bias_step = as_op_call(value, "nn.bias_add");
-        if (!bias_step) bias_step = as_op_call(value, "add");
-        Expr anchor = value, bias;
-        int bias_pos = -1;
-        if (bias_step) {
-            for (int k = 0; k < 2 && bias_pos < 0; ++k) {
-                if (bias_step->args[k].is<Constant>() && is_anchor(bias_step->args[1 - k])) {
-                    bias_pos = k;
-                }
-            }
-            if (bias_pos < 0) return {};
-            bias = bias_step->args[bias_pos];
-            anchor = bias_step->args[1 - bias_pos];
-            if (!single_use(anchor) || !type_equal(anchor->type, value->type)) return {};
-        }
-        if (!is_anchor(anchor)) return {};
+    Expr callback(const Expr&, const Expr& post, const NodeMap& node_map) const override {
+        const Expr& anchor = node_map[anchor_][0];
         const Call& a = *anchor.as<Call>();
-        const auto& out = *a.type.as<TensorType>();
-        bool conv = a.op->name == "nn.conv2d";
-        int64_t axis = conv ? 1 : static_cast<int64_t>(out.ndim()) - 1;
-        auto s = per_channel(scale, out, axis);
-        if (!s) return {};
-
-        const Expr& w = a.args[1];
-        if (w->type.as<TensorType>()->static_shape()[0] != static_cast<int64_t>(s->size()))
-            return {};
-        Expr new_w = scale_rows(*w.as<Constant>(), *s);
-        std::vector<Expr> args = {mutate(a.args[0]), new_w};
-        if (a.args.size() > 2) {  // the op's own bias, one per output channel
-            auto bv = constant_values(a.args[2]);
-            if (a.args.size() > 3 || !bv || bv->size() != s->size()) return {};
-            for (size_t i = 0; i < bv->size(); ++i) (*bv)[i] *= (*s)[i];
-            const auto& bt = *a.args[2]->type.as<TensorType>();
-            args.push_back(make_constant_of(bt.static_shape(), bt.dtype, *bv, a.args[2]->loc));
+        // The multiply's operand: the anchor, or the bias step over it.
+        Expr value = anchor;
+        for (const DFPattern* p : {&bias_add_, &add_}) {
+            if (node_map.contains(*p)) value = node_map[*p][0];
         }
-        Expr result = make_call(a.op, std::move(args), a.attrs, a.loc);
-        if (!bias_step) return result;
+        const Call* step = value.same_as(anchor) ? nullptr : value.as<Call>();
+        // The multiply must not broadcast its value to a larger shape, nor the bias step.
+        if (!type_equal(post->type, value->type) || !type_equal(anchor->type, value->type)) {
+            return post;
+        }
+        const Expr& w = a.args[1];
+        const auto& out = *a.type.as<TensorType>();
+        if (!scalable_weight(w) || !out.is_static()) return post;
+        const int64_t axis = a.op->name == "nn.conv2d" ? 1 : static_cast<int64_t>(out.ndim()) - 1;
+        auto s = per_channel(node_map[scale_][0], out, axis);
+        if (!s || w->type.as<TensorType>()->static_shape()[0] != static_cast<int64_t>(s->size())) {
+            return post;
+        }
+        Expr result =
+            make_call(a.op, {a.args[0], scale_rows(*w.as<Constant>(), *s)}, a.attrs, a.loc);
+        if (!step) return result;
 
+        const Expr& bias = node_map[bias_][0];
         Expr new_bias;
-        if (bias_step->op->name == "nn.bias_add") {
+        if (step->op->name == "nn.bias_add") {
             auto bv = constant_values(bias);
-            if (!bv || bv->size() != s->size()) return {};
+            if (!bv || bv->size() != s->size()) return post;
             for (size_t i = 0; i < bv->size(); ++i) (*bv)[i] *= (*s)[i];
             const auto& bt = *bias->type.as<TensorType>();
             new_bias = make_constant_of(bt.static_shape(), bt.dtype, *bv, bias->loc);
         } else {
             auto bv = per_channel(bias, out, axis);
-            if (!bv) return {};
+            if (!bv) return post;
             for (size_t i = 0; i < bv->size(); ++i) (*bv)[i] *= (*s)[i];
             // (C, 1, ..., 1): broadcasts along the channel axis.
             std::vector<int64_t> shape(out.ndim() - static_cast<size_t>(axis), 1);
             shape[0] = static_cast<int64_t>(bv->size());
             new_bias = make_constant_of(shape, bias->type.as<TensorType>()->dtype, *bv, bias->loc);
         }
-        std::vector<Expr> bias_args(2);
-        bias_args[bias_pos] = new_bias;
-        bias_args[1 - bias_pos] = result;
-        Expr r = make_call(bias_step->op, bias_args, bias_step->attrs, bias_step->loc);
-        return type_equal(r->type, mul.type) ? r : Expr();
+        // The step's operands in their order, the scaled ones in place of the old.
+        std::vector<Expr> args = step->args;
+        for (Expr& arg : args) arg = arg.same_as(anchor) ? result : new_bias;
+        Expr r = make_call(step->op, args, step->attrs, step->loc);
+        return type_equal(r->type, post->type) ? r : post;
     }
 
-    // The weight with row i (along axis 0, the output channel of OIHW and (units, in)) scaled
-    // by s[i]. Weights are large (millions of elements): scaled in their own type.
-    static Expr scale_rows(const Constant& w, const std::vector<double>& s) {
-        runtime::NDArray out = runtime::NDArray::empty(
-            std::vector<int64_t>(w.data.shape().begin(), w.data.shape().end()), w.data.dtype());
-        size_t n = static_cast<size_t>(w.data.num_elements()), per_row = n / s.size();
-        auto scale = [&](auto* dst, const auto* src) {
-            for (size_t i = 0; i < n; ++i) dst[i] = src[i] * s[i / per_row];
-        };
-        if (w.data.dtype().bits == 32) {
-            scale(out.data<float>(), w.data.data<float>());
-        } else {
-            scale(out.data<double>(), w.data.data<double>());
-        }
-        return make_constant(out, w.loc);
-    }
-
-    // A conv2d (NCHW data and OIHW weights: the op has no other layout; blocked layouts are
-    // other ops, made after this pass) or a dense, with a constant float weight.
-    static bool is_anchor(const Expr& e) {
-        auto* call = e.as<Call>();
-        if (!call || !call->op.defined() || call->args.size() < 2) return false;
-        const std::string& name = call->op->name;
-        if (name != "nn.conv2d" && name != "nn.dense") return false;
-        auto* out = call->type.as<TensorType>();
-        auto* wt = call->args[1]->type.as<TensorType>();
-        if (!out || !wt || !wt->is_static() || !out->is_static()) return false;
-        if (wt->dtype != DataType::float32() && wt->dtype != DataType::float64()) return false;
-        return call->args[1].is<Constant>();
-    }
-
-    std::unordered_map<const ExprNode*, int> uses_;
+private:
+    DFPattern data_ = wildcard(), weight_ = is_constant(), bias_ = is_constant();
+    DFPattern scale_ = is_constant();
+    DFPattern anchor_, bias_add_, add_;
 };
 
 }  // namespace
 
 IRModule fold_scale_axis(const IRModule& m, const PassContext&) {
-    return rewrite_functions(m, [&](const Ref<Function>& f) {
-        Expr body = ScaleFolder(f->body).mutate(f->body);
-        return body.same_as(f->body) ? f : make_function(f->params, body, f->primitive, f->loc);
-    });
+    return rewrite({make_ref<FoldScaleAxis>()}, m);
 }
 
 }  // namespace anvil::graph

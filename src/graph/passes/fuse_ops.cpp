@@ -272,7 +272,7 @@ Ref<Function> fuse_function(const Ref<Function>& f, int opt_level) {
     FuseMutator mutator(graph.node_of, groups);
     Expr body = mutator.mutate(f->body);
     if (body.same_as(f->body)) return f;
-    return make_function(f->params, body, f->primitive, f->loc);
+    return with_body(*f, body);
 }
 
 }  // namespace

@@ -77,7 +77,7 @@ template <typename R>
 IRModule rewrite_calls(const IRModule& m, const PassContext& ctx) {
     return rewrite_functions(m, [&](const Ref<Function>& f) {
         Expr body = R(ctx, f->body).mutate(f->body);
-        return body.same_as(f->body) ? f : make_function(f->params, body, f->primitive, f->loc);
+        return body.same_as(f->body) ? f : with_body(*f, body);
     });
 }
 

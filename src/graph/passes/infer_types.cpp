@@ -24,7 +24,7 @@ public:
             bound_.insert(params[i].get());
         }
         Expr body = mutate(f->body);
-        return make_function(params, body, f->primitive, f->loc);
+        return make_function(params, body, f->primitive, f->loc, f->attrs);
     }
 
 protected:

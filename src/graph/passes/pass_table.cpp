@@ -6,6 +6,7 @@ namespace {
 
 const GraphPassInfo kGraphPasses[] = {
     {"infer_types", infer_types},
+    {"inline_composites", inline_composites},
     {"simplify_inference", simplify_inference},
     {"simplify_expr", simplify_expr},
     {"fold_constants", fold_constants},

@@ -14,9 +14,9 @@
 // passes run at which level is the pipeline's decision (driver/pipeline.cpp).
 //
 // Recommended order (what driver/pipeline.cpp lists):
-//   infer_types, simplify_inference, simplify_expr, fold_constants, fold_scale_axis,
-//   fuse_attention, fuse_layer_norm, alter_op_layout, prepack_weights, fold_constants,
-//   eliminate_common_subexpr, dead_code_elimination, fuse_ops
+//   infer_types, inline_composites, simplify_inference, simplify_expr, fold_constants,
+//   fold_scale_axis, fuse_attention, fuse_layer_norm, alter_op_layout, prepack_weights,
+//   fold_constants, eliminate_common_subexpr, dead_code_elimination, fuse_ops
 #pragma once
 
 #include <functional>
@@ -70,6 +70,11 @@ IRModule infer_types(const IRModule& m, const PassContext& ctx);
 // Substitution for a shape override: `f` with its parameters replaced (positionally) by
 // `params`, every type in the body re-derived. UserError when a new shape does not fit.
 Ref<Function> rebind_params(const Ref<Function>& f, const std::vector<Ref<Var>>& params);
+
+// Requires: nothing.  Ensures: no call of a nested function that is neither primitive nor has a
+// Compiler attribute (a Composite region of graph/pattern/partition.h nothing offloaded): its
+// body stands in the call, the arguments in place of its parameters.
+IRModule inline_composites(const IRModule& m, const PassContext& ctx);
 
 // Requires: ctx.evaluate (else no change).  Ensures: every maximal expression that depends on
 // no variable (a call whose arguments are constants, transitively) and has a tensor type is

@@ -137,7 +137,7 @@ private:
 IRModule simplify_expr(const IRModule& m, const PassContext& ctx) {
     return rewrite_functions(m, [&](const Ref<Function>& f) {
         Expr body = ExprSimplifier(ctx).mutate(f->body);
-        return body.same_as(f->body) ? f : make_function(f->params, body, f->primitive, f->loc);
+        return body.same_as(f->body) ? f : with_body(*f, body);
     });
 }
 

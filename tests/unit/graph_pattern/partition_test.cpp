@@ -1,0 +1,127 @@
+// Partitioning by dataflow patterns (graph/pattern/partition.h), and function attributes in the
+// text form.
+#include "graph/pattern/partition.h"
+
+#include "graph/parser.h"
+#include "graph/printer.h"
+#include "graph/structural_equal.h"
+#include "graph/verifier.h"
+#include "pattern_test_util.h"
+
+namespace anvil::graph::testing {
+namespace {
+
+// The pad-optional conv + bias + activation pattern of TVM's BYOC examples, in float form:
+//   (nn.pad(*) | *) -> nn.conv2d(., const) -> nn.bias_add(., const) -> nn.relu
+DFPattern conv_bias_relu() {
+    DFPattern data = is_op("pad") | wildcard();
+    DFPattern conv = is_op("nn.conv2d")({data, is_constant()});
+    DFPattern bias = is_op("nn.bias_add")({conv, is_constant()});
+    return is_op("nn.relu")({bias});
+}
+
+Expr conv_bias_relu_of(const Expr& x, int64_t channels) {
+    Expr conv = call("nn.conv2d", {x, constant({channels, channels, 3, 3}, {0.25f})},
+                     attrs_of_op("nn.conv2d", {{"padding", {1, 1, 1, 1}}}));
+    return call("nn.relu", {call("nn.bias_add", {conv, constant({channels}, {1.0f})})});
+}
+
+const Function* callee_of(const Expr& e) {
+    auto* c = e.as<Call>();
+    return c && c->callee.defined() ? c->callee.as<Function>() : nullptr;
+}
+
+TEST(Partition, ConvBiasReluWithAndWithoutPad) {
+    auto x = tensor_var("x", {1, 4, 8, 8});
+    Expr padded = call("pad", {x}, attrs_of_op("pad", {{"pad_width", {0, 0, 0, 0, 1, 1, 1, 1}}}));
+    Expr first = conv_bias_relu_of(padded, 4);
+    Expr second = conv_bias_relu_of(first, 4);
+    Expr out = partition(conv_bias_relu(), second, {{"Composite", "dnnl.conv2d_bias_relu"}});
+
+    const Function* outer = callee_of(out);
+    ASSERT_NE(outer, nullptr) << print(out);
+    EXPECT_EQ(outer->attrs.at("Composite"), "dnnl.conv2d_bias_relu");
+    EXPECT_EQ(outer->attrs.at("PartitionedFromPattern"), "nn.conv2d_nn.bias_add_nn.relu_");
+    ASSERT_EQ(outer->params.size(), 1u);  // the data; the weight and bias stay inside
+    const Function* inner = callee_of(out.as<Call>()->args[0]);
+    ASSERT_NE(inner, nullptr) << print(out);
+    EXPECT_EQ(inner->attrs.at("PartitionedFromPattern"), "pad_nn.conv2d_nn.bias_add_nn.relu_");
+    EXPECT_TRUE(out.as<Call>()->args[0].as<Call>()->args[0].same_as(x));
+    EXPECT_TRUE(type_equal(out->type, second->type));
+}
+
+TEST(Partition, SharedValuesAreOneParameterAndInsidesUsedOutsideAreLeft) {
+    auto x = tensor_var("x", {4});
+    DFPattern a = wildcard(), b = wildcard();
+    DFPattern p = is_op("add")({is_op("exp")({a}), b});
+    // add(exp(x), x): x is read twice, one parameter.
+    const Function* f = callee_of(partition(p, call("add", {call("exp", {x}), x})));
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->params.size(), 1u);
+    // exp(x) also an output: not partitioned.
+    Expr ex = call("exp", {x});
+    Expr graph = make_tuple({call("add", {ex, x}), ex});
+    EXPECT_TRUE(partition(p, graph).same_as(graph));
+}
+
+TEST(Partition, CheckDecidesPerMatch) {
+    auto x = tensor_var("x", {1, 4, 8, 8});
+    Expr e = conv_bias_relu_of(conv_bias_relu_of(x, 4), 4);
+    int asked = 0;
+    Expr out = partition(conv_bias_relu(), e, {}, [&](const Expr& root) {
+        ++asked;
+        return root.same_as(e);  // only the outer one
+    });
+    EXPECT_EQ(asked, 2);
+    ASSERT_NE(callee_of(out), nullptr);
+    EXPECT_EQ(callee_of(out.as<Call>()->args[0]), nullptr);
+}
+
+TEST(Partition, AFunctionIsPartitionedInItsBodyAndPrintsAndParsesBack) {
+    auto x = tensor_var("x", {1, 4, 8, 8});
+    Ref<Function> main = make_function({x}, conv_bias_relu_of(x, 4));
+    Expr out = partition(conv_bias_relu(), Expr(main), {{"Composite", "conv_bias_relu"}});
+    IRModule m;
+    m.functions["main"] = out.cast<Function>();
+    EXPECT_NO_THROW(verify(m));
+    const std::string text = print(m);
+    EXPECT_NE(text.find("Composite=\"conv_bias_relu\", "
+                        "PartitionedFromPattern=\"nn.conv2d_nn.bias_add_nn.relu_\""),
+              std::string::npos)
+        << text;
+    IRModule back = parse_module(text, ops::op_table());
+    EXPECT_TRUE(structural_equal(back, m)) << text << "\n---\n" << print(back);
+    EXPECT_EQ(print(back), text);
+}
+
+TEST(Partition, OnlyWhatComputesIsPartitioned) {
+    auto x = tensor_var("x", {4});
+    Expr e = call("exp", {x});
+    // A wildcard matches the call (a region of one op, its operand a parameter) and the
+    // variable, which computes nothing.
+    const Function* f = callee_of(partition(wildcard(), e));
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->params.size(), 1u);
+    EXPECT_TRUE(partition(is_var(), Expr(x)).same_as(Expr(x)));
+    EXPECT_TRUE(partition(is_op("nn.relu"), e).same_as(e));
+}
+
+TEST(FunctionAttrs, TextErrors) {
+    const char* twice = R"(def @main(%x: Tensor[(4), float32], Composite="a", Composite="b") {
+  %x
+})";
+    EXPECT_THROW(parse_module(twice, ops::op_table()), UserError);
+    const char* not_string = R"(def @main(%x: Tensor[(4), float32], Composite=1) {
+  %x
+})";
+    EXPECT_THROW(parse_module(not_string, ops::op_table()), UserError);
+    const char* param_after = R"(def @main(Composite="a", %x: Tensor[(4), float32]) {
+  %x
+})";
+    EXPECT_THROW(parse_module(param_after, ops::op_table()), UserError);
+    EXPECT_THROW(make_function({}, constant({}, {1.0f}), false, {}, {{"has space", "x"}}),
+                 UserError);
+}
+
+}  // namespace
+}  // namespace anvil::graph::testing
