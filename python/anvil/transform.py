@@ -53,7 +53,7 @@ def bind_params(func_name, params):
 
 
 def pass_names():
-    """The graph passes, in pipeline order, then the loop-IR passes."""
+    """The graph passes (each once, in the recommended order), then the loop-IR passes."""
     return _anvil.graph_pass_names() + _anvil.tir_pass_names()
 
 

@@ -39,35 +39,56 @@ DFPattern::AttrValue attr_value(const std::string& name, const py::handle& v) {
                     py::repr(v).cast<std::string>());
 }
 
-std::vector<DFPattern> patterns_of(const py::args& args) {
+DFPattern pattern_of(const py::handle& p, const std::string& what) {
+    if (!py::isinstance<DFPattern>(p)) {
+        throw UserError(what + " must be a dataflow pattern (is_op, wildcard, ...), not " +
+                        py::repr(p).cast<std::string>());
+    }
+    return p.cast<DFPattern>();
+}
+
+std::vector<DFPattern> patterns_of(const py::handle& items, const std::string& what) {
     std::vector<DFPattern> out;
-    for (const auto& a : args) out.push_back(a.cast<DFPattern>());
+    for (const auto& a : items) out.push_back(pattern_of(a, what));
     return out;
+}
+
+std::string key_of(const py::handle& k, const std::string& what) {
+    if (!py::isinstance<py::str>(k)) {
+        throw UserError(what + ": the names are str, not " + py::repr(k).cast<std::string>());
+    }
+    return k.cast<std::string>();
 }
 
 graph::FunctionAttrs function_attrs(const py::object& attrs) {
     graph::FunctionAttrs out;
     if (attrs.is_none()) return out;
+    if (!py::isinstance<py::dict>(attrs)) {
+        throw UserError("partition: attrs must be a dict of str to str, not " +
+                        py::repr(attrs).cast<std::string>());
+    }
     for (const auto& [k, v] : attrs.cast<py::dict>()) {
+        std::string name = key_of(k, "partition attrs");
         if (!py::isinstance<py::str>(v)) {
-            throw UserError("partition: attribute '" + k.cast<std::string>() +
+            throw UserError("partition: attribute '" + name +
                             "' must be a str (function attributes are strings)");
         }
-        out[k.cast<std::string>()] = v.cast<std::string>();
+        out[name] = v.cast<std::string>();
     }
     return out;
 }
 
 std::function<bool(const graph::Expr&)> check_of(const py::object& check) {
     if (check.is_none()) return nullptr;
-    return [check](const graph::Expr& e) { return check(PyExpr{e}).cast<bool>(); };
+    // Python truth, as `if check(root):` reads it.
+    return [check](const graph::Expr& e) { return py::bool_(check(PyExpr{e})).cast<bool>(); };
 }
 
 // A Python DFPatternCallback as a C++ rewrite: its .pattern, .callback and .rewrite_once.
 class PyRewrite : public graph::DFPatternRewrite {
 public:
     explicit PyRewrite(py::object callback) : callback_(std::move(callback)) {
-        py::object pattern = callback_.attr("pattern");
+        py::object pattern = py::getattr(callback_, "pattern", py::none());
         if (pattern.is_none() || !py::isinstance<DFPattern>(pattern)) {
             throw UserError("rewrite: " + py::repr(callback_).cast<std::string>() +
                             " has no pattern (set self.pattern in its __init__)");
@@ -96,15 +117,18 @@ void init_dataflow_pattern(py::module_& m) {
     py::class_<DFPattern>(m, "DFPattern", "A dataflow pattern (anvil.graph.dataflow_pattern).")
         .def(
             "__call__",
-            [](const DFPattern& p, const py::args& args) { return p(patterns_of(args)); },
+            [](const DFPattern& p, const py::args& args) {
+                return p(patterns_of(args, "an argument of a call pattern"));
+            },
             "A call of this op pattern with these argument patterns.")
-        .def("__or__", [](const DFPattern& a, const DFPattern& b) { return a | b; })
+        .def("__or__", [](const DFPattern& a,
+                          const py::object& b) { return a | pattern_of(b, "the right side of |"); })
         .def(
             "has_attr",
             [](const DFPattern& p, const py::dict& attrs) {
                 std::vector<std::pair<std::string, DFPattern::AttrValue>> values;
                 for (const auto& [k, v] : attrs) {
-                    std::string name = k.cast<std::string>();
+                    std::string name = key_of(k, "has_attr");
                     values.emplace_back(name, attr_value(name, v));
                 }
                 return p.has_attr(std::move(values));
@@ -135,7 +159,9 @@ void init_dataflow_pattern(py::module_& m) {
         .def(
             "optional",
             [](const DFPattern& p, const py::function& wrap) {
-                return p.optional([&](const DFPattern& x) { return wrap(x).cast<DFPattern>(); });
+                return p.optional([&](const DFPattern& x) {
+                    return pattern_of(wrap(x), "what optional's function returns");
+                });
             },
             py::arg("option_constructor"))
         .def(
@@ -168,10 +194,27 @@ void init_dataflow_pattern(py::module_& m) {
     m.def("dfp_is_var", &graph::is_var, py::arg("name") = "");
     m.def(
         "dfp_is_expr", [](const PyExpr& e) { return graph::is_expr(e.e); }, py::arg("expr"));
-    m.def("dfp_is_tuple", &graph::is_tuple, py::arg("fields"));
-    m.def("dfp_is_tuple_get_item", &graph::is_tuple_get_item, py::arg("tuple"),
-          py::arg("index") = -1);
-    m.def("dfp_dominates", &graph::dominates, py::arg("parent"), py::arg("path"), py::arg("child"));
+    m.def(
+        "dfp_is_tuple",
+        [](const py::list& fields) {
+            return graph::is_tuple(patterns_of(fields, "a field of is_tuple"));
+        },
+        py::arg("fields"));
+    m.def(
+        "dfp_is_tuple_get_item",
+        [](const py::object& tuple, int index) {
+            return graph::is_tuple_get_item(pattern_of(tuple, "the tuple of is_tuple_get_item"),
+                                            index);
+        },
+        py::arg("tuple"), py::arg("index") = -1);
+    m.def(
+        "dfp_dominates",
+        [](const py::object& parent, const py::object& path, const py::object& child) {
+            return graph::dominates(pattern_of(parent, "the parent of dominates"),
+                                    pattern_of(path, "the path of dominates"),
+                                    pattern_of(child, "the child of dominates"));
+        },
+        py::arg("parent"), py::arg("path"), py::arg("child"));
     m.def(
         "dfp_rewrite",
         [](const py::list& callbacks, const PyExpr& e) {

@@ -93,6 +93,14 @@ def test_rewrite_errors():
         is_op("nn.conv3x3")
     with pytest.raises(anvil.UserError, match="list value must hold integers"):
         wildcard().has_attr({"axes": [1.5]})
+    with pytest.raises(anvil.UserError, match="must be a dataflow pattern"):
+        is_op("add")(wildcard(), x)
+    with pytest.raises(anvil.UserError, match="the right side of |"):
+        wildcard() | "relu"
+    with pytest.raises(anvil.UserError, match="the names are str"):
+        wildcard().has_attr({1: 2})
+    with pytest.raises(anvil.UserError, match="must be a str"):
+        partition(wildcard(), graph.op.exp(x), {"Composite": 1})
 
 
 def test_node_map_key_error():
@@ -122,7 +130,12 @@ def test_partition_with_attrs_and_check():
     assert 'PartitionedFromPattern="nn.conv2d_nn.bias_add_nn.relu_"' in text
     # check refuses the inner one.
     roots = []
-    out = pattern.partition(y, {"Composite": "c"}, check=lambda e: roots.append(e) or len(roots) == 1)
+
+    def first_only(root):
+        roots.append(root)
+        return len(roots) == 1
+
+    out = pattern.partition(y, {"Composite": "c"}, check=first_only)
     assert len(roots) == 2 and str(out).count('Composite="c"') == 1
     # The partitioned function compiles and computes what the graph did.
     f = graph.function([x], partition(pattern, y, {"Composite": "c"}))

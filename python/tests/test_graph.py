@@ -44,9 +44,12 @@ def test_one_pass_runs_alone(source_dir):
 
 def test_pass_in_a_target_context():
     mod = anvil.parse(TEXT)
-    # The enclosing target reaches the pass's context (parsed again there).
+    # The enclosing target reaches the pass's context: it is parsed again there (a bad one is
+    # refused by the pass runner's own parse).
     with anvil.target.Target("llvm -mtriple=aarch64-linux-gnu"):
         assert "primitive=1" in str(anvil.transform.fuse_ops()(mod))
+    with pytest.raises(anvil.UserError, match="nosuchcpu"):
+        anvil._anvil.run_graph_pass(mod, "fuse_ops", 3, "llvm -mcpu=nosuchcpu")
     with pytest.raises(anvil.UserError, match="unknown graph pass 'fold_constant'"):
         anvil.transform.Pass("fold_constant")(mod)
 

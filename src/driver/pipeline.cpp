@@ -5,6 +5,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "graph/expr_functor.h"
 #include "graph/passes/pass_table.h"
 #include "graph/printer.h"
 #include "graph/verifier.h"
@@ -119,6 +120,27 @@ bool is_disabled(const PipelineOptions& options, const char* name) {
     return false;
 }
 
+// A region for an external code generator (a function with a Compiler attribute) stops the
+// compile here with its name, before passes that know only ops and kernels meet it.
+void check_no_external_regions(const graph::IRModule& m) {
+    auto check = [](const graph::Function& f) {
+        auto compiler = f.attrs.find("Compiler");
+        if (compiler == f.attrs.end()) return;
+        auto symbol = f.attrs.find("global_symbol");
+        user_error(f.loc) << "a function for the external code generator '" << compiler->second
+                          << "'"
+                          << (symbol != f.attrs.end() ? " (" + symbol->second + ")" : std::string())
+                          << ": this build of Anvil has no external code generator of that name; "
+                             "remove the function's Compiler attribute to compile it natively";
+    };
+    for (const auto& [name, f] : m.functions) {
+        check(*f);
+        graph::post_order_visit(f->body, [&](const graph::Expr& e) {
+            if (auto* g = e.as<graph::Function>()) check(*g);
+        });
+    }
+}
+
 }  // namespace
 
 tir::BoundChecks checked_by_default() {
@@ -171,6 +193,7 @@ graph::IRModule run_graph_pass(const graph::IRModule& input, const std::string& 
 graph::IRModule run_graph_pipeline(const graph::IRModule& input, graph::PassContext ctx,
                                    const PipelineOptions& options) {
     check_pass_names(options);
+    check_no_external_regions(input);
     ctx.opt_level = options.opt_level;
     ctx.disabled_passes = options.disabled_passes;
     graph::IRModule m = input;

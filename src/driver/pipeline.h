@@ -63,7 +63,7 @@ std::vector<std::string> graph_pass_names();
 graph::IRModule run_graph_pass(const graph::IRModule& m, const std::string& name,
                                const graph::PassContext& ctx, const PipelineOptions& options);
 
-// Runs the graph pipeline (ending with fuse_ops). `ctx` carries the evaluator and op table;
+// Runs the graph pipeline (ending with fuse_ops). `ctx` carries the evaluator and the target;
 // its opt_level and disabled passes come from `options`.
 graph::IRModule run_graph_pipeline(const graph::IRModule& m, graph::PassContext ctx,
                                    const PipelineOptions& options);

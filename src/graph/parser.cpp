@@ -230,6 +230,10 @@ private:
             if (peek().kind == Tok::Ident && is_punct("=", 1)) {
                 // A string attribute, after the parameters: Composite="dnnl.conv2d".
                 const Token& name = peek();
+                if (name.text.find('.') != std::string::npos) {
+                    fail(name,
+                         "function attribute name '" + name.text + "': letters, digits and _ only");
+                }
                 next();
                 next();
                 if (peek().kind != Tok::String) {

@@ -124,5 +124,17 @@ TEST(GraphErrors, CompileForATargetThatCannotBeBuilt) {
                    "target 'cuda': only llvm targets can be built so far");
 }
 
+TEST(GraphErrors, ARegionForAnExternalCodeGeneratorThatIsNotBuilt) {
+    auto x = make_var("x", tensor({4}));
+    auto p = make_var("p", tensor({4}));
+    auto region = make_function({p}, make_call(ops::get_op("exp"), {p}), false, kNode,
+                                {{"Compiler", "dnnl"}, {"global_symbol", "dnnl_0"}});
+    IRModule m;
+    m.functions["main"] = make_function({x}, make_call_function(region, {x}));
+    EXPECT_MESSAGE(driver::compile_model(m, "llvm"), "node 'Add_3'",
+                   "a function for the external code generator 'dnnl' (dnnl_0)",
+                   "has no external code generator of that name");
+}
+
 }  // namespace
 }  // namespace anvil::graph

@@ -2,7 +2,8 @@
 // generator takes (no Compiler attribute) are inlined: their body, with the call's arguments in
 // place of the parameters. Such functions come from partitioning by patterns
 // (graph/pattern/partition.h: Composite="..." regions) that nothing offloaded; compiled
-// natively, they compute what their ops compute. (TVM's InlineComposites.)
+// natively, they compute what their ops compute. A function for an external code generator is
+// left whole, the composites inside it too: they are what its code generator reads.
 #include <unordered_map>
 
 #include "graph/expr_functor.h"
@@ -12,7 +13,9 @@ namespace anvil::graph {
 
 namespace {
 
-// The body of a function with its parameters replaced by values.
+// The body of a function with its parameters replaced by values, and each variable it binds
+// with a let replaced by a new one (a function called twice is inlined twice: a variable is
+// bound once in a graph).
 class Substituter : public ExprMutator {
 public:
     explicit Substituter(std::unordered_map<const ExprNode*, Expr> values)
@@ -23,12 +26,23 @@ public:
         return it != values_.end() ? it->second : ExprMutator::mutate(e);
     }
 
+protected:
+    Expr mutate_(const Let* op, const Expr& self) override {
+        Expr value = mutate(op->value);
+        Ref<Var> fresh = make_var(op->var->name, op->var->type, op->var->loc);
+        values_[op->var.get()] = Expr(fresh);
+        return make_let(fresh, value, mutate(op->body), op->loc);
+    }
+
 private:
     std::unordered_map<const ExprNode*, Expr> values_;
 };
 
 class CompositeInliner : public ExprMutator {
 protected:
+    Expr mutate_(const Function* op, const Expr& self) override {
+        return op->attrs.count("Compiler") ? self : ExprMutator::mutate_(op, self);
+    }
     Expr mutate_(const Call* op, const Expr& self) override {
         Expr e = ExprMutator::mutate_(op, self);
         auto* call = e.as<Call>();

@@ -123,7 +123,7 @@ private:
         if (!exponent || !keeps_type(x, e)) return e;
         if (*exponent == 1.0) return x;
         const Op* multiply = find_op("multiply");
-        if (*exponent == 2.0 && multiply) {
+        if (*exponent == 2.0) {
             return make_call(*multiply, {x, x}, multiply->make_default_attrs(), call.loc);
         }
         return e;

@@ -42,14 +42,19 @@ std::vector<PatternMatch> match_groups(const DFPattern& pattern, const Expr& gra
         region.insert(root.get());
         bool valid = true;
         for (const ExprNode* n : region) {
+            // A constant (a weight several layers share, one node per initializer) may be part
+            // of several matches: each region keeps its own use of it.
+            if (n->kind == ExprKind::Constant) continue;
             if (claimed.count(n)) valid = false;
-            if (!valid || n == root.get() || n->kind == ExprKind::Constant) continue;
+            if (!valid || n == root.get()) continue;
             for (const ExprNode* user : matcher.users(n)) {
                 if (!region.count(user)) valid = false;
             }
         }
         if (!valid || (check && !check(root))) continue;
-        claimed.insert(region.begin(), region.end());
+        for (const ExprNode* n : region) {
+            if (n->kind != ExprKind::Constant) claimed.insert(n);
+        }
         groups.push_back({root, matcher.node_map(), std::move(region)});
     }
     return groups;

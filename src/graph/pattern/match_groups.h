@@ -19,9 +19,9 @@ struct PatternMatch {
 
 // The matches of `pattern` at the expressions of `graph` (not inside nested functions), taken
 // from the graph's result towards its inputs: a match is kept when its region shares no
-// expression with a kept one, no expression of its region but the root (and constants) is used
-// outside the region (replacing the region must not lose a value something else reads), and
-// `check` (when given) accepts its root. In the order taken.
+// expression but constants with a kept one, no expression of its region but the root (and
+// constants) is used outside the region (replacing the region must not lose a value something else
+// reads), and `check` (when given) accepts its root. In the order taken.
 std::vector<PatternMatch> match_groups(const DFPattern& pattern, const Expr& graph,
                                        const std::function<bool(const Expr&)>& check = nullptr);
 

@@ -94,14 +94,29 @@ bool DFPatternMatcher::match(const DFPattern& pattern, const Expr& expr) {
     region_.clear();
     multi_ = false;
     if (!visit(pattern, expr)) return false;
+    auto add = [&](const std::vector<Expr>& exprs) {
+        // A variable is always read, never computed (a wildcard path may reach one).
+        for (const Expr& e : exprs) {
+            if (!e.is<Var>()) region_.insert(e.get());
+        }
+    };
     for (const auto& [p, exprs] : node_map_.map_) {
         switch (p->kind) {
             case PatternKind::CallPattern:
             case PatternKind::TuplePattern:
             case PatternKind::TupleGetItemPattern:
             case PatternKind::ConstantPattern:
-                for (const Expr& e : exprs) region_.insert(e.get());
+                add(exprs);
                 break;
+            case PatternKind::DominatorPattern: {
+                // The parent and everything along the path are inside, whatever their patterns.
+                const auto* d = static_cast<const DominatorPattern*>(p);
+                for (const PatternNode* part : {d->parent.get(), d->path.get()}) {
+                    auto it = node_map_.map_.find(part);  // no path when the parent is adjacent
+                    if (it != node_map_.map_.end()) add(it->second);
+                }
+                break;
+            }
             default:
                 break;
         }
@@ -226,10 +241,12 @@ bool DFPatternMatcher::visit_call(const CallPattern* p, const Expr& e) {
     return visit(args[0], call->args[1]) && visit(args[1], call->args[0]);
 }
 
-// From the operands of what `child` matched, backwards: an expression `parent` matches ends the
-// walk there, one `path` matches is part of the region (its operands are walked too), any
-// other is a value the region reads. Matches when a parent was reached and every path
-// expression is used only by the child's match and other path expressions.
+// From the operands of what `child` matched, backwards: an operand `parent` matches ends the
+// walk there; one `path` matches is part of the region and its operands are walked too; any
+// other operand fails the match (so every value the child reads comes from the parent through
+// path expressions, or is one such expression: constants and inputs need a path alternative,
+// e.g. path = is_op("add") | is_constant()). Matches when the parent was reached and no path
+// expression but constants is used outside the child and the path.
 bool DFPatternMatcher::visit_dominator(const DominatorPattern* p, const Expr& e) {
     if (!visit(p->child, e)) return false;
     std::vector<Expr> frontier = dataflow_operands(e);
@@ -249,15 +266,13 @@ bool DFPatternMatcher::visit_dominator(const DominatorPattern* p, const Expr& e)
         multi_ = true;  // the path pattern matches every expression along the way
         const bool on_path = visit(p->path, n);
         multi_ = outer;
-        if (!on_path) {
-            roll_back(before);
-            continue;
-        }
+        if (!on_path) return false;
         path_nodes.insert(n.get());
         for (const Expr& operand : dataflow_operands(n)) frontier.push_back(operand);
     }
     if (!reached_parent) return false;
     for (const ExprNode* n : path_nodes) {
+        if (n->kind == ExprKind::Constant) continue;
         for (const ExprNode* u : users(n)) {
             if (u != e.get() && !path_nodes.count(u)) return false;
         }

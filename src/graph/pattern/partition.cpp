@@ -25,6 +25,8 @@ public:
 
     Expr mutate(const Expr& e) override {
         if (match_.region.count(e.get())) return ExprMutator::mutate(e);
+        // The callee of a call in the region (a fused or partitioned function) stays the callee.
+        if (e.is<Function>()) return e;
         // A value the region reads: one parameter per value.
         auto it = param_of_.find(e.get());
         if (it != param_of_.end()) return it->second;

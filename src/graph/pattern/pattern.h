@@ -21,9 +21,11 @@
 //                            string attributes) have these values
 //   p.has_type(t) / p.has_dtype(d) / p.has_shape(s)   what p matches, of that type, element
 //                            type or shape
-//   dominates(parent, path, child)   what child matches, whose operands lead back through
-//                            expressions path matches, used by nothing else, to one expression
-//                            parent matches (a diamond of elementwise ops after a convolution)
+//   dominates(parent, path, child)   what child matches, each of whose operands is what parent
+//                            matches or what path matches, and so on back from those (every
+//                            value read comes through the path: constants need an alternative
+//                            in it); path expressions used by nothing else; one parent (a
+//                            diamond of elementwise ops after a convolution)
 // One pattern node used twice must match the same expression twice: add(x, x) with x =
 // wildcard() matches only an expression added to itself. Matching is in matcher.h; rewriting
 // with callbacks in rewrite.h; partitioning matched regions into functions in partition.h.

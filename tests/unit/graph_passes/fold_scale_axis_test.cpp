@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "pass_test_graphs.h"
 
 namespace anvil::graph::testing {
@@ -58,6 +60,22 @@ TEST(FoldScaleAxis, ScaleAlongAnotherAxisOrASharedConvStays) {
     Expr shared = make_tuple({g.conv, call("multiply", {g.conv, constant({2, 1, 1}, {2, 3})})});
     Ref<Function> f2 = make_function({g.x}, shared);
     EXPECT_TRUE(fold_scale_axis(module_of(f2), test_context()).main().same_as(f2));
+}
+
+TEST(FoldScaleAxis, ScalesSharedBetweenLayersAllFold) {
+    // 150 convolutions scaled by one constant node (one per initializer): each folds, in one
+    // round of the rewrite (a shared constant does not keep matches apart).
+    auto x = tensor_var("x", {1, 2, 4, 4});
+    Expr s = constant({2, 1, 1}, {2, 3});
+    std::vector<Expr> outs;
+    for (int i = 0; i < 150; ++i) {
+        outs.push_back(
+            call("multiply", {call("nn.conv2d", {x, constant({2, 2, 3, 3}, {1.0f})}), s}));
+    }
+    IRModule m = fold_scale_axis(module_of(make_function({x}, make_tuple(outs))), test_context());
+    auto names = op_names(m.main()->body);
+    EXPECT_EQ(std::count(names.begin(), names.end(), "multiply"), 0);
+    EXPECT_EQ(std::count(names.begin(), names.end(), "nn.conv2d"), 150);
 }
 
 TEST(FoldScaleAxis, WeightThatIsAVariableStays) {

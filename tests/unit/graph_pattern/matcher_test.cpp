@@ -138,6 +138,15 @@ TEST(Matcher, DominatesRejectsAPathValueUsedOutside) {
     EXPECT_FALSE(match(dominates(is_op("nn.dense"), d.path, is_op("nn.relu")), d.out));
 }
 
+TEST(Matcher, DominatesNeedsEveryOperandOnThePath) {
+    // relu(add(exp(conv), y)): y comes from neither the conv nor the path.
+    Diamond d;
+    auto y = tensor_var("y", {1, 4, 8, 8});
+    Expr out = call("nn.relu", {call("add", {d.left, y})});
+    EXPECT_FALSE(match(d.p, out));
+    EXPECT_TRUE(match(dominates(d.parent, d.path | is_var(), is_op("nn.relu")), out));
+}
+
 TEST(Matcher, NodeMapOfAnUnmatchedPatternIsAnError) {
     auto x = tensor_var("x", {4});
     DFPattern unused = wildcard();

@@ -26,6 +26,7 @@ Expr conv_bias_relu_of(const Expr& x, int64_t channels) {
     return call("nn.relu", {call("nn.bias_add", {conv, constant({channels}, {1.0f})})});
 }
 
+// (A pointer into `e`: keep `e` alive while using it.)
 const Function* callee_of(const Expr& e) {
     auto* c = e.as<Call>();
     return c && c->callee.defined() ? c->callee.as<Function>() : nullptr;
@@ -55,7 +56,8 @@ TEST(Partition, SharedValuesAreOneParameterAndInsidesUsedOutsideAreLeft) {
     DFPattern a = wildcard(), b = wildcard();
     DFPattern p = is_op("add")({is_op("exp")({a}), b});
     // add(exp(x), x): x is read twice, one parameter.
-    const Function* f = callee_of(partition(p, call("add", {call("exp", {x}), x})));
+    Expr partitioned = partition(p, call("add", {call("exp", {x}), x}));
+    const Function* f = callee_of(partitioned);
     ASSERT_NE(f, nullptr);
     EXPECT_EQ(f->params.size(), 1u);
     // exp(x) also an output: not partitioned.
@@ -94,12 +96,54 @@ TEST(Partition, AFunctionIsPartitionedInItsBodyAndPrintsAndParsesBack) {
     EXPECT_EQ(print(back), text);
 }
 
+TEST(Partition, MatchesMayShareAConstant) {
+    // Two layers with one weight and bias node (tied weights; one node per initializer).
+    auto x = tensor_var("x", {1, 4, 8, 8});
+    Expr w = constant({4, 4, 3, 3}, {0.25f}), b = constant({4}, {1.0f});
+    auto layer = [&](const Expr& in) {
+        Expr conv =
+            call("nn.conv2d", {in, w}, attrs_of_op("nn.conv2d", {{"padding", {1, 1, 1, 1}}}));
+        return call("nn.relu", {call("nn.bias_add", {conv, b})});
+    };
+    Expr out = partition(conv_bias_relu(), layer(layer(x)), {{"Composite", "c"}});
+    ASSERT_NE(callee_of(out), nullptr);
+    EXPECT_NE(callee_of(out.as<Call>()->args[0]), nullptr) << print(out);
+}
+
+TEST(Partition, ACalleeIsNeverAParameter) {
+    // A match whose root calls a function (here: the wildcard matches a call of a partitioned
+    // region): the callee stays the callee.
+    auto x = tensor_var("x", {1, 4, 8, 8});
+    Expr once = partition(conv_bias_relu(), conv_bias_relu_of(x, 4), {{"Composite", "c"}});
+    Expr twice = partition(wildcard(), once);
+    const Function* outer = callee_of(twice);
+    ASSERT_NE(outer, nullptr) << print(twice);
+    EXPECT_EQ(outer->params.size(), 1u);
+    EXPECT_NE(callee_of(outer->body), nullptr);
+}
+
+TEST(Partition, ADominatorRegionIsOneFunction) {
+    // relu(add(exp(c), sigmoid(c))), c = conv2d(x, w): the diamond with its parent, path
+    // matched by a wildcard.
+    auto x = tensor_var("x", {1, 4, 8, 8});
+    Expr conv = call("nn.conv2d", {x, constant({4, 4, 1, 1}, {0.5f})});
+    Expr out = call("nn.relu", {call("add", {call("exp", {conv}), call("sigmoid", {conv})})});
+    DFPattern p =
+        dominates(is_op("nn.conv2d")({wildcard(), is_constant()}), wildcard(), is_op("nn.relu"));
+    Expr partitioned = partition(p, out);
+    const Function* f = callee_of(partitioned);
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->params.size(), 1u);
+    EXPECT_EQ(f->attrs.at("PartitionedFromPattern"), "nn.conv2d_exp_sigmoid_add_nn.relu_");
+}
+
 TEST(Partition, OnlyWhatComputesIsPartitioned) {
     auto x = tensor_var("x", {4});
     Expr e = call("exp", {x});
     // A wildcard matches the call (a region of one op, its operand a parameter) and the
     // variable, which computes nothing.
-    const Function* f = callee_of(partition(wildcard(), e));
+    Expr partitioned = partition(wildcard(), e);
+    const Function* f = callee_of(partitioned);
     ASSERT_NE(f, nullptr);
     EXPECT_EQ(f->params.size(), 1u);
     EXPECT_TRUE(partition(is_var(), Expr(x)).same_as(Expr(x)));
