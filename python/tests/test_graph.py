@@ -42,14 +42,24 @@ def test_one_pass_runs_alone(source_dir):
     assert "primitive=1" in str(fused)
 
 
-def test_pass_in_a_target_context():
+def test_pass_in_a_target_context(monkeypatch):
     mod = anvil.parse(TEXT)
-    # The enclosing target reaches the pass's context: it is parsed again there (a bad one is
-    # refused by the pass runner's own parse).
-    with anvil.target.Target("llvm -mtriple=aarch64-linux-gnu"):
+    # The enclosing target reaches the pass runner, which parses it into the pass's context (a
+    # bad one is refused there).
+    seen = []
+    original = anvil._anvil.run_graph_pass
+
+    def spy(m, name, opt_level, target):
+        seen.append(target)
+        return original(m, name, opt_level, target)
+
+    monkeypatch.setattr(anvil._anvil, "run_graph_pass", spy)
+    aarch64 = anvil.target.Target("llvm -mtriple=aarch64-linux-gnu")
+    with aarch64:
         assert "primitive=1" in str(anvil.transform.fuse_ops()(mod))
+    assert seen == [str(aarch64)]
     with pytest.raises(anvil.UserError, match="nosuchcpu"):
-        anvil._anvil.run_graph_pass(mod, "fuse_ops", 3, "llvm -mcpu=nosuchcpu")
+        original(mod, "fuse_ops", 3, "llvm -mcpu=nosuchcpu")
     with pytest.raises(anvil.UserError, match="unknown graph pass 'fold_constant'"):
         anvil.transform.Pass("fold_constant")(mod)
 

@@ -65,8 +65,10 @@ def is_tuple_get_item(tuple_value, index=None):
 
 
 def dominates(parent, path, child):
-    """What `child` matches, whose operands lead back through expressions `path` matches, used
-    by nothing else, to one expression `parent` matches."""
+    """What `child` matches, each of whose operands is what `parent` matches or what `path`
+    matches, and so on back from those; path expressions other than constants and variables
+    used by nothing else; one parent. (Where the path also matches inputs, e.g.
+    `path | is_var()`, a branch may end at one: looser than TVM's.)"""
     return _anvil.dfp_dominates(parent, path, child)
 
 

@@ -27,6 +27,8 @@ public:
     }
 
 protected:
+    // A nested function is closed: nothing of the inlined body's scope is in it.
+    Expr mutate_(const Function*, const Expr& self) override { return self; }
     Expr mutate_(const Let* op, const Expr& self) override {
         Expr value = mutate(op->value);
         Ref<Var> fresh = make_var(op->var->name, op->var->type, op->var->loc);
@@ -58,6 +60,7 @@ protected:
 
 IRModule inline_composites(const IRModule& m, const PassContext&) {
     return rewrite_functions(m, [&](const Ref<Function>& f) {
+        if (f->attrs.count("Compiler")) return f;
         Expr body = CompositeInliner().mutate(f->body);
         return body.same_as(f->body) ? f : with_body(*f, body);
     });

@@ -71,8 +71,9 @@ IRModule infer_types(const IRModule& m, const PassContext& ctx);
 // `params`, every type in the body re-derived. UserError when a new shape does not fit.
 Ref<Function> rebind_params(const Ref<Function>& f, const std::vector<Ref<Var>>& params);
 
-// Requires: nothing.  Ensures: no call of a nested function that is neither primitive nor has a
-// Compiler attribute (a Composite region of graph/pattern/partition.h nothing offloaded): its
+// Requires: nothing.  Ensures: outside functions with a Compiler attribute (whose composites
+// their code generator reads), no call of a nested function that is neither primitive nor has a
+// Compiler attribute (a Composite region of graph/pattern/partition.h nothing offloads): its
 // body stands in the call, the arguments in place of its parameters.
 IRModule inline_composites(const IRModule& m, const PassContext& ctx);
 

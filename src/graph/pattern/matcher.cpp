@@ -272,7 +272,8 @@ bool DFPatternMatcher::visit_dominator(const DominatorPattern* p, const Expr& e)
     }
     if (!reached_parent) return false;
     for (const ExprNode* n : path_nodes) {
-        if (n->kind == ExprKind::Constant) continue;
+        // Constants and variables are read, not computed: others may read them too.
+        if (n->kind == ExprKind::Constant || n->kind == ExprKind::Var) continue;
         for (const ExprNode* u : users(n)) {
             if (u != e.get() && !path_nodes.count(u)) return false;
         }

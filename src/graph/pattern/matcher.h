@@ -46,8 +46,9 @@ public:
     bool match(const DFPattern& pattern, const Expr& expr);
     const NodeMap& node_map() const { return node_map_; }
     // The expressions of the last match that the pattern describes as computed within it: those
-    // a call, tuple, tuple item or constant pattern matched. The others it matched (a wildcard's,
-    // a variable's, is_expr's) are values the region reads.
+    // a call, tuple, tuple item or constant pattern matched, and a dominates()'s parent and path
+    // whatever their patterns; never a variable. The others it matched (a wildcard's, is_var's,
+    // is_expr's) are values the region reads.
     const std::unordered_set<const ExprNode*>& region() const { return region_; }
     // The expressions that use `e` as an operand, in the graph.
     const std::vector<const ExprNode*>& users(const ExprNode* e) const;

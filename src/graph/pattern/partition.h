@@ -8,11 +8,12 @@
 //            PartitionedFromPattern="nn.conv2d_nn.relu_") {
 //     nn.relu(nn.conv2d(%p0, meta[Constant][0]))
 //   }(%x)
-// The function's parameters are the values the region reads (what the wildcards, variables and
-// is_expr patterns matched, and any other operand outside the region), in the order the region
-// first reads them; constants the pattern matches stay inside. Its attributes are `attrs` plus
-// PartitionedFromPattern, the region's op names in order, each followed by "_" (a tuple is
-// "Tuple_", a tuple item "TupleGetItem<i>_").
+// The function's parameters are the values the region reads (the operands of its expressions
+// that are not in it: what the wildcards, is_var and is_expr matched outside a dominates() path,
+// any variable, operands no pattern describes), in the order the region first reads them; constants
+// the pattern matches stay inside. Its attributes are `attrs` plus PartitionedFromPattern, the
+// region's op names in order, each followed by "_" (a tuple is "Tuple_", a tuple item
+// "TupleGetItem<i>_").
 #pragma once
 
 #include <functional>

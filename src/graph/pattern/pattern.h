@@ -24,8 +24,10 @@
 //   dominates(parent, path, child)   what child matches, each of whose operands is what parent
 //                            matches or what path matches, and so on back from those (every
 //                            value read comes through the path: constants need an alternative
-//                            in it); path expressions used by nothing else; one parent (a
-//                            diamond of elementwise ops after a convolution)
+//                            in it); path expressions other than constants and variables
+//                            used by nothing else; one parent (a diamond of elementwise ops
+//                            after a convolution). Looser than TVM's where the path matches
+//                            inputs: a branch may end at one instead of the parent.
 // One pattern node used twice must match the same expression twice: add(x, x) with x =
 // wildcard() matches only an expression added to itself. Matching is in matcher.h; rewriting
 // with callbacks in rewrite.h; partitioning matched regions into functions in partition.h.

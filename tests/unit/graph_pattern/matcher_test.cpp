@@ -145,6 +145,9 @@ TEST(Matcher, DominatesNeedsEveryOperandOnThePath) {
     Expr out = call("nn.relu", {call("add", {d.left, y})});
     EXPECT_FALSE(match(d.p, out));
     EXPECT_TRUE(match(dominates(d.parent, d.path | is_var(), is_op("nn.relu")), out));
+    // relu(add(exp(conv(x)), x)): x is read by the conv too; a variable may be.
+    Expr shared = call("nn.relu", {call("add", {d.left, d.x})});
+    EXPECT_TRUE(match(dominates(d.parent, d.path | is_var(), is_op("nn.relu")), shared));
 }
 
 TEST(Matcher, NodeMapOfAnUnmatchedPatternIsAnError) {

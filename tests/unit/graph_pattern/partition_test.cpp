@@ -163,6 +163,16 @@ TEST(FunctionAttrs, TextErrors) {
   %x
 })";
     EXPECT_THROW(parse_module(param_after, ops::op_table()), UserError);
+    const char* dotted = R"(def @main(%x: Tensor[(4), float32], Composite.x="a") {
+  %x
+})";
+    try {
+        parse_module(dotted, ops::op_table());
+        FAIL() << "no error";
+    } catch (const UserError& e) {
+        EXPECT_NE(std::string(e.what()).find("1:37"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("letters, digits and _ only"), std::string::npos);
+    }
     EXPECT_THROW(make_function({}, constant({}, {1.0f}), false, {}, {{"has space", "x"}}),
                  UserError);
 }
