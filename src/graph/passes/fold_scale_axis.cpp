@@ -41,13 +41,6 @@ std::optional<std::vector<double>> per_channel(const Expr& c, const TensorType& 
     return out_values;
 }
 
-// A static float32 or float64 weight: what scale_rows scales.
-bool scalable_weight(const Expr& w) {
-    auto* t = w->type.as<TensorType>();
-    return t && t->is_static() &&
-           (t->dtype == DataType::float32() || t->dtype == DataType::float64());
-}
-
 // The weight with row i (along axis 0, the output channel of OIHW and (units, in)) scaled
 // by s[i]. Weights are large (millions of elements): scaled in their own type.
 Expr scale_rows(const Constant& w, const std::vector<double>& s) {
@@ -94,7 +87,7 @@ public:
         }
         const Expr& w = a.args[1];
         const auto& out = *a.type.as<TensorType>();
-        if (!scalable_weight(w) || !out.is_static()) return post;
+        if (!is_static_float_constant(w) || !out.is_static()) return post;
         const int64_t axis = a.op->name == "nn.conv2d" ? 1 : static_cast<int64_t>(out.ndim()) - 1;
         auto s = per_channel(node_map[scale_][0], out, axis);
         if (!s || w->type.as<TensorType>()->static_shape()[0] != static_cast<int64_t>(s->size())) {

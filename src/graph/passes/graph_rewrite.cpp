@@ -102,6 +102,12 @@ std::optional<double> uniform_value(const Expr& e) {
     return values->front();
 }
 
+bool is_static_float_constant(const Expr& e) {
+    auto* t = e->type.as<TensorType>();
+    if (!e.is<Constant>() || !t || !t->is_static()) return false;
+    return t->dtype == DataType::float32() || t->dtype == DataType::float64();
+}
+
 Expr make_constant_of(const std::vector<int64_t>& shape, DataType dtype,
                       const std::vector<double>& values, SourceLoc loc) {
     runtime::NDArray a = runtime::NDArray::empty(shape, dl_dtype_of(dtype));

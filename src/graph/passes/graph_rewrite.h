@@ -81,6 +81,10 @@ IRModule rewrite_calls(const IRModule& m, const PassContext& ctx) {
     });
 }
 
+// Whether `e` is a constant of static shape and float32 or float64 elements (a weight the
+// rewriting passes compute with, in double).
+bool is_static_float_constant(const Expr& e);
+
 // A constant of the given static shape and float or integer dtype.
 Expr make_constant_of(const std::vector<int64_t>& shape, DataType dtype,
                       const std::vector<double>& values, SourceLoc loc = {});

@@ -26,7 +26,7 @@ protected:
         Expr e = ExprMutator::mutate_(op, self);
         const Call* call = e.as<Call>();
         if (!call || !call->op.defined() || call->args.size() != 2) return e;
-        if (!has_constant_float_weight(*call)) return e;
+        if (!is_static_float_constant(call->args[1])) return e;
         Expr r;
         if (call->op->name == "nn.conv2d") r = pack_conv2d(*call);
         if (call->op->name == "nn.dense") r = pack_dense(*call);
@@ -35,12 +35,6 @@ protected:
     }
 
 private:
-    static bool has_constant_float_weight(const Call& call) {
-        auto* wt = call.args[1]->type.as<TensorType>();
-        if (!call.args[1].is<Constant>() || !wt || !wt->is_static()) return false;
-        return wt->dtype == DataType::float32() || wt->dtype == DataType::float64();
-    }
-
     Expr pack_conv2d(const Call& call) {
         const Op* pack = find_op("nn.conv2d_pack_weight");
         const Op* packed = find_op("nn.conv2d_packed");

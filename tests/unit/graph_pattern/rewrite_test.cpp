@@ -9,11 +9,6 @@
 namespace anvil::graph::testing {
 namespace {
 
-std::vector<float> values(const Expr& e) {
-    EXPECT_TRUE(e.is<Constant>());
-    return e.is<Constant>() ? e.as<Constant>()->data.to_vector<float>() : std::vector<float>{};
-}
-
 // The float form of TVM's QnnQuantizeConstFold: a quantize-like chain of constants,
 // round(c / scale) + zero_point, folded into one constant by the callback. A C++ rewrite class,
 // as TVM's DFPatternRewrite subclasses are written.
@@ -26,7 +21,7 @@ public:
         const Expr& data = node_map[data_][0];
         const Expr& scale = node_map[scale_][0];
         const Expr& zero = node_map[zero_point_][0];
-        auto d = values(data), s = values(scale), z = values(zero);
+        auto d = values_of(data), s = values_of(scale), z = values_of(zero);
         if (s.size() != 1 || z.size() != 1) return post;  // per-tensor only
         std::vector<float> q;
         for (float v : d) q.push_back(std::nearbyint(v / s[0]) + z[0]);
@@ -49,7 +44,7 @@ TEST(Rewrite, FoldsAQuantizeLikeConstantChain) {
     const Call* mul = out.as<Call>();
     ASSERT_NE(mul, nullptr);
     EXPECT_EQ(mul->op->name, "multiply");
-    EXPECT_EQ(values(mul->args[1]), (std::vector<float>{12.0f, 15.0f, 3.0f}));
+    EXPECT_EQ(values_of(mul->args[1]), (std::vector<float>{12.0f, 15.0f, 3.0f}));
     // A variable in the chain: no match, nothing changes.
     Expr not_constant = call(
         "add", {call("round", {call("divide", {x, constant({}, {0.5f})})}), constant({}, {10.0f})});
