@@ -132,6 +132,10 @@ ANVIL_API int anvil_module_free(AnvilModuleHandle module);
 #define ANVIL_GRAPH_PLAN_SYMBOL "__anvil_graph_plan"
 #define ANVIL_GRAPH_PARAMS_SYMBOL "__anvil_graph_params"
 #define ANVIL_BLOB_SIZE_SUFFIX "_size"
+/* The external code generators' modules of a model library (BYOC): a text blob of lines
+ * "<compiler> <blob symbol>", each blob the bytes that compiler's runtime library
+ * (libanvil_runtime_<compiler>.so) makes its module of. */
+#define ANVIL_EXTERNAL_MODULES_SYMBOL "__anvil_external_modules"
 /* A model that needs the virtual machine (run-time shapes, control flow) holds its program here
  * instead of a graph plan; its params use ANVIL_GRAPH_PARAMS_SYMBOL too. */
 #define ANVIL_VM_PROGRAM_SYMBOL "__anvil_vm_program"

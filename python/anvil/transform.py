@@ -68,3 +68,56 @@ def _make(name):
 
 for _name in _anvil.graph_pass_names():
     globals()[_name] = _make(_name)
+
+
+# ---- BYOC: partitioning for external code generators (TVM's names) ----------------------------
+
+def get_pattern_table(compiler):
+    """The pattern table of a built-in external code generator ("dnnl"): a list of
+    (name, pattern, check) tuples, as TVM's relay.op.contrib.get_pattern_table returns."""
+    return list(_anvil.byoc_pattern_table(compiler))
+
+
+class MergeComposite(Pass):
+    """Each match of each (name, pattern[, check]) entry, in order, becomes a call of a
+    function with Composite=name (TVM's relay.transform.MergeComposite)."""
+
+    def __init__(self, pattern_table):
+        super().__init__("merge_composite")
+        self.pattern_table = list(pattern_table)
+
+    def __call__(self, mod):
+        return _anvil.byoc_merge_composite(mod, self.pattern_table)
+
+
+class AnnotateTarget(Pass):
+    """Every call an external compiler takes becomes a region for it, a function with
+    Compiler=<name> (TVM's relay.transform.AnnotateTarget). `compilers`: a name or a list."""
+
+    def __init__(self, compilers):
+        super().__init__("annotate_target")
+        self.compilers = [compilers] if isinstance(compilers, str) else list(compilers)
+
+    def __call__(self, mod):
+        return _anvil.byoc_annotate_target(mod, self.compilers)
+
+
+def MergeCompilerRegions():  # noqa: N802 (TVM's name)
+    """Neighbouring regions of one compiler become one (TVM's MergeCompilerRegions)."""
+    return Pass("merge_compiler_regions")
+
+
+def PartitionGraph():  # noqa: N802 (TVM's name)
+    """Every region gets its global symbol, tvmgen_default_<compiler>_main_<i> (TVM's
+    PartitionGraph)."""
+    return Pass("partition_graph")
+
+
+def register_support_check(compiler, op_name, check=None):
+    """Registers check(call) -> bool: whether `compiler` takes a call of `op_name`
+    (TVM's tvm.ir.register_op_attr(op_name, "target." + compiler)). Usable as a decorator."""
+    def register(f):
+        _anvil.byoc_register_support_check(compiler, op_name, f)
+        return f
+
+    return register(check) if check is not None else register

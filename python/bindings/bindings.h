@@ -20,6 +20,7 @@ void init_te(py::module_& m);
 void init_graph(py::module_& m);
 void init_graph_expr(py::module_& m);
 void init_dataflow_pattern(py::module_& m);
+void init_byoc(py::module_& m);
 void init_frontend_pytorch(py::module_& m);
 void init_autotvm(py::module_& m);
 void init_auto_scheduler(py::module_& m);

@@ -7,6 +7,7 @@
 #include <llvm/TargetParser/Triple.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -167,7 +168,56 @@ std::vector<std::string> split_commas(const std::string& s) {
 
 }  // namespace
 
+namespace {
+
+// "dnnl, llvm -mattr=+avx2,+fma" -> {"dnnl", "llvm -mattr=+avx2,+fma"}: split at commas, where a
+// piece that starts with '+' or '-' continues the previous one (a feature list).
+std::vector<std::string> split_composite(const std::string& text) {
+    std::vector<std::string> parts;
+    for (const auto& raw : split_commas(text)) {
+        size_t b = raw.find_first_not_of(" \t"), e = raw.find_last_not_of(" \t");
+        std::string piece = b == std::string::npos ? "" : raw.substr(b, e - b + 1);
+        if (!parts.empty() && !piece.empty() && (piece[0] == '+' || piece[0] == '-')) {
+            parts.back() += "," + piece;
+        } else {
+            parts.push_back(piece);
+        }
+    }
+    return parts;
+}
+
+bool is_identifier(const std::string& s) {
+    if (s.empty() || !std::isalpha(static_cast<unsigned char>(s[0]))) return false;
+    for (char c : s) {
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') return false;
+    }
+    return true;
+}
+
+}  // namespace
+
 Target Target::parse(const std::string& text) {
+    std::vector<std::string> parts = split_composite(text);
+    if (parts.size() > 1) {
+        std::vector<std::string> externals;
+        for (size_t i = 0; i + 1 < parts.size(); ++i) {
+            if (!is_identifier(parts[i])) {
+                user_error() << "target '" << text << "': '" << parts[i]
+                             << "' is no external code generator name; a composite target names "
+                                "its external code generators first, then one target, e.g. "
+                                "'dnnl, llvm -mcpu=native'";
+            }
+            for (const auto& seen : externals) {
+                if (seen == parts[i]) {
+                    user_error() << "target '" << text << "': '" << parts[i] << "' given twice";
+                }
+            }
+            externals.push_back(parts[i]);
+        }
+        Target t = parse(parts.back());
+        t.external_compilers = std::move(externals);
+        return t;
+    }
     std::istringstream in(text);
     std::vector<std::string> tokens;
     for (std::string tok; in >> tok;) tokens.push_back(tok);
@@ -267,8 +317,16 @@ bool Target::is_host() const {
     return mine.getArch() == host.getArch() && mine.getOS() == host.getOS();
 }
 
+Target Target::without_externals() const {
+    Target t = *this;
+    t.external_compilers.clear();
+    return t;
+}
+
 std::string Target::str() const {
-    std::string s = kind;
+    std::string s;
+    for (const auto& e : external_compilers) s += e + ", ";
+    s += kind;
     if (kind == "cuda") return s + " -arch=" + mcpu;
     s += " -mtriple=" + mtriple + " -mcpu=" + mcpu;
     if (!mattrs.empty()) s += " -mattr=" + feature_string();

@@ -6,6 +6,9 @@
 //   llvm -mattr=+avx2,+fma
 //   c                                           C source (host)
 //   cuda -arch=sm_80                            NVPTX
+//   dnnl, llvm -mcpu=native                     a composite target: external code generators
+//                                               first (graph regions they take, BYOC), then the
+//                                               target of everything else
 //
 // parse() resolves everything up front: the triple is always filled in (the host's when not
 // given), "native" becomes the host CPU's LLVM name plus the features in which the host differs
@@ -26,6 +29,10 @@ struct Target {
     std::string mtriple;              // normalized LLVM triple, never empty after parse()
     std::string mcpu;                 // LLVM CPU name ("generic" when none); cuda: "sm_XX"
     std::vector<std::string> mattrs;  // "+feature" / "-feature", in the order given
+    // External code generators of a composite target ("dnnl" in "dnnl, llvm"), in the order
+    // given: the graph regions they support are partitioned off for them. Parsing checks only
+    // their spelling; the compiler checks that each exists (codegen/external).
+    std::vector<std::string> external_compilers;
 
     // Widest native SIMD register in bits: 512 with AVX-512F, 256 with AVX/AVX2, 128 for
     // SSE/NEON and anything else; 32 for cuda (one lane per thread).
@@ -35,6 +42,8 @@ struct Target {
     bool is_host() const;
     // Canonical spelling; round-trips through parse().
     std::string str() const;
+    // This target without its external code generators: what the kernels are compiled for.
+    Target without_externals() const;
     // The -mattr list joined with commas, as LLVM's TargetMachine expects it.
     std::string feature_string() const;
     // True when the CPU/feature combination enables `feature` (LLVM name, without '+').

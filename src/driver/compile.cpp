@@ -1,11 +1,13 @@
 #include "driver/compile.h"
 
 #include <iostream>
+#include <set>
 
 #include "codegen/llvm/llvm_module.h"
 #include "driver/conv_algorithm.h"
 #include "driver/evaluate.h"
 #include "driver/layout_block.h"
+#include "driver/lower_external.h"
 #include "driver/lower_graph.h"
 #include "driver/make_plan.h"
 #include "driver/plan_memory.h"
@@ -16,6 +18,7 @@
 #include "ops/call_tir.h"
 #include "ops/control_flow.h"
 #include "ops/op_table.h"
+#include "runtime/external_module.h"
 #include "support/error.h"
 #include "support/large_stack.h"
 
@@ -25,10 +28,12 @@ graph::PassContext compile_pass_context(const PipelineOptions& options, const Ta
     graph::PassContext ctx;
     ctx.target = target;
     ctx.evaluate = evaluate_constant;
-    ctx.conv2d_algorithm = conv2d_algorithm_from_records(options.tuning_records, target.str());
-    ctx.layout_block = layout_block_from_records(options.tuning_records, target.str());
+    // Tuning records are for the kernels' target, whatever regions go elsewhere.
+    const std::string kernel_target = target.without_externals().str();
+    ctx.conv2d_algorithm = conv2d_algorithm_from_records(options.tuning_records, kernel_target);
+    ctx.layout_block = layout_block_from_records(options.tuning_records, kernel_target);
     ctx.conv2d_weight_block =
-        conv2d_weight_block_from_records(options.tuning_records, target.str());
+        conv2d_weight_block_from_records(options.tuning_records, kernel_target);
     return ctx;
 }
 
@@ -41,12 +46,13 @@ runtime::Module build_kernels(const graph::IRModule& m, const Target& target) {
 }
 
 // Every call_tir of the graph functions against its kernel (hand-written modules can get them
-// wrong; the lowering's own calls fit by construction).
-void check_kernel_calls(const graph::IRModule& m) {
+// wrong; the lowering's own calls fit by construction). Calls of external regions' symbols have
+// no loop IR to check against.
+void check_kernel_calls(const graph::IRModule& m, const std::set<std::string>& external) {
     for (const auto& [name, f] : m.functions) {
         graph::post_order_visit(f->body, [&](const graph::Expr& e) {
             const auto* attrs = ops::call_tir_attrs(e);
-            if (!attrs) return;
+            if (!attrs || external.count(attrs->kernel)) return;
             std::vector<std::string> callees = {attrs->kernel};
             callees.insert(callees.end(), attrs->bucket_kernels.begin(),
                            attrs->bucket_kernels.end());
@@ -69,6 +75,7 @@ namespace {
 CompiledModel compile_on_this_thread(const graph::IRModule& m, const std::string& target,
                                      const PipelineOptions& options) {
     Target t = Target::parse(target);
+    const Target kernel_target = t.without_externals();
     if (t.kind != "llvm") {
         user_error() << "target '" << target << "': only llvm targets can be built so far";
     }
@@ -80,16 +87,21 @@ CompiledModel compile_on_this_thread(const graph::IRModule& m, const std::string
     for (auto& [name, k] : input.kernels) k = run_tir_pipeline(k, lower_ctx, options);
     graph::IRModule optimized =
         run_graph_pipeline(input, compile_pass_context(options, t), options);
+    PartitionSummary partition = summarize_partition(optimized);
+    ExternalLowering external = lower_external_regions(optimized);
     std::vector<KernelTuning> tuning;
-    graph::IRModule lowered = lower_fused_functions(optimized, t, options, &tuning);
+    graph::IRModule lowered =
+        lower_fused_functions(external.module, kernel_target, options, &tuning);
     if (options.print_after == "all" || options.print_after == kLowerFusedFunctions) {
         std::ostream& log = options.log ? *options.log : std::cerr;
         log << "// after " << kLowerFusedFunctions << "\n"
             << graph::print(lowered, graph::PrintOptions{.metadata = false}) << "\n";
     }
-    check_kernel_calls(lowered);
+    check_kernel_calls(lowered, external.symbols);
     ops::check_control_flow(lowered);
-    return {lowered, build_kernels(lowered, t), t, options.max_memory_bytes, std::move(tuning)};
+    runtime::Module kernels = build_kernels(lowered, kernel_target);
+    for (const auto& ext : external.modules) kernels.import_module(ext);
+    return {lowered, kernels, t, options.max_memory_bytes, std::move(tuning), std::move(partition)};
 }
 
 }  // namespace
@@ -108,8 +120,28 @@ Executor parse_executor(const std::string& text) {
     ANVIL_UNREACHABLE();
 }
 
+namespace {
+
+// The external code generators' modules the kernels import, as blobs the runtime loads them from
+// (ANVIL_EXTERNAL_MODULES_SYMBOL).
+void add_external_blobs(const runtime::Module& kernels) {
+    std::string list;
+    int i = 0;
+    for (const auto& m : kernels->imports()) {
+        auto* ext = dynamic_cast<const runtime::ExternalModuleNode*>(m.get());
+        if (!ext) continue;
+        std::string symbol = "__anvil_external_" + std::to_string(i++);
+        list += ext->compiler() + " " + symbol + "\n";
+        codegen::add_blob(kernels, symbol, ext->bytes());
+    }
+    if (!list.empty()) codegen::add_blob(kernels, ANVIL_EXTERNAL_MODULES_SYMBOL, list);
+}
+
+}  // namespace
+
 std::string export_model(const CompiledModel& c, const std::string& path, Executor executor) {
     bool dynamic = needs_vm(c.module);
+    add_external_blobs(c.kernels);
     if (executor == Executor::graph && dynamic) {
         user_error() << "the graph executor cannot run this model: its shapes are known only at "
                         "run time (symbolic dimensions), it has control flow or it calls "

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "codegen/target.h"
+#include "driver/lower_external.h"
 #include "driver/lower_graph.h"
 #include "driver/pipeline.h"
 #include "graph/module.h"
@@ -18,12 +19,17 @@
 namespace anvil::driver {
 
 struct CompiledModel {
-    graph::IRModule module;   // main calls kernels through call_tir; kernels holds their loop IR
-    runtime::Module kernels;  // the compiled kernels (JIT; export with codegen::export_library)
+    graph::IRModule module;  // main calls kernels through call_tir; kernels holds their loop IR
+    // The compiled kernels (JIT; export with export_model), importing the external code
+    // generators' modules.
+    runtime::Module kernels;
     Target target;
     int64_t max_memory_bytes = 0;  // PipelineOptions::max_memory_bytes, checked by export_model
     // How each kernel was scheduled (by a tuning record or by default).
     std::vector<KernelTuning> tuning;
+    // What went to external code generators (a composite target, "dnnl, llvm"); the kernels
+    // module imports their modules.
+    PartitionSummary partition;
 };
 
 // The pass context compile_model runs the graph pipeline with: the ops table, the constant

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "codegen/external/external_compiler.h"
 #include "graph/expr_functor.h"
 #include "graph/passes/pass_table.h"
 #include "graph/printer.h"
@@ -65,7 +66,11 @@ struct GraphPassEntry {
 };
 
 // THE graph pipeline. Regions partitioned by patterns that nothing offloads are inlined first
-// (the later passes and lowering know only ops and kernels). Inference simplification and
+// (the later passes and lowering know only ops and kernels). The BYOC passes partition the graph
+// for the target's external compilers once inference is simplified and scales are folded (so
+// a convolution's batch norm is its bias), before layouts and packing, which then see only what
+// compiles natively (graph passes do not enter regions); composites no compiler took are
+// inlined again after them. Inference simplification and
 // constant folding before fold_scale_axis (which needs constant weights and scales), blocked
 // layouts and weight pre-packing after it (they need the OIHW weights) and folding again after
 // that (which packs at compile time), and fuse_ops last. inline_composites and fuse_ops run at
@@ -80,6 +85,11 @@ const GraphPassEntry kGraphPipeline[] = {
     {"fold_scale_axis", 2},
     {"fuse_attention", 2},
     {"fuse_layer_norm", 2},
+    {"merge_composite", 0},
+    {"annotate_target", 0},
+    {"merge_compiler_regions", 0},
+    {"partition_graph", 0},
+    {"inline_composites", 0},
     {"alter_op_layout", 2},
     {"prepack_weights", 2},
     {"fold_constants", 2},
@@ -120,18 +130,26 @@ bool is_disabled(const PipelineOptions& options, const char* name) {
     return false;
 }
 
-// A region for an external code generator (a function with a Compiler attribute) stops the
-// compile here with its name, before passes that know only ops and kernels meet it.
-void check_no_external_regions(const graph::IRModule& m) {
+// A region for an external code generator this build does not have (a function with a Compiler
+// attribute naming none), or a composite target naming one, stops the compile here.
+void check_external_compilers(const graph::IRModule& m, const Target& target) {
+    for (const auto& name : target.external_compilers) {
+        if (!codegen::find_external_compiler(name)) {
+            user_error() << "target '" << target.str() << "': unknown external code generator '"
+                         << name
+                         << "'; this build of Anvil has: " << codegen::external_compiler_list();
+        }
+    }
     auto check = [](const graph::Function& f) {
         auto compiler = f.attrs.find("Compiler");
-        if (compiler == f.attrs.end()) return;
+        if (compiler == f.attrs.end() || codegen::find_external_compiler(compiler->second)) return;
         auto symbol = f.attrs.find("global_symbol");
         user_error(f.loc) << "a function for the external code generator '" << compiler->second
                           << "'"
                           << (symbol != f.attrs.end() ? " (" + symbol->second + ")" : std::string())
-                          << ": this build of Anvil has no external code generator of that name; "
-                             "remove the function's Compiler attribute to compile it natively";
+                          << ": this build of Anvil has no external code generator of that name ("
+                          << codegen::external_compiler_list()
+                          << "); remove the function's Compiler attribute to compile it natively";
     };
     for (const auto& [name, f] : m.functions) {
         check(*f);
@@ -193,15 +211,17 @@ graph::IRModule run_graph_pass(const graph::IRModule& input, const std::string& 
 graph::IRModule run_graph_pipeline(const graph::IRModule& input, graph::PassContext ctx,
                                    const PipelineOptions& options) {
     check_pass_names(options);
-    check_no_external_regions(input);
+    check_external_compilers(input, ctx.target);
     ctx.opt_level = options.opt_level;
     ctx.disabled_passes = options.disabled_passes;
     graph::IRModule m = input;
     for (const auto& entry : kGraphPipeline) {
-        // Run even when disabled: lowering needs every op in a primitive function, and no
-        // region left in a function that is neither a kernel nor offloaded.
+        // Run even when disabled: lowering needs every op in a primitive function, no region
+        // left in a function that is neither a kernel nor offloaded, and every offloaded region
+        // named.
         const std::string name = entry.name;
-        bool required = name == "fuse_ops" || name == "inline_composites";
+        bool required =
+            name == "fuse_ops" || name == "inline_composites" || name == "partition_graph";
         if (!required &&
             (is_disabled(options, entry.name) || options.opt_level < entry.min_opt_level)) {
             continue;

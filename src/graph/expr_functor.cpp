@@ -93,6 +93,7 @@ Expr ExprMutator::mutate_(const TupleGetItem* op, const Expr& self) {
 }
 
 Expr ExprMutator::mutate_(const Function* op, const Expr& self) {
+    if (op->attrs.count("Compiler")) return self;
     std::vector<Ref<Var>> params;
     bool changed = false;
     for (const auto& p : op->params) {

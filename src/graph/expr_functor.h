@@ -23,7 +23,9 @@ private:
     std::unordered_map<const ExprNode*, bool> visited_;
 };
 
-// Rebuilds bottom-up; returns the same node when no child changed.
+// Rebuilds bottom-up; returns the same node when no child changed. A function for an external
+// code generator (a Compiler attribute, graph/passes/partition_graph.cpp) is not entered: its
+// region is what that code generator reads, and graph passes leave it as partitioned.
 class ExprMutator {
 public:
     virtual ~ExprMutator() = default;

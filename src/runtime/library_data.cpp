@@ -3,8 +3,10 @@
 #include <dlfcn.h>
 
 #include <cstdint>
+#include <sstream>
 
 #include "anvil/runtime.h"
+#include "runtime/external_module.h"
 #include "support/error.h"
 
 namespace anvil::runtime {
@@ -49,6 +51,20 @@ ModelArtifact open_model_artifact(const std::string& path, const char* symbol,
     a.document = a.data->text(symbol);
     if (a.document == nullptr) user_error() << "cannot load model '" << path << "': " << missing;
     a.params = a.data->bytes(ANVIL_GRAPH_PARAMS_SYMBOL);
+    // The external code generators' modules: the kernels import them, so the executors find
+    // their functions like any kernel.
+    if (const char* list = a.data->text(ANVIL_EXTERNAL_MODULES_SYMBOL)) {
+        std::istringstream lines(list);
+        for (std::string compiler, blob; lines >> compiler >> blob;) {
+            std::span<const std::byte> bytes = a.data->bytes(blob.c_str());
+            if (bytes.empty()) {
+                user_error() << "cannot load model '" << path << "': it lists the external module "
+                             << blob << " (" << compiler << ") but does not define it";
+            }
+            a.module.import_module(load_external_module(
+                compiler, std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size())));
+        }
+    }
     return a;
 }
 

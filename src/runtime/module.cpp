@@ -124,12 +124,21 @@ PackedFunc ModuleNode::make_function(AnvilPackedCFunc fn, void* resource) const 
 
 PackedFunc Module::get_function(const std::string& name) const {
     if (!node_) user_error() << "get_function('" << name << "') on a null module";
-    return node()->get_function(name);
+    PackedFunc f = node()->get_function(name);
+    for (size_t i = 0; !f && i < node_->imports().size(); ++i) {
+        f = Module(node_->imports()[i]).get_function(name);
+    }
+    return f;
 }
 
 std::vector<std::string> Module::function_names() const {
     if (!node_) user_error() << "function_names() on a null module";
-    return node_->function_names();
+    std::vector<std::string> names = node_->function_names();
+    for (const auto& m : node_->imports()) {
+        std::vector<std::string> more = Module(m).function_names();
+        names.insert(names.end(), more.begin(), more.end());
+    }
+    return names;
 }
 
 std::string Module::type_key() const {

@@ -26,10 +26,19 @@ public:
     // What kind of module this is, for messages: "shared_library", "llvm_jit", ...
     virtual std::string type_key() const;
 
+    // Modules this one imports (TVM's import_module): Module::get_function looks in them, in
+    // order, after this module's own functions. A model's kernels import the modules of its
+    // external code generators (runtime/external_module.h).
+    void import_module(Ref<ModuleNode> m) { imports_.push_back(std::move(m)); }
+    const std::vector<Ref<ModuleNode>>& imports() const { return imports_; }
+
 protected:
     // Wraps a C function whose code belongs to this module; the result keeps the module alive.
     // The module must already be held by a Ref (it is, when reached through a Module).
     PackedFunc make_function(AnvilPackedCFunc fn, void* resource = nullptr) const;
+
+private:
+    std::vector<Ref<ModuleNode>> imports_;
 };
 
 class Module {
@@ -40,13 +49,16 @@ public:
     bool defined() const { return node_.defined(); }
     explicit operator bool() const { return defined(); }
 
-    // Null PackedFunc when absent; throws UserError when the module is null.
+    // Null PackedFunc when absent (from this module and its imports); throws UserError when the
+    // module is null.
     PackedFunc get_function(const std::string& name) const;
+    // This module's functions, then its imports'.
     std::vector<std::string> function_names() const;
     std::string type_key() const;
 
     ModuleNode* node() const { return const_cast<ModuleNode*>(node_.get()); }
     ModuleNode* operator->() const { return node(); }
+    void import_module(const Module& m) const { node()->import_module(m.node_); }
     bool same_as(const Module& other) const { return node_.same_as(other.node_); }
 
 private:

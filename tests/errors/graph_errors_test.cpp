@@ -128,12 +128,35 @@ TEST(GraphErrors, ARegionForAnExternalCodeGeneratorThatIsNotBuilt) {
     auto x = make_var("x", tensor({4}));
     auto p = make_var("p", tensor({4}));
     auto region = make_function({p}, make_call(ops::get_op("exp"), {p}), false, kNode,
-                                {{"Compiler", "dnnl"}, {"global_symbol", "dnnl_0"}});
+                                {{"Compiler", "acme"}, {"global_symbol", "acme_0"}});
     IRModule m;
     m.functions["main"] = make_function({x}, make_call_function(region, {x}));
     EXPECT_MESSAGE(driver::compile_model(m, "llvm"), "node 'Add_3'",
-                   "a function for the external code generator 'dnnl' (dnnl_0)",
-                   "has no external code generator of that name");
+                   "a function for the external code generator 'acme' (acme_0)",
+                   "has no external code generator of that name (dnnl)");
+}
+
+TEST(GraphErrors, ACompositeTargetNamingAnUnknownExternalCodeGenerator) {
+    auto x = make_var("x", tensor({4}));
+    IRModule m;
+    m.functions["main"] = make_function({x}, make_call(ops::get_op("exp"), {x}));
+    EXPECT_MESSAGE(driver::compile_model(m, "acme, llvm"),
+                   "unknown external code generator 'acme'; this build of Anvil has: dnnl");
+    EXPECT_MESSAGE(driver::compile_model(m, "dnnl, dnnl, llvm"), "'dnnl' given twice");
+    EXPECT_MESSAGE(driver::compile_model(m, "dnnl -x, llvm"),
+                   "'dnnl -x' is no external code generator name");
+}
+
+TEST(GraphErrors, ARegionTheExternalCodeGeneratorRejects) {
+    auto x = make_var("x", tensor({4}));
+    auto p = make_var("p", tensor({4}));
+    auto region = make_function({p}, make_call(ops::get_op("sin"), {p}, nullptr, kNode), false,
+                                kNode, {{"Compiler", "dnnl"}});
+    IRModule m;
+    m.functions["main"] = make_function({x}, make_call_function(region, {x}));
+    EXPECT_MESSAGE(driver::compile_model(m, "llvm"), "node 'Add_3'",
+                   "the external code generator 'dnnl' cannot compute sin (in region "
+                   "tvmgen_default_dnnl_main_0)");
 }
 
 }  // namespace

@@ -98,6 +98,8 @@ int run_compile(const CompileArgs& a) {
     std::printf("compiled %s -> %s: %zu kernels, target '%s', %.2f s\n%s\n", a.model.c_str(),
                 a.output.c_str(), c.module.kernels.size(), c.target.str().c_str(), seconds,
                 memory.c_str());
+    // What the external code generators of a composite target took.
+    std::printf("%s", c.partition.str().c_str());
     if (!a.tuning_records.empty()) report_tuning(c.tuning);
     return 0;
 }
@@ -114,7 +116,9 @@ void add_compile_command(CLI::App& app, int* status) {
                     "the ONNX model, the TorchScript model (torch.jit.save; read with PyTorch), "
                     "or a module in Anvil's text format")
         ->required();
-    cmd->add_option("--target", args->target, "target, e.g. \"llvm -mcpu=native\"");
+    cmd->add_option("--target", args->target,
+                    "target, e.g. \"llvm -mcpu=native\"; external code generators first: "
+                    "\"dnnl, llvm -mcpu=native\"  offloads what oneDNN computes");
     cmd->add_option("-o,--output", args->output, "the library to write");
     cmd->add_option("-O,--opt-level", args->opt_level, "optimization level")
         ->check(CLI::Range(0, 3));

@@ -6,6 +6,43 @@
 
 namespace anvil::graph {
 
+namespace {
+
+// The body of a function with its parameters replaced by values, and each variable it binds
+// with a let replaced by a new one (a function called twice is inlined twice: a variable is
+// bound once in a graph).
+class Substituter : public ExprMutator {
+public:
+    explicit Substituter(std::unordered_map<const ExprNode*, Expr> values)
+        : values_(std::move(values)) {}
+
+    Expr mutate(const Expr& e) override {
+        auto it = values_.find(e.get());
+        return it != values_.end() ? it->second : ExprMutator::mutate(e);
+    }
+
+protected:
+    // A nested function is closed: nothing of the inlined body's scope is in it.
+    Expr mutate_(const Function*, const Expr& self) override { return self; }
+    Expr mutate_(const Let* op, const Expr& self) override {
+        Expr value = mutate(op->value);
+        Ref<Var> fresh = make_var(op->var->name, op->var->type, op->var->loc);
+        values_[op->var.get()] = Expr(fresh);
+        return make_let(fresh, value, mutate(op->body), op->loc);
+    }
+
+private:
+    std::unordered_map<const ExprNode*, Expr> values_;
+};
+
+}  // namespace
+
+Expr inline_call(const Function& f, const std::vector<Expr>& args) {
+    std::unordered_map<const ExprNode*, Expr> values;
+    for (size_t i = 0; i < f.params.size(); ++i) values[f.params[i].get()] = args.at(i);
+    return Substituter(std::move(values)).mutate(f.body);
+}
+
 IRModule rewrite_functions(const IRModule& m,
                            const std::function<Ref<Function>(const Ref<Function>&)>& rewrite) {
     IRModule out = m;

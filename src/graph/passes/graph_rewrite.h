@@ -25,6 +25,11 @@ const Call* as_op_call(const Expr& e, const std::string& name);
 // creates only ops that exist). Never null.
 const Op* find_op(const std::string& name);
 
+// The body of `f` with `args` in place of its parameters, each variable it binds with a let made
+// anew (a function inlined twice binds its variables once each); nested functions are left as
+// they are (closed). How a call of a non-primitive function is inlined.
+Expr inline_call(const Function& f, const std::vector<Expr>& args);
+
 // The attributes of `call` as its op's struct A (ops/*.h). InternalError when they are another
 // struct: a pass that reads a call through the wrong struct is our bug, not the model's.
 template <typename A>

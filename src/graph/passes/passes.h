@@ -15,8 +15,9 @@
 //
 // Recommended order (what driver/pipeline.cpp lists):
 //   infer_types, inline_composites, simplify_inference, simplify_expr, fold_constants,
-//   fold_scale_axis, fuse_attention, fuse_layer_norm, alter_op_layout, prepack_weights,
-//   fold_constants, eliminate_common_subexpr, dead_code_elimination, fuse_ops
+//   fold_scale_axis, fuse_attention, fuse_layer_norm, merge_composite, annotate_target,
+//   merge_compiler_regions, partition_graph, inline_composites, alter_op_layout,
+//   prepack_weights, fold_constants, eliminate_common_subexpr, dead_code_elimination, fuse_ops
 #pragma once
 
 #include <functional>
@@ -24,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/external/external_compiler.h"
 #include "codegen/target.h"
 #include "graph/module.h"
 #include "runtime/ndarray.h"
@@ -76,6 +78,27 @@ Ref<Function> rebind_params(const Ref<Function>& f, const std::vector<Ref<Var>>&
 // Compiler attribute (a Composite region of graph/pattern/partition.h nothing offloads): its
 // body stands in the call, the arguments in place of its parameters.
 IRModule inline_composites(const IRModule& m, const PassContext& ctx);
+
+// The BYOC passes (TVM's MergeComposite, AnnotateTarget, MergeCompilerRegions, PartitionGraph),
+// run in this order for the external compilers of a composite target ("dnnl, llvm"); with none
+// they change nothing. Their context forms take the compilers from ctx.target.
+//
+// Requires: typed.  Ensures: each match of each table entry, in table order, is a call of a
+// function with Composite="<entry name>" (graph/pattern/partition.h).
+IRModule merge_composite(const IRModule& m, const codegen::PatternTable& table);
+IRModule merge_composite(const IRModule& m, const PassContext& ctx);
+// Requires: typed.  Ensures: every call an external compiler in `compilers` takes (a composite
+// of its pattern table, an op its support check accepts) is a one-call region: a call of a
+// function with Compiler="<compiler>". UserError for a compiler nothing knows.
+IRModule annotate_target(const IRModule& m, const std::vector<std::string>& compilers);
+IRModule annotate_target(const IRModule& m, const PassContext& ctx);
+// Requires: regions (annotate_target).  Ensures: regions of the same compiler joined by dataflow
+// are one region wherever that makes no cycle; a region read outside at several results returns
+// a tuple of them.
+IRModule merge_compiler_regions(const IRModule& m, const PassContext& ctx);
+// Requires: regions.  Ensures: every region has a global_symbol attribute,
+// tvmgen_default_<compiler>_main_<i>, unique in the module.
+IRModule partition_graph(const IRModule& m, const PassContext& ctx);
 
 // Requires: ctx.evaluate (else no change).  Ensures: every maximal expression that depends on
 // no variable (a call whose arguments are constants, transitively) and has a tensor type is

@@ -111,5 +111,19 @@ TEST(Target, BadStrings) {
     EXPECT_NE(e.find("unknown option '-mattr'"), std::string::npos) << e;
 }
 
+TEST(Target, CompositeTargetsNameExternalCodeGeneratorsFirst) {
+    Target t = Target::parse("dnnl, llvm -mcpu=skylake-avx512 -mattr=+avx2,+fma");
+    EXPECT_EQ(t.external_compilers, std::vector<std::string>{"dnnl"});
+    EXPECT_EQ(t.kind, "llvm");
+    EXPECT_EQ(t.mcpu, "skylake-avx512");
+    EXPECT_EQ(t.mattrs, (std::vector<std::string>{"+avx2", "+fma"}));
+    EXPECT_EQ(t.str().rfind("dnnl, llvm ", 0), 0u) << t.str();
+    EXPECT_EQ(Target::parse(t.str()), t);
+    EXPECT_TRUE(t.without_externals().external_compilers.empty());
+    EXPECT_EQ(t.without_externals().mcpu, t.mcpu);
+    // A feature list's commas are not target separators.
+    EXPECT_TRUE(Target::parse("llvm -mattr=+avx2,+fma").external_compilers.empty());
+}
+
 }  // namespace
 }  // namespace anvil

@@ -1,0 +1,287 @@
+// oneDNN's code generator: each region function becomes steps of oneDNN primitives over numbered
+// values, with its constants in a weights section (dnnl_format.h). The runtime library
+// (runtime/dnnl_module.cpp) creates the primitives from that once, at load.
+#include <cstring>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <unordered_map>
+
+#include "codegen/external/dnnl/dnnl_compiler.h"
+#include "codegen/external/dnnl/dnnl_format.h"
+#include "ops/activation.h"
+#include "ops/conv.h"
+#include "ops/dense.h"
+#include "ops/pool.h"
+#include "ops/softmax.h"
+#include "support/error.h"
+
+namespace anvil::codegen::dnnl {
+
+namespace {
+
+using nlohmann::json;
+
+std::vector<int64_t> shape_of(const graph::Expr& e) {
+    return e->type.as<graph::TensorType>()->static_shape();
+}
+
+class RegionWriter {
+public:
+    RegionWriter(const ExternalRegion& region, std::string* weights)
+        : region_(region), weights_(weights) {}
+
+    json write() {
+        const graph::Function& f = *region_.function;
+        json fn;
+        fn["symbol"] = region_.symbol;
+        for (const auto& p : f.params) {
+            if (!is_static_float(p->type)) reject(p->loc, "a parameter that is not float32");
+            inputs_.push_back(new_value(graph::Expr(p)));
+            values_[p.get()] = inputs_.back();
+        }
+        std::vector<graph::Expr> results;
+        if (auto* t = f.body.as<graph::Tuple>()) {
+            results = t->fields;
+        } else {
+            results = {f.body};
+        }
+        std::vector<int> outputs;
+        for (const auto& r : results) {
+            int v = value_of(r);
+            // An output is written by its own step into the caller's buffer: a value that is
+            // an input, a constant or another output already is copied.
+            bool taken = produced_.count(v) == 0;
+            for (int o : outputs) taken |= o == v;
+            if (taken) {
+                int copy = new_value(r);
+                steps_.push_back({{"op", "copy"}, {"src", v}, {"dst", copy}});
+                v = copy;
+            }
+            outputs.push_back(v);
+        }
+        fn["values"] = shapes_;
+        fn["inputs"] = inputs_;
+        fn["outputs"] = outputs;
+        fn["constants"] = constants_;
+        fn["steps"] = steps_;
+        return fn;
+    }
+
+private:
+    [[noreturn]] void reject(const SourceLoc& loc, const std::string& what) {
+        user_error(loc) << "the external code generator 'dnnl' cannot compute " << what
+                        << " (in region " << region_.symbol
+                        << "); leave it out of the region to compile it natively";
+        ANVIL_UNREACHABLE();
+    }
+
+    int new_value(const graph::Expr& e) {
+        shapes_.push_back(shape_of(e));
+        return static_cast<int>(shapes_.size()) - 1;
+    }
+
+    int constant(const graph::Expr& e) {
+        auto it = values_.find(e.get());
+        if (it != values_.end()) return it->second;
+        auto* c = e.as<graph::Constant>();
+        if (!is_static_float(e->type)) reject(e->loc, "a constant that is not float32");
+        int v = new_value(e);
+        weights_->resize((weights_->size() + 63) / 64 * 64, '\0');
+        constants_.push_back({{"value", v}, {"offset", weights_->size()}});
+        weights_->append(static_cast<const char*>(c->data.raw_data()), c->data.nbytes());
+        values_[e.get()] = v;
+        return v;
+    }
+
+    // The value of `e`, writing the steps that compute it first.
+    int value_of(const graph::Expr& e) {
+        auto it = values_.find(e.get());
+        if (it != values_.end()) return it->second;
+        int v = -1;
+        if (e.is<graph::Constant>()) return constant(e);
+        auto* call = e.as<graph::Call>();
+        if (!call) reject(e->loc, std::string("a ") + graph::expr_kind_name(e->kind));
+        if (!is_static_float(e->type))
+            reject(e->loc, "a value that is not float32 with a static shape");
+        if (!call->op.defined()) {
+            v = composite(*call);
+        } else if (call->op->name == "nn.conv2d" || call->op->name == "nn.dense") {
+            v = layer(read_layer_chain(e), e);
+        } else {
+            v = single_op(*call, e);
+        }
+        values_[e.get()] = v;
+        produced_.insert(v);
+        return v;
+    }
+
+    // A call of a dnnl.* composite: its body read with the call's arguments as its parameters.
+    int composite(const graph::Call& call) {
+        auto* fn = call.callee.as<graph::Function>();
+        auto name = fn->attrs.find("Composite");
+        if (name == fn->attrs.end() ||
+            (name->second != "dnnl.conv2d" && name->second != "dnnl.dense")) {
+            reject(call.loc, "a call of a function that is no dnnl composite");
+        }
+        for (size_t i = 0; i < fn->params.size(); ++i) {
+            values_[fn->params[i].get()] = value_of(call.args[i]);
+        }
+        return layer(read_layer_chain(fn->body), fn->body);
+    }
+
+    int layer(const LayerChain& chain, const graph::Expr& root) {
+        if (!chain.valid)
+            reject(root->loc,
+                   "this layer (a convolution or dense layer followed "
+                   "by other than a bias, a residual sum and an "
+                   "activation)");
+        const graph::Call& core = *chain.core;
+        json step;
+        step["src"] = value_of(core.args[0]);
+        step["weights"] = constant(core.args[1]);
+        step["bias"] = chain.bias.defined() ? constant(chain.bias) : -1;
+        step["sum"] = chain.residual.defined() ? value_of(chain.residual) : -1;
+        step["post_op"] = chain.activation ? eltwise(*chain.activation) : json();
+        if (core.op->name == "nn.conv2d") {
+            auto* a = dynamic_cast<const ops::Conv2DAttrs*>(core.attrs.get());
+            if (shape_of(core.args[0]).size() != 4) reject(core.loc, "a convolution not 2-D");
+            step["op"] = "conv2d";
+            step["strides"] = a->strides;
+            step["padding"] = a->padding;
+            step["dilation"] = a->dilation;
+            step["groups"] = a->groups;
+        } else {
+            if (shape_of(core.args[0]).size() != 2) {
+                reject(core.loc, "nn.dense of data that is not 2-D");
+            }
+            step["op"] = "inner_product";
+        }
+        int dst = new_value(root);
+        step["dst"] = dst;
+        steps_.push_back(step);
+        return dst;
+    }
+
+    json eltwise(const graph::Call& c) {
+        const std::string& op = c.op->name;
+        double alpha = 0, beta = 0;
+        std::string alg;
+        if (op == "nn.relu") {
+            alg = "relu";
+        } else if (op == "nn.leaky_relu") {
+            alg = "relu";
+            alpha = dynamic_cast<const ops::LeakyReluAttrs&>(*c.attrs).alpha;
+        } else if (op == "nn.clip") {
+            const auto& a = dynamic_cast<const ops::ClipAttrs&>(*c.attrs);
+            alg = "clip";
+            alpha = a.a_min;
+            beta = a.a_max;
+        } else if (op == "nn.gelu") {
+            alg = dynamic_cast<const ops::GeluAttrs&>(*c.attrs).approximate == "tanh" ? "gelu_tanh"
+                                                                                      : "gelu_erf";
+        } else if (op == "nn.elu") {
+            alg = "elu";
+            alpha = dynamic_cast<const ops::EluAttrs&>(*c.attrs).alpha;
+        } else if (op == "sigmoid") {
+            alg = "logistic";
+        } else if (op == "tanh" || op == "exp" || op == "log" || op == "sqrt" || op == "abs") {
+            alg = op;
+        } else {
+            reject(c.loc, op + " as an eltwise operation");
+        }
+        return {{"alg", alg}, {"alpha", alpha}, {"beta", beta}};
+    }
+
+    int single_op(const graph::Call& c, const graph::Expr& e) {
+        const std::string& op = c.op->name;
+        json step;
+        if (is_eltwise(c)) {
+            step = eltwise(c);
+            step["op"] = "eltwise";
+            step["src"] = value_of(c.args[0]);
+        } else if (op == "add" || op == "subtract" || op == "multiply" || op == "divide" ||
+                   op == "maximum" || op == "minimum") {
+            static const std::map<std::string, std::string> kAlg = {
+                {"add", "add"},    {"subtract", "sub"}, {"multiply", "mul"},
+                {"divide", "div"}, {"maximum", "max"},  {"minimum", "min"}};
+            graph::Expr a = c.args[0], b = c.args[1];
+            if (shape_of(a) != shape_of(e)) std::swap(a, b);  // commutative (dnnl_support.cpp)
+            step = {{"op", "binary"}, {"alg", kAlg.at(op)}};
+            step["src0"] = value_of(a);
+            step["src1"] = value_of(b);
+        } else if (op == "nn.max_pool2d" || op == "nn.avg_pool2d") {
+            const auto& a = dynamic_cast<const ops::Pool2DAttrs&>(*c.attrs);
+            step = {{"op", "pool"},
+                    {"kernel", a.pool_size},
+                    {"strides", a.strides},
+                    {"padding", a.padding}};
+            step["alg"] = op == "nn.max_pool2d" ? "max"
+                          : a.count_include_pad ? "avg_include"
+                                                : "avg_exclude";
+            step["src"] = value_of(c.args[0]);
+        } else if (op == "nn.global_max_pool2d" || op == "nn.global_avg_pool2d") {
+            auto in = shape_of(c.args[0]);
+            step = {{"op", "pool"},
+                    {"kernel", {in[2], in[3]}},
+                    {"strides", {1, 1}},
+                    {"padding", {0, 0, 0, 0}}};
+            step["alg"] = op == "nn.global_max_pool2d" ? "max" : "avg_exclude";
+            step["src"] = value_of(c.args[0]);
+        } else if (op == "nn.softmax") {
+            int64_t axis = dynamic_cast<const ops::SoftmaxAttrs&>(*c.attrs).axis;
+            int64_t rank = static_cast<int64_t>(shape_of(e).size());
+            step = {{"op", "softmax"}, {"axis", axis < 0 ? axis + rank : axis}};
+            step["src"] = value_of(c.args[0]);
+        } else if (op == "nn.matmul") {
+            const auto& a = dynamic_cast<const ops::MatmulAttrs&>(*c.attrs);
+            step = {
+                {"op", "matmul"}, {"transpose_a", a.transpose_a}, {"transpose_b", a.transpose_b}};
+            step["src0"] = value_of(c.args[0]);
+            step["src1"] = value_of(c.args[1]);
+        } else if (op == "reshape" || op == "flatten" || op == "squeeze" || op == "expand_dims") {
+            step = {{"op", "copy"}};
+            step["src"] = value_of(c.args[0]);
+        } else {
+            reject(c.loc, op);
+        }
+        int dst = new_value(e);
+        step["dst"] = dst;
+        steps_.push_back(step);
+        return dst;
+    }
+
+    const ExternalRegion& region_;
+    std::string* weights_;
+    std::vector<std::vector<int64_t>> shapes_;
+    std::vector<int> inputs_;
+    json constants_ = json::array();
+    json steps_ = json::array();
+    std::unordered_map<const graph::ExprNode*, int> values_;
+    std::set<int> produced_;
+};
+
+}  // namespace
+
+std::string dnnl_codegen(const std::vector<ExternalRegion>& regions) {
+    std::string weights;
+    json doc = {{"version", kDnnlFormatVersion}, {"functions", json::array()}};
+    for (const auto& r : regions) doc["functions"].push_back(RegionWriter(r, &weights).write());
+    std::string text = doc.dump();
+    std::string bytes(kDnnlMagic, 8);
+    uint64_t n = text.size();
+    char size[8];
+    for (int i = 0; i < 8; ++i) size[i] = static_cast<char>((n >> (8 * i)) & 0xff);
+    bytes.append(size, 8);
+    bytes += text;
+    bytes.resize((bytes.size() + 63) / 64 * 64, '\0');
+    bytes += weights;
+    return bytes;
+}
+
+const ExternalCompiler& dnnl_compiler() {
+    static const ExternalCompiler compiler{"dnnl", dnnl_pattern_table, dnnl_codegen};
+    return compiler;
+}
+
+}  // namespace anvil::codegen::dnnl

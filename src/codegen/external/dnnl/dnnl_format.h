@@ -1,0 +1,31 @@
+// What dnnl_codegen.cpp writes and libanvil_runtime_dnnl.so reads: the regions of one model.
+//
+//   bytes  = "ANVDNNL1" | uint64 little-endian n | n bytes of JSON | zeros to a multiple of 64 |
+//            the weights (each at a multiple of 64 from here)
+//   JSON   = {"version": 1, "functions": [function...]}
+//   function = {"symbol": "tvmgen_default_dnnl_main_0",
+//               "values": [[1, 64, 56, 56], ...],        // every value's shape (float32)
+//               "inputs": [0, 3], "outputs": [9],         // value ids, in call order
+//               "constants": [{"value": 1, "offset": 0}], // bytes in the weights section
+//               "steps": [step...]}                       // in execution order
+//   step = {"op": "conv2d", "src": v, "weights": v, "bias": v | -1, "sum": v | -1, "dst": v,
+//           "strides": [h, w], "padding": [t, l, b, r], "dilation": [h, w], "groups": g,
+//           "post_op": eltwise | null}
+//        | {"op": "inner_product", "src", "weights" ([N, K]), "bias", "dst", "post_op"}
+//        | {"op": "matmul", "src0", "src1", "dst", "transpose_a", "transpose_b"}
+//        | {"op": "eltwise", "src", "dst", "alg", "alpha", "beta"}
+//        | {"op": "binary", "alg": "add|sub|mul|div|max|min", "src0", "src1", "dst"}
+//        | {"op": "pool", "alg": "max|avg_include|avg_exclude", "src", "dst", "kernel", "strides",
+//           "padding"}
+//        | {"op": "softmax", "src", "dst", "axis"}
+//        | {"op": "copy", "src", "dst"}        // a reshape: the same elements, another shape
+//   eltwise = {"alg": "relu|clip|gelu_erf|gelu_tanh|logistic|tanh|...", "alpha", "beta"}
+// A binary step's src1 has the rank of dst, each dimension 1 or dst's.
+#pragma once
+
+namespace anvil::codegen::dnnl {
+
+inline constexpr char kDnnlMagic[] = "ANVDNNL1";
+inline constexpr int kDnnlFormatVersion = 1;
+
+}  // namespace anvil::codegen::dnnl
