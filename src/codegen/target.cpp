@@ -171,13 +171,20 @@ std::vector<std::string> split_commas(const std::string& s) {
 namespace {
 
 // "dnnl, llvm -mattr=+avx2,+fma" -> {"dnnl", "llvm -mattr=+avx2,+fma"}: split at commas, where a
-// piece that starts with '+' or '-' continues the previous one (a feature list).
+// piece continues the previous one when the previous one ends in an -mattr list (a feature, even
+// a misspelt one without its sign, which parse() then names) or the piece starts with '+'/'-'.
 std::vector<std::string> split_composite(const std::string& text) {
     std::vector<std::string> parts;
     for (const auto& raw : split_commas(text)) {
         size_t b = raw.find_first_not_of(" \t"), e = raw.find_last_not_of(" \t");
         std::string piece = b == std::string::npos ? "" : raw.substr(b, e - b + 1);
-        if (!parts.empty() && !piece.empty() && (piece[0] == '+' || piece[0] == '-')) {
+        bool in_mattr = false;
+        if (!parts.empty()) {
+            size_t last = parts.back().find_last_of(" \t");
+            std::string token = parts.back().substr(last == std::string::npos ? 0 : last + 1);
+            in_mattr = token.rfind("-mattr=", 0) == 0 && piece.find(' ') == std::string::npos;
+        }
+        if (!parts.empty() && !piece.empty() && (piece[0] == '+' || piece[0] == '-' || in_mattr)) {
             parts.back() += "," + piece;
         } else {
             parts.push_back(piece);

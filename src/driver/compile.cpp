@@ -10,6 +10,7 @@
 #include "driver/lower_external.h"
 #include "driver/lower_graph.h"
 #include "driver/make_plan.h"
+#include "driver/partition_summary.h"
 #include "driver/plan_memory.h"
 #include "driver/shape_buckets.h"
 #include "driver/vm_compiler.h"
@@ -139,7 +140,9 @@ void add_external_blobs(const runtime::Module& kernels) {
 
 }  // namespace
 
-std::string export_model(const CompiledModel& c, const std::string& path, Executor executor) {
+std::string export_model(const CompiledModel& c, const std::string& path, Executor executor,
+                         const std::string& cross_compiler,
+                         const std::string& cross_compiler_options) {
     bool dynamic = needs_vm(c.module);
     add_external_blobs(c.kernels);
     if (executor == Executor::graph && dynamic) {
@@ -159,7 +162,7 @@ std::string export_model(const CompiledModel& c, const std::string& path, Execut
         for (const auto& f : vm.program.functions) instructions += f.code.size();
         codegen::add_blob(c.kernels, ANVIL_VM_PROGRAM_SYMBOL, runtime::program_to_json(vm.program));
         codegen::add_blob(c.kernels, ANVIL_GRAPH_PARAMS_SYMBOL, std::move(vm.params));
-        codegen::export_library(c.kernels, path);
+        codegen::export_library(c.kernels, path, cross_compiler, cross_compiler_options);
         return "vm program: " + std::to_string(instructions) + " instructions in " +
                std::to_string(vm.program.functions.size()) + " function(s), " +
                std::to_string(c.module.kernels.size()) + " kernels";
@@ -169,7 +172,7 @@ std::string export_model(const CompiledModel& c, const std::string& path, Execut
     check_memory_limit(memory, static_cast<int64_t>(p.params.size()), c.max_memory_bytes);
     codegen::add_blob(c.kernels, ANVIL_GRAPH_PLAN_SYMBOL, runtime::plan_to_json(p.plan));
     codegen::add_blob(c.kernels, ANVIL_GRAPH_PARAMS_SYMBOL, std::move(p.params));
-    codegen::export_library(c.kernels, path);
+    codegen::export_library(c.kernels, path, cross_compiler, cross_compiler_options);
     return memory.summary();
 }
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "codegen/target.h"
-#include "driver/lower_external.h"
 #include "driver/lower_graph.h"
+#include "driver/partition_summary.h"
 #include "driver/pipeline.h"
 #include "graph/module.h"
 #include "runtime/module.h"
@@ -52,8 +52,13 @@ Executor parse_executor(const std::string& text);
 // size). UserError when the graph executor is asked for a model only the VM can run, and when
 // the model needs more memory than c.max_memory_bytes (driver/plan_memory.h:
 // check_memory_limit).
+// `cross_compiler` / `cross_compiler_options` link the library for a target other than the
+// host (codegen::export_library's cc and cc_options; tvmc's --cross-compiler and
+// --cross-compiler-options).
 std::string export_model(const CompiledModel& c, const std::string& path,
-                         Executor executor = Executor::automatic);
+                         Executor executor = Executor::automatic,
+                         const std::string& cross_compiler = "",
+                         const std::string& cross_compiler_options = "");
 
 // Compiles and runs a closed expression (no free variables) on the host; constant folding's
 // evaluator.

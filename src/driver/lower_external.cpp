@@ -1,12 +1,10 @@
 #include "driver/lower_external.h"
 
-#include <cstdio>
 #include <map>
 
 #include "codegen/external/external_compiler.h"
 #include "graph/expr_functor.h"
 #include "ops/call_tir.h"
-#include "ops/dense.h"
 #include "runtime/external_module.h"
 #include "support/error.h"
 
@@ -14,7 +12,41 @@ namespace anvil::driver {
 
 namespace {
 
-const graph::Function* region_of(const graph::Expr& e, std::string* compiler) {
+class RegionLowerer : public graph::ExprMutator {
+public:
+    std::map<std::string, std::vector<codegen::ExternalRegion>> regions;
+
+private:
+    std::map<std::string, const graph::Function*> callee_of_;
+
+protected:
+    graph::Expr mutate_(const graph::Call* op, const graph::Expr& self) override {
+        graph::Expr e = graph::ExprMutator::mutate_(op, self);
+        std::string compiler;
+        const graph::Function* f = external_region(e, &compiler);
+        if (!f) return e;
+        auto symbol = f->attrs.find("global_symbol");
+        if (symbol == f->attrs.end()) {
+            internal_error() << "a region for '" << compiler << "' without a global_symbol "
+                             << "(partition_graph names every region)";
+        }
+        auto* call = e.as<graph::Call>();
+        // A region called twice (a hand-written module) is compiled once.
+        auto seen = callee_of_.find(symbol->second);
+        if (seen == callee_of_.end()) {
+            callee_of_[symbol->second] = f;
+            regions[compiler].push_back({symbol->second, call->callee.cast<graph::Function>()});
+        } else if (seen->second != f) {
+            user_error(f->loc) << "two regions have the global symbol '" << symbol->second
+                               << "'; each needs its own";
+        }
+        return ops::make_call_tir(symbol->second, call->args, call->type, call->loc);
+    }
+};
+
+}  // namespace
+
+const graph::Function* external_region(const graph::Expr& e, std::string* compiler) {
     auto* call = e.as<graph::Call>();
     if (!call || call->op.defined()) return nullptr;
     auto* f = call->callee.as<graph::Function>();
@@ -24,73 +56,6 @@ const graph::Function* region_of(const graph::Expr& e, std::string* compiler) {
     if (compiler) *compiler = c->second;
     return f;
 }
-
-class RegionLowerer : public graph::ExprMutator {
-public:
-    std::map<std::string, std::vector<codegen::ExternalRegion>> regions;
-
-protected:
-    graph::Expr mutate_(const graph::Call* op, const graph::Expr& self) override {
-        graph::Expr e = graph::ExprMutator::mutate_(op, self);
-        std::string compiler;
-        const graph::Function* f = region_of(e, &compiler);
-        if (!f) return e;
-        auto symbol = f->attrs.find("global_symbol");
-        if (symbol == f->attrs.end()) {
-            internal_error() << "a region for '" << compiler << "' without a global_symbol "
-                             << "(partition_graph names every region)";
-        }
-        auto* call = e.as<graph::Call>();
-        regions[compiler].push_back({symbol->second, call->callee.cast<graph::Function>()});
-        return ops::make_call_tir(symbol->second, call->args, call->type, call->loc);
-    }
-};
-
-int64_t elements(const graph::Type& t) {
-    auto* tt = t.as<graph::TensorType>();
-    return tt && tt->is_static() ? tt->num_elements() : 0;
-}
-
-// The estimated FLOPs of one op call (PartitionSummary).
-double op_flops(const graph::Call& c) {
-    const std::string& op = c.op->name;
-    double out = static_cast<double>(elements(c.type));
-    auto shape = [](const graph::Expr& e) {
-        auto* t = e->type.as<graph::TensorType>();
-        return t && t->is_static() ? t->static_shape() : std::vector<int64_t>{};
-    };
-    if (op == "nn.conv2d" && c.args.size() == 2) {
-        auto w = shape(c.args[1]);  // [O, C/g, KH, KW]
-        if (w.size() == 4) return 2 * out * static_cast<double>(w[1] * w[2] * w[3]);
-    }
-    if ((op == "nn.dense" || op == "nn.matmul" || op == "nn.batch_matmul") && c.args.size() == 2) {
-        auto a = shape(c.args[0]);
-        auto* attrs = dynamic_cast<const ops::MatmulAttrs*>(c.attrs.get());
-        if (!a.empty()) {
-            int64_t k = attrs && attrs->transpose_a && a.size() >= 2 ? a[a.size() - 2] : a.back();
-            return 2 * out * static_cast<double>(k);
-        }
-    }
-    return out;
-}
-
-// Op calls and FLOPs of an expression, through the functions it calls.
-void count(const graph::Expr& body, int64_t* ops, double* flops) {
-    graph::post_order_visit(body, [&](const graph::Expr& e) {
-        auto* c = e.as<graph::Call>();
-        if (!c || !c->op.defined() || c->op->executor_op) return;
-        ++*ops;
-        *flops += op_flops(*c);
-    });
-}
-
-std::string gflops(double f) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3g GFLOPs", f / 1e9);
-    return buf;
-}
-
-}  // namespace
 
 ExternalLowering lower_external_regions(const graph::IRModule& m) {
     ExternalLowering out{.module = m};
@@ -105,42 +70,6 @@ ExternalLowering lower_external_regions(const graph::IRModule& m) {
         out.modules.push_back(runtime::load_external_module(compiler, c.codegen(regions)));
     }
     return out;
-}
-
-PartitionSummary summarize_partition(const graph::IRModule& m) {
-    PartitionSummary s;
-    std::map<std::string, size_t> index;
-    for (const auto& [name, f] : m.functions) {
-        count(f->body, &s.total_ops, &s.total_flops);
-        graph::post_order_visit(f->body, [&](const graph::Expr& e) {
-            std::string compiler;
-            const graph::Function* region = region_of(e, &compiler);
-            if (!region) return;
-            auto it = index.find(compiler);
-            if (it == index.end()) {
-                it = index.emplace(compiler, s.compilers.size()).first;
-                s.compilers.push_back({.name = compiler});
-            }
-            PartitionSummary::Compiler& c = s.compilers[it->second];
-            ++c.regions;
-            count(region->body, &c.ops, &c.flops);
-        });
-    }
-    return s;
-}
-
-std::string PartitionSummary::str() const {
-    std::string text;
-    for (const auto& c : compilers) {
-        char pct[32];
-        std::snprintf(pct, sizeof pct, "%.1f %%",
-                      total_flops > 0 ? 100 * c.flops / total_flops : 0.0);
-        text += c.name + ": " + std::to_string(c.regions) +
-                (c.regions == 1 ? " region, " : " regions, ") + std::to_string(c.ops) + " of " +
-                std::to_string(total_ops) + " ops, " + gflops(c.flops) + " (" + pct + " of " +
-                gflops(total_flops) + ")\n";
-    }
-    return text;
 }
 
 }  // namespace anvil::driver

@@ -45,10 +45,11 @@ CreateFn find_create_function(const std::string& compiler) {
         reason = e ? e : "dlopen failed";
     }
     if (!handle) {
-        user_error() << "the model has regions for the external code generator '" << compiler
-                     << "', but its runtime library " << name << " cannot be loaded ("
-                     << (reason.empty() ? "not found" : reason)
-                     << "); it is built with Anvil when the compiler's library is installed";
+        user_error()
+            << "the model has regions for the external code generator '" << compiler
+            << "', but its runtime library " << name << " cannot be loaded ("
+            << (reason.empty() ? "not found" : reason)
+            << "); Anvil's build puts it next to libanvil_runtime.so: deploy it with the model";
     }
     auto create = reinterpret_cast<CreateFn>(dlsym(handle, "anvil_external_module_create"));
     if (!create) {

@@ -330,7 +330,8 @@ Target module_target(const runtime::Module& m) {
     return as_llvm(m, "module_target")->target();
 }
 
-void export_library(const runtime::Module& m, const std::string& path, const std::string& cc) {
+void export_library(const runtime::Module& m, const std::string& path, const std::string& cc,
+                    const std::string& cc_options) {
     LLVMModuleNode* node = as_llvm(m, "export_library");
     std::string compiler = cc;
     if (compiler.empty()) {
@@ -356,7 +357,8 @@ void export_library(const runtime::Module& m, const std::string& path, const std
     }
     fs::path log = fs::path(path).string() + ".link.log";
     std::string command = shell_quote(compiler) + " -shared -o " + shell_quote(path) + " " +
-                          objects + " -lm > " + shell_quote(log.string()) + " 2>&1";
+                          objects + " -lm " + cc_options + " > " + shell_quote(log.string()) +
+                          " 2>&1";
     int rc = std::system(command.c_str());
     std::string output;
     if (FILE* f = std::fopen(log.c_str(), "r")) {
@@ -370,7 +372,8 @@ void export_library(const runtime::Module& m, const std::string& path, const std
     fs::remove(log, ec);
     if (rc != 0) {
         user_error() << "export_library: linking '" << path << "' with '" << compiler
-                     << "' failed (status " << rc << ")" << (output.empty() ? "" : ":\n") << output;
+                     << (cc_options.empty() ? "" : " " + cc_options) << "' failed (status " << rc
+                     << ")" << (output.empty() ? "" : ":\n") << output;
     }
 }
 

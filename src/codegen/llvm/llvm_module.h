@@ -44,7 +44,11 @@ void emit_object(const runtime::Module& m, const std::string& path);
 // Writes a shared library loadable by runtime::load_module: the object linked with `cc`
 // (default: "cc" for host targets, "aarch64-linux-gnu-gcc" for AArch64 ones), plus the module's
 // blobs (add_blob).
-void export_library(const runtime::Module& m, const std::string& path, const std::string& cc = "");
+// `cc` links (default: cc for the host, aarch64-linux-gnu-gcc for AArch64); `cc_options` are
+// added to its command line as they are written (tvmc's --cross-compiler-options: -L paths,
+// --sysroot=..., -Wl,... flags).
+void export_library(const runtime::Module& m, const std::string& path, const std::string& cc = "",
+                    const std::string& cc_options = "");
 // Attaches a named byte blob that export_library writes into the library as two exported read-only
 // symbols: `symbol`, the bytes (64-byte aligned, followed by one NUL byte, so a text blob is a C
 // string), and `symbol` ANVIL_BLOB_SIZE_SUFFIX, a uint64_t holding the byte count. This is how a

@@ -42,6 +42,8 @@ struct CompileArgs {
     std::string max_memory;                  // 512M, 2G, bytes; empty: no limit
     bool checked = false;
     std::vector<std::string> tuning_records;  // records files (anvil tune -o)
+    std::string cross_compiler;               // links the library (a foreign -mtriple)
+    std::string cross_compiler_options;
 };
 
 // "tuning records: 14 of 16 tunable kernels, 93.5% of their estimated time": how much of the
@@ -92,7 +94,8 @@ int run_compile(const CompileArgs& a) {
         for (const auto& w : warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
     }
     driver::CompiledModel c = driver::compile_model(m, a.target, options);
-    std::string memory = driver::export_model(c, a.output, executor);
+    std::string memory =
+        driver::export_model(c, a.output, executor, a.cross_compiler, a.cross_compiler_options);
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("compiled %s -> %s: %zu kernels, target '%s', %.2f s\n%s\n", a.model.c_str(),
@@ -118,8 +121,13 @@ void add_compile_command(CLI::App& app, int* status) {
         ->required();
     cmd->add_option("--target", args->target,
                     "target, e.g. \"llvm -mcpu=native\"; external code generators first: "
-                    "\"dnnl, llvm -mcpu=native\"  offloads what oneDNN computes");
+                    "\"dnnl, llvm -mcpu=native\" offloads what oneDNN computes");
     cmd->add_option("-o,--output", args->output, "the library to write");
+    cmd->add_option("--cross-compiler", args->cross_compiler,
+                    "the compiler that links the library, for a target that is not this "
+                    "machine (e.g. aarch64-linux-gnu-gcc for -mtriple=aarch64-linux-gnu)");
+    cmd->add_option("--cross-compiler-options", args->cross_compiler_options,
+                    "options added to the cross compiler's command line (e.g. --sysroot=DIR)");
     cmd->add_option("-O,--opt-level", args->opt_level, "optimization level")
         ->check(CLI::Range(0, 3));
     cmd->add_option("--input-shapes", args->input_shapes,

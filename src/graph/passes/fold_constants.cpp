@@ -11,16 +11,10 @@ namespace anvil::graph {
 
 namespace {
 
-// Ops whose value must not be computed ahead of time: random ones (dropout is random in
-// training; simplify_inference removes it for inference).
-// Ops the executor carries out (call_tir, shape_tensor) have no kernel to fold with.
+// Ops the executor carries out (call_tir, shape_tensor) have no kernel to fold with. (No op is
+// random: the importers make dropout the identity.)
 bool is_foldable(const Op& op) {
-    if (op.executor_op) return false;
-    static const char* const kNotFoldable[] = {"nn.dropout"};
-    for (const char* name : kNotFoldable) {
-        if (op.name == name) return false;
-    }
-    return true;
+    return !op.executor_op;
 }
 
 // A value whose shape depends on a symbolic dimension (arange of a run-time length) is known only

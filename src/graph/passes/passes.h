@@ -107,8 +107,8 @@ IRModule fold_constants(const IRModule& m, const PassContext& ctx);
 
 // Requires: nothing.  Ensures: no nn.batch_norm (becomes x * scale + shift with per-channel
 // constants shaped to broadcast along its axis; computed here when the statistics are float
-// constants) and no nn.dropout (the identity). nn.layer_norm stays an op: it lowers to one
-// fused kernel already, and its statistics depend on the input, so nothing folds.
+// constants). nn.layer_norm stays an op: it lowers to one fused kernel already, and its
+// statistics depend on the input, so nothing folds.
 IRModule simplify_inference(const IRModule& m, const PassContext& ctx);
 
 // Requires: nothing.  Ensures: no two calls of the same op with equal attributes and the same

@@ -5,16 +5,17 @@
 //     computed here, in double, as constants of shape (C, 1, ..., 1) that broadcast along the
 //     axis; fold_scale_axis can then move the scale into a preceding conv's weights. Otherwise
 //     the arithmetic is built from ops and reshaped to broadcast the same way.
-//   nn.dropout(x)  ->  x
-// A batch_norm or dropout that returns a tuple (value, statistics or mask) is replaced where its
-// first field is read; the other fields have no inference meaning.
+// A batch_norm that returns a tuple (value, statistics) is replaced where its first field is
+// read; the other fields have no inference meaning. (Dropout needs nothing here: the importers
+// make it the identity, there is no dropout op.)
 // nn.layer_norm stays an op: its statistics depend on the input, and it lowers to one kernel.
+// Written with the dataflow pattern language (graph/pattern/): two rewrites, one for each form.
 #include <array>
 #include <cmath>
 #include <tuple>
 
-#include "graph/expr_functor.h"
 #include "graph/passes/graph_rewrite.h"
+#include "graph/pattern/rewrite.h"
 #include "ops/norm.h"
 #include "ops/transform.h"
 
@@ -22,36 +23,9 @@ namespace anvil::graph {
 
 namespace {
 
-class InferenceSimplifier : public ExprMutator {
+// Builds the inference form of a batch norm (its first output).
+class BatchNormLowering {
 public:
-    explicit InferenceSimplifier(const PassContext& ctx) : ctx_(ctx) {}
-
-protected:
-    Expr mutate_(const Call* op, const Expr& self) override {
-        Expr e = ExprMutator::mutate_(op, self);
-        if (!e->type.is<TensorType>()) return e;  // a tuple: rewritten where field 0 is read
-        return rewrite(e);
-    }
-    Expr mutate_(const TupleGetItem* op, const Expr& self) override {
-        Expr tuple = mutate(op->tuple);
-        if (op->index == 0 && tuple.is<Call>()) {
-            Expr r = rewrite(tuple);
-            if (!r.same_as(tuple)) return r;
-        }
-        return tuple.same_as(op->tuple) ? self : make_tuple_get_item(tuple, op->index, op->loc);
-    }
-
-private:
-    // The inference form of a batch_norm or dropout call (its first output), else `e`.
-    Expr rewrite(const Expr& e) {
-        if (auto* call = as_op_call(e, "nn.dropout")) return call->args[0];
-        if (auto* call = as_op_call(e, "nn.batch_norm")) {
-            Expr r = lower_batch_norm(*call);
-            return r.defined() ? r : e;
-        }
-        return e;
-    }
-
     Expr lower_batch_norm(const Call& call) {
         const Op* add = find_op("add");
         const Op* multiply = find_op("multiply");
@@ -123,17 +97,33 @@ private:
         return std::make_pair(make_call(*reshape, {scale}, reshape_attrs, loc),
                               make_call(*reshape, {shift}, reshape_attrs, loc));
     }
-
-    const PassContext& ctx_;
 };
+
+// The inference form of a batch_norm call's first output, else null.
+Expr inference_form(const Expr& e) {
+    auto* call = as_op_call(e, "nn.batch_norm");
+    return call ? BatchNormLowering().lower_batch_norm(*call) : Expr();
+}
 
 }  // namespace
 
-IRModule simplify_inference(const IRModule& m, const PassContext& ctx) {
-    return rewrite_functions(m, [&](const Ref<Function>& f) {
-        Expr body = InferenceSimplifier(ctx).mutate(f->body);
-        return body.same_as(f->body) ? f : with_body(*f, body);
-    });
+IRModule simplify_inference(const IRModule& m, const PassContext&) {
+    // The op itself where it returns one tensor...
+    auto op_result =
+        make_rewrite(is_op("nn.batch_norm"), [](const Expr&, const Expr& post, const NodeMap&) {
+            if (!post->type.is<TensorType>()) return post;  // a tuple: rewritten where read
+            Expr r = inference_form(post);
+            return r.defined() ? r : post;
+        });
+    // ...and field 0 of the tuple it returns otherwise (the op stays outside the match: the
+    // other fields may be read, and nothing of their inference meaning is lost by keeping it).
+    DFPattern tuple = wildcard();
+    auto field0 = make_rewrite(is_tuple_get_item(tuple, 0),
+                               [tuple](const Expr&, const Expr& post, const NodeMap& node_map) {
+                                   Expr r = inference_form(node_map[tuple][0]);
+                                   return r.defined() ? r : post;
+                               });
+    return rewrite({op_result, field0}, m);
 }
 
 }  // namespace anvil::graph

@@ -1,6 +1,8 @@
 // oneDNN's code generator: each region function becomes steps of oneDNN primitives over numbered
 // values, with its constants in a weights section (dnnl_format.h). The runtime library
 // (runtime/dnnl_module.cpp) creates the primitives from that once, at load.
+#include <algorithm>
+#include <cfloat>
 #include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -14,6 +16,7 @@
 #include "ops/dense.h"
 #include "ops/pool.h"
 #include "ops/softmax.h"
+#include "ops/transform.h"
 #include "support/error.h"
 
 namespace anvil::codegen::dnnl {
@@ -77,7 +80,10 @@ private:
     }
 
     int new_value(const graph::Expr& e) {
-        shapes_.push_back(shape_of(e));
+        // A scalar is a one-element tensor to oneDNN (the same bytes).
+        std::vector<int64_t> shape = shape_of(e);
+        if (shape.empty()) shape = {1};
+        shapes_.push_back(shape);
         return static_cast<int>(shapes_.size()) - 1;
     }
 
@@ -118,7 +124,8 @@ private:
 
     // A call of a dnnl.* composite: its body read with the call's arguments as its parameters.
     int composite(const graph::Call& call) {
-        auto* fn = call.callee.as<graph::Function>();
+        auto* fn = call.callee.defined() ? call.callee.as<graph::Function>() : nullptr;
+        if (!fn) reject(call.loc, "a call of something other than a function");
         auto name = fn->attrs.find("Composite");
         if (name == fn->attrs.end() ||
             (name->second != "dnnl.conv2d" && name->second != "dnnl.dense")) {
@@ -127,7 +134,11 @@ private:
         for (size_t i = 0; i < fn->params.size(); ++i) {
             values_[fn->params[i].get()] = value_of(call.args[i]);
         }
-        return layer(read_layer_chain(fn->body), fn->body);
+        LayerChain chain = read_layer_chain(fn->body);
+        // A composite is one primitive with post-ops; one whose body reads otherwise than the
+        // pattern table's check saw it (an add whose other operand took the role of the layer)
+        // is computed op by op, each a step of its own.
+        return chain.valid ? layer(chain, fn->body) : value_of(fn->body);
     }
 
     int layer(const LayerChain& chain, const graph::Expr& root) {
@@ -175,14 +186,18 @@ private:
         } else if (op == "nn.clip") {
             const auto& a = dynamic_cast<const ops::ClipAttrs&>(*c.attrs);
             alg = "clip";
-            alpha = a.a_min;
-            beta = a.a_max;
+            // Infinite bounds (ONNX Clip without min or max) as the largest floats: JSON has
+            // no infinity, and clipping at FLT_MAX changes no float.
+            alpha = std::clamp<double>(a.a_min, -FLT_MAX, FLT_MAX);
+            beta = std::clamp<double>(a.a_max, -FLT_MAX, FLT_MAX);
         } else if (op == "nn.gelu") {
             alg = dynamic_cast<const ops::GeluAttrs&>(*c.attrs).approximate == "tanh" ? "gelu_tanh"
                                                                                       : "gelu_erf";
         } else if (op == "nn.elu") {
             alg = "elu";
             alpha = dynamic_cast<const ops::EluAttrs&>(*c.attrs).alpha;
+        } else if (op == "nn.hardswish") {
+            alg = "hardswish";  // x * min(max(x + 3, 0), 6) / 6, as nn.hardswish
         } else if (op == "sigmoid") {
             alg = "logistic";
         } else if (op == "tanh" || op == "exp" || op == "log" || op == "sqrt" || op == "abs") {
@@ -196,7 +211,20 @@ private:
     int single_op(const graph::Call& c, const graph::Expr& e) {
         const std::string& op = c.op->name;
         json step;
-        if (is_eltwise(c)) {
+        if (op == "nn.hardsigmoid") {
+            // clip(alpha * x + beta, 0, 1): oneDNN 2.6 has no hardsigmoid, so two steps.
+            const auto& a = dynamic_cast<const ops::HardSigmoidAttrs&>(*c.attrs);
+            int src = value_of(c.args[0]);
+            int line = new_value(e);
+            steps_.push_back({{"op", "eltwise"},
+                              {"alg", "linear"},
+                              {"alpha", a.alpha},
+                              {"beta", a.beta},
+                              {"src", src},
+                              {"dst", line}});
+            step = {
+                {"op", "eltwise"}, {"alg", "clip"}, {"alpha", 0.0}, {"beta", 1.0}, {"src", line}};
+        } else if (is_eltwise(c)) {
             step = eltwise(c);
             step["op"] = "eltwise";
             step["src"] = value_of(c.args[0]);
@@ -215,7 +243,7 @@ private:
             step = {{"op", "pool"},
                     {"kernel", a.pool_size},
                     {"strides", a.strides},
-                    {"padding", a.padding}};
+                    {"padding", dnnl_pool_padding(c)}};
             step["alg"] = op == "nn.max_pool2d" ? "max"
                           : a.count_include_pad ? "avg_include"
                                                 : "avg_exclude";
@@ -239,6 +267,12 @@ private:
                 {"op", "matmul"}, {"transpose_a", a.transpose_a}, {"transpose_b", a.transpose_b}};
             step["src0"] = value_of(c.args[0]);
             step["src1"] = value_of(c.args[1]);
+        } else if (op == "concatenate") {
+            int64_t axis = dynamic_cast<const ops::ConcatenateAttrs&>(*c.attrs).axis;
+            int64_t rank = static_cast<int64_t>(shape_of(e).size());
+            std::vector<int> srcs;
+            for (const auto& a : c.args) srcs.push_back(value_of(a));
+            step = {{"op", "concat"}, {"axis", axis < 0 ? axis + rank : axis}, {"srcs", srcs}};
         } else if (op == "reshape" || op == "flatten" || op == "squeeze" || op == "expand_dims") {
             step = {{"op", "copy"}};
             step["src"] = value_of(c.args[0]);

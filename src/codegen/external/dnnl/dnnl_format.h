@@ -18,9 +18,12 @@
 //        | {"op": "pool", "alg": "max|avg_include|avg_exclude", "src", "dst", "kernel", "strides",
 //           "padding"}
 //        | {"op": "softmax", "src", "dst", "axis"}
+//        | {"op": "concat", "srcs": [v, ...], "dst", "axis"}
 //        | {"op": "copy", "src", "dst"}        // a reshape: the same elements, another shape
 //   eltwise = {"alg": "relu|clip|gelu_erf|gelu_tanh|logistic|tanh|...", "alpha", "beta"}
-// A binary step's src1 has the rank of dst, each dimension 1 or dst's.
+// A binary step's src1 has at most the rank of dst; aligned with dst's trailing dimensions (numpy
+// broadcasting), each of its dimensions is 1 or dst's. libanvil_runtime_dnnl.so checks all of it
+// (runtime/dnnl_check.h).
 #pragma once
 
 namespace anvil::codegen::dnnl {

@@ -1,8 +1,12 @@
 // The oneDNN pattern table and the layer chains its composites hold.
+#include <algorithm>
+
 #include "codegen/external/dnnl/dnnl_compiler.h"
+#include "graph/pattern/matcher.h"
 #include "ops/activation.h"
 #include "ops/conv.h"
 #include "ops/dense.h"
+#include "ops/pool.h"
 
 namespace anvil::codegen::dnnl {
 
@@ -15,14 +19,25 @@ using graph::wildcard;
 
 DFPattern activation(const DFPattern& x) {
     return is_op("nn.relu")({x}) | is_op("nn.clip")({x}) | is_op("nn.gelu")({x}) |
-           is_op("sigmoid")({x}) | is_op("tanh")({x});
+           is_op("sigmoid")({x}) | is_op("tanh")({x}) | is_op("nn.hardswish")({x});
+}
+
+DFPattern with_bias(const DFPattern& core) {
+    return core.optional([](const DFPattern& x) {
+        return is_op("add")({x, is_constant()}) | is_op("nn.bias_add")({x, is_constant()});
+    });
+}
+
+// A convolution or dense layer with an optional bias: what a residual add's layer operand is.
+const DFPattern& biased_layer() {
+    static const DFPattern p = with_bias(is_op("nn.conv2d")({wildcard(), is_constant()}) |
+                                         is_op("nn.dense")({wildcard(), is_constant()}));
+    return p;
 }
 
 // core [+ bias] [+ residual] [activation]
 DFPattern layer(const DFPattern& core, bool residual) {
-    DFPattern p = core.optional([](const DFPattern& x) {
-        return is_op("add")({x, is_constant()}) | is_op("nn.bias_add")({x, is_constant()});
-    });
+    DFPattern p = with_bias(core);
     if (residual) p = p.optional([](const DFPattern& x) { return is_op("add")({x, wildcard()}); });
     return p.optional(activation);
 }
@@ -73,10 +88,22 @@ bool is_static_float(const graph::Type& t) {
     return tt && tt->is_static() && tt->dtype == DataType::float32();
 }
 
+std::vector<int64_t> dnnl_pool_padding(const graph::Call& pool) {
+    const auto& a = dynamic_cast<const ops::Pool2DAttrs&>(*pool.attrs);
+    std::vector<int64_t> pad = a.padding;
+    if (!a.ceil_mode) return pad;
+    auto in = shape_of(pool.args[0]), out = shape_of(pool.type);
+    for (int d = 0; d < 2; ++d) {  // the last window's end, past the input and its padding
+        int64_t end = (out[2 + d] - 1) * a.strides[d] + a.pool_size[d];
+        pad[2 + d] = std::max(pad[2 + d], end - in[2 + d] - pad[d]);
+    }
+    return pad;
+}
+
 bool is_eltwise(const graph::Call& call) {
-    static const char* const kOps[] = {"nn.relu", "nn.clip", "nn.gelu",      "sigmoid",
-                                       "tanh",    "exp",     "log",          "sqrt",
-                                       "abs",     "nn.elu",  "nn.leaky_relu"};
+    static const char* const kOps[] = {"nn.relu", "nn.clip", "nn.gelu",       "sigmoid",
+                                       "tanh",    "exp",     "log",           "sqrt",
+                                       "abs",     "nn.elu",  "nn.leaky_relu", "nn.hardswish"};
     for (const char* op : kOps) {
         if (call.op->name == op) return true;
     }
@@ -113,24 +140,30 @@ bool read_chain(const graph::Expr& e, int outer, LayerChain* chain) {
         return true;
     }
     if ((op == "add" || op == "nn.bias_add") && c->args.size() == 2) {
-        for (int a = 0; a < (op == "add" ? 2 : 1); ++a) {
-            const graph::Expr& below = c->args[a];
-            const graph::Expr& other = c->args[1 - a];
-            LayerChain sub;
-            if (outer >= 2 && op == "add" && read_chain(below, 1, &sub) &&
-                sub.core->op->name == "nn.conv2d" && shape_of(other) == shape_of(e) &&
-                is_static_float(other->type)) {
-                sub.residual = other;
+        // The operand that continues the chain is the one the pattern's matcher takes: the
+        // first that the layer pattern (core [+ bias]) matches (an add's operands commute). Both
+        // may look like layers (a residual of two convolution branches).
+        int first = 0;
+        if (op == "add" && !graph::match(biased_layer(), c->args[0]) &&
+            graph::match(biased_layer(), c->args[1])) {
+            first = 1;
+        }
+        const graph::Expr& below = c->args[first];
+        const graph::Expr& other = c->args[1 - first];
+        LayerChain sub;
+        if (outer >= 2 && op == "add" && read_chain(below, 1, &sub) &&
+            sub.core->op->name == "nn.conv2d" && shape_of(other) == shape_of(e) &&
+            is_static_float(other->type)) {
+            sub.residual = other;
+            *chain = sub;
+            return true;
+        }
+        if (outer >= 1 && read_chain(below, 0, &sub)) {
+            std::vector<int64_t> out = shape_of(sub.core->type);
+            if (is_channel_bias(*c, other, out[1], out.size())) {
+                sub.bias = other;
                 *chain = sub;
                 return true;
-            }
-            if (outer >= 1 && read_chain(below, 0, &sub)) {
-                std::vector<int64_t> out = shape_of(sub.core->type);
-                if (is_channel_bias(*c, other, out[1], out.size())) {
-                    sub.bias = other;
-                    *chain = sub;
-                    return true;
-                }
             }
         }
     }

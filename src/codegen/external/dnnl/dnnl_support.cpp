@@ -50,8 +50,16 @@ bool binary_fits(const graph::Call& c) {
 bool pool_fits(const graph::Call& c) {
     auto* a = dynamic_cast<const ops::Pool2DAttrs*>(c.attrs.get());
     if (!a || !all_static_float(c) || rank_of(c.args[0]) != 4 || a->layout != "NCHW") return false;
-    // Ceil mode and dilation change the window arithmetic oneDNN 2.6's pooling does not take.
-    return !a->ceil_mode && a->dilation == std::vector<int64_t>{1, 1};
+    // oneDNN 2.6's pooling takes no dilation, and refuses a padding as large as the window (a
+    // window of padding alone). Ceil mode is more padding at the end (dnnl_pool_padding), which
+    // is what it means for max pooling and averages that leave padding out.
+    if (a->dilation != std::vector<int64_t>{1, 1} || a->pool_size.size() != 2) return false;
+    if (a->ceil_mode && c.op->name == "nn.avg_pool2d" && a->count_include_pad) return false;
+    std::vector<int64_t> pad = dnnl_pool_padding(c);
+    for (size_t i = 0; i < 4; ++i) {
+        if (pad[i] >= a->pool_size[i % 2]) return false;
+    }
+    return true;
 }
 
 bool global_pool_fits(const graph::Call& c) {
@@ -81,6 +89,16 @@ bool reshape_fits(const graph::Call& c) {
     return all_static_float(c) && c.args.size() == 1;
 }
 
+// oneDNN's concat: float32 tensors of one rank.
+bool concat_fits(const graph::Call& c) {
+    if (c.args.empty() || !all_static_float(c)) return false;
+    size_t rank = c.type.as<graph::TensorType>()->ndim();
+    for (const auto& a : c.args) {
+        if (rank_of(a) != rank) return false;
+    }
+    return rank >= 1 && rank <= 6;
+}
+
 bool softmax_fits(const graph::Call& c) {
     auto* a = dynamic_cast<const ops::SoftmaxAttrs*>(c.attrs.get());
     return a && all_static_float(c) && rank_of(c.args[0]) <= 5;
@@ -98,6 +116,7 @@ std::vector<std::pair<std::string, SupportCheck>> dnnl_support_checks() {
         {"nn.global_max_pool2d", global_pool_fits},
         {"nn.global_avg_pool2d", global_pool_fits},
         {"nn.softmax", softmax_fits},
+        {"concatenate", concat_fits},
         {"reshape", reshape_fits},
         {"flatten", reshape_fits},
         {"squeeze", reshape_fits},
@@ -107,7 +126,7 @@ std::vector<std::pair<std::string, SupportCheck>> dnnl_support_checks() {
         checks.emplace_back(op, binary_fits);
     }
     for (const char* op : {"nn.relu", "nn.clip", "nn.gelu", "sigmoid", "tanh", "exp", "log", "sqrt",
-                           "abs", "nn.elu", "nn.leaky_relu"}) {
+                           "abs", "nn.elu", "nn.leaky_relu", "nn.hardswish", "nn.hardsigmoid"}) {
         checks.emplace_back(op, eltwise_fits);
     }
     return checks;

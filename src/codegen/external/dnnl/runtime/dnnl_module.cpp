@@ -3,6 +3,9 @@
 // the layouts the primitives chose, intermediate values allocated in those layouts, reorders
 // inserted where a value is read in another layout. A call binds the caller's tensors to the
 // region's inputs and outputs (plain NCHW / row-major) and executes the steps in order.
+#include <omp.h>
+
+#include <algorithm>
 #include <cstring>
 #include <dnnl.hpp>
 #include <map>
@@ -11,6 +14,7 @@
 
 #include "anvil/runtime.h"
 #include "codegen/external/dnnl/dnnl_format.h"
+#include "codegen/external/dnnl/runtime/dnnl_check.h"
 #include "runtime/last_error.h"
 #include "runtime/module.h"
 #include "support/error.h"
@@ -20,6 +24,10 @@ namespace anvil::codegen::dnnl {
 namespace {
 
 using nlohmann::json;
+
+// The work one more OpenMP thread must have before a step uses it: about a millisecond of one
+// core's scalar arithmetic, tens of microseconds of its vector units.
+constexpr int64_t kWorkPerThread = 1 << 20;
 using tag = ::dnnl::memory::format_tag;
 using dt = ::dnnl::memory::data_type;
 using ::dnnl::memory;
@@ -36,23 +44,22 @@ memory::desc any(const memory::dims& dims) {
 
 ::dnnl::algorithm eltwise_alg(const std::string& name) {
     using A = ::dnnl::algorithm;
-    static const std::map<std::string, A> kAlgs = {{"relu", A::eltwise_relu},
-                                                   {"clip", A::eltwise_clip_v2},
-                                                   {"gelu_erf", A::eltwise_gelu_erf},
-                                                   {"gelu_tanh", A::eltwise_gelu_tanh},
-                                                   {"logistic", A::eltwise_logistic},
-                                                   {"tanh", A::eltwise_tanh},
-                                                   {"exp", A::eltwise_exp},
-                                                   {"log", A::eltwise_log},
-                                                   {"sqrt", A::eltwise_sqrt},
-                                                   {"abs", A::eltwise_abs},
-                                                   {"elu", A::eltwise_elu}};
+    static const std::map<std::string, A> kAlgs = {
+        {"relu", A::eltwise_relu},         {"clip", A::eltwise_clip_v2},
+        {"gelu_erf", A::eltwise_gelu_erf}, {"gelu_tanh", A::eltwise_gelu_tanh},
+        {"logistic", A::eltwise_logistic}, {"tanh", A::eltwise_tanh},
+        {"exp", A::eltwise_exp},           {"log", A::eltwise_log},
+        {"sqrt", A::eltwise_sqrt},         {"abs", A::eltwise_abs},
+        {"elu", A::eltwise_elu},           {"hardswish", A::eltwise_hardswish},
+        {"linear", A::eltwise_linear}};
     auto it = kAlgs.find(name);
     if (it == kAlgs.end()) user_error() << "unknown eltwise algorithm '" << name << "'";
     return it->second;
 }
 
-// One region: its primitives and memories, created once.
+// One region: its primitives and memories, created once (from a region check_function accepted).
+// A call runs the steps on the region's memories: calls of one region take turns (a mutex), as
+// its intermediate values have one buffer each.
 class DnnlFunction {
 public:
     DnnlFunction(const json& fn, const char* weights, const ::dnnl::engine& engine)
@@ -61,6 +68,7 @@ public:
         for (const auto& s : fn.at("values")) shapes_.push_back(s.get<memory::dims>());
         canonical_.resize(shapes_.size());
         user_arg_.assign(shapes_.size(), -1);
+        alias_arg_.assign(shapes_.size(), -1);
         constant_.assign(shapes_.size(), nullptr);
         inputs_ = fn.at("inputs").get<std::vector<int>>();
         outputs_ = fn.at("outputs").get<std::vector<int>>();
@@ -75,7 +83,18 @@ public:
             constant_.at(v) = weights_ + c.at("offset").get<size_t>();
             canonical_[v] = memory(plain(shapes_[v]), engine_, const_cast<char*>(constant_[v]));
         }
-        for (const auto& step : fn.at("steps")) add_step(step);
+        int index = 0;
+        for (const auto& step : fn.at("steps")) {
+            try {
+                add_step(step);
+            } catch (const ::dnnl::error& e) {
+                user_error() << "oneDNN region " << symbol_ << ", step " << index << " ("
+                             << step.at("op").get<std::string>()
+                             << "): oneDNN cannot create it: " << e.what();
+            }
+            ++index;
+        }
+        attach_scratchpads();
     }
 
     const std::string& symbol() const { return symbol_; }
@@ -90,22 +109,119 @@ public:
         for (size_t i = 0; i < n; ++i) {
             DLTensor* t = args[static_cast<int>(i)].as_tensor();
             int v = i < inputs_.size() ? inputs_[i] : outputs_[i - inputs_.size()];
-            if (!t || t->ndim != static_cast<int>(shapes_[v].size()) ||
-                !std::equal(shapes_[v].begin(), shapes_[v].end(), t->shape) ||
-                t->dtype.code != kDLFloat || t->dtype.bits != 32) {
-                user_error() << symbol_ << ": argument " << i << " is not the float32 tensor of "
-                             << "the shape the region was compiled for";
+            // A scalar is described as one element (dnnl_codegen.cpp).
+            bool scalar = t && t->ndim == 0 && shapes_[v] == memory::dims{1};
+            if (!t ||
+                (!scalar && (t->ndim != static_cast<int>(shapes_[v].size()) ||
+                             !std::equal(shapes_[v].begin(), shapes_[v].end(), t->shape))) ||
+                t->dtype.code != kDLFloat || t->dtype.bits != 32 || t->dtype.lanes != 1 ||
+                t->device.device_type != kDLCPU || !t->data || !is_compact(*t)) {
+                user_error() << symbol_ << ": argument " << i << " is not the compact float32 "
+                             << "CPU tensor of the shape the region was compiled for";
             }
         }
         for (auto& [mem, arg] : bindings_) {
             DLTensor* t = args[arg].as_tensor();
             mem.set_data_handle(static_cast<char*>(t->data) + t->byte_offset);
         }
-        for (auto& [prim, margs] : steps_) prim.execute(stream_, margs);
+        // oneDNN's OpenMP threads: as many as Anvil's pool had when the region was loaded
+        // (`anvil run --threads`), fewer for small steps, where waking a team costs more than it
+        // saves (a transformer's regions of a few microseconds ran 10-40x slower on two threads
+        // than on one).
+        for (size_t i = 0; i < steps_.size(); ++i) {
+            omp_set_num_threads(threads_[i]);
+            steps_[i].first.execute(stream_, steps_[i].second);
+        }
         stream_.wait();
     }
 
 private:
+    static bool is_compact(const DLTensor& t) {
+        if (!t.strides) return true;
+        int64_t expected = 1;
+        for (int i = t.ndim; i-- > 0;) {
+            if (t.shape[i] != 1 && t.strides[i] != expected) return false;
+            expected *= t.shape[i];
+        }
+        return true;
+    }
+
+    // Every primitive takes its scratchpad from the region (one buffer: the steps run one at a
+    // time), not from oneDNN's global one, which belongs to the thread that created the
+    // primitive: regions are created on the compiler's or loader's thread and run on others.
+    static ::dnnl::primitive_attr user_scratchpad() {
+        ::dnnl::primitive_attr attr;
+        attr.set_scratchpad_mode(::dnnl::scratchpad_mode::user);
+        return attr;
+    }
+
+    void push(const ::dnnl::primitive& p, const memory::desc& scratchpad,
+              std::unordered_map<int, memory> args) {
+        steps_.push_back({p, std::move(args)});
+        scratchpads_.push_back(scratchpad);
+        threads_.push_back(step_threads_);
+    }
+
+    // About how many arithmetic operations a step does: 2 per multiply-add of a convolution,
+    // dense layer or matrix product, one per window element of a pool, a few per element of the
+    // rest.
+    int64_t work_of(const json& step) const {
+        const std::string op = step.at("op");
+        int dst = step.at("dst");
+        if (op == "conv2d" || op == "inner_product") {
+            const memory::dims& w = shapes_[step.at("weights").get<int>()];
+            int64_t reduction = 1;
+            for (size_t i = 1; i < w.size(); ++i) reduction *= w[i];
+            return 2 * elements(dst) * reduction;
+        }
+        if (op == "matmul") {
+            const memory::dims& a = shapes_[step.at("src0").get<int>()];
+            return 2 * elements(dst) *
+                   (step.at("transpose_a").get<bool>() ? a[a.size() - 2] : a.back());
+        }
+        if (op == "pool") {
+            auto k = step.at("kernel").get<memory::dims>();
+            return elements(dst) * k[0] * k[1];
+        }
+        return 4 * elements(dst);
+    }
+
+    int64_t elements(int v) const {
+        int64_t n = 1;
+        for (int64_t d : shapes_[v]) n *= d;
+        return n;
+    }
+
+    // Gives each step that needs one its view of the shared scratchpad buffer.
+    void attach_scratchpads() {
+        size_t most = 0;
+        for (const auto& d : scratchpads_) most = std::max(most, d.get_size());
+        if (most == 0) return;
+        scratchpad_ = memory(memory::desc({static_cast<int64_t>(most)}, dt::u8, tag::a), engine_);
+        for (size_t i = 0; i < steps_.size(); ++i) {
+            if (scratchpads_[i].get_size() == 0) continue;
+            steps_[i].second[DNNL_ARG_SCRATCHPAD] =
+                memory(scratchpads_[i], engine_, scratchpad_.get_data_handle());
+        }
+    }
+
+    // A step that copies `from` into `to`, converting the layout.
+    void reorder_step(const memory& from, const memory& to) {
+        ::dnnl::reorder::primitive_desc pd(from, to, user_scratchpad());
+        push(::dnnl::reorder(pd), pd.scratchpad_desc(), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
+    }
+
+    // The same copy done now, once (a constant's weights at load).
+    void reorder_now(memory from, memory to) {
+        ::dnnl::reorder::primitive_desc pd(from, to, user_scratchpad());
+        std::unordered_map<int, memory> args = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+        if (pd.scratchpad_desc().get_size() > 0) {
+            args[DNNL_ARG_SCRATCHPAD] = memory(pd.scratchpad_desc(), engine_);
+        }
+        ::dnnl::reorder(pd).execute(stream_, args);
+        stream_.wait();
+    }
+
     memory user_memory(const memory::desc& md, int arg) {
         memory m(md, engine_, DNNL_MEMORY_NONE);
         bindings_.emplace_back(m, arg);
@@ -118,6 +234,7 @@ private:
     // strided view): the same bytes, no copy.
     memory view(int v, const memory::desc& md) {
         if (user_arg_[v] >= 0) return user_memory(md, user_arg_[v]);
+        if (alias_arg_[v] >= 0) return user_memory(md, alias_arg_[v]);
         if (constant_[v]) return memory(md, engine_, const_cast<char*>(constant_[v]));
         memory m = get(v, plain(shapes_[v]));
         return memory(md, engine_, m.get_data_handle());
@@ -131,12 +248,10 @@ private:
             if (key == v && m.get_desc() == md) return m;
         }
         memory m(md, engine_);
-        ::dnnl::reorder r(canonical_[v], m);
         if (constant_[v]) {
-            r.execute(stream_, canonical_[v], m);
-            stream_.wait();
+            reorder_now(canonical_[v], m);
         } else {
-            steps_.push_back({r, {{DNNL_ARG_FROM, canonical_[v]}, {DNNL_ARG_TO, m}}});
+            reorder_step(canonical_[v], m);
         }
         converted_.emplace_back(v, m);
         return m;
@@ -149,8 +264,17 @@ private:
         return canonical_[v];
     }
 
-    memory::desc dst_request(int v, bool follow_any = true) {
-        return is_output(v) || !follow_any ? plain(shapes_[v]) : any(shapes_[v]);
+    // Where a convolution, dense layer or pool writes value v in the layout it chose (`md`):
+    // destination(), except for a region output in another layout than the caller's plain one,
+    // which is written to a buffer of its own and copied out (copy_out) after the step. oneDNN's
+    // blocked-layout kernels are that much faster than what it has for a plain destination
+    // (an im2col GEMM) that the copy pays for itself many times over.
+    memory written(int v, const memory::desc& md) {
+        if (is_output(v) && canonical_[v].get_desc() != md) return memory(md, engine_);
+        return destination(v, md);
+    }
+    void copy_out(int v, const memory& m) {
+        if (m != canonical_[v]) reorder_step(m, canonical_[v]);
     }
 
     ::dnnl::primitive_attr post_ops(const json& step, bool sum) {
@@ -161,12 +285,17 @@ private:
             ops.append_eltwise(1.0f, eltwise_alg(e.at("alg")), e.at("alpha").get<float>(),
                                e.at("beta").get<float>());
         }
-        ::dnnl::primitive_attr attr;
+        ::dnnl::primitive_attr attr = user_scratchpad();
         attr.set_post_ops(ops);
         return attr;
     }
 
     void add_step(const json& step) {
+        // oneDNN's kernels fix their partition of the work when they are created, for the
+        // OpenMP team size of that moment: the step's own (run() sets the same one).
+        step_threads_ = static_cast<int>(std::clamp<int64_t>(work_of(step) / kWorkPerThread, 1,
+                                                             std::max(1, anvil_num_threads())));
+        omp_set_num_threads(step_threads_);
         const std::string op = step.at("op");
         if (op == "conv2d" || op == "inner_product") {
             layer(step, op == "conv2d");
@@ -176,9 +305,10 @@ private:
             ::dnnl::eltwise_forward::primitive_desc pd(
                 {::dnnl::prop_kind::forward_inference, eltwise_alg(step.at("alg")), s.get_desc(),
                  step.at("alpha").get<float>(), step.at("beta").get<float>()},
-                engine_);
+                user_scratchpad(), engine_);
             memory d = destination(dst, pd.dst_desc());
-            steps_.push_back({::dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, s}, {DNNL_ARG_DST, d}}});
+            push(::dnnl::eltwise_forward(pd), pd.scratchpad_desc(),
+                 {{DNNL_ARG_SRC, s}, {DNNL_ARG_DST, d}});
         } else if (op == "binary") {
             binary(step);
         } else if (op == "pool") {
@@ -188,19 +318,25 @@ private:
             memory s = get(src, plain(shapes_[src]));
             ::dnnl::softmax_forward::primitive_desc pd(
                 {::dnnl::prop_kind::forward_inference, s.get_desc(), step.at("axis").get<int>()},
-                engine_);
+                user_scratchpad(), engine_);
             memory d = destination(dst, plain(shapes_[dst]));
-            steps_.push_back({::dnnl::softmax_forward(pd), {{DNNL_ARG_SRC, s}, {DNNL_ARG_DST, d}}});
+            push(::dnnl::softmax_forward(pd), pd.scratchpad_desc(),
+                 {{DNNL_ARG_SRC, s}, {DNNL_ARG_DST, d}});
+        } else if (op == "concat") {
+            concat(step);
         } else if (op == "matmul") {
             matmul(step);
         } else if (op == "copy") {
             int src = step.at("src"), dst = step.at("dst");
             memory s = view(src, plain(shapes_[dst]));
             if (is_output(dst)) {
-                steps_.push_back({::dnnl::reorder(s, canonical_[dst]),
-                                  {{DNNL_ARG_FROM, s}, {DNNL_ARG_TO, canonical_[dst]}}});
+                reorder_step(s, canonical_[dst]);
             } else {
-                canonical_[dst] = s;  // a reshape of a value read in place
+                // A reshape of a value read in place: the same bytes, so the same argument
+                // (rebound at each call) or the same constant.
+                canonical_[dst] = s;
+                alias_arg_[dst] = user_arg_[src] >= 0 ? user_arg_[src] : alias_arg_[src];
+                constant_[dst] = constant_[src];
             }
         } else {
             user_error() << "unknown step '" << op << "'";
@@ -218,9 +354,9 @@ private:
         }
         memory::desc bias_md = bias >= 0 ? any({shapes_[dst][1]}) : memory::desc();
         ::dnnl::primitive_attr attr = post_ops(step, sum >= 0);
-        memory::desc dst_md = dst_request(dst);
+        memory::desc dst_md = any(shapes_[dst]);
         ::dnnl::primitive prim;
-        memory::desc src_want, w_want, bias_want, dst_got;
+        memory::desc src_want, w_want, bias_want, dst_got, scratchpad;
         if (conv) {
             auto strides = step.at("strides").get<memory::dims>();
             auto pad = step.at("padding").get<memory::dims>();
@@ -232,6 +368,7 @@ private:
                                                 {pad[0], pad[1]}, {pad[2], pad[3]});
             ::dnnl::convolution_forward::primitive_desc pd(d, attr, engine_);
             prim = ::dnnl::convolution_forward(pd);
+            scratchpad = pd.scratchpad_desc();
             src_want = pd.src_desc();
             w_want = pd.weights_desc();
             bias_want = pd.bias_desc();
@@ -241,6 +378,7 @@ private:
                                                   any(wdims), bias_md, dst_md);
             ::dnnl::inner_product_forward::primitive_desc pd(d, attr, engine_);
             prim = ::dnnl::inner_product_forward(pd);
+            scratchpad = pd.scratchpad_desc();
             src_want = pd.src_desc();
             w_want = pd.weights_desc();
             bias_want = pd.bias_desc();
@@ -252,23 +390,20 @@ private:
             groups > 1 ? reordered(view(w, plain(wdims)), w_want) : get(w, w_want);
         if (bias >= 0)
             margs[DNNL_ARG_BIAS] = reordered(view(bias, plain({shapes_[dst][1]})), bias_want);
-        memory d = destination(dst, dst_got);
-        if (sum >= 0) {  // the sum post-op adds what the destination holds
-            memory r = get(sum, d.get_desc());
-            if (r != d) {
-                steps_.push_back({::dnnl::reorder(r, d), {{DNNL_ARG_FROM, r}, {DNNL_ARG_TO, d}}});
-            }
-        }
+        memory d = written(dst, dst_got);
+        // The sum post-op adds what the destination holds: the summed value, copied there in
+        // the destination's layout first.
+        if (sum >= 0) reorder_step(canonical_[sum], d);
         margs[DNNL_ARG_DST] = d;
-        steps_.push_back({prim, margs});
+        push(prim, scratchpad, margs);
+        copy_out(dst, d);
     }
 
     // A constant's memory in layout `md`, reordered now.
     memory reordered(memory from, const memory::desc& md) {
         if (from.get_desc() == md) return from;
         memory m(md, engine_);
-        ::dnnl::reorder(from, m).execute(stream_, from, m);
-        stream_.wait();
+        reorder_now(from, m);
         return m;
     }
 
@@ -288,10 +423,11 @@ private:
             s1 = view(b, plain(dims));
         }
         ::dnnl::binary::primitive_desc pd(
-            {kAlgs.at(step.at("alg")), s0.get_desc(), s1.get_desc(), s0.get_desc()}, engine_);
+            {kAlgs.at(step.at("alg")), s0.get_desc(), s1.get_desc(), s0.get_desc()},
+            user_scratchpad(), engine_);
         memory d = destination(dst, pd.dst_desc());
-        steps_.push_back(
-            {::dnnl::binary(pd), {{DNNL_ARG_SRC_0, s0}, {DNNL_ARG_SRC_1, s1}, {DNNL_ARG_DST, d}}});
+        push(::dnnl::binary(pd), pd.scratchpad_desc(),
+             {{DNNL_ARG_SRC_0, s0}, {DNNL_ARG_SRC_1, s1}, {DNNL_ARG_DST, d}});
     }
 
     void pool(const json& step) {
@@ -306,18 +442,49 @@ private:
         ::dnnl::pooling_forward::primitive_desc pd({::dnnl::prop_kind::forward_inference,
                                                     a,
                                                     s.get_desc(),
-                                                    dst_request(dst),
+                                                    any(shapes_[dst]),
                                                     step.at("strides").get<memory::dims>(),
                                                     step.at("kernel").get<memory::dims>(),
                                                     {pad[0], pad[1]},
                                                     {pad[2], pad[3]}},
-                                                   engine_);
-        memory d = destination(dst, pd.dst_desc());
+                                                   user_scratchpad(), engine_);
+        memory d = written(dst, pd.dst_desc());
         std::unordered_map<int, memory> margs = {{DNNL_ARG_SRC, s}, {DNNL_ARG_DST, d}};
         if (pd.workspace_desc().get_size() > 0) {
             margs[DNNL_ARG_WORKSPACE] = memory(pd.workspace_desc(), engine_);
         }
-        steps_.push_back({::dnnl::pooling_forward(pd), margs});
+        push(::dnnl::pooling_forward(pd), pd.scratchpad_desc(), margs);
+        copy_out(dst, d);
+    }
+
+    // Sources in the layouts they have (oneDNN concatenates blocked layouts block-wise when
+    // they agree); where it has no kernel for that mix, in the plain layout.
+    void concat(const json& step) {
+        int dst = step.at("dst"), axis = step.at("axis");
+        std::vector<int> srcs = step.at("srcs").get<std::vector<int>>();
+        auto make = [&](bool plain_sources) {
+            std::vector<memory> mems;
+            std::vector<memory::desc> mds;
+            for (int v : srcs) {
+                mems.push_back(plain_sources ? get(v, plain(shapes_[v])) : canonical_[v]);
+                mds.push_back(mems.back().get_desc());
+            }
+            ::dnnl::concat::primitive_desc pd(any(shapes_[dst]), axis, mds, engine_,
+                                              user_scratchpad());
+            return std::make_pair(pd, mems);
+        };
+        std::pair<::dnnl::concat::primitive_desc, std::vector<memory>> made;
+        try {
+            made = make(false);
+        } catch (const ::dnnl::error&) {
+            made = make(true);
+        }
+        auto& [pd, mems] = made;
+        memory d = written(dst, pd.dst_desc());
+        std::unordered_map<int, memory> margs = {{DNNL_ARG_DST, d}};
+        for (size_t i = 0; i < mems.size(); ++i) margs[DNNL_ARG_MULTIPLE_SRC + int(i)] = mems[i];
+        push(::dnnl::concat(pd), pd.scratchpad_desc(), margs);
+        copy_out(dst, d);
     }
 
     void matmul(const json& step) {
@@ -337,10 +504,10 @@ private:
         memory s0 = operand(a, step.at("transpose_a").get<bool>());
         memory s1 = operand(b, step.at("transpose_b").get<bool>());
         ::dnnl::matmul::primitive_desc pd({s0.get_desc(), s1.get_desc(), plain(shapes_[dst])},
-                                          engine_);
+                                          user_scratchpad(), engine_);
         memory d = destination(dst, pd.dst_desc());
-        steps_.push_back(
-            {::dnnl::matmul(pd), {{DNNL_ARG_SRC, s0}, {DNNL_ARG_WEIGHTS, s1}, {DNNL_ARG_DST, d}}});
+        push(::dnnl::matmul(pd), pd.scratchpad_desc(),
+             {{DNNL_ARG_SRC, s0}, {DNNL_ARG_WEIGHTS, s1}, {DNNL_ARG_DST, d}});
     }
 
     ::dnnl::engine engine_;
@@ -350,11 +517,16 @@ private:
     std::vector<memory::dims> shapes_;
     std::vector<memory> canonical_;
     std::vector<int> user_arg_;          // the call argument a value is bound to, or -1
+    std::vector<int> alias_arg_;         // the argument a reshaped value's bytes are, or -1
     std::vector<const char*> constant_;  // a constant's bytes, or null
     std::vector<int> inputs_, outputs_;
     std::vector<std::pair<memory, int>> bindings_;
     std::vector<std::pair<int, memory>> converted_;
     std::vector<std::pair<::dnnl::primitive, std::unordered_map<int, memory>>> steps_;
+    std::vector<memory::desc> scratchpads_;  // each step's
+    std::vector<int> threads_;               // each step's OpenMP team
+    int step_threads_ = 1;                   // the team of the step being created
+    memory scratchpad_;
     std::mutex mutex_;  // the steps share their memories: one call at a time
 };
 
@@ -369,14 +541,28 @@ public:
         for (int i = 0; i < 8; ++i)
             n |= uint64_t(static_cast<unsigned char>(bytes_[8 + i])) << (8 * i);
         if (n > size - 16) user_error() << "the oneDNN regions are truncated";
-        json doc = json::parse(bytes_.substr(16, n));
-        if (doc.at("version").get<int>() != kDnnlFormatVersion) {
-            user_error() << "oneDNN regions of format version " << doc.at("version")
-                         << ", this library reads " << kDnnlFormatVersion;
+        uint64_t weights_at = (16 + n + 63) / 64 * 64;
+        if (weights_at > size) user_error() << "the oneDNN regions are truncated";
+        json doc;
+        try {
+            doc = json::parse(bytes_.substr(16, n));
+            if (!doc.is_object() || doc.value("version", -1) != kDnnlFormatVersion) {
+                user_error() << "oneDNN regions of another format version than "
+                             << kDnnlFormatVersion;
+            }
+            if (!doc.contains("functions") || !doc["functions"].is_array()) {
+                user_error() << "oneDNN regions without a list of functions";
+            }
+            for (const auto& fn : doc["functions"]) check_function(fn, size - weights_at);
+        } catch (const json::exception& e) {
+            user_error() << "malformed oneDNN regions: " << e.what();
         }
-        const char* weights = bytes_.data() + (16 + n + 63) / 64 * 64;
-        for (const auto& fn : doc.at("functions")) {
+        const char* weights = bytes_.data() + weights_at;
+        for (const auto& fn : doc["functions"]) {
             auto f = std::make_unique<DnnlFunction>(fn, weights, engine_);
+            if (functions_.count(f->symbol())) {
+                user_error() << "oneDNN region " << f->symbol() << " defined twice";
+            }
             names_.push_back(f->symbol());
             functions_[f->symbol()] = std::move(f);
         }
