@@ -175,7 +175,8 @@ namespace {
 // a misspelt one without its sign, which parse() then names) or the piece starts with '+'/'-'.
 std::vector<std::string> split_composite(const std::string& text) {
     std::vector<std::string> parts;
-    for (const auto& raw : split_commas(text)) {
+    std::istringstream in(text);
+    for (std::string raw; std::getline(in, raw, ',');) {
         size_t b = raw.find_first_not_of(" \t"), e = raw.find_last_not_of(" \t");
         std::string piece = b == std::string::npos ? "" : raw.substr(b, e - b + 1);
         bool in_mattr = false;
@@ -189,6 +190,11 @@ std::vector<std::string> split_composite(const std::string& text) {
         } else {
             parts.push_back(piece);
         }
+    }
+    // A trailing comma leaves no piece for getline: it is a stray comma too.
+    if (!text.empty() && text.find_last_not_of(" \t") != std::string::npos &&
+        text[text.find_last_not_of(" \t")] == ',') {
+        parts.push_back("");
     }
     return parts;
 }
@@ -207,6 +213,13 @@ Target Target::parse(const std::string& text) {
     std::vector<std::string> parts = split_composite(text);
     if (parts.size() > 1) {
         std::vector<std::string> externals;
+        for (const auto& part : parts) {
+            if (part.empty()) {
+                user_error() << "target '" << text
+                             << "': an empty part (a stray comma); a "
+                                "composite target is written 'dnnl, llvm -mcpu=native'";
+            }
+        }
         for (size_t i = 0; i + 1 < parts.size(); ++i) {
             if (!is_identifier(parts[i])) {
                 user_error() << "target '" << text << "': '" << parts[i]

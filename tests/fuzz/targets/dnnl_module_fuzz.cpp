@@ -2,6 +2,8 @@
 // and their weights (codegen/external/dnnl/dnnl_format.h). Bytes that load make a module whose
 // every function is then called with wrong arguments, which it must refuse. The seed is the
 // regions of a small network compiled with "dnnl, llvm".
+#include <cstdlib>
+
 #include "driver/compile.h"
 #include "fuzz_target.h"
 #include "ops/conv.h"
@@ -53,6 +55,8 @@ std::string seed_regions() {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
+    // Shapes the fuzzer makes up stay within what it may allocate.
+    setenv("ANVIL_DNNL_MAX_REGION_BYTES", "268435456", 1);
     anvil::fuzz::write_seeds_if_asked({seed_regions()});
     return 0;
 }

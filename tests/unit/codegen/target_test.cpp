@@ -123,6 +123,13 @@ TEST(Target, CompositeTargetsNameExternalCodeGeneratorsFirst) {
     EXPECT_EQ(t.without_externals().mcpu, t.mcpu);
     // A feature list's commas are not target separators.
     EXPECT_TRUE(Target::parse("llvm -mattr=+avx2,+fma").external_compilers.empty());
+    for (const char* stray : {"dnnl,, llvm", "dnnl, llvm,", ", llvm"}) {
+        std::string e = error_of([&] { Target::parse(stray); });
+        EXPECT_NE(e.find("an empty part (a stray comma)"), std::string::npos) << stray << ": " << e;
+    }
+    // A feature without its sign is the feature list's error, not a code generator's.
+    std::string e = error_of([] { Target::parse("llvm -mattr=+avx2,fma"); });
+    EXPECT_EQ(e.find("external code generator"), std::string::npos) << e;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -185,9 +186,13 @@ private:
             alpha = dynamic_cast<const ops::LeakyReluAttrs&>(*c.attrs).alpha;
         } else if (op == "nn.clip") {
             const auto& a = dynamic_cast<const ops::ClipAttrs&>(*c.attrs);
+            if (a.a_min == 0 && a.a_max == std::numeric_limits<double>::infinity()) {
+                return {{"alg", "relu"}, {"alpha", 0.0}, {"beta", 0.0}};
+            }
             alg = "clip";
             // Infinite bounds (ONNX Clip without min or max) as the largest floats: JSON has
-            // no infinity, and clipping at FLT_MAX changes no float.
+            // no infinity, and clipping at FLT_MAX changes every finite float as nn.clip
+            // does (an infinite input becomes FLT_MAX instead of staying infinite).
             alpha = std::clamp<double>(a.a_min, -FLT_MAX, FLT_MAX);
             beta = std::clamp<double>(a.a_max, -FLT_MAX, FLT_MAX);
         } else if (op == "nn.gelu") {

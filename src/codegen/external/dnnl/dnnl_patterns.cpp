@@ -1,5 +1,6 @@
 // The oneDNN pattern table and the layer chains its composites hold.
 #include <algorithm>
+#include <cmath>
 
 #include "codegen/external/dnnl/dnnl_compiler.h"
 #include "graph/pattern/matcher.h"
@@ -105,7 +106,10 @@ bool is_eltwise(const graph::Call& call) {
                                        "tanh",    "exp",     "log",           "sqrt",
                                        "abs",     "nn.elu",  "nn.leaky_relu", "nn.hardswish"};
     for (const char* op : kOps) {
-        if (call.op->name == op) return true;
+        if (call.op->name != op) continue;
+        // A NaN clip bound has no oneDNN counterpart.
+        auto* clip = dynamic_cast<const ops::ClipAttrs*>(call.attrs.get());
+        return !clip || (!std::isnan(clip->a_min) && !std::isnan(clip->a_max));
     }
     return false;
 }

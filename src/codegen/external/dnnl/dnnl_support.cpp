@@ -54,8 +54,10 @@ bool pool_fits(const graph::Call& c) {
     // window of padding alone). Ceil mode is more padding at the end (dnnl_pool_padding), which
     // is what it means for max pooling and averages that leave padding out.
     if (a->dilation != std::vector<int64_t>{1, 1} || a->pool_size.size() != 2) return false;
-    if (a->ceil_mode && c.op->name == "nn.avg_pool2d" && a->count_include_pad) return false;
     std::vector<int64_t> pad = dnnl_pool_padding(c);
+    // An average over windows that ceil mode extends counts the extension as padding in
+    // oneDNN, not in nn.avg_pool2d.
+    if (pad != a->padding && c.op->name == "nn.avg_pool2d" && a->count_include_pad) return false;
     for (size_t i = 0; i < 4; ++i) {
         if (pad[i] >= a->pool_size[i % 2]) return false;
     }
@@ -68,7 +70,10 @@ bool global_pool_fits(const graph::Call& c) {
 }
 
 bool eltwise_fits(const graph::Call& c) {
-    if (!all_static_float(c) || c.args.size() != 1) return false;
+    if (!all_static_float(c) || c.args.size() != 1 ||
+        (c.op->name != "nn.hardsigmoid" && !is_eltwise(c))) {
+        return false;
+    }
     if (auto* g = dynamic_cast<const ops::GeluAttrs*>(c.attrs.get())) {
         return g->approximate == "none" || g->approximate == "tanh";
     }

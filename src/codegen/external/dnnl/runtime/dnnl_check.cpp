@@ -1,5 +1,7 @@
 #include "codegen/external/dnnl/runtime/dnnl_check.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <set>
 #include <string>
 #include <vector>
@@ -39,7 +41,9 @@ public:
             int id = value(c.at("value"));
             if (!seen.insert(id).second)
                 fail("constant value " + std::to_string(id) + " bound twice");
-            uint64_t offset = c.at("offset").get<uint64_t>();
+            int64_t at = integer(c.at("offset"));
+            if (at < 0) fail("a negative constant offset");
+            uint64_t offset = static_cast<uint64_t>(at);
             uint64_t bytes = 4 * elements(shapes_[id]);
             if (offset > weights_size_ || bytes > weights_size_ - offset) {
                 fail("constant value " + std::to_string(id) + " lies outside the weights");
@@ -47,10 +51,20 @@ public:
             defined_[id] = true;
             constants_.insert(id);
         }
+        uint64_t total = 0;
+        for (const auto& s : shapes_) total += elements(s);
+        if (4 * total > max_region_bytes()) {
+            fail("its values need " + std::to_string(4 * total) + " bytes, more than " +
+                 std::to_string(max_region_bytes()) + " (ANVIL_DNNL_MAX_REGION_BYTES)");
+        }
         size_t i = 0;
         for (const auto& step : array("steps")) {
             step_ = static_cast<int>(i++);
-            check_step(step);
+            try {
+                check_step(step);
+            } catch (const nlohmann::json::exception& e) {
+                fail(e.what());
+            }
         }
         step_ = -1;
         for (int o : outputs_) {
@@ -71,6 +85,18 @@ private:
         return fn_[key];
     }
 
+    // What a region may allocate at most, for its values: 64 GiB, or
+    // $ANVIL_DNNL_MAX_REGION_BYTES (the fuzz harness sets a small limit).
+    static uint64_t max_region_bytes() {
+        const char* env = std::getenv("ANVIL_DNNL_MAX_REGION_BYTES");
+        return env && *env ? std::strtoull(env, nullptr, 10) : uint64_t(1) << 36;
+    }
+
+    static int64_t integer(const json& v) {
+        if (!v.is_number_integer()) throw json::type_error::create(302, "an integer expected", &v);
+        return v.get<int64_t>();
+    }
+
     static uint64_t elements(const Shape& s) {
         uint64_t n = 1;
         for (int64_t d : s) n *= static_cast<uint64_t>(d);
@@ -83,7 +109,7 @@ private:
         Shape out;
         uint64_t n = 1;
         for (const auto& d : s) {
-            int64_t v = d.get<int64_t>();
+            int64_t v = integer(d);
             if (v < 1 || v > (int64_t(1) << 31)) fail("a dimension out of range");
             n *= static_cast<uint64_t>(v);
             if (n > (uint64_t(1) << 34)) fail("a value of more than 2^34 elements");
@@ -93,7 +119,7 @@ private:
     }
 
     int value(const json& v) const {
-        int64_t id = v.get<int64_t>();
+        int64_t id = integer(v);
         if (id < 0 || id >= static_cast<int64_t>(shapes_.size())) {
             fail("value id " + std::to_string(id) + " out of range");
         }
@@ -108,7 +134,8 @@ private:
         return id;
     }
     int read_optional(const json& step, const char* key) const {
-        if (!step.contains(key) || step[key].get<int64_t>() == -1) return -1;
+        if (!step.contains(key)) fail(std::string("no '") + key + "'");
+        if (integer(step[key]) == -1) return -1;
         return read(step, key);
     }
     int constant(const json& step, const char* key) const {
@@ -123,7 +150,7 @@ private:
         }
         std::vector<int64_t> out;
         for (const auto& x : step[key]) {
-            int64_t v = x.get<int64_t>();
+            int64_t v = integer(x);
             if (v < min || v > (int64_t(1) << 20)) fail(std::string("'") + key + "' out of range");
             out.push_back(v);
         }
@@ -156,7 +183,7 @@ private:
             if (in.size() != rank || ws.size() != rank || out.size() != rank || in[0] != out[0]) {
                 fail(op + " of values of the wrong rank");
             }
-            int64_t groups = conv ? step.at("groups").get<int64_t>() : 1;
+            int64_t groups = conv ? integer(step.at("groups")) : 1;
             if (groups < 1 || out[1] % groups || in[1] != ws[1] * groups || ws[0] != out[1]) {
                 fail(op + ": the weights do not fit the data and result");
             }
@@ -200,12 +227,12 @@ private:
             }
         } else if (op == "softmax") {
             const Shape& in = shapes_[read(step, "src")];
-            int64_t axis = step.at("axis").get<int64_t>();
+            int64_t axis = integer(step.at("axis"));
             if (in != out || axis < 0 || axis >= static_cast<int64_t>(out.size())) {
                 fail("softmax: the shapes or the axis do not fit");
             }
         } else if (op == "concat") {
-            int64_t axis = step.at("axis").get<int64_t>();
+            int64_t axis = integer(step.at("axis"));
             if (!step.at("srcs").is_array() || step["srcs"].empty() || axis < 0 ||
                 axis >= static_cast<int64_t>(out.size())) {
                 fail("concat: no sources, or the axis is out of range");
@@ -230,6 +257,15 @@ private:
             if (a.size() < 2 || a.size() != b.size() || out.size() != a.size() ||
                 !step.at("transpose_a").is_boolean() || !step.at("transpose_b").is_boolean()) {
                 fail("matmul: the ranks do not fit");
+            }
+            size_t r = a.size();
+            bool ta = step["transpose_a"].get<bool>(), tb = step["transpose_b"].get<bool>();
+            int64_t m = ta ? a[r - 1] : a[r - 2], k = ta ? a[r - 2] : a[r - 1];
+            int64_t kb = tb ? b[r - 1] : b[r - 2], n = tb ? b[r - 2] : b[r - 1];
+            if (k != kb || out[r - 2] != m || out[r - 1] != n ||
+                !std::equal(a.begin(), a.end() - 2, b.begin()) ||
+                !std::equal(a.begin(), a.end() - 2, out.begin())) {
+                fail("matmul: the shapes do not fit");
             }
         } else if (op == "copy") {
             if (elements(shapes_[read(step, "src")]) != elements(out)) {

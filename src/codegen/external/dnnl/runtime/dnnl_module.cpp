@@ -27,7 +27,20 @@ using nlohmann::json;
 
 // The work one more OpenMP thread must have before a step uses it: about a millisecond of one
 // core's scalar arithmetic, tens of microseconds of its vector units.
-constexpr int64_t kWorkPerThread = 1 << 20;
+constexpr double kWorkPerThread = 1 << 20;
+
+// Keeps the calling thread's OpenMP team size as it was: the steps set their own, and another
+// OpenMP user on the thread (NumPy, PyTorch in the same process) must not inherit it.
+class OmpThreadsKept {
+public:
+    OmpThreadsKept() : threads_(omp_get_max_threads()) {}
+    ~OmpThreadsKept() { omp_set_num_threads(threads_); }
+    OmpThreadsKept(const OmpThreadsKept&) = delete;
+    OmpThreadsKept& operator=(const OmpThreadsKept&) = delete;
+
+private:
+    int threads_;
+};
 using tag = ::dnnl::memory::format_tag;
 using dt = ::dnnl::memory::data_type;
 using ::dnnl::memory;
@@ -83,6 +96,7 @@ public:
             constant_.at(v) = weights_ + c.at("offset").get<size_t>();
             canonical_[v] = memory(plain(shapes_[v]), engine_, const_cast<char*>(constant_[v]));
         }
+        OmpThreadsKept kept;
         int index = 0;
         for (const auto& step : fn.at("steps")) {
             try {
@@ -124,6 +138,7 @@ public:
             DLTensor* t = args[arg].as_tensor();
             mem.set_data_handle(static_cast<char*>(t->data) + t->byte_offset);
         }
+        OmpThreadsKept kept;
         // oneDNN's OpenMP threads: as many as Anvil's pool had when the region was loaded
         // (`anvil run --threads`), fewer for small steps, where waking a team costs more than it
         // saves (a transformer's regions of a few microseconds ran 10-40x slower on two threads
@@ -165,30 +180,31 @@ private:
     // About how many arithmetic operations a step does: 2 per multiply-add of a convolution,
     // dense layer or matrix product, one per window element of a pool, a few per element of the
     // rest.
-    int64_t work_of(const json& step) const {
+    double work_of(const json& step) const {
         const std::string op = step.at("op");
         int dst = step.at("dst");
         if (op == "conv2d" || op == "inner_product") {
             const memory::dims& w = shapes_[step.at("weights").get<int>()];
-            int64_t reduction = 1;
-            for (size_t i = 1; i < w.size(); ++i) reduction *= w[i];
+            double reduction = 1;
+            for (size_t i = 1; i < w.size(); ++i) reduction *= static_cast<double>(w[i]);
             return 2 * elements(dst) * reduction;
         }
         if (op == "matmul") {
             const memory::dims& a = shapes_[step.at("src0").get<int>()];
             return 2 * elements(dst) *
-                   (step.at("transpose_a").get<bool>() ? a[a.size() - 2] : a.back());
+                   static_cast<double>(step.at("transpose_a").get<bool>() ? a[a.size() - 2]
+                                                                          : a.back());
         }
         if (op == "pool") {
             auto k = step.at("kernel").get<memory::dims>();
-            return elements(dst) * k[0] * k[1];
+            return elements(dst) * static_cast<double>(k[0]) * static_cast<double>(k[1]);
         }
         return 4 * elements(dst);
     }
 
-    int64_t elements(int v) const {
-        int64_t n = 1;
-        for (int64_t d : shapes_[v]) n *= d;
+    double elements(int v) const {
+        double n = 1;
+        for (int64_t d : shapes_[v]) n *= static_cast<double>(d);
         return n;
     }
 
@@ -293,8 +309,8 @@ private:
     void add_step(const json& step) {
         // oneDNN's kernels fix their partition of the work when they are created, for the
         // OpenMP team size of that moment: the step's own (run() sets the same one).
-        step_threads_ = static_cast<int>(std::clamp<int64_t>(work_of(step) / kWorkPerThread, 1,
-                                                             std::max(1, anvil_num_threads())));
+        step_threads_ = static_cast<int>(std::clamp(work_of(step) / kWorkPerThread, 1.0,
+                                                    double(std::max(1, anvil_num_threads()))));
         omp_set_num_threads(step_threads_);
         const std::string op = step.at("op");
         if (op == "conv2d" || op == "inner_product") {
