@@ -3,7 +3,6 @@
 // the layouts the primitives chose, intermediate values allocated in those layouts, reorders
 // inserted where a value is read in another layout. A call binds the caller's tensors to the
 // region's inputs and outputs (plain NCHW / row-major) and executes the steps in order.
-#include <omp.h>
 
 #include <algorithm>
 #include <cstring>
@@ -18,6 +17,13 @@
 #include "runtime/last_error.h"
 #include "runtime/module.h"
 #include "support/error.h"
+
+// The two OpenMP calls this library makes, declared here rather than by <omp.h>: the runtime is
+// libgomp, oneDNN's, whichever compiler builds Anvil (clang ships no <omp.h> without libomp).
+extern "C" {
+void omp_set_num_threads(int num_threads);
+int omp_get_max_threads(void);
+}
 
 namespace anvil::codegen::dnnl {
 
