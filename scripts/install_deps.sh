@@ -10,9 +10,12 @@ set -euo pipefail
 packages=(
     build-essential cmake ninja-build ccache pkg-config clang-format git
     zlib1g-dev llvm-19-dev libdlpack-dev nlohmann-json3-dev libfmt-dev libcli11-dev
-    libgtest-dev libgmock-dev libbenchmark-dev libdnnl-dev
-    # oneDNN's CMake package (scripts/bench.sh) fails to configure without the OpenCL loader and
-    # headers, which libdnnl-dev does not pull in.
+    libgtest-dev libgmock-dev libbenchmark-dev
+    # oneDNN 2.6 (src/codegen/external/dnnl: the external code generator's runtime library, and
+    # the benchmarks' peer); it pulls in libgomp1, its OpenMP runtime, which that library links.
+    libdnnl-dev
+    # oneDNN's CMake package fails to configure without the OpenCL loader and headers, which
+    # libdnnl-dev does not pull in.
     ocl-icd-opencl-dev opencl-headers
     libonnx-dev libprotobuf-dev protobuf-compiler
     # The xgb tuner's cost model (src/tune/xgb_cost_model.cpp).

@@ -15,6 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using anvil::cli::testing::compile_and_compare;
+using anvil::cli::testing::generated_models;
 using anvil::cli::testing::Result;
 using anvil::cli::testing::run;
 using anvil::cli::testing::temp_so;
@@ -48,17 +49,6 @@ TEST_P(DnnlSharedModels, MatchReferenceWithMostFlopsOffloaded) {
 
 INSTANTIATE_TEST_SUITE_P(SharedModels, DnnlSharedModels,
                          ::testing::Values("resnet18", "mobilenet_v2"));
-
-std::vector<std::string> generated_models() {
-    std::vector<std::string> names;
-    for (const auto& entry :
-         fs::directory_iterator(fs::path(ANVIL_SOURCE_DIR) / "tests" / "models")) {
-        if (fs::exists(entry.path() / "model.onnx"))
-            names.push_back(entry.path().filename().string());
-    }
-    std::sort(names.begin(), names.end());
-    return names;
-}
 
 class DnnlGeneratedModels : public ::testing::TestWithParam<std::string> {};
 

@@ -6,11 +6,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace anvil::cli::testing {
 
@@ -71,6 +73,20 @@ inline void compile_and_compare(const std::filesystem::path& dir, int level,
         EXPECT_EQ(r.output.find("MISMATCH"), std::string::npos) << data << "\n" << r.output;
     }
     fs::remove(so);
+}
+
+// The models tests/models/generate_models.py exported (standard vision CNNs and transformer
+// encoders Anvil was not developed against), by directory name.
+inline std::vector<std::string> generated_models() {
+    namespace fs = std::filesystem;
+    std::vector<std::string> names;
+    for (const auto& entry :
+         fs::directory_iterator(fs::path(ANVIL_SOURCE_DIR) / "tests" / "models")) {
+        if (fs::exists(entry.path() / "model.onnx"))
+            names.push_back(entry.path().filename().string());
+    }
+    std::sort(names.begin(), names.end());
+    return names;
 }
 
 }  // namespace anvil::cli::testing

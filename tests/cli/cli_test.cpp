@@ -15,6 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using anvil::cli::testing::compile_and_compare;
+using anvil::cli::testing::generated_models;
 using anvil::cli::testing::Result;
 using anvil::cli::testing::run;
 using anvil::cli::testing::temp_so;
@@ -57,17 +58,6 @@ INSTANTIATE_TEST_SUITE_P(SharedModels, ReferenceModels,
 
 // Models exported from PyTorch by tests/models/generate_models.py: standard vision CNNs and
 // transformer encoders that Anvil was not developed against.
-std::vector<std::string> generated_models() {
-    std::vector<std::string> names;
-    for (const auto& entry :
-         fs::directory_iterator(fs::path(ANVIL_SOURCE_DIR) / "tests" / "models")) {
-        if (fs::exists(entry.path() / "model.onnx"))
-            names.push_back(entry.path().filename().string());
-    }
-    std::sort(names.begin(), names.end());
-    return names;
-}
-
 class GeneratedModels : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GeneratedModels, CompileRunCompare) {

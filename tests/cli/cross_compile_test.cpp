@@ -8,6 +8,7 @@
 #include <iterator>
 #include <string>
 
+#include "aarch64_driver_stubs.h"
 #include "cli/cli_run.h"
 #include "require_package.h"
 
@@ -18,10 +19,7 @@ using anvil::cli::testing::Result;
 using anvil::cli::testing::run;
 using anvil::cli::testing::temp_path;
 using anvil::cli::testing::write_temp_module;
-
-bool have_tool(const std::string& name) {
-    return std::system(("command -v " + name + " > /dev/null 2>&1").c_str()) == 0;
-}
+using anvil::testing::have_tool;
 
 Result shell(const std::string& command) {
     FILE* p = popen((command + " 2>&1").c_str(), "r");
@@ -33,33 +31,10 @@ Result shell(const std::string& command) {
 }
 
 // Loads the model library, takes its first function (the one kernel: exp) from its function
-// list, and runs it on 20 values. The runtime functions the kernel calls are serial stand-ins,
-// exported to the library by -rdynamic.
+// list, and runs it on 20 values.
+// After kAArch64DriverStubs; -rdynamic exports the stand-ins to the model library.
 const char* kDriver = R"(
 #include <dlfcn.h>
-#include <math.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-typedef union { int64_t v_int64; double v_float64; void* v_handle; const char* v_str; } AnvilValue;
-typedef struct { int32_t device_type, device_id; } DLDevice;
-typedef struct { uint8_t code, bits; uint16_t lanes; } DLDataType;
-typedef struct {
-    void* data; DLDevice device; int32_t ndim; DLDataType dtype;
-    int64_t* shape; int64_t* strides; uint64_t byte_offset;
-} DLTensor;
-typedef int (*Kernel)(const AnvilValue*, const int*, int, AnvilValue*, int*, void*);
-static char last_error[1024];
-void anvil_set_last_error(const char* m) { snprintf(last_error, sizeof last_error, "%s", m); }
-typedef int (*Lambda)(int, int, void*);
-int anvil_parallel_launch(Lambda f, void* closure, int n) {
-    if (n <= 0) n = 2;
-    for (int t = 0; t < n; ++t) { int r = f(t, n, closure); if (r != 0) return r; }
-    return 0;
-}
-int anvil_num_threads(void) { return 1; }
-void* anvil_workspace_alloc(int64_t n) { return aligned_alloc(64, (size_t)((n + 63) / 64 * 64)); }
-void anvil_workspace_free(void* p) { free(p); }
 int main(int argc, char** argv) {
     void* lib = dlopen(argv[1], RTLD_NOW);
     if (!lib) { printf("dlopen: %s\n", dlerror()); return 1; }
@@ -101,7 +76,7 @@ TEST(CrossCompile, AArch64ModelLinkedByTheCrossCompilerRunsUnderQemu) {
     EXPECT_NE(bytes.find("anvil_cross_exp.so"), std::string::npos);
 
     std::string driver = temp_path("cross_driver", ".c"), exe = temp_path("cross_driver", "");
-    std::ofstream(driver) << kDriver;
+    std::ofstream(driver) << anvil::testing::kAArch64DriverStubs << kDriver;
     Result link =
         shell("aarch64-linux-gnu-gcc -O1 -rdynamic -o " + exe + " " + driver + " -ldl -lm");
     ASSERT_EQ(link.status, 0) << link.output;

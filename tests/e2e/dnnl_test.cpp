@@ -184,6 +184,25 @@ TEST(Dnnl, DenseMatmulSoftmaxAndTransposedOperands) {
     EXPECT_EQ(expect_same_with_dnnl({x, y}, graph::make_tuple({s, t})), 11);
 }
 
+TEST(Dnnl, EveryEltwiseAndBinaryOp) {
+    auto x = tensor_var("x", {4, 9});
+    auto y = tensor_var("y", {9});
+    Expr pos = call("add", {call("abs", {x}), scalar(0.5)});  // log and sqrt of positives
+    ops::EluAttrs elu;
+    elu.alpha = 0.7;
+    ops::LeakyReluAttrs leaky;
+    leaky.alpha = 0.2;
+    std::vector<Expr> outs = {call("log", {pos}),
+                              call("sqrt", {pos}),
+                              call("exp", {x}),
+                              call("nn.elu", {x}, make_ref<ops::EluAttrs>(elu)),
+                              call("nn.leaky_relu", {x}, make_ref<ops::LeakyReluAttrs>(leaky)),
+                              call("divide", {x, pos}),
+                              call("maximum", {x, y}),
+                              call("minimum", {y, x})};
+    EXPECT_EQ(expect_same_with_dnnl({x, y}, graph::make_tuple(outs)), 10);
+}
+
 TEST(Dnnl, RegionsWithSeveralResultsAroundANativeOp) {
     auto x = tensor_var("x", {3, 7});
     Expr r = call("nn.relu", {x});

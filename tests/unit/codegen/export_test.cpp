@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "aarch64_driver_stubs.h"
 #include "codegen_test_util.h"
 #include "ir/intrinsics.h"
 #include "require_package.h"
@@ -15,6 +16,8 @@
 
 namespace anvil {
 namespace {
+
+using testing::have_tool;
 
 namespace fs = std::filesystem;
 using namespace codegen_test;
@@ -122,32 +125,8 @@ ElfId read_elf(const fs::path& path) {
 constexpr int kEmAArch64 = 183;
 constexpr int kEtRel = 1;
 
+// After kAArch64DriverStubs: runs the kernel and checks its result and its argument check.
 const char* kAArch64Driver = R"(
-#include <math.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-/* Stand-ins for the runtime on the foreign ISA, with trivial serial semantics. */
-typedef union { int64_t v_int64; double v_float64; void* v_handle; const char* v_str; } AnvilValue;
-typedef struct { int32_t device_type, device_id; } DLDevice;
-typedef struct { uint8_t code, bits; uint16_t lanes; } DLDataType;
-typedef struct {
-    void* data; DLDevice device; int32_t ndim; DLDataType dtype;
-    int64_t* shape; int64_t* strides; uint64_t byte_offset;
-} DLTensor;
-static char last_error[1024];
-void anvil_set_last_error(const char* m) { snprintf(last_error, sizeof last_error, "%s", m); }
-typedef int (*Lambda)(int, int, void*);
-int anvil_parallel_launch(Lambda f, void* closure, int n) {
-    if (n <= 0) n = 3; /* uneven chunks on purpose */
-    for (int t = 0; t < n; ++t) {
-        int r = f(t, n, closure);
-        if (r != 0) return r;
-    }
-    return 0;
-}
-void* anvil_workspace_alloc(int64_t n) { return aligned_alloc(64, (size_t)((n + 63) / 64 * 64)); }
-void anvil_workspace_free(void* p) { free(p); }
 int vadd_exp(const AnvilValue*, const int*, int, AnvilValue*, int*, void*);
 
 static DLTensor tensor(float* data, int64_t* shape) {
@@ -180,10 +159,6 @@ int main(void) {
     return bad;
 }
 )";
-
-bool have_tool(const std::string& name) {
-    return std::system(("command -v " + name + " > /dev/null 2>&1").c_str()) == 0;
-}
 
 std::string run_capture(const std::string& command, int* status) {
     std::string out;
@@ -225,7 +200,7 @@ TEST(Export, AArch64ObjectAndQemu) {
     EXPECT_EQ(read_elf(lib).type, 3);  // ET_DYN
 
     fs::path driver = dir / "driver.c", exe = dir / "driver";
-    std::ofstream(driver) << kAArch64Driver;
+    std::ofstream(driver) << testing::kAArch64DriverStubs << kAArch64Driver;
     int status = 0;
     std::string link = run_capture("aarch64-linux-gnu-gcc -O1 -static -o " + exe.string() + " " +
                                        driver.string() + " " + obj.string() + " -lm",

@@ -26,10 +26,6 @@ namespace {
 
 using nlohmann::json;
 
-std::vector<int64_t> shape_of(const graph::Expr& e) {
-    return e->type.as<graph::TensorType>()->static_shape();
-}
-
 class RegionWriter {
 public:
     RegionWriter(const ExternalRegion& region, std::string* weights)

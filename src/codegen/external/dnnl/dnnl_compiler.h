@@ -45,6 +45,9 @@ LayerChain read_layer_chain(const graph::Expr& root);
 bool is_eltwise(const graph::Call& call);
 // Float32 with a static shape.
 bool is_static_float(const graph::Type& t);
+// The static shape of a tensor type or of an expression's; empty when it is none.
+std::vector<int64_t> shape_of(const graph::Type& type);
+std::vector<int64_t> shape_of(const graph::Expr& e);
 // The padding [top, left, bottom, right] oneDNN pools an nn.max_pool2d / nn.avg_pool2d call with:
 // its own, and in ceil mode as much more at the bottom and right as the last window needs.
 std::vector<int64_t> dnnl_pool_padding(const graph::Call& pool);

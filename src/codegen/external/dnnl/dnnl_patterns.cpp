@@ -48,14 +48,6 @@ const graph::Call* as_call(const graph::Expr& e) {
     return c && c->op.defined() ? c : nullptr;
 }
 
-std::vector<int64_t> shape_of(const graph::Type& type) {
-    auto* t = type.as<graph::TensorType>();
-    return t && t->is_static() ? t->static_shape() : std::vector<int64_t>{};
-}
-std::vector<int64_t> shape_of(const graph::Expr& e) {
-    return shape_of(e->type);
-}
-
 // A bias of `channels` values along axis 1 of a rank-`rank` result: [C], [C, 1, 1] or
 // [1, C, 1, 1] for a convolution, [C] or [1, C] for a dense layer.
 bool is_channel_bias(const graph::Call& add, const graph::Expr& bias, int64_t channels,
@@ -83,6 +75,14 @@ bool is_channel_bias(const graph::Call& add, const graph::Expr& bias, int64_t ch
 }
 
 }  // namespace
+
+std::vector<int64_t> shape_of(const graph::Type& type) {
+    auto* t = type.as<graph::TensorType>();
+    return t && t->is_static() ? t->static_shape() : std::vector<int64_t>{};
+}
+std::vector<int64_t> shape_of(const graph::Expr& e) {
+    return shape_of(e->type);
+}
 
 bool is_static_float(const graph::Type& t) {
     auto* tt = t.as<graph::TensorType>();
