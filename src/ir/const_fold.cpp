@@ -197,7 +197,15 @@ PrimExpr fold_cast(DataType t, const PrimExpr& value) {
         if (t.is_bool()) return make_bool(v != 0);  // NaN is nonzero
         if (!t.is_integer() || std::isnan(v)) return {};
         double tr = std::trunc(v);
-        // The conversion is undefined out of range: leave it for the target to decide.
+        // As the code generator converts (codegen_expr.cpp): integers narrower than 32 bits
+        // through int32, uint32 through int64, wrapping; out of the range converted through, the
+        // conversion is undefined: left for the target to decide.
+        const int through = t.bits() < 32 ? 32 : t.bits() == 32 && t.is_uint() ? 64 : 0;
+        if (through) {
+            const double half = std::ldexp(1.0, through - 1);
+            if (tr < -half || tr >= half) return {};
+            return make_int(t, wrap_int(t, static_cast<int64_t>(tr)));
+        }
         double lo = t.is_uint() ? 0.0 : -std::ldexp(1.0, t.bits() - 1);
         double hi = t.is_uint() ? std::ldexp(1.0, t.bits()) : std::ldexp(1.0, t.bits() - 1);
         if (tr < lo || tr >= hi) return {};

@@ -32,9 +32,11 @@
 #include "graph/attr_fields.h"
 #include "graph/expr_functor.h"
 #include "graph/passes/graph_rewrite.h"
+#include "graph/pattern/rewrite.h"
 #include "ir/channel_block.h"
 #include "ops/conv.h"
 #include "ops/dense.h"
+#include "ops/op_table.h"
 #include "ops/pool.h"
 #include "ops/transform.h"
 
@@ -109,28 +111,47 @@ bool winograd_applicable(const Call& conv, int64_t in_block) {
 
 namespace {
 
-class LayoutRewriter : public ExprMutator {
+// The rules, one pattern each (a call of nn.conv2d with a constant weight; of an elementwise or
+// broadcast op; of a pool; of nn.bias_add; of concatenate), in one rewrite whose callback
+// dispatches on the op. A blocked value v is carried as layout_transform(v, NCHW<b>c, NCHW):
+// what every consumer reads unless a rule rewrites it, and what a rule unwraps when it computes
+// on the blocks. Callbacks see `post`, whose operands are rewritten first, so one walk carries
+// the blocks from the first convolution to the result; the transforms left are those where a
+// blocked value meets a consumer that reads NCHW.
+class LayoutRewrite : public DFPatternRewrite {
 public:
-    LayoutRewriter(const PassContext& ctx, const Op& transform, const Op& conv,
-                   std::map<int64_t, int64_t> chosen)
-        : ctx_(ctx), transform_(transform), conv_(conv), chosen_(std::move(chosen)) {}
+    LayoutRewrite(const PassContext& ctx, std::map<int64_t, int64_t> chosen)
+        : ctx_(ctx),
+          transform_(*find_op("layout_transform")),
+          conv_(*find_op("nn.conv2d_nchwc")),
+          chosen_(std::move(chosen)) {
+        DFPattern conv = is_op("nn.conv2d")({wildcard(), is_constant()});
+        pattern_ = conv | elementwise_pattern() | is_op("nn.max_pool2d") | is_op("nn.avg_pool2d") |
+                   is_op("nn.global_max_pool2d") | is_op("nn.global_avg_pool2d") |
+                   is_op("nn.bias_add")({wildcard(), wildcard()}) | is_op("concatenate");
+    }
 
-    // What a consumer that knows no blocked layout reads: the NCHW form of every value.
-    Expr mutate(const Expr& e) override { return to_block(ExprMutator::mutate(e), 0); }
-
-protected:
-    Expr mutate_(const Call* op, const Expr& self) override {
-        if (Expr r = rewrite_conv(*op); r.defined()) return r;
-        if (Expr r = rewrite_elementwise(*op); r.defined()) return r;
-        if (Expr r = rewrite_pool(*op); r.defined()) return r;
-        if (Expr r = rewrite_bias_add(*op); r.defined()) return r;
-        if (Expr r = rewrite_concatenate(*op); r.defined()) return r;
-        return ExprMutator::mutate_(op, self);
+    Expr callback(const Expr& pre, const Expr& post, const NodeMap&) const override {
+        const Call* call = post.as<Call>();
+        if (!call || !call->op.defined()) return post;
+        Expr r = rewrite_conv(*pre.as<Call>(), *call);
+        if (!r.defined()) r = rewrite_elementwise(*call);
+        if (!r.defined()) r = rewrite_pool(*call);
+        if (!r.defined()) r = rewrite_bias_add(*call);
+        if (!r.defined()) r = rewrite_concatenate(*call);
+        return r.defined() ? r : post;
     }
 
 private:
-    // The rewritten value of `e` in whichever layout it came out (blocked or not).
-    Expr rewritten(const Expr& e) { return ExprMutator::mutate(e); }
+    // Every elementwise or broadcast op of the op table, as one alternative.
+    static DFPattern elementwise_pattern() {
+        DFPattern p;
+        for (const auto& op : ops::op_table().all()) {
+            if (op->pattern != OpPattern::ElemWise && op->pattern != OpPattern::Broadcast) continue;
+            p = p.defined() ? p | is_op(op->name) : is_op(op->name);
+        }
+        return p;
+    }
 
     // The block of values with `channels` channels (0: not blocked).
     int64_t channel_block(int64_t channels) const {
@@ -138,57 +159,70 @@ private:
         return it == chosen_.end() ? default_layout_block(channels) : it->second;
     }
 
-    int64_t block_of(const Expr& e) const {
-        auto it = blocks_.find(e.get());
-        return it == blocks_.end() ? 0 : it->second;
+    // When `e` is layout_transform(v, NCHW<b>c, NCHW): v, and b in *block. Else `e` and 0.
+    static Expr blocked_value(const Expr& e, int64_t* block) {
+        *block = 0;
+        const auto* a = call_attrs_of<ops::LayoutTransformAttrs>(e, "layout_transform");
+        if (!a || a->dst_layout != "NCHW") return e;
+        const std::string& src = a->src_layout;
+        if (src.size() < 6 || src.compare(0, 4, "NCHW") != 0 || src.back() != 'c') return e;
+        int64_t b = 0;
+        for (size_t i = 4; i + 1 < src.size(); ++i) {
+            if (src[i] < '0' || src[i] > '9' || b > (int64_t{1} << 40)) return e;
+            b = b * 10 + (src[i] - '0');
+        }
+        if (b <= 0) return e;
+        *block = b;
+        return e.as<Call>()->args[0];
     }
 
-    Expr relayout(const Expr& e, const std::string& src, const std::string& dst) {
+    Expr relayout(const Expr& e, const std::string& src, const std::string& dst) const {
         ops::LayoutTransformAttrs a;
         a.src_layout = src;
         a.dst_layout = dst;
         return make_call(transform_, {e}, make_ref<ops::LayoutTransformAttrs>(a), e->loc);
     }
 
-    // `e` (a rewritten value) in the layout with channel block `block` (0: NCHW); one transform
-    // per value and layout.
-    Expr to_block(const Expr& e, int64_t block) {
-        int64_t from = block_of(e);
-        if (from == block) return e;
-        auto key = std::make_pair(e.get(), block);
+    // `e` (an operand as the rewrite left it) in the layout with channel block `block` (0:
+    // NCHW): a carried blocked value is unwrapped, or converted straight from its block; one
+    // transform per value and layout.
+    Expr to_block(const Expr& e, int64_t block) const {
+        int64_t from;
+        Expr v = blocked_value(e, &from);
+        if (from == block) return v;
+        if (!from && !block) return e;
+        auto key = std::make_pair(v.get(), block);
         auto it = transforms_.find(key);
         if (it != transforms_.end()) return it->second;
-        Expr t = relayout(e, data_layout(from), data_layout(block));
-        if (block) blocks_[t.get()] = block;
+        Expr t = relayout(v, data_layout(from), data_layout(block));
         transforms_.emplace(key, t);
         return t;
     }
 
+    // The blocked value `e` as its consumers read it: carried in a transform to NCHW.
+    Expr blocked_result(const Expr& e, int64_t block) const {
+        return relayout(e, data_layout(block), "NCHW");
+    }
+
     // expand_dims(e, axis, count).
-    Expr expand_dims(const Expr& e, int64_t axis, int64_t count) {
+    static Expr expand_dims(const Expr& e, int64_t axis, int64_t count) {
         ops::ExpandDimsAttrs a;
         a.axis = axis;
         a.num_newaxis = count;
         return make_call(*find_op("expand_dims"), {e}, make_ref<ops::ExpandDimsAttrs>(a), e->loc);
     }
 
-    // The rewritten operands of `call`, and the block of the first blocked one (0: none).
-    std::vector<Expr> rewritten_args(const Call& call, int64_t* block) {
-        std::vector<Expr> args;
-        *block = 0;
+    // The block of the first blocked operand of `call` (0: none).
+    static int64_t first_block(const Call& call) {
         for (const Expr& a : call.args) {
-            args.push_back(rewritten(a));
-            if (!*block) *block = block_of(args.back());
+            int64_t block;
+            blocked_value(a, &block);
+            if (block) return block;
         }
-        return args;
+        return 0;
     }
 
-    Expr blocked_result(Expr e, int64_t block) {
-        blocks_[e.get()] = block;
-        return e;
-    }
-
-    Expr rewrite_conv(const Call& call) {
+    Expr rewrite_conv(const Call& pre, const Call& call) const {
         const int64_t groups = blockable_conv_groups(call);
         if (!groups) return {};
         const int64_t channels = call.args[0]->type.as<TensorType>()->static_shape()[1];
@@ -196,13 +230,14 @@ private:
         const bool depthwise = groups > 1;
         const int64_t out_block = channel_block(outputs);
         if (out_block == 0) return {};
-        Expr x = rewritten(call.args[0]);
-        int64_t in_block = block_of(x) ? block_of(x) : channel_block(channels);
+        int64_t in_block;
+        blocked_value(call.args[0], &in_block);
+        if (!in_block) in_block = channel_block(channels);
         if (depthwise) in_block = out_block;
-        x = to_block(x, in_block);
+        Expr x = to_block(call.args[0], in_block);
         // The weight's input block: 1 channel per group for depthwise, all of them for NCHW data.
         int64_t weight_in = depthwise ? 1 : in_block ? in_block : channels;
-        if (Expr w = rewrite_winograd(call, x, in_block, out_block); w.defined()) return w;
+        if (Expr w = rewrite_winograd(pre, call, x, in_block, out_block); w.defined()) return w;
         Expr packed =
             relayout(call.args[1], "OIHW",
                      "OIHW" + std::to_string(weight_in) + "i" + std::to_string(out_block) + "o");
@@ -217,11 +252,13 @@ private:
     }
 
     // Winograd F(m, 3) instead of the direct blocked form, when ctx.conv2d_algorithm picks it
-    // for this convolution: the weight's transform (a constant: fold_constants computes it at
-    // compile time) and nn.conv2d_winograd_nchwc on the blocked data `x`. Undefined otherwise.
-    Expr rewrite_winograd(const Call& call, const Expr& x, int64_t in_block, int64_t out_block) {
+    // for this convolution (`pre`, as the graph had it): the weight's transform (a constant:
+    // fold_constants computes it at compile time) and nn.conv2d_winograd_nchwc on the blocked
+    // data `x`. Undefined otherwise.
+    Expr rewrite_winograd(const Call& pre, const Call& call, const Expr& x, int64_t in_block,
+                          int64_t out_block) const {
         if (!ctx_.conv2d_algorithm || !winograd_applicable(call, in_block)) return {};
-        const int m = ctx_.conv2d_algorithm(call, in_block, out_block);
+        const int m = ctx_.conv2d_algorithm(pre, in_block, out_block);
         if (m != 2 && m != 4) return {};
         ops::Conv2DWinogradWeightAttrs ta;
         ta.tile_size = m;
@@ -236,11 +273,12 @@ private:
                               out_block);
     }
 
-    // `arg` (a rewritten NCHW value broadcast against the blocked 4-D `shape`) in the blocked
-    // layout: per-channel values through a transform, values that broadcast over the channels
-    // with a trailing block axis of 1, single values as they are. Undefined when the operand
-    // broadcasts in another way (or its shape is not static).
-    Expr broadcast_operand(const Expr& arg, const std::vector<int64_t>& shape, int64_t block) {
+    // `arg` (an NCHW operand broadcast against the 4-D `shape`) in the blocked layout:
+    // per-channel values through a transform, values that broadcast over the channels with a
+    // trailing block axis of 1, single values as they are. Undefined when the operand broadcasts
+    // in another way (or its shape is not static).
+    Expr broadcast_operand(const Expr& arg, const std::vector<int64_t>& shape,
+                           int64_t block) const {
         auto* t = arg->type.as<TensorType>();
         if (!t || !t->is_static() || t->ndim() > 4) return {};
         std::vector<int64_t> s = t->static_shape();
@@ -259,22 +297,24 @@ private:
 
     // An elementwise or broadcast op (without an axis attribute: prelu and bias_add name the
     // channel axis) reading a blocked value computes on the blocks.
-    Expr rewrite_elementwise(const Call& call) {
-        if (!call.op.defined() || call.args.empty()) return {};
+    Expr rewrite_elementwise(const Call& call) const {
         OpPattern p = call.op->pattern;
-        if (p != OpPattern::ElemWise && p != OpPattern::Broadcast) return {};
+        if (call.args.empty() || (p != OpPattern::ElemWise && p != OpPattern::Broadcast)) {
+            return {};
+        }
         // (Read through the field list: any op of these patterns with an axis, present or
         // future, is left alone.)
         if (call.attrs.defined() && attr_int(*call.attrs, "axis")) return {};
         const TensorType* out = static_nchw(call.type);
-        if (!out) return {};
-        int64_t block;
-        std::vector<Expr> args = rewritten_args(call, &block);
-        if (!block) return {};
+        const int64_t block = first_block(call);
+        if (!out || !block) return {};
         std::vector<int64_t> shape = out->static_shape();
-        for (Expr& a : args) {
-            a = block_of(a) ? to_block(a, block) : broadcast_operand(a, shape, block);
-            if (!a.defined()) return {};
+        std::vector<Expr> args;
+        for (const Expr& a : call.args) {
+            int64_t b;
+            blocked_value(a, &b);
+            args.push_back(b ? to_block(a, block) : broadcast_operand(a, shape, block));
+            if (!args.back().defined()) return {};
         }
         Expr r = make_call(call.op, args, call.attrs, call.loc);
         auto* rt = r->type.as<TensorType>();
@@ -283,8 +323,8 @@ private:
     }
 
     // A pool (windowed or global) of a blocked value pools the blocks (its layout attribute).
-    Expr rewrite_pool(const Call& call) {
-        if (!call.op.defined() || call.args.size() != 1) return {};
+    Expr rewrite_pool(const Call& call) const {
+        if (call.args.size() != 1) return {};
         const std::string& name = call.op->name;
         if (name == "nn.max_pool2d" || name == "nn.avg_pool2d") {
             return rewrite_pool_as<ops::Pool2DAttrs>(call);
@@ -295,12 +335,11 @@ private:
         return {};
     }
     template <typename A>
-    Expr rewrite_pool_as(const Call& call) {
+    Expr rewrite_pool_as(const Call& call) const {
         A a = attrs_of<A>(call);
-        if (a.layout != "NCHW") return {};
-        Expr x = rewritten(call.args[0]);
-        int64_t block = block_of(x);
-        if (!block) return {};
+        int64_t block;
+        Expr x = blocked_value(call.args[0], &block);
+        if (a.layout != "NCHW" || !block) return {};
         a.layout = data_layout(block);
         return blocked_result(make_call(call.op, {x}, make_ref<A>(a), call.loc), block);
     }
@@ -309,32 +348,29 @@ private:
     static bool on_channels(int64_t axis) { return axis == 1 || axis == -3; }
 
     // nn.bias_add(x, b[C]) of a blocked x along the channels: an add of b in the blocks.
-    Expr rewrite_bias_add(const Call& call) {
-        if (!call.op.defined() || call.op->name != "nn.bias_add" || call.args.size() != 2)
-            return {};
+    Expr rewrite_bias_add(const Call& call) const {
+        if (call.op->name != "nn.bias_add" || call.args.size() != 2) return {};
         const TensorType* out = static_nchw(call.type);
-        const Op* add = find_op("add");
         if (!out || !on_channels(attrs_of<ops::BiasAddAttrs>(call).axis)) return {};
-        Expr x = rewritten(call.args[0]);
-        int64_t block = block_of(x);
+        int64_t block;
+        Expr x = blocked_value(call.args[0], &block);
         auto* bt = call.args[1]->type.as<TensorType>();
         if (!block || !bt || bt->ndim() != 1) return {};
-        Expr b = expand_dims(rewritten(call.args[1]), 1, 2);  // [C] -> [C, 1, 1]
+        Expr b = expand_dims(call.args[1], 1, 2);  // [C] -> [C, 1, 1]
         if (b.defined()) b = broadcast_operand(b, out->static_shape(), block);
         if (!b.defined()) return {};
-        return blocked_result(make_call(*add, {x, b}, nullptr, call.loc), block);
+        return blocked_result(make_call(*find_op("add"), {x, b}, nullptr, call.loc), block);
     }
 
     // concatenate along the channels of blocked values concatenates their blocks: in the block
     // of the result's channel count when it divides every operand's channels (so that a tuning
     // choice for that count holds, 0 included), else in the first blocked operand's when that
     // does, else in the widest block dividing them all; with none, the operands are read as NCHW.
-    Expr rewrite_concatenate(const Call& call) {
-        if (!call.op.defined() || call.op->name != "concatenate") return {};
+    Expr rewrite_concatenate(const Call& call) const {
+        if (call.op->name != "concatenate") return {};
         const TensorType* out = static_nchw(call.type);
         if (!out || !on_channels(attrs_of<ops::ConcatenateAttrs>(call).axis)) return {};
-        int64_t block;
-        std::vector<Expr> args = rewritten_args(call, &block);
+        int64_t block = first_block(call);
         if (!block) return {};
         int64_t common = 0;  // the operands' channel counts' gcd
         for (const Expr& a : call.args) {
@@ -350,7 +386,8 @@ private:
             block = dividing_channel_block(common);
             if (block == 0) return {};
         }
-        for (Expr& a : args) a = to_block(a, block);
+        std::vector<Expr> args;
+        for (const Expr& a : call.args) args.push_back(to_block(a, block));
         ops::ConcatenateAttrs attrs = attrs_of<ops::ConcatenateAttrs>(call);
         attrs.axis = 1;
         return blocked_result(
@@ -361,18 +398,18 @@ private:
     const Op& transform_;
     const Op& conv_;
     std::map<int64_t, int64_t> chosen_;  // channel count -> block, where tuning chose one
-    std::unordered_map<const ExprNode*, int64_t> blocks_;  // blocked values -> their block
-    std::map<std::pair<const ExprNode*, int64_t>, Expr> transforms_;
+    // The transforms made, by the value they convert and the block they convert it to: what
+    // several consumers of one value share. (The callback is const to the rewriter; this is
+    // its memo.)
+    mutable std::map<std::pair<const ExprNode*, int64_t>, Expr> transforms_;
 };
 
 }  // namespace
 
 IRModule alter_op_layout(const IRModule& m, const PassContext& ctx) {
-    const Op* transform = find_op("layout_transform");
-    const Op* conv = find_op("nn.conv2d_nchwc");
     return rewrite_functions(m, [&](const Ref<Function>& f) {
-        Expr body =
-            LayoutRewriter(ctx, *transform, *conv, chosen_blocks(f->body, ctx)).mutate(f->body);
+        auto rule = make_ref<LayoutRewrite>(ctx, chosen_blocks(f->body, ctx));
+        Expr body = rewrite({rule}, f->body);
         return body.same_as(f->body) ? f : with_body(*f, body);
     });
 }

@@ -90,6 +90,32 @@ TEST(AlterOpLayout, PlainConsumersShareOneTransformBack) {
               (std::vector<std::string>{"NCHW->NCHW16c", "OIHW->OIHW16i16o", "NCHW16c->NCHW"}));
 }
 
+TEST(AlterOpLayout, ConvolutionsOfOneInputShareItsTransform) {
+    auto x = tensor_var("x", {1, 16, 8, 8});
+    Expr a = call("nn.conv2d", {x, constant({16, 16, 3, 3}, {1.0f})}, conv_attrs(1));
+    Expr b = call("nn.conv2d", {x, constant({16, 16, 3, 3}, {2.0f})}, conv_attrs(1));
+    IRModule m =
+        alter_op_layout(module_of(make_function({x}, call("add", {a, b}))), test_context());
+    EXPECT_EQ(transforms(m.main()->body),
+              (std::vector<std::string>{"NCHW->NCHW16c", "OIHW->OIHW16i16o", "OIHW->OIHW16i16o",
+                                        "NCHW16c->NCHW"}));
+}
+
+TEST(AlterOpLayout, AModelsOwnTransformToNCHWIsReadBlocked) {
+    // layout_transform(v, NCHW8c, NCHW) in the model: the convolution reads v, its weight
+    // packed for blocks of 8 input channels.
+    auto v = tensor_var("v", {1, 4, 8, 8, 8});
+    Ref<Attrs> t = ops::get_op("layout_transform").make_default_attrs();
+    t = attr_with(*t, "src_layout", std::string("NCHW8c"));
+    t = attr_with(*t, "dst_layout", std::string("NCHW"));
+    Expr x = call("layout_transform", {v}, t);
+    Expr c = call("nn.conv2d", {x, constant({32, 32, 3, 3}, {1.0f})}, conv_attrs(1));
+    IRModule m = alter_op_layout(module_of(make_function({v}, c)), test_context());
+    EXPECT_EQ(transforms(m.main()->body),
+              (std::vector<std::string>{"OIHW->OIHW8i16o", "NCHW16c->NCHW"}));
+    EXPECT_TRUE(type_equal(m.main()->body->type, c->type));
+}
+
 TEST(AlterOpLayout, PoolsOfBlockedValuesPoolTheBlocks) {
     // ResNet's stem: conv -> relu -> max_pool -> conv, then a global pool, also of the blocks:
     // only its [1, 1, 1, 1, 16] result goes back to NCHW.

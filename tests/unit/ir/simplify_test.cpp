@@ -193,10 +193,17 @@ TEST_F(SimplifyTable, ConstantFolding) {
         {__LINE__, make_cast(DataType::int32(), f32(-3.7)), {}, -3},
         {__LINE__, make_cast(DataType::bool_(), 5), {}, T()},
         {__LINE__, make_cast(DataType::float16(), f32(0.1)), {}, f16(0.0999755859375)},
+        // Narrow integers wrap (through int32, as the code generator converts).
+        {__LINE__, make_cast(DataType::int_(8), f32(1000.0)), {}, i8(-24)},
+        {__LINE__, make_cast(DataType::uint(8), f32(-8.5)), {}, u8(248)},
         {__LINE__,
-         make_cast(DataType::int_(8), f32(1000.0)),
+         make_cast(DataType::int_(8), f32(3e9)),
          {},
-         make_cast(DataType::int_(8), f32(1000.0))},  // out of range: undefined, kept
+         make_cast(DataType::int_(8), f32(3e9))},  // out of int32's range: undefined, kept
+        {__LINE__,
+         make_cast(DataType::int32(), f32(3e9)),
+         {},
+         make_cast(DataType::int32(), f32(3e9))},
     });
 }
 
