@@ -192,7 +192,9 @@ PrimExpr fold_cast(DataType t, const PrimExpr& value) {
         return {};
     }
     if (auto* f = value.as<FloatImm>()) {
-        double v = f->value;
+        // The value the code would convert: the constant in its own type (a FloatImm may hold
+        // more precision than its type, as the sum of two folded float32 constants does).
+        double v = round_float(from, f->value);
         if (t.is_floating()) return make_float(t, round_float(t, v));
         if (t.is_bool()) return make_bool(v != 0);  // NaN is nonzero
         if (!t.is_integer() || std::isnan(v)) return {};

@@ -355,7 +355,8 @@ llvm::Value* CodeGenLLVM::emit_cast(DataType from, DataType to, llvm::Value* v) 
     if (from.is_float() && to.is_float()) return builder_.CreateFPCast(v, target);
     if (from.is_float()) {
         // Integers narrower than 32 bits, and uint32, convert through a wider signed integer and
-        // wrap, as C on x86-64 and AArch64 does (and so PyTorch and NumPy): -8.5 -> uint8 248.
+        // wrap, as C on x86-64 does (and so PyTorch and NumPy there): -8.5 -> uint8 248, on
+        // every target alike.
         // A direct conversion out of the narrow type's range would be poison, which LLVM
         // computes differently in vector and scalar code.
         const int wide = to.bits() < 32 ? 32 : to.bits() == 32 && !to.is_int() ? 64 : 0;

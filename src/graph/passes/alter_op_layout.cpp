@@ -129,6 +129,9 @@ public:
         pattern_ = conv | elementwise_pattern() | is_op("nn.max_pool2d") | is_op("nn.avg_pool2d") |
                    is_op("nn.global_max_pool2d") | is_op("nn.global_avg_pool2d") |
                    is_op("nn.bias_add")({wildcard(), wildcard()}) | is_op("concatenate");
+        // One walk does it all (operands are rewritten before their users); a second would
+        // find nothing to change.
+        rewrite_once_ = true;
     }
 
     Expr callback(const Expr& pre, const Expr& post, const NodeMap&) const override {
@@ -159,7 +162,9 @@ private:
         return it == chosen_.end() ? default_layout_block(channels) : it->second;
     }
 
-    // When `e` is layout_transform(v, NCHW<b>c, NCHW): v, and b in *block. Else `e` and 0.
+    // When `e` is layout_transform(v, NCHW<b>c, NCHW) with b a block the kernels are built for
+    // (8, 16 or 32; ir/channel_block.h): v, and b in *block. Else `e` and 0. (A model's own
+    // transform to NCHW is read like the rules' own.)
     static Expr blocked_value(const Expr& e, int64_t* block) {
         *block = 0;
         const auto* a = call_attrs_of<ops::LayoutTransformAttrs>(e, "layout_transform");
@@ -171,7 +176,7 @@ private:
             if (src[i] < '0' || src[i] > '9' || b > (int64_t{1} << 40)) return e;
             b = b * 10 + (src[i] - '0');
         }
-        if (b <= 0) return e;
+        if (b != 8 && b != 16 && b != 32) return e;
         *block = b;
         return e.as<Call>()->args[0];
     }
@@ -404,12 +409,32 @@ private:
     mutable std::map<std::pair<const ExprNode*, int64_t>, Expr> transforms_;
 };
 
+// The rule applied in the functions nested in a body too (a loop's body, a closure), innermost
+// first: rewrite() itself stays in one function's dataflow. Functions for an external compiler
+// are left alone (ExprMutator does not enter them).
+class NestedFunctionLayouts : public ExprMutator {
+public:
+    explicit NestedFunctionLayouts(Ref<DFPatternRewrite> rule) : rule_(std::move(rule)) {}
+
+protected:
+    Expr mutate_(const Function* op, const Expr& self) override {
+        Expr e = ExprMutator::mutate_(op, self);
+        auto* f = e.as<Function>();
+        if (!f || f->attrs.count("Compiler")) return e;
+        Expr body = rewrite({rule_}, f->body);
+        return body.same_as(f->body) ? e : Expr(with_body(*f, body));
+    }
+
+private:
+    Ref<DFPatternRewrite> rule_;
+};
+
 }  // namespace
 
 IRModule alter_op_layout(const IRModule& m, const PassContext& ctx) {
     return rewrite_functions(m, [&](const Ref<Function>& f) {
         auto rule = make_ref<LayoutRewrite>(ctx, chosen_blocks(f->body, ctx));
-        Expr body = rewrite({rule}, f->body);
+        Expr body = rewrite({rule}, NestedFunctionLayouts(rule).mutate(f->body));
         return body.same_as(f->body) ? f : with_body(*f, body);
     });
 }

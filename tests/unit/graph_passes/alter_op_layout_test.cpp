@@ -90,6 +90,13 @@ TEST(AlterOpLayout, PlainConsumersShareOneTransformBack) {
               (std::vector<std::string>{"NCHW->NCHW16c", "OIHW->OIHW16i16o", "NCHW16c->NCHW"}));
 }
 
+Expr to_nchw(const Expr& v, const std::string& src) {
+    Ref<Attrs> t = ops::get_op("layout_transform").make_default_attrs();
+    t = attr_with(*t, "src_layout", src);
+    t = attr_with(*t, "dst_layout", std::string("NCHW"));
+    return call("layout_transform", {v}, t);
+}
+
 TEST(AlterOpLayout, ConvolutionsOfOneInputShareItsTransform) {
     auto x = tensor_var("x", {1, 16, 8, 8});
     Expr a = call("nn.conv2d", {x, constant({16, 16, 3, 3}, {1.0f})}, conv_attrs(1));
@@ -105,15 +112,49 @@ TEST(AlterOpLayout, AModelsOwnTransformToNCHWIsReadBlocked) {
     // layout_transform(v, NCHW8c, NCHW) in the model: the convolution reads v, its weight
     // packed for blocks of 8 input channels.
     auto v = tensor_var("v", {1, 4, 8, 8, 8});
-    Ref<Attrs> t = ops::get_op("layout_transform").make_default_attrs();
-    t = attr_with(*t, "src_layout", std::string("NCHW8c"));
-    t = attr_with(*t, "dst_layout", std::string("NCHW"));
-    Expr x = call("layout_transform", {v}, t);
+    Expr x = to_nchw(v, "NCHW8c");
     Expr c = call("nn.conv2d", {x, constant({32, 32, 3, 3}, {1.0f})}, conv_attrs(1));
     IRModule m = alter_op_layout(module_of(make_function({v}, c)), test_context());
     EXPECT_EQ(transforms(m.main()->body),
               (std::vector<std::string>{"OIHW->OIHW8i16o", "NCHW16c->NCHW"}));
     EXPECT_TRUE(type_equal(m.main()->body->type, c->type));
+}
+
+TEST(AlterOpLayout, AModelsTransformReadByAPlainConsumerStays) {
+    auto v = tensor_var("v", {1, 2, 8, 8, 16});
+    Expr x = to_nchw(v, "NCHW16c");
+    Expr c = call("nn.conv2d", {x, constant({32, 32, 3, 3}, {1.0f})}, conv_attrs(1));
+    Expr p = call("nn.prelu", {x, constant({32}, {0.1f})});  // reads NCHW
+    IRModule m = alter_op_layout(module_of(make_function({v}, make_tuple({c, p}))), test_context());
+    EXPECT_EQ(transforms(m.main()->body),
+              (std::vector<std::string>{"OIHW->OIHW16i16o", "NCHW16c->NCHW", "NCHW16c->NCHW"}));
+}
+
+TEST(AlterOpLayout, BlocksNoKernelIsBuiltForAreNotCarried) {
+    // A model's NCHW1c value broadcasts over the channels of a blocked convolution output: it
+    // is an operand like any 1-channel NCHW value, not a blocked one.
+    auto x = tensor_var("x", {1, 16, 8, 8});
+    auto v = tensor_var("v", {1, 1, 8, 8, 1});
+    Expr c = call("nn.conv2d", {x, constant({16, 16, 3, 3}, {1.0f})}, conv_attrs(1));
+    Expr sum = call("add", {c, to_nchw(v, "NCHW1c")});
+    IRModule m = alter_op_layout(module_of(make_function({x, v}, sum)), test_context());
+    EXPECT_EQ(transforms(m.main()->body),
+              (std::vector<std::string>{"NCHW->NCHW16c", "OIHW->OIHW16i16o", "NCHW1c->NCHW",
+                                        "NCHW16c->NCHW"}));
+    EXPECT_TRUE(type_equal(m.main()->body->type, sum->type));
+}
+
+TEST(AlterOpLayout, ConvolutionsInNestedFunctionsAreBlocked) {
+    auto y = tensor_var("y", {1, 16, 8, 8});
+    Ref<Function> inner =
+        make_function({y}, call("nn.conv2d", {y, constant({16, 16, 3, 3}, {1.0f})}, conv_attrs(1)));
+    auto x = tensor_var("x", {1, 16, 8, 8});
+    IRModule m = alter_op_layout(module_of(make_function({x}, make_call_function(inner, {x}))),
+                                 test_context());
+    const Function* f = m.main()->body.as<Call>()->callee.as<Function>();
+    EXPECT_EQ(count_op(f->body, "nn.conv2d_nchwc"), 1u);
+    EXPECT_EQ(transforms(f->body),
+              (std::vector<std::string>{"NCHW->NCHW16c", "OIHW->OIHW16i16o", "NCHW16c->NCHW"}));
 }
 
 TEST(AlterOpLayout, PoolsOfBlockedValuesPoolTheBlocks) {
