@@ -34,7 +34,11 @@ double round_to_format(double v, int mant_bits, int min_exp, double max_finite) 
 }  // namespace
 
 double round_float(DataType t, double value) {
-    if (t.is_bfloat()) return round_to_format(value, 7, -126, 3.38953139e38);
+    // bfloat16 through float32, as the code generator converts (a constant is a float32 one
+    // first): rounding twice differs from once at float32 ties.
+    if (t.is_bfloat()) {
+        return round_to_format(static_cast<float>(value), 7, -126, 3.38953139e38);
+    }
     switch (t.bits()) {
         case 16:
             return round_to_format(value, 10, -14, 65504.0);
@@ -169,7 +173,11 @@ PrimExpr fold_binary(ExprKind kind, const PrimExpr& a, const PrimExpr& b) {
     if (ia && ib) return fold_int(kind, a.dtype(), ia->value, ib->value);
     auto* fa = a.as<FloatImm>();
     auto* fb = b.as<FloatImm>();
-    if (fa && fb) return fold_float(kind, a.dtype(), fa->value, fb->value);
+    // Each operand as its type holds it (see fold_cast).
+    if (fa && fb) {
+        return fold_float(kind, a.dtype(), round_float(a.dtype(), fa->value),
+                          round_float(a.dtype(), fb->value));
+    }
     return {};
 }
 
@@ -192,8 +200,8 @@ PrimExpr fold_cast(DataType t, const PrimExpr& value) {
         return {};
     }
     if (auto* f = value.as<FloatImm>()) {
-        // The value the code would convert: the constant in its own type (a FloatImm may hold
-        // more precision than its type, as the sum of two folded float32 constants does).
+        // The value the code would convert: the constant in its own type (a FloatImm made from
+        // a double holds it unrounded).
         double v = round_float(from, f->value);
         if (t.is_floating()) return make_float(t, round_float(t, v));
         if (t.is_bool()) return make_bool(v != 0);  // NaN is nonzero

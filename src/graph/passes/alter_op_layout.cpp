@@ -55,6 +55,24 @@ const TensorType* static_nchw(const Type& type) {
     return t;
 }
 
+// Whether the layout rules apply in `f`: not in a function an external compiler or a composite
+// computes, nor in a fused kernel.
+bool rewritable(const Function& f) {
+    return !f.primitive && !f.attrs.count("Compiler") && !f.attrs.count("Composite");
+}
+
+// The blockable convolutions of a body, operands first, in the functions the rules apply in.
+class BlockableConvs : public ExprVisitor {
+public:
+    std::vector<const Call*> convs;
+
+protected:
+    void visit_(const Function* op) override {
+        if (rewritable(*op)) ExprVisitor::visit_(op);
+    }
+    void visit_(const Call* op) override;
+};
+
 // The groups of `call` when it is an nn.conv2d the rewrite may block (a constant weight, static
 // float32 NCHW shapes, one group or depthwise), else 0.
 int64_t blockable_conv_groups(const Call& call) {
@@ -68,6 +86,11 @@ int64_t blockable_conv_groups(const Call& call) {
     return groups == 1 || depthwise ? groups : 0;
 }
 
+void BlockableConvs::visit_(const Call* op) {
+    ExprVisitor::visit_(op);
+    if (blockable_conv_groups(*op)) convs.push_back(op);
+}
+
 // The channel block of every channel count the blockable convolutions of `body` read or
 // produce and for which ctx.layout_block chooses (a choice outside the choices it is given is
 // ignored); the others take default_layout_block. The choices are layout_block_choices, less 0
@@ -77,14 +100,14 @@ std::map<int64_t, int64_t> chosen_blocks(const Expr& body, const PassContext& ct
     std::map<int64_t, int64_t> chosen;
     if (!ctx.layout_block) return chosen;
     std::map<int64_t, std::vector<const Call*>> convs;  // channel count -> convs touching it
-    post_order_visit(body, [&](const Expr& e) {
-        auto* call = e.as<Call>();
-        if (!call || !blockable_conv_groups(*call)) return;
+    BlockableConvs visitor;
+    visitor.visit(body);
+    for (const Call* call : visitor.convs) {
         const int64_t in = call->args[0]->type.as<TensorType>()->static_shape()[1];
         const int64_t out = call->type.as<TensorType>()->static_shape()[1];
         convs[in].push_back(call);
         if (out != in) convs[out].push_back(call);
-    });
+    }
     for (const auto& [channels, touching] : convs) {
         std::vector<int64_t> choices = layout_block_choices(channels);
         const bool winograd = std::any_of(touching.begin(), touching.end(),
@@ -409,6 +432,13 @@ private:
     mutable std::map<std::pair<const ExprNode*, int64_t>, Expr> transforms_;
 };
 
+// `rule` applied to the dataflow of `body`: a body that is itself a function is left to
+// NestedFunctionLayouts (rewrite() would enter it again).
+Expr rewrite_dataflow(const Ref<DFPatternRewrite>& rule, const Expr& body) {
+    if (body.is<Function>()) return body;
+    return rewrite({rule}, body);
+}
+
 // The rule applied in the functions nested in a body too (a loop's body, a closure), innermost
 // first: rewrite() itself stays in one function's dataflow. Functions for an external compiler
 // are left alone (ExprMutator does not enter them).
@@ -418,10 +448,10 @@ public:
 
 protected:
     Expr mutate_(const Function* op, const Expr& self) override {
+        if (!rewritable(*op)) return self;
         Expr e = ExprMutator::mutate_(op, self);
         auto* f = e.as<Function>();
-        if (!f || f->attrs.count("Compiler")) return e;
-        Expr body = rewrite({rule_}, f->body);
+        Expr body = rewrite_dataflow(rule_, f->body);
         return body.same_as(f->body) ? e : Expr(with_body(*f, body));
     }
 
@@ -433,8 +463,8 @@ private:
 
 IRModule alter_op_layout(const IRModule& m, const PassContext& ctx) {
     return rewrite_functions(m, [&](const Ref<Function>& f) {
-        auto rule = make_ref<LayoutRewrite>(ctx, chosen_blocks(f->body, ctx));
-        Expr body = rewrite({rule}, NestedFunctionLayouts(rule).mutate(f->body));
+        Ref<DFPatternRewrite> rule = make_ref<LayoutRewrite>(ctx, chosen_blocks(f->body, ctx));
+        Expr body = rewrite_dataflow(rule, NestedFunctionLayouts(rule).mutate(f->body));
         return body.same_as(f->body) ? f : with_body(*f, body);
     });
 }

@@ -157,6 +157,34 @@ TEST(AlterOpLayout, ConvolutionsInNestedFunctionsAreBlocked) {
               (std::vector<std::string>{"NCHW->NCHW16c", "OIHW->OIHW16i16o", "NCHW16c->NCHW"}));
 }
 
+TEST(AlterOpLayout, FunctionsOfAnExternalCompilerAreLeftAndNotAskedAbout) {
+    // A dnnl region's convolution stays as partitioned, and tuning is not asked about its
+    // channel count; a function whose body is a function is rewritten once, inside.
+    auto y = tensor_var("y", {1, 32, 8, 8});
+    Ref<Function> region = make_function(
+        {y}, call("nn.conv2d", {y, constant({32, 32, 3, 3}, {1.0f})}, conv_attrs(1)), false, {},
+        {{"Compiler", "dnnl"}, {"global_symbol", "tvmgen_default_dnnl_main_0"}});
+    auto z = tensor_var("z", {1, 16, 8, 8});
+    Ref<Function> inner =
+        make_function({z}, call("nn.conv2d", {z, constant({16, 16, 3, 3}, {1.0f})}, conv_attrs(1)));
+    auto x = tensor_var("x", {1, 32, 8, 8});
+    Ref<Function> outer = make_function({}, inner);
+    Expr body = make_tuple({make_call_function(region, {x}), outer});
+    PassContext ctx = test_context();
+    std::vector<int64_t> asked;
+    ctx.layout_block = [&](int64_t channels, const std::vector<const Call*>&,
+                           const std::vector<int64_t>& choices) {
+        asked.push_back(channels);
+        return choices.back();
+    };
+    IRModule m = alter_op_layout(module_of(make_function({x}, body)), ctx);
+    const auto* t = m.main()->body.as<Tuple>();
+    EXPECT_TRUE(t->fields[0].as<Call>()->callee.same_as(region));
+    const Function* rewritten = t->fields[1].as<Function>()->body.as<Function>();
+    EXPECT_EQ(count_op(rewritten->body, "nn.conv2d_nchwc"), 1u);
+    EXPECT_EQ(asked, (std::vector<int64_t>{16}));
+}
+
 TEST(AlterOpLayout, PoolsOfBlockedValuesPoolTheBlocks) {
     // ResNet's stem: conv -> relu -> max_pool -> conv, then a global pool, also of the blocks:
     // only its [1, 1, 1, 1, 16] result goes back to NCHW.

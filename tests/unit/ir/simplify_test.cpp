@@ -205,7 +205,13 @@ TEST_F(SimplifyTable, ConstantFolding) {
          {},
          make_int(DataType::uint(32), 4294967295)},
         {__LINE__, make_cast(DataType::int_(8), f32(-2147483648.0)), {}, i8(0)},
-        // The constant as its type holds it: float32 16777217 is 16777216.
+        // Constants as their type holds them: float32 16777217 is 16777216; bfloat16 rounds
+        // through float32, whose tie then rounds to even.
+        {__LINE__, eq(f32(16777217.0), f32(16777216.0)), {}, T()},
+        {__LINE__,
+         make_cast(DataType::float32(), make_float(DataType::bfloat16(), 1.00390625 + 0x1p-40)),
+         {},
+         f32(1.0)},
         {__LINE__,
          make_cast(DataType::int_(16), f32(16777217.0)),
          {},
