@@ -25,6 +25,7 @@
 //   depthwise (groups == channels == outputs) with a blocked channel count;
 // other grouped convolutions, and any with symbolic shapes or other dtypes than float32, stay
 // nn.conv2d (prepack_weights then packs their weights as before).
+// Written with the dataflow pattern language (graph/pattern/): one rewrite, LayoutRewrite below.
 #include <algorithm>
 #include <map>
 #include <numeric>
@@ -440,8 +441,8 @@ Expr rewrite_dataflow(const Ref<DFPatternRewrite>& rule, const Expr& body) {
 }
 
 // The rule applied in the functions nested in a body too (a loop's body, a closure), innermost
-// first: rewrite() itself stays in one function's dataflow. Functions for an external compiler
-// are left alone (ExprMutator does not enter them).
+// first: rewrite() itself stays in one function's dataflow. Functions for an external compiler,
+// composites and fused kernels are left alone (rewritable).
 class NestedFunctionLayouts : public ExprMutator {
 public:
     explicit NestedFunctionLayouts(Ref<DFPatternRewrite> rule) : rule_(std::move(rule)) {}
