@@ -193,16 +193,12 @@ private:
         *block = 0;
         const auto* a = call_attrs_of<ops::LayoutTransformAttrs>(e, "layout_transform");
         if (!a || a->dst_layout != "NCHW") return e;
-        const std::string& src = a->src_layout;
-        if (src.size() < 6 || src.compare(0, 4, "NCHW") != 0 || src.back() != 'c') return e;
-        int64_t b = 0;
-        for (size_t i = 4; i + 1 < src.size(); ++i) {
-            if (src[i] < '0' || src[i] > '9' || b > (int64_t{1} << 40)) return e;
-            b = b * 10 + (src[i] - '0');
+        for (int64_t b : {8, 16, 32}) {
+            if (a->src_layout != data_layout(b)) continue;
+            *block = b;
+            return e.as<Call>()->args[0];
         }
-        if (b != 8 && b != 16 && b != 32) return e;
-        *block = b;
-        return e.as<Call>()->args[0];
+        return e;
     }
 
     Expr relayout(const Expr& e, const std::string& src, const std::string& dst) const {
