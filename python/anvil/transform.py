@@ -121,3 +121,9 @@ def register_support_check(compiler, op_name, check=None):
         return f
 
     return register(check) if check is not None else register
+
+
+def CanonicalizeOps():  # noqa: N802 (TVM's name)
+    """Every QNN op becomes integer arithmetic on the core ops (TVM's
+    relay.qnn.transform.CanonicalizeOps); the same as anvil.transform.canonicalize_qnn()."""
+    return Pass("canonicalize_qnn")

@@ -69,10 +69,19 @@ private:
 
 graph::Expr to_graph_expr(const py::handle& h) {
     if (py::isinstance<PyExpr>(h)) return h.cast<PyExpr>().e;
-    // A number or an array becomes a constant (a Python float is float32, the models' dtype).
+    // A number or an array becomes a constant: a Python float is float32 (the models' dtype), a
+    // Python int int32 where it fits (as relay.const makes it: QNN's zero points are int32); a
+    // NumPy scalar keeps its type and stays a scalar.
     py::object np = py::module_::import("numpy");
-    py::object dtype = py::isinstance<py::float_>(h) ? py::object(py::str("float32")) : py::none();
-    auto array = py::array::ensure(np.attr("ascontiguousarray")(h, py::arg("dtype") = dtype));
+    py::object dtype = py::none();
+    if (py::isinstance<py::float_>(h)) dtype = py::str("float32");
+    if (py::isinstance<py::int_>(h) && !py::isinstance<py::bool_>(h)) {
+        py::int_ v = py::reinterpret_borrow<py::int_>(h);
+        bool fits = v >= py::int_(INT32_MIN) && v <= py::int_(INT32_MAX);
+        dtype = py::str(fits ? "int32" : "int64");
+    }
+    auto array = py::array::ensure(
+        np.attr("require")(np.attr("asarray")(h, py::arg("dtype") = dtype), py::none(), "C"));
     if (!array) throw UserError("expected a graph expression, a number or an array");
     runtime::NDArray data = ndarray_from_numpy(array);
     runtime::NDArray owned = runtime::NDArray::empty(

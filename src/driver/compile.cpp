@@ -179,12 +179,13 @@ std::string export_model(const CompiledModel& c, const std::string& path, Execut
 runtime::NDArray evaluate_constant(const graph::Expr& e) {
     graph::IRModule m;
     m.functions["main"] = graph::make_function({}, e);
-    // Only fusion: the expression is folded as it is, with no further folding inside.
+    // Only what lowering needs (QNN ops have no kernels; fusion): the expression is folded as it
+    // is, with no further folding inside.
     PipelineOptions options;
     options.opt_level = 0;
     options.verify = false;
     graph::PassContext ctx;
-    graph::IRModule fused = graph::fuse_ops(m, ctx);
+    graph::IRModule fused = graph::fuse_ops(graph::canonicalize_qnn(m, ctx), ctx);
     Target host = Target::host();
     graph::IRModule lowered = lower_fused_functions(fused, host, options);
     std::vector<runtime::NDArray> out = evaluate_lowered(lowered, build_kernels(lowered, host), {});

@@ -65,7 +65,8 @@ struct GraphPassEntry {
     int min_opt_level;  // skipped when the build's opt_level is lower
 };
 
-// THE graph pipeline. Regions partitioned by patterns that nothing offloads are inlined first
+// THE graph pipeline. QNN ops have no kernels: canonicalize_qnn rewrites them first, at every
+// level. Regions partitioned by patterns that nothing offloads are inlined first
 // (the later passes and lowering know only ops and kernels). The BYOC passes partition the graph
 // for the target's external compilers once inference is simplified and scales are folded (so
 // a convolution's batch norm is its bias), before layouts and packing, which then see only what
@@ -79,6 +80,7 @@ struct GraphPassEntry {
 const GraphPassEntry kGraphPipeline[] = {
     {"infer_types", 0},
     {"inline_composites", 0},
+    {"canonicalize_qnn", 0},
     {"simplify_inference", 0},
     {"simplify_expr", 1},
     {"fold_constants", 1},

@@ -11,6 +11,7 @@
 #include "graph/text_attrs.h"
 #include "graph/text_base64.h"
 #include "graph/text_lexer.h"
+#include "graph/text_scalar.h"
 #include "graph/text_type_reader.h"
 #include "support/error.h"
 #include "support/token_cursor.h"
@@ -417,6 +418,11 @@ private:
                 if (!b.is_var) scopes_.back().names.emplace(name, std::move(b));
             }
             return e;
+        }
+        if (at.kind == Tok::Number) return text::parse_scalar_literal(next(), false);
+        if (at.kind == Tok::Punct && at.text == "-" && peek(1).kind == Tok::Number) {
+            next();
+            return text::parse_scalar_literal(next(), true);
         }
         if (at.kind != Tok::Ident) expected("an expression");
         if (at.text == "fn") {

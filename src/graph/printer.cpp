@@ -8,6 +8,7 @@
 #include "graph/dps_outputs.h"
 #include "graph/expr_functor.h"
 #include "graph/text_base64.h"
+#include "graph/text_scalar.h"
 #include "support/error.h"
 #include "support/text_scanner.h"
 #include "support/unique_names.h"
@@ -244,7 +245,10 @@ private:
     std::string atom(const Expr& e, int indent) {
         ANVIL_CHECK(e.defined()) << "printing an undefined expression";
         if (auto* v = e.as<Var>()) return var_ref(v);
-        if (auto* c = e.as<Constant>()) return constant_ref(c);
+        if (auto* c = e.as<Constant>()) {
+            if (auto literal = text::scalar_literal(*c)) return *literal;
+            return constant_ref(c);
+        }
         if (const std::string* name = lookup(e.get())) return *name;
         std::string name;
         if (auto* f = e.as<Function>()) {

@@ -112,5 +112,6 @@ std::vector<OpCase> reduce_cases();
 std::vector<OpCase> transform_cases();
 std::vector<OpCase> nn_cases();
 std::vector<OpCase> executor_cases();
+std::vector<OpCase> qnn_cases();
 
 }  // namespace anvil::every_op

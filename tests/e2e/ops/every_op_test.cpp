@@ -27,8 +27,8 @@ TEST(EveryOp, EveryOpOfTheTableHasACase) {
         EXPECT_NO_THROW(ops::get_op(name)) << name << " is in ops.def but not in the op table";
     }
     std::set<std::string> called;
-    for (const auto& family :
-         {elementwise_cases(), reduce_cases(), transform_cases(), nn_cases(), executor_cases()}) {
+    for (const auto& family : {elementwise_cases(), reduce_cases(), transform_cases(), nn_cases(),
+                               executor_cases(), qnn_cases()}) {
         for (const OpCase& c : family) {
             std::set<std::string> ops = ops_called(c);
             called.insert(ops.begin(), ops.end());

@@ -190,3 +190,25 @@ TEST(GraphTextErrors, ExpressionText) {
 
 }  // namespace
 }  // namespace anvil::graph
+
+namespace anvil::graph {
+namespace {
+
+TEST(GraphTextErrors, ScalarLiterals) {
+    auto body = [](const std::string& e) {
+        return module_error(std::string(kHeader) + "  " + e + "\n}\n");
+    };
+    EXPECT_EQ(body("3q8"),
+              "2:3: unknown suffix 'q8' on a number (f, f32, f64, i8, i16, i32, i64, u8, u16, u32, "
+              "u64)");
+    EXPECT_EQ(body("256u8"), "2:3: 256u8 is out of the range of uint8");
+    EXPECT_EQ(body("-129i8"), "2:4: -129i8 is out of the range of int8");
+    EXPECT_EQ(body("-1u32"), "2:4: -1u32 is out of the range of uint32");
+    EXPECT_EQ(body("2147483648"), "2:3: 2147483648 is out of the range of int32");
+    EXPECT_EQ(body("1.5i32"), "2:3: 1.5i32: an integer type cannot hold a fraction");
+    EXPECT_EQ(body("1e39f"), "2:3: 1e39f overflows float32");
+    EXPECT_EQ(body("1e400f64"), "2:3: 1e400f64 overflows float64");
+}
+
+}  // namespace
+}  // namespace anvil::graph

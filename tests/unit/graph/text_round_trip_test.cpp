@@ -509,3 +509,61 @@ TEST(GraphText, LargerGraphWithOpsThatMayExist) {
 
 }  // namespace
 }  // namespace anvil::graph
+
+namespace anvil::graph {
+namespace {
+
+// Scalars print inline as Relay writes them (QNN's scales and zero points), in the shortest form
+// that reads back bit-exactly; NaN, infinities and bool stay in the metadata.
+template <typename T>
+Expr scalar(DataType t, T v) {
+    return constant<T>({}, t, std::vector<T>{v});
+}
+
+TEST(GraphText, ScalarConstantsPrintInline) {
+    auto x = make_var("x", tensor({3}));
+    auto n = make_var("n", tensor({3}, DataType::int64()));
+    Expr body = make_tuple({
+        call("multiply", {x, scalar(DataType::float32(), 0.0186579f)}),
+        call("add", {x, scalar(DataType::float32(), -2.5e-7f)}),
+        call("add", {n, scalar<int64_t>(DataType::int64(), -9007199254740993)}),
+        scalar<int32_t>(DataType::int32(), 114),
+        scalar<int32_t>(DataType::int32(), std::numeric_limits<int32_t>::min()),
+        scalar<uint8_t>(DataType::uint(8), 255),
+        scalar<int8_t>(DataType::int_(8), -128),
+        scalar<int16_t>(DataType::int_(16), -7),
+        scalar<uint16_t>(DataType::uint(16), 65535),
+        scalar<uint32_t>(DataType::uint(32), 4294967295u),
+        scalar<double>(DataType::float64(), 0.1),
+        call("add", {x, scalar(DataType::float32(), std::numeric_limits<float>::infinity())}),
+    });
+    std::string text = expect_round_trip(module_of(make_function({x, n}, body)));
+    for (const char* part :
+         {"multiply(%x, 0.0186579f)", "add(%x, -2.5e-07f)", "add(%n, -9007199254740993i64)",
+          "114, -2147483648, 255u8, -128i8, -7i16, 65535u16, 4294967295u32, 0.1f64",
+          "meta[Constant][0]: Tensor[(), float32]"}) {
+        EXPECT_NE(text.find(part), std::string::npos) << part << "\n" << text;
+    }
+}
+
+TEST(GraphText, ScalarLiteralsParse) {
+    IRModule m = parse_module(
+        "def @main(%x: Tensor[(2,), float32]) {\n"
+        "  (add(%x, 1.5f), add(%x, 2f), 3, -4i64, 5u8, 1e-3, -0.25f64, 7i32, 2f32)\n}\n",
+        ops::op_table());
+    auto* t = m.main()->body.as<Tuple>();
+    ASSERT_TRUE(t);
+    auto type_of = [&](size_t i) { return type_str(t->fields[i]->type); };
+    EXPECT_EQ(type_of(2), "Tensor[(), int32]");
+    EXPECT_EQ(type_of(3), "Tensor[(), int64]");
+    EXPECT_EQ(type_of(4), "Tensor[(), uint8]");
+    EXPECT_EQ(type_of(5), "Tensor[(), float32]");
+    EXPECT_EQ(type_of(6), "Tensor[(), float64]");
+    EXPECT_EQ(type_of(7), "Tensor[(), int32]");
+    EXPECT_EQ(type_of(8), "Tensor[(), float32]");
+    EXPECT_EQ(*t->fields[3].as<Constant>()->data.data<int64_t>(), -4);
+    EXPECT_EQ(*t->fields[6].as<Constant>()->data.data<double>(), -0.25);
+}
+
+}  // namespace
+}  // namespace anvil::graph

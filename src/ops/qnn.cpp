@@ -1,0 +1,309 @@
+// The QNN ops on quantized tensors other than the products (ops/qnn_conv.cpp): quantize,
+// dequantize, requantize, the quantized elementwise ops, concatenate and average pooling, and
+// fixed_point_multiply, the integer op requantize becomes. Only fixed_point_multiply has a kernel;
+// the others are rewritten by canonicalize_qnn (ops/qnn.h says what each computes).
+#include "ops/qnn.h"
+
+#include <cmath>
+
+#include "graph/op.h"
+#include "ir/intrinsics.h"
+#include "ops/axes.h"
+#include "ops/injective_schedule.h"
+#include "ops/op_spec.h"
+#include "ops/op_table.h"
+#include "ops/pool.h"
+#include "ops/qnn_params.h"
+#include "ops/tensor_shape.h"
+#include "ops/transform.h"
+#include "support/error.h"
+
+namespace anvil::ops {
+
+using graph::Attrs;
+using graph::Op;
+using graph::OpPattern;
+using graph::TensorType;
+using graph::Type;
+
+void check_rounding(const std::string& rounding, const std::string& op, const SourceLoc& loc) {
+    if (rounding != "UPWARD" && rounding != "TONEAREST" && rounding != "TFLITE") {
+        user_error(loc) << op << ": rounding \"" << rounding
+                        << "\" is not one of \"UPWARD\", \"TONEAREST\", \"TFLITE\"";
+    }
+}
+
+FixedPoint fixed_point_of(double ratio, const std::string& what, const SourceLoc& loc) {
+    if (!(ratio > 0) || !std::isfinite(ratio) || ratio >= std::ldexp(1.0, 30)) {
+        user_error(loc) << what << " = " << ratio
+                        << " cannot be a fixed-point multiplier (it must be in (0, 2^30))";
+    }
+    int exponent = 0;
+    double significand = std::frexp(ratio, &exponent);  // in [0.5, 1)
+    auto m = static_cast<int64_t>(std::llround(significand * std::ldexp(1.0, 31)));
+    if (m == (int64_t(1) << 31)) {
+        m /= 2;
+        ++exponent;
+    }
+    if (exponent < -31) return {0, 0};
+    return {static_cast<int32_t>(m), exponent};
+}
+
+namespace {
+
+// ---- type rules ---------------------------------------------------------------------------
+
+Type quantize_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
+                   const SourceLoc& loc) {
+    const auto& a = attrs_as<QuantizeAttrs>(attrs);
+    const auto& x = graph::expect_tensor(args[0], loc, "the input of " + op.name);
+    if (!x.dtype.is_float()) {
+        user_error(loc) << op.name << " needs a floating-point input, got " << x.dtype.str();
+    }
+    check_quantized_dtype(op.name, "out_dtype", a.out_dtype, loc);
+    check_qparams(op.name, {args[1], args[2]}, "", x, a.axis, loc);
+    return graph::make_tensor_type(x.shape, a.out_dtype);
+}
+
+Type dequantize_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
+                     const SourceLoc& loc) {
+    const auto& x = graph::expect_tensor(args[0], loc, "the input of " + op.name);
+    check_quantized_dtype(op.name, "the input", x.dtype, loc);
+    check_qparams(op.name, {args[1], args[2]}, "", x, attrs_as<DequantizeAttrs>(attrs).axis, loc);
+    return graph::make_tensor_type(x.shape, DataType::float32());
+}
+
+Type requantize_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
+                     const SourceLoc& loc) {
+    const auto& a = attrs_as<RequantizeAttrs>(attrs);
+    const auto& x = graph::expect_tensor(args[0], loc, "the input of " + op.name);
+    check_quantized_dtype(op.name, "the input", x.dtype, loc);
+    check_quantized_dtype(op.name, "out_dtype", a.out_dtype, loc);
+    check_rounding(a.rounding, op.name, loc);
+    check_qparams(op.name, {args[1], args[2]}, "input ", x, a.axis, loc);
+    check_qparams(op.name, {args[3], args[4]}, "output ", x, std::nullopt, loc);
+    return graph::make_tensor_type(x.shape, a.out_dtype);
+}
+
+// qnn.add, qnn.subtract, qnn.mul.
+Type qnn_binary_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
+                     const SourceLoc& loc) {
+    const auto& a = attrs_as<QnnBinaryAttrs>(attrs);
+    const auto& l = graph::expect_tensor(args[0], loc, "the lhs of " + op.name);
+    const auto& r = graph::expect_tensor(args[1], loc, "the rhs of " + op.name);
+    check_quantized_dtype(op.name, "the lhs", l.dtype, loc);
+    check_quantized_dtype(op.name, "the rhs", r.dtype, loc);
+    check_qparams(op.name, {args[2], args[3]}, "lhs ", l, a.lhs_axis, loc);
+    check_qparams(op.name, {args[4], args[5]}, "rhs ", r, a.rhs_axis, loc);
+    auto shape = broadcast_shape({l.shape, r.shape}, loc, op.name, true);
+    check_qparams(op.name, {args[6], args[7]}, "output ", l, std::nullopt, loc);
+    return graph::make_tensor_type(shape, l.dtype);
+}
+
+const graph::TupleType& expect_tuple(const Type& t, const std::string& op, const char* what,
+                                     const SourceLoc& loc) {
+    auto* tuple = t.as<graph::TupleType>();
+    if (!tuple) user_error(loc) << op << ": " << what << " must be a tuple, got " << type_str(t);
+    return *tuple;
+}
+
+// qnn.concatenate((q...), (scale...), (zp...), out_scale, out_zp): concatenate's rule on the
+// tensors; each tensor's scale and zero point are scalars.
+Type qnn_concatenate_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
+                          const SourceLoc& loc) {
+    const auto& data = expect_tuple(args[0], op.name, "the data", loc);
+    const auto& scales = expect_tuple(args[1], op.name, "the input scales", loc);
+    const auto& zps = expect_tuple(args[2], op.name, "the input zero points", loc);
+    size_t n = data.fields.size();
+    if (scales.fields.size() != n || zps.fields.size() != n) {
+        user_error(loc) << op.name << ": " << n << " tensors but " << scales.fields.size()
+                        << " scales and " << zps.fields.size() << " zero points";
+    }
+    for (size_t i = 0; i < n; ++i) {
+        std::string which = "input " + std::to_string(i);
+        const auto& t = graph::expect_tensor(data.fields[i], loc, which + " of " + op.name);
+        check_quantized_dtype(op.name, which.c_str(), t.dtype, loc);
+        check_qparams(op.name, {scales.fields[i], zps.fields[i]}, which + " ", t, std::nullopt,
+                      loc);
+    }
+    const auto& first = graph::expect_tensor(data.fields.empty() ? args[0] : data.fields[0], loc,
+                                             "input 0 of " + op.name);
+    check_qparams(op.name, {args[3], args[4]}, "output ", first, std::nullopt, loc);
+    return get_op("concatenate").infer_type(op, data.fields, attrs, loc);
+}
+
+// qnn.avg_pool2d: nn.avg_pool2d's rule on the quantized data.
+Type qnn_avg_pool2d_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
+                         const SourceLoc& loc) {
+    const auto& x = graph::expect_tensor(args[0], loc, "the input of " + op.name);
+    check_quantized_dtype(op.name, "the input", x.dtype, loc);
+    check_qparams(op.name, {args[1], args[2]}, "input ", x, std::nullopt, loc);
+    check_qparams(op.name, {args[3], args[4]}, "output ", x, std::nullopt, loc);
+    Type as_float = graph::make_tensor_type(x.shape, DataType::float32());
+    Type pooled = get_op("nn.avg_pool2d").infer_type(op, {as_float}, attrs, loc);
+    return graph::make_tensor_type(graph::expect_tensor(pooled, loc, op.name).shape, x.dtype);
+}
+
+// qnn.sigmoid, qnn.tanh, qnn.hardswish.
+Type qnn_unary_type(const Op& op, const std::vector<Type>& args, const Attrs&,
+                    const SourceLoc& loc) {
+    const auto& x = graph::expect_tensor(args[0], loc, "the input of " + op.name);
+    check_quantized_dtype(op.name, "the input", x.dtype, loc);
+    check_qparams(op.name, {args[1], args[2]}, "input ", x, std::nullopt, loc);
+    check_qparams(op.name, {args[3], args[4]}, "output ", x, std::nullopt, loc);
+    return args[0];
+}
+
+Type fixed_point_multiply_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
+                               const SourceLoc& loc) {
+    check_rounding(attrs_as<FixedPointMultiplyAttrs>(attrs).rounding, op.name, loc);
+    const char* names[] = {"x", "the multiplier", "the shift"};
+    std::vector<std::vector<PrimExpr>> shapes;
+    for (size_t i = 0; i < 3; ++i) {
+        const auto& t =
+            graph::expect_tensor(args[i], loc, std::string(names[i]) + " of " + op.name);
+        if (t.dtype != DataType::int32()) {
+            user_error(loc) << op.name << ": " << names[i] << " must be int32, got "
+                            << t.dtype.str();
+        }
+        shapes.push_back(t.shape);
+    }
+    return graph::make_tensor_type(broadcast_shape(shapes, loc, op.name, true), DataType::int32());
+}
+
+// ---- fixed_point_multiply's kernel --------------------------------------------------------
+
+PrimExpr i64(int64_t v) {
+    return make_int(DataType::int64(), v);
+}
+
+PrimExpr shift_right(const PrimExpr& a, const PrimExpr& n) {
+    return make_call(a.dtype(), intrin::kShiftRight, {a, n});
+}
+
+PrimExpr shift_left(const PrimExpr& a, const PrimExpr& n) {
+    return make_call(a.dtype(), intrin::kShiftLeft, {a, n});
+}
+
+// x * m * 2^(shift - 31) rounded, in int64 (|x * m| < 2^62), saturated to int32. The shift
+// ranges over [-31, 30] (fixed_point_of), so every shift amount below is in [0, 63).
+PrimExpr fixed_point_multiply_fn(const PrimExpr& x32, const PrimExpr& m32, const PrimExpr& s32,
+                                 const std::string& rounding) {
+    PrimExpr x = cast(DataType::int64(), x32), m = cast(DataType::int64(), m32);
+    PrimExpr shift = cast(DataType::int64(), s32);
+    PrimExpr result;
+    if (rounding == "TFLITE") {
+        // MultiplyByQuantizedMultiplier: a left shift first (saturated to int32 here, where
+        // TFLite's int32 arithmetic would overflow), SaturatingRoundingDoublingHighMul (the high
+        // half of 2 * a * m, rounded half away from zero), then RoundingDivideByPOT.
+        PrimExpr left = max(shift, i64(0)), right = max(-shift, i64(0));
+        PrimExpr a = min(max(shift_left(x, left), i64(INT32_MIN)), i64(INT32_MAX));
+        PrimExpr ab = a * m;
+        PrimExpr nudge = select(ab >= i64(0), i64(int64_t(1) << 30), i64(1 - (int64_t(1) << 30)));
+        PrimExpr high = (ab + nudge) / i64(int64_t(1) << 31);  // truncating, as C's
+        PrimExpr floor_part = shift_right(high, right);
+        PrimExpr remainder = high - shift_left(floor_part, right);
+        PrimExpr mask = shift_left(i64(1), right) - i64(1);
+        PrimExpr threshold = shift_right(mask, i64(1)) + select(high < i64(0), i64(1), i64(0));
+        result = floor_part + select(remainder > threshold, i64(1), i64(0));
+    } else {
+        PrimExpr total = i64(31) - shift;  // in [1, 62]
+        PrimExpr v = x * m;
+        PrimExpr half = shift_left(i64(1), total - i64(1));
+        if (rounding == "TONEAREST") half = half - select(v < i64(0), i64(1), i64(0));
+        result = shift_right(v + half, total);
+    }
+    return cast(DataType::int32(), min(max(result, i64(INT32_MIN)), i64(INT32_MAX)));
+}
+
+std::vector<te::Tensor> fixed_point_multiply_compute(const std::vector<te::Tensor>& in,
+                                                     const Attrs& attrs, const Type& out) {
+    std::string rounding = attrs_as<FixedPointMultiplyAttrs>(attrs).rounding;
+    std::vector<PrimExpr> shape = te_shape(out);
+    return {te::compute(
+        shape,
+        [&](std::span<const PrimExpr> i) {
+            auto at = [&](const te::Tensor& t) { return t(broadcast_index(t.shape(), i, shape)); };
+            return fixed_point_multiply_fn(at(in[0]), at(in[1]), at(in[2]), rounding);
+        },
+        "fixed_point_multiply")};
+}
+
+Ref<Op> make_qnn_op(const std::string& name, int num_inputs, Ref<Attrs> (*attrs)(),
+                    graph::TypeRule rule, const std::string& description) {
+    return make_op({.name = name,
+                    .num_inputs = num_inputs,
+                    .make_default_attrs = attrs,
+                    .infer_type = rule,
+                    .description = description + " (rewritten by canonicalize_qnn)"});
+}
+
+}  // namespace
+
+Ref<Op> make_qnn_quantize_op() {
+    return make_qnn_op("qnn.quantize", 3, default_attrs<QuantizeAttrs>, quantize_type,
+                       "saturate(round(x / scale) + zero_point)");
+}
+
+Ref<Op> make_qnn_dequantize_op() {
+    return make_qnn_op("qnn.dequantize", 3, default_attrs<DequantizeAttrs>, dequantize_type,
+                       "(q - zero_point) * scale");
+}
+
+Ref<Op> make_qnn_requantize_op() {
+    return make_qnn_op("qnn.requantize", 5, default_attrs<RequantizeAttrs>, requantize_type,
+                       "q from one scale and zero point to another, in fixed point");
+}
+
+Ref<Op> make_qnn_add_op() {
+    return make_qnn_op("qnn.add", 8, default_attrs<QnnBinaryAttrs>, qnn_binary_type,
+                       "quantized numpy-broadcast add");
+}
+
+Ref<Op> make_qnn_subtract_op() {
+    return make_qnn_op("qnn.subtract", 8, default_attrs<QnnBinaryAttrs>, qnn_binary_type,
+                       "quantized numpy-broadcast subtract");
+}
+
+Ref<Op> make_qnn_mul_op() {
+    return make_qnn_op("qnn.mul", 8, default_attrs<QnnBinaryAttrs>, qnn_binary_type,
+                       "quantized numpy-broadcast multiply");
+}
+
+Ref<Op> make_qnn_concatenate_op() {
+    return make_qnn_op("qnn.concatenate", 5, default_attrs<ConcatenateAttrs>, qnn_concatenate_type,
+                       "concatenate of quantized tensors");
+}
+
+Ref<Op> make_qnn_avg_pool2d_op() {
+    return make_qnn_op("qnn.avg_pool2d", 5, default_attrs<Pool2DAttrs>, qnn_avg_pool2d_type,
+                       "average pooling of a quantized tensor");
+}
+
+Ref<Op> make_qnn_sigmoid_op() {
+    return make_qnn_op("qnn.sigmoid", 5, default_attrs<graph::NoAttrs>, qnn_unary_type,
+                       "sigmoid of a quantized tensor");
+}
+
+Ref<Op> make_qnn_tanh_op() {
+    return make_qnn_op("qnn.tanh", 5, default_attrs<graph::NoAttrs>, qnn_unary_type,
+                       "tanh of a quantized tensor");
+}
+
+Ref<Op> make_qnn_hardswish_op() {
+    return make_qnn_op("qnn.hardswish", 5, default_attrs<graph::NoAttrs>, qnn_unary_type,
+                       "hardswish of a quantized tensor");
+}
+
+Ref<Op> make_fixed_point_multiply_op() {
+    return make_op({.name = "fixed_point_multiply",
+                    .num_inputs = 3,
+                    .make_default_attrs = default_attrs<FixedPointMultiplyAttrs>,
+                    .infer_type = fixed_point_multiply_type,
+                    .compute = fixed_point_multiply_compute,
+                    .schedule = schedule_injective,
+                    .pattern = OpPattern::Broadcast,
+                    .description = "round(x * multiplier * 2^(shift - 31)) in int32"});
+}
+
+}  // namespace anvil::ops

@@ -1,0 +1,52 @@
+// canonicalize_qnn's errors and what it leaves: no QNN op, constant zero points of zero dropped,
+// one fixed-point multiplier where every channel shares it.
+#include "errors/expect_message.h"
+#include "graph/parser.h"
+#include "graph/printer.h"
+#include "ops/op_table.h"
+#include "pass_test_graphs.h"
+
+namespace anvil::graph::testing {
+namespace {
+
+IRModule canonical(const std::string& body, const std::string& params,
+                   const std::string& metadata = "") {
+    IRModule m =
+        parse_module("def @main(" + params + ") {\n" + body + "\n}\n" + metadata, ops::op_table());
+    return canonicalize_qnn(m, test_context());
+}
+
+TEST(CanonicalizeQnn, LeavesNoQnnOp) {
+    IRModule m = canonical(
+        "  %0 = qnn.requantize(%q, 0.5f, 0, 0.25f, 0, out_dtype=\"int32\");\n"
+        "  %1 = qnn.dequantize(%0, 0.25f, 0);\n  %1",
+        "%q: Tensor[(4,), int8]");
+    EXPECT_EQ(op_names(m.main()->body),
+              (std::vector<std::string>{"cast", "fixed_point_multiply", "cast", "multiply"}));
+    // The ratio 2 is 2^30 * 2^(2 - 31).
+    std::string text = print(m);
+    EXPECT_NE(text.find("fixed_point_multiply(%0, 1073741824, 2)"), std::string::npos) << text;
+}
+
+TEST(CanonicalizeQnn, Errors) {
+    const std::string q = "%q: Tensor[(2, 3), int8], %s: Tensor[(), float32]";
+    EXPECT_MESSAGE(canonical("  qnn.requantize(%q, %s, 0, 0.5f, 0)", q),
+                   "qnn.requantize: the input scale must be a constant (a compile-time value) to "
+                   "become a fixed-point multiplier");
+    EXPECT_MESSAGE(canonical("  qnn.add(%q, %q, 0.5f, 0, 0.5f, 0, %s, 0)", q),
+                   "qnn.add: the output scale must be a constant");
+    EXPECT_MESSAGE(canonical("  qnn.requantize(%q, 1e9f, 0, 0.5f, 0)", q),
+                   "qnn.requantize: a scale ratio = 2e+09 cannot be a fixed-point multiplier");
+    EXPECT_MESSAGE(canonical("  qnn.mul(%q, %q, meta[Constant][0], 0, meta[Constant][0], 0, 0.5f, "
+                             "0, lhs_axis=1, rhs_axis=1)",
+                             q,
+                             "#[metadata]\nmeta[Constant][0]: Tensor[(3,), float32] = "
+                             "\"AACAPwAAgD8AAIA/\"\n"),
+                   "qnn.mul: per-axis scales on both operands are not supported");
+    EXPECT_MESSAGE(canonical("  qnn.concatenate(%t, (0.5f, 0.5f), (0, 0), 0.5f, 0)",
+                             "%t: (Tensor[(2, 3), int8], Tensor[(2, 3), int8])"),
+                   "qnn.concatenate: the data, scales and zero points must be written as tuples");
+}
+
+}  // namespace
+}  // namespace anvil::graph::testing
