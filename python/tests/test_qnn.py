@@ -8,6 +8,7 @@ import pytest
 
 import anvil
 from anvil import graph
+from anvil.graph.dataflow_pattern import DFPatternCallback, is_constant, is_op, rewrite
 
 qnn = graph.op.qnn
 RNG = np.random.default_rng(7)
@@ -460,3 +461,41 @@ def test_quantized_constant_weights_fold_to_int8():
     text = folded.astext()
     assert "qnn.quantize" not in text and "qnn.dense(%x, meta[Constant][0], 3, 0" in text
     assert "meta[Constant][0]: Tensor[(3, 4), int8]" in text
+
+
+class QnnQuantizeConstFold(DFPatternCallback):
+    """The fold of the issue, in Python: a constant qnn.quantize becomes its value."""
+
+    def __init__(self):
+        super().__init__()
+        self.pattern = is_op("qnn.quantize")(is_constant(), is_constant(), is_constant())
+
+    def callback(self, pre, post, node_map):
+        closed = graph.IRModule.from_expr(graph.function([], post))
+        m = anvil.runtime.GraphModule(anvil.build(closed, target="llvm")["default"](anvil.cpu()))
+        m.run()
+        return graph.const(m.get_output(0).numpy())
+
+
+def test_quantize_constant_fold_written_as_a_pattern_callback():
+    x = graph.var("x", shape=(1, 4), dtype="uint8")
+    wf = np.array([[0.5, -0.5, 0.05, 0.0], [1.0, -1.0, 0.15, -0.1]], np.float32)
+    w = qnn.quantize(graph.const(wf), np.float32(0.05), 0, out_dtype="int8")
+    func = graph.function([x], qnn.dense(x, w, 128, 0, np.float32(0.1), np.float32(0.05)))
+    folded = rewrite(QnnQuantizeConstFold(), func)
+    text = folded.astext()
+    assert "qnn.quantize" not in text and "Tensor[(2, 4), int8]" in text
+    # The C++ pass does the same, in the pipeline before canonicalize_qnn.
+    mod = graph.IRModule.from_expr(func)
+    assert "qnn.quantize" not in anvil.transform.fold_qnn_quantize()(mod).astext()
+    # The folded function computes what the original does.
+    xv = RNG.integers(0, 256, (1, 4)).astype(np.uint8)
+    results = []
+    for f in (func, folded):
+        m = anvil.runtime.GraphModule(
+            anvil.build(graph.IRModule.from_expr(f), target="llvm")["default"](anvil.cpu()))
+        m.run(x=xv)
+        results.append(m.get_output(0).numpy())
+    want = (xv.astype(np.int64) - 128) @ quantize_ref(wf, np.float32(0.05), 0, -1, "int8").T
+    np.testing.assert_array_equal(results[0], want)
+    np.testing.assert_array_equal(results[1], want)

@@ -66,20 +66,21 @@ struct GraphPassEntry {
 };
 
 // THE graph pipeline. QNN ops have no kernels: canonicalize_qnn rewrites them first, at every
-// level. Regions partitioned by patterns that nothing offloads are inlined first
-// (the later passes and lowering know only ops and kernels). The BYOC passes partition the graph
-// for the target's external compilers once inference is simplified and scales are folded (so
-// a convolution's batch norm is its bias), before layouts and packing, which then see only what
-// compiles natively (graph passes do not enter regions); composites no compiler took are
-// inlined again after them. Inference simplification and
-// constant folding before fold_scale_axis (which needs constant weights and scales), blocked
-// layouts and weight pre-packing after it (they need the OIHW weights) and folding again after
-// that (which packs at compile time), and fuse_ops last. inline_composites and fuse_ops run at
-// every level, disabled or not: lowering needs them.
+// level, once fold_qnn_quantize has quantized the constant weights. Regions partitioned by patterns
+// that nothing offloads are inlined first (the later passes and lowering know only ops and
+// kernels). The BYOC passes partition the graph for the target's external compilers once inference
+// is simplified and scales are folded (so a convolution's batch norm is its bias), before layouts
+// and packing, which then see only what compiles natively (graph passes do not enter regions);
+// composites no compiler took are inlined again after them. Inference simplification and constant
+// folding before fold_scale_axis (which needs constant weights and scales), blocked layouts and
+// weight pre-packing after it (they need the OIHW weights) and folding again after that (which
+// packs at compile time), and fuse_ops last. inline_composites and fuse_ops run at every level,
+// disabled or not: lowering needs them.
 // clang-format off
 const GraphPassEntry kGraphPipeline[] = {
     {"infer_types", 0},
     {"inline_composites", 0},
+    {"fold_qnn_quantize", 1},
     {"canonicalize_qnn", 0},
     {"simplify_inference", 0},
     {"simplify_expr", 1},

@@ -31,6 +31,7 @@
 #include "ops/axes.h"
 #include "ops/injective_schedule.h"
 #include "ops/op_spec.h"
+#include "ops/product_dtype.h"
 #include "ops/tensor_shape.h"
 #include "ops/tile_schedule.h"
 #include "support/error.h"
@@ -59,19 +60,20 @@ struct ConvWindow {
     std::vector<int64_t> strides, padding, dilation;
     std::vector<int64_t> output_padding;  // the transposed convolutions only
     int64_t groups;
+    DataType out_dtype;  // the 2-D ones' integer form (ops/product_dtype.h); void otherwise
 };
 
 ConvWindow window_of(const Conv2DAttrs& a) {
-    return {2, a.strides, a.padding, a.dilation, {}, a.groups};
+    return {2, a.strides, a.padding, a.dilation, {}, a.groups, a.out_dtype};
 }
 ConvWindow window_of(const Conv3DAttrs& a) {
-    return {3, a.strides, a.padding, a.dilation, {}, a.groups};
+    return {3, a.strides, a.padding, a.dilation, {}, a.groups, DataType::void_()};
 }
 ConvWindow window_of(const Conv2DTransposeAttrs& a) {
-    return {2, a.strides, a.padding, a.dilation, a.output_padding, a.groups};
+    return {2, a.strides, a.padding, a.dilation, a.output_padding, a.groups, a.out_dtype};
 }
 ConvWindow window_of(const Conv3DTransposeAttrs& a) {
-    return {3, a.strides, a.padding, a.dilation, a.output_padding, a.groups};
+    return {3, a.strides, a.padding, a.dilation, a.output_padding, a.groups, DataType::void_()};
 }
 
 // "NCHW", "OIDHW", ...: the layout letters `lead` followed by those of `nd` spatial dimensions.
@@ -86,10 +88,10 @@ int64_t kernel_dim(const SourceLoc& loc, const std::string& op, const PrimExpr& 
 }
 
 // Checks rank and dtype of the two operands; the weight's layout is `weight_lead` ("OI" or
-// "IO") followed by the spatial dimensions.
-void check_operands(const SourceLoc& loc, const std::string& op, const std::vector<Type>& args,
-                    const graph::TensorType& d, const graph::TensorType& w, size_t nd,
-                    const char* weight_lead) {
+// "IO") followed by the spatial dimensions. Returns the result's element type.
+DataType check_operands(const SourceLoc& loc, const std::string& op, const std::vector<Type>& args,
+                        const graph::TensorType& d, const graph::TensorType& w, size_t nd,
+                        const char* weight_lead, DataType out_dtype) {
     size_t rank = nd + 2;
     if (d.ndim() != rank) {
         user_error(loc) << op << ": the data must be " << rank << "-D (" << layout_str("NC", nd)
@@ -99,13 +101,7 @@ void check_operands(const SourceLoc& loc, const std::string& op, const std::vect
         user_error(loc) << op << ": the weight must be " << rank << "-D ("
                         << layout_str(weight_lead, nd) << "), got " << graph::type_str(args[1]);
     }
-    if (!d.dtype.is_floating()) {
-        user_error(loc) << op << " needs floating-point data, got " << d.dtype.str();
-    }
-    if (d.dtype != w.dtype) {
-        user_error(loc) << op << ": data and weight types " << d.dtype.str() << " and "
-                        << w.dtype.str() << " differ; insert a cast";
-    }
+    return product_dtype(op, d.dtype, w.dtype, out_dtype, loc);
 }
 
 void check_groups(const SourceLoc& loc, const std::string& op, int64_t groups) {
@@ -159,7 +155,7 @@ Type conv_type(const Op& op, const std::vector<Type>& args, const ConvWindow& a,
                const SourceLoc& loc) {
     const auto& d = graph::expect_tensor(args[0], loc, "the data of " + op.name);
     const auto& w = graph::expect_tensor(args[1], loc, "the weight of " + op.name);
-    check_operands(loc, op.name, args, d, w, a.nd, "OI");
+    DataType dtype = check_operands(loc, op.name, args, d, w, a.nd, "OI", a.out_dtype);
     check_window(loc, op.name, a, false);
     auto c = static_dim(d.shape[1]), o = static_dim(w.shape[0]), cw = static_dim(w.shape[1]);
     check_groups_divide_channels(loc, op.name, a.groups, c, args[0]);
@@ -179,7 +175,7 @@ Type conv_type(const Op& op, const std::vector<Type>& args, const ConvWindow& a,
                                  a.padding[i] + a.padding[i + a.nd], k[i], a.strides[i],
                                  a.dilation[i]));
     }
-    return graph::make_tensor_type(out, d.dtype);
+    return graph::make_tensor_type(out, dtype);
 }
 
 // nn.conv2d_transpose and nn.conv3d_transpose.
@@ -187,7 +183,7 @@ Type conv_transpose_type(const Op& op, const std::vector<Type>& args, const Conv
                          const SourceLoc& loc) {
     const auto& d = graph::expect_tensor(args[0], loc, "the data of " + op.name);
     const auto& w = graph::expect_tensor(args[1], loc, "the weight of " + op.name);
-    check_operands(loc, op.name, args, d, w, a.nd, "IO");
+    DataType dtype = check_operands(loc, op.name, args, d, w, a.nd, "IO", a.out_dtype);
     check_window(loc, op.name, a, true);
     for (size_t i = 0; i < a.nd; ++i) {
         if (a.output_padding[i] >= std::max(a.strides[i], a.dilation[i])) {
@@ -222,7 +218,7 @@ Type conv_transpose_type(const Op& op, const std::vector<Type>& args, const Conv
                           make_int(in.dtype(), extra));
         }
     }
-    return graph::make_tensor_type(out, d.dtype);
+    return graph::make_tensor_type(out, dtype);
 }
 
 Type conv2d_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
@@ -248,6 +244,8 @@ Type conv3d_transpose_type(const Op& op, const std::vector<Type>& args, const At
 // Blocking of nn.conv2d's weight, shared by the compute and nn.conv2d_pack_weight.
 struct ConvGeom {
     int64_t groups, oc, icg, kh, kw, sh, sw, dh, dw;
+    // The type products are summed in: the result's (integer operands are widened to it).
+    DataType acc = DataType::float32();
 };
 int64_t conv_block(const ConvGeom& g);
 
@@ -448,7 +446,8 @@ te::Tensor conv_core(const std::string& name, const te::Tensor& xp, const Weight
         return te::compute(
             out_shape,
             [&](std::span<const PrimExpr> i) {
-                return te::sum(xp(i[0], rc->var, i[2], i[3]) * weight(i[1]), {rc});
+                return te::sum(
+                    widen(xp(i[0], rc->var, i[2], i[3]), g.acc) * widen(weight(i[1]), g.acc), {rc});
             },
             name);
     }
@@ -462,7 +461,8 @@ te::Tensor conv_core(const std::string& name, const te::Tensor& xp, const Weight
                     phases ? (*phases)(i[0], c, i[2] * I(g.sh) + rh->var * I(g.dh),
                                        floormod(rw->var, I(2)), i[3] + floordiv(rw->var, I(2)))
                            : input(i[0], c, i[2], i[3]);
-                return te::sum(x * w(i[1], rc->var, rh->var, rw->var), {rc, rh, rw});
+                return te::sum(widen(x, g.acc) * widen(w(i[1], rc->var, rh->var, rw->var), g.acc),
+                               {rc, rh, rw});
             },
             name);
     }
@@ -473,7 +473,8 @@ te::Tensor conv_core(const std::string& name, const te::Tensor& xp, const Weight
         [&](std::span<const PrimExpr> i) {
             PrimExpr c =
                 g.groups == 1 ? rc->var : floordiv(i[1] * I(vb), I(ocg)) * I(g.icg) + rc->var;
-            return te::sum(input(i[0], c, i[2], i[3]) * pack(i[1], rc->var, rh->var, rw->var, i[4]),
+            return te::sum(widen(input(i[0], c, i[2], i[3]), g.acc) *
+                               widen(pack(i[1], rc->var, rh->var, rw->var, i[4]), g.acc),
                            {rc, rh, rw});
         },
         name + "_blocked");
@@ -605,7 +606,8 @@ std::vector<te::Tensor> conv2d_compute(const std::vector<te::Tensor>& in, const 
                a.strides[0],
                a.strides[1],
                a.dilation[0],
-               a.dilation[1]};
+               a.dilation[1],
+               out.as<graph::TensorType>()->dtype};
     te::Tensor xp = pad_input("conv2d", x, a.padding);
     return {conv_core("conv2d", xp, weight_reader(w), g, te_shape(out))};
 }
@@ -641,7 +643,8 @@ std::vector<te::Tensor> conv2d_packed_compute(const std::vector<te::Tensor>& in,
                a.strides[0],
                a.strides[1],
                a.dilation[0],
-               a.dilation[1]};
+               a.dilation[1],
+               out.as<graph::TensorType>()->dtype};
     te::Tensor xp = pad_input("conv2d", x, a.padding);
     if (w.ndim() == 4) {
         return {conv_core("conv2d", xp, weight_reader(w), g, te_shape(out), std::nullopt,
@@ -663,7 +666,16 @@ std::vector<te::Tensor> conv2d_transpose_compute(const std::vector<te::Tensor>& 
     int64_t ocg = const_dim(w.shape()[1], "nn.conv2d_transpose output channels per group");
     int64_t kh = const_dim(w.shape()[2], "nn.conv2d_transpose kernel height");
     int64_t kw = const_dim(w.shape()[3], "nn.conv2d_transpose kernel width");
-    ConvGeom g{a.groups, ocg * a.groups, c / a.groups, kh, kw, 1, 1, a.dilation[0], a.dilation[1]};
+    ConvGeom g{a.groups,
+               ocg * a.groups,
+               c / a.groups,
+               kh,
+               kw,
+               1,
+               1,
+               a.dilation[0],
+               a.dilation[1],
+               out.as<graph::TensorType>()->dtype};
     int64_t lead_h = a.dilation[0] * (kh - 1) - a.padding[0];
     int64_t lead_w = a.dilation[1] * (kw - 1) - a.padding[1];
     te::Tensor xd = dilate_input(

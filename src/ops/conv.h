@@ -20,11 +20,15 @@ struct Conv2DAttrs : graph::AttrsBase<Conv2DAttrs> {
     std::vector<int64_t> padding{0, 0, 0, 0};  // [top, left, bottom, right]
     std::vector<int64_t> dilation{1, 1};       // [h, w]
     int64_t groups = 1;  // C and O divisible by it; C == O == groups: depthwise
+    // void: a float convolution in the data's type; int32: integer operands (int8, uint8,
+    // int16, int32, data and weight may differ) summed in int32 (ops/product_dtype.h).
+    DataType out_dtype = DataType::void_();
     void visit_fields(graph::AttrVisitor& v) override {
         v.visit("strides", &strides);
         v.visit("padding", &padding);
         v.visit("dilation", &dilation);
         v.visit("groups", &groups);
+        v.visit("out_dtype", &out_dtype);
     }
 };
 
@@ -38,12 +42,14 @@ struct Conv2DTransposeAttrs : graph::AttrsBase<Conv2DTransposeAttrs> {
     std::vector<int64_t> output_padding{0, 0};
     std::vector<int64_t> dilation{1, 1};
     int64_t groups = 1;
+    DataType out_dtype = DataType::void_();  // as nn.conv2d's
     void visit_fields(graph::AttrVisitor& v) override {
         v.visit("strides", &strides);
         v.visit("padding", &padding);
         v.visit("output_padding", &output_padding);
         v.visit("dilation", &dilation);
         v.visit("groups", &groups);
+        v.visit("out_dtype", &out_dtype);
     }
 };
 

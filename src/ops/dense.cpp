@@ -21,6 +21,7 @@
 #include "ops/axes.h"
 #include "ops/injective_schedule.h"
 #include "ops/op_spec.h"
+#include "ops/product_dtype.h"
 #include "ops/tensor_shape.h"
 #include "ops/tile_schedule.h"
 #include "support/error.h"
@@ -91,23 +92,13 @@ std::vector<PrimExpr> result_shape(const MatmulShape& s) {
     return out;
 }
 
-void check_float_pair(const SourceLoc& loc, const std::string& op, const graph::TensorType& a,
-                      const graph::TensorType& b) {
-    if (!a.dtype.is_floating()) {
-        user_error(loc) << op << " needs floating-point operands, got " << a.dtype.str();
-    }
-    if (a.dtype != b.dtype) {
-        user_error(loc) << op << ": operand types " << a.dtype.str() << " and " << b.dtype.str()
-                        << " differ; insert a cast";
-    }
-}
-
 Type matmul_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
                  const SourceLoc& loc) {
     const auto& at = static_cast<const MatmulAttrs&>(attrs);
     const auto& a = graph::expect_tensor(args[0], loc, "input 0 of " + op.name);
     const auto& b = graph::expect_tensor(args[1], loc, "input 1 of " + op.name);
-    check_float_pair(loc, op.name, a, b);
+    DataType dtype =
+        product_dtype(op.name, a.dtype, b.dtype, at.out_dtype, loc, "operand a", "operand b");
     size_t min_rank = op.name == "nn.matmul" ? 1 : 2;
     for (const auto* t : {&a, &b}) {
         if (t->ndim() < min_rank) {
@@ -117,20 +108,27 @@ Type matmul_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs
         }
     }
     MatmulShape s = matmul_shape(a.shape, b.shape, at.transpose_a, at.transpose_b, loc, op.name);
-    return graph::make_tensor_type(result_shape(s), a.dtype);
+    return graph::make_tensor_type(result_shape(s), dtype);
 }
 
-Type dense_type(const Op& op, const std::vector<Type>& args, const Attrs&, const SourceLoc& loc) {
+// nn.dense's result for out_dtype (void: a float product).
+Type dense_result(const Op& op, const std::vector<Type>& args, DataType out_dtype,
+                  const SourceLoc& loc) {
     const auto& x = graph::expect_tensor(args[0], loc, "the data of nn.dense");
     const auto& w = graph::expect_tensor(args[1], loc, "the weight of nn.dense");
-    check_float_pair(loc, op.name, x, w);
+    DataType dtype = product_dtype(op.name, x.dtype, w.dtype, out_dtype, loc);
     if (w.ndim() != 2) {
         user_error(loc) << "nn.dense: the weight must be 2-D [units, K], got "
                         << graph::type_str(args[1]);
     }
     if (x.ndim() < 1) user_error(loc) << "nn.dense: the data is a scalar";
     MatmulShape s = matmul_shape(x.shape, w.shape, false, true, loc, op.name);
-    return graph::make_tensor_type(result_shape(s), x.dtype);
+    return graph::make_tensor_type(result_shape(s), dtype);
+}
+
+Type dense_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
+                const SourceLoc& loc) {
+    return dense_result(op, args, attrs_as<DenseAttrs>(attrs).out_dtype, loc);
 }
 
 // ---- compute ------------------------------------------------------------------------------
@@ -163,8 +161,9 @@ te::Tensor pack_panels(
 
 // `prepacked`: b already as panels [N/VB, K, VB] (nn.dense_pack_weight, folded at compile
 // time), b itself unused; then no pack stage is made.
+// `acc`: the result's type, which the products are summed in (integer operands widened to it).
 te::Tensor matmul_core(const std::string& name, const te::Tensor& a, const te::Tensor& b, bool ta,
-                       bool tb, const std::vector<PrimExpr>& out_shape,
+                       bool tb, const std::vector<PrimExpr>& out_shape, DataType acc,
                        const std::optional<te::Tensor>& prepacked = std::nullopt) {
     std::vector<PrimExpr> b_shape = b.shape();
     if (prepacked) b_shape = {out_shape.back(), prepacked->shape()[1]};
@@ -190,7 +189,8 @@ te::Tensor matmul_core(const std::string& name, const te::Tensor& a, const te::T
             out_shape,
             [&](std::span<const PrimExpr> i) {
                 PrimExpr m = s.a_vec ? PrimExpr(0) : i[nb];
-                return te::sum(read_a(i.subspan(0, nb), m, k->var) * read_b({}, k->var, PrimExpr()),
+                return te::sum(widen(read_a(i.subspan(0, nb), m, k->var), acc) *
+                                   widen(read_b({}, k->var, PrimExpr()), acc),
                                {k});
             },
             name);
@@ -207,7 +207,8 @@ te::Tensor matmul_core(const std::string& name, const te::Tensor& a, const te::T
         [&](std::span<const PrimExpr> i) {
             std::vector<PrimExpr> idx = broadcast_index(s.b_batch, i.subspan(0, nb));
             idx.insert(idx.end(), {floordiv(i[nb + 1], I(vb)), k->var, floormod(i[nb + 1], I(vb))});
-            return te::sum(read_a(i.subspan(0, nb), i[nb], k->var) * pack(idx), {k});
+            return te::sum(
+                widen(read_a(i.subspan(0, nb), i[nb], k->var), acc) * widen(pack(idx), acc), {k});
         },
         name + "_blocked");
     if (nb > 0 && s.b_batch.empty()) blocked = te::set_tag(blocked, kSharedPanelsTag);
@@ -225,12 +226,14 @@ te::Tensor matmul_core(const std::string& name, const te::Tensor& a, const te::T
 std::vector<te::Tensor> matmul_compute(const std::vector<te::Tensor>& in, const Attrs& attrs,
                                        const Type& out) {
     const auto& a = static_cast<const MatmulAttrs&>(attrs);
-    return {matmul_core("matmul", in[0], in[1], a.transpose_a, a.transpose_b, te_shape(out))};
+    return {matmul_core("matmul", in[0], in[1], a.transpose_a, a.transpose_b, te_shape(out),
+                        out.as<graph::TensorType>()->dtype)};
 }
 
 std::vector<te::Tensor> dense_compute(const std::vector<te::Tensor>& in, const Attrs&,
                                       const Type& out) {
-    return {matmul_core("dense", in[0], in[1], false, true, te_shape(out))};
+    return {matmul_core("dense", in[0], in[1], false, true, te_shape(out),
+                        out.as<graph::TensorType>()->dtype)};
 }
 
 Type dense_pack_weight_type(const Op& op, const std::vector<Type>& args, const Attrs&,
@@ -272,12 +275,13 @@ Type dense_packed_type(const Op& op, const std::vector<Type>& args, const Attrs&
     }
     // The type of nn.dense with the unpacked weight.
     auto nk = graph::make_tensor_type({make_int(w.shape[0].dtype(), a.units), w.shape[1]}, w.dtype);
-    return dense_type(op, {args[0], nk}, attrs, loc);
+    return dense_result(op, {args[0], nk}, DataType::void_(), loc);
 }
 
 std::vector<te::Tensor> dense_packed_compute(const std::vector<te::Tensor>& in, const Attrs&,
                                              const Type& out) {
-    return {matmul_core("dense", in[0], in[1], false, true, te_shape(out), in[1])};
+    return {matmul_core("dense", in[0], in[1], false, true, te_shape(out),
+                        out.as<graph::TensorType>()->dtype, in[1])};
 }
 
 // ---- bias_add -----------------------------------------------------------------------------
@@ -500,7 +504,7 @@ void schedule_matmul_x86(te::Schedule& s, const te::Tensor& anchor,
 Ref<Op> make_dense_op() {
     return make_op({.name = "nn.dense",
                     .num_inputs = 2,
-                    .make_default_attrs = default_attrs<graph::NoAttrs>,
+                    .make_default_attrs = default_attrs<DenseAttrs>,
                     .infer_type = dense_type,
                     .compute = dense_compute,
                     .schedule = schedule_by_target<schedule_matmul_x86, schedule_matmul_generic>,

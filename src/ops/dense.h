@@ -16,15 +16,26 @@ namespace anvil::ops {
 //   nn.matmul also takes 1-D operands: a [K] acts as [1, K] and b [K] as [K, 1], and that
 //   dimension is dropped from the result (transpose flags do not apply to a 1-D operand).
 //   nn.batch_matmul needs both operands at least 2-D.
-// nn.dense(x [..., K], w [N, K]) -> [..., N] takes no attributes (graph::NoAttrs).
+// nn.dense(x [..., K], w [N, K]) -> [..., N] (DenseAttrs).
+// out_dtype: void for a float product in the operands' type; int32 for integer operands (int8,
+// uint8, int16, int32; a and b may differ) summed in int32 (ops/product_dtype.h).
 struct MatmulAttrs : graph::AttrsBase<MatmulAttrs> {
     static constexpr const char* kTypeName = "MatmulAttrs";
     bool transpose_a = false;
     bool transpose_b = false;
+    DataType out_dtype = DataType::void_();
     void visit_fields(graph::AttrVisitor& v) override {
         v.visit("transpose_a", &transpose_a);
         v.visit("transpose_b", &transpose_b);
+        v.visit("out_dtype", &out_dtype);
     }
+};
+
+// nn.dense's attributes: out_dtype as MatmulAttrs'.
+struct DenseAttrs : graph::AttrsBase<DenseAttrs> {
+    static constexpr const char* kTypeName = "DenseAttrs";
+    DataType out_dtype = DataType::void_();
+    void visit_fields(graph::AttrVisitor& v) override { v.visit("out_dtype", &out_dtype); }
 };
 
 // nn.dense_pack_weight(w[units, K]) -> [ceil(units/VB), K, VB]: VB columns contiguous, zero past

@@ -104,7 +104,7 @@ Type qnn_dense_type(const Op& op, const std::vector<Type>& args, const Attrs& at
                     const SourceLoc& loc) {
     const auto& q = attrs_as<QnnDenseAttrs>(attrs);
     auto twins = float_twins(op, args, q.out_dtype, "the data", "the weight", loc);
-    Type r = get_op("nn.dense").infer_type(op, twins, graph::NoAttrs(), loc);
+    Type r = get_op("nn.dense").infer_type(op, twins, DenseAttrs(), loc);
     const auto& rt = graph::expect_tensor(r, loc, op.name);
     auto n = static_dim(rt.shape.back());
     if (q.units != 0 && n && *n != q.units) {

@@ -1,10 +1,13 @@
-// Converters of ONNX's linear quantization (QuantizeLinear, DequantizeLinear,
-// DynamicQuantizeLinear) as compositions of elementwise ops and reductions, following ONNX's
-// reference definitions: round half to even, then saturate to the integer type's range.
+// Converters of ONNX's linear quantization: QuantizeLinear and DequantizeLinear as the QNN ops
+// (ops/qnn.h); DynamicQuantizeLinear, the integer products (MatMulInteger, ConvInteger) and
+// QLinearConv / QLinearMatMul as compositions of elementwise ops, reductions and exact float64
+// products, following ONNX's reference definitions: round half to even, then saturate to the
+// integer type's range.
 #include "frontend/conv_builder.h"
 #include "frontend/onnx/convert_ops.h"
 #include "ops/activation.h"
 #include "ops/dense.h"
+#include "ops/qnn.h"
 #include "ops/reduce.h"
 
 namespace anvil::frontend {
@@ -27,26 +30,6 @@ Expr clip(ConvertContext& ctx, const Expr& x, double lo, double hi) {
     a->a_min = lo;
     a->a_max = hi;
     return ctx.call("nn.clip", {x}, attrs);
-}
-
-// A per-tensor (one element) or per-axis (1-D) quantization parameter shaped to broadcast
-// against x along `axis`.
-Expr param_along_axis(ConvertContext& ctx, const Expr& p, const Expr& x, const char* what) {
-    std::vector<int64_t> shape = ctx.static_shape(p, what);
-    int64_t n = 1;
-    for (int64_t d : shape) n *= d;
-    if (shape.empty() || n == 1) return shape.empty() ? p : reshape_to(ctx, p, {});
-    if (shape.size() != 1) ctx.error() << what << " must be a scalar or 1-D";
-    int64_t rank = ctx.rank(x);
-    int64_t axis = ctx.normalize_axis(ctx.attr_int("axis", 1), rank, "axis");
-    std::vector<int64_t> xs = ctx.static_shape(x, "the input");
-    if (xs[static_cast<size_t>(axis)] != n) {
-        ctx.error() << what << " has " << n << " elements for axis " << axis << " of length "
-                    << xs[static_cast<size_t>(axis)];
-    }
-    std::vector<int64_t> b(static_cast<size_t>(rank - axis), 1);
-    b[0] = n;
-    return reshape_to(ctx, p, b);
 }
 
 Expr reduce_all(ConvertContext& ctx, const char* op, const Expr& x) {
@@ -154,34 +137,38 @@ Exprs convert_qlinear_conv(ConvertContext& ctx) {
     return {requantize(ctx, acc, ctx.input(1), ctx.input(4), ctx.input(6), ctx.input(7), 1)};
 }
 
-// y = saturate(round(x / scale) + zero_point); the zero point's type is the output's (uint8
-// without one).
-Exprs convert_quantize_linear(ConvertContext& ctx) {
-    Expr x = ctx.input(0), scale = ctx.input(1), zp = ctx.optional_input(2);
+// The scale as float32 (ONNX allows 16-bit floats) and the zero point as int32 (0 without one):
+// the operands of qnn.quantize and qnn.dequantize.
+std::pair<Expr, Expr> qnn_params(ConvertContext& ctx, const Expr& scale, const Expr& zp) {
     DataType ft = ctx.tensor_type(scale, "the scale").dtype;
     if (!ft.is_floating()) ctx.error() << "the scale must be floating-point, got " << ft.str();
-    DataType qt = zp.defined() ? ctx.tensor_type(zp, "the zero point").dtype : DataType::uint(8);
-    auto [lo, hi] = quant_range(ctx, qt);
-    Expr q = ctx.call(
-        "round",
-        {ctx.call("divide", {cast_to(ctx, x, ft), param_along_axis(ctx, scale, x, "the scale")})});
-    if (zp.defined()) {
-        q = ctx.call("add", {q, cast_to(ctx, param_along_axis(ctx, zp, x, "the zero point"), ft)});
-    }
-    return {cast_to(ctx, clip(ctx, q, lo, hi), qt)};
+    Expr z = zp.defined() ? cast_to(ctx, zp, DataType::int32())
+                          : ctx.constant_scalar(DataType::int32(), 0);
+    return {cast_to(ctx, scale, DataType::float32()), z};
 }
 
-// y = (x - zero_point) * scale.
+// y = saturate(round(x / scale) + zero_point) as qnn.quantize; the zero point's type is the
+// output's (uint8 without one).
+Exprs convert_quantize_linear(ConvertContext& ctx) {
+    Expr x = ctx.input(0), zp = ctx.optional_input(2);
+    DataType qt = zp.defined() ? ctx.tensor_type(zp, "the zero point").dtype : DataType::uint(8);
+    quant_range(ctx, qt);  // a type it supports
+    auto [scale, zero] = qnn_params(ctx, ctx.input(1), zp);
+    auto attrs = make_ref<ops::QuantizeAttrs>();
+    auto* a = const_cast<ops::QuantizeAttrs*>(attrs.get());
+    a->axis = ctx.attr_int("axis", 1);
+    a->out_dtype = qt;
+    return {ctx.call("qnn.quantize", {x, scale, zero}, attrs)};
+}
+
+// y = (x - zero_point) * scale as qnn.dequantize, in the scale's type.
 Exprs convert_dequantize_linear(ConvertContext& ctx) {
-    Expr x = ctx.input(0), scale = ctx.input(1), zp = ctx.optional_input(2);
-    DataType ft = ctx.tensor_type(scale, "the scale").dtype;
-    if (!ft.is_floating()) ctx.error() << "the scale must be floating-point, got " << ft.str();
-    Expr v = cast_to(ctx, x, ft);
-    if (zp.defined()) {
-        v = ctx.call("subtract",
-                     {v, cast_to(ctx, param_along_axis(ctx, zp, x, "the zero point"), ft)});
-    }
-    return {ctx.call("multiply", {v, param_along_axis(ctx, scale, x, "the scale")})};
+    Expr x = ctx.input(0);
+    DataType ft = ctx.tensor_type(ctx.input(1), "the scale").dtype;
+    auto [scale, zero] = qnn_params(ctx, ctx.input(1), ctx.optional_input(2));
+    auto attrs = make_ref<ops::DequantizeAttrs>();
+    const_cast<ops::DequantizeAttrs*>(attrs.get())->axis = ctx.attr_int("axis", 1);
+    return {cast_to(ctx, ctx.call("qnn.dequantize", {x, scale, zero}, attrs), ft)};
 }
 
 // uint8 quantization with a scale and zero point from the data's range (which always includes

@@ -8,9 +8,9 @@
 //                  bits, added, scaled to the output)
 //   mul         -> (lhs - lhs_zp) * (rhs - rhs_zp) in int32, requantized from lhs_scale * rhs_scale
 //   concatenate -> each input requantized to the output's scale, then concatenate
-//   products (conv2d, conv2d_transpose, dense, batch_matmul) -> the float op on the operands less
-//                  their zero points in float64 (every sum of 8- and 16-bit products is exact
-//                  there), cast to int32
+//   products (conv2d, conv2d_transpose, dense, batch_matmul) -> the integer op (out_dtype int32)
+//                  on the operands less their zero points; a convolution's or dense's data keeps
+//                  its 8-bit values: padded with its zero point, with a per-channel correction
 //   avg_pool2d, sigmoid, tanh, hardswish -> dequantize, the float op, quantize
 // The zero-point terms of constants fold afterwards (fold_constants), as does the quantization of
 // constant weights.
@@ -25,6 +25,7 @@
 #include "ops/elementwise.h"
 #include "ops/pool.h"
 #include "ops/qnn.h"
+#include "ops/reduce.h"
 #include "ops/transform.h"
 
 namespace anvil::graph {
@@ -292,14 +293,30 @@ private:
         return call("concatenate", parts, c.attrs);
     }
 
-    // The float product of the operands less their zero points, exact in float64, as int32.
+    // `q` less its zero point (along `axis`), in a type that holds the difference: int16 for
+    // 8-bit values, int32 otherwise. `q` itself when the zero point is all zeros.
+    Expr centered(const Expr& q, const Expr& zp, int64_t axis) {
+        if (uniform_value(zp) == 0.0) return q;
+        DataType t = tensor_of(q).dtype.bits() <= 8 ? DataType::int_(16) : DataType::int32();
+        return minus_zero_point(cast(q, t), zp, axis);
+    }
+
+    // The integer products: nn.conv2d / nn.conv2d_transpose / nn.dense / nn.batch_matmul with
+    // out_dtype int32 on the operands less their zero points. Where the data's zero point is a
+    // scalar and the product is a convolution or dense with a weight (the usual case), the data
+    // is not centered: it is padded with its zero point (the real 0) and the product less
+    // zx * (the sum of each output channel's weights, a constant once folded) follows, so the
+    // kernel reads the data's own 8-bit values.
     Expr product(const Call& c) {
         const std::string& name = c.op->name;
         const auto& args = c.args;
-        // The axis of b that a per-channel zero point runs along.
-        int64_t b_axis = name == "qnn.conv2d" || name == "qnn.dense" ? 0 : 1;
-        Expr a = minus_zero_point(cast(args[0], DataType::float64()), args[2], -1);
-        Expr b = minus_zero_point(cast(args[1], DataType::float64()), args[3], b_axis);
+        const Expr& x = args[0];
+        const Expr& zx = args[2];
+        bool weighted = name == "qnn.conv2d" || name == "qnn.dense";
+        // The axis of b that a per-channel zero point runs along: output channels.
+        Expr w = centered(args[1], args[3], name == "qnn.conv2d_transpose" ? 1 : 0);
+        bool raw_data = weighted && uniform_value(zx) != 0.0 && tensor_of(zx).ndim() == 0;
+        Expr data = raw_data ? x : centered(x, zx, -1);
         Expr r;
         if (name == "qnn.conv2d") {
             const auto& q = attrs_of<ops::QnnConv2DAttrs>(c);
@@ -309,7 +326,16 @@ private:
             f->padding = q.padding;
             f->dilation = q.dilation;
             f->groups = q.groups;
-            r = call("nn.conv2d", {a, b}, attrs);
+            f->out_dtype = DataType::int32();
+            const auto& p = q.padding;
+            if (raw_data && std::any_of(p.begin(), p.end(), [](int64_t v) { return v != 0; })) {
+                auto pad = make_ref<ops::PadAttrs>();
+                const_cast<ops::PadAttrs*>(pad.get())->pad_width = {0,    0,    0,    0,
+                                                                    p[0], p[2], p[1], p[3]};
+                data = call("pad", {data, cast(zx, tensor_of(x).dtype)}, pad);
+                f->padding = {0, 0, 0, 0};
+            }
+            r = call("nn.conv2d", {data, w}, attrs);
         } else if (name == "qnn.conv2d_transpose") {
             const auto& q = attrs_of<ops::QnnConv2DTransposeAttrs>(c);
             auto attrs = make_ref<ops::Conv2DTransposeAttrs>();
@@ -319,18 +345,29 @@ private:
             f->output_padding = q.output_padding;
             f->dilation = q.dilation;
             f->groups = q.groups;
-            r = call("nn.conv2d_transpose", {a, b}, attrs);
+            f->out_dtype = DataType::int32();
+            r = call("nn.conv2d_transpose", {data, w}, attrs);
         } else if (name == "qnn.dense") {
-            r = call("nn.dense", {a, b});
+            auto attrs = make_ref<ops::DenseAttrs>();
+            const_cast<ops::DenseAttrs*>(attrs.get())->out_dtype = DataType::int32();
+            r = call("nn.dense", {data, w}, attrs);
         } else {
             const auto& q = attrs_of<ops::QnnBatchMatmulAttrs>(c);
             auto attrs = make_ref<ops::MatmulAttrs>();
             auto* f = const_cast<ops::MatmulAttrs*>(attrs.get());
             f->transpose_a = q.transpose_a;
             f->transpose_b = q.transpose_b;
-            r = call("nn.batch_matmul", {a, b}, attrs);
+            f->out_dtype = DataType::int32();
+            r = call("nn.batch_matmul", {data, w}, attrs);
         }
-        return cast(r, DataType::int32());
+        if (!raw_data) return r;
+        // zx * sum of each output channel's weights: [O, 1, 1] for a convolution, [N] for dense.
+        auto sum = make_ref<ops::ReduceAttrs>();
+        auto* sa = const_cast<ops::ReduceAttrs*>(sum.get());
+        sa->axes = name == "qnn.conv2d" ? std::vector<int64_t>{1, 2, 3} : std::vector<int64_t>{1};
+        Expr per_channel = call("sum", {cast(w, DataType::int32())}, sum);
+        if (name == "qnn.conv2d") per_channel = reshape(per_channel, {-1, 1, 1});
+        return call("subtract", {r, call("multiply", {per_channel, zx})});
     }
 
     // dequantize, the float op `op` (with the call's attributes when they are the op's kind),

@@ -7,6 +7,7 @@ namespace {
 const GraphPassInfo kGraphPasses[] = {
     {"infer_types", infer_types},
     {"inline_composites", inline_composites},
+    {"fold_qnn_quantize", fold_qnn_quantize},
     {"canonicalize_qnn", canonicalize_qnn},
     {"simplify_inference", simplify_inference},
     {"simplify_expr", simplify_expr},

@@ -14,10 +14,11 @@
 // passes run at which level is the pipeline's decision (driver/pipeline.cpp).
 //
 // Recommended order (what driver/pipeline.cpp lists):
-//   infer_types, inline_composites, canonicalize_qnn, simplify_inference, simplify_expr,
-//   fold_constants, fold_scale_axis, fuse_attention, fuse_layer_norm, merge_composite,
-//   annotate_target, merge_compiler_regions, partition_graph, inline_composites, alter_op_layout,
-//   prepack_weights, fold_constants, eliminate_common_subexpr, dead_code_elimination, fuse_ops
+//   infer_types, inline_composites, fold_qnn_quantize, canonicalize_qnn, simplify_inference,
+//   simplify_expr, fold_constants, fold_scale_axis, fuse_attention, fuse_layer_norm,
+//   merge_composite, annotate_target, merge_compiler_regions, partition_graph, inline_composites,
+//   alter_op_layout, prepack_weights, fold_constants, eliminate_common_subexpr,
+//   dead_code_elimination, fuse_ops
 #pragma once
 
 #include <functional>
@@ -72,6 +73,10 @@ IRModule infer_types(const IRModule& m, const PassContext& ctx);
 // Substitution for a shape override: `f` with its parameters replaced (positionally) by
 // `params`, every type in the body re-derived. UserError when a new shape does not fit.
 Ref<Function> rebind_params(const Ref<Function>& f, const std::vector<Ref<Var>>& params);
+
+// Requires: ctx.evaluate (nothing happens without it).  Ensures: no qnn.quantize whose operands
+// are all constants: each is the quantized constant (QNN ops stay).
+IRModule fold_qnn_quantize(const IRModule& m, const PassContext& ctx);
 
 // Requires: nothing.  Ensures: no QNN op (ops/qnn.h) is left: each is integer arithmetic on the
 // core ops (fixed_point_multiply for requantization); UserError where a requantization's scales

@@ -86,7 +86,7 @@ TEST(Dense, MatchesReferenceAtOddSizes) {
         Shape shape;
         auto want = matmul_reference(x, w, false, true, &shape);
         for (bool generic : {false, true}) {
-            NDArray y = run_op("nn.dense", graph::NoAttrs(), {x, w}, {},
+            NDArray y = run_op("nn.dense", ops::DenseAttrs(), {x, w}, {},
                                generic ? ops::schedule_matmul_generic : nullptr);
             testing::expect_close(y, want, 1e-4,
                                   "dense " + std::to_string(m) + "x" + std::to_string(n) + "x" +
@@ -128,7 +128,7 @@ TEST(Dense, BatchedDataAndBiasReluTail) {
     BiasAddAttrs ba;
     ba.axis = -1;
     // dense -> bias_add -> relu; bias_add's attrs are its defaults in the runner, so use add.
-    NDArray y = run_op("nn.dense", graph::NoAttrs(), {x, w}, {{"add", {bias}}, {"nn.relu", {}}});
+    NDArray y = run_op("nn.dense", ops::DenseAttrs(), {x, w}, {{"add", {bias}}, {"nn.relu", {}}});
     Shape shape;
     auto want = matmul_reference(x, w, false, true, &shape);
     for (size_t i = 0; i < want.size(); ++i) {
@@ -152,7 +152,7 @@ TEST(Dense, FewRowsPerBatchEntryShareTheRegisterTile) {
         const std::string what = "dense of " + std::to_string(xs.size()) + "-D data, " +
                                  std::to_string(xs[0]) + " entries";
         NDArray y =
-            run_op("nn.dense", graph::NoAttrs(), {x, w}, {{"add", {bias}}, {"nn.relu", {}}});
+            run_op("nn.dense", ops::DenseAttrs(), {x, w}, {{"add", {bias}}, {"nn.relu", {}}});
         EXPECT_EQ(Shape(y.shape().begin(), y.shape().end()), shape);
         testing::expect_close(y, want, 1e-4, what);
         NDArray packed = run_op("nn.dense_pack_weight", graph::NoAttrs(), {w});
@@ -295,12 +295,12 @@ TEST(BiasAdd, EachAxis) {
 }
 
 TEST(DenseErrors, TypeRulesNameTheOpAndTheProblem) {
-    std::string e = testing::type_error("nn.dense", graph::NoAttrs(), {{7, 13}, {9, 12}});
+    std::string e = testing::type_error("nn.dense", ops::DenseAttrs(), {{7, 13}, {9, 12}});
     EXPECT_NE(e.find("node 'node_7'"), std::string::npos) << e;
     EXPECT_NE(e.find("nn.dense: the reduction dimensions differ: 13 (of a) and 12 (of b)"),
               std::string::npos)
         << e;
-    e = testing::type_error("nn.dense", graph::NoAttrs(), {{7, 13}, {2, 9, 13}});
+    e = testing::type_error("nn.dense", ops::DenseAttrs(), {{7, 13}, {2, 9, 13}});
     EXPECT_NE(e.find("nn.dense: the weight must be 2-D [units, K]"), std::string::npos) << e;
     e = testing::type_error("nn.matmul", MatmulAttrs(), {{2, 7, 13}, {3, 13, 4}});
     EXPECT_NE(e.find("nn.matmul: shapes cannot be broadcast together"), std::string::npos) << e;
@@ -322,7 +322,7 @@ TEST(DenseErrors, TypeRulesNameTheOpAndTheProblem) {
 // the k loop of the real size, against the reference. bench/op_layers_bench times it.
 TEST(Dense, TransformerFeedForwardMatchesReference) {
     auto x = random_tensor({128, 768}, 12), w = random_tensor({768, 768}, 13);
-    NDArray y = run_op("nn.dense", graph::NoAttrs(), {x, w});
+    NDArray y = run_op("nn.dense", ops::DenseAttrs(), {x, w});
     Shape out_shape;
     std::vector<double> want = matmul_reference(x, w, false, true, &out_shape);
     EXPECT_EQ(out_shape, (Shape{128, 768}));

@@ -106,7 +106,7 @@ TEST(FusedGroup, DenseBiasAdd) {
     ba.axis = -1;
     Expr biased = graph::make_call(ops::get_op("nn.bias_add"), {dense, pb}, attrs(ba));
     NDArray got = run_group({px, pw, pb}, biased, {x, w, b});
-    std::vector<double> want = as_double(testing::run_op("nn.dense", graph::NoAttrs(), {x, w}));
+    std::vector<double> want = as_double(testing::run_op("nn.dense", ops::DenseAttrs(), {x, w}));
     for (size_t i = 0; i < want.size(); ++i) want[i] += b.data<float>()[i % 70];
     testing::expect_close(got, want, 1e-5, "dense+bias_add group");
 }

@@ -27,7 +27,7 @@ struct TailOp {
 
 inline graph::Type type_of(const runtime::NDArray& a) {
     std::vector<int64_t> shape(a.shape().begin(), a.shape().end());
-    return graph::make_tensor_type(shape, DataType::float32());
+    return graph::make_tensor_type(shape, graph::dtype_of(a.dtype()));
 }
 
 // The compiled kernel with the arrays it is called on: the inputs, the tail ops' extra inputs,
@@ -46,8 +46,9 @@ struct OpKernel {
     const runtime::NDArray& output() const { return args.back(); }
 };
 
-// Compiles `op_name` (then `tail`) on float32 `inputs` with the anchor's schedule, or `schedule`
-// when given. ANVIL_TEST_PRINT_AFTER=PASS prints the loop IR after that pass.
+// Compiles `op_name` (then `tail`) on `inputs` (float32 mostly; integer products take integers)
+// with the anchor's schedule, or `schedule` when given. ANVIL_TEST_PRINT_AFTER=PASS prints the loop
+// IR after that pass.
 inline OpKernel compile_op(const std::string& op_name, const graph::Attrs& attrs,
                            const std::vector<runtime::NDArray>& inputs,
                            const std::vector<TailOp>& tail = {}, Schedule schedule = nullptr) {
@@ -56,7 +57,8 @@ inline OpKernel compile_op(const std::string& op_name, const graph::Attrs& attrs
     std::vector<te::Tensor> args;
     for (size_t i = 0; i < inputs.size(); ++i) {
         types.push_back(type_of(inputs[i]));
-        args.push_back(te::placeholder(ops::te_shape(types.back()), DataType::float32(),
+        args.push_back(te::placeholder(ops::te_shape(types.back()),
+                                       types.back().as<graph::TensorType>()->dtype,
                                        "in" + std::to_string(i)));
     }
     OpKernel k;
@@ -71,7 +73,8 @@ inline OpKernel compile_op(const std::string& op_name, const graph::Attrs& attrs
         std::vector<te::Tensor> targs{value};
         for (size_t i = 0; i < t.extra.size(); ++i) {
             ttypes.push_back(type_of(t.extra[i]));
-            targs.push_back(te::placeholder(ops::te_shape(ttypes.back()), DataType::float32(),
+            targs.push_back(te::placeholder(ops::te_shape(ttypes.back()),
+                                            ttypes.back().as<graph::TensorType>()->dtype,
                                             "tail" + std::to_string(args.size())));
             args.push_back(targs.back());
             k.args.push_back(t.extra[i]);
@@ -86,7 +89,7 @@ inline OpKernel compile_op(const std::string& op_name, const graph::Attrs& attrs
     (schedule ? schedule : op.schedule)(s, anchor, {value},
                                         te::ScheduleContext{make_lower_context(Target::host())});
     auto* tt = out_type.as<graph::TensorType>();
-    k.args.push_back(zeros(tt->static_shape()));
+    k.args.push_back(zeros(tt->static_shape(), tt->dtype.str()));
     args.push_back(value);
 
     driver::PipelineOptions options;
