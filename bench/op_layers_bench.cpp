@@ -16,6 +16,7 @@
 
 #include "op_kernel.h"  // tests/e2e/ops: the kernel the op tests check
 #include "ops/conv.h"
+#include "ops/dense.h"
 #include "runtime/thread_pool.h"
 
 using namespace anvil;
@@ -101,7 +102,7 @@ int main(int argc, char** argv) {
     }
     int64_t out_elements = 0;
     double s =
-        time_op("nn.dense", graph::NoAttrs(), {{128, 768}, {768, 768}}, repeat, &out_elements);
+        time_op("nn.dense", ops::DenseAttrs(), {{128, 768}, {768, 768}}, repeat, &out_elements);
     std::printf("%-40s %7d %10.3f %9.1f\n", "nn.dense 128x768 . (768x768)^T", threads, s * 1e3,
                 2.0 * 128 * 768 * 768 / s * 1e-9);
     return 0;

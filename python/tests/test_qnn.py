@@ -499,3 +499,11 @@ def test_quantize_constant_fold_written_as_a_pattern_callback():
     want = (xv.astype(np.int64) - 128) @ quantize_ref(wf, np.float32(0.05), 0, -1, "int8").T
     np.testing.assert_array_equal(results[0], want)
     np.testing.assert_array_equal(results[1], want)
+
+
+def test_quantize_to_int32_saturates():
+    # INT32_MAX is no float32: the values clip below 2^31, not to INT32_MIN through an overflow.
+    xv = np.array([1e30, -1e30, np.inf, -np.inf, 3.0, -3.0], np.float32)
+    x = graph.var("x", shape=xv.shape)
+    got, = run([x], [qnn.quantize(x, np.float32(0.5), 0, out_dtype="int32")], {"x": xv})
+    np.testing.assert_array_equal(got, [2147483520, -2**31, 2147483520, -2**31, 6, -6])

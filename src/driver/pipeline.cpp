@@ -220,11 +220,11 @@ graph::IRModule run_graph_pipeline(const graph::IRModule& input, graph::PassCont
     graph::IRModule m = input;
     for (const auto& entry : kGraphPipeline) {
         // Run even when disabled: lowering needs every op in a primitive function, no region
-        // left in a function that is neither a kernel nor offloaded, and every offloaded region
-        // named.
+        // left in a function that is neither a kernel nor offloaded, every offloaded region
+        // named, and no QNN op (they have no kernels).
         const std::string name = entry.name;
-        bool required =
-            name == "fuse_ops" || name == "inline_composites" || name == "partition_graph";
+        bool required = name == "fuse_ops" || name == "inline_composites" ||
+                        name == "partition_graph" || name == "canonicalize_qnn";
         if (!required &&
             (is_disabled(options, entry.name) || options.opt_level < entry.min_opt_level)) {
             continue;

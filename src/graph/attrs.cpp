@@ -17,6 +17,8 @@ namespace {
 class FieldPrinter : public AttrVisitor {
 public:
     std::vector<std::pair<std::string, std::string>> fields;
+    // The fields that are an unset (void) type: out_dtype of a float convolution.
+    std::vector<bool> unset;
 
     void visit(const char* name, int64_t* v) override { add(name, std::to_string(*v)); }
     void visit(const char* name, double* v) override { add(name, number(*v)); }
@@ -39,11 +41,15 @@ public:
     }
     void visit(const char* name, DataType* v) override {
         add(name, "\"" + (v->is_void() ? std::string("") : v->str()) + "\"");
+        unset.back() = v->is_void();
     }
     void visit(const char* name, std::vector<PrimExpr>* v) override { add(name, shape_str(*v)); }
 
 private:
-    void add(const char* name, std::string value) { fields.emplace_back(name, std::move(value)); }
+    void add(const char* name, std::string value) {
+        fields.emplace_back(name, std::move(value));
+        unset.push_back(false);
+    }
     static std::string number(double v) {
         std::ostringstream os;
         os.precision(17);
@@ -80,12 +86,17 @@ std::string attrs_str(const Attrs& a, const Attrs* defaults) {
 }
 
 std::string attrs_str(const Attrs& a, const Attrs* defaults, const std::vector<std::string>& skip) {
-    auto fields = fields_of(a);
+    FieldPrinter p;
+    const_cast<Attrs&>(a).visit_fields(p);  // FieldPrinter only reads
+    const auto& fields = p.fields;
     std::vector<std::pair<std::string, std::string>> base;
     if (defaults) base = fields_of(*defaults);
     std::string out;
     for (size_t i = 0; i < fields.size(); ++i) {
         if (defaults && i < base.size() && base[i] == fields[i]) continue;
+        // All fields but unset types: the spelling of workload keys and tuning records, which
+        // predate those fields (an integer product's out_dtype is set and shows).
+        if (!defaults && p.unset[i]) continue;
         if (std::find(skip.begin(), skip.end(), fields[i].first) != skip.end()) continue;
         if (!out.empty()) out += ", ";
         out += fields[i].first + "=" + fields[i].second;

@@ -66,7 +66,7 @@ struct NoAttrs : AttrsBase<NoAttrs> {
 bool attrs_equal(const Attrs& a, const Attrs& b);
 size_t attrs_hash(const Attrs& a);
 // "strides=[2, 2], padding=[3, 3, 3, 3]": the fields that differ from `defaults` (all when
-// defaults is null), in declaration order.
+// defaults is null, but for unset (void) types), in declaration order.
 std::string attrs_str(const Attrs& a, const Attrs* defaults);
 // The same, leaving out the fields named in `skip` (those a call's own syntax shows).
 std::string attrs_str(const Attrs& a, const Attrs* defaults, const std::vector<std::string>& skip);

@@ -9,9 +9,11 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "graph/expr.h"
 #include "graph/op.h"
+#include "support/error.h"
 
 namespace anvil::ops {
 
@@ -37,9 +39,12 @@ Ref<graph::Attrs> default_attrs() {
     return Ref<graph::Attrs>(new A());
 }
 
-// A rule's attributes as the op's own attribute struct.
+// A rule's attributes as the op's own attribute struct (InternalError for another struct: a
+// caller passing the wrong one is our bug, and reading through it would be undefined).
 template <typename A>
 const A& attrs_as(const graph::Attrs& attrs) {
+    ANVIL_CHECK(std::string_view(attrs.type_name()) == A::kTypeName)
+        << "attributes " << attrs.type_name() << " read as " << A::kTypeName;
     return static_cast<const A&>(attrs);
 }
 

@@ -45,6 +45,9 @@ FixedPoint fixed_point_of(double ratio, const std::string& what, const SourceLoc
         m /= 2;
         ++exponent;
     }
+    // Just below 2^30 the significand can round up to 2^31: the largest multiplier instead, as
+    // TFLite's QuantizeMultiplier saturates it (the shift stays within [-31, 30]).
+    if (exponent > 30) return {INT32_MAX, 30};
     if (exponent < -31) return {0, 0};
     return {static_cast<int32_t>(m), exponent};
 }
@@ -190,7 +193,9 @@ PrimExpr shift_left(const PrimExpr& a, const PrimExpr& n) {
 PrimExpr fixed_point_multiply_fn(const PrimExpr& x32, const PrimExpr& m32, const PrimExpr& s32,
                                  const std::string& rounding) {
     PrimExpr x = cast(DataType::int64(), x32), m = cast(DataType::int64(), m32);
-    PrimExpr shift = cast(DataType::int64(), s32);
+    // The op takes any int32 tensors: a shift outside [-31, 30] (which fixed_point_of never
+    // makes) is clamped, so that every shift below stays defined.
+    PrimExpr shift = min(max(cast(DataType::int64(), s32), i64(-31)), i64(30));
     PrimExpr result;
     if (rounding == "TFLITE") {
         // MultiplyByQuantizedMultiplier: a left shift first (saturated to int32 here, where

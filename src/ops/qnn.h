@@ -147,8 +147,9 @@ struct QnnBinaryAttrs : graph::AttrsBase<QnnBinaryAttrs> {
 
 // fixed_point_multiply(x: int32, multiplier: int32, shift: int32) -> int32, broadcasting:
 // round(x * multiplier * 2^(shift - 31)) saturated to int32, with `rounding` as in requantize
-// (multiplier in [2^30, 2^31) or 0, shift in [-31, 30]: frexp of a positive real). How
-// canonicalize_qnn states requantize's scale ratio in integers.
+// (multiplier in [2^30, 2^31) or 0, shift in [-31, 30]: frexp of a positive real; a shift
+// outside that range is clamped to it). How canonicalize_qnn states requantize's scale ratio in
+// integers.
 struct FixedPointMultiplyAttrs : graph::AttrsBase<FixedPointMultiplyAttrs> {
     static constexpr const char* kTypeName = "FixedPointMultiplyAttrs";
     std::string rounding = "UPWARD";
@@ -159,8 +160,9 @@ struct FixedPointMultiplyAttrs : graph::AttrsBase<FixedPointMultiplyAttrs> {
 void check_rounding(const std::string& rounding, const std::string& op, const SourceLoc& loc);
 
 // The real `ratio` (> 0) as a fixed-point multiplier and shift: ratio = m * 2^(shift - 31), m in
-// [2^30, 2^31), TFLite's QuantizeMultiplier; {0, 0} below 2^-31 (the product rounds to 0 or +-1
-// then). UserError at `loc` when ratio >= 2^30 or is not a positive finite number.
+// [2^30, 2^31), TFLite's QuantizeMultiplier; {0, 0} below 2^-32 (the product is 0 then), and
+// {2^31 - 1, 30} where the significand of a ratio just below 2^30 rounds up. UserError at `loc`
+// when ratio >= 2^30 or is not a positive finite number.
 struct FixedPoint {
     int32_t multiplier;
     int32_t shift;

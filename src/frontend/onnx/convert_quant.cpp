@@ -142,8 +142,24 @@ Exprs convert_qlinear_conv(ConvertContext& ctx) {
 std::pair<Expr, Expr> qnn_params(ConvertContext& ctx, const Expr& scale, const Expr& zp) {
     DataType ft = ctx.tensor_type(scale, "the scale").dtype;
     if (!ft.is_floating()) ctx.error() << "the scale must be floating-point, got " << ft.str();
-    Expr z = zp.defined() ? cast_to(ctx, zp, DataType::int32())
-                          : ctx.constant_scalar(DataType::int32(), 0);
+    Expr z = ctx.constant_scalar(DataType::int32(), 0);
+    if (zp.defined()) {
+        // An initializer's zero point becomes an int32 constant here, not a cast of one, so that
+        // the QNN patterns (fold_qnn_quantize's is_constant()) see a constant.
+        runtime::NDArray data = constant_data(zp);
+        if (data.defined()) {
+            std::vector<int64_t> values = ctx.const_ints(zp, "the zero point");
+            auto z32 = runtime::NDArray::empty(
+                std::vector<int64_t>(data.shape().begin(), data.shape().end()),
+                graph::dl_dtype_of(DataType::int32()));
+            for (size_t i = 0; i < values.size(); ++i) {
+                z32.data<int32_t>()[i] = static_cast<int32_t>(values[i]);
+            }
+            z = graph::make_constant(z32, zp->loc);
+        } else {
+            z = cast_to(ctx, zp, DataType::int32());
+        }
+    }
     return {cast_to(ctx, scale, DataType::float32()), z};
 }
 
@@ -154,6 +170,9 @@ Exprs convert_quantize_linear(ConvertContext& ctx) {
     DataType qt = zp.defined() ? ctx.tensor_type(zp, "the zero point").dtype : DataType::uint(8);
     quant_range(ctx, qt);  // a type it supports
     auto [scale, zero] = qnn_params(ctx, ctx.input(1), zp);
+    // Opsets 10-18 also quantize int32 data (as a float computation).
+    if (!ctx.tensor_type(x, "the input").dtype.is_floating())
+        x = cast_to(ctx, x, DataType::float32());
     auto attrs = make_ref<ops::QuantizeAttrs>();
     auto* a = const_cast<ops::QuantizeAttrs*>(attrs.get());
     a->axis = ctx.attr_int("axis", 1);

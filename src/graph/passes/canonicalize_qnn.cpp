@@ -48,6 +48,13 @@ std::pair<double, double> range_of(DataType t) {
     return {double(INT32_MIN), double(INT32_MAX)};
 }
 
+// The same bounds for float32 values cast to t afterwards: INT32_MAX is no float32 (it rounds to
+// 2^31, which the cast cannot hold), so the largest float32 below it.
+std::pair<double, double> float_range_of(DataType t) {
+    auto [lo, hi] = range_of(t);
+    return {lo, t == DataType::int32() ? 2147483520.0 : hi};
+}
+
 class QnnCanonicalizer : public ExprMutator {
 protected:
     Expr mutate_(const Call* op, const Expr& self) override {
@@ -156,7 +163,7 @@ private:
         if (uniform_value(zp) != 0.0) {
             q = call("add", {q, cast(along(zp, rank, axis), DataType::float32())});
         }
-        auto [lo, hi] = range_of(out_dtype);
+        auto [lo, hi] = float_range_of(out_dtype);
         return cast(clip(q, lo, hi), out_dtype);
     }
 
@@ -221,6 +228,7 @@ private:
         int left_shift = bits <= 8 ? 20 : bits <= 16 ? 15 : 0;
         std::vector<double> ls = scale_values(args[2], "lhs scale");
         std::vector<double> rs = scale_values(args[4], "rhs scale");
+        if (ls.empty() || rs.empty()) user_error(loc_) << op_name_ << ": a scale has no values";
         double twice_max = 2 * std::max(*std::max_element(ls.begin(), ls.end()),
                                         *std::max_element(rs.begin(), rs.end()));
         Expr shift = make_constant_of({}, DataType::int32(), {std::ldexp(1.0, left_shift)}, loc_);
@@ -283,8 +291,13 @@ private:
         std::vector<Expr> parts;
         for (size_t i = 0; i < data->fields.size(); ++i) {
             const Expr& q = data->fields[i];
-            bool same = constant_values(scales->fields[i]) == constant_values(c.args[3]) &&
-                        constant_values(zps->fields[i]) == constant_values(c.args[4]) &&
+            // Unchanged only where the parameters are known to be the output's (two unknown
+            // ones may differ: requantize then asks for constant scales).
+            auto equal = [](const Expr& a, const Expr& b) {
+                auto va = constant_values(a), vb = constant_values(b);
+                return a.same_as(b) || (va && vb && *va == *vb);
+            };
+            bool same = equal(scales->fields[i], c.args[3]) && equal(zps->fields[i], c.args[4]) &&
                         tensor_of(q).dtype == out;
             parts.push_back(same ? q
                                  : requantize(q, scales->fields[i], zps->fields[i], c.args[3],

@@ -64,6 +64,9 @@ TEST(FixedPoint, OfARatio) {
     // A significand that rounds up to 2^31 moves to the next exponent.
     EXPECT_EQ(f(1.0 - std::ldexp(1.0, -40)), (std::pair<int64_t, int64_t>{1 << 30, 1}));
     EXPECT_EQ(f(1e-12), (std::pair<int64_t, int64_t>{0, 0}));
+    // Just below 2^30 the significand rounds up to 2^31: the largest multiplier, shift 30.
+    EXPECT_EQ(f(std::nextafter(std::ldexp(1.0, 30), 0.0)),
+              (std::pair<int64_t, int64_t>{INT32_MAX, 30}));
     for (double bad :
          {0.0, -1.0, std::nan(""), std::ldexp(1.0, 30), std::numeric_limits<double>::infinity()}) {
         EXPECT_MESSAGE(ops::fixed_point_of(bad, "qnn.requantize: input scale / output scale", loc),
@@ -110,6 +113,22 @@ TEST(FixedPointMultiply, MatchesTfliteAndTheOneStepRoundings) {
             }
         }
     }
+}
+
+TEST(FixedPointMultiply, ClampsShiftsOutsideItsRange) {
+    // Shifts 40 and -50 act as 30 and -31: defined results, not shifts past the word.
+    auto x = tensor_from<int32_t>({4}, {3, -3, 1 << 20, -(1 << 20)}, "int32");
+    auto m = tensor_from<int32_t>({}, {1 << 30}, "int32");
+    auto s = tensor_from<int32_t>({4}, {40, 40, -50, -50}, "int32");
+    auto attrs = make_attrs<ops::FixedPointMultiplyAttrs>([](auto& a) { a.rounding = "UPWARD"; });
+    auto r = run_op("fixed_point_multiply", {x, m, s}, attrs);
+    const int32_t* got = r.outputs[0].data<int32_t>();
+    EXPECT_EQ(
+        std::vector<int32_t>(got, got + 4),
+        (std::vector<int32_t>{one_step(3, 1 << 30, 30, false), one_step(-3, 1 << 30, 30, false),
+                              one_step(1 << 20, 1 << 30, -31, false),
+                              one_step(-(1 << 20), 1 << 30, -31, false)}));
+    EXPECT_EQ(got[0], 3 << 29);  // 3 * 2^30 * 2^-1
 }
 
 TEST(FixedPointMultiply, BroadcastsAScalarMultiplier) {

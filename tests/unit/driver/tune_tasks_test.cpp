@@ -13,6 +13,8 @@
 #include "driver/workload_key.h"
 #include "frontend/onnx/from_onnx.h"
 #include "golden/golden_file.h"
+#include "ops/conv.h"
+#include "ops/op_table.h"
 #include "require_package.h"
 
 namespace anvil::driver {
@@ -78,6 +80,35 @@ TEST(TuneTasks, OneTaskPerWorkloadWeightedByCalls) {
     auto again = extract_tasks(m, "llvm -mcpu=znver4");
     ASSERT_EQ(again.size(), tasks.size());
     for (size_t i = 0; i < tasks.size(); ++i) EXPECT_EQ(again[i].workload, tasks[i].workload);
+}
+
+}  // namespace
+}  // namespace anvil::driver
+
+namespace anvil::driver {
+namespace {
+
+// Keys spell every attribute but an unset type: a float convolution's key is the one its records
+// were made with before nn.conv2d had out_dtype; an integer one's says so.
+TEST(WorkloadKey, UnsetOutDtypeStaysOutOfTheKey) {
+    auto key_of = [](DataType data, DataType weight, DataType out) {
+        auto x =
+            graph::make_var("x", graph::make_tensor_type(std::vector<int64_t>{1, 8, 6, 6}, data));
+        auto w =
+            graph::make_var("w", graph::make_tensor_type(std::vector<int64_t>{4, 8, 3, 3}, weight));
+        auto attrs = make_ref<ops::Conv2DAttrs>();
+        const_cast<ops::Conv2DAttrs*>(attrs.get())->out_dtype = out;
+        graph::Expr conv =
+            graph::make_call(ops::get_op("nn.conv2d"), std::vector<graph::Expr>{x, w}, attrs);
+        return workload_key(*graph::make_function(std::vector<Ref<graph::Var>>{x, w}, conv, true));
+    };
+    std::string f = key_of(DataType::float32(), DataType::float32(), DataType::void_());
+    EXPECT_NE(f.find("nn.conv2d(strides=[1, 1], padding=[0, 0, 0, 0], dilation=[1, 1], "
+                     "groups=1) "),
+              std::string::npos)
+        << f;
+    std::string i = key_of(DataType::uint(8), DataType::int_(8), DataType::int32());
+    EXPECT_NE(i.find("groups=1, out_dtype=\"int32\")"), std::string::npos) << i;
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "graph/printer.h"
 #include "onnx_test_util.h"
 #include "ops/op_spec.h"
 #include "ops/transform.h"
@@ -316,6 +317,32 @@ TEST(OnnxImport, TransposeOfIntegerConstantsEvaluates) {
                   (std::vector<int64_t>{3, 2}))
             << given;
     }
+}
+
+}  // namespace
+}  // namespace anvil::frontend
+
+namespace anvil::frontend {
+namespace {
+
+// QuantizeLinear / DequantizeLinear import as the QNN ops; an initializer zero point becomes an
+// int32 constant (what fold_qnn_quantize's is_constant() matches), and int32 data quantizes as
+// floats do (opsets 10-18 allow it).
+TEST(OnnxImport, QuantizeLinearBecomesQnn) {
+    ModelBuilder b(13);
+    b.input("x", {2, 3}, ::onnx::TensorProto::INT32).output("y");
+    b.float_init("s", {}, {0.5f});
+    auto* z = b.graph->add_initializer();
+    z->set_name("z");
+    z->set_data_type(::onnx::TensorProto::INT8);
+    z->add_int32_data(-3);
+    b.node("QuantizeLinear", {"x", "s", "z"}, {"q"});
+    b.node("DequantizeLinear", {"q", "s", "z"}, {"y"});
+    graph::IRModule mod = b.import();
+    std::string text = graph::print(mod);
+    EXPECT_NE(text.find("qnn.quantize(%0, 0.5f, -3, axis=1)"), std::string::npos) << text;
+    EXPECT_NE(text.find("qnn.dequantize(%1, 0.5f, -3, axis=1)"), std::string::npos) << text;
+    EXPECT_EQ(graph::type_str(mod.main()->body->type), "Tensor[(2, 3), float32]");
 }
 
 }  // namespace

@@ -43,6 +43,12 @@ TEST(CanonicalizeQnn, Errors) {
                              "#[metadata]\nmeta[Constant][0]: Tensor[(3,), float32] = "
                              "\"AACAPwAAgD8AAIA/\"\n"),
                    "qnn.mul: per-axis scales on both operands are not supported");
+    // Scales that are not constants are never taken for the output's (only the same one is).
+    EXPECT_MESSAGE(canonical("  qnn.concatenate((%q, %q), (%s, %s), (0, 0), %o, 0)",
+                             q + ", %o: Tensor[(), float32]"),
+                   "qnn.concatenate: the input scale must be a constant");
+    IRModule same = canonical("  qnn.concatenate((%q, %q), (%s, %s), (0, 0), %s, 0)", q);
+    EXPECT_EQ(op_names(same.main()->body), (std::vector<std::string>{"concatenate"}));
     EXPECT_MESSAGE(canonical("  qnn.concatenate(%t, (0.5f, 0.5f), (0, 0), 0.5f, 0)",
                              "%t: (Tensor[(2, 3), int8], Tensor[(2, 3), int8])"),
                    "qnn.concatenate: the data, scales and zero points must be written as tuples");
