@@ -507,3 +507,29 @@ def test_quantize_to_int32_saturates():
     x = graph.var("x", shape=xv.shape)
     got, = run([x], [qnn.quantize(x, np.float32(0.5), 0, out_dtype="int32")], {"x": xv})
     np.testing.assert_array_equal(got, [2147483520, -2**31, 2147483520, -2**31, 6, -6])
+
+
+@pytest.mark.parametrize("rounding", ["UPWARD", "TONEAREST"])
+def test_one_step_roundings_are_the_exact_rational_ones(rounding):
+    # Against exact rational arithmetic (not a transcription of the kernel's formula): x * m *
+    # 2^(shift - 31) rounded half up, or half away from zero; ties made on purpose.
+    from fractions import Fraction
+    n = 2000
+    xs = RNG.integers(-2**31, 2**31, n).astype(np.int32)
+    ms = RNG.integers(2**30, 2**31, n).astype(np.int32)
+    ss = RNG.integers(-31, 31, n).astype(np.int32)
+    xs[::5] = (RNG.integers(-1000, 1000, xs[::5].size) * 2**RNG.integers(0, 10, xs[::5].size))
+    ms[::5] = 2**30
+    x = graph.var("x", shape=(n,), dtype="int32")
+    m = graph.var("m", shape=(n,), dtype="int32")
+    s = graph.var("s", shape=(n,), dtype="int32")
+    got, = run([x, m, s], [graph.op.fixed_point_multiply(x, m, s, rounding=rounding)],
+               {"x": xs, "m": ms, "s": ss})
+    for xi, mi, si, gi in zip(xs.tolist(), ms.tolist(), ss.tolist(), got.tolist()):
+        v = Fraction(xi * mi) * Fraction(2) ** (si - 31)
+        if rounding == "UPWARD":
+            want = math.floor(v + Fraction(1, 2))
+        else:
+            want = int(math.copysign(math.floor(abs(v) + Fraction(1, 2)), v))
+        want = max(-2**31, min(2**31 - 1, want))
+        assert gi == want, (xi, mi, si, gi, want)
