@@ -1,6 +1,7 @@
 // The QNN products: qnn.conv2d, qnn.conv2d_transpose, qnn.dense and qnn.batch_matmul. Their
-// geometry is that of the float ops, whose type rules they reuse on the quantized shapes; the
-// result is the int32 sum of products of the zero-point-corrected operands (ops/qnn.h).
+// geometry is that of the core ops, whose type rules they reuse in their integer form
+// (out_dtype int32); the result is the int32 sum of products of the zero-point-corrected
+// operands (ops/qnn.h).
 #include "graph/op.h"
 #include "ops/axes.h"
 #include "ops/conv.h"
@@ -20,10 +21,10 @@ using graph::Type;
 
 namespace {
 
-// Checks the two quantized operands and out_dtype; the float twins of a and b for the float
-// op's rule.
-std::vector<Type> float_twins(const Op& op, const std::vector<Type>& args, DataType out_dtype,
-                              const char* a_name, const char* b_name, const SourceLoc& loc) {
+// Checks the two quantized operands and out_dtype; the operands for the integer form of the
+// float op's rule (which then names their own types in its messages).
+std::vector<Type> operands(const Op& op, const std::vector<Type>& args, DataType out_dtype,
+                           const char* a_name, const char* b_name, const SourceLoc& loc) {
     const auto& a = graph::expect_tensor(args[0], loc, std::string(a_name) + " of " + op.name);
     const auto& b = graph::expect_tensor(args[1], loc, std::string(b_name) + " of " + op.name);
     check_quantized_dtype(op.name, a_name, a.dtype, loc);
@@ -31,17 +32,16 @@ std::vector<Type> float_twins(const Op& op, const std::vector<Type>& args, DataT
     if (out_dtype != DataType::int32()) {
         user_error(loc) << op.name << ": out_dtype must be int32, got " << out_dtype.str();
     }
-    return {graph::make_tensor_type(a.shape, DataType::float32()),
-            graph::make_tensor_type(b.shape, DataType::float32())};
+    return {args[0], args[1]};
 }
 
 // The scale and zero point of a (scalars) and of b (scalars, or along `channel_axis` of the
 // result when given), then the result in out_dtype.
-Type quantized_result(const Op& op, const std::vector<Type>& args, const Type& float_result,
+Type quantized_result(const Op& op, const std::vector<Type>& args, const Type& core_result,
                       DataType out_dtype, std::optional<int64_t> channel_axis,
                       const SourceLoc& loc) {
     const auto& a = graph::expect_tensor(args[0], loc, op.name);
-    const auto& r = graph::expect_tensor(float_result, loc, op.name);
+    const auto& r = graph::expect_tensor(core_result, loc, op.name);
     check_qparams(op.name, {args[4], args[2]}, "input ", a, std::nullopt, loc);
     check_qparams(op.name, {args[5], args[3]}, "kernel ", r, channel_axis, loc);
     return graph::make_tensor_type(r.shape, out_dtype);
@@ -68,14 +68,15 @@ void check_stated_geometry(const Op& op, int64_t channels, const std::vector<int
 Type qnn_conv2d_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
                      const SourceLoc& loc) {
     const auto& q = attrs_as<QnnConv2DAttrs>(attrs);
-    auto twins = float_twins(op, args, q.out_dtype, "the data", "the weight", loc);
+    auto core = operands(op, args, q.out_dtype, "the data", "the weight", loc);
     auto conv = make_ref<Conv2DAttrs>();
     auto* c = const_cast<Conv2DAttrs*>(conv.get());
     c->strides = q.strides;
     c->padding = q.padding;
     c->dilation = q.dilation;
     c->groups = q.groups;
-    Type r = get_op("nn.conv2d").infer_type(op, twins, *conv, loc);
+    c->out_dtype = DataType::int32();
+    Type r = get_op("nn.conv2d").infer_type(op, core, *conv, loc);
     check_stated_geometry(op, q.channels, q.kernel_size, graph::expect_tensor(r, loc, op.name),
                           graph::expect_tensor(args[1], loc, op.name), loc);
     return quantized_result(op, args, r, q.out_dtype, 1, loc);
@@ -84,7 +85,7 @@ Type qnn_conv2d_type(const Op& op, const std::vector<Type>& args, const Attrs& a
 Type qnn_conv2d_transpose_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
                                const SourceLoc& loc) {
     const auto& q = attrs_as<QnnConv2DTransposeAttrs>(attrs);
-    auto twins = float_twins(op, args, q.out_dtype, "the data", "the weight", loc);
+    auto core = operands(op, args, q.out_dtype, "the data", "the weight", loc);
     auto conv = make_ref<Conv2DTransposeAttrs>();
     auto* c = const_cast<Conv2DTransposeAttrs*>(conv.get());
     c->strides = q.strides;
@@ -92,7 +93,8 @@ Type qnn_conv2d_transpose_type(const Op& op, const std::vector<Type>& args, cons
     c->output_padding = q.output_padding;
     c->dilation = q.dilation;
     c->groups = q.groups;
-    Type r = get_op("nn.conv2d_transpose").infer_type(op, twins, *conv, loc);
+    c->out_dtype = DataType::int32();
+    Type r = get_op("nn.conv2d_transpose").infer_type(op, core, *conv, loc);
     check_stated_geometry(op, q.channels, q.kernel_size, graph::expect_tensor(r, loc, op.name),
                           graph::expect_tensor(args[1], loc, op.name), loc);
     // A per-channel kernel zero point runs along the weight's output channels of one group.
@@ -103,8 +105,10 @@ Type qnn_conv2d_transpose_type(const Op& op, const std::vector<Type>& args, cons
 Type qnn_dense_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
                     const SourceLoc& loc) {
     const auto& q = attrs_as<QnnDenseAttrs>(attrs);
-    auto twins = float_twins(op, args, q.out_dtype, "the data", "the weight", loc);
-    Type r = get_op("nn.dense").infer_type(op, twins, DenseAttrs(), loc);
+    auto core = operands(op, args, q.out_dtype, "the data", "the weight", loc);
+    DenseAttrs dense;
+    dense.out_dtype = DataType::int32();
+    Type r = get_op("nn.dense").infer_type(op, core, dense, loc);
     const auto& rt = graph::expect_tensor(r, loc, op.name);
     auto n = static_dim(rt.shape.back());
     if (q.units != 0 && n && *n != q.units) {
@@ -117,12 +121,13 @@ Type qnn_dense_type(const Op& op, const std::vector<Type>& args, const Attrs& at
 Type qnn_batch_matmul_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
                            const SourceLoc& loc) {
     const auto& q = attrs_as<QnnBatchMatmulAttrs>(attrs);
-    auto twins = float_twins(op, args, q.out_dtype, "the lhs", "the rhs", loc);
+    auto core = operands(op, args, q.out_dtype, "the lhs", "the rhs", loc);
     auto mm = make_ref<MatmulAttrs>();
     auto* m = const_cast<MatmulAttrs*>(mm.get());
     m->transpose_a = q.transpose_a;
     m->transpose_b = q.transpose_b;
-    Type r = get_op("nn.batch_matmul").infer_type(op, twins, *mm, loc);
+    m->out_dtype = DataType::int32();
+    Type r = get_op("nn.batch_matmul").infer_type(op, core, *mm, loc);
     return quantized_result(op, args, r, q.out_dtype, std::nullopt, loc);
 }
 

@@ -237,7 +237,7 @@ TEST(QnnTypes, Errors) {
                    "qnn.conv2d: kernel_size does not match the weight Tensor[(4, 3, 3, 3), int8]");
     EXPECT_MESSAGE(type_of("qnn.conv2d",
                            {data, tensor({4, 2, 3, 3}, DataType::int_(8)), kI32, kI32, kF32, kF32}),
-                   "qnn.conv2d: the weight Tensor[(4, 2, 3, 3), float32] has 2 input channels");
+                   "qnn.conv2d: the weight Tensor[(4, 2, 3, 3), int8] has 2 input channels");
     EXPECT_MESSAGE(
         type_of("qnn.conv2d", {data, w, kI32, tensor({3}, DataType::int32()), kF32, kF32}),
         "qnn.conv2d: the kernel zero point has 3 values, but axis 1 of the data has "
