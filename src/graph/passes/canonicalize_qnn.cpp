@@ -7,13 +7,14 @@
 //   add / subtract -> TFLite's integer ADD / SUB (both operands at a common scale with 20 extra
 //                  bits, added, scaled to the output)
 //   mul         -> (lhs - lhs_zp) * (rhs - rhs_zp) in int32, requantized from lhs_scale * rhs_scale
+//                  (exact for 8-bit operands; 16-bit ones with large zero points can overflow)
 //   concatenate -> each input requantized to the output's scale, then concatenate
 //   products (conv2d, conv2d_transpose, dense, batch_matmul) -> the integer op (out_dtype int32)
 //                  on the operands less their zero points; a convolution's or dense's data keeps
 //                  its 8-bit values: padded with its zero point, with a per-channel correction
 //   avg_pool2d, sigmoid, tanh, hardswish -> dequantize, the float op, quantize
-// The zero-point terms of constants fold afterwards (fold_constants), as does the quantization of
-// constant weights.
+// The zero-point terms of constants fold afterwards (fold_constants); fold_qnn_quantize has
+// quantized constant weights before.
 #include <algorithm>
 #include <cmath>
 
