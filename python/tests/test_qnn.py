@@ -8,7 +8,8 @@ import pytest
 
 import anvil
 from anvil import graph
-from anvil.graph.dataflow_pattern import DFPatternCallback, is_constant, is_op, rewrite
+from anvil.graph.dataflow_pattern import (DFPatternCallback, is_constant, is_op, rewrite,
+                                          wildcard)
 
 qnn = graph.op.qnn
 RNG = np.random.default_rng(7)
@@ -533,3 +534,39 @@ def test_one_step_roundings_are_the_exact_rational_ones(rounding):
             want = int(math.copysign(math.floor(abs(v) + Fraction(1, 2)), v))
         want = max(-2**31, min(2**31 - 1, want))
         assert gi == want, (xi, mi, si, gi, want)
+
+
+def qnn_conv_pattern():
+    """The BYOC issue's pad-optional QNN convolution pattern (Anvil's op for nn.pad is "pad",
+    which takes the pad value as its optional second operand, as nn.pad does)."""
+    pattern = is_op("pad")(wildcard(), wildcard()) | wildcard()
+    pattern = is_op("qnn.conv2d")(pattern, is_constant(), is_constant(), is_constant(),
+                                  is_constant(), is_constant())
+    pattern = is_op("nn.bias_add")(pattern, is_constant())
+    pattern = is_op("qnn.requantize")(pattern, is_constant(), is_constant(), is_constant(),
+                                      is_constant())
+    return pattern
+
+
+def test_qnn_conv_pattern_partitions_layers_with_and_without_pad():
+    x = graph.var("x", shape=(1, 3, 8, 8), dtype="uint8")
+    w0 = random_q((4, 3, 3, 3), "int8")
+    w1 = random_q((4, 4, 3, 3), "int8")
+    bias = np.zeros(4, np.int32)
+    padded = graph.op.pad(x, np.uint8(114), pad_width=[0, 0, 0, 0, 1, 1, 1, 1])
+    c0 = qnn.conv2d(padded, w0, 114, 0, np.float32(0.02), np.float32(0.003), channels=4)
+    r0 = qnn.requantize(graph.op.nn.bias_add(c0, bias), np.float32(6e-5), 0, np.float32(0.015),
+                        0, axis=1, out_dtype="uint8")
+    c1 = qnn.conv2d(r0, w1, 0, 0, np.float32(0.015), np.float32(0.003), padding=[1, 1, 1, 1])
+    r1 = qnn.requantize(graph.op.nn.bias_add(c1, bias), np.float32(4.5e-5), 0, np.float32(0.015),
+                        0, axis=1, out_dtype="uint8")
+    out = qnn_conv_pattern().partition(r1, {"Composite": "dnnl.qnn.conv2d"})
+    text = out.astext()
+    assert text.count('Composite="dnnl.qnn.conv2d"') == 2, text
+    assert 'PartitionedFromPattern="pad_qnn.conv2d_nn.bias_add_qnn.requantize_"' in text, text
+    assert 'PartitionedFromPattern="qnn.conv2d_nn.bias_add_qnn.requantize_"' in text, text
+    # The partitioned layers compute what the layers do (composites nothing offloads are inlined).
+    xv = random_q((1, 3, 8, 8), "uint8")
+    want, = run([x], [r1], {"x": xv})
+    got, = run([x], [out], {"x": xv})
+    np.testing.assert_array_equal(got, want)

@@ -5,6 +5,7 @@
 #include "graph/parser.h"
 #include "graph/printer.h"
 #include "graph/structural_equal.h"
+#include "graph/text_base64.h"
 #include "graph/verifier.h"
 #include "pattern_test_util.h"
 
@@ -175,6 +176,55 @@ TEST(FunctionAttrs, TextErrors) {
     }
     EXPECT_THROW(make_function({}, constant({}, {1.0f}), false, {}, {{"has space", "x"}}),
                  UserError);
+}
+
+}  // namespace
+}  // namespace anvil::graph::testing
+
+namespace anvil::graph::testing {
+namespace {
+
+// The QNN form of the BYOC issue's pad-optional pattern, over a layer as PyTorch and TFLite models
+// have it (Anvil's pad takes the pad value as its optional second operand, as TVM's nn.pad does).
+DFPattern qnn_conv_pattern() {
+    DFPattern pattern = is_op("pad")({wildcard(), wildcard()}) | wildcard();
+    pattern = is_op("qnn.conv2d")(
+        {pattern, is_constant(), is_constant(), is_constant(), is_constant(), is_constant()});
+    pattern = is_op("nn.bias_add")({pattern, is_constant()});
+    return is_op("qnn.requantize")(
+        {pattern, is_constant(), is_constant(), is_constant(), is_constant()});
+}
+
+std::string constant_text(int index, const std::string& type, const std::vector<uint8_t>& bytes) {
+    return "meta[Constant][" + std::to_string(index) + "]: " + type + " = \"" +
+           text::base64_encode(bytes.data(), bytes.size()) + "\"\n";
+}
+
+TEST(Partition, QnnConvPatternWithAndWithoutPad) {
+    std::string text =
+        "def @main(%x: Tensor[(1, 3, 8, 8), uint8]) {\n"
+        "  %0 = pad(%x, 114u8, pad_width=[0, 0, 0, 0, 1, 1, 1, 1]);\n"
+        "  %1 = qnn.conv2d(%0, meta[Constant][0], 114, 0, 0.02f, 0.003f, channels=4);\n"
+        "  %2 = nn.bias_add(%1, meta[Constant][1]);\n"
+        "  %3 = qnn.requantize(%2, 6e-05f, 0, 0.015f, 0, axis=1, out_dtype=\"uint8\");\n"
+        "  %4 = qnn.conv2d(%3, meta[Constant][2], 0, 0, 0.015f, 0.003f, padding=[1, 1, 1, 1]);\n"
+        "  %5 = nn.bias_add(%4, meta[Constant][1]);\n"
+        "  qnn.requantize(%5, 4.5e-05f, 0, 0.015f, 0, axis=1, out_dtype=\"uint8\")\n"
+        "}\n#[metadata]\n" +
+        constant_text(0, "Tensor[(4, 3, 3, 3), int8]", std::vector<uint8_t>(108, 3)) +
+        constant_text(1, "Tensor[(4,), int32]", std::vector<uint8_t>(16, 0)) +
+        constant_text(2, "Tensor[(4, 4, 3, 3), int8]", std::vector<uint8_t>(144, 255));
+    IRModule m = parse_module(text, ops::op_table());
+    Expr out = partition(qnn_conv_pattern(), m.main()->body, {{"Composite", "dnnl.qnn.conv2d"}});
+    const Function* second = callee_of(out);
+    ASSERT_NE(second, nullptr) << print(out);
+    EXPECT_EQ(second->attrs.at("PartitionedFromPattern"), "qnn.conv2d_nn.bias_add_qnn.requantize_");
+    const Function* first = callee_of(out.as<Call>()->args[0]);
+    ASSERT_NE(first, nullptr) << print(out);
+    EXPECT_EQ(first->attrs.at("Composite"), "dnnl.qnn.conv2d");
+    EXPECT_EQ(first->attrs.at("PartitionedFromPattern"),
+              "pad_qnn.conv2d_nn.bias_add_qnn.requantize_");
+    EXPECT_TRUE(type_equal(out->type, m.main()->body->type));
 }
 
 }  // namespace
