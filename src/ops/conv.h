@@ -206,6 +206,13 @@ struct Conv2DWinogradAttrs : graph::AttrsBase<Conv2DWinogradAttrs> {
 // ([top, left, bottom, right] for 2-D data).
 te::Tensor pad_input(const std::string& name, const te::Tensor& x, const std::vector<int64_t>& p);
 
+// The input of a transposed convolution as that of a stride-1 one: spread out by `strides`
+// (zeros between), after `lead` zeros and extended to `extents` (the spatial extents), as its
+// own stage "<name>_dilate".
+te::Tensor dilate_input(const std::string& name, const te::Tensor& x,
+                        const std::vector<PrimExpr>& extents, const std::vector<int64_t>& lead,
+                        const std::vector<int64_t>& strides);
+
 // The schedules of both ops (the computes share one structure: an optional padded/dilated
 // input stage, then either a channel-blocked reduction over packed weights, unpacked to NCHW,
 // or a direct reduction for depthwise/narrow-group convolutions).

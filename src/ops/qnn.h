@@ -29,6 +29,8 @@
 #include <vector>
 
 #include "graph/attrs.h"
+#include "ops/conv.h"
+#include "ops/dense.h"
 #include "support/source_loc.h"
 
 namespace anvil::ops {
@@ -155,6 +157,14 @@ struct FixedPointMultiplyAttrs : graph::AttrsBase<FixedPointMultiplyAttrs> {
     std::string rounding = "UPWARD";
     void visit_fields(graph::AttrVisitor& v) override { v.visit("rounding", &rounding); }
 };
+
+// The attributes of the core op each QNN product computes on its operands less their zero
+// points: the same geometry in integer form (out_dtype int32). Its type rule checks the QNN op
+// with them; canonicalize_qnn builds the core op from them.
+Ref<Conv2DAttrs> integer_attrs(const QnnConv2DAttrs& q);
+Ref<Conv2DTransposeAttrs> integer_attrs(const QnnConv2DTransposeAttrs& q);
+Ref<DenseAttrs> integer_attrs(const QnnDenseAttrs& q);
+Ref<MatmulAttrs> integer_attrs(const QnnBatchMatmulAttrs& q);
 
 // The roundings of qnn.requantize and fixed_point_multiply; UserError at `loc` for another.
 void check_rounding(const std::string& rounding, const std::string& op, const SourceLoc& loc);

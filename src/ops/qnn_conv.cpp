@@ -69,14 +69,7 @@ Type qnn_conv2d_type(const Op& op, const std::vector<Type>& args, const Attrs& a
                      const SourceLoc& loc) {
     const auto& q = attrs_as<QnnConv2DAttrs>(attrs);
     auto core = operands(op, args, q.out_dtype, "the data", "the weight", loc);
-    auto conv = make_ref<Conv2DAttrs>();
-    auto* c = const_cast<Conv2DAttrs*>(conv.get());
-    c->strides = q.strides;
-    c->padding = q.padding;
-    c->dilation = q.dilation;
-    c->groups = q.groups;
-    c->out_dtype = DataType::int32();
-    Type r = get_op("nn.conv2d").infer_type(op, core, *conv, loc);
+    Type r = get_op("nn.conv2d").infer_type(op, core, *integer_attrs(q), loc);
     check_stated_geometry(op, q.channels, q.kernel_size, graph::expect_tensor(r, loc, op.name),
                           graph::expect_tensor(args[1], loc, op.name), loc);
     return quantized_result(op, args, r, q.out_dtype, 1, loc);
@@ -86,15 +79,7 @@ Type qnn_conv2d_transpose_type(const Op& op, const std::vector<Type>& args, cons
                                const SourceLoc& loc) {
     const auto& q = attrs_as<QnnConv2DTransposeAttrs>(attrs);
     auto core = operands(op, args, q.out_dtype, "the data", "the weight", loc);
-    auto conv = make_ref<Conv2DTransposeAttrs>();
-    auto* c = const_cast<Conv2DTransposeAttrs*>(conv.get());
-    c->strides = q.strides;
-    c->padding = q.padding;
-    c->output_padding = q.output_padding;
-    c->dilation = q.dilation;
-    c->groups = q.groups;
-    c->out_dtype = DataType::int32();
-    Type r = get_op("nn.conv2d_transpose").infer_type(op, core, *conv, loc);
+    Type r = get_op("nn.conv2d_transpose").infer_type(op, core, *integer_attrs(q), loc);
     check_stated_geometry(op, q.channels, q.kernel_size, graph::expect_tensor(r, loc, op.name),
                           graph::expect_tensor(args[1], loc, op.name), loc);
     // A per-channel kernel zero point runs along the weight's output channels of one group.
@@ -106,9 +91,7 @@ Type qnn_dense_type(const Op& op, const std::vector<Type>& args, const Attrs& at
                     const SourceLoc& loc) {
     const auto& q = attrs_as<QnnDenseAttrs>(attrs);
     auto core = operands(op, args, q.out_dtype, "the data", "the weight", loc);
-    DenseAttrs dense;
-    dense.out_dtype = DataType::int32();
-    Type r = get_op("nn.dense").infer_type(op, core, dense, loc);
+    Type r = get_op("nn.dense").infer_type(op, core, *integer_attrs(q), loc);
     const auto& rt = graph::expect_tensor(r, loc, op.name);
     auto n = static_dim(rt.shape.back());
     if (q.units != 0 && n && *n != q.units) {
@@ -122,12 +105,7 @@ Type qnn_batch_matmul_type(const Op& op, const std::vector<Type>& args, const At
                            const SourceLoc& loc) {
     const auto& q = attrs_as<QnnBatchMatmulAttrs>(attrs);
     auto core = operands(op, args, q.out_dtype, "the lhs", "the rhs", loc);
-    auto mm = make_ref<MatmulAttrs>();
-    auto* m = const_cast<MatmulAttrs*>(mm.get());
-    m->transpose_a = q.transpose_a;
-    m->transpose_b = q.transpose_b;
-    m->out_dtype = DataType::int32();
-    Type r = get_op("nn.batch_matmul").infer_type(op, core, *mm, loc);
+    Type r = get_op("nn.batch_matmul").infer_type(op, core, *integer_attrs(q), loc);
     return quantized_result(op, args, r, q.out_dtype, std::nullopt, loc);
 }
 
@@ -141,6 +119,44 @@ Ref<Op> make_qnn_product(const std::string& name, Ref<Attrs> (*attrs)(), graph::
 }
 
 }  // namespace
+
+Ref<Conv2DAttrs> integer_attrs(const QnnConv2DAttrs& q) {
+    auto a = make_ref<Conv2DAttrs>();
+    auto* c = const_cast<Conv2DAttrs*>(a.get());
+    c->strides = q.strides;
+    c->padding = q.padding;
+    c->dilation = q.dilation;
+    c->groups = q.groups;
+    c->out_dtype = DataType::int32();
+    return a;
+}
+
+Ref<Conv2DTransposeAttrs> integer_attrs(const QnnConv2DTransposeAttrs& q) {
+    auto a = make_ref<Conv2DTransposeAttrs>();
+    auto* c = const_cast<Conv2DTransposeAttrs*>(a.get());
+    c->strides = q.strides;
+    c->padding = q.padding;
+    c->output_padding = q.output_padding;
+    c->dilation = q.dilation;
+    c->groups = q.groups;
+    c->out_dtype = DataType::int32();
+    return a;
+}
+
+Ref<DenseAttrs> integer_attrs(const QnnDenseAttrs&) {
+    auto a = make_ref<DenseAttrs>();
+    const_cast<DenseAttrs*>(a.get())->out_dtype = DataType::int32();
+    return a;
+}
+
+Ref<MatmulAttrs> integer_attrs(const QnnBatchMatmulAttrs& q) {
+    auto a = make_ref<MatmulAttrs>();
+    auto* m = const_cast<MatmulAttrs*>(a.get());
+    m->transpose_a = q.transpose_a;
+    m->transpose_b = q.transpose_b;
+    m->out_dtype = DataType::int32();
+    return a;
+}
 
 Ref<Op> make_qnn_conv2d_op() {
     return make_qnn_product("qnn.conv2d", default_attrs<QnnConv2DAttrs>, qnn_conv2d_type,

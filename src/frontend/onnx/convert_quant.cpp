@@ -155,7 +155,7 @@ std::pair<Expr, Expr> qnn_params(ConvertContext& ctx, const Expr& scale, const E
             for (size_t i = 0; i < values.size(); ++i) {
                 z32.data<int32_t>()[i] = static_cast<int32_t>(values[i]);
             }
-            z = graph::make_constant(z32, zp->loc);
+            z = ctx.constant(z32);
         } else {
             z = cast_to(ctx, zp, DataType::int32());
         }

@@ -333,46 +333,24 @@ private:
         Expr data = raw_data ? x : centered(x, zx, -1);
         Expr r;
         if (name == "qnn.conv2d") {
-            const auto& q = attrs_of<ops::QnnConv2DAttrs>(c);
-            auto attrs = make_ref<ops::Conv2DAttrs>();
-            auto* f = const_cast<ops::Conv2DAttrs*>(attrs.get());
-            f->strides = q.strides;
-            f->padding = q.padding;
-            f->dilation = q.dilation;
-            f->groups = q.groups;
-            f->out_dtype = DataType::int32();
-            const auto& p = q.padding;
+            auto attrs = ops::integer_attrs(attrs_of<ops::QnnConv2DAttrs>(c));
+            const std::vector<int64_t> p = attrs->padding;
             if (raw_data && std::any_of(p.begin(), p.end(), [](int64_t v) { return v != 0; })) {
                 auto pad = make_ref<ops::PadAttrs>();
                 const_cast<ops::PadAttrs*>(pad.get())->pad_width = {0,    0,    0,    0,
                                                                     p[0], p[2], p[1], p[3]};
                 data = call("pad", {data, cast(zx, tensor_of(x).dtype)}, pad);
-                f->padding = {0, 0, 0, 0};
+                const_cast<ops::Conv2DAttrs*>(attrs.get())->padding = {0, 0, 0, 0};
             }
             r = call("nn.conv2d", {data, w}, attrs);
         } else if (name == "qnn.conv2d_transpose") {
-            const auto& q = attrs_of<ops::QnnConv2DTransposeAttrs>(c);
-            auto attrs = make_ref<ops::Conv2DTransposeAttrs>();
-            auto* f = const_cast<ops::Conv2DTransposeAttrs*>(attrs.get());
-            f->strides = q.strides;
-            f->padding = q.padding;
-            f->output_padding = q.output_padding;
-            f->dilation = q.dilation;
-            f->groups = q.groups;
-            f->out_dtype = DataType::int32();
-            r = call("nn.conv2d_transpose", {data, w}, attrs);
+            r = call("nn.conv2d_transpose", {data, w},
+                     ops::integer_attrs(attrs_of<ops::QnnConv2DTransposeAttrs>(c)));
         } else if (name == "qnn.dense") {
-            auto attrs = make_ref<ops::DenseAttrs>();
-            const_cast<ops::DenseAttrs*>(attrs.get())->out_dtype = DataType::int32();
-            r = call("nn.dense", {data, w}, attrs);
+            r = call("nn.dense", {data, w}, ops::integer_attrs(attrs_of<ops::QnnDenseAttrs>(c)));
         } else {
-            const auto& q = attrs_of<ops::QnnBatchMatmulAttrs>(c);
-            auto attrs = make_ref<ops::MatmulAttrs>();
-            auto* f = const_cast<ops::MatmulAttrs*>(attrs.get());
-            f->transpose_a = q.transpose_a;
-            f->transpose_b = q.transpose_b;
-            f->out_dtype = DataType::int32();
-            r = call("nn.batch_matmul", {data, w}, attrs);
+            r = call("nn.batch_matmul", {data, w},
+                     ops::integer_attrs(attrs_of<ops::QnnBatchMatmulAttrs>(c)));
         }
         if (!raw_data) return r;
         // zx * sum of each output channel's weights: [O, 1, 1] for a convolution, [N] for dense.
