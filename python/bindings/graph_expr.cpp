@@ -24,7 +24,16 @@ public:
     void visit(const char* name, double* v) override { set(name, v); }
     void visit(const char* name, bool* v) override { set(name, v); }
     void visit(const char* name, std::string* v) override { set(name, v); }
-    void visit(const char* name, std::vector<int64_t>* v) override { set(name, v); }
+    // Nested sequences read row by row: TVM's pad_width=((0, 0), (1, 1)).
+    void visit(const char* name, std::vector<int64_t>* v) override {
+        if (!kwargs_.contains(name)) return;
+        used_.insert(name);
+        try {
+            *v = flattened(kwargs_[name]).cast<std::vector<int64_t>>();
+        } catch (const py::cast_error&) {
+            wrong_kind(name);
+        }
+    }
     void visit(const char* name, std::vector<double>* v) override { set(name, v); }
     void visit(const char* name, std::vector<std::string>* v) override { set(name, v); }
     void visit(const char* name, DataType* v) override {
@@ -58,9 +67,29 @@ private:
         try {
             *v = kwargs_[name].cast<T>();
         } catch (const py::cast_error&) {
-            throw UserError(op_ + ": attribute '" + name + "' has the wrong kind of value (" +
-                            py::str(kwargs_[name]).cast<std::string>() + ")");
+            wrong_kind(name);
         }
+    }
+    [[noreturn]] void wrong_kind(const char* name) const {
+        throw UserError(op_ + ": attribute '" + name + "' has the wrong kind of value (" +
+                        py::str(kwargs_[name]).cast<std::string>() + ")");
+    }
+    // The items of a list or tuple and of the lists and tuples in it, in order; anything else
+    // as it is.
+    static py::object flattened(const py::handle& value) {
+        if (!py::isinstance<py::list>(value) && !py::isinstance<py::tuple>(value)) {
+            return py::reinterpret_borrow<py::object>(value);
+        }
+        py::list out;
+        for (const py::handle item : value) {
+            py::object leaves = flattened(item);
+            if (py::isinstance<py::list>(leaves)) {
+                for (const py::handle leaf : leaves) out.append(leaf);
+            } else {
+                out.append(leaves);
+            }
+        }
+        return out;
     }
     const py::dict& kwargs_;
     std::string op_;

@@ -250,7 +250,7 @@ def test_conv2d_requantize_relu_chain_as_pytorch_prints_it():
     b = qnn.quantize(graph.const(bf), np.float32(s_in * s_w), 0, out_dtype="int32", axis=0)
     acc = graph.op.nn.bias_add(c, b)
     r = qnn.requantize(acc, np.float32(s_in * s_w), 0, s_out, 0, axis=1, out_dtype="int32")
-    y = graph.op.cast(graph.op.nn.clip(r, a_min=0.0, a_max=255.0), dtype="uint8")
+    y = graph.op.cast(graph.op.clip(r, a_min=0.0, a_max=255.0), dtype="uint8")
     got, = run([x], [y], {"input": xv})
     qx = quantize_ref(xv, s_in, zp_in, 1, "uint8").astype(np.int64)
     qw = quantize_ref(wf, s_w, 0, 0, "int8").astype(np.int64)
@@ -402,31 +402,57 @@ def test_activations(op):
 
 # ---- text and errors ------------------------------------------------------------------------
 
-ISSUE_TEXT = """def @main(%input: Tensor[(1, 3, 8, 8), float32]) -> Tensor[(1, 32, 4, 4), int32] {
-  %0 = qnn.quantize(%input, 0.0186579f, 114, axis=1, out_dtype="uint8");
-  %1 = qnn.quantize(meta[Constant][0], 0.00288958f, 0, axis=0);
-  %2 = qnn.conv2d(%0, %1, 114, 0, 0.0186579f, 0.00288958f, strides=[2, 2], padding=[1, 1, 1, 1], channels=32, kernel_size=[3, 3]);
-  %3 = qnn.quantize(meta[Constant][1], 5.39136e-05f, 0, axis=0, out_dtype="int32");
-  %4 = nn.bias_add(%2, %3);
-  qnn.requantize(%4, 5.39136e-05f, 0, 0.0150183f, 0, axis=1, out_dtype="int32")
+# The issue's PyTorch-quantized layer, verbatim as TVM prints it (nn.pad with the zero point,
+# TVM's nested pad_width, suffixed clip bounds, dotted parameter names).
+ISSUE_TEXT = """def @main(%input: Tensor[(1, 3, 9, 10), float32], %features.0.0_weight: Tensor[(32, 3, 3, 3), float32], %features.0.0_bias: Tensor[(32), float32]) {
+  %0 = qnn.quantize(%input, 0.0186579f, 114, out_dtype="uint8", axis=1);
+  %1 = nn.pad(%0, 114f, pad_width=[[0, 0], [0, 0], [1, 1], [1, 1]]);
+  %2 = qnn.quantize(%features.0.0_weight, 0.00288958f, 0, out_dtype="int8", axis=0);
+  %3 = qnn.conv2d(%1, %2, 114, 0, 0.0186579f, 0.00288958f, strides=[2, 2], padding=[0, 0, 0, 0], channels=32, kernel_size=[3, 3], out_dtype="int32");
+  %4 = qnn.quantize(%features.0.0_bias, 5.39136e-05f, 0, out_dtype="int32", axis=0);
+  %5 = nn.bias_add(%3, %4);
+  %6 = qnn.requantize(%5, 5.39136e-05f, 0, 0.0150183f, 0, axis=1, out_dtype="int32");
+  %7 = clip(%6, a_min=0f, a_max=255f);
+  %8 = cast(%7, dtype="uint8");
+  %8
 }
 """
 
 
 def test_text_round_trip():
-    w = base64.b64encode(np.ones((32, 3, 3, 3), np.float32).tobytes()).decode()
-    b = base64.b64encode(np.zeros(32, np.float32).tobytes()).decode()
-    text = (ISSUE_TEXT + "\n#[metadata]\n"
-            f'meta[Constant][0]: Tensor[(32, 3, 3, 3), float32] = "{w}"\n'
-            f'meta[Constant][1]: Tensor[(32,), float32] = "{b}"\n')
-    mod = anvil.parse(text)
+    mod = anvil.parse(ISSUE_TEXT)
     printed = mod.astext()
     assert 'qnn.quantize(%input, 0.0186579f, 114, axis=1, out_dtype="uint8")' in printed
-    assert "qnn.conv2d(%0, %1, 114, 0, 0.0186579f, 0.00288958f, strides=[2, 2]" in printed
+    assert "nn.pad(%0, 114f, pad_width=[0, 0, 0, 0, 1, 1, 1, 1])" in printed
+    assert "qnn.conv2d(%1, %2, 114, 0, 0.0186579f, 0.00288958f, strides=[2, 2]" in printed
+    assert "qnn.quantize(%features.0.0_weight, 0.00288958f, 0, axis=0)" in printed
+    assert "clip(%6, a_min=0.0, a_max=255.0)" in printed
     assert anvil.parse(printed).astext() == printed
     lowered = anvil.transform.CanonicalizeOps()(mod).astext()
     assert "qnn." not in lowered and "fixed_point_multiply" in lowered
     assert anvil.transform.canonicalize_qnn()(mod).astext() == lowered
+
+
+def test_issue_layer_runs_against_the_integer_reference():
+    mod = anvil.parse(ISSUE_TEXT)
+    xv = RNG.uniform(-2, 2, (1, 3, 9, 10)).astype(np.float32)
+    wf = RNG.uniform(-0.3, 0.3, (32, 3, 3, 3)).astype(np.float32)
+    bf = RNG.uniform(-0.1, 0.1, 32).astype(np.float32)
+    m = anvil.runtime.GraphModule(anvil.build(mod, target="llvm")["default"](anvil.cpu()))
+    m.set_input("features.0.0_weight", wf)
+    m.set_input("features.0.0_bias", bf)
+    m.run(input=xv)
+    got = m.get_output(0).numpy()
+    s_in, s_w, s_b, s_out = (np.float32(v) for v in (0.0186579, 0.00288958, 5.39136e-05,
+                                                      0.0150183))
+    qx = quantize_ref(xv, s_in, 114, 1, "uint8").astype(np.int64)
+    qw = quantize_ref(wf, s_w, 0, 0, "int8").astype(np.int64)
+    qb = quantize_ref(bf, s_b, 0, 0, "int32").astype(np.int64)
+    xs = np.pad(qx, ((0, 0), (0, 0), (1, 1), (1, 1)), constant_values=114) - 114
+    acc = conv2d_ref(xs, qw, (2, 2), (0, 0, 0, 0), (1, 1), 1) + qb.reshape(32, 1, 1)
+    want = np.clip(requantize_ref(acc, s_b, 0, s_out, 0, 1, "UPWARD", "int32"), 0, 255)
+    assert got.dtype == np.uint8 and got.shape == (1, 32, 5, 5)
+    np.testing.assert_array_equal(got, want.astype(np.uint8))
 
 
 def test_requantize_needs_constant_scales():
@@ -537,9 +563,9 @@ def test_one_step_roundings_are_the_exact_rational_ones(rounding):
 
 
 def qnn_conv_pattern():
-    """The BYOC issue's pad-optional QNN convolution pattern (Anvil's op for nn.pad is "pad",
-    which takes the pad value as its optional second operand, as nn.pad does)."""
-    pattern = is_op("pad")(wildcard(), wildcard()) | wildcard()
+    """The BYOC issue's pad-optional QNN convolution pattern (nn.pad takes the pad value as its
+    optional second operand)."""
+    pattern = is_op("nn.pad")(wildcard(), wildcard()) | wildcard()
     pattern = is_op("qnn.conv2d")(pattern, is_constant(), is_constant(), is_constant(),
                                   is_constant(), is_constant())
     pattern = is_op("nn.bias_add")(pattern, is_constant())
@@ -553,7 +579,7 @@ def test_qnn_conv_pattern_partitions_layers_with_and_without_pad():
     w0 = random_q((4, 3, 3, 3), "int8")
     w1 = random_q((4, 4, 3, 3), "int8")
     bias = np.zeros(4, np.int32)
-    padded = graph.op.pad(x, np.uint8(114), pad_width=[0, 0, 0, 0, 1, 1, 1, 1])
+    padded = graph.op.nn.pad(x, 114.0, pad_width=((0, 0), (0, 0), (1, 1), (1, 1)))
     c0 = qnn.conv2d(padded, w0, 114, 0, np.float32(0.02), np.float32(0.003), channels=4)
     r0 = qnn.requantize(graph.op.nn.bias_add(c0, bias), np.float32(6e-5), 0, np.float32(0.015),
                         0, axis=1, out_dtype="uint8")
@@ -563,7 +589,7 @@ def test_qnn_conv_pattern_partitions_layers_with_and_without_pad():
     out = qnn_conv_pattern().partition(r1, {"Composite": "dnnl.qnn.conv2d"})
     text = out.astext()
     assert text.count('Composite="dnnl.qnn.conv2d"') == 2, text
-    assert 'PartitionedFromPattern="pad_qnn.conv2d_nn.bias_add_qnn.requantize_"' in text, text
+    assert 'PartitionedFromPattern="nn.pad_qnn.conv2d_nn.bias_add_qnn.requantize_"' in text, text
     assert 'PartitionedFromPattern="qnn.conv2d_nn.bias_add_qnn.requantize_"' in text, text
     # The partitioned layers compute what the layers do (composites nothing offloads are inlined).
     xv = random_q((1, 3, 8, 8), "uint8")

@@ -569,9 +569,10 @@ private:
         bool negative = accept("-");
         const Token& t = peek();
         if (t.kind == Tok::Number) {
-            if (!t.suffix.empty()) fail(t, "unexpected suffix '" + t.suffix + "' on a number");
+            // A suffix as on inline constants (TVM writes a_min=0f): checked the same way.
+            if (!t.suffix.empty()) text::parse_scalar_literal(t, negative);
             next();
-            if (t.text.find_first_of(".eE") != std::string::npos) {
+            if (t.text.find_first_of(".eE") != std::string::npos || t.suffix.starts_with('f')) {
                 v.kind = AttrValue::Kind::Float;
                 v.f = std::strtod(t.text.c_str(), nullptr);
                 if (negative) v.f = -v.f;

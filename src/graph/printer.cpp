@@ -82,7 +82,7 @@ private:
     // it (a node shared with the outside is printed in both, and counts once in each).
     void enter_function(const Expr& body) {
         scopes_.push_back({{}, false});
-        names_.emplace_back();
+        names_.emplace_back(nullptr, /*keep_dots=*/true);
         uses_.emplace_back();
         auto& uses = uses_.back();
         std::unordered_set<const ExprNode*> seen;

@@ -46,19 +46,23 @@ public:
         if (a->kind != AttrValue::Kind::String) wrong(*a, name, "a string");
         *v = a->s;
     }
+    // Nested lists read row by row, as TVM writes pad_width=[[0, 0], [1, 1]].
     void visit(const char* name, std::vector<int64_t>* v) override {
         const AttrValue* a = find(name);
         if (!a) return;
         if (a->kind != AttrValue::Kind::List) wrong(*a, name, "a list of integers");
         v->clear();
-        for (const auto& item : a->items) v->push_back(integer(item, name, "a list of integers"));
+        for (const AttrValue* item : leaves(*a)) {
+            v->push_back(integer(*item, name, "a list of integers"));
+        }
     }
     void visit(const char* name, std::vector<double>* v) override {
         const AttrValue* a = find(name);
         if (!a) return;
         if (a->kind != AttrValue::Kind::List) wrong(*a, name, "a list of numbers");
         v->clear();
-        for (const auto& item : a->items) v->push_back(number(item, name, "a list of numbers"));
+        for (const AttrValue* item : leaves(*a))
+            v->push_back(number(*item, name, "a list of numbers"));
     }
     void visit(const char* name, std::vector<std::string>* v) override {
         const AttrValue* a = find(name);
@@ -107,6 +111,18 @@ private:
         fail_at(a.at.line, a.at.col,
                 "attribute '" + std::string(name) + "' of " + op_ + " takes " + want + ", found " +
                     kind_text(a));
+    }
+    // The items of a list and of the lists in it, in order.
+    static std::vector<const AttrValue*> leaves(const AttrValue& list) {
+        std::vector<const AttrValue*> out;
+        for (const auto& item : list.items) {
+            if (item.kind != AttrValue::Kind::List) {
+                out.push_back(&item);
+                continue;
+            }
+            for (const AttrValue* leaf : leaves(item)) out.push_back(leaf);
+        }
+        return out;
     }
     int64_t integer(const AttrValue& a, const char* name, const std::string& want) const {
         if (a.kind != AttrValue::Kind::Int) wrong(a, name, want);

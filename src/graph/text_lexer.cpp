@@ -28,6 +28,18 @@ std::string take_dotted_name(TextScanner& scan) {
     return out;
 }
 
+// A local's name: dotted when the dots join a parameter name such as `%features.0.weight`
+// rather than tuple projections (`%5.0`), as anvil::text::is_dotted_name decides.
+std::string take_local_name(TextScanner& scan) {
+    size_t n = 0;
+    while (is_name_char(scan.at(n)) || (scan.at(n) == '.' && is_name_char(scan.at(n + 1)))) ++n;
+    std::string run;
+    for (size_t k = 0; k < n; ++k) run += scan.at(k);
+    if (!anvil::text::is_dotted_name(run)) return scan.take_name();
+    for (size_t k = 0; k < n; ++k) scan.take();
+    return run;
+}
+
 }  // namespace
 
 std::vector<Token> lex_text(const std::string& text) {
@@ -62,7 +74,7 @@ std::vector<Token> lex_text(const std::string& text) {
         } else if (c == '%' && is_name_char(scan.at(1))) {
             scan.take();
             t.kind = Tok::Local;
-            t.text = scan.take_name();
+            t.text = take_local_name(scan);
         } else if (c == '@' && (is_name_start(scan.at(1)) || scan.at(1) == '"')) {
             scan.take();
             t.kind = Tok::Global;

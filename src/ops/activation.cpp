@@ -221,7 +221,7 @@ ANVIL_NAME(mish, "mish")
 }  // namespace
 
 Ref<Op> make_clip_op() {
-    return make_op({.name = "nn.clip",
+    return make_op({.name = "clip",
                     .num_inputs = 1,
                     .make_default_attrs = default_attrs<ClipAttrs>,
                     .infer_type = clip_type,

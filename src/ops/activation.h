@@ -8,7 +8,7 @@
 
 namespace anvil::ops {
 
-// nn.clip: min(max(x, a_min), a_max); an infinite bound is no bound.
+// clip: min(max(x, a_min), a_max); an infinite bound is no bound.
 struct ClipAttrs : graph::AttrsBase<ClipAttrs> {
     static constexpr const char* kTypeName = "ClipAttrs";
     double a_min = -std::numeric_limits<double>::infinity();

@@ -198,21 +198,23 @@ struct ScatterAttrs : graph::AttrsBase<ScatterAttrs> {
 };
 
 // pad: pad_width = [before_0, after_0, before_1, after_1, ...], one pair per input axis
-// (ONNX's pads [b0, b1, ..., a0, a1, ...] reordered); negative values crop. mode "constant"
+// (ONNX's pads [b0, b1, ..., a0, a1, ...] reordered; the text form also reads TVM's nested
+// [[b0, a0], [b1, a1], ...]); negative values crop. pad_mode "constant"
 // (pad_value), "reflect" (mirror without repeating the edge), "edge" (repeat the edge) or
 // "wrap" (periodic).
 // Pads known only at run time (int64 expressions over variables the executor binds) go in
-// dynamic_pad_width instead. An optional second input, a one-element tensor of the data's type,
-// is the constant read at run time (replacing pad_value).
+// dynamic_pad_width instead. An optional second input, a one-element tensor (as in TVM's
+// nn.pad(data, pad_value)), is the constant read at run time (replacing pad_value), converted
+// to the data's type.
 struct PadAttrs : graph::AttrsBase<PadAttrs> {
     static constexpr const char* kTypeName = "PadAttrs";
     std::vector<int64_t> pad_width;
-    std::string mode = "constant";
+    std::string pad_mode = "constant";
     double pad_value = 0.0;
     std::vector<PrimExpr> dynamic_pad_width;
     void visit_fields(graph::AttrVisitor& v) override {
         v.visit("pad_width", &pad_width);
-        v.visit("mode", &mode);
+        v.visit("pad_mode", &pad_mode);
         v.visit("pad_value", &pad_value);
         v.visit("dynamic_pad_width", &dynamic_pad_width);
     }

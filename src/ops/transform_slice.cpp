@@ -241,9 +241,10 @@ Type pad_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
                         << x.ndim() << " dimensions needs " << 2 * x.ndim()
                         << " (before and after for each axis)";
     }
-    if (a.mode != "constant" && a.mode != "reflect" && a.mode != "edge" && a.mode != "wrap") {
-        user_error(loc) << op.name << ": mode must be \"constant\", \"reflect\", \"edge\" or "
-                        << "\"wrap\", got \"" << a.mode << "\"";
+    if (a.pad_mode != "constant" && a.pad_mode != "reflect" && a.pad_mode != "edge" &&
+        a.pad_mode != "wrap") {
+        user_error(loc) << op.name << ": pad_mode must be \"constant\", \"reflect\", \"edge\" or "
+                        << "\"wrap\", got \"" << a.pad_mode << "\"";
     }
     if (args.size() > 2) {
         user_error(loc) << op.name << " takes the data and optionally the constant, got "
@@ -251,9 +252,9 @@ Type pad_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
     }
     if (args.size() == 2) {
         const auto& v = graph::expect_tensor(args[1], loc, "the constant of " + op.name);
-        if (v.dtype != x.dtype || v.num_elements() != 1 || a.mode != "constant") {
-            user_error(loc) << op.name << ": the constant must be one " << x.dtype.str()
-                            << " element (constant mode), got " << graph::type_str(args[1]);
+        if (v.num_elements() != 1 || a.pad_mode != "constant") {
+            user_error(loc) << op.name << ": the constant must be one element (constant mode), got "
+                            << graph::type_str(args[1]) << " in " << a.pad_mode << " mode";
         }
     }
     std::vector<PrimExpr> out;
@@ -265,9 +266,9 @@ Type pad_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
             user_error(loc) << op.name << ": pads " << *before << " and " << *after
                             << " crop more than the " << *n << " elements of axis " << d;
         }
-        if (a.mode != "constant" && before && after && (*before > 0 || *after > 0) && n &&
+        if (a.pad_mode != "constant" && before && after && (*before > 0 || *after > 0) && n &&
             *n == 0) {
-            user_error(loc) << op.name << ": " << a.mode << " padding of the empty axis " << d;
+            user_error(loc) << op.name << ": " << a.pad_mode << " padding of the empty axis " << d;
         }
         out.push_back(
             simplify(cast(DataType::int64(), x.shape[d]) + pads[2 * d] + pads[2 * d + 1]));
@@ -294,15 +295,15 @@ std::vector<te::Tensor> pad_compute(const std::vector<te::Tensor>& in, const Att
                     idx.push_back(j);
                     continue;
                 }
-                if (a.mode == "constant") {
+                if (a.pad_mode == "constant") {
                     // Pads known only at run time may pad or crop: test both ends.
                     PrimExpr ok;
                     if (!before || *before > 0) ok = j >= i32(0);
                     if (!after || *after > 0) ok = ok.defined() ? (ok && j < n) : j < n;
                     inside = inside.defined() ? (inside && ok) : ok;
-                } else if (a.mode == "edge") {
+                } else if (a.pad_mode == "edge") {
                     j = max(min(j, n - i32(1)), i32(0));
-                } else if (a.mode == "wrap") {
+                } else if (a.pad_mode == "wrap") {
                     j = floormod(j, n);
                 } else if (is_one(n)) {  // reflect of one element
                     j = i32(0);
@@ -314,8 +315,9 @@ std::vector<te::Tensor> pad_compute(const std::vector<te::Tensor>& in, const Att
                 idx.push_back(j);
             }
             if (!inside.defined()) return x(idx);
-            PrimExpr value = in.size() == 2 ? in[1](std::vector<PrimExpr>(in[1].ndim(), i32(0)))
-                                            : make_const(x.dtype(), a.pad_value);
+            PrimExpr value =
+                in.size() == 2 ? cast(x.dtype(), in[1](std::vector<PrimExpr>(in[1].ndim(), i32(0))))
+                               : make_const(x.dtype(), a.pad_value);
             return te::if_then_else(inside, x(idx), value);
         },
         "pad")};
@@ -336,7 +338,7 @@ Ref<Op> make_strided_slice_op() {
 
 Ref<Op> make_pad_op() {
     return make_op(
-        {.name = "pad",
+        {.name = "nn.pad",
          .num_inputs = -1,
          .make_default_attrs = default_attrs<PadAttrs>,
          .infer_type = pad_type,

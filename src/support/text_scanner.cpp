@@ -17,6 +17,24 @@ bool is_name_start(char c) {
 bool is_name_char(char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
 }
+bool is_dotted_name(std::string_view s) {
+    bool named_part = false;  // a part after the first that is not all digits
+    size_t start = 0;
+    for (size_t part = 0;; ++part) {
+        size_t end = s.find('.', start);
+        std::string_view p = s.substr(start, end == std::string_view::npos ? s.npos : end - start);
+        if (p.empty()) return false;
+        bool digits = true;
+        for (char c : p) {
+            if (!is_name_char(c)) return false;
+            digits = digits && is_digit(c);
+        }
+        if (part > 0 && !digits) named_part = true;
+        if (end == std::string_view::npos) return part > 0 && named_part;
+        start = end + 1;
+    }
+}
+
 bool is_digit(char c) {
     return std::isdigit(static_cast<unsigned char>(c));
 }

@@ -23,6 +23,10 @@ namespace anvil::text {
 bool is_name_start(char c);  // a letter or '_'
 bool is_name_char(char c);   // a letter, a digit or '_'
 bool is_digit(char c);
+// True if `s` is names joined by single dots with one part after the first not all digits
+// (`features.0.0_weight`, `conv1.bias`): the graph text reads such a `%name` as one variable,
+// where `%5.0` and `%x.1` are tuple projections.
+bool is_dotted_name(std::string_view s);
 
 // `s` in double quotes, with the escapes TextScanner::take_string reads back.
 std::string quote(const std::string& s);

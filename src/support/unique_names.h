@@ -15,8 +15,10 @@ namespace anvil {
 class UniqueNames {
 public:
     // `is_reserved`, if given, says which words the syntax keeps for itself.
-    explicit UniqueNames(bool (*is_reserved)(const std::string&) = nullptr)
-        : is_reserved_(is_reserved) {}
+    // `keep_dots`: a hint that text::is_dotted_name accepts keeps its dots (the graph text's
+    // `%features.0.weight`, which reads back as one name).
+    explicit UniqueNames(bool (*is_reserved)(const std::string&) = nullptr, bool keep_dots = false)
+        : is_reserved_(is_reserved), keep_dots_(keep_dots) {}
 
     // The name of `key`; `hint` counts only the first time `key` is seen.
     const std::string& get(const Object* key, const std::string& hint);
@@ -27,6 +29,7 @@ private:
     }
 
     bool (*is_reserved_)(const std::string&);
+    bool keep_dots_;
     std::unordered_map<const Object*, std::string> names_;
     std::unordered_set<std::string> used_;
 };

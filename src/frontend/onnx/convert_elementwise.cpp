@@ -234,7 +234,7 @@ Exprs convert_where(ConvertContext& ctx) {
 }
 
 // Clip: bounds are attributes before opset 11 and optional inputs from 11 on. Constant bounds
-// become nn.clip's attributes; computed bounds become maximum/minimum.
+// become clip's attributes; computed bounds become maximum/minimum.
 Exprs convert_clip(ConvertContext& ctx) {
     Expr x = ctx.input(0);
     auto attrs = make_ref<ops::ClipAttrs>();
@@ -242,7 +242,7 @@ Exprs convert_clip(ConvertContext& ctx) {
     if (ctx.opset() < 11) {
         a->a_min = ctx.attr_float("min", -std::numeric_limits<float>::infinity());
         a->a_max = ctx.attr_float("max", std::numeric_limits<float>::infinity());
-        return {ctx.call("nn.clip", {x}, attrs)};
+        return {ctx.call("clip", {x}, attrs)};
     }
     Expr lo = ctx.optional_input(1), hi = ctx.optional_input(2);
     bool lo_const = !lo.defined() || constant_data(lo).defined();
@@ -250,7 +250,7 @@ Exprs convert_clip(ConvertContext& ctx) {
     if (lo_const && hi_const) {
         if (lo.defined()) a->a_min = ctx.const_scalar(lo, "min");
         if (hi.defined()) a->a_max = ctx.const_scalar(hi, "max");
-        return {ctx.call("nn.clip", {x}, attrs)};
+        return {ctx.call("clip", {x}, attrs)};
     }
     if (lo.defined()) x = ctx.call("maximum", {x, lo});
     if (hi.defined()) x = ctx.call("minimum", {x, hi});

@@ -297,7 +297,7 @@ Exprs convert_max_unpool(ConvertContext& ctx) {
         p->dynamic_pad_width.push_back(make_int(i64, 0));
         p->dynamic_pad_width.push_back(simplify(extra));
     }
-    return {ctx.call("pad", {bind_shape_values(ctx, y, shape, std::move(checks))}, pad_attrs)};
+    return {ctx.call("nn.pad", {bind_shape_values(ctx, y, shape, std::move(checks))}, pad_attrs)};
 }
 
 }  // namespace anvil::frontend

@@ -29,7 +29,7 @@ Expr clip(ConvertContext& ctx, const Expr& x, double lo, double hi) {
     auto* a = const_cast<ops::ClipAttrs*>(attrs.get());
     a->a_min = lo;
     a->a_max = hi;
-    return ctx.call("nn.clip", {x}, attrs);
+    return ctx.call("clip", {x}, attrs);
 }
 
 Expr reduce_all(ConvertContext& ctx, const char* op, const Expr& x) {

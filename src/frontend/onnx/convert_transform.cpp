@@ -336,10 +336,11 @@ Exprs convert_pad(ConvertContext& ctx) {
     Expr x = ctx.input(0);
     int64_t rank = ctx.rank(x);
     auto [attrs, a] = new_attrs<ops::PadAttrs>();
-    a->mode = ctx.attr_string("mode", "constant");
-    if (a->mode != "constant" && a->mode != "reflect" && a->mode != "edge" &&
-        !(a->mode == "wrap" && ctx.opset() >= 19)) {
-        ctx.error() << "mode '" << a->mode << "' is not supported (constant, reflect, edge, wrap)";
+    a->pad_mode = ctx.attr_string("mode", "constant");
+    if (a->pad_mode != "constant" && a->pad_mode != "reflect" && a->pad_mode != "edge" &&
+        !(a->pad_mode == "wrap" && ctx.opset() >= 19)) {
+        ctx.error() << "mode '" << a->pad_mode
+                    << "' is not supported (constant, reflect, edge, wrap)";
     }
     std::vector<Expr> args = {x};
     ShapeValues pads;
@@ -392,7 +393,7 @@ Exprs convert_pad(ConvertContext& ctx) {
         }
         args[0] = bind_shape_values(ctx, x, pads, std::move(checks));
     }
-    return {ctx.call("pad", args, attrs)};
+    return {ctx.call("nn.pad", args, attrs)};
 }
 
 Exprs convert_depth_to_space(ConvertContext& ctx) {

@@ -48,7 +48,7 @@ Expr clip(const PtContext& ctx, const Expr& x, double lo, double hi) {
     auto [attrs, a] = new_attrs<ops::ClipAttrs>();
     a->a_min = lo;
     a->a_max = hi;
-    return ctx.call("nn.clip", {x}, attrs);
+    return ctx.call("clip", {x}, attrs);
 }
 
 Expr leaky_relu(const PtContext& ctx, const Expr& x, double slope) {

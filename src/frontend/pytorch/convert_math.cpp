@@ -346,11 +346,11 @@ PtValues convert_clamp(PtContext& ctx) {
     if (import_time(has_lo, lo) && import_time(has_hi, hi)) {
         const double inf = std::numeric_limits<double>::infinity();
         double a = has_lo ? ctx.float_arg(lo) : -inf, b = has_hi ? ctx.float_arg(hi) : inf;
-        if (a <= b) {  // nn.clip's bounds; min > max (every value becomes max) is composed
+        if (a <= b) {  // clip's bounds; min > max (every value becomes max) is composed
             auto [attrs, c] = new_attrs<ops::ClipAttrs>();
             c->a_min = a;
             c->a_max = b;
-            return {PtValue::of_tensor(ctx.call("nn.clip", {x}, attrs))};
+            return {PtValue::of_tensor(ctx.call("clip", {x}, attrs))};
         }
     }
     Expr r = x;

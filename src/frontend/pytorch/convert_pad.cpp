@@ -50,14 +50,14 @@ Expr pad(const PtContext& ctx, const Expr& x, const std::vector<PrimExpr>& pads,
         }
     }
     auto [attrs, p] = new_attrs<ops::PadAttrs>();
-    p->mode = mode;
+    p->pad_mode = mode;
     p->pad_value = value;
     if (constant) {
         for (const auto& w : width) p->pad_width.push_back(*as_const_int(w));
     } else {
         p->dynamic_pad_width = width;
     }
-    return ctx.call("pad", {x}, attrs);
+    return ctx.call("nn.pad", {x}, attrs);
 }
 
 std::string op_mode(const PtContext& ctx, const std::string& torch_mode) {

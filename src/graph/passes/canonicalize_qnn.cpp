@@ -106,7 +106,7 @@ private:
         auto* c = const_cast<ops::ClipAttrs*>(attrs.get());
         c->a_min = lo;
         c->a_max = hi;
-        return call("nn.clip", {x}, attrs);
+        return call("clip", {x}, attrs);
     }
 
     Expr reshape(const Expr& x, std::vector<int64_t> shape) {
@@ -339,7 +339,7 @@ private:
                 auto pad = make_ref<ops::PadAttrs>();
                 const_cast<ops::PadAttrs*>(pad.get())->pad_width = {0,    0,    0,    0,
                                                                     p[0], p[2], p[1], p[3]};
-                data = call("pad", {data, cast(zx, tensor_of(x).dtype)}, pad);
+                data = call("nn.pad", {data, cast(zx, tensor_of(x).dtype)}, pad);
                 const_cast<ops::Conv2DAttrs*>(attrs.get())->padding = {0, 0, 0, 0};
             }
             r = call("nn.conv2d", {data, w}, attrs);

@@ -38,19 +38,19 @@ double softplus(double x) {
 
 TEST(Activation, ClipIsRelu6) {
     check_activation(
-        "nn.clip", make_attrs<ClipAttrs>([](auto& a) {
+        "clip", make_attrs<ClipAttrs>([](auto& a) {
             a.a_min = 0;
             a.a_max = 6;
         }),
         [](double x) { return std::min(std::max(x, 0.0), 6.0); }, -10, 10, 0);
     check_activation(
-        "nn.clip", make_attrs<ClipAttrs>([](auto& a) { a.a_max = 1.5; }),
+        "clip", make_attrs<ClipAttrs>([](auto& a) { a.a_max = 1.5; }),
         [](double x) { return std::min(x, 1.5); }, -10, 10, 0);
 }
 
 TEST(Activation, ClipOfIntegers) {
     auto x = tensor_from<int32_t>({6}, {-300, -5, 0, 7, 200, 1 << 30}, "int32");
-    auto r = run_op("nn.clip", {x}, make_attrs<ClipAttrs>([](auto& a) {
+    auto r = run_op("clip", {x}, make_attrs<ClipAttrs>([](auto& a) {
                         a.a_min = -10;
                         a.a_max = 1e12;  // beyond int32: no upper bound
                     }));
@@ -133,12 +133,12 @@ TEST(Activation, Errors) {
                        "node 'node_0'", "nn.gelu", "floating-point", "int32");
     auto x = random_tensor({3}, 1);
     EXPECT_MESSAGE_HAS(user_error_of([&] {
-                           infer_op_type("nn.clip", {x}, make_attrs<ClipAttrs>([](auto& a) {
+                           infer_op_type("clip", {x}, make_attrs<ClipAttrs>([](auto& a) {
                                              a.a_min = 2;
                                              a.a_max = 1;
                                          }));
                        }),
-                       "nn.clip", "a_min 2 is not <= a_max 1");
+                       "clip", "a_min 2 is not <= a_max 1");
     EXPECT_MESSAGE_HAS(user_error_of([&] {
                            infer_op_type("nn.gelu", {x}, make_attrs<ops::GeluAttrs>([](auto& a) {
                                              a.approximate = "fast";

@@ -65,7 +65,7 @@ std::vector<Unary> unary_ops() {
         {"acosh", [](double x) { return std::acosh(x); }, 1.01, 5},
         {"atanh", [](double x) { return std::atanh(x); }, -0.95, 0.95},
         // activation.cpp
-        {"nn.clip", [](double x) { return std::clamp(x, -0.25, 0.5); }, -1, 1,
+        {"clip", [](double x) { return std::clamp(x, -0.25, 0.5); }, -1, 1,
          ", a_min=-0.25, a_max=0.5"},
         {"nn.leaky_relu", [](double x) { return x < 0 ? 0.125 * x : x; }, -1, 1, ", alpha=0.125"},
         {"nn.gelu", [](double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); }, -3, 3},

@@ -186,21 +186,21 @@ std::vector<OpCase> layout_and_slice_cases() {
     };
     for (const char* mode : {"constant", "reflect", "edge", "wrap"}) {
         std::string m = mode;
-        cases.push_back(map_case(
-            "pad " + m,
-            main_of({{"x", tensor_type(ps)}},
-                    "pad(%x, pad_width=[1, 0, 2, 1, 3, 2], mode=\"" + m + "\", pad_value=0.5)"),
-            {p}, pout, [&, m](const Shape& i) {
-                Shape j(3);
-                for (int d = 0; d < 3; ++d) {
-                    j[d] = source(i[d] - width[2 * d], ps[d], m);
-                    if (j[d] < 0) return 0.5;
-                }
-                return at(pv, ps, j);
-            }));
+        cases.push_back(map_case("pad " + m,
+                                 main_of({{"x", tensor_type(ps)}},
+                                         "nn.pad(%x, pad_width=[1, 0, 2, 1, 3, 2], pad_mode=\"" +
+                                             m + "\", pad_value=0.5)"),
+                                 {p}, pout, [&, m](const Shape& i) {
+                                     Shape j(3);
+                                     for (int d = 0; d < 3; ++d) {
+                                         j[d] = source(i[d] - width[2 * d], ps[d], m);
+                                         if (j[d] < 0) return 0.5;
+                                     }
+                                     return at(pv, ps, j);
+                                 }));
     }
     cases.push_back(map_case(
-        "pad crop", main_of({{"x", tensor_type(ps)}}, "pad(%x, pad_width=[0, -1, -2, 1, 0, 0])"),
+        "pad crop", main_of({{"x", tensor_type(ps)}}, "nn.pad(%x, pad_width=[0, -1, -2, 1, 0, 0])"),
         {p}, {2, 4, 7}, [&](const Shape& i) {
             if (i[1] == 3) return 0.0;
             return at(pv, ps, {i[0], i[1] + 2, i[2]});

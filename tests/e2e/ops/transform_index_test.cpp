@@ -432,9 +432,9 @@ int64_t pad_source(int64_t i, int64_t before, int64_t n, const std::string& mode
 void check_pad(const Shape& shape, const std::vector<int64_t>& pads, const std::string& mode,
                float value = 0) {
     auto x = random_tensor(shape, 70);
-    auto r = run_op("pad", {x}, make_attrs<PadAttrs>([&](auto& a) {
+    auto r = run_op("nn.pad", {x}, make_attrs<PadAttrs>([&](auto& a) {
                         a.pad_width = pads;
-                        a.mode = mode;
+                        a.pad_mode = mode;
                         a.pad_value = value;
                     }));
     Shape out_shape;
@@ -467,18 +467,42 @@ TEST(Pad, Modes) {
 
 TEST(Pad, Errors) {
     auto x = random_tensor({3, 4}, 1);
-    EXPECT_MESSAGE_HAS(
-        user_error_of([&] {
-            infer_op_type("pad", {x}, make_attrs<PadAttrs>([](auto& a) { a.pad_width = {1, 1}; }));
-        }),
-        "pad", "pad_width has 2 entries", "needs 4");
     EXPECT_MESSAGE_HAS(user_error_of([&] {
-                           infer_op_type("pad", {x}, make_attrs<PadAttrs>([](auto& a) {
+                           infer_op_type("nn.pad", {x}, make_attrs<PadAttrs>([](auto& a) {
+                                             a.pad_width = {1, 1};
+                                         }));
+                       }),
+                       "pad", "pad_width has 2 entries", "needs 4");
+    EXPECT_MESSAGE_HAS(user_error_of([&] {
+                           infer_op_type("nn.pad", {x}, make_attrs<PadAttrs>([](auto& a) {
                                              a.pad_width = {1, 1, 1, 1};
-                                             a.mode = "symmetric";
+                                             a.pad_mode = "symmetric";
                                          }));
                        }),
                        "pad", "\"symmetric\"");
+    auto two = random_tensor({2}, 2);
+    EXPECT_MESSAGE_HAS(user_error_of([&] {
+                           infer_op_type("nn.pad", {x, two}, make_attrs<PadAttrs>([](auto& a) {
+                                             a.pad_width = {1, 1, 1, 1};
+                                         }));
+                       }),
+                       "nn.pad: the constant must be one element (constant mode)",
+                       "Tensor[(2,), float32]");
+}
+
+TEST(Pad, ConstantOperandOfAnotherTypeIsConverted) {
+    // TVM's nn.pad(%q, 114f, ...) pads uint8 data with a float32 constant.
+    runtime::NDArray x = runtime::NDArray::empty({1, 2}, runtime::dl_dtype_from_string("uint8"));
+    x.data<uint8_t>()[0] = 7;
+    x.data<uint8_t>()[1] = 9;
+    runtime::NDArray v = runtime::NDArray::empty({}, runtime::dl_dtype_from_string("float32"));
+    *v.data<float>() = 114.0f;
+    auto r = run_op("nn.pad", {x, v}, make_attrs<PadAttrs>([](auto& a) {
+                        a.pad_width = {0, 0, 1, 2};
+                    }));
+    ASSERT_EQ(r.outputs[0].dtype().code, kDLUInt);
+    const uint8_t* y = r.outputs[0].data<uint8_t>();
+    EXPECT_EQ(std::vector<int>(y, y + 5), (std::vector<int>{114, 7, 9, 114, 114}));
 }
 
 }  // namespace

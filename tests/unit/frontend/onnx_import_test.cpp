@@ -192,7 +192,7 @@ TEST(OnnxImport, ClipBoundsFromAttributesAndInputs) {
         graph::IRModule mod = b.import();
         const auto* c = mod.main()->body.as<graph::Call>();
         ASSERT_NE(c, nullptr) << opset;
-        EXPECT_EQ(c->op->name, "nn.clip");
+        EXPECT_EQ(c->op->name, "clip");
         EXPECT_EQ(graph::attrs_str(*c->attrs, nullptr), "a_min=0.0, a_max=6.0") << opset;
     }
 }
@@ -294,8 +294,8 @@ TEST(OnnxImport, PadAmountsFromShapeArithmeticFold) {
     EXPECT_EQ(shape_of(fn.body), (std::vector<int64_t>{1, 2, 4, 2, 4, 3}));
     auto hist = testing::op_histogram(fn);
     EXPECT_EQ(hist.size(), 2u);  // no run-time binding of the pads, no dynamic reshape
-    ASSERT_EQ(hist["pad"], 1);
-    const auto* pad = ops::call_attrs<ops::PadAttrs>(fn.body.as<graph::Call>()->args[0], "pad");
+    ASSERT_EQ(hist["nn.pad"], 1);
+    const auto* pad = ops::call_attrs<ops::PadAttrs>(fn.body.as<graph::Call>()->args[0], "nn.pad");
     ASSERT_NE(pad, nullptr);
     EXPECT_EQ(pad->pad_width, (std::vector<int64_t>{0, 0, 0, 3, 0, 2, 0, 0}));
 }

@@ -46,12 +46,12 @@ TEST(OnnxModels, MobileNetV2) {
     const auto& fn = *mod.main();
     ASSERT_EQ(fn.params.size(), 1u);
     EXPECT_EQ(graph::type_str(fn.body->type), "Tensor[(1, 1000), float32]");
-    // Clip's constant bounds become nn.clip attributes, not graph constants.
+    // Clip's constant bounds become clip attributes, not graph constants.
     EXPECT_EQ(testing::count_constants(fn), 262);
     auto hist = testing::op_histogram(fn);
     EXPECT_EQ(hist["nn.conv2d"], 52);
     EXPECT_EQ(hist["nn.batch_norm"], 52);
-    EXPECT_EQ(hist["nn.clip"], 35);
+    EXPECT_EQ(hist["clip"], 35);
     EXPECT_EQ(hist["add"], 10);
     EXPECT_EQ(hist["nn.bias_add"], 1);
     EXPECT_EQ(hist["nn.global_avg_pool2d"], 1);

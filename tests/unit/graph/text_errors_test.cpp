@@ -210,5 +210,20 @@ TEST(GraphTextErrors, ScalarLiterals) {
     EXPECT_EQ(body("1e400f64"), "2:3: 1e400f64 overflows float64");
 }
 
+TEST(GraphTextErrors, SuffixedAndNestedAttributeValues) {
+    auto body = [](const std::string& e) {
+        return module_error(std::string(kHeader) + "  " + e + "\n}\n");
+    };
+    // Attribute numbers take the suffixes inline constants take, checked alike.
+    EXPECT_EQ(body("clip(%x, a_min=0q)"),
+              "2:18: unknown suffix 'q' on a number (f, f32, f64, i8, i16, i32, i64, u8, u16, u32, "
+              "u64)");
+    EXPECT_EQ(body("clip(%x, a_min=300u8)"), "2:18: 300u8 is out of the range of uint8");
+    // A nested list reads row by row, but its leaves must still be integers.
+    EXPECT_EQ(body("nn.pad(%x, pad_width=[[0, 1.5]])"),
+              "2:29: attribute 'pad_width' of nn.pad takes a list of integers, found a "
+              "floating-point number");
+}
+
 }  // namespace
 }  // namespace anvil::graph

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "graph_test_util.h"
+#include "ops/activation.h"
 #include "ops/elementwise.h"
 #include "ops/op_table.h"
 #include "ops/sequence.h"
@@ -159,6 +160,41 @@ TEST(GraphText, VariableNamesAreMadeUniqueAndSafe) {
                         "%_0: Tensor[(2,), float32], %v: Tensor[(2,), float32])"),
               std::string::npos)
         << text;
+}
+
+TEST(GraphText, DottedParameterNamesReadBack) {
+    // PyTorch's parameter names (features.0.0_weight) keep their dots; a dot before digits
+    // only (%t.0, input.1) is a tuple projection, so such a name is spelled with '_'.
+    auto w = make_var("features.0.0_weight", tensor({2}));
+    auto t = make_var("t", make_tuple_type({tensor({2}), tensor({2})}));
+    Expr body = call("add", {w, make_tuple_get_item(t, 1)});
+    std::string text = expect_round_trip(module_of(make_function({w, t}, body)));
+    EXPECT_NE(text.find("add(%features.0.0_weight, %0)"), std::string::npos) << text;
+    EXPECT_NE(text.find("%0 = %t.1 "), std::string::npos) << text;
+    IRModule m = parse_module(
+        "def @main(%conv1.bias: Tensor[(2,), float32], %p: (Tensor[(2,), float32],)) {\n"
+        "  add(%conv1.bias, %p.0)\n}\n",
+        ops::op_table());
+    EXPECT_EQ(m.main()->params[0]->name, "conv1.bias");
+    EXPECT_TRUE(m.main()->body.as<Call>()->args[1].as<TupleGetItem>());
+}
+
+TEST(GraphText, TvmSpellingsOfAttributesParse) {
+    // As TVM prints them: suffixed numbers and pad_width as one [before, after] pair per axis.
+    IRModule m = parse_module(
+        "def @main(%x: Tensor[(1, 2, 3), uint8]) {\n"
+        "  %0 = nn.pad(%x, 114f, pad_width=[[0, 0], [1, 2], [3, 0]], pad_mode=\"constant\");\n"
+        "  clip(%0, a_min=0f, a_max=2.5e2f32)\n}\n",
+        ops::op_table());
+    const auto* clip = m.main()->body.as<Call>();
+    ASSERT_TRUE(clip);
+    const auto& bounds = static_cast<const ops::ClipAttrs&>(*clip->attrs);
+    EXPECT_EQ(bounds.a_min, 0.0);
+    EXPECT_EQ(bounds.a_max, 250.0);
+    const auto* pad = clip->args[0].as<Call>();
+    const auto& pads = static_cast<const ops::PadAttrs&>(*pad->attrs);
+    EXPECT_EQ(pads.pad_width, (std::vector<int64_t>{0, 0, 1, 2, 3, 0}));
+    EXPECT_EQ(type_str(pad->type), "Tensor[(1, 5, 6), uint8]");
 }
 
 TEST(GraphText, ConstantsRoundTripBitExact) {

@@ -15,7 +15,7 @@ namespace {
 // The pad-optional conv + bias + activation pattern of TVM's BYOC examples, in float form:
 //   (nn.pad(*) | *) -> nn.conv2d(., const) -> nn.bias_add(., const) -> nn.relu
 DFPattern conv_bias_relu() {
-    DFPattern data = is_op("pad") | wildcard();
+    DFPattern data = is_op("nn.pad") | wildcard();
     DFPattern conv = is_op("nn.conv2d")({data, is_constant()});
     DFPattern bias = is_op("nn.bias_add")({conv, is_constant()});
     return is_op("nn.relu")({bias});
@@ -35,7 +35,8 @@ const Function* callee_of(const Expr& e) {
 
 TEST(Partition, ConvBiasReluWithAndWithoutPad) {
     auto x = tensor_var("x", {1, 4, 8, 8});
-    Expr padded = call("pad", {x}, attrs_of_op("pad", {{"pad_width", {0, 0, 0, 0, 1, 1, 1, 1}}}));
+    Expr padded =
+        call("nn.pad", {x}, attrs_of_op("nn.pad", {{"pad_width", {0, 0, 0, 0, 1, 1, 1, 1}}}));
     Expr first = conv_bias_relu_of(padded, 4);
     Expr second = conv_bias_relu_of(first, 4);
     Expr out = partition(conv_bias_relu(), second, {{"Composite", "dnnl.conv2d_bias_relu"}});
@@ -47,7 +48,7 @@ TEST(Partition, ConvBiasReluWithAndWithoutPad) {
     ASSERT_EQ(outer->params.size(), 1u);  // the data; the weight and bias stay inside
     const Function* inner = callee_of(out.as<Call>()->args[0]);
     ASSERT_NE(inner, nullptr) << print(out);
-    EXPECT_EQ(inner->attrs.at("PartitionedFromPattern"), "pad_nn.conv2d_nn.bias_add_nn.relu_");
+    EXPECT_EQ(inner->attrs.at("PartitionedFromPattern"), "nn.pad_nn.conv2d_nn.bias_add_nn.relu_");
     EXPECT_TRUE(out.as<Call>()->args[0].as<Call>()->args[0].same_as(x));
     EXPECT_TRUE(type_equal(out->type, second->type));
 }
@@ -187,7 +188,7 @@ namespace {
 // The QNN form of the BYOC issue's pad-optional pattern, over a layer as PyTorch and TFLite models
 // have it (Anvil's pad takes the pad value as its optional second operand, as TVM's nn.pad does).
 DFPattern qnn_conv_pattern() {
-    DFPattern pattern = is_op("pad")({wildcard(), wildcard()}) | wildcard();
+    DFPattern pattern = is_op("nn.pad")({wildcard(), wildcard()}) | wildcard();
     pattern = is_op("qnn.conv2d")(
         {pattern, is_constant(), is_constant(), is_constant(), is_constant(), is_constant()});
     pattern = is_op("nn.bias_add")({pattern, is_constant()});
@@ -203,7 +204,7 @@ std::string constant_text(int index, const std::string& type, const std::vector<
 TEST(Partition, QnnConvPatternWithAndWithoutPad) {
     std::string text =
         "def @main(%x: Tensor[(1, 3, 8, 8), uint8]) {\n"
-        "  %0 = pad(%x, 114u8, pad_width=[0, 0, 0, 0, 1, 1, 1, 1]);\n"
+        "  %0 = nn.pad(%x, 114u8, pad_width=[0, 0, 0, 0, 1, 1, 1, 1]);\n"
         "  %1 = qnn.conv2d(%0, meta[Constant][0], 114, 0, 0.02f, 0.003f, channels=4);\n"
         "  %2 = nn.bias_add(%1, meta[Constant][1]);\n"
         "  %3 = qnn.requantize(%2, 6e-05f, 0, 0.015f, 0, axis=1, out_dtype=\"uint8\");\n"
@@ -223,7 +224,7 @@ TEST(Partition, QnnConvPatternWithAndWithoutPad) {
     ASSERT_NE(first, nullptr) << print(out);
     EXPECT_EQ(first->attrs.at("Composite"), "dnnl.qnn.conv2d");
     EXPECT_EQ(first->attrs.at("PartitionedFromPattern"),
-              "pad_qnn.conv2d_nn.bias_add_qnn.requantize_");
+              "nn.pad_qnn.conv2d_nn.bias_add_qnn.requantize_");
     EXPECT_TRUE(type_equal(out->type, m.main()->body->type));
 }
 

@@ -180,14 +180,14 @@ private:
         } else if (op == "nn.leaky_relu") {
             alg = "relu";
             alpha = dynamic_cast<const ops::LeakyReluAttrs&>(*c.attrs).alpha;
-        } else if (op == "nn.clip") {
+        } else if (op == "clip") {
             const auto& a = dynamic_cast<const ops::ClipAttrs&>(*c.attrs);
             if (a.a_min == 0 && a.a_max == std::numeric_limits<double>::infinity()) {
                 return {{"alg", "relu"}, {"alpha", 0.0}, {"beta", 0.0}};
             }
             alg = "clip";
             // Infinite bounds (ONNX Clip without min or max) as the largest floats: JSON has
-            // no infinity, and clipping at FLT_MAX changes every finite float as nn.clip
+            // no infinity, and clipping at FLT_MAX changes every finite float as clip
             // does (an infinite input becomes FLT_MAX instead of staying infinite).
             alpha = std::clamp<double>(a.a_min, -FLT_MAX, FLT_MAX);
             beta = std::clamp<double>(a.a_max, -FLT_MAX, FLT_MAX);

@@ -19,7 +19,7 @@ using graph::is_op;
 using graph::wildcard;
 
 DFPattern activation(const DFPattern& x) {
-    return is_op("nn.relu")({x}) | is_op("nn.clip")({x}) | is_op("nn.gelu")({x}) |
+    return is_op("nn.relu")({x}) | is_op("clip")({x}) | is_op("nn.gelu")({x}) |
            is_op("sigmoid")({x}) | is_op("tanh")({x}) | is_op("nn.hardswish")({x});
 }
 
@@ -102,9 +102,9 @@ std::vector<int64_t> dnnl_pool_padding(const graph::Call& pool) {
 }
 
 bool is_eltwise(const graph::Call& call) {
-    static const char* const kOps[] = {"nn.relu", "nn.clip", "nn.gelu",       "sigmoid",
-                                       "tanh",    "exp",     "log",           "sqrt",
-                                       "abs",     "nn.elu",  "nn.leaky_relu", "nn.hardswish"};
+    static const char* const kOps[] = {"nn.relu", "clip",   "nn.gelu",       "sigmoid",
+                                       "tanh",    "exp",    "log",           "sqrt",
+                                       "abs",     "nn.elu", "nn.leaky_relu", "nn.hardswish"};
     for (const char* op : kOps) {
         if (call.op->name != op) continue;
         // A NaN clip bound has no oneDNN counterpart.

@@ -130,7 +130,7 @@ std::vector<std::pair<std::string, SupportCheck>> dnnl_support_checks() {
     for (const char* op : {"add", "subtract", "multiply", "divide", "maximum", "minimum"}) {
         checks.emplace_back(op, binary_fits);
     }
-    for (const char* op : {"nn.relu", "nn.clip", "nn.gelu", "sigmoid", "tanh", "exp", "log", "sqrt",
+    for (const char* op : {"nn.relu", "clip", "nn.gelu", "sigmoid", "tanh", "exp", "log", "sqrt",
                            "abs", "nn.elu", "nn.leaky_relu", "nn.hardswish", "nn.hardsigmoid"}) {
         checks.emplace_back(op, eltwise_fits);
     }
