@@ -103,10 +103,12 @@ def _source(node):
 
 
 class _Writer:
-    def __init__(self, names_by_tensor):
+    def __init__(self, names_by_tensor, packed_params, module_values):
         self.tensors = {}
         self._names_by_tensor = names_by_tensor
         self._used = set()
+        self._packed_params = packed_params  # written as constant tuples
+        self._module_values = module_values  # the module and its submodules: not written
 
     def _tensor_name(self, t, hint):
         key = (t.data_ptr(), tuple(t.shape), t.dtype) if t.numel() else None
@@ -120,17 +122,24 @@ class _Writer:
         return name, own is not None
 
     def tensor(self, t, hint=""):
-        """{"tensor": name, "dtype": ..., "param": whether it is one of the module's own}."""
+        """{"tensor": name, "dtype": ..., "param": whether it is one of the module's own}; a
+        quantized tensor is its integers with "quantized": {"scales", "zero_points", "axis"}
+        (axis -1: one scale for the whole tensor)."""
         t = t.detach()
-        if t.is_quantized:
-            raise ReadError("quantized tensors are read by the QNN converters, not yet supported")
         name, own = self._tensor_name(t, hint)
+        quantized = None
+        if t.is_quantized:
+            quantized = _quantization(t)
+            t = t.int_repr()
         dtype = _dtype_name(t.dtype)
         data = t.cpu().contiguous()
         if t.dtype == torch.bfloat16:  # NumPy has no bfloat16: its float32 values, cast back
             data = data.float()
         self.tensors[name] = data.numpy()
-        return {"tensor": name, "dtype": dtype, "param": own}
+        out = {"tensor": name, "dtype": dtype, "param": own}
+        if quantized:
+            out["quantized"] = quantized
+        return out
 
     def value(self, v, hint=""):
         if v is None:
@@ -157,9 +166,25 @@ class _Writer:
             return {"tuple": [self.value(x, hint) for x in v]}
         raise ReadError(f"a constant of Python type {type(v).__name__} is not supported")
 
+    def _packed_constant(self, n):
+        """A packed-parameters object as a constant tuple (weight, bias, geometry...)."""
+        layer, packed = self._packed_params[n.output().unique()]
+        items = [self.tensor(packed[0], layer + ".weight"), self.value(packed[1], layer + ".bias")]
+        items += [self.value(v) for v in packed[2:]]
+        o = n.output()
+        return {"kind": "prim::Constant", "inputs": [],
+                "outputs": [{"id": o.unique(), "name": o.debugName(),
+                             "type": {"kind": "other", "str": "packed parameters"}}],
+                "value": {"tuple": items}}
+
     def block(self, block, inputs):
         nodes = []
         for n in block.nodes():
+            if n.kind() == "prim::GetAttr" and n.output().unique() in self._module_values:
+                continue  # a submodule whose packed parameters are read below
+            if n.kind() == "prim::GetAttr" and n.output().unique() in self._packed_params:
+                nodes.append(self._packed_constant(n))
+                continue
             out = {"kind": n.kind(), "inputs": [i.unique() for i in n.inputs()],
                    "outputs": [{"id": o.unique(), "name": o.debugName(), "type": _type(o.type())}
                                for o in n.outputs()]}
@@ -181,11 +206,46 @@ class _Writer:
                 "outputs": [v.unique() for v in block.outputs()]}
 
 
+def _quantization(t):
+    """The scales, zero points and axis of a quantized tensor (affine schemes only)."""
+    scheme = t.qscheme()
+    if scheme == torch.per_tensor_affine:
+        return {"scales": [float(t.q_scale())], "zero_points": [int(t.q_zero_point())],
+                "axis": -1}
+    if scheme in (torch.per_channel_affine, torch.per_channel_affine_float_qparams):
+        if scheme == torch.per_channel_affine_float_qparams:
+            raise ReadError("quantized tensors with float zero points (embedding bags) are not "
+                            "supported")
+        return {"scales": [float(v) for v in t.q_per_channel_scales()],
+                "zero_points": [int(v) for v in t.q_per_channel_zero_points()],
+                "axis": int(t.q_per_channel_axis())}
+    raise ReadError(f"quantized tensors of scheme {scheme} are not supported")
+
+
+# The packed weights of quantized convolutions and linear layers (TorchScript classes that hold
+# prepacked weights for one engine), by the methods they have.
+def _packed_params(value):
+    """The constants a packed-parameters object stands for: (weight, bias, stride, padding,
+    dilation, groups, transposed, output_padding) for a convolution, (weight, bias) for a linear
+    layer; None for other objects."""
+    if not isinstance(value, torch.ScriptObject):
+        return None
+    methods = set(value._method_names())
+    if "unpack" not in methods:
+        return None
+    weight, bias = value.unpack()
+    if {"stride", "padding", "dilation", "groups"} <= methods:
+        return (weight, bias, list(value.stride()), list(value.padding()),
+                list(value.dilation()), int(value.groups()), bool(value.transpose()),
+                list(value.output_padding()))
+    return (weight, bias)
+
+
 # TorchScript's ScalarType names (TensorType.scalarType()) → dtype names.
 _SCALAR_TYPE_NAMES = {
     "Float": "float32", "Double": "float64", "Half": "float16", "BFloat16": "bfloat16",
     "Long": "int64", "Int": "int32", "Short": "int16", "Char": "int8", "Byte": "uint8",
-    "Bool": "bool",
+    "Bool": "bool", "QUInt8": "uint8", "QInt8": "int8", "QInt32": "int32",
 }
 
 # c10::ScalarType codes, the ints TorchScript passes for `dtype=` arguments.
@@ -199,6 +259,7 @@ def _resolve_attributes(graph, module):
     """Replaces prim::GetAttr chains from the module input by constants (see the module doc)."""
     self_value = next(graph.inputs())
     objects = {self_value.unique(): (module._c, "")}
+    packed_params = {}  # value id -> (layer path, what _packed_params returns)
 
     def tensor_constant(value, path, before):
         value = value.detach()
@@ -225,6 +286,13 @@ def _resolve_attributes(graph, module):
             if isinstance(value, torch._C.ScriptModule):
                 objects[n.output().unique()] = (value, path)
                 continue
+            packed = _packed_params(value)
+            if packed is not None:
+                # Left in the graph (the quantized ops' schemas want the object); the writer
+                # writes the node as a constant tuple of what the object holds.
+                packed_params[n.output().unique()] = (path.replace("._packed_params", ""),
+                                                      packed)
+                continue
             if isinstance(value, torch.Tensor):
                 out = tensor_constant(value, path, n)
             elif (isinstance(value, list) and value
@@ -248,6 +316,7 @@ def _resolve_attributes(graph, module):
     visit(graph)
     # Module-typed values that are left (submodules passed around) are dropped by DCE when unused.
     torch._C._jit_pass_dce(graph)
+    return packed_params, set(objects)
 
 
 def read_module(module):
@@ -258,7 +327,7 @@ def read_module(module):
 
     graph = module.forward.graph.copy()
     torch._C._jit_pass_inline(graph)
-    _resolve_attributes(graph, module)
+    packed_params, module_values = _resolve_attributes(graph, module)
     torch._C._jit_pass_constant_propagation(graph)
     torch._C._jit_pass_remove_mutation(graph)
     torch._C._jit_pass_dce(graph)
@@ -268,7 +337,7 @@ def read_module(module):
     for name, t in list(module.state_dict(keep_vars=True).items()):
         if isinstance(t, torch.Tensor) and t.numel():
             names.setdefault((t.data_ptr(), tuple(t.shape), t.dtype), name)
-    writer = _Writer(names)
+    writer = _Writer(names, packed_params, module_values)
     inputs = list(graph.inputs())[1:]  # the first is the module itself
     description = {
         "format": FORMAT, "version": VERSION,

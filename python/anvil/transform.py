@@ -123,6 +123,12 @@ def register_support_check(compiler, op_name, check=None):
     return register(check) if check is not None else register
 
 
+def FakeQuantizationToInteger():  # noqa: N802 (TVM's name)
+    """Dequantize -> float op -> quantize regions (QDQ models) computed in integers with QNN ops
+    (relay.transform.FakeQuantizationToInteger)."""
+    return Pass("fake_quantization_to_integer")
+
+
 def CanonicalizeOps():  # noqa: N802 (TVM's name)
     """Every QNN op becomes integer arithmetic on the core ops (TVM's
     relay.qnn.transform.CanonicalizeOps); the same as anvil.transform.canonicalize_qnn()."""

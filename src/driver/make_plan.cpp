@@ -1,6 +1,7 @@
 #include "driver/make_plan.h"
 
 #include <unordered_map>
+#include <unordered_set>
 
 #include "driver/count_flops.h"
 #include "graph/expr_functor.h"
@@ -103,11 +104,22 @@ ExecutablePlan make_plan(const graph::IRModule& m) {
     for (size_t i = 0; i < outs.size(); ++i) {
         plan.outputs.push_back({"output" + std::to_string(i), outs[i]});
     }
-    // Node names must be unique; model node names normally are, fused copies may repeat.
-    std::unordered_map<std::string, int> seen;
+    // Node names must be unique; model node names normally are, fused copies may repeat. A
+    // repeat gets the first suffix _1, _2, ... that no node is named (PyTorch's ONNX export
+    // names nodes /Relu, /Relu_1, ...).
+    std::unordered_set<std::string> given;
+    for (const auto& n : plan.nodes) given.insert(n.name);
+    std::unordered_set<std::string> used;
+    std::unordered_map<std::string, int> last_suffix;
     for (auto& n : plan.nodes) {
-        int k = seen[n.name]++;
-        if (k) n.name += "_" + std::to_string(k);
+        if (used.insert(n.name).second) continue;
+        int& k = last_suffix[n.name];
+        std::string name;
+        do {
+            name = n.name + "_" + std::to_string(++k);
+        } while (given.count(name) || used.count(name));
+        n.name = name;
+        used.insert(name);
     }
     ExecutablePlan out;
     out.params = runtime::pack_params(params, &plan);

@@ -66,7 +66,8 @@ struct GraphPassEntry {
 };
 
 // THE graph pipeline. QNN ops have no kernels: canonicalize_qnn rewrites them first, at every
-// level, once fold_qnn_quantize has quantized the constant weights. Regions partitioned by patterns
+// level, once fake_quantization_to_integer has turned QDQ regions into QNN ops and
+// fold_qnn_quantize has quantized the constant weights. Regions partitioned by patterns
 // that nothing offloads are inlined first (the later passes and lowering know only ops and
 // kernels). The BYOC passes partition the graph for the target's external compilers once inference
 // is simplified and scales are folded (so a convolution's batch norm is its bias), before layouts
@@ -80,6 +81,7 @@ struct GraphPassEntry {
 const GraphPassEntry kGraphPipeline[] = {
     {"infer_types", 0},
     {"inline_composites", 0},
+    {"fake_quantization_to_integer", 1},
     {"fold_qnn_quantize", 1},
     {"canonicalize_qnn", 0},
     {"simplify_inference", 0},

@@ -7,6 +7,7 @@
 
 #include "frontend/pytorch/converter.h"
 #include "frontend/pytorch/from_pytorch.h"
+#include "frontend/pytorch/quantized_values.h"
 #include "frontend/pytorch/views.h"
 #include "frontend/tensor_sizes.h"
 #include "graph/type.h"
@@ -364,7 +365,18 @@ private:
             functional_node = node;
             functional_node.kind = functional;
         }
-        PtValues operands = inputs;  // for views (views.h)
+        // Quantized operands of an op that is not a quantized one (quantized_values.h): it
+        // computes on their real numbers, or on their integers if it only moves elements.
+        std::optional<PtValue> quantized;
+        if (!pytorch::sees_quantized_operands(node.kind)) {
+            if (const PtValue* q = pytorch::first_quantized(inputs)) quantized = *q;
+        }
+        PtValues operands = inputs;  // for views (views.h) and in-place ops
+        NodeBuilder requantizer(loc, "quantized");
+        if (quantized &&
+            !pytorch::moves_elements_only(functional.empty() ? node.kind : functional)) {
+            inputs = pytorch::dequantized(requantizer, inputs);
+        }
         pytorch::PtContext ctx(in_place ? functional_node : node, loc, std::move(inputs), this);
         PtValues outs;
         try {
@@ -375,6 +387,7 @@ private:
             for (const auto& out : node.outputs) bind(out.id, unknown);
             return;
         }
+        if (quantized) pytorch::quantize_results(requantizer, outs, *quantized);
         if (outs.size() != node.outputs.size()) {
             ctx.error() << "converted to " << outs.size() << " value(s), but the node has "
                         << node.outputs.size() << " output(s)";
@@ -579,6 +592,8 @@ private:
                                         c.kind == TsConst::List ? PtValue::List : PtValue::Tuple);
             }
             case TsConst::Tensor:
+                if (c.quantized)
+                    return pytorch::quantized_constant(tensor_constant(c, loc), c, loc);
                 return PtValue::of_tensor(tensor_constant(c, loc));
         }
         ANVIL_UNREACHABLE();

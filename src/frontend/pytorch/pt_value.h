@@ -18,6 +18,15 @@ namespace anvil::frontend::pytorch {
 
 struct ViewOf;
 
+// A quantized tensor's affine quantization (real = (q - zero_point) * scale), import-time
+// numbers as PyTorch's quantized tensors carry them: one scale and zero point (axis -1) or one
+// per index of `axis`. The tensor itself holds the integers (uint8, int8 or int32).
+struct Quantization {
+    std::vector<double> scales;
+    std::vector<int64_t> zero_points;
+    int64_t axis = -1;
+};
+
 struct PtValue {
     // Unknown: the output of a node that could not be converted (an unsupported op); whatever
     // uses it is not converted either, only checked for support, so that one error can list
@@ -31,12 +40,19 @@ struct PtValue {
     // A Tensor that is a view of another (made by slice, select, view, ...): what an in-place op
     // on it changes (views.h).
     std::shared_ptr<const ViewOf> view;
+    // A Tensor that is a quantized tensor in PyTorch: its integers' scales and zero points.
+    std::shared_ptr<const Quantization> quant;
 
     static PtValue none() { return {}; }
     static PtValue of_tensor(graph::Expr e) {
         PtValue v;
         v.kind = Tensor;
         v.tensor = std::move(e);
+        return v;
+    }
+    static PtValue of_quantized(graph::Expr e, Quantization q) {
+        PtValue v = of_tensor(std::move(e));
+        v.quant = std::make_shared<const Quantization>(std::move(q));
         return v;
     }
     static PtValue of_int(PrimExpr e) {

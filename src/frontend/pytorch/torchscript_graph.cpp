@@ -154,6 +154,7 @@ public:
             c.s = string(j, "tensor", where);
             c.dtype = string(j, "dtype", where);
             c.param = j.contains("param") && j["param"].is_boolean() && j["param"].get<bool>();
+            if (j.contains("quantized")) c.quantized = quantization(j["quantized"], where);
         } else if (j.contains("list") || j.contains("tuple")) {
             bool list = j.contains("list");
             c.kind = list ? TsConst::List : TsConst::Tuple;
@@ -164,6 +165,26 @@ public:
             fail(where, "unknown constant " + brief(j));
         }
         return c;
+    }
+
+    TsQuantization quantization(const json& j, const std::string& where) const {
+        std::string at = where + ": quantized";
+        TsQuantization q;
+        q.axis = integer(field(j, "axis", at), at + ": axis");
+        for (const auto& s : array(j, "scales", at)) {
+            if (!s.is_number() || !(s.get<double>() > 0) || !std::isfinite(s.get<double>())) {
+                fail(at, "a scale must be a positive finite number, got " + brief(s));
+            }
+            q.scales.push_back(s.get<double>());
+        }
+        for (const auto& z : array(j, "zero_points", at)) {
+            q.zero_points.push_back(integer(z, at + ": zero_points"));
+        }
+        if (q.scales.empty() || q.scales.size() != q.zero_points.size() || q.axis < -1 ||
+            (q.axis == -1 && q.scales.size() != 1)) {
+            fail(at, "expected as many scales as zero points, one of each when axis is -1");
+        }
+        return q;
     }
 
     TsValue value(const json& j, const std::string& where) {

@@ -19,7 +19,12 @@
 //            | {"kind": "other", "str": "__torch__.M"}
 //   CONST  = {"int": 3} | {"float": 0.5 or "inf"/"-inf"/"nan"} | {"bool": true} | {"str": "s"}
 //            | {"none": true} | {"device": "cpu"} | {"list": [CONST]} | {"tuple": [CONST]}
-//            | {"tensor": "layer1.0.conv1.weight", "dtype": "float32", "param": true}
+//            | {"tensor": "layer1.0.conv1.weight", "dtype": "float32", "param": true,
+//               "quantized"?: {"scales": [0.01], "zero_points": [0], "axis": -1}}
+//   A quantized tensor travels as its integers (int8, uint8, int32) with its scales and zero
+//   points: one each (axis -1) or one per index of `axis`. A quantized layer's packed
+//   parameters are a tuple constant: (weight, bias, stride, padding, dilation, groups,
+//   transposed, output_padding) for a convolution, (weight, bias) for a linear layer.
 //
 // A value is defined once (a block input or a node output) and used only after its definition,
 // in its block or a block nested in it. The reader checks all of this and refuses anything else
@@ -46,16 +51,24 @@ struct TsType {
 // "Tensor", "int", "List[int]", ..., for messages.
 std::string type_str(const TsType& t);
 
+// The affine quantization of a tensor: real = (q - zero_point) * scale.
+struct TsQuantization {
+    std::vector<double> scales;
+    std::vector<int64_t> zero_points;
+    int64_t axis = -1;  // -1: per tensor
+};
+
 struct TsConst {
     enum Kind { Int, Float, Bool, Str, None, Device, List, Tuple, Tensor };
     Kind kind = None;
     int64_t i = 0;
     double f = 0;
     bool b = false;
-    std::string s;               // Str, Device, Tensor (its name)
-    std::string dtype;           // Tensor
-    bool param = false;          // Tensor: one of the module's own (a parameter or buffer)
-    std::vector<TsConst> items;  // List, Tuple
+    std::string s;       // Str, Device, Tensor (its name)
+    std::string dtype;   // Tensor
+    bool param = false;  // Tensor: one of the module's own (a parameter or buffer)
+    std::optional<TsQuantization> quantized;  // Tensor: its integers' scales and zero points
+    std::vector<TsConst> items;               // List, Tuple
 };
 
 struct TsValue {

@@ -7,6 +7,7 @@ namespace {
 const GraphPassInfo kGraphPasses[] = {
     {"infer_types", infer_types},
     {"inline_composites", inline_composites},
+    {"fake_quantization_to_integer", fake_quantization_to_integer},
     {"fold_qnn_quantize", fold_qnn_quantize},
     {"canonicalize_qnn", canonicalize_qnn},
     {"simplify_inference", simplify_inference},

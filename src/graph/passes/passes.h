@@ -14,7 +14,8 @@
 // passes run at which level is the pipeline's decision (driver/pipeline.cpp).
 //
 // Recommended order (what driver/pipeline.cpp lists):
-//   infer_types, inline_composites, fold_qnn_quantize, canonicalize_qnn, simplify_inference,
+//   infer_types, inline_composites, fake_quantization_to_integer, fold_qnn_quantize,
+//   canonicalize_qnn, simplify_inference,
 //   simplify_expr, fold_constants, fold_scale_axis, fuse_attention, fuse_layer_norm,
 //   merge_composite, annotate_target, merge_compiler_regions, partition_graph, inline_composites,
 //   alter_op_layout, prepack_weights, fold_constants, eliminate_common_subexpr,
@@ -73,6 +74,12 @@ IRModule infer_types(const IRModule& m, const PassContext& ctx);
 // Substitution for a shape override: `f` with its parameters replaced (positionally) by
 // `params`, every type in the body re-derived. UserError when a new shape does not fit.
 Ref<Function> rebind_params(const Ref<Function>& f, const std::vector<Ref<Var>>& params);
+
+// Requires: nothing.  Ensures: a qnn.quantize of a conv2d, dense, add, concatenate, pool or
+// element-moving op on qnn.dequantize'd operands (the QDQ form of ONNX's quantized models;
+// constant scales and zero points, activations per tensor) is the QNN op on the integers, with
+// requantize, and a relu or clip before it a clamp; other forms stay in floats.
+IRModule fake_quantization_to_integer(const IRModule& m, const PassContext& ctx);
 
 // Requires: ctx.evaluate (nothing happens without it).  Ensures: no qnn.quantize whose operands
 // are all constants: each is the quantized constant (QNN ops stay).
