@@ -5,7 +5,8 @@ quantizer writes it):
 - activations: uint8, per tensor, asymmetric over the range seen on the calibration inputs;
 - Conv weights: int8, per output channel (or per tensor), symmetric; Gemm / MatMul weights
   int8 per tensor; biases int32 at scale input_scale * weight_scale;
-- a Conv, Gemm or Add followed by its only consumer Relu / Clip is quantized after it.
+- a Conv, Gemm or Add followed by its only consumer Relu / Clip is quantized after it;
+- a BatchNormalization after a Conv is folded into the Conv's weights and bias first.
 
 The calibration ranges come from running the float model with Anvil (every tensor to quantize
 made an output)."""
@@ -68,10 +69,52 @@ def _weight(w, per_channel):
     return np.clip(np.round(w / s), -127, 127).astype(np.int8), scales
 
 
+def fold_batch_norms(model):
+    """`model` with each BatchNormalization that is a Conv's only consumer folded into it."""
+    graph = model.graph
+    inits = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    producer = {o: n for n in graph.node for o in n.output}
+    uses = {}
+    for n in graph.node:
+        for i in n.input:
+            uses[i] = uses.get(i, 0) + 1
+    drop, replaced = set(), {}
+    for bn in graph.node:
+        if bn.op_type != "BatchNormalization":
+            continue
+        conv = producer.get(bn.input[0])
+        if (conv is None or conv.op_type != "Conv"
+                or uses[bn.input[0]] != 1 or conv.input[1] not in inits
+                or not all(i in inits for i in bn.input[1:5])):
+            continue
+        eps = next((a.f for a in bn.attribute if a.name == "epsilon"), 1e-5)
+        gamma, beta, mean, var = (inits[i].astype(np.float64) for i in bn.input[1:5])
+        k = gamma / np.sqrt(var + eps)
+        w = inits[conv.input[1]].astype(np.float64)
+        b = inits[conv.input[2]].astype(np.float64) if len(conv.input) > 2 else 0.0
+        replaced[conv.input[1]] = (w * k.reshape(-1, 1, 1, 1)).astype(np.float32)
+        bias_name = conv.input[1] + "_folded_bias"
+        replaced[bias_name] = ((b - mean) * k + beta).astype(np.float32)
+        new_inputs = [conv.input[0], conv.input[1], bias_name]
+        del conv.input[:]
+        conv.input.extend(new_inputs)
+        conv.output[0] = bn.output[0]
+        drop.add(id(bn))
+    nodes = [n for n in graph.node if id(n) not in drop]
+    del graph.node[:]
+    graph.node.extend(nodes)
+    kept = [i for i in graph.initializer if i.name not in replaced]
+    del graph.initializer[:]
+    graph.initializer.extend(kept + [numpy_helper.from_array(v, k) for k, v in replaced.items()])
+    return model
+
+
 def quantize_qdq(model, calibration, per_channel=True):
     """The QDQ form of `model` (an onnx.ModelProto, opset >= 13) calibrated on `calibration`
     (a list of {input name: array})."""
-    model = onnx.shape_inference.infer_shapes(model)
+    copy = onnx.ModelProto()
+    copy.CopyFrom(model)
+    model = onnx.shape_inference.infer_shapes(fold_batch_norms(copy))
     graph = model.graph
     inits = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
     consumers = {}
@@ -92,7 +135,7 @@ def quantize_qdq(model, calibration, per_channel=True):
         for k, i in enumerate(n.input):
             if not i or i in inits or k in (WEIGHT_INPUT.get(n.op_type), BIAS_INPUT.get(n.op_type)):
                 continue
-            if n.op_type in ("Reshape", "Pad") and k >= 1:
+            if n.op_type in ("Reshape", "Pad", "Clip") and k >= 1:
                 continue
             if fused_into_activation(i) and n.op_type in ("Relu", "Clip"):
                 continue
