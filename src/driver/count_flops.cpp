@@ -211,6 +211,9 @@ private:
         Count c;
         if (op->name == intrin::kFma) {
             c.flops = 2 * op->dtype.lanes();
+        } else if (op->name == intrin::kDotU8S8) {
+            // Four integer multiply-adds per lane: counted as operations, as int8 throughput is.
+            c.flops = 8 * op->dtype.lanes();
         } else if (intrin::is_math(op->name) && op->dtype.is_floating()) {
             c.flops = op->dtype.lanes();
         }

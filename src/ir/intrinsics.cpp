@@ -24,8 +24,12 @@ constexpr std::array<std::pair<const char*, int>, 6> kBitwiseTable = {{
 }  // namespace
 
 bool is_math(const std::string& name) {
-    return arity(name) >= 0 && !is_bitwise(name) && name != kReinterpret && name != kLikely &&
-           name != kIfThenElse && name != kPrefetch;
+    return arity(name) >= 0 && !is_integer_elementwise(name) && name != kReinterpret &&
+           name != kLikely && name != kIfThenElse && name != kPrefetch;
+}
+
+bool is_integer_elementwise(const std::string& name) {
+    return is_bitwise(name) || name == kDotU8S8;
 }
 
 bool is_bitwise(const std::string& name) {
@@ -42,6 +46,7 @@ int arity(const std::string& name) {
     for (const auto& [n, a] : kBitwiseTable) {
         if (name == n) return a;
     }
+    if (name == kDotU8S8) return 2;
     return -1;
 }
 

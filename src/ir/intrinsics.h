@@ -58,10 +58,19 @@ inline constexpr const char* kBitwiseNot = "bitwise_not";
 inline constexpr const char* kShiftLeft = "shift_left";
 inline constexpr const char* kShiftRight = "shift_right";
 
+// dot_u8s8(a, b) on int32 lanes: each lane of a holds four unsigned bytes, each lane of b four
+// signed bytes (little-endian), and the result lane is the sum of their four products, exact in
+// int32. What AVX-512 VNNI's vpdpbusd computes (codegen uses it where the target has VNNI, and
+// adds an accumulator `acc + dot_u8s8(a, b)` in the same instruction); the quantized
+// convolutions' inner product of four input channels (ops/conv.cpp).
+inline constexpr const char* kDotU8S8 = "dot_u8s8";
+
 // True for the names above that take and return floats elementwise.
 bool is_math(const std::string& name);
 // True for the bit operations above: pure, elementwise, on integers.
 bool is_bitwise(const std::string& name);
+// True for the pure elementwise integer intrinsics: the bit operations and dot_u8s8.
+bool is_integer_elementwise(const std::string& name);
 // Number of arguments the intrinsic takes, or -1 for an unknown name.
 int arity(const std::string& name);
 

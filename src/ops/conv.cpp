@@ -260,6 +260,13 @@ Type conv2d_pack_weight_type(const Op& op, const std::vector<Type>& args, const 
                         << graph::type_str(args[0]);
     }
     std::vector<int64_t> s = w.static_shape();
+    auto D = [&](int64_t v) { return make_int(w.shape[0].dtype(), v); };
+    if (w.dtype == DataType::int_(8) && a.groups == 1 && a.block == -1) {
+        // Quads for the uint8 x int8 form (pack_u8s8_weight).
+        return graph::make_tensor_type({D((s[0] + kU8S8Block - 1) / kU8S8Block), D((s[1] + 3) / 4),
+                                        w.shape[2], w.shape[3], D(kU8S8Block)},
+                                       DataType::int32());
+    }
     int64_t vb = conv_block({a.groups, s[0], s[1], s[2], s[3], 1, 1, 1, 1});
     if (a.block != -1) {
         auto choices = conv2d_weight_block_choices(a.groups, s[0]);
@@ -273,7 +280,6 @@ Type conv2d_pack_weight_type(const Op& op, const std::vector<Type>& args, const 
         vb = a.block;
     }
     if (vb == 0) return args[0];
-    auto D = [&](int64_t v) { return make_int(w.shape[0].dtype(), v); };
     return graph::make_tensor_type(
         {D((s[0] + vb - 1) / vb), w.shape[1], w.shape[2], w.shape[3], D(vb)}, w.dtype);
 }
@@ -292,6 +298,24 @@ Type conv2d_packed_type(const Op& op, const std::vector<Type>& args, const Attrs
                         << "form; channels=" << a.channels << "), got " << graph::type_str(args[1]);
     }
     std::vector<int64_t> s = w.static_shape();
+    const auto& x = graph::expect_tensor(args[0], loc, "the data of " + op.name);
+    if (w.dtype == DataType::int32() && x.dtype == DataType::uint(8)) {
+        // An int8 weight packed in quads (pack_u8s8_weight): the data's channels, 4 per quad.
+        const int64_t* c = x.ndim() == 4 ? as_const_int(x.shape[1]) : nullptr;
+        if (!c || a.groups != 1 || s[4] != kU8S8Block || (*c + 3) / 4 != s[1] ||
+            a.channels <= (s[0] - 1) * s[4] || a.channels > s[0] * s[4]) {
+            user_error(loc) << op.name << ": the int8 weight packed in quads "
+                            << graph::type_str(args[1]) << " does not fit the data "
+                            << graph::type_str(args[0]) << " with channels=" << a.channels
+                            << " and groups=" << a.groups;
+        }
+        auto oihw = graph::make_tensor_type(
+            {make_int(w.shape[0].dtype(), a.channels), x.shape[1], w.shape[2], w.shape[3]},
+            DataType::int_(8));
+        Conv2DAttrs c2 = conv2d_attrs_of(a);
+        c2.out_dtype = DataType::int32();
+        return conv2d_type(op, {args[0], oihw}, c2, loc);
+    }
     if (a.channels <= (s[0] - 1) * s[4] || a.channels > s[0] * s[4]) {
         user_error(loc) << op.name << ": channels=" << a.channels << " does not fit the packed "
                         << "weight " << graph::type_str(args[1]);
@@ -546,6 +570,10 @@ std::vector<te::Tensor> conv2d_compute(const std::vector<te::Tensor>& in, const 
                a.dilation[1],
                out.as<graph::TensorType>()->dtype};
     te::Tensor xp = pad_input("conv2d", x, a.padding);
+    if (is_u8s8_conv(x.dtype(), w.dtype(), g.acc, g.groups)) {
+        return {conv2d_u8s8("conv2d", xp, pack_u8s8_weight("conv2d", w), a.strides, a.dilation,
+                            te_shape(out))};
+    }
     return {conv_core("conv2d", xp, weight_reader(w), g, te_shape(out))};
 }
 
@@ -558,6 +586,9 @@ std::vector<te::Tensor> conv2d_pack_weight_compute(const std::vector<te::Tensor>
         return {te::compute(
             w.shape(), [&](std::span<const PrimExpr> i) { return w(i[0], i[1], i[2], i[3]); },
             "conv2d_pack_weight")};
+    }
+    if (t->dtype == DataType::int32() && w.dtype() == DataType::int_(8)) {
+        return {pack_u8s8_weight("conv2d_pack_weight", w)};
     }
     std::vector<int64_t> s = t->static_shape();
     ConvGeom g{a.groups, const_dim(w.shape()[0], "nn.conv2d_pack_weight output channels"),
@@ -583,6 +614,9 @@ std::vector<te::Tensor> conv2d_packed_compute(const std::vector<te::Tensor>& in,
                a.dilation[1],
                out.as<graph::TensorType>()->dtype};
     te::Tensor xp = pad_input("conv2d", x, a.padding);
+    if (w.dtype() == DataType::int32() && x.dtype() == DataType::uint(8)) {
+        return {conv2d_u8s8("conv2d", xp, w, a.strides, a.dilation, te_shape(out))};
+    }
     if (w.ndim() == 4) {
         return {conv_core("conv2d", xp, weight_reader(w), g, te_shape(out), std::nullopt,
                           /*direct=*/true)};

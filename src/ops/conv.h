@@ -206,6 +206,22 @@ struct Conv2DWinogradAttrs : graph::AttrsBase<Conv2DWinogradAttrs> {
 // ([top, left, bottom, right] for 2-D data).
 te::Tensor pad_input(const std::string& name, const te::Tensor& x, const std::vector<int64_t>& p);
 
+// Whether nn.conv2d computes four input channels at a time with dot_u8s8 (conv2d_u8s8):
+// uint8 data, int8 weights, int32 sums, one group (input channels past a multiple of 4 are
+// zero in the last quad).
+bool is_u8s8_conv(DataType data, DataType weight, DataType acc, int64_t groups);
+// Output channels per block of that form: an AVX-512 register of int32.
+inline constexpr int64_t kU8S8Block = 16;
+// The OIHW int8 weight `w` in quads: int32 [ceil(O/16), ceil(C/4), KH, KW, 16], each int32 the
+// weights of four consecutive input channels (zero past O and C); stage "<name>_pack".
+te::Tensor pack_u8s8_weight(const std::string& name, const te::Tensor& w);
+// That convolution of the padded uint8 input `xp` and the packed weight `wq`
+// (ops/conv_u8s8.cpp): staged byte quads of the input ("<name>_quads", tag kByteQuadsTag), the
+// blocked reduction "<name>_blocked" [N, O/16, OH, OW, 16], then NCHW (`out_shape`).
+te::Tensor conv2d_u8s8(const std::string& name, const te::Tensor& xp, const te::Tensor& wq,
+                       const std::vector<int64_t>& strides, const std::vector<int64_t>& dilation,
+                       const std::vector<PrimExpr>& out_shape);
+
 // The input of a transposed convolution as that of a stride-1 one: spread out by `strides`
 // (zeros between), after `lead` zeros and extended to `extents` (the spatial extents), as its
 // own stage "<name>_dilate".

@@ -23,6 +23,19 @@ constexpr int64_t kMaxChannelTile = 32;
 constexpr int64_t kMaxTileVectors = 8;
 constexpr int64_t kMaxTileRows = 32;
 
+// Accumulators of an int8 register tile: AVX-512's 32 registers less the operands.
+constexpr int64_t kMaxU8S8Tile = 16;
+
+// Whether `red` is conv2d_u8s8's reduction (it reads byte quads).
+bool is_u8s8_form(const te::Tensor& red) {
+    auto* c = red.op.as<te::ComputeOp>();
+    if (!c) return false;
+    for (const auto& in : c->inputs) {
+        if (in->tag == kByteQuadsTag) return true;
+    }
+    return false;
+}
+
 // The loops fused into the parallel loop, outermost first: all of `axes` by default (knob
 // parallel_depth = their count), or fewer, leaving the inner ones serial inside each task.
 std::vector<Ref<IterVar>> parallel_axes(const te::ScheduleContext& ctx,
@@ -187,16 +200,26 @@ void schedule_conv2d_x86(te::Schedule& s, const te::Tensor& anchor,
     int64_t work = known_extent_product(out.shape()) *
                    const_dim(ar[0]->dom.extent, "conv2d channels") *
                    const_dim(ar[1]->dom.extent, "kernel") * const_dim(ar[2]->dom.extent, "kernel");
-    // Register tile: `rows` output pixels x vb channels, the reduction outermost inside it.
+    // Register tile: `rows` output pixels x `tile_blocks` blocks of vb channels, the reduction
+    // outermost inside it. The int8 form (conv2d_u8s8) takes two blocks where a row is short
+    // (7 pixels), so that enough independent vpdpbusd chains hide their latency.
     int64_t vb = const_dim(red.shape()[4], "conv2d channel block");
     int64_t rows = ctx.split("tile_ow", ow, kMaxTileRows, pick_register_rows(ow, vb, lanes));
-    auto [co, ci] = so.split(ax[1], vb);
+    int64_t tile_blocks = 1;
+    if (is_u8s8_form(red)) {
+        int64_t blocks = const_dim(red.shape()[1], "conv2d channel blocks");
+        while (blocks % (tile_blocks * 2) == 0 && rows * tile_blocks * 2 <= kMaxU8S8Tile) {
+            tile_blocks *= 2;
+        }
+    }
+    auto [co, ci] = so.split(ax[1], vb * tile_blocks);
     auto [wo, wi] = so.split(ax[3], rows);
     so.reorder({ax[0], co, ax[2], wo, ci, wi});
     so.vectorize(wi);
     fuse_parallel(so, parallel_axes(ctx, {ax[0], co, ax[2]}), work);
     s[acc].compute_at(so, wo);
-    s[acc].reorder({ar[0], ar[1], ar[2], aa[3], aa[4]});
+    s[acc].reorder({ar[0], ar[1], ar[2], aa[1], aa[3], aa[4]});
+    s[acc].unroll(aa[1]);
     s[acc].unroll(aa[3]);
     s[acc].vectorize(aa[4]);
 }

@@ -114,8 +114,13 @@ void schedule_helper_inputs(te::Schedule& s, const te::Tensor& t, const te::Sche
     for (const auto& in : c->inputs) {
         auto* ic = in.as<te::ComputeOp>();
         if (!ic || ic->is_reduction()) continue;
-        if (is_staged_input(*in) || in->tag == kPackedWeightTag) {
+        if (is_staged_input(*in) || in->tag == kPackedWeightTag || in->tag == kByteQuadsTag) {
             te::Tensor h(in);
+            if (in->tag == kByteQuadsTag) {
+                for (const auto& padded : ic->inputs) {
+                    if (padded->tag == kPaddedInputTag) s[te::Tensor(padded)].compute_inline();
+                }
+            }
             s[h].compute_root();
             schedule_rows(s, h, h.ndim() - 1, ctx);
         }

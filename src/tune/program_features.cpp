@@ -536,6 +536,8 @@ void FeatureExtractor::count_ops(const PrimExpr& e, OpCounts* ops) {
                 ops->add_sub += lanes;  // one cheap instruction each, not a libm call
             } else if (name == intrin::kIfThenElse) {
                 ops->compare_select += lanes;
+            } else if (name == intrin::kDotU8S8) {
+                ops->int_arith += 4 * lanes;  // four multiply-adds per lane
             } else if (intrin::is_bitwise(name)) {
                 ops->int_arith += lanes;
             } else if (intrin::is_math(name)) {

@@ -1,6 +1,7 @@
 // The loop IR's intrinsic functions: math (LLVM intrinsics or libm, per lane where LLVM has no
 // vector form) and bit operations.
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsX86.h>
 
 #include "codegen/llvm/codegen_llvm.h"
 #include "ir/intrinsics.h"
@@ -56,6 +57,45 @@ llvm::Value* CodeGenLLVM::emit_bitwise(const Call* op) {
     if (name == intrin::kBitwiseNot) return builder_.CreateNot(a[0]);
     if (name == intrin::kShiftLeft) return builder_.CreateShl(a[0], a[1]);
     return t.is_int() ? builder_.CreateAShr(a[0], a[1]) : builder_.CreateLShr(a[0], a[1]);
+}
+
+unsigned CodeGenLLVM::vpdpbusd_for(int lanes) const {
+    if (!target_.has_feature("avx512vnni")) return llvm::Intrinsic::not_intrinsic;
+    if (lanes == 16) return llvm::Intrinsic::x86_avx512_vpdpbusd_512;
+    if (!target_.has_feature("avx512vl")) return llvm::Intrinsic::not_intrinsic;
+    if (lanes == 8) return llvm::Intrinsic::x86_avx512_vpdpbusd_256;
+    if (lanes == 4) return llvm::Intrinsic::x86_avx512_vpdpbusd_128;
+    return llvm::Intrinsic::not_intrinsic;
+}
+
+llvm::Value* CodeGenLLVM::emit_dot_u8s8(const Call* op, llvm::Value* acc) {
+    DataType t = op->dtype;
+    ANVIL_CHECK(op->args.size() == 2 && t.is_int() && t.bits() == 32 && op->args[0].dtype() == t &&
+                op->args[1].dtype() == t)
+        << func_name_ << ": dot_u8s8 takes and returns int32, got " << t.str();
+    const int lanes = t.lanes();
+    auto vnni = static_cast<llvm::Intrinsic::ID>(vpdpbusd_for(lanes));
+    llvm::Value* a = emit(op->args[0]);
+    llvm::Value* b = emit(op->args[1]);
+    if (vnni != llvm::Intrinsic::not_intrinsic) {
+        return builder_.CreateIntrinsic(vnni, {}, {acc, a, b});
+    }
+    // Portable: the bytes as int32, products summed four by four.
+    auto* bytes = llvm::FixedVectorType::get(builder_.getInt8Ty(), 4 * lanes);
+    auto* wide = llvm::FixedVectorType::get(builder_.getInt32Ty(), 4 * lanes);
+    llvm::Value* ab = builder_.CreateBitCast(a, bytes);
+    llvm::Value* bb = builder_.CreateBitCast(b, bytes);
+    llvm::Value* products =
+        builder_.CreateMul(builder_.CreateZExt(ab, wide), builder_.CreateSExt(bb, wide));
+    llvm::Value* sum = acc;
+    for (int k = 0; k < 4; ++k) {
+        std::vector<int> lanes_k;
+        for (int i = 0; i < lanes; ++i) lanes_k.push_back(4 * i + k);
+        llvm::Value* part = builder_.CreateShuffleVector(products, lanes_k);
+        if (lanes == 1) part = builder_.CreateExtractElement(part, uint64_t(0));
+        sum = builder_.CreateAdd(sum, part);
+    }
+    return sum;
 }
 
 llvm::Value* CodeGenLLVM::emit_math(const std::string& name, DataType t,

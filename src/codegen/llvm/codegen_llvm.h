@@ -125,6 +125,12 @@ private:
     static std::vector<int> first_lanes(int lanes);
     llvm::Value* emit_call_intrinsic(const Call* op);
     llvm::Value* emit_bitwise(const Call* op);
+    // acc + dot_u8s8(a, b) (ir/intrinsics.h): AVX-512 VNNI's vpdpbusd where the target has it
+    // for the call's lanes (vpdpbusd_for), else the portable form (bytes widened to int32,
+    // multiplied and summed in fours).
+    llvm::Value* emit_dot_u8s8(const Call* op, llvm::Value* acc);
+    // The vpdpbusd intrinsic for `lanes` int32 lanes on the target; not_intrinsic if none.
+    unsigned vpdpbusd_for(int lanes) const;
     llvm::Value* emit_math(const std::string& name, DataType t, std::vector<llvm::Value*> args);
     llvm::Value* emit_libm(const std::string& fname, DataType t, llvm::Value* x);
     llvm::Value* emit_exp_f32(llvm::Value* x);  // codegen_exp.cpp

@@ -1,6 +1,8 @@
 // Weight pre-packing, the minimal form of TVM's AlterOpLayout: the blocked weight layout the
 // x86 micro-kernels read becomes a value of the graph instead of a stage inside every kernel.
 //   nn.conv2d(x, W)  ->  nn.conv2d_packed(x, nn.conv2d_pack_weight(W), channels=O, ...)
+//                        (float weights, and the int8 weights of uint8 x int8 convolutions,
+//                        which pack in quads)
 //   nn.dense(x, W)   ->  nn.dense_packed(x, nn.dense_pack_weight(W), units=N)
 // for constant weights W only, so that fold_constants (which runs next) evaluates the packing
 // once at compile time; a kernel then reads the packed constant directly. The block size is the
@@ -26,7 +28,7 @@ protected:
         Expr e = ExprMutator::mutate_(op, self);
         const Call* call = e.as<Call>();
         if (!call || !call->op.defined() || call->args.size() != 2) return e;
-        if (!is_static_float_constant(call->args[1])) return e;
+        if (!is_static_float_constant(call->args[1]) && !is_u8s8_conv(*call)) return e;
         Expr r;
         if (call->op->name == "nn.conv2d") r = pack_conv2d(*call);
         if (call->op->name == "nn.dense") r = pack_dense(*call);
@@ -35,13 +37,26 @@ protected:
     }
 
 private:
+    // A quantized convolution (uint8 data, a constant int8 weight, int32 sums, one group), whose
+    // weight packs in quads (ops::pack_u8s8_weight).
+    static bool is_u8s8_conv(const Call& call) {
+        if (call.op->name != "nn.conv2d" || !call.args[1].as<Constant>()) return false;
+        const auto* x = call.args[0]->type.as<TensorType>();
+        const auto* w = call.args[1]->type.as<TensorType>();
+        const auto& a = attrs_of<ops::Conv2DAttrs>(call);
+        return x && w && w->is_static() &&
+               ops::is_u8s8_conv(x->dtype, w->dtype, a.out_dtype, a.groups);
+    }
+
     Expr pack_conv2d(const Call& call) {
         const Op* pack = find_op("nn.conv2d_pack_weight");
         const Op* packed = find_op("nn.conv2d_packed");
         const auto& conv = attrs_of<ops::Conv2DAttrs>(call);
         const Expr& w = call.args[1];
-        // A tuning record's block (validated by the driver against the pack op's choices).
-        const int64_t block = ctx_.conv2d_weight_block ? ctx_.conv2d_weight_block(call) : -1;
+        // A tuning record's block (validated by the driver against the pack op's choices); the
+        // int8 quads have one block.
+        const int64_t block =
+            ctx_.conv2d_weight_block && !is_u8s8_conv(call) ? ctx_.conv2d_weight_block(call) : -1;
         ops::Conv2DPackWeightAttrs pack_attrs;
         pack_attrs.groups = conv.groups;
         // (With 0, the pack op applies its rule: whether that blocks decides the form.)
