@@ -175,6 +175,28 @@ def test_requantize(rounding, per_axis, out_dtype):
     np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("compute_dtype", ["float32", "float64"])
+@pytest.mark.parametrize("per_axis", [False, True])
+def test_requantize_in_float(compute_dtype, per_axis):
+    # compute_dtype: (q - in_zp) * (in_scale / out_scale) in that type, rounded half to even,
+    # as ONNX Runtime's and PyTorch's kernels requantize.
+    ft = np.dtype(compute_dtype)
+    shape = (2, 5, 7)
+    qv = RNG.integers(-2**20, 2**20, shape).astype(np.int32)
+    in_scale = (RNG.uniform(1e-4, 2e-3, 5).astype(np.float32) if per_axis
+                else np.float32(1.7e-4))
+    out_scale, out_zp = np.float32(0.0625), 17
+    x = graph.var("x", shape=shape, dtype="int32")
+    y = qnn.requantize(x, in_scale, 3, out_scale, out_zp, axis=1, compute_dtype=compute_dtype,
+                       out_dtype="uint8")
+    got, = run([x], [y], {"x": qv})
+    ratio = (np.asarray(in_scale).astype(ft) / ft.type(out_scale)).astype(ft)
+    want = np.round((qv - 3).astype(ft) * along(ratio, 3, 1)) + out_zp
+    np.testing.assert_array_equal(got, np.clip(want, 0, 255).astype(np.uint8))
+    with pytest.raises(anvil.UserError, match='compute_dtype "int8" is not one of'):
+        qnn.requantize(x, in_scale, 3, out_scale, out_zp, axis=1, compute_dtype="int8")
+
+
 def test_requantize_scale_ratios_above_one_and_tiny():
     qv = np.arange(-300, 300, 7, dtype=np.int32).reshape(1, -1)
     x = graph.var("x", shape=qv.shape, dtype="int32")

@@ -33,6 +33,14 @@ void check_rounding(const std::string& rounding, const std::string& op, const So
     }
 }
 
+std::pair<double, double> quantized_range(DataType t) {
+    if (t == DataType::uint(8)) return {0, 255};
+    if (t == DataType::int_(8)) return {-128, 127};
+    if (t == DataType::uint(16)) return {0, 65535};
+    if (t == DataType::int_(16)) return {-32768, 32767};
+    return {double(INT32_MIN), double(INT32_MAX)};
+}
+
 FixedPoint fixed_point_of(double ratio, const std::string& what, const SourceLoc& loc) {
     if (!(ratio > 0) || !std::isfinite(ratio) || ratio >= std::ldexp(1.0, 30)) {
         user_error(loc) << what << " = " << ratio
@@ -83,6 +91,11 @@ Type requantize_type(const Op& op, const std::vector<Type>& args, const Attrs& a
     check_quantized_dtype(op.name, "the input", x.dtype, loc);
     check_quantized_dtype(op.name, "out_dtype", a.out_dtype, loc);
     check_rounding(a.rounding, op.name, loc);
+    if (a.compute_dtype != "int64" && a.compute_dtype != "float32" &&
+        a.compute_dtype != "float64") {
+        user_error(loc) << op.name << ": compute_dtype \"" << a.compute_dtype
+                        << "\" is not one of \"int64\", \"float32\", \"float64\"";
+    }
     check_qparams(op.name, {args[1], args[2]}, "input ", x, a.axis, loc);
     check_qparams(op.name, {args[3], args[4]}, "output ", x, std::nullopt, loc);
     return graph::make_tensor_type(x.shape, a.out_dtype);

@@ -54,14 +54,20 @@ struct DequantizeAttrs : graph::AttrsBase<DequantizeAttrs> {
 };
 
 // qnn.requantize. The input scale and zero point may run along `axis`; the output's are scalars.
+// compute_dtype (TVM's attribute) is how the scale ratio applies: "int64", a fixed-point
+// multiplier with `rounding`; "float32" or "float64", (q - in_zp) times the ratio computed in
+// that type (float32: (in_scale / out_scale) in float32, as ONNX Runtime's and PyTorch's integer
+// kernels requantize), rounded half to even.
 struct RequantizeAttrs : graph::AttrsBase<RequantizeAttrs> {
     static constexpr const char* kTypeName = "RequantizeAttrs";
     int64_t axis = -1;
     std::string rounding = "UPWARD";
+    std::string compute_dtype = "int64";
     DataType out_dtype = DataType::int_(8);
     void visit_fields(graph::AttrVisitor& v) override {
         v.visit("axis", &axis);
         v.visit("rounding", &rounding);
+        v.visit("compute_dtype", &compute_dtype);
         v.visit("out_dtype", &out_dtype);
     }
 };
@@ -178,5 +184,9 @@ struct FixedPoint {
     int32_t shift;
 };
 FixedPoint fixed_point_of(double ratio, const std::string& what, const SourceLoc& loc);
+
+// The range quantized values of type `t` saturate to: [0, 255] for uint8, [-128, 127] for int8,
+// likewise for 16 bits, int32's own otherwise.
+std::pair<double, double> quantized_range(DataType t);
 
 }  // namespace anvil::ops

@@ -65,8 +65,7 @@ Expr clip(const PtContext& ctx, const Expr& x, double lo, double hi) {
 
 // The range of the integer type `t`, from the zero point up for a layer with a fused relu.
 std::pair<double, double> output_range(DataType t, int64_t zero_point, bool relu) {
-    double lo = t == DataType::uint(8) ? 0 : t == DataType::int_(8) ? -128 : INT32_MIN;
-    double hi = t == DataType::uint(8) ? 255 : t == DataType::int_(8) ? 127 : INT32_MAX;
+    auto [lo, hi] = ops::quantized_range(t);
     return {relu ? std::max(lo, double(zero_point)) : lo, hi};
 }
 
@@ -130,7 +129,7 @@ PtValue requantize_output(const PtContext& ctx, Expr acc, const PtValue& bias,
     }
     auto [ra, r] = new_attrs<ops::RequantizeAttrs>();
     r->axis = channel_axis;
-    r->rounding = "TONEAREST";
+    r->compute_dtype = "float32";  // as PyTorch's engines requantize
     r->out_dtype = DataType::int32();
     Expr y = ctx.call("qnn.requantize",
                       {acc, scale_operand(ctx, per_channel), zero_point_operand(ctx, per_channel),

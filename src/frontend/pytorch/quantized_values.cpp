@@ -12,12 +12,6 @@ using graph::Expr;
 
 namespace {
 
-std::pair<int64_t, int64_t> integer_range(DataType t) {
-    if (t == DataType::uint(8)) return {0, 255};
-    if (t == DataType::int_(8)) return {-128, 127};
-    return {INT32_MIN, INT32_MAX};
-}
-
 void quantize_in_place(const NodeBuilder& b, PtValue& v, const PtValue& like) {
     if (v.kind == PtValue::List || v.kind == PtValue::Tuple) {
         for (auto& item : v.items) quantize_in_place(b, item, like);
@@ -63,7 +57,7 @@ PtValue quantized_constant(Expr integers, const TsConst& c, const SourceLoc& loc
                       << graph::type_str(integers->type);
         }
     }
-    auto [lo, hi] = integer_range(t.dtype);
+    auto [lo, hi] = ops::quantized_range(t.dtype);
     for (int64_t z : tq.zero_points) {
         if (z < lo || z > hi) {
             b.error() << "the quantized tensor '" << c.s << "' has the zero point " << z
@@ -156,7 +150,7 @@ Expr dequantize(const NodeBuilder& b, const PtValue& q) {
 
 PtValue quantize(const NodeBuilder& b, const Expr& x, double scale, int64_t zero_point,
                  DataType dtype) {
-    auto [lo, hi] = integer_range(dtype);
+    auto [lo, hi] = ops::quantized_range(dtype);
     if (!(scale > 0) || !std::isfinite(scale) || zero_point < lo || zero_point > hi) {
         b.error() << "quantization to " << dtype.str() << " with scale " << scale
                   << " and zero point " << zero_point << ": the scale must be positive and "

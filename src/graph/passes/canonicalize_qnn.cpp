@@ -3,7 +3,8 @@
 //   quantize    -> clip(round(x / scale) + zp), cast       (float32, half to even)
 //   dequantize  -> (cast(q, int32) - zp) as float32 * scale
 //   requantize  -> fixed_point_multiply(cast(q, int32) - in_zp, M, S) + out_zp, clip, cast,
-//                  M and S the fixed-point form of in_scale / out_scale (constants)
+//                  M and S the fixed-point form of in_scale / out_scale (constants); with
+//                  compute_dtype float32/float64 round((q - in_zp) * ratio) + out_zp instead
 //   add / subtract -> TFLite's integer ADD / SUB (both operands at a common scale with 20 extra
 //                  bits, added, scaled to the output)
 //   mul         -> (lhs - lhs_zp) * (rhs - rhs_zp) in int32, requantized from lhs_scale * rhs_scale
@@ -41,18 +42,10 @@ int64_t rank_of(const Expr& e) {
     return static_cast<int64_t>(tensor_of(e).ndim());
 }
 
-// The integer range a quantized type saturates to.
-std::pair<double, double> range_of(DataType t) {
-    if (t == DataType::uint(8)) return {0, 255};
-    if (t == DataType::int_(8)) return {-128, 127};
-    if (t == DataType::int_(16)) return {-32768, 32767};
-    return {double(INT32_MIN), double(INT32_MAX)};
-}
-
-// The same bounds for float32 values cast to t afterwards: INT32_MAX is no float32 (it rounds to
-// 2^31, which the cast cannot hold), so the largest float32 below it.
+// ops::quantized_range for float32 values cast to t afterwards: INT32_MAX is no float32 (it
+// rounds to 2^31, which the cast cannot hold), so the largest float32 below it.
 std::pair<double, double> float_range_of(DataType t) {
-    auto [lo, hi] = range_of(t);
+    auto [lo, hi] = ops::quantized_range(t);
     return {lo, t == DataType::int32() ? 2147483520.0 : hi};
 }
 
@@ -72,7 +65,8 @@ protected:
         }
         if (name == "qnn.requantize") {
             const auto& r = attrs_of<ops::RequantizeAttrs>(*call);
-            return requantize(a[0], a[1], a[2], a[3], a[4], r.axis, r.rounding, r.out_dtype);
+            return requantize(a[0], a[1], a[2], a[3], a[4], r.axis, r.rounding, r.out_dtype,
+                              r.compute_dtype);
         }
         if (name == "qnn.add" || name == "qnn.subtract") return add_or_subtract(*call);
         if (name == "qnn.mul") return mul(*call);
@@ -135,7 +129,7 @@ private:
     }
 
     Expr saturate(const Expr& x, DataType t) {
-        auto [lo, hi] = range_of(t);
+        auto [lo, hi] = ops::quantized_range(t);
         if (t == DataType::int32() && tensor_of(x).dtype == DataType::int32()) return x;
         return cast(clip(x, lo, hi), t);
     }
@@ -175,11 +169,24 @@ private:
 
     // q (any quantized type) from (in_scale, in_zp) to (out_scale, out_zp): int32 before the
     // final saturation when out_dtype is int32.
+    // With compute_dtype float32 / float64: (q - in_zp) times in_scale / out_scale computed in
+    // that type, rounded half to even, plus out_zp, saturated.
     Expr requantize(const Expr& q, const Expr& in_scale, const Expr& in_zp, const Expr& out_scale,
                     const Expr& out_zp, int64_t axis, const std::string& rounding,
-                    DataType out_dtype) {
-        return requantize_from(q, scale_values(in_scale, "input scale"), in_zp, out_scale, out_zp,
-                               axis, rounding, out_dtype);
+                    DataType out_dtype, const std::string& compute_dtype = "int64") {
+        std::vector<double> s = scale_values(in_scale, "input scale");
+        if (compute_dtype == "int64") {
+            return requantize_from(q, s, in_zp, out_scale, out_zp, axis, rounding, out_dtype);
+        }
+        DataType ft = compute_dtype == "float32" ? DataType::float32() : DataType::float64();
+        double out_s = scale_values(out_scale, "output scale")[0];
+        for (double& v : s) v = ft.bits() == 32 ? double(float(v) / float(out_s)) : v / out_s;
+        Expr x = cast(minus_zero_point(cast(q, DataType::int32()), in_zp, axis), ft);
+        Expr ratio = along(make_constant_of({int64_t(s.size())}, ft, s, loc_), rank_of(x), axis);
+        Expr y = call("round", {call("multiply", {x, ratio})});
+        if (uniform_value(out_zp) != 0.0) y = call("add", {y, cast(out_zp, ft)});
+        auto [lo, hi] = float_range_of(out_dtype);
+        return cast(clip(y, lo, hi), out_dtype);
     }
 
     // requantize with the input scale's values given (float32 values or their products, in

@@ -13,7 +13,8 @@
 // A relu or clip before the quantize becomes the clamp of the integer result. Activations must be
 // quantized per tensor and every scale and zero point be a constant; a weight may be quantized
 // per output channel. What does not match stays in floats, which is exact; the integer forms
-// round as requantize does (to nearest), within one quantization step of the float form.
+// requantize in float32 (compute_dtype), as ONNX Runtime's integer kernels do, within one
+// quantization step of the float form.
 #include <algorithm>
 #include <cmath>
 
@@ -50,14 +51,6 @@ std::optional<Dequantized> as_dequantized(const Expr& e) {
     return Dequantized{dq->args[0], *s, *z, attrs_of<ops::DequantizeAttrs>(*dq).axis};
 }
 
-std::pair<double, double> integer_range(DataType t) {
-    if (t == DataType::uint(8)) return {0, 255};
-    if (t == DataType::int_(8)) return {-128, 127};
-    if (t == DataType::uint(16)) return {0, 65535};
-    if (t == DataType::int_(16)) return {-32768, 32767};
-    return {INT32_MIN, INT32_MAX};
-}
-
 class FakeQuantizationToInteger : public CallRewriter {
 public:
     using CallRewriter::CallRewriter;
@@ -69,7 +62,7 @@ protected:
         auto so = constant_values(q->args[1]), zo = constant_values(q->args[2]);
         if (!so || !zo || so->size() != 1 || zo->size() != 1) return {};
         out_ = Out{(*so)[0], (*zo)[0], attrs_of<ops::QuantizeAttrs>(*q).out_dtype, {}, {}};
-        std::tie(out_.lo, out_.hi) = integer_range(out_.dtype);
+        std::tie(out_.lo, out_.hi) = ops::quantized_range(out_.dtype);
         loc_ = self->loc;
         Expr body = clamp_of(q->args[0]);
         if (auto dq = as_dequantized(body)) return requantized(*dq, mutate(dq->data));
@@ -141,7 +134,7 @@ private:
                 const std::vector<double>& zero_points, int64_t axis) const {
         auto [attrs, a] = ops_attrs<ops::RequantizeAttrs>();
         a->axis = axis;
-        a->rounding = "TONEAREST";
+        a->compute_dtype = "float32";  // as ONNX Runtime's integer kernels requantize
         a->out_dtype = DataType::int32();
         Expr r = call("qnn.requantize",
                       {x, vector(DataType::float32(), scales),
@@ -151,7 +144,7 @@ private:
     }
     // `x` clamped to the output's range (narrowed by a relu or clip) and cast to its type.
     Expr clamp_cast(const Expr& x) const {
-        auto [lo, hi] = integer_range(out_.dtype);
+        auto [lo, hi] = ops::quantized_range(out_.dtype);
         Expr y = x;
         if (out_.lo > lo || out_.hi < hi || tensor_of(x).dtype != out_.dtype) {
             auto [attrs, c] = ops_attrs<ops::ClipAttrs>();
@@ -361,7 +354,7 @@ private:
             value = (*v)[0];
         }
         Expr xi = mutate(x->data);
-        auto [lo, hi] = integer_range(tensor_of(xi).dtype);
+        auto [lo, hi] = ops::quantized_range(tensor_of(xi).dtype);
         auto [attrs, p] = ops_attrs<ops::PadAttrs>();
         p->pad_width = a.pad_width;
         p->pad_value = std::clamp(std::nearbyint(value / x->scales[0]) + x->zero_points[0], lo, hi);
