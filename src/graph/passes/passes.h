@@ -75,7 +75,7 @@ IRModule infer_types(const IRModule& m, const PassContext& ctx);
 // `params`, every type in the body re-derived. UserError when a new shape does not fit.
 Ref<Function> rebind_params(const Ref<Function>& f, const std::vector<Ref<Var>>& params);
 
-// Requires: nothing.  Ensures: a qnn.quantize of a conv2d, dense, add, concatenate, pool or
+// Requires: nothing.  Ensures: a qnn.quantize of a conv2d, dense, concatenate, pool or
 // element-moving op on qnn.dequantize'd operands (the QDQ form of ONNX's quantized models;
 // constant scales and zero points, activations per tensor) is the QNN op on the integers, with
 // requantize, and a relu or clip before it a clamp; other forms stay in floats.
