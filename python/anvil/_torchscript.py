@@ -233,7 +233,11 @@ def _packed_params(value):
     methods = set(value._method_names())
     if "unpack" not in methods:
         return None
-    weight, bias = value.unpack()
+    unpacked = value.unpack()
+    if not isinstance(unpacked, tuple) or len(unpacked) != 2:
+        raise ReadError("packed parameters other than a convolution's or a linear layer's "
+                        "(weight, bias) are not supported")
+    weight, bias = unpacked
     if {"stride", "padding", "dilation", "groups"} <= methods:
         return (weight, bias, list(value.stride()), list(value.padding()),
                 list(value.dilation()), int(value.groups()), bool(value.transpose()),

@@ -29,7 +29,7 @@ public:
         if (!kwargs_.contains(name)) return;
         used_.insert(name);
         try {
-            *v = flattened(kwargs_[name]).cast<std::vector<int64_t>>();
+            *v = flattened(kwargs_[name], name).cast<std::vector<int64_t>>();
         } catch (const py::cast_error&) {
             wrong_kind(name);
         }
@@ -74,20 +74,23 @@ private:
         throw UserError(op_ + ": attribute '" + name + "' has the wrong kind of value (" +
                         py::str(kwargs_[name]).cast<std::string>() + ")");
     }
-    // The items of a list or tuple and of the lists and tuples in it, in order; anything else
-    // as it is.
-    static py::object flattened(const py::handle& value) {
-        if (!py::isinstance<py::list>(value) && !py::isinstance<py::tuple>(value)) {
+    // The rows of a sequence of sequences of one length, joined (anything else as it is);
+    // UserError for rows of different lengths.
+    py::object flattened(const py::handle& value, const char* name) const {
+        auto sequence = [](const py::handle& h) {
+            return py::isinstance<py::list>(h) || py::isinstance<py::tuple>(h);
+        };
+        if (!sequence(value) || py::len(value) == 0 || !sequence(value[py::int_(0)])) {
             return py::reinterpret_borrow<py::object>(value);
         }
+        size_t width = py::len(value[py::int_(0)]);
         py::list out;
-        for (const py::handle item : value) {
-            py::object leaves = flattened(item);
-            if (py::isinstance<py::list>(leaves)) {
-                for (const py::handle leaf : leaves) out.append(leaf);
-            } else {
-                out.append(leaves);
+        for (const py::handle row : value) {
+            if (!sequence(row) || py::len(row) != width) {
+                throw UserError(op_ + ": attribute '" + name +
+                                "' must be rows of one length, as ((0, 0), (1, 1))");
             }
+            for (const py::handle leaf : row) out.append(leaf);
         }
         return out;
     }

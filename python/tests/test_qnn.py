@@ -195,6 +195,18 @@ def test_requantize_in_float(compute_dtype, per_axis):
     np.testing.assert_array_equal(got, np.clip(want, 0, 255).astype(np.uint8))
     with pytest.raises(anvil.UserError, match='compute_dtype "int8" is not one of'):
         qnn.requantize(x, in_scale, 3, out_scale, out_zp, axis=1, compute_dtype="int8")
+    zero_out = qnn.requantize(x, in_scale, 3, np.float32(0), out_zp, axis=1,
+                              compute_dtype=compute_dtype, out_dtype="uint8")
+    with pytest.raises(anvil.UserError, match="must be positive and finite"):
+        run([x], [zero_out], {"x": qv})
+
+
+def test_nested_attribute_lists_are_rows_of_one_length():
+    x = graph.var("x", shape=(1, 2), dtype="uint8")
+    y = graph.op.nn.pad(x, pad_width=((0, 1), (2, 0)))
+    assert "pad_width=[0, 1, 2, 0]" in graph.IRModule.from_expr(graph.function([x], y)).astext()
+    with pytest.raises(anvil.UserError, match="must be rows of one length"):
+        graph.op.nn.pad(x, pad_width=((0, 1), (2,)))
 
 
 def test_requantize_scale_ratios_above_one_and_tiny():

@@ -112,15 +112,21 @@ private:
                 "attribute '" + std::string(name) + "' of " + op_ + " takes " + want + ", found " +
                     kind_text(a));
     }
-    // The items of a list and of the lists in it, in order.
-    static std::vector<const AttrValue*> leaves(const AttrValue& list) {
+    // The items of a list, or of its rows when it is a list of lists of one length.
+    std::vector<const AttrValue*> leaves(const AttrValue& list) const {
         std::vector<const AttrValue*> out;
+        bool rows = !list.items.empty() && list.items[0].kind == AttrValue::Kind::List;
         for (const auto& item : list.items) {
-            if (item.kind != AttrValue::Kind::List) {
+            if (!rows) {
                 out.push_back(&item);
                 continue;
             }
-            for (const AttrValue* leaf : leaves(item)) out.push_back(leaf);
+            if (item.kind != AttrValue::Kind::List ||
+                item.items.size() != list.items[0].items.size()) {
+                fail_at(item.at.line, item.at.col,
+                        "a list of rows must have rows of one length, as [[0, 0], [1, 1]]");
+            }
+            for (const auto& leaf : item.items) out.push_back(&leaf);
         }
         return out;
     }

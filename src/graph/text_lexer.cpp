@@ -35,9 +35,16 @@ std::string take_local_name(TextScanner& scan) {
     while (is_name_char(scan.at(n)) || (scan.at(n) == '.' && is_name_char(scan.at(n + 1)))) ++n;
     std::string run;
     for (size_t k = 0; k < n; ++k) run += scan.at(k);
-    if (!anvil::text::is_dotted_name(run)) return scan.take_name();
-    for (size_t k = 0; k < n; ++k) scan.take();
-    return run;
+    // The longest dotted name the run starts with; the `.digits` after it are projections.
+    for (size_t end = run.size();;) {
+        if (anvil::text::is_dotted_name(std::string_view(run).substr(0, end))) {
+            for (size_t k = 0; k < end; ++k) scan.take();
+            return run.substr(0, end);
+        }
+        size_t dot = run.rfind('.', end - 1);
+        if (dot == std::string::npos) return scan.take_name();
+        end = dot;
+    }
 }
 
 }  // namespace

@@ -261,8 +261,13 @@ Type conv2d_pack_weight_type(const Op& op, const std::vector<Type>& args, const 
     }
     std::vector<int64_t> s = w.static_shape();
     auto D = [&](int64_t v) { return make_int(w.shape[0].dtype(), v); };
-    if (w.dtype == DataType::int_(8) && a.groups == 1 && a.block == -1) {
+    if (a.quads) {
         // Quads for the uint8 x int8 form (pack_u8s8_weight).
+        if (w.dtype != DataType::int_(8) || a.groups != 1 || a.block != -1) {
+            user_error(loc) << op.name << ": quads pack an int8 weight of one group with the "
+                            << "default block, got " << graph::type_str(args[0])
+                            << " with groups=" << a.groups << " and block=" << a.block;
+        }
         return graph::make_tensor_type({D((s[0] + kU8S8Block - 1) / kU8S8Block), D((s[1] + 3) / 4),
                                         w.shape[2], w.shape[3], D(kU8S8Block)},
                                        DataType::int32());
@@ -299,11 +304,12 @@ Type conv2d_packed_type(const Op& op, const std::vector<Type>& args, const Attrs
     }
     std::vector<int64_t> s = w.static_shape();
     const auto& x = graph::expect_tensor(args[0], loc, "the data of " + op.name);
-    if (w.dtype == DataType::int32() && x.dtype == DataType::uint(8)) {
+    if (a.quads) {
         // An int8 weight packed in quads (pack_u8s8_weight): the data's channels, 4 per quad.
         const int64_t* c = x.ndim() == 4 ? as_const_int(x.shape[1]) : nullptr;
-        if (!c || a.groups != 1 || s[4] != kU8S8Block || (*c + 3) / 4 != s[1] ||
-            a.channels <= (s[0] - 1) * s[4] || a.channels > s[0] * s[4]) {
+        if (!c || x.dtype != DataType::uint(8) || w.dtype != DataType::int32() || a.groups != 1 ||
+            s[4] != kU8S8Block || (*c + 3) / 4 != s[1] || a.channels <= (s[0] - 1) * s[4] ||
+            a.channels > s[0] * s[4]) {
             user_error(loc) << op.name << ": the int8 weight packed in quads "
                             << graph::type_str(args[1]) << " does not fit the data "
                             << graph::type_str(args[0]) << " with channels=" << a.channels
@@ -587,9 +593,7 @@ std::vector<te::Tensor> conv2d_pack_weight_compute(const std::vector<te::Tensor>
             w.shape(), [&](std::span<const PrimExpr> i) { return w(i[0], i[1], i[2], i[3]); },
             "conv2d_pack_weight")};
     }
-    if (t->dtype == DataType::int32() && w.dtype() == DataType::int_(8)) {
-        return {pack_u8s8_weight("conv2d_pack_weight", w)};
-    }
+    if (a.quads) return {pack_u8s8_weight("conv2d_pack_weight", w)};
     std::vector<int64_t> s = t->static_shape();
     ConvGeom g{a.groups, const_dim(w.shape()[0], "nn.conv2d_pack_weight output channels"),
                s[1],     s[2],
@@ -614,9 +618,7 @@ std::vector<te::Tensor> conv2d_packed_compute(const std::vector<te::Tensor>& in,
                a.dilation[1],
                out.as<graph::TensorType>()->dtype};
     te::Tensor xp = pad_input("conv2d", x, a.padding);
-    if (w.dtype() == DataType::int32() && x.dtype() == DataType::uint(8)) {
-        return {conv2d_u8s8("conv2d", xp, w, a.strides, a.dilation, te_shape(out))};
-    }
+    if (a.quads) return {conv2d_u8s8("conv2d", xp, w, a.strides, a.dilation, te_shape(out))};
     if (w.ndim() == 4) {
         return {conv_core("conv2d", xp, weight_reader(w), g, te_shape(out), std::nullopt,
                           /*direct=*/true)};

@@ -99,9 +99,13 @@ struct Conv2DPackWeightAttrs : graph::AttrsBase<Conv2DPackWeightAttrs> {
     static constexpr const char* kTypeName = "Conv2DPackWeightAttrs";
     int64_t groups = 1;
     int64_t block = -1;  // the output-channel block; -1: nn.conv2d's rule
+    // An int8 weight of a uint8 x int8 convolution in quads of input channels (int32,
+    // pack_u8s8_weight), as prepack_weights packs those.
+    bool quads = false;
     void visit_fields(graph::AttrVisitor& v) override {
         v.visit("groups", &groups);
         v.visit("block", &block);
+        v.visit("quads", &quads);
     }
 };
 
@@ -131,12 +135,14 @@ struct Conv2DPackedAttrs : graph::AttrsBase<Conv2DPackedAttrs> {
     std::vector<int64_t> dilation{1, 1};
     int64_t groups = 1;
     int64_t channels = 0;  // O, the output channels (the packed weight may pad them)
+    bool quads = false;    // uint8 data and an int8 weight packed in quads (int32 sums)
     void visit_fields(graph::AttrVisitor& v) override {
         v.visit("strides", &strides);
         v.visit("padding", &padding);
         v.visit("dilation", &dilation);
         v.visit("groups", &groups);
         v.visit("channels", &channels);
+        v.visit("quads", &quads);
     }
 };
 

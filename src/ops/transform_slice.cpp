@@ -252,7 +252,7 @@ Type pad_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
     }
     if (args.size() == 2) {
         const auto& v = graph::expect_tensor(args[1], loc, "the constant of " + op.name);
-        if (v.num_elements() != 1 || a.pad_mode != "constant") {
+        if (v.num_elements() != 1 || a.pad_mode != "constant" || v.dtype.is_handle()) {
             user_error(loc) << op.name << ": the constant must be one element (constant mode), got "
                             << graph::type_str(args[1]) << " in " << a.pad_mode << " mode";
         }

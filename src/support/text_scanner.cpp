@@ -18,7 +18,6 @@ bool is_name_char(char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
 }
 bool is_dotted_name(std::string_view s) {
-    bool named_part = false;  // a part after the first that is not all digits
     size_t start = 0;
     for (size_t part = 0;; ++part) {
         size_t end = s.find('.', start);
@@ -29,8 +28,8 @@ bool is_dotted_name(std::string_view s) {
             if (!is_name_char(c)) return false;
             digits = digits && is_digit(c);
         }
-        if (part > 0 && !digits) named_part = true;
-        if (end == std::string_view::npos) return part > 0 && named_part;
+        // The last part names: `%a.b.0` is item 0 of `%a.b`.
+        if (end == std::string_view::npos) return part > 0 && !digits;
         start = end + 1;
     }
 }

@@ -23,9 +23,9 @@ namespace anvil::text {
 bool is_name_start(char c);  // a letter or '_'
 bool is_name_char(char c);   // a letter, a digit or '_'
 bool is_digit(char c);
-// True if `s` is names joined by single dots with one part after the first not all digits
+// True if `s` is names joined by single dots whose last part is not all digits
 // (`features.0.0_weight`, `conv1.bias`): the graph text reads such a `%name` as one variable,
-// where `%5.0` and `%x.1` are tuple projections.
+// where `%5.0`, `%x.1` and `%a.b.0` (item 0 of `%a.b`) are tuple projections.
 bool is_dotted_name(std::string_view s);
 
 // `s` in double quotes, with the escapes TextScanner::take_string reads back.

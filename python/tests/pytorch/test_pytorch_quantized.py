@@ -124,6 +124,39 @@ def test_quantize_dequantize_and_integer_views():
         assert np.all(np.abs(g.astype(np.float64) - w) <= np.asarray(s) * 1.001 + 1e-6)
 
 
+class FixedOutputs(nn.Module):
+    """sigmoid, hardsigmoid and tanh of a quantized tensor, with PyTorch's fixed output scales."""
+
+    def forward(self, x):
+        q = torch.quantize_per_tensor(x, 0.05, 100, torch.quint8)
+        return (torch.sigmoid(q).int_repr(), torch.tanh(q).int_repr(),
+                torch.nn.functional.hardsigmoid(q).int_repr())
+
+
+def test_fixed_output_scales():
+    torch.backends.quantized.engine = ENGINES[0]
+    x = torch.randn(2, 3, 5) * 3
+    traced = torch.jit.trace(FixedOutputs(), x)
+    mod, params = import_module(traced, [x])
+    got = run_anvil(mod, params, [x])
+    for g, w in zip(got, FixedOutputs()(x)):
+        w = w.numpy()
+        assert g.dtype == w.dtype and np.abs(g.astype(int) - w.astype(int)).max() <= 1
+
+
+class PerChannelSlice(nn.Module):
+    def forward(self, x):
+        c = torch.quantize_per_channel(x, torch.tensor([0.02, 0.04, 0.08]),
+                                       torch.tensor([0, 3, -2]), 1, torch.qint8)
+        return c[:, 1:].dequantize()
+
+
+def test_ops_on_per_channel_tensors_are_refused():
+    x = torch.randn(2, 3, 5)
+    with pytest.raises(anvil.UserError, match="quantized per channel is not supported"):
+        import_module(torch.jit.trace(PerChannelSlice(), x), [x])
+
+
 class Dynamic(nn.Module):
     def __init__(self):
         super().__init__()
@@ -262,6 +295,11 @@ def test_quantized_layer_errors():
 
     assert "the weight must be 4-D" in edited_conv(flat_weight)
 
+    def weight_along_axis_1(items, tensors):
+        items[0]["quantized"] = {"scales": [0.1, 0.2, 0.1], "zero_points": [0, 0, 0], "axis": 1}
+
+    assert "quantized along axis 1" in edited_conv(weight_along_axis_1)
+
     def quantized_bias(items, tensors):
         items[1] = dict(items[0])
 
@@ -291,6 +329,24 @@ def test_quantized_operand_errors():
 
     with pytest.raises(anvil.UserError, match="operand 0 must be a quantized tensor"):
         import_module(torch.jit.script(IntReprOfFloat()), [x])
+
+    class NegativeChannelScale(nn.Module):
+        def forward(self, x):
+            return torch.quantize_per_channel(x, torch.tensor([0.1, -0.2, 0.1]),
+                                              torch.zeros(3, dtype=torch.long), 1,
+                                              torch.qint8).dequantize()
+
+    with pytest.raises(anvil.UserError, match="the scale -0.2 is not positive"):
+        import_module(torch.jit.script(NegativeChannelScale()), [x])
+
+    class ChannelZeroPointOutOfRange(nn.Module):
+        def forward(self, x):
+            return torch.quantize_per_channel(x, torch.tensor([0.1, 0.2, 0.1]),
+                                              torch.tensor([0, 200, 0]), 1,
+                                              torch.qint8).dequantize()
+
+    with pytest.raises(anvil.UserError, match="the zero point 200 is outside the range of int8"):
+        import_module(torch.jit.script(ChannelZeroPointOutOfRange()), [x])
 
     class ChannelScalesFromInput(nn.Module):
         def forward(self, x, s):

@@ -90,6 +90,10 @@ const PtValues& packed_params(const PtContext& ctx, size_t i, size_t size) {
         ctx.error() << "operand " << i << " must be the layer's packed parameters (a quantized "
                     << "weight, the bias, ...), got " << kind_name(p.kind);
     }
+    if (p.items[0].quant->axis > 0) {
+        ctx.error() << "the layer's weight is quantized along axis " << p.items[0].quant->axis
+                    << "; per-channel weights run along the output channels (axis 0)";
+    }
     return p.items;
 }
 
@@ -177,7 +181,16 @@ PtValues convert_quantize_per_channel(PtContext& ctx) {
         return out;
     };
     q.scales = numbers(1, "scales");
-    for (double z : numbers(2, "zero points")) q.zero_points.push_back(static_cast<int64_t>(z));
+    auto [lo, hi] = ops::quantized_range(t);
+    for (double s : q.scales) {
+        if (!(s > 0) || !std::isfinite(s)) ctx.error() << "the scale " << s << " is not positive";
+    }
+    for (double z : numbers(2, "zero points")) {
+        if (!(z >= lo && z <= hi)) {
+            ctx.error() << "the zero point " << z << " is outside the range of " << t.str();
+        }
+        q.zero_points.push_back(static_cast<int64_t>(z));
+    }
     if (q.scales.size() != q.zero_points.size()) {
         ctx.error() << q.scales.size() << " scales and " << q.zero_points.size() << " zero points";
     }

@@ -373,8 +373,8 @@ private:
         }
         PtValues operands = inputs;  // for views (views.h) and in-place ops
         NodeBuilder requantizer(loc, "quantized");
-        if (quantized &&
-            !pytorch::moves_elements_only(functional.empty() ? node.kind : functional)) {
+        const std::string& kind = functional.empty() ? node.kind : functional;
+        if (quantized && !pytorch::moves_quantized_integers(kind, inputs)) {
             inputs = pytorch::dequantized(requantizer, inputs);
         }
         pytorch::PtContext ctx(in_place ? functional_node : node, loc, std::move(inputs), this);
@@ -387,7 +387,7 @@ private:
             for (const auto& out : node.outputs) bind(out.id, unknown);
             return;
         }
-        if (quantized) pytorch::quantize_results(requantizer, outs, *quantized);
+        if (quantized) pytorch::quantize_results(requantizer, outs, *quantized, kind);
         if (outs.size() != node.outputs.size()) {
             ctx.error() << "converted to " << outs.size() << " value(s), but the node has "
                         << node.outputs.size() << " output(s)";

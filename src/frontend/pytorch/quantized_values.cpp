@@ -12,9 +12,24 @@ using graph::Expr;
 
 namespace {
 
-void quantize_in_place(const NodeBuilder& b, PtValue& v, const PtValue& like) {
+// The output quantization PyTorch's quantized kernels fix for `kind` on `integers` (sigmoid,
+// hardsigmoid: [0, 1] in steps of 1/256; tanh: [-1, 1] in steps of 2/256), else null.
+std::shared_ptr<const Quantization> fixed_output(const std::string& kind, DataType integers) {
+    bool u8 = integers == DataType::uint(8);
+    if (integers != DataType::uint(8) && integers != DataType::int_(8)) return nullptr;
+    if (kind == "aten::sigmoid" || kind == "aten::hardsigmoid") {
+        return std::make_shared<const Quantization>(Quantization{{1.0 / 256}, {u8 ? 0 : -128}, -1});
+    }
+    if (kind == "aten::tanh") {
+        return std::make_shared<const Quantization>(Quantization{{2.0 / 256}, {u8 ? 128 : 0}, -1});
+    }
+    return nullptr;
+}
+
+void quantize_in_place(const NodeBuilder& b, PtValue& v, const PtValue& like,
+                       const std::string& kind) {
     if (v.kind == PtValue::List || v.kind == PtValue::Tuple) {
-        for (auto& item : v.items) quantize_in_place(b, item, like);
+        for (auto& item : v.items) quantize_in_place(b, item, like, kind);
         return;
     }
     if (v.kind != PtValue::Tensor || v.quant || !v.tensor.defined()) return;
@@ -23,14 +38,19 @@ void quantize_in_place(const NodeBuilder& b, PtValue& v, const PtValue& like) {
     if (t == integers) {
         v.quant = like.quant;
     } else if (t.is_float()) {
-        const Quantization& q = *like.quant;
+        std::shared_ptr<const Quantization> fixed = fixed_output(kind, integers);
+        if (!fixed && like.quant->axis >= 0) {
+            b.error() << kind << " of a tensor quantized per channel is not supported (its "
+                      << "scales would have to follow the result's axes); dequantize it first";
+        }
+        const Quantization& q = fixed ? *fixed : *like.quant;
         auto [attrs, a] = new_attrs<ops::QuantizeAttrs>();
         a->axis = q.axis;
         a->out_dtype = integers;
         Expr x = cast_to(b, v.tensor, DataType::float32());
         v.tensor =
             b.call("qnn.quantize", {x, scale_operand(b, q), zero_point_operand(b, q)}, attrs);
-        v.quant = like.quant;
+        v.quant = fixed ? fixed : like.quant;
     }
 }
 
@@ -118,8 +138,14 @@ PtValues dequantized(const NodeBuilder& b, const PtValues& values) {
     return out;
 }
 
-void quantize_results(const NodeBuilder& b, PtValues& results, const PtValue& like) {
-    for (auto& v : results) quantize_in_place(b, v, like);
+void quantize_results(const NodeBuilder& b, PtValues& results, const PtValue& like,
+                      const std::string& kind) {
+    for (auto& v : results) quantize_in_place(b, v, like, kind);
+}
+
+bool moves_quantized_integers(const std::string& kind, const PtValues& operands) {
+    return moves_elements_only(kind) && !operands.empty() && operands[0].kind == PtValue::Tensor &&
+           operands[0].quant && operands[0].quant->axis < 0;
 }
 
 Expr scale_operand(const NodeBuilder& b, const Quantization& q) {

@@ -6,8 +6,9 @@
 // computes on the real numbers it stands for, as PyTorch's quantized CPU kernels for ops without
 // scales of their own do (mean, pooling, relu, hardtanh, interpolation): the importer
 // dequantizes its operands and quantizes its floating-point results back with the first
-// quantized operand's scale and zero point. Ops that only move elements (view, permute, flatten,
-// slicing) work on the integers directly and pass the quantization on.
+// quantized operand's scale and zero point (sigmoid, hardsigmoid and tanh with the fixed ones
+// PyTorch gives them). Ops that only move elements (view, permute, flatten, slicing) of a tensor
+// quantized per tensor work on the integers directly and pass the quantization on.
 #pragma once
 
 #include <memory>
@@ -30,9 +31,12 @@ PtValue quantized_constant(graph::Expr integers, const TsConst& c, const SourceL
 // dequantizing, int_repr, q_scale, q_zero_point), and nodes of `kind` that only pass values on
 // (prim::ListConstruct, __getitem__, ...): both see the operands as they are.
 bool sees_quantized_operands(const std::string& kind);
-// Whether `kind` only moves elements (reshape, permute, slicing, ...): it converts on the
-// integers and its results keep the operand's quantization.
+// Whether `kind` only moves elements (reshape, permute, slicing, ...).
 bool moves_elements_only(const std::string& kind);
+// Whether a node of `kind` converts on the integers of its quantized operands, its results
+// keeping their quantization: it only moves elements, of operand 0, which is quantized per
+// tensor (a per-channel axis would not follow a permute or a reshape).
+bool moves_quantized_integers(const std::string& kind, const PtValues& operands);
 
 // The first quantized tensor among `values` and the items of their lists and tuples; null if
 // none.
@@ -40,10 +44,12 @@ const PtValue* first_quantized(const PtValues& values);
 // `values` with each quantized tensor (also inside lists and tuples) as the float32 tensor of
 // the real numbers it stands for.
 PtValues dequantized(const NodeBuilder& b, const PtValues& values);
-// The results of a node whose first quantized operand is `like`: float tensors are quantized
-// with its scale and zero point into its integer type; tensors of that integer type (moved
+// The results of a node of `kind` whose first quantized operand is `like`: float tensors are
+// quantized into its integer type with its scale and zero point (with the fixed ones of
+// PyTorch's quantized sigmoid, hardsigmoid and tanh); tensors of that integer type (moved
 // elements) take its quantization.
-void quantize_results(const NodeBuilder& b, PtValues& results, const PtValue& like);
+void quantize_results(const NodeBuilder& b, PtValues& results, const PtValue& like,
+                      const std::string& kind);
 
 // QNN operands of a quantization: the scale (float32; a scalar when there is one, else 1-D along
 // its axis) and the zero point (int32, likewise).

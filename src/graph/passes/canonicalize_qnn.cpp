@@ -180,7 +180,13 @@ private:
         }
         DataType ft = compute_dtype == "float32" ? DataType::float32() : DataType::float64();
         double out_s = scale_values(out_scale, "output scale")[0];
-        for (double& v : s) v = ft.bits() == 32 ? double(float(v) / float(out_s)) : v / out_s;
+        for (double& v : s) {
+            v = ft.bits() == 32 ? double(float(v) / float(out_s)) : v / out_s;
+            if (!(v > 0) || !std::isfinite(v)) {
+                user_error(loc_) << op_name_ << ": the scale ratio " << v << " (input scale / "
+                                 << "output scale) must be positive and finite";
+            }
+        }
         Expr x = cast(minus_zero_point(cast(q, DataType::int32()), in_zp, axis), ft);
         Expr ratio = along(make_constant_of({int64_t(s.size())}, ft, s, loc_), rank_of(x), axis);
         Expr y = call("round", {call("multiply", {x, ratio})});

@@ -197,6 +197,7 @@ private:
         if (!x || !w || !x->per_tensor()) return {};
         if (!w->per_tensor() && w->axis != 0) return {};
         const auto& wt = tensor_of(w->data);
+        if (wt.ndim() == 0 || !as_const_int(wt.shape[0])) return {};
         int64_t channels = *as_const_int(wt.shape[0]);
         int64_t rank = int64_t(tensor_of(prod).ndim());
         int64_t channel_axis = dense ? rank - 1 : 1;

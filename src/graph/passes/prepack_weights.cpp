@@ -59,6 +59,7 @@ private:
             ctx_.conv2d_weight_block && !is_u8s8_conv(call) ? ctx_.conv2d_weight_block(call) : -1;
         ops::Conv2DPackWeightAttrs pack_attrs;
         pack_attrs.groups = conv.groups;
+        pack_attrs.quads = is_u8s8_conv(call);
         // (With 0, the pack op applies its rule: whether that blocks decides the form.)
         if (block > 0) pack_attrs.block = block;
         Expr pw = make_call(*pack, {w}, make_ref<ops::Conv2DPackWeightAttrs>(pack_attrs), w->loc);
@@ -74,6 +75,7 @@ private:
         a.dilation = conv.dilation;
         a.groups = conv.groups;
         a.channels = w->type.as<TensorType>()->static_shape()[0];
+        a.quads = pack_attrs.quads;
         return make_call(*packed, {call.args[0], pw}, make_ref<ops::Conv2DPackedAttrs>(a),
                          call.loc);
     }

@@ -60,6 +60,7 @@ TEST(ConvU8S8, EveryShapeExact) {
         a.out_dtype = DataType::int32();
         std::vector<double> want = testing::conv2d_reference(xf, wf, a);
         ops::Conv2DPackWeightAttrs pa;
+        pa.quads = true;
         NDArray packed = run_op("nn.conv2d_pack_weight", pa, {w});
         ASSERT_EQ(packed.dtype().bits, 32) << c.name;
         ASSERT_EQ(packed.shape()[1], (c.w[1] + 3) / 4) << c.name;
@@ -68,6 +69,7 @@ TEST(ConvU8S8, EveryShapeExact) {
         pk.padding = c.padding;
         pk.dilation = c.dilation;
         pk.channels = c.w[0];
+        pk.quads = true;
         for (bool generic : {false, true}) {
             auto schedule = generic ? ops::schedule_conv2d_generic : nullptr;
             for (bool prepacked : {false, true}) {
@@ -91,10 +93,22 @@ TEST(ConvU8S8, PackedQuadsMustFitTheData) {
     std::vector<graph::Type> args{x, packed};
     ops::Conv2DPackedAttrs pk;
     pk.channels = 16;
+    pk.quads = true;
     const graph::Op& op = ops::get_op("nn.conv2d_packed");
     EXPECT_MESSAGE(op.infer_type(op, args, pk, SourceLoc{}),
                    "nn.conv2d_packed: the int8 weight packed in quads",
                    "does not fit the data Tensor[(1, 8, 5, 5), uint8] with channels=16");
+}
+
+TEST(ConvU8S8, QuadsPackOnlyInt8WeightsOfOneGroup) {
+    graph::Type w = graph::make_tensor_type(std::vector<int64_t>{8, 4, 3, 3}, DataType::float32());
+    ops::Conv2DPackWeightAttrs pa;
+    pa.quads = true;
+    const graph::Op& op = ops::get_op("nn.conv2d_pack_weight");
+    std::vector<graph::Type> args{w};
+    EXPECT_MESSAGE(op.infer_type(op, args, pa, SourceLoc{}),
+                   "nn.conv2d_pack_weight: quads pack an int8 weight of one group",
+                   "Tensor[(8, 4, 3, 3), float32] with groups=1");
 }
 
 }  // namespace

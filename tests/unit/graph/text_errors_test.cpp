@@ -220,6 +220,8 @@ TEST(GraphTextErrors, SuffixedAndNestedAttributeValues) {
               "u64)");
     EXPECT_EQ(body("clip(%x, a_min=300u8)"), "2:18: 300u8 is out of the range of uint8");
     // A nested list reads row by row, but its leaves must still be integers.
+    EXPECT_EQ(body("nn.pad(%x, pad_width=[[0, 0], [1]])"),
+              "2:33: a list of rows must have rows of one length, as [[0, 0], [1, 1]]");
     EXPECT_EQ(body("nn.pad(%x, pad_width=[[0, 1.5]])"),
               "2:29: attribute 'pad_width' of nn.pad takes a list of integers, found a "
               "floating-point number");

@@ -177,6 +177,11 @@ TEST(GraphText, DottedParameterNamesReadBack) {
         ops::op_table());
     EXPECT_EQ(m.main()->params[0]->name, "conv1.bias");
     EXPECT_TRUE(m.main()->body.as<Call>()->args[1].as<TupleGetItem>());
+    // A projection of a dotted name: `%a.b.0` is item 0 of `%a.b`, and prints so.
+    auto ab = make_var("a.b", make_tuple_type({tensor({2}), tensor({2})}));
+    std::string t2 = expect_round_trip(
+        module_of(make_function({ab}, call("negative", {make_tuple_get_item(ab, 0)}))));
+    EXPECT_NE(t2.find("= %a.b.0 "), std::string::npos) << t2;
 }
 
 TEST(GraphText, TvmSpellingsOfAttributesParse) {
