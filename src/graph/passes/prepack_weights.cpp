@@ -2,7 +2,8 @@
 // x86 micro-kernels read becomes a value of the graph instead of a stage inside every kernel.
 //   nn.conv2d(x, W)  ->  nn.conv2d_packed(x, nn.conv2d_pack_weight(W), channels=O, ...)
 //                        (float weights, and the int8 weights of uint8 x int8 convolutions,
-//                        which pack in quads)
+//                        which pack in quads; a uint8 x int8 nn.dense becomes such a 1x1
+//                        convolution)
 //   nn.dense(x, W)   ->  nn.dense_packed(x, nn.dense_pack_weight(W), units=N)
 // for constant weights W only, so that fold_constants (which runs next) evaluates the packing
 // once at compile time; a kernel then reads the packed constant directly. The block size is the
@@ -14,6 +15,7 @@
 #include "graph/passes/graph_rewrite.h"
 #include "ops/conv.h"
 #include "ops/dense.h"
+#include "ops/transform.h"
 
 namespace anvil::graph {
 
@@ -28,10 +30,13 @@ protected:
         Expr e = ExprMutator::mutate_(op, self);
         const Call* call = e.as<Call>();
         if (!call || !call->op.defined() || call->args.size() != 2) return e;
-        if (!is_static_float_constant(call->args[1]) && !is_u8s8_conv(*call)) return e;
+        const bool u8s8_dense = is_u8s8_dense(*call);
+        if (!is_static_float_constant(call->args[1]) && !is_u8s8_conv(*call) && !u8s8_dense) {
+            return e;
+        }
         Expr r;
         if (call->op->name == "nn.conv2d") r = pack_conv2d(*call);
-        if (call->op->name == "nn.dense") r = pack_dense(*call);
+        if (call->op->name == "nn.dense") r = u8s8_dense ? dense_as_conv(*call) : pack_dense(*call);
         // The rewrite keeps the result type; anything else leaves the call as it was.
         return r.defined() && type_equal(r->type, call->type) ? r : e;
     }
@@ -46,6 +51,37 @@ private:
         const auto& a = attrs_of<ops::Conv2DAttrs>(call);
         return x && w && w->is_static() &&
                ops::is_u8s8_conv(x->dtype, w->dtype, a.out_dtype, a.groups);
+    }
+
+    // nn.dense of uint8 data [M, K] and a constant int8 weight [N, K] summed in int32.
+    static bool is_u8s8_dense(const Call& call) {
+        if (call.op->name != "nn.dense" || !call.args[1].as<Constant>()) return false;
+        const auto* x = call.args[0]->type.as<TensorType>();
+        const auto* w = call.args[1]->type.as<TensorType>();
+        return x && w && x->ndim() == 2 && x->is_static() && w->ndim() == 2 && w->is_static() &&
+               attrs_of<ops::DenseAttrs>(call).out_dtype == DataType::int32() &&
+               ops::is_u8s8_conv(x->dtype, w->dtype, DataType::int32(), 1);
+    }
+
+    // That dense as a 1x1 convolution of M images of K channels, which the int8 convolution
+    // kernel computes (four channels per vpdpbusd), with its weight packed in quads.
+    Expr dense_as_conv(const Call& call) {
+        auto reshape = [&](const Expr& e, std::vector<int64_t> shape) {
+            auto a = make_ref<ops::ReshapeAttrs>();
+            const_cast<ops::ReshapeAttrs*>(a.get())->newshape = std::move(shape);
+            return make_call(*find_op("reshape"), {e}, a, call.loc);
+        };
+        std::vector<int64_t> xs = call.args[0]->type.as<TensorType>()->static_shape();
+        const auto* w = call.args[1].as<Constant>();
+        std::vector<int64_t> ws = w->type.as<TensorType>()->static_shape();
+        Expr w4 = make_constant(w->data.view({ws[0], ws[1], 1, 1}, w->data.dtype()), w->loc);
+        auto conv = make_ref<ops::Conv2DAttrs>();
+        const_cast<ops::Conv2DAttrs*>(conv.get())->out_dtype = DataType::int32();
+        Expr c = make_call(*find_op("nn.conv2d"), {reshape(call.args[0], {xs[0], xs[1], 1, 1}), w4},
+                           conv, call.loc);
+        Expr packed = pack_conv2d(*c.as<Call>());
+        if (!packed.defined()) return {};
+        return reshape(packed, {xs[0], ws[0]});
     }
 
     Expr pack_conv2d(const Call& call) {

@@ -1,4 +1,6 @@
 #include "graph/attr_fields.h"
+#include "ops/conv.h"
+#include "ops/dense.h"
 #include "pass_test_graphs.h"
 
 namespace anvil::graph::testing {
@@ -63,6 +65,40 @@ TEST(PrepackWeights, DenseWithConstantWeightReadsThePackedWeight) {
               (std::vector<std::string>{"nn.dense_pack_weight", "nn.dense_packed"}));
     EXPECT_TRUE(type_equal(body->type, dense->type));
     EXPECT_EQ(attr_int(*body.as<Call>()->attrs, "units"), 10);
+}
+
+// An int8 constant of `shape`, every element 1.
+Expr int8_ones(std::vector<int64_t> shape) {
+    auto a = runtime::NDArray::empty(shape, DLDataType{kDLInt, 8, 1});
+    std::vector<int8_t> ones(a.num_elements(), 1);
+    a.copy_from(ones);
+    return make_constant(a);
+}
+
+TEST(PrepackWeights, Uint8ConvAndDensePackInt8WeightsInQuads) {
+    auto conv_attrs = make_ref<ops::Conv2DAttrs>();
+    const_cast<ops::Conv2DAttrs*>(conv_attrs.get())->out_dtype = DataType::int32();
+    auto dense_attrs = make_ref<ops::DenseAttrs>();
+    const_cast<ops::DenseAttrs*>(dense_attrs.get())->out_dtype = DataType::int32();
+    // The convolution reads its weight packed in quads: int32 [O/16, C/4, KH, KW, 16].
+    auto x = tensor_var("x", {1, 6, 8, 8}, DataType::uint(8));
+    Expr conv = call("nn.conv2d", {x, int8_ones({20, 6, 3, 3})}, conv_attrs);
+    IRModule m = prepack_weights(module_of(make_function({x}, conv)), test_context());
+    const Call* packed = m.main()->body.as<Call>();
+    ASSERT_EQ(packed->op->name, "nn.conv2d_packed");
+    EXPECT_EQ(attr_bool(*packed->attrs, "quads"), true);
+    auto* pt = packed->args[1]->type.as<TensorType>();
+    EXPECT_EQ(pt->dtype, DataType::int32());
+    EXPECT_EQ(pt->static_shape(), (std::vector<int64_t>{2, 2, 3, 3, 16}));
+    EXPECT_TRUE(type_equal(packed->type, conv->type));
+    // The dense becomes that 1x1 convolution of its rows.
+    auto d = tensor_var("d", {3, 40}, DataType::uint(8));
+    Expr dense = call("nn.dense", {d, int8_ones({10, 40})}, dense_attrs);
+    m = prepack_weights(module_of(make_function({d}, dense)), test_context());
+    EXPECT_EQ(op_names(m.main()->body),
+              (std::vector<std::string>{"reshape", "nn.conv2d_pack_weight", "nn.conv2d_packed",
+                                        "reshape"}));
+    EXPECT_TRUE(type_equal(m.main()->body->type, dense->type));
 }
 
 TEST(PrepackWeights, DepthwiseAndVariableWeightsStay) {
