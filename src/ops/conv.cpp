@@ -367,6 +367,16 @@ int64_t conv_block(const ConvGeom& g) {
 
 }  // namespace
 
+te::Tensor unblock_channels(const std::string& name, const te::Tensor& blocked, int64_t vb,
+                            const std::vector<PrimExpr>& out_shape) {
+    return te::compute(
+        out_shape,
+        [&](std::span<const PrimExpr> i) {
+            return blocked(i[0], floordiv(i[1], I(vb)), i[2], i[3], floormod(i[1], I(vb)));
+        },
+        name);
+}
+
 int64_t conv2d_weight_block(int64_t groups, int64_t oc, int64_t icg, int64_t kh, int64_t kw) {
     return conv_block({groups, oc, icg, kh, kw, 1, 1, 1, 1});
 }
@@ -508,12 +518,7 @@ te::Tensor conv_core(const std::string& name, const te::Tensor& xp, const Weight
                            {rc, rh, rw});
         },
         name + "_blocked");
-    return te::compute(
-        out_shape,
-        [&](std::span<const PrimExpr> i) {
-            return blocked(i[0], floordiv(i[1], I(vb)), i[2], i[3], floormod(i[1], I(vb)));
-        },
-        name);
+    return unblock_channels(name, blocked, vb, out_shape);
 }
 
 }  // namespace

@@ -216,6 +216,11 @@ te::Tensor pad_input(const std::string& name, const te::Tensor& x, const std::ve
 // uint8 data, int8 weights, int32 sums, one group (input channels past a multiple of 4 are
 // zero in the last quad).
 bool is_u8s8_conv(DataType data, DataType weight, DataType acc, int64_t groups);
+// The NCHW result `out_shape` of a channel-blocked result [N, O/vb, OH, OW, vb] (stage
+// `name`): how both blocked convolution forms end.
+te::Tensor unblock_channels(const std::string& name, const te::Tensor& blocked, int64_t vb,
+                            const std::vector<PrimExpr>& out_shape);
+
 // Output channels per block of that form: an AVX-512 register of int32.
 inline constexpr int64_t kU8S8Block = 16;
 // The OIHW int8 weight `w` in quads: int32 [ceil(O/16), ceil(C/4), KH, KW, 16], each int32 the

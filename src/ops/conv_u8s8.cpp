@@ -106,12 +106,7 @@ te::Tensor conv2d_u8s8(const std::string& name, const te::Tensor& xp, const te::
             return te::sum(make_call(DataType::int32(), intrin::kDotU8S8, {x, k}), {rc, rh, rw});
         },
         name + "_blocked");
-    return te::compute(
-        out_shape,
-        [&](std::span<const PrimExpr> i) {
-            return blocked(i[0], floordiv(i[1], I(vb)), i[2], i[3], floormod(i[1], I(vb)));
-        },
-        name);
+    return unblock_channels(name, blocked, vb, out_shape);
 }
 
 }  // namespace anvil::ops

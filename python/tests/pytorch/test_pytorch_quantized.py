@@ -157,6 +157,32 @@ def test_ops_on_per_channel_tensors_are_refused():
         import_module(torch.jit.trace(PerChannelSlice(), x), [x])
 
 
+class LinearRelu(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.quant = tq.QuantStub()
+        self.fc = nn.Linear(12, 9)
+        self.relu = nn.ReLU()
+        self.dequant = tq.DeQuantStub()
+
+    def forward(self, x):
+        q = self.relu(self.fc(self.quant(x)))
+        if q.is_quantized:  # (calibration runs in floats)
+            q = torch.ops.quantized.mul_relu(q, q, 0.02, 3)
+        return self.dequant(q)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_linear_relu_and_mul_relu(engine):
+    # quantized::linear_relu (fused by fuse_modules) and quantized::mul_relu.
+    model = quantized(LinearRelu(), engine, (4, 12), fuse=[["fc", "relu"]])
+    x = torch.randn(4, 12)
+    traced = torch.jit.trace(model, x)
+    kinds = {n.kind() for n in traced.inlined_graph.nodes()}
+    assert {"quantized::linear_relu", "quantized::mul_relu"} <= kinds
+    compare(model, x, out_scale=0.02)
+
+
 class Dynamic(nn.Module):
     def __init__(self):
         super().__init__()

@@ -144,6 +144,24 @@ PtValue requantize_output(const PtContext& ctx, Expr acc, const PtValue& bias,
     return PtValue::of_quantized(y, out);
 }
 
+// A quantized layer's product `op` (qnn.conv2d, qnn.dense with `attrs`) of the input `x` and
+// the packed parameters' weight, plus their bias, requantized to the node's output scale and
+// zero point (operands 2, 3), output channels along `channel_axis`; clamped at the zero point
+// for the _relu kinds.
+PtValue quantized_layer(const PtContext& ctx, const char* op, Ref<graph::Attrs> attrs,
+                        const PtValue& x, const PtValues& p, int64_t channel_axis) {
+    const Quantization& in = *x.quant;
+    const Quantization& wq = *p[0].quant;
+    Expr acc =
+        ctx.call(op,
+                 {x.tensor, p[0].tensor, zero_point_operand(ctx, in), zero_point_operand(ctx, wq),
+                  scale_operand(ctx, in), scale_operand(ctx, wq)},
+                 std::move(attrs));
+    DataType t = ctx.tensor_type(x.tensor, "the input").dtype;
+    return requantize_output(ctx, acc, p[1], accumulator_quantization(in, wq), channel_axis,
+                             output_quantization(ctx, 2, t), t, ctx.kind().ends_with("_relu"));
+}
+
 }  // namespace
 
 // aten::quantize_per_tensor(self, scale, zero_point, dtype)
@@ -240,7 +258,7 @@ PtValues convert_q_params(PtContext& ctx) {
 // quantized::conv2d(x, packed, scale, zero_point), quantized::conv2d_relu
 PtValues convert_quantized_conv2d(PtContext& ctx) {
     const PtValue& x = quantized_operand(ctx, 0);
-    const Quantization& in = per_tensor(ctx, x, 0);
+    per_tensor(ctx, x, 0);  // (checks)
     const PtValues& p = packed_params(ctx, 1, 8);
     const PtValue& w = p[0];
     if (p[6].kind != PtValue::Bool || !p[6].is_import_time()) {
@@ -272,36 +290,20 @@ PtValues convert_quantized_conv2d(PtContext& ctx) {
     a->groups = known_int(p[5].scalar).value_or(1);
     a->channels = wshape[0];
     a->kernel_size = {wshape[2], wshape[3]};
-    Expr acc = ctx.call(
-        "qnn.conv2d",
-        {x.tensor, w.tensor, zero_point_operand(ctx, in), zero_point_operand(ctx, *w.quant),
-         scale_operand(ctx, in), scale_operand(ctx, *w.quant)},
-        attrs);
-    DataType t = ctx.tensor_type(x.tensor, "the input").dtype;
-    return {requantize_output(ctx, acc, p[1], accumulator_quantization(in, *w.quant), 1,
-                              output_quantization(ctx, 2, t), t,
-                              ctx.kind() == "quantized::conv2d_relu")};
+    return {quantized_layer(ctx, "qnn.conv2d", attrs, x, p, 1)};
 }
 
 // quantized::linear(x, packed, scale, zero_point), quantized::linear_relu
 PtValues convert_quantized_linear(PtContext& ctx) {
     const PtValue& x = quantized_operand(ctx, 0);
-    const Quantization& in = per_tensor(ctx, x, 0);
+    per_tensor(ctx, x, 0);  // (checks)
     const PtValues& p = packed_params(ctx, 1, 2);
     const PtValue& w = p[0];
     std::vector<int64_t> wshape = ctx.static_shape(w.tensor, "the weight");
     if (wshape.size() != 2) ctx.error() << "the weight must be 2-D, got " << ints_str(wshape);
     auto [attrs, a] = new_attrs<ops::QnnDenseAttrs>();
     a->units = wshape[0];
-    Expr acc = ctx.call(
-        "qnn.dense",
-        {x.tensor, w.tensor, zero_point_operand(ctx, in), zero_point_operand(ctx, *w.quant),
-         scale_operand(ctx, in), scale_operand(ctx, *w.quant)},
-        attrs);
-    DataType t = ctx.tensor_type(x.tensor, "the input").dtype;
-    return {requantize_output(ctx, acc, p[1], accumulator_quantization(in, *w.quant),
-                              ctx.rank(x.tensor) - 1, output_quantization(ctx, 2, t), t,
-                              ctx.kind() == "quantized::linear_relu")};
+    return {quantized_layer(ctx, "qnn.dense", attrs, x, p, ctx.rank(x.tensor) - 1)};
 }
 
 // quantized::linear_dynamic(x, packed, reduce_range): x (float) quantized at run time to uint8
