@@ -1,4 +1,6 @@
 """Graph passes, one at a time: anvil.transform.fold_constants()(mod)."""
+import warnings
+
 from . import _anvil
 from ._context import PassContext
 from .target import Target
@@ -133,3 +135,38 @@ def CanonicalizeOps():  # noqa: N802 (TVM's name)
     """Every QNN op becomes integer arithmetic on the core ops (TVM's
     relay.qnn.transform.CanonicalizeOps); the same as anvil.transform.canonicalize_qnn()."""
     return Pass("canonicalize_qnn")
+
+
+class ToMixedPrecision(Pass):
+    """Computes in `mixed_precision_type` ("bfloat16" or "float16") where that is safe (TVM's
+    relay.transform.ToMixedPrecision): convolutions, dense layers and matrix products take
+    half-precision operands and sum in float32; ops exact in half precision (relu, add, max
+    pooling, reshapes, ...) follow their operands; softmax, exp, norms, means and long sums stay
+    float32. Constant weights are converted at once; the module's inputs and outputs keep their
+    types. With bfloat16 the convolutions use AVX-512 BF16's vdpbf16ps where the target has it.
+
+    missing_op_mode, for ops that the pass's table does not list (they stay float32): 0 raises a
+    UserError naming them, 1 warns (the default), 2 is silent."""
+
+    def __init__(self, mixed_precision_type="float16", missing_op_mode=1):
+        super().__init__("to_mixed_precision")
+        if missing_op_mode not in (0, 1, 2):
+            raise _anvil.UserError(
+                f"ToMixedPrecision: missing_op_mode must be 0, 1 or 2, not {missing_op_mode!r}")
+        self.mixed_precision_type = str(mixed_precision_type)
+        self.missing_op_mode = missing_op_mode
+
+    def __call__(self, mod):
+        out, missing = _anvil.to_mixed_precision(mod, self.mixed_precision_type)
+        if missing and self.missing_op_mode != 2:
+            message = ("ToMixedPrecision: these ops are not in the mixed precision table and "
+                       "stay float32: " + ", ".join(missing))
+            if self.missing_op_mode == 0:
+                raise _anvil.UserError(message)
+            warnings.warn(message, stacklevel=2)
+        return out
+
+
+def to_mixed_precision(mixed_precision_type="bfloat16", missing_op_mode=1):
+    """The graph pass 'to_mixed_precision': ToMixedPrecision, bfloat16 by default."""
+    return ToMixedPrecision(mixed_precision_type, missing_op_mode)

@@ -8,6 +8,7 @@
 #include "driver/shape_buckets.h"
 #include "frontend/onnx/from_onnx.h"
 #include "graph/parser.h"
+#include "graph/passes/passes.h"
 #include "graph/printer.h"
 #include "ops/op_table.h"
 
@@ -45,6 +46,23 @@ graph::IRModule run_graph_pass(const graph::IRModule& m, const std::string& name
     ctx.opt_level = opt_level;
     if (!target.empty()) ctx.target = Target::parse(target);
     return driver::run_graph_pass(m, name, ctx, pipeline_options(opt_level, {}));
+}
+
+// to_mixed_precision to `type` ("bfloat16" or "float16"), through the pipeline's runner:
+// (module, the ops no table lists that stayed float32).
+py::tuple to_mixed_precision(const graph::IRModule& m, const std::string& type) {
+    DataType half;
+    if (!DataType::parse(type, &half) ||
+        (half != DataType::bfloat16() && half != DataType::float16())) {
+        user_error() << "ToMixedPrecision: mixed_precision_type must be \"bfloat16\" or "
+                     << "\"float16\", got \"" << type << "\"";
+    }
+    graph::PassContext ctx = pass_context();
+    ctx.mixed_precision = half;
+    graph::MixedPrecisionResult r = graph::convert_to_mixed_precision(m, half, ctx);
+    graph::IRModule checked =
+        driver::run_graph_pass(r.module, "infer_types", ctx, pipeline_options(ctx.opt_level, {}));
+    return py::make_tuple(checked, r.missing_ops);
 }
 
 }  // namespace
@@ -108,6 +126,8 @@ void init_graph(py::module_& m) {
     m.def("tir_pass_names", &driver::tir_pass_names);
     m.def("run_graph_pass", &run_graph_pass, py::arg("mod"), py::arg("name"),
           py::arg("opt_level") = 3, py::arg("target") = "");
+    m.def("to_mixed_precision", &to_mixed_precision, py::arg("mod"),
+          py::arg("mixed_precision_type"));
 
     py::class_<driver::CompiledModel>(m, "CompiledModel", "A model compiled for one target.")
         .def_property_readonly("module", [](const driver::CompiledModel& c) { return c.module; })

@@ -214,6 +214,8 @@ private:
         } else if (op->name == intrin::kDotU8S8) {
             // Four integer multiply-adds per lane: counted as operations, as int8 throughput is.
             c.flops = 8 * op->dtype.lanes();
+        } else if (op->name == intrin::kDotBF16) {
+            c.flops = 4 * op->dtype.lanes();  // two multiply-adds per lane
         } else if (intrin::is_math(op->name) && op->dtype.is_floating()) {
             c.flops = op->dtype.lanes();
         }

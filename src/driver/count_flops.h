@@ -7,7 +7,8 @@
 // - + - * / min max (and %, floordiv, floormod) on a floating-point type count 1 per lane; an
 //   fma counts 2; any other math intrinsic call (exp, sqrt, floor, ...) counts 1 per lane.
 //   A dot_u8s8 (the quantized convolutions' four int8 multiply-adds per lane) counts 8 per
-//   lane, so that int8 kernels report their operations per second too. Other integer and index
+//   lane, so that int8 kernels report their operations per second too; a dot_bf16 (two
+//   bfloat16 multiply-adds per lane) counts 4. Other integer and index
 //   arithmetic, comparisons, selects, casts, loads and stores count nothing.
 //   So a multiply-accumulate is 2, and a conv2d or dense counts 2 * MACs plus whatever its fused
 //   bias, activation or residual add compute per output element.

@@ -75,7 +75,10 @@ struct GraphPassEntry {
 // composites no compiler took are inlined again after them. Inference simplification and constant
 // folding before fold_scale_axis (which needs constant weights and scales), blocked layouts and
 // weight pre-packing after it (they need the OIHW weights) and folding again after that (which
-// packs at compile time), and fuse_ops last. inline_composites and fuse_ops run at every level,
+// packs at compile time), and fuse_ops last. to_mixed_precision (only with
+// PipelineOptions::mixed_precision) comes once batch norms and scales are folded into the
+// float32 weights, which it then converts, and before layouts and packing, which pick the
+// half-type kernels. inline_composites and fuse_ops run at every level,
 // disabled or not: lowering needs them.
 // clang-format off
 const GraphPassEntry kGraphPipeline[] = {
@@ -90,6 +93,7 @@ const GraphPassEntry kGraphPipeline[] = {
     {"fold_scale_axis", 2},
     {"fuse_attention", 2},
     {"fuse_layer_norm", 2},
+    {"to_mixed_precision", 0},
     {"merge_composite", 0},
     {"annotate_target", 0},
     {"merge_compiler_regions", 0},
@@ -219,6 +223,7 @@ graph::IRModule run_graph_pipeline(const graph::IRModule& input, graph::PassCont
     check_external_compilers(input, ctx.target);
     ctx.opt_level = options.opt_level;
     ctx.disabled_passes = options.disabled_passes;
+    ctx.mixed_precision = options.mixed_precision;
     graph::IRModule m = input;
     for (const auto& entry : kGraphPipeline) {
         // Run even when disabled: lowering needs every op in a primitive function, no region

@@ -45,6 +45,9 @@ struct PipelineOptions {
     // workload's space is ignored with a note (KernelTuning::note). anvil compile
     // --tuning-records FILE, Python apply_history_best.
     std::shared_ptr<const tune::BestRecords> tuning_records;
+    // The half type to compute in where it is safe (graph pass to_mixed_precision): bfloat16 or
+    // float16; void (the default) keeps float32. anvil compile --mixed-precision bf16.
+    DataType mixed_precision = DataType::void_();
 };
 
 // The step between the graph and loop-IR pipelines that turns each fused group into a kernel

@@ -24,12 +24,16 @@ constexpr std::array<std::pair<const char*, int>, 6> kBitwiseTable = {{
 }  // namespace
 
 bool is_math(const std::string& name) {
-    return arity(name) >= 0 && !is_integer_elementwise(name) && name != kReinterpret &&
-           name != kLikely && name != kIfThenElse && name != kPrefetch;
+    return arity(name) >= 0 && !is_integer_elementwise(name) && !is_dot(name) &&
+           name != kReinterpret && name != kLikely && name != kIfThenElse && name != kPrefetch;
 }
 
 bool is_integer_elementwise(const std::string& name) {
     return is_bitwise(name) || name == kDotU8S8;
+}
+
+bool is_dot(const std::string& name) {
+    return name == kDotU8S8 || name == kDotBF16;
 }
 
 bool is_bitwise(const std::string& name) {
@@ -46,7 +50,7 @@ int arity(const std::string& name) {
     for (const auto& [n, a] : kBitwiseTable) {
         if (name == n) return a;
     }
-    if (name == kDotU8S8) return 2;
+    if (is_dot(name)) return 2;
     return -1;
 }
 

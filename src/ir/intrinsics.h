@@ -64,6 +64,12 @@ inline constexpr const char* kShiftRight = "shift_right";
 // adds an accumulator `acc + dot_u8s8(a, b)` in the same instruction); the quantized
 // convolutions' inner product of four input channels (ops/conv.cpp).
 inline constexpr const char* kDotU8S8 = "dot_u8s8";
+// dot_bf16(a, b) -> float32 lanes from int32 lanes: each lane of a and b holds two bfloat16
+// (element 0 in the low half), and the result lane is a0 * b0 + a1 * b1 in float32. What
+// AVX-512 BF16's vdpbf16ps computes (codegen uses it where the target has avx512bf16, with an
+// accumulator `acc + dot_bf16(a, b)` folded in); the bfloat16 convolutions' inner product of two
+// input channels (ops/conv_words.cpp).
+inline constexpr const char* kDotBF16 = "dot_bf16";
 
 // True for the names above that take and return floats elementwise.
 bool is_math(const std::string& name);
@@ -71,6 +77,8 @@ bool is_math(const std::string& name);
 bool is_bitwise(const std::string& name);
 // True for the pure elementwise integer intrinsics: the bit operations and dot_u8s8.
 bool is_integer_elementwise(const std::string& name);
+// True for the packed dot products, dot_u8s8 and dot_bf16: pure, elementwise on int32 words.
+bool is_dot(const std::string& name);
 // Number of arguments the intrinsic takes, or -1 for an unknown name.
 int arity(const std::string& name);
 

@@ -261,16 +261,19 @@ Type conv2d_pack_weight_type(const Op& op, const std::vector<Type>& args, const 
     }
     std::vector<int64_t> s = w.static_shape();
     auto D = [&](int64_t v) { return make_int(w.shape[0].dtype(), v); };
-    if (a.quads) {
-        // Quads for the uint8 x int8 form (pack_u8s8_weight).
-        if (w.dtype != DataType::int_(8) || a.groups != 1 || a.block != -1) {
-            user_error(loc) << op.name << ": quads pack an int8 weight of one group with the "
-                            << "default block, got " << graph::type_str(args[0])
+    if (a.words) {
+        // Words for the uint8 x int8 and bfloat16 forms (pack_weight_words).
+        const bool int8 = w.dtype == DataType::int_(8);
+        if ((!int8 && !w.dtype.is_bfloat()) || a.groups != 1 || a.block != -1) {
+            user_error(loc) << op.name << ": words pack an int8 or bfloat16 weight of one group "
+                            << "with the default block, got " << graph::type_str(args[0])
                             << " with groups=" << a.groups << " and block=" << a.block;
         }
-        return graph::make_tensor_type({D((s[0] + kU8S8Block - 1) / kU8S8Block), D((s[1] + 3) / 4),
-                                        w.shape[2], w.shape[3], D(kU8S8Block)},
-                                       DataType::int32());
+        const int64_t per = int8 ? 4 : 2;
+        return graph::make_tensor_type(
+            {D((s[0] + kWordBlock - 1) / kWordBlock), D((s[1] + per - 1) / per), w.shape[2],
+             w.shape[3], D(kWordBlock)},
+            DataType::int32());
     }
     int64_t vb = conv_block({a.groups, s[0], s[1], s[2], s[3], 1, 1, 1, 1});
     if (a.block != -1) {
@@ -304,22 +307,26 @@ Type conv2d_packed_type(const Op& op, const std::vector<Type>& args, const Attrs
     }
     std::vector<int64_t> s = w.static_shape();
     const auto& x = graph::expect_tensor(args[0], loc, "the data of " + op.name);
-    if (a.quads) {
-        // An int8 weight packed in quads (pack_u8s8_weight): the data's channels, 4 per quad.
+    if (a.words) {
+        // A weight packed in words (pack_weight_words): the data's channels, 4 per word for
+        // uint8 data (an int8 weight, int32 sums), 2 for bfloat16 (float32 sums).
+        const bool int8 = x.dtype == DataType::uint(8);
+        const int64_t per = int8 ? 4 : 2;
         const int64_t* c = x.ndim() == 4 ? as_const_int(x.shape[1]) : nullptr;
-        if (!c || x.dtype != DataType::uint(8) || w.dtype != DataType::int32() || a.groups != 1 ||
-            s[4] != kU8S8Block || (*c + 3) / 4 != s[1] || a.channels <= (s[0] - 1) * s[4] ||
-            a.channels > s[0] * s[4]) {
-            user_error(loc) << op.name << ": the int8 weight packed in quads "
+        if (!c || (!int8 && !x.dtype.is_bfloat()) || w.dtype != DataType::int32() ||
+            a.groups != 1 || s[4] != kWordBlock || (*c + per - 1) / per != s[1] ||
+            a.channels <= (s[0] - 1) * s[4] || a.channels > s[0] * s[4]) {
+            user_error(loc) << op.name << ": the weight packed in words "
                             << graph::type_str(args[1]) << " does not fit the data "
                             << graph::type_str(args[0]) << " with channels=" << a.channels
-                            << " and groups=" << a.groups;
+                            << " and groups=" << a.groups
+                            << " (uint8 or bfloat16 data, 4 or 2 channels per word)";
         }
         auto oihw = graph::make_tensor_type(
             {make_int(w.shape[0].dtype(), a.channels), x.shape[1], w.shape[2], w.shape[3]},
-            DataType::int_(8));
+            int8 ? DataType::int_(8) : x.dtype);
         Conv2DAttrs c2 = conv2d_attrs_of(a);
-        c2.out_dtype = DataType::int32();
+        c2.out_dtype = int8 ? DataType::int32() : DataType::float32();
         return conv2d_type(op, {args[0], oihw}, c2, loc);
     }
     if (a.channels <= (s[0] - 1) * s[4] || a.channels > s[0] * s[4]) {
@@ -581,9 +588,9 @@ std::vector<te::Tensor> conv2d_compute(const std::vector<te::Tensor>& in, const 
                a.dilation[1],
                out.as<graph::TensorType>()->dtype};
     te::Tensor xp = pad_input("conv2d", x, a.padding);
-    if (is_u8s8_conv(x.dtype(), w.dtype(), g.acc, g.groups)) {
-        return {conv2d_u8s8("conv2d", xp, pack_u8s8_weight("conv2d", w), a.strides, a.dilation,
-                            te_shape(out))};
+    if (conv_channels_per_word(x.dtype(), w.dtype(), g.acc, g.groups) != 0) {
+        return {conv2d_words("conv2d", xp, pack_weight_words("conv2d", w), a.strides, a.dilation,
+                             te_shape(out))};
     }
     return {conv_core("conv2d", xp, weight_reader(w), g, te_shape(out))};
 }
@@ -598,7 +605,7 @@ std::vector<te::Tensor> conv2d_pack_weight_compute(const std::vector<te::Tensor>
             w.shape(), [&](std::span<const PrimExpr> i) { return w(i[0], i[1], i[2], i[3]); },
             "conv2d_pack_weight")};
     }
-    if (a.quads) return {pack_u8s8_weight("conv2d_pack_weight", w)};
+    if (a.words) return {pack_weight_words("conv2d_pack_weight", w)};
     std::vector<int64_t> s = t->static_shape();
     ConvGeom g{a.groups, const_dim(w.shape()[0], "nn.conv2d_pack_weight output channels"),
                s[1],     s[2],
@@ -623,7 +630,7 @@ std::vector<te::Tensor> conv2d_packed_compute(const std::vector<te::Tensor>& in,
                a.dilation[1],
                out.as<graph::TensorType>()->dtype};
     te::Tensor xp = pad_input("conv2d", x, a.padding);
-    if (a.quads) return {conv2d_u8s8("conv2d", xp, w, a.strides, a.dilation, te_shape(out))};
+    if (a.words) return {conv2d_words("conv2d", xp, w, a.strides, a.dilation, te_shape(out))};
     if (w.ndim() == 4) {
         return {conv_core("conv2d", xp, weight_reader(w), g, te_shape(out), std::nullopt,
                           /*direct=*/true)};

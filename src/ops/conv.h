@@ -99,13 +99,13 @@ struct Conv2DPackWeightAttrs : graph::AttrsBase<Conv2DPackWeightAttrs> {
     static constexpr const char* kTypeName = "Conv2DPackWeightAttrs";
     int64_t groups = 1;
     int64_t block = -1;  // the output-channel block; -1: nn.conv2d's rule
-    // An int8 weight of a uint8 x int8 convolution in quads of input channels (int32,
-    // pack_u8s8_weight), as prepack_weights packs those.
-    bool quads = false;
+    // The weight of a uint8 x int8 or bfloat16 convolution in words of input channels (int32,
+    // pack_weight_words), as prepack_weights packs those.
+    bool words = false;
     void visit_fields(graph::AttrVisitor& v) override {
         v.visit("groups", &groups);
         v.visit("block", &block);
-        v.visit("quads", &quads);
+        v.visit("words", &words);
     }
 };
 
@@ -135,14 +135,16 @@ struct Conv2DPackedAttrs : graph::AttrsBase<Conv2DPackedAttrs> {
     std::vector<int64_t> dilation{1, 1};
     int64_t groups = 1;
     int64_t channels = 0;  // O, the output channels (the packed weight may pad them)
-    bool quads = false;    // uint8 data and an int8 weight packed in quads (int32 sums)
+    // uint8 data and an int8 weight (int32 sums), or bfloat16 data and weight (float32 sums),
+    // the weight packed in words (pack_weight_words)
+    bool words = false;
     void visit_fields(graph::AttrVisitor& v) override {
         v.visit("strides", &strides);
         v.visit("padding", &padding);
         v.visit("dilation", &dilation);
         v.visit("groups", &groups);
         v.visit("channels", &channels);
-        v.visit("quads", &quads);
+        v.visit("words", &words);
     }
 };
 
@@ -212,26 +214,28 @@ struct Conv2DWinogradAttrs : graph::AttrsBase<Conv2DWinogradAttrs> {
 // ([top, left, bottom, right] for 2-D data).
 te::Tensor pad_input(const std::string& name, const te::Tensor& x, const std::vector<int64_t>& p);
 
-// Whether nn.conv2d computes four input channels at a time with dot_u8s8 (conv2d_u8s8):
-// uint8 data, int8 weights, int32 sums, one group (input channels past a multiple of 4 are
-// zero in the last quad).
-bool is_u8s8_conv(DataType data, DataType weight, DataType acc, int64_t groups);
+// Input channels per 32-bit word of nn.conv2d's word-packed form (ops/conv_words.cpp) for
+// these data, weight and sum types: 4 for uint8 x int8 summed in int32 (dot_u8s8), 2 for
+// bfloat16 x bfloat16 summed in float32 (dot_bf16); 0 where the form does not apply (other
+// types, several groups). Input channels past a multiple of it are zero in the last word.
+int64_t conv_channels_per_word(DataType data, DataType weight, DataType acc, int64_t groups);
 // The NCHW result `out_shape` of a channel-blocked result [N, O/vb, OH, OW, vb] (stage
 // `name`): how both blocked convolution forms end.
 te::Tensor unblock_channels(const std::string& name, const te::Tensor& blocked, int64_t vb,
                             const std::vector<PrimExpr>& out_shape);
 
-// Output channels per block of that form: an AVX-512 register of int32.
-inline constexpr int64_t kU8S8Block = 16;
-// The OIHW int8 weight `w` in quads: int32 [ceil(O/16), ceil(C/4), KH, KW, 16], each int32 the
-// weights of four consecutive input channels (zero past O and C); stage "<name>_pack".
-te::Tensor pack_u8s8_weight(const std::string& name, const te::Tensor& w);
-// That convolution of the padded uint8 input `xp` and the packed weight `wq`
-// (ops/conv_u8s8.cpp): staged byte quads of the input ("<name>_quads", tag kByteQuadsTag), the
-// blocked reduction "<name>_blocked" [N, O/16, OH, OW, 16], then NCHW (`out_shape`).
-te::Tensor conv2d_u8s8(const std::string& name, const te::Tensor& xp, const te::Tensor& wq,
-                       const std::vector<int64_t>& strides, const std::vector<int64_t>& dilation,
-                       const std::vector<PrimExpr>& out_shape);
+// Output channels per block of that form: an AVX-512 register of int32 or float32.
+inline constexpr int64_t kWordBlock = 16;
+// The OIHW int8 or bfloat16 weight `w` in words: int32 [ceil(O/16), ceil(C/P), KH, KW, 16],
+// each int32 the weights of P consecutive input channels (P = 4 for int8, 2 for bfloat16; zero
+// past O and C); stage "<name>_pack".
+te::Tensor pack_weight_words(const std::string& name, const te::Tensor& w);
+// That convolution of the padded uint8 or bfloat16 input `xp` and the packed weight `wq`:
+// staged words of the input ("<name>_words", tag kChannelWordsTag), the blocked reduction
+// "<name>_blocked" [N, O/16, OH, OW, 16] (int32 or float32 sums), then NCHW (`out_shape`).
+te::Tensor conv2d_words(const std::string& name, const te::Tensor& xp, const te::Tensor& wq,
+                        const std::vector<int64_t>& strides, const std::vector<int64_t>& dilation,
+                        const std::vector<PrimExpr>& out_shape);
 
 // The input of a transposed convolution as that of a stride-1 one: spread out by `strides`
 // (zeros between), after `lead` zeros and extended to `extents` (the spatial extents), as its

@@ -23,15 +23,15 @@ constexpr int64_t kMaxChannelTile = 32;
 constexpr int64_t kMaxTileVectors = 8;
 constexpr int64_t kMaxTileRows = 32;
 
-// Accumulators of an int8 register tile: AVX-512's 32 registers less the operands.
-constexpr int64_t kMaxU8S8Tile = 16;
+// Accumulators of a word-packed register tile: AVX-512's 32 registers less the operands.
+constexpr int64_t kMaxWordTile = 16;
 
-// Whether `red` is conv2d_u8s8's reduction (it reads byte quads).
-bool is_u8s8_form(const te::Tensor& red) {
+// Whether `red` is conv2d_words's reduction (it reads channel words).
+bool is_word_form(const te::Tensor& red) {
     auto* c = red.op.as<te::ComputeOp>();
     if (!c) return false;
     for (const auto& in : c->inputs) {
-        if (in->tag == kByteQuadsTag) return true;
+        if (in->tag == kChannelWordsTag) return true;
     }
     return false;
 }
@@ -201,14 +201,15 @@ void schedule_conv2d_x86(te::Schedule& s, const te::Tensor& anchor,
                    const_dim(ar[0]->dom.extent, "conv2d channels") *
                    const_dim(ar[1]->dom.extent, "kernel") * const_dim(ar[2]->dom.extent, "kernel");
     // Register tile: `rows` output pixels x `tile_blocks` blocks of vb channels, the reduction
-    // outermost inside it. The int8 form (conv2d_u8s8) takes two blocks where a row is short
-    // (7 pixels), so that enough independent vpdpbusd chains hide their latency.
+    // outermost inside it. The word-packed form (conv2d_words) takes two blocks where a row is
+    // short (7 pixels), so that enough independent vpdpbusd / vdpbf16ps chains hide their
+    // latency.
     int64_t vb = const_dim(red.shape()[4], "conv2d channel block");
     int64_t rows = ctx.split("tile_ow", ow, kMaxTileRows, pick_register_rows(ow, vb, lanes));
     int64_t tile_blocks = 1;
-    if (is_u8s8_form(red)) {
+    if (is_word_form(red)) {
         int64_t blocks = const_dim(red.shape()[1], "conv2d channel blocks");
-        while (blocks % (tile_blocks * 2) == 0 && rows * tile_blocks * 2 <= kMaxU8S8Tile) {
+        while (blocks % (tile_blocks * 2) == 0 && rows * tile_blocks * 2 <= kMaxWordTile) {
             tile_blocks *= 2;
         }
     }

@@ -27,10 +27,18 @@ DataType product_dtype(const std::string& op, DataType a, DataType b, DataType o
         }
         return a;
     }
+    if (out_dtype == DataType::float32() && (a.is_bfloat() || a == DataType::float16())) {
+        // Half-precision operands summed in float32 (to_mixed_precision's products).
+        if (a != b) {
+            user_error(loc) << op << ": " << a_name << " and " << b_name << " types " << a.str()
+                            << " and " << b.str() << " differ; insert a cast";
+        }
+        return out_dtype;
+    }
     if (out_dtype != DataType::int32()) {
         user_error(loc) << op << ": out_dtype " << out_dtype.str()
-                        << " is not supported (int32 for integer operands, or the operands' "
-                           "own floating type)";
+                        << " is not supported (int32 for integer operands, float32 for float16 "
+                           "or bfloat16 ones, or the operands' own floating type)";
     }
     for (auto [t, name] : {std::pair{a, a_name}, std::pair{b, b_name}}) {
         if (!integer_operand(t)) {

@@ -1,8 +1,10 @@
 // The element types of the products (convolutions, dense, matmul): what their operands may be
 // and the type their sums accumulate in. Float products take operands of one floating type and
-// sum in it. Integer products state out_dtype (int32, as TVM's conv2d(..., out_dtype="int32")):
-// int8, uint8, int16 or int32 operands, which may differ (u8 data times s8 weights), each widened
-// to int32 before its multiply, so no product or sum overflows for 8- and 16-bit operands.
+// sum in it, or state out_dtype float32 for float16 or bfloat16 operands (to_mixed_precision:
+// half-precision storage, float32 sums). Integer products state out_dtype (int32, as TVM's
+// conv2d(..., out_dtype="int32")): int8, uint8, int16 or int32 operands, which may differ (u8 data
+// times s8 weights), each widened to int32 before its multiply, so no product or sum overflows for
+// 8- and 16-bit operands.
 #pragma once
 
 #include <string>

@@ -114,9 +114,9 @@ void schedule_helper_inputs(te::Schedule& s, const te::Tensor& t, const te::Sche
     for (const auto& in : c->inputs) {
         auto* ic = in.as<te::ComputeOp>();
         if (!ic || ic->is_reduction()) continue;
-        if (is_staged_input(*in) || in->tag == kPackedWeightTag || in->tag == kByteQuadsTag) {
+        if (is_staged_input(*in) || in->tag == kPackedWeightTag || in->tag == kChannelWordsTag) {
             te::Tensor h(in);
-            if (in->tag == kByteQuadsTag) {
+            if (in->tag == kChannelWordsTag) {
                 for (const auto& padded : ic->inputs) {
                     if (padded->tag == kPaddedInputTag) s[te::Tensor(padded)].compute_inline();
                 }

@@ -22,9 +22,9 @@ namespace anvil::ops {
 // row-reduction op (softmax's max, exp and sum; a norm's mean and variance).
 inline constexpr const char* kPaddedInputTag = "padded_input";
 inline constexpr const char* kPackedWeightTag = "packed_weight";
-// The byte quads of a quantized convolution's input (ops/conv_u8s8.cpp): computed at root
+// The channel words of a word-packed convolution's input (ops/conv_words.cpp): computed at root
 // before the reduction, with its padded input inlined into it.
-inline constexpr const char* kByteQuadsTag = "byte_quads";
+inline constexpr const char* kChannelWordsTag = "channel_words";
 inline constexpr const char* kDilatedInputTag = "dilated_input";
 inline constexpr const char* kColumnPhasesTag = "column_phases";
 inline constexpr const char* kOpStageTag = "op_stage";

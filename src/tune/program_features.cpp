@@ -538,6 +538,9 @@ void FeatureExtractor::count_ops(const PrimExpr& e, OpCounts* ops) {
                 ops->compare_select += lanes;
             } else if (name == intrin::kDotU8S8) {
                 ops->int_arith += 4 * lanes;  // four multiply-adds per lane
+            } else if (name == intrin::kDotBF16) {
+                ops->add_sub += 2 * lanes;  // two multiply-adds per lane
+                ops->mul += 2 * lanes;
             } else if (intrin::is_bitwise(name)) {
                 ops->int_arith += lanes;
             } else if (intrin::is_math(name)) {

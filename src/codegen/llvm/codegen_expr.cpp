@@ -134,12 +134,17 @@ llvm::Value* CodeGenLLVM::emit_arith(const BinaryExpr* op, llvm::Instruction::Bi
 }
 
 llvm::Value* CodeGenLLVM::emit_(const Add* op) {
-    // acc + dot_u8s8(a, b): one vpdpbusd where the target has it.
+    // acc + dot_u8s8(a, b): one vpdpbusd where the target has it; acc + dot_bf16(a, b): one
+    // vdpbf16ps.
     for (const auto& [acc, other] : {std::pair{op->a, op->b}, std::pair{op->b, op->a}}) {
         const Call* dot = other.as<Call>();
         if (dot && dot->name == intrin::kDotU8S8 &&
             vpdpbusd_for(dot->dtype.lanes()) != llvm::Intrinsic::not_intrinsic) {
             return emit_dot_u8s8(dot, emit(acc));
+        }
+        if (dot && dot->name == intrin::kDotBF16 &&
+            vdpbf16ps_for(dot->dtype.lanes()) != llvm::Intrinsic::not_intrinsic) {
+            return emit_dot_bf16(dot, emit(acc));
         }
     }
     return emit_arith(op, llvm::Instruction::FAdd, llvm::Instruction::Add, llvm::Instruction::Xor);
@@ -682,6 +687,9 @@ llvm::Value* CodeGenLLVM::emit_(const Call* op) {
     if (intrin::is_math(op->name)) return emit_call_intrinsic(op);
     if (op->name == intrin::kDotU8S8) {
         return emit_dot_u8s8(op, llvm::Constant::getNullValue(llvm_type(op->dtype)));
+    }
+    if (op->name == intrin::kDotBF16) {
+        return emit_dot_bf16(op, llvm::Constant::getNullValue(llvm_type(op->dtype)));
     }
     if (intrin::is_bitwise(op->name)) return emit_bitwise(op);
     // An external pure function, called per lane.

@@ -98,6 +98,50 @@ llvm::Value* CodeGenLLVM::emit_dot_u8s8(const Call* op, llvm::Value* acc) {
     return sum;
 }
 
+unsigned CodeGenLLVM::vdpbf16ps_for(int lanes) const {
+    if (!target_.has_feature("avx512bf16")) return llvm::Intrinsic::not_intrinsic;
+    if (lanes == 16) return llvm::Intrinsic::x86_avx512bf16_dpbf16ps_512;
+    if (!target_.has_feature("avx512vl")) return llvm::Intrinsic::not_intrinsic;
+    if (lanes == 8) return llvm::Intrinsic::x86_avx512bf16_dpbf16ps_256;
+    if (lanes == 4) return llvm::Intrinsic::x86_avx512bf16_dpbf16ps_128;
+    return llvm::Intrinsic::not_intrinsic;
+}
+
+llvm::Value* CodeGenLLVM::emit_dot_bf16(const Call* op, llvm::Value* acc) {
+    DataType t = op->dtype;
+    DataType word = DataType::int32().with_lanes(t.lanes());
+    ANVIL_CHECK(op->args.size() == 2 && t.is_float() && t.bits() == 32 &&
+                op->args[0].dtype() == word && op->args[1].dtype() == word)
+        << func_name_ << ": dot_bf16 takes int32 and returns float32, got " << t.str();
+    const int lanes = t.lanes();
+    auto bf16 = static_cast<llvm::Intrinsic::ID>(vdpbf16ps_for(lanes));
+    llvm::Value* a = emit(op->args[0]);
+    llvm::Value* b = emit(op->args[1]);
+    if (bf16 != llvm::Intrinsic::not_intrinsic) {
+        auto* pairs = llvm::FixedVectorType::get(builder_.getBFloatTy(), 2 * lanes);
+        return builder_.CreateIntrinsic(
+            bf16, {}, {acc, builder_.CreateBitCast(a, pairs), builder_.CreateBitCast(b, pairs)});
+    }
+    // Portable: each half as a float32 (its bits the upper half), products summed in pairs.
+    auto* halves = llvm::FixedVectorType::get(builder_.getInt16Ty(), 2 * lanes);
+    auto* wide = llvm::FixedVectorType::get(builder_.getInt32Ty(), 2 * lanes);
+    auto* floats = llvm::FixedVectorType::get(builder_.getFloatTy(), 2 * lanes);
+    auto widen = [&](llvm::Value* v) {
+        llvm::Value* w = builder_.CreateZExt(builder_.CreateBitCast(v, halves), wide);
+        return builder_.CreateBitCast(builder_.CreateShl(w, 16), floats);
+    };
+    llvm::Value* products = builder_.CreateFMul(widen(a), widen(b));
+    llvm::Value* sum = acc;
+    for (int k = 0; k < 2; ++k) {
+        std::vector<int> lanes_k;
+        for (int i = 0; i < lanes; ++i) lanes_k.push_back(2 * i + k);
+        llvm::Value* part = builder_.CreateShuffleVector(products, lanes_k);
+        if (lanes == 1) part = builder_.CreateExtractElement(part, uint64_t(0));
+        sum = builder_.CreateFAdd(sum, part);
+    }
+    return sum;
+}
+
 llvm::Value* CodeGenLLVM::emit_math(const std::string& name, DataType t,
                                     std::vector<llvm::Value*> args) {
     namespace I = llvm::Intrinsic;

@@ -131,6 +131,12 @@ private:
     llvm::Value* emit_dot_u8s8(const Call* op, llvm::Value* acc);
     // The vpdpbusd intrinsic for `lanes` int32 lanes on the target; not_intrinsic if none.
     unsigned vpdpbusd_for(int lanes) const;
+    // acc + dot_bf16(a, b) (ir/intrinsics.h): AVX-512 BF16's vdpbf16ps where the target has it
+    // for the call's lanes (vdpbf16ps_for), else the portable form (each bfloat16 widened to
+    // float32, multiplied, the pairs summed).
+    llvm::Value* emit_dot_bf16(const Call* op, llvm::Value* acc);
+    // The vdpbf16ps intrinsic for `lanes` float32 lanes on the target; not_intrinsic if none.
+    unsigned vdpbf16ps_for(int lanes) const;
     llvm::Value* emit_math(const std::string& name, DataType t, std::vector<llvm::Value*> args);
     llvm::Value* emit_libm(const std::string& fname, DataType t, llvm::Value* x);
     llvm::Value* emit_exp_f32(llvm::Value* x);  // codegen_exp.cpp

@@ -3,7 +3,7 @@
 //               [--print-after NAME|all] [--time-passes] [--disable-pass NAME ...]
 //               [--executor graph|vm|auto] [--shape-buckets NAME=SIZE,SIZE,... ...]
 //               [--max-memory SIZE]
-//               [--checked] [--tuning-records FILE ...]
+//               [--checked] [--tuning-records FILE ...] [--mixed-precision bf16|fp16]
 //
 // MODULE.anvil is a module in Anvil's text format (model_file.h); --params binds weights to its
 // main's parameters by name. ONNX models carry their weights and take --input-shapes to override
@@ -44,7 +44,17 @@ struct CompileArgs {
     std::vector<std::string> tuning_records;  // records files (anvil tune -o)
     std::string cross_compiler;               // links the library (a foreign -mtriple)
     std::string cross_compiler_options;
+    std::string mixed_precision;  // bf16, fp16 (or their long names); empty: float32
 };
+
+// The half type `--mixed-precision` names.
+DataType parse_mixed_precision(const std::string& name) {
+    if (name == "bf16" || name == "bfloat16") return DataType::bfloat16();
+    if (name == "fp16" || name == "float16") return DataType::float16();
+    user_error() << "--mixed-precision: expected bf16 (bfloat16) or fp16 (float16), got '" << name
+                 << "'";
+    ANVIL_UNREACHABLE();
+}
 
 // "tuning records: 14 of 16 tunable kernels, 93.5% of their estimated time": how much of the
 // model the applied records cover, weighting each kernel by its calls and its measured time (a
@@ -85,6 +95,8 @@ int run_compile(const CompileArgs& a) {
     options.disabled_passes = a.disabled;
     options.shape_buckets = buckets;
     options.max_memory_bytes = max_memory;
+    if (!a.mixed_precision.empty())
+        options.mixed_precision = parse_mixed_precision(a.mixed_precision);
     if (a.checked && options.checked == tir::BoundChecks::off) {
         options.checked = tir::BoundChecks::on;
     }
@@ -130,6 +142,11 @@ void add_compile_command(CLI::App& app, int* status) {
                     "options added to the cross compiler's command line (e.g. --sysroot=DIR)");
     cmd->add_option("-O,--opt-level", args->opt_level, "optimization level")
         ->check(CLI::Range(0, 3));
+    cmd->add_option("--mixed-precision", args->mixed_precision,
+                    "compute in bf16 (bfloat16; vdpbf16ps where the CPU has AVX-512 BF16) or "
+                    "fp16 where that is safe: products take half-precision operands and sum in "
+                    "float32, softmax, norms and long sums stay float32 (graph pass "
+                    "to_mixed_precision); inputs and outputs keep their types");
     cmd->add_option("--input-shapes", args->input_shapes,
                     "NAME:[d0,d1,...] shape overrides of an ONNX model's inputs; for a "
                     "TorchScript model, one NAME:[d0,d1,...][:DTYPE] per input of forward, in "

@@ -16,6 +16,7 @@ const GraphPassInfo kGraphPasses[] = {
     {"fold_scale_axis", fold_scale_axis},
     {"fuse_attention", fuse_attention},
     {"fuse_layer_norm", fuse_layer_norm},
+    {"to_mixed_precision", to_mixed_precision},
     {"merge_composite", merge_composite},
     {"annotate_target", annotate_target},
     {"merge_compiler_regions", merge_compiler_regions},

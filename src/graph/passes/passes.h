@@ -65,6 +65,9 @@ struct PassContext {
     // direct form, 8, 16 or 32 (ops::conv2d_weight_block_choices), or -1 for nn.conv2d's rule.
     // Null: always the rule.
     std::function<int64_t(const Call& conv)> conv2d_weight_block;
+    // Set by the driver (anvil compile --mixed-precision bf16): the half type to_mixed_precision
+    // computes in, bfloat16 or float16; void: the pass changes nothing.
+    DataType mixed_precision = DataType::void_();
 };
 
 // Requires: nothing.  Ensures: every node of every function is rebuilt, so its type is derived
@@ -80,6 +83,22 @@ Ref<Function> rebind_params(const Ref<Function>& f, const std::vector<Ref<Var>>&
 // constant scales and zero points, activations per tensor) is the QNN op on the integers, with
 // requantize, and a relu or clip before it a clamp; other forms stay in floats.
 IRModule fake_quantization_to_integer(const IRModule& m, const PassContext& ctx);
+
+// Requires: typed.  Ensures: float32 products (conv2d, conv2d_transpose, dense, matmul,
+// batch_matmul) take `half` (bfloat16 or float16) operands, sum in float32 and round their
+// result to `half`; ops exact in `half` follow their operands; ops that need float32 (one table,
+// graph/passes/to_mixed_precision.cpp) get float32 operands; each function returns the types it
+// returned. Constants are converted at compile time where ctx.evaluate is set. `missing_ops`
+// are the ops the table does not list that touched float32 values (kept in float32).
+struct MixedPrecisionResult {
+    IRModule module;
+    std::vector<std::string> missing_ops;
+};
+MixedPrecisionResult convert_to_mixed_precision(const IRModule& m, DataType half,
+                                                const PassContext& ctx);
+// The pipeline's form: convert_to_mixed_precision to ctx.mixed_precision, or no change when it
+// is void.
+IRModule to_mixed_precision(const IRModule& m, const PassContext& ctx);
 
 // Requires: ctx.evaluate (nothing happens without it).  Ensures: no qnn.quantize whose operands
 // are all constants: each is the quantized constant (QNN ops stay).

@@ -1,8 +1,9 @@
 // Weight pre-packing, the minimal form of TVM's AlterOpLayout: the blocked weight layout the
 // x86 micro-kernels read becomes a value of the graph instead of a stage inside every kernel.
 //   nn.conv2d(x, W)  ->  nn.conv2d_packed(x, nn.conv2d_pack_weight(W), channels=O, ...)
-//                        (float weights, and the int8 weights of uint8 x int8 convolutions,
-//                        which pack in quads; a uint8 x int8 nn.dense becomes such a 1x1
+//                        (float weights; the int8 weights of uint8 x int8 convolutions and
+//                        the bfloat16 weights of bfloat16 ones pack in 32-bit words of input
+//                        channels, and an nn.dense of those types becomes such a 1x1
 //                        convolution)
 //   nn.dense(x, W)   ->  nn.dense_packed(x, nn.dense_pack_weight(W), units=N)
 // for constant weights W only, so that fold_constants (which runs next) evaluates the packing
@@ -30,41 +31,42 @@ protected:
         Expr e = ExprMutator::mutate_(op, self);
         const Call* call = e.as<Call>();
         if (!call || !call->op.defined() || call->args.size() != 2) return e;
-        const bool u8s8_dense = is_u8s8_dense(*call);
-        if (!is_static_float_constant(call->args[1]) && !is_u8s8_conv(*call) && !u8s8_dense) {
+        const bool word_dense = is_word_dense(*call);
+        if (!is_static_float_constant(call->args[1]) && !is_word_conv(*call) && !word_dense) {
             return e;
         }
         Expr r;
         if (call->op->name == "nn.conv2d") r = pack_conv2d(*call);
-        if (call->op->name == "nn.dense") r = u8s8_dense ? dense_as_conv(*call) : pack_dense(*call);
+        if (call->op->name == "nn.dense") r = word_dense ? dense_as_conv(*call) : pack_dense(*call);
         // The rewrite keeps the result type; anything else leaves the call as it was.
         return r.defined() && type_equal(r->type, call->type) ? r : e;
     }
 
 private:
-    // A quantized convolution (uint8 data, a constant int8 weight, int32 sums, one group), whose
-    // weight packs in quads (ops::pack_u8s8_weight).
-    static bool is_u8s8_conv(const Call& call) {
+    // A convolution with a constant weight that packs in words (ops::pack_weight_words): uint8
+    // data and an int8 weight summed in int32 (a quantized one), or bfloat16 data and weight
+    // summed in float32, one group.
+    static bool is_word_conv(const Call& call) {
         if (call.op->name != "nn.conv2d" || !call.args[1].as<Constant>()) return false;
         const auto* x = call.args[0]->type.as<TensorType>();
         const auto* w = call.args[1]->type.as<TensorType>();
         const auto& a = attrs_of<ops::Conv2DAttrs>(call);
         return x && w && w->is_static() &&
-               ops::is_u8s8_conv(x->dtype, w->dtype, a.out_dtype, a.groups);
+               ops::conv_channels_per_word(x->dtype, w->dtype, a.out_dtype, a.groups) != 0;
     }
 
-    // nn.dense of uint8 data [M, K] and a constant int8 weight [N, K] summed in int32.
-    static bool is_u8s8_dense(const Call& call) {
+    // nn.dense of data [M, K] and a constant weight [N, K] of those types.
+    static bool is_word_dense(const Call& call) {
         if (call.op->name != "nn.dense" || !call.args[1].as<Constant>()) return false;
         const auto* x = call.args[0]->type.as<TensorType>();
         const auto* w = call.args[1]->type.as<TensorType>();
         return x && w && x->ndim() == 2 && x->is_static() && w->ndim() == 2 && w->is_static() &&
-               attrs_of<ops::DenseAttrs>(call).out_dtype == DataType::int32() &&
-               ops::is_u8s8_conv(x->dtype, w->dtype, DataType::int32(), 1);
+               ops::conv_channels_per_word(x->dtype, w->dtype,
+                                           attrs_of<ops::DenseAttrs>(call).out_dtype, 1) != 0;
     }
 
-    // That dense as a 1x1 convolution of M images of K channels, which the int8 convolution
-    // kernel computes (four channels per vpdpbusd), with its weight packed in quads.
+    // That dense as a 1x1 convolution of M images of K channels, which the word-packed
+    // convolution kernel computes (vpdpbusd or vdpbf16ps), with its weight packed in words.
     Expr dense_as_conv(const Call& call) {
         auto reshape = [&](const Expr& e, std::vector<int64_t> shape) {
             auto a = make_ref<ops::ReshapeAttrs>();
@@ -76,7 +78,8 @@ private:
         std::vector<int64_t> ws = w->type.as<TensorType>()->static_shape();
         Expr w4 = make_constant(w->data.view({ws[0], ws[1], 1, 1}, w->data.dtype()), w->loc);
         auto conv = make_ref<ops::Conv2DAttrs>();
-        const_cast<ops::Conv2DAttrs*>(conv.get())->out_dtype = DataType::int32();
+        const_cast<ops::Conv2DAttrs*>(conv.get())->out_dtype =
+            attrs_of<ops::DenseAttrs>(call).out_dtype;
         Expr c = make_call(*find_op("nn.conv2d"), {reshape(call.args[0], {xs[0], xs[1], 1, 1}), w4},
                            conv, call.loc);
         Expr packed = pack_conv2d(*c.as<Call>());
@@ -89,13 +92,13 @@ private:
         const Op* packed = find_op("nn.conv2d_packed");
         const auto& conv = attrs_of<ops::Conv2DAttrs>(call);
         const Expr& w = call.args[1];
-        // A tuning record's block (validated by the driver against the pack op's choices); the
-        // int8 quads have one block.
+        // A tuning record's block (validated by the driver against the pack op's choices); words
+        // have one block.
         const int64_t block =
-            ctx_.conv2d_weight_block && !is_u8s8_conv(call) ? ctx_.conv2d_weight_block(call) : -1;
+            ctx_.conv2d_weight_block && !is_word_conv(call) ? ctx_.conv2d_weight_block(call) : -1;
         ops::Conv2DPackWeightAttrs pack_attrs;
         pack_attrs.groups = conv.groups;
-        pack_attrs.quads = is_u8s8_conv(call);
+        pack_attrs.words = is_word_conv(call);
         // (With 0, the pack op applies its rule: whether that blocks decides the form.)
         if (block > 0) pack_attrs.block = block;
         Expr pw = make_call(*pack, {w}, make_ref<ops::Conv2DPackWeightAttrs>(pack_attrs), w->loc);
@@ -111,7 +114,7 @@ private:
         a.dilation = conv.dilation;
         a.groups = conv.groups;
         a.channels = w->type.as<TensorType>()->static_shape()[0];
-        a.quads = pack_attrs.quads;
+        a.words = pack_attrs.words;
         return make_call(*packed, {call.args[0], pw}, make_ref<ops::Conv2DPackedAttrs>(a),
                          call.loc);
     }

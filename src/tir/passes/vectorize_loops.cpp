@@ -71,7 +71,8 @@ bool is_speculable(const PrimExpr& e) {
             case ExprKind::Call: {
                 const std::string& n = x.as<Call>()->name;
                 if (!intrin::is_math(n) && !intrin::is_integer_elementwise(n) &&
-                    n != intrin::kReinterpret && n != intrin::kLikely && n != intrin::kIfThenElse) {
+                    !intrin::is_dot(n) && n != intrin::kReinterpret && n != intrin::kLikely &&
+                    n != intrin::kIfThenElse) {
                     ok = false;
                 }
                 break;
@@ -173,7 +174,8 @@ protected:
         if (op->name == intrin::kIfThenElse) return vector_if_then_else(op, std::move(args), lanes);
         // Only pure elementwise intrinsics have an obvious lane-wise meaning.
         bool elementwise = intrin::is_math(op->name) || intrin::is_integer_elementwise(op->name) ||
-                           op->name == intrin::kReinterpret || op->name == intrin::kLikely;
+                           intrin::is_dot(op->name) || op->name == intrin::kReinterpret ||
+                           op->name == intrin::kLikely;
         if (!elementwise) throw CannotVectorize{};
         for (auto& a : args) a = widen(a, lanes);
         return make_call(op->dtype.with_lanes(lanes), op->name, std::move(args));

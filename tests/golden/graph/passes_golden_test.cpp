@@ -6,6 +6,7 @@
 // and review the diff of the .after.txt files.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 
 #include "golden/golden_file.h"
@@ -56,6 +57,8 @@ std::vector<float> evaluate_values(const Expr& e) {
             out[i] = std::sqrt(at(0));
         else if (op == "negative")
             out[i] = -at(0);
+        else if (op == "cast")  // to float32 or bfloat16 (evaluate rounds)
+            out[i] = at(0);
         else if (op == "qnn.quantize")  // to int8 or int32 (values of the test: in range)
             out[i] = std::clamp(std::nearbyint(at(0) / at(1)) + at(2), -128.0f,
                                 e->type.as<TensorType>()->dtype.bits() == 8 ? 127.0f : 1e9f);
@@ -69,7 +72,15 @@ runtime::NDArray evaluate(const Expr& e) {
     auto values = evaluate_values(e);
     const TensorType* t = e->type.as<TensorType>();
     auto a = runtime::NDArray::empty(t->static_shape(), dl_dtype_of(t->dtype));
-    if (t->dtype == DataType::int_(8)) {
+    if (t->dtype == DataType::bfloat16()) {
+        // Round to nearest even (the test's values are finite).
+        std::vector<uint16_t> bits;
+        for (float v : values) {
+            uint32_t x = std::bit_cast<uint32_t>(v);
+            bits.push_back(uint16_t((x + 0x7fffu + ((x >> 16) & 1u)) >> 16));
+        }
+        a.copy_from(bits);
+    } else if (t->dtype == DataType::int_(8)) {
         a.copy_from(std::vector<int8_t>(values.begin(), values.end()));
     } else if (t->dtype == DataType::int32()) {
         a.copy_from(std::vector<int32_t>(values.begin(), values.end()));
@@ -85,6 +96,8 @@ IRModule run_pass(const std::string& pass, const IRModule& m) {
     ctx.evaluate = evaluate;
     // The BYOC passes partition for the composite target's external compilers.
     ctx.target.external_compilers = {"dnnl"};
+    // to_mixed_precision runs when the driver names a half type.
+    if (pass == "to_mixed_precision") ctx.mixed_precision = DataType::bfloat16();
     const GraphPassInfo* info = find_graph_pass(pass);
     EXPECT_NE(info, nullptr) << "unknown pass " << pass;
     return info ? info->run(m, ctx) : m;

@@ -75,18 +75,18 @@ Expr int8_ones(std::vector<int64_t> shape) {
     return make_constant(a);
 }
 
-TEST(PrepackWeights, Uint8ConvAndDensePackInt8WeightsInQuads) {
+TEST(PrepackWeights, Uint8ConvAndDensePackInt8WeightsInWordsOfFour) {
     auto conv_attrs = make_ref<ops::Conv2DAttrs>();
     const_cast<ops::Conv2DAttrs*>(conv_attrs.get())->out_dtype = DataType::int32();
     auto dense_attrs = make_ref<ops::DenseAttrs>();
     const_cast<ops::DenseAttrs*>(dense_attrs.get())->out_dtype = DataType::int32();
-    // The convolution reads its weight packed in quads: int32 [O/16, C/4, KH, KW, 16].
+    // The convolution reads its weight packed in words: int32 [O/16, C/4, KH, KW, 16].
     auto x = tensor_var("x", {1, 6, 8, 8}, DataType::uint(8));
     Expr conv = call("nn.conv2d", {x, int8_ones({20, 6, 3, 3})}, conv_attrs);
     IRModule m = prepack_weights(module_of(make_function({x}, conv)), test_context());
     const Call* packed = m.main()->body.as<Call>();
     ASSERT_EQ(packed->op->name, "nn.conv2d_packed");
-    EXPECT_EQ(attr_bool(*packed->attrs, "quads"), true);
+    EXPECT_EQ(attr_bool(*packed->attrs, "words"), true);
     auto* pt = packed->args[1]->type.as<TensorType>();
     EXPECT_EQ(pt->dtype, DataType::int32());
     EXPECT_EQ(pt->static_shape(), (std::vector<int64_t>{2, 2, 3, 3, 16}));
@@ -94,6 +94,39 @@ TEST(PrepackWeights, Uint8ConvAndDensePackInt8WeightsInQuads) {
     // The dense becomes that 1x1 convolution of its rows.
     auto d = tensor_var("d", {3, 40}, DataType::uint(8));
     Expr dense = call("nn.dense", {d, int8_ones({10, 40})}, dense_attrs);
+    m = prepack_weights(module_of(make_function({d}, dense)), test_context());
+    EXPECT_EQ(op_names(m.main()->body),
+              (std::vector<std::string>{"reshape", "nn.conv2d_pack_weight", "nn.conv2d_packed",
+                                        "reshape"}));
+    EXPECT_TRUE(type_equal(m.main()->body->type, dense->type));
+}
+
+// A bfloat16 constant of `shape`, every element 1.
+Expr bfloat16_ones(std::vector<int64_t> shape) {
+    auto a = runtime::NDArray::empty(shape, DLDataType{kDLBfloat, 16, 1});
+    std::vector<uint16_t> ones(a.num_elements(), 0x3f80);
+    a.copy_from(ones);
+    return make_constant(a);
+}
+
+TEST(PrepackWeights, Bfloat16ConvAndDensePackInWordsOfTwoChannels) {
+    auto conv_attrs = make_ref<ops::Conv2DAttrs>();
+    const_cast<ops::Conv2DAttrs*>(conv_attrs.get())->out_dtype = DataType::float32();
+    auto dense_attrs = make_ref<ops::DenseAttrs>();
+    const_cast<ops::DenseAttrs*>(dense_attrs.get())->out_dtype = DataType::float32();
+    // int32 [O/16, C/2, KH, KW, 16]: 7 channels are 4 words, the last one half zero.
+    auto x = tensor_var("x", {1, 7, 8, 8}, DataType::bfloat16());
+    Expr conv = call("nn.conv2d", {x, bfloat16_ones({20, 7, 3, 3})}, conv_attrs);
+    IRModule m = prepack_weights(module_of(make_function({x}, conv)), test_context());
+    const Call* packed = m.main()->body.as<Call>();
+    ASSERT_EQ(packed->op->name, "nn.conv2d_packed");
+    EXPECT_EQ(attr_bool(*packed->attrs, "words"), true);
+    auto* pt = packed->args[1]->type.as<TensorType>();
+    EXPECT_EQ(pt->dtype, DataType::int32());
+    EXPECT_EQ(pt->static_shape(), (std::vector<int64_t>{2, 4, 3, 3, 16}));
+    EXPECT_TRUE(type_equal(packed->type, conv->type));
+    auto d = tensor_var("d", {3, 40}, DataType::bfloat16());
+    Expr dense = call("nn.dense", {d, bfloat16_ones({10, 40})}, dense_attrs);
     m = prepack_weights(module_of(make_function({d}, dense)), test_context());
     EXPECT_EQ(op_names(m.main()->body),
               (std::vector<std::string>{"reshape", "nn.conv2d_pack_weight", "nn.conv2d_packed",
