@@ -1,14 +1,20 @@
 // Converters of ONNX's linear quantization: QuantizeLinear and DequantizeLinear as the QNN ops
-// (ops/qnn.h); DynamicQuantizeLinear, the integer products (MatMulInteger, ConvInteger) and
-// QLinearConv / QLinearMatMul as compositions of elementwise ops, reductions and exact float64
-// products, following ONNX's reference definitions: round half to even, then saturate to the
-// integer type's range.
+// (ops/qnn.h); the integer products ConvInteger and MatMulInteger as qnn.conv2d / qnn.dense,
+// QLinearConv and QLinearMatMul as those plus qnn.requantize, so that they run on the integer
+// kernels (vpdpbusd), wherever the QNN ops can state them: 1-D and 2-D convolutions, a 2-D
+// second matrix, zero points per tensor (per output channel or column for the weights), and for
+// the QLinear ops constant scales. Other forms (3-D convolutions, batched or per-row operands,
+// scales computed at run time) and DynamicQuantizeLinear are compositions of elementwise ops,
+// reductions and exact float64 products. Both follow ONNX's reference definitions: the integer
+// sums exact, the scale ratio (a_scale * b_scale / y_scale) in float32 applied in float64, round
+// half to even, then saturate to the integer type's range.
 #include "frontend/conv_builder.h"
 #include "frontend/onnx/convert_ops.h"
 #include "ops/activation.h"
 #include "ops/dense.h"
 #include "ops/qnn.h"
 #include "ops/reduce.h"
+#include "ops/transform.h"
 
 namespace anvil::frontend {
 
@@ -79,47 +85,177 @@ Expr integer_conv(ConvertContext& ctx, const Expr& x, const Expr& x_zp, const Ex
     return build_conv(ctx, cx, cw, Expr(), p);
 }
 
-// saturate(round(acc * a_scale * b_scale / y_scale) + y_zp), acc float64; the scales may be
-// per output channel (axis `axis` of acc).
+// saturate(round(acc * a_scale * b_scale / y_scale) + y_zp), acc float64, the scale ratio in
+// float32 (as ONNX's reference computes it); the scales may be per output channel (axis `axis`
+// of acc).
 Expr requantize(ConvertContext& ctx, const Expr& acc, const Expr& a_scale, const Expr& b_scale,
                 const Expr& y_scale, const Expr& y_zp, int64_t axis) {
-    auto as_f64 = [&](const Expr& p) {
+    auto along_axis = [&](const Expr& p, DataType t) {
         std::vector<int64_t> shape = ctx.static_shape(p, "a scale");
         int64_t n = 1;
         for (int64_t d : shape) n *= d;
-        Expr v = cast_to(ctx, p, DataType::float64());
+        Expr v = cast_to(ctx, p, t);
         if (n == 1) return reshape_to(ctx, v, {});
         std::vector<int64_t> b(static_cast<size_t>(ctx.rank(acc) - axis), 1);
         b[0] = n;
         return reshape_to(ctx, v, b);
     };
-    Expr scale = ctx.call(
-        "divide", {ctx.call("multiply", {as_f64(a_scale), as_f64(b_scale)}), as_f64(y_scale)});
-    Expr q = ctx.call("round", {ctx.call("multiply", {acc, scale})});
+    const DataType f32 = DataType::float32();
+    Expr ratio = ctx.call(
+        "divide", {ctx.call("multiply", {along_axis(a_scale, f32), along_axis(b_scale, f32)}),
+                   along_axis(y_scale, f32)});
+    Expr q =
+        ctx.call("round", {ctx.call("multiply", {acc, cast_to(ctx, ratio, DataType::float64())})});
     DataType qt =
         y_zp.defined() ? ctx.tensor_type(y_zp, "the output zero point").dtype : DataType::uint(8);
     auto [lo, hi] = quant_range(ctx, qt);
-    if (y_zp.defined()) q = ctx.call("add", {q, as_f64(y_zp)});
+    if (y_zp.defined()) q = ctx.call("add", {q, along_axis(y_zp, DataType::float64())});
     return cast_to(ctx, clip(ctx, q, lo, hi), qt);
+}
+
+// ---- the QNN forms ------------------------------------------------------------------------
+
+// The values of a float32 constant, or nothing (a scale computed at run time, float16).
+std::optional<std::vector<float>> float32_values(const Expr& e) {
+    runtime::NDArray data = constant_data(e);
+    if (!data.defined() || data.dtype().code != kDLFloat || data.dtype().bits != 32) return {};
+    return data.to_vector<float>();
+}
+
+// A zero point as the QNN ops take it: int32, a scalar or 1-D of `n` values (n == 0: scalar
+// only); undefined when it has another form (per row of the data). Absent: 0.
+Expr qnn_zero_point(ConvertContext& ctx, const Expr& zp, int64_t n) {
+    if (!zp.defined()) return ctx.constant_scalar(DataType::int32(), 0);
+    std::vector<int64_t> shape = ctx.static_shape(zp, "the zero point");
+    int64_t count = 1;
+    for (int64_t d : shape) count *= d;
+    Expr z = cast_to(ctx, zp, DataType::int32());
+    if (count == 1) return reshape_to(ctx, z, {});
+    if (n > 0 && count == n && shape.size() == 1) return z;
+    return Expr();
+}
+
+// The scale ratio a_scale * b_scale / y_scale of a QLinear node, in float32 as ONNX's reference
+// computes it, one value or one per output channel (`n`); nothing unless all are constants of
+// one value or n values.
+std::optional<std::vector<float>> qlinear_ratio(const Expr& a_scale, const Expr& b_scale,
+                                                const Expr& y_scale, int64_t n) {
+    auto a = float32_values(a_scale), b = float32_values(b_scale), y = float32_values(y_scale);
+    if (!a || !b || !y || a->size() != 1 || y->size() != 1) return {};
+    if (b->size() != 1 && static_cast<int64_t>(b->size()) != n) return {};
+    std::vector<float> ratio;
+    for (float bs : *b) ratio.push_back((*a)[0] * bs / (*y)[0]);
+    return ratio;
+}
+
+// qnn.conv2d(x, w) summed in int32 with the node's Conv attributes, for 1-D (as 2-D with a unit
+// height) and 2-D data; undefined for other forms.
+Expr qnn_conv(ConvertContext& ctx, Expr x, const Expr& x_zp, Expr w, const Expr& w_zp) {
+    for (const auto& [e, what] : {std::pair{x, "the input"}, std::pair{w, "the weights"}}) {
+        DataType t = ctx.tensor_type(e, what).dtype;
+        if (t != DataType::uint(8) && t != DataType::int_(8)) {
+            ctx.error() << what << " must be uint8 or int8, got " << t.str();
+        }
+    }
+    std::vector<int64_t> w_shape = conv_weight_shape(ctx, x, w);
+    const int64_t nd = static_cast<int64_t>(w_shape.size()) - 2;
+    if (nd > 2) return Expr();
+    Expr xz = qnn_zero_point(ctx, x_zp, 0);
+    Expr wz = qnn_zero_point(ctx, w_zp, w_shape[0]);
+    if (!xz.defined() || !wz.defined()) return Expr();
+    ConvParams p = conv_node_params(ctx, x, w_shape);
+    if (nd == 1) {
+        x = lift_1d_to_2d(ctx, x);
+        w = lift_1d_to_2d(ctx, w);
+        p.strides = ints_to_2d(p.strides, 1);
+        p.dilation = ints_to_2d(p.dilation, 1);
+        p.padding = {0, p.padding[0], 0, p.padding[1]};
+    }
+    auto attrs = make_ref<ops::QnnConv2DAttrs>();
+    auto* a = const_cast<ops::QnnConv2DAttrs*>(attrs.get());
+    a->strides = p.strides;
+    a->padding = p.padding;
+    a->dilation = p.dilation;
+    a->groups = p.groups;
+    Expr one = ctx.constant_scalar(DataType::float32(), 1.0);
+    Expr y = ctx.call("qnn.conv2d", {x, w, xz, wz, one, one}, attrs);
+    return nd == 1 ? lower_2d_to_1d(ctx, y) : y;
+}
+
+// qnn.dense(a, b^T) summed in int32 for a [..., K] and a 2-D b [K, N]; undefined for other
+// forms (1-D a, batched b, a per-row zero point).
+Expr qnn_matmul(ConvertContext& ctx, const Expr& a, const Expr& a_zp, const Expr& b,
+                const Expr& b_zp) {
+    if (ctx.rank(a) < 2 || ctx.rank(b) != 2) return Expr();
+    for (const auto& [e, what] : {std::pair{a, "input A"}, std::pair{b, "input B"}}) {
+        DataType t = ctx.tensor_type(e, what).dtype;
+        if (t != DataType::uint(8) && t != DataType::int_(8)) {
+            ctx.error() << what << " must be uint8 or int8, got " << t.str();
+        }
+    }
+    int64_t n = ctx.static_shape(b, "input B")[1];
+    Expr az = qnn_zero_point(ctx, a_zp, 0);
+    Expr bz = qnn_zero_point(ctx, b_zp, n);
+    if (!az.defined() || !bz.defined()) return Expr();
+    auto t = make_ref<ops::TransposeAttrs>();
+    const_cast<ops::TransposeAttrs*>(t.get())->axes = {1, 0};
+    Expr one = ctx.constant_scalar(DataType::float32(), 1.0);
+    return ctx.call("qnn.dense", {a, ctx.call("transpose", {b}, t), az, bz, one, one},
+                    make_ref<ops::QnnDenseAttrs>());
+}
+
+// requantize(acc, ratio, y_zp) of a QLinear node: round(acc * ratio) + y_zp, saturated, with the
+// float32 ratio applied in float64 (per output channel along `axis`).
+Expr qlinear_requantize(ConvertContext& ctx, const Expr& acc, const std::vector<float>& ratio,
+                        const Expr& y_zp, int64_t axis) {
+    DataType qt =
+        y_zp.defined() ? ctx.tensor_type(y_zp, "the output zero point").dtype : DataType::uint(8);
+    quant_range(ctx, qt);
+    auto r = runtime::NDArray::empty({static_cast<int64_t>(ratio.size())},
+                                     graph::dl_dtype_of(DataType::float32()));
+    r.copy_from(ratio);
+    Expr scale =
+        ratio.size() == 1 ? ctx.constant_scalar(DataType::float32(), ratio[0]) : ctx.constant(r);
+    auto attrs = make_ref<ops::RequantizeAttrs>();
+    auto* a = const_cast<ops::RequantizeAttrs*>(attrs.get());
+    a->axis = axis;
+    a->compute_dtype = "float64";
+    a->out_dtype = qt;
+    Expr zero = ctx.constant_scalar(DataType::int32(), 0);
+    return ctx.call("qnn.requantize",
+                    {acc, scale, zero, ctx.constant_scalar(DataType::float32(), 1.0),
+                     qnn_zero_point(ctx, y_zp, 0)},
+                    attrs);
 }
 
 }  // namespace
 
 Exprs convert_matmul_integer(ConvertContext& ctx) {
-    Expr acc = integer_matmul(ctx, ctx.input(0), ctx.optional_input(2), ctx.input(1),
-                              ctx.optional_input(3));
-    return {cast_to(ctx, acc, DataType::int32())};
+    Expr a = ctx.input(0), b = ctx.input(1), a_zp = ctx.optional_input(2);
+    Expr b_zp = ctx.optional_input(3);
+    if (Expr q = qnn_matmul(ctx, a, a_zp, b, b_zp); q.defined()) return {q};
+    return {cast_to(ctx, integer_matmul(ctx, a, a_zp, b, b_zp), DataType::int32())};
 }
 
 Exprs convert_conv_integer(ConvertContext& ctx) {
-    Expr acc =
-        integer_conv(ctx, ctx.input(0), ctx.optional_input(2), ctx.input(1), ctx.optional_input(3));
-    return {cast_to(ctx, acc, DataType::int32())};
+    Expr x = ctx.input(0), w = ctx.input(1), x_zp = ctx.optional_input(2);
+    Expr w_zp = ctx.optional_input(3);
+    if (Expr q = qnn_conv(ctx, x, x_zp, w, w_zp); q.defined()) return {q};
+    return {cast_to(ctx, integer_conv(ctx, x, x_zp, w, w_zp), DataType::int32())};
 }
 
 // QLinearMatMul(a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp).
 Exprs convert_qlinear_matmul(ConvertContext& ctx) {
-    Expr acc = integer_matmul(ctx, ctx.input(0), ctx.input(2), ctx.input(3), ctx.input(5));
+    Expr a = ctx.input(0), b = ctx.input(3);
+    if (ctx.rank(b) == 2) {
+        int64_t n = ctx.static_shape(b, "input B")[1];
+        auto ratio = qlinear_ratio(ctx.input(1), ctx.input(4), ctx.input(6), n);
+        Expr acc = ratio ? qnn_matmul(ctx, a, ctx.input(2), b, ctx.input(5)) : Expr();
+        if (acc.defined()) {
+            return {qlinear_requantize(ctx, acc, *ratio, ctx.input(7), ctx.rank(acc) - 1)};
+        }
+    }
+    Expr acc = integer_matmul(ctx, a, ctx.input(2), b, ctx.input(5));
     return {requantize(ctx, acc, ctx.input(1), ctx.input(4), ctx.input(6), ctx.input(7),
                        ctx.rank(acc) - 1)};
 }
@@ -127,12 +263,26 @@ Exprs convert_qlinear_matmul(ConvertContext& ctx) {
 // QLinearConv(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, B): B is int32, added to the
 // accumulator before requantization.
 Exprs convert_qlinear_conv(ConvertContext& ctx) {
-    Expr acc = integer_conv(ctx, ctx.input(0), ctx.input(2), ctx.input(3), ctx.input(5));
-    if (Expr bias = ctx.optional_input(8); bias.defined()) {
-        int64_t m = ctx.static_shape(bias, "the bias")[0];
+    Expr x = ctx.input(0), w = ctx.input(3), bias = ctx.optional_input(8);
+    auto bias_shape = [&](const Expr& acc) {
         std::vector<int64_t> b(static_cast<size_t>(ctx.rank(acc) - 1), 1);
-        b[0] = m;
-        acc = ctx.call("add", {acc, reshape_to(ctx, cast_to(ctx, bias, DataType::float64()), b)});
+        b[0] = ctx.static_shape(bias, "the bias")[0];
+        return b;
+    };
+    int64_t channels = ctx.static_shape(w, "the weights")[0];
+    auto ratio = qlinear_ratio(ctx.input(1), ctx.input(4), ctx.input(6), channels);
+    Expr acc = ratio ? qnn_conv(ctx, x, ctx.input(2), w, ctx.input(5)) : Expr();
+    if (acc.defined()) {
+        if (bias.defined()) {
+            acc = ctx.call("add", {acc, reshape_to(ctx, cast_to(ctx, bias, DataType::int32()),
+                                                   bias_shape(acc))});
+        }
+        return {qlinear_requantize(ctx, acc, *ratio, ctx.input(7), 1)};
+    }
+    acc = integer_conv(ctx, x, ctx.input(2), w, ctx.input(5));
+    if (bias.defined()) {
+        acc = ctx.call("add", {acc, reshape_to(ctx, cast_to(ctx, bias, DataType::float64()),
+                                               bias_shape(acc))});
     }
     return {requantize(ctx, acc, ctx.input(1), ctx.input(4), ctx.input(6), ctx.input(7), 1)};
 }

@@ -420,7 +420,13 @@ private:
         bool training = node.domain() == "ai.onnx.preview.training" &&
                         (node.op_type() == "Adagrad" || node.op_type() == "Momentum" ||
                          node.op_type() == "Adam" || node.op_type() == "Gradient");
-        if (!node.domain().empty() && node.domain() != "ai.onnx" && !training) {
+        // com.microsoft: ONNX Runtime's quantized contrib ops (convert_qlinear_contrib.cpp).
+        bool microsoft =
+            node.domain() == "com.microsoft" &&
+            (node.op_type() == "QLinearAdd" || node.op_type() == "QLinearMul" ||
+             node.op_type() == "QLinearConcat" || node.op_type() == "QLinearGlobalAveragePool" ||
+             node.op_type() == "QLinearSigmoid" || node.op_type() == "QLinearLeakyRelu");
+        if (!node.domain().empty() && node.domain() != "ai.onnx" && !training && !microsoft) {
             user_error(loc) << "op " << node.op_type() << " of domain '" << node.domain()
                             << "' is not supported";
         }

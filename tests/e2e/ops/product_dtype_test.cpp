@@ -210,9 +210,19 @@ TEST(IntegerProducts, TypeErrors) {
     f64_out.out_dtype = DataType::float64();
     EXPECT_NE(
         error_of("nn.conv2d", f64_out, {u8, i8})
-            .find("nn.conv2d: out_dtype float64 is not supported (int32 for integer operands, or "
-                  "the operands' own floating type)"),
+            .find("nn.conv2d: out_dtype float64 is not supported (int32 for integer operands, "
+                  "float32 for float16 or bfloat16 ones, or the operands' own floating type)"),
         std::string::npos);
+    // Half-precision operands summed in float32 (to_mixed_precision): of one type.
+    ops::Conv2DAttrs f32_out;
+    f32_out.out_dtype = DataType::float32();
+    graph::Type bf = tensor({1, 3, 5, 5}, DataType::bfloat16()),
+                wbf = tensor({4, 3, 3, 3}, DataType::bfloat16());
+    EXPECT_EQ(error_of("nn.conv2d", f32_out, {bf, wbf}), "");
+    EXPECT_NE(error_of("nn.conv2d", f32_out, {bf, tensor({4, 3, 3, 3}, DataType::float16())})
+                  .find("nn.conv2d: data and weight types bfloat16 and float16 differ; insert a "
+                        "cast"),
+              std::string::npos);
     EXPECT_NE(
         error_of("nn.conv2d", plain, {f32, tensor({4, 3, 3, 3}, DataType::float64())})
             .find("nn.conv2d: data and weight types float32 and float64 differ; insert a cast"),
