@@ -2,6 +2,7 @@
 // vector form) and bit operations.
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/IntrinsicsX86.h>
+#include <llvm/TargetParser/Triple.h>
 
 #include "codegen/llvm/codegen_llvm.h"
 #include "ir/intrinsics.h"
@@ -80,6 +81,47 @@ llvm::Value* CodeGenLLVM::emit_dot_u8s8(const Call* op, llvm::Value* acc) {
     if (vnni != llvm::Intrinsic::not_intrinsic) {
         return builder_.CreateIntrinsic(vnni, {}, {acc, a, b});
     }
+    if (int width = pmaddwd_width(lanes); width > 0) {
+        // x86 without VNNI: pmaddwd on 16-bit halves of each lane, exact (vpmaddubsw would
+        // saturate a pair of 255 x -128 products in int16). The even bytes (0 and 2) of each
+        // lane and the odd ones (1 and 3), each widened into its 16-bit half: a's zero-extended,
+        // b's sign-extended. pmaddwd sums each lane's two halves' products: a0 b0 + a2 b2 and
+        // a1 b1 + a3 b3. Lanes beyond the widest pmaddwd go in chunks of it.
+        auto madd = static_cast<llvm::Intrinsic::ID>(pmaddwd_for(width));
+        auto* halves = llvm::FixedVectorType::get(builder_.getInt16Ty(), 2 * width);
+        auto splat = [&](int v) { return llvm::ConstantInt::get(halves, v); };
+        auto chunk = [&](llvm::Value* v, int c) {
+            if (width == lanes) return v;
+            std::vector<int> idx;
+            for (int i = 0; i < width; ++i) idx.push_back(c * width + i);
+            return builder_.CreateShuffleVector(v, idx);
+        };
+        std::vector<llvm::Value*> parts;
+        for (int c = 0; c < lanes / width; ++c) {
+            llvm::Value* ah = builder_.CreateBitCast(chunk(a, c), halves);
+            llvm::Value* bh = builder_.CreateBitCast(chunk(b, c), halves);
+            llvm::Value* a_even = builder_.CreateAnd(ah, splat(0xff));
+            llvm::Value* a_odd = builder_.CreateLShr(ah, splat(8));
+            llvm::Value* b_even = builder_.CreateAShr(builder_.CreateShl(bh, splat(8)), splat(8));
+            llvm::Value* b_odd = builder_.CreateAShr(bh, splat(8));
+            llvm::Value* even = builder_.CreateIntrinsic(madd, {}, {a_even, b_even});
+            llvm::Value* odd = builder_.CreateIntrinsic(madd, {}, {a_odd, b_odd});
+            parts.push_back(builder_.CreateAdd(even, odd));
+        }
+        // Concatenated back, pairwise.
+        while (parts.size() > 1) {
+            std::vector<llvm::Value*> joined;
+            for (size_t i = 0; i < parts.size(); i += 2) {
+                int n = static_cast<int>(
+                    llvm::cast<llvm::FixedVectorType>(parts[i]->getType())->getNumElements());
+                std::vector<int> idx;
+                for (int k = 0; k < 2 * n; ++k) idx.push_back(k);
+                joined.push_back(builder_.CreateShuffleVector(parts[i], parts[i + 1], idx));
+            }
+            parts = std::move(joined);
+        }
+        return builder_.CreateAdd(acc, parts[0]);
+    }
     // Portable: the bytes as int32, products summed four by four.
     auto* bytes = llvm::FixedVectorType::get(builder_.getInt8Ty(), 4 * lanes);
     auto* wide = llvm::FixedVectorType::get(builder_.getInt32Ty(), 4 * lanes);
@@ -96,6 +138,26 @@ llvm::Value* CodeGenLLVM::emit_dot_u8s8(const Call* op, llvm::Value* acc) {
         sum = builder_.CreateAdd(sum, part);
     }
     return sum;
+}
+
+int CodeGenLLVM::pmaddwd_width(int lanes) const {
+    for (int width : {16, 8, 4}) {
+        if (width <= lanes && lanes % width == 0 && (lanes / width & (lanes / width - 1)) == 0 &&
+            pmaddwd_for(width) != llvm::Intrinsic::not_intrinsic) {
+            return width;
+        }
+    }
+    return 0;
+}
+
+unsigned CodeGenLLVM::pmaddwd_for(int lanes) const {
+    if (!llvm::Triple(target_.mtriple).isX86()) return llvm::Intrinsic::not_intrinsic;
+    if (lanes == 16 && target_.has_feature("avx512bw")) {
+        return llvm::Intrinsic::x86_avx512_pmaddw_d_512;
+    }
+    if (lanes == 8 && target_.has_feature("avx2")) return llvm::Intrinsic::x86_avx2_pmadd_wd;
+    if (lanes == 4 && target_.has_feature("sse2")) return llvm::Intrinsic::x86_sse2_pmadd_wd;
+    return llvm::Intrinsic::not_intrinsic;
 }
 
 unsigned CodeGenLLVM::vdpbf16ps_for(int lanes) const {

@@ -126,11 +126,18 @@ private:
     llvm::Value* emit_call_intrinsic(const Call* op);
     llvm::Value* emit_bitwise(const Call* op);
     // acc + dot_u8s8(a, b) (ir/intrinsics.h): AVX-512 VNNI's vpdpbusd where the target has it
-    // for the call's lanes (vpdpbusd_for), else the portable form (bytes widened to int32,
-    // multiplied and summed in fours).
+    // for the call's lanes (vpdpbusd_for), else two pmaddwd on the 16-bit halves of the lanes
+    // (x86: pmaddwd_for), else the portable form (bytes widened to int32, multiplied and summed
+    // in fours).
     llvm::Value* emit_dot_u8s8(const Call* op, llvm::Value* acc);
     // The vpdpbusd intrinsic for `lanes` int32 lanes on the target; not_intrinsic if none.
     unsigned vpdpbusd_for(int lanes) const;
+    // The pmaddwd intrinsic for `lanes` int32 lanes on an x86 target (AVX-512BW: 16, AVX2: 8,
+    // SSE2: 4); not_intrinsic if none.
+    unsigned pmaddwd_for(int lanes) const;
+    // The widest pmaddwd that computes `lanes` lanes in a power-of-two number of chunks; 0 if
+    // none.
+    int pmaddwd_width(int lanes) const;
     // acc + dot_bf16(a, b) (ir/intrinsics.h): AVX-512 BF16's vdpbf16ps where the target has it
     // for the call's lanes (vdpbf16ps_for), else the portable form (each bfloat16 widened to
     // float32, multiplied, the pairs summed).

@@ -1,6 +1,7 @@
 // Intrinsic dot_u8s8 (ir/intrinsics.h): four unsigned x signed byte products per int32 lane,
 // summed, with an accumulator added. Exact at every lane count, as VNNI's vpdpbusd where the
-// target has it (and the accumulator folded into it) and in the portable form elsewhere.
+// target has it (and the accumulator folded into it), as two pmaddwd on x86 without it, and in
+// the portable form elsewhere.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -30,7 +31,10 @@ int32_t reference(int32_t a, int32_t b) {
     return sum;
 }
 
-void check(const Target& target, int lanes, bool expect_vnni) {
+// What the x86 code should be: vpdpbusd, or (pmaddwd) vpmaddwd and no vpdpbusd.
+enum class Form { vnni, pmaddwd, any };
+
+void check(const Target& target, int lanes, Form form) {
     SCOPED_TRACE(target.str() + ", " + std::to_string(lanes) + " lanes");
     std::mt19937 rng(lanes);
     std::vector<int32_t> a(48), b(48);
@@ -51,20 +55,34 @@ void check(const Target& target, int lanes, bool expect_vnni) {
     // (The portable scalar form LLVM may itself turn into vpdpbusd: not checked.)
     if (lanes == 1) return;
     std::string asm_text = codegen::get_source(m, "asm");
-    EXPECT_EQ(asm_text.find("vpdpbusd") != std::string::npos, expect_vnni) << asm_text;
+    const bool vnni = asm_text.find("vpdpbusd") != std::string::npos;
+    const bool madd = asm_text.find("pmaddwd") != std::string::npos;
+    if (form == Form::vnni) EXPECT_TRUE(vnni) << asm_text;
+    if (form == Form::pmaddwd) {
+        EXPECT_FALSE(vnni) << asm_text;
+        EXPECT_TRUE(madd) << asm_text;
+    }
 }
 
 TEST(DotU8S8, ExactWithVnniAndWithout) {
     const Target& host = host_target();
     bool vnni = host.has_feature("avx512vnni");
-    check(host, 1, false);
-    check(host, 16, vnni);
-    check(host, 8, vnni && host.has_feature("avx512vl"));
-    // The portable form on a CPU without VNNI (one this machine can run).
+    check(host, 1, Form::any);
+    check(host, 16, vnni ? Form::vnni : Form::any);
+    check(host, 8, vnni && host.has_feature("avx512vl") ? Form::vnni : Form::any);
+    // CPUs without VNNI (ones this machine can run): pmaddwd at the widths they have (AVX2:
+    // 8 lanes, 16 in two; AVX-512BW: 16); exact in every form, the extreme bytes (255 x -128
+    // in a pair, where vpmaddubsw would saturate) included.
     if (host.has_feature("avx2")) {
-        Target plain = Target::parse("llvm -mtriple=" + host.mtriple + " -mcpu=haswell");
-        check(plain, 16, false);
-        check(plain, 4, false);
+        Target haswell = Target::parse("llvm -mtriple=" + host.mtriple + " -mcpu=haswell");
+        check(haswell, 8, Form::pmaddwd);
+        check(haswell, 4, Form::pmaddwd);
+        check(haswell, 16, Form::pmaddwd);
+    }
+    if (host.has_feature("avx512bw")) {
+        Target skylake = Target::parse("llvm -mtriple=" + host.mtriple + " -mcpu=skylake-avx512");
+        check(skylake, 16, Form::pmaddwd);
+        check(skylake, 8, Form::pmaddwd);
     }
 }
 
