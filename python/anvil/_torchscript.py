@@ -15,6 +15,9 @@ What happens to the module here, and why:
   name.
 - Constant propagation then folds what the attributes decide (`if self.training`, `bias is None`),
   and remove_mutation makes in-place ops (`relu_`, `add_`) functional where that is safe.
+- The scale and zero point tensors that `aten::quantize_per_tensor` reads (FX graph mode
+  quantization keeps them as module buffers) are written as plain constants, not as module
+  tensors: the importer needs their values to know the quantized tensor's parameters.
 """
 import json
 import linecache
@@ -103,16 +106,17 @@ def _source(node):
 
 
 class _Writer:
-    def __init__(self, names_by_tensor, packed_params, module_values):
+    def __init__(self, names_by_tensor, packed_params, module_values, plain_constants=()):
         self.tensors = {}
+        self._plain_constants = set(plain_constants)  # value ids never written as module tensors
         self._names_by_tensor = names_by_tensor
         self._used = set()
         self._packed_params = packed_params  # written as constant tuples
         self._module_values = module_values  # the module and its submodules: not written
 
-    def _tensor_name(self, t, hint):
+    def _tensor_name(self, t, hint, plain=False):
         key = (t.data_ptr(), tuple(t.shape), t.dtype) if t.numel() else None
-        own = self._names_by_tensor.get(key)
+        own = None if plain else self._names_by_tensor.get(key)
         name = own or hint or "constant"
         base, k = name, 1
         while name in self._used:
@@ -121,12 +125,12 @@ class _Writer:
         self._used.add(name)
         return name, own is not None
 
-    def tensor(self, t, hint=""):
-        """{"tensor": name, "dtype": ..., "param": whether it is one of the module's own}; a
-        quantized tensor is its integers with "quantized": {"scales", "zero_points", "axis"}
-        (axis -1: one scale for the whole tensor)."""
+    def tensor(self, t, hint="", plain=False):
+        """{"tensor": name, "dtype": ..., "param": whether it is one of the module's own (never
+        when `plain`)}; a quantized tensor is its integers with "quantized": {"scales",
+        "zero_points", "axis"} (axis -1: one scale for the whole tensor)."""
         t = t.detach()
-        name, own = self._tensor_name(t, hint)
+        name, own = self._tensor_name(t, hint, plain)
         quantized = None
         if t.is_quantized:
             quantized = _quantization(t)
@@ -141,7 +145,7 @@ class _Writer:
             out["quantized"] = quantized
         return out
 
-    def value(self, v, hint=""):
+    def value(self, v, hint="", plain=False):
         if v is None:
             return {"none": True}
         if isinstance(v, bool):
@@ -153,7 +157,7 @@ class _Writer:
         if isinstance(v, str):
             return {"str": v}
         if isinstance(v, torch.Tensor):
-            return self.tensor(v, hint)
+            return self.tensor(v, hint, plain)
         if isinstance(v, torch.device):
             return {"device": str(v)}
         if isinstance(v, torch.dtype):
@@ -193,7 +197,8 @@ class _Writer:
                 out["source"] = source
             if n.kind() == "prim::Constant":
                 o = n.output()
-                out["value"] = self.value(o.toIValue(), o.debugName())
+                out["value"] = self.value(o.toIValue(), o.debugName(),
+                                          o.unique() in self._plain_constants)
             elif n.kind() in ("prim::GetAttr", "prim::SetAttr", "prim::CallMethod"):
                 out["attribute"] = n.s("name")
             blocks = list(n.blocks())
@@ -323,6 +328,17 @@ def _resolve_attributes(graph, module):
     return packed_params, set(objects)
 
 
+def _quantization_parameters(block):
+    """The ids of the values `aten::quantize_per_tensor` nodes read as scale and zero point."""
+    ids = set()
+    for n in block.nodes():
+        if n.kind() == "aten::quantize_per_tensor":
+            ids.update(i.unique() for i in list(n.inputs())[1:3])
+        for b in n.blocks():
+            ids |= _quantization_parameters(b)
+    return ids
+
+
 def read_module(module):
     """(description dict, tensors {name: numpy array}) of a TorchScript module's forward."""
     if not isinstance(module, torch.jit.ScriptModule):
@@ -341,7 +357,7 @@ def read_module(module):
     for name, t in list(module.state_dict(keep_vars=True).items()):
         if isinstance(t, torch.Tensor) and t.numel():
             names.setdefault((t.data_ptr(), tuple(t.shape), t.dtype), name)
-    writer = _Writer(names, packed_params, module_values)
+    writer = _Writer(names, packed_params, module_values, _quantization_parameters(graph))
     inputs = list(graph.inputs())[1:]  # the first is the module itself
     description = {
         "format": FORMAT, "version": VERSION,

@@ -237,6 +237,26 @@ def test_quantized_errors():
     with pytest.raises(anvil.UserError, match="operand 0 must be a quantized tensor"):
         import_module(torch.jit.script(NotQuantized()), [x])
 
+    # The tensor_qparams form (FX graph mode): one value each, the zero point an integer.
+    class TensorParams(nn.Module):
+        def __init__(self, scale, zero_point):
+            super().__init__()
+            self.register_buffer("scale", scale)
+            self.register_buffer("zero_point", zero_point)
+
+        def forward(self, x):
+            return torch.quantize_per_tensor(x, self.scale, self.zero_point,
+                                             torch.quint8).dequantize()
+
+    # Scripted, so that PyTorch never runs them.
+    two = TensorParams(torch.tensor([0.1, 0.2]), torch.tensor(3))
+    with pytest.raises(anvil.UserError,
+                       match="the scale of a per-tensor quantization must be one value, got 2"):
+        import_module(torch.jit.script(two), [x])
+    fractional = TensorParams(torch.tensor(0.1), torch.tensor(2.5))
+    with pytest.raises(anvil.UserError, match="the zero point must be an integer, got 2.5"):
+        import_module(torch.jit.script(fractional), [x])
+
 
 class OneConv(nn.Module):
     def __init__(self):
@@ -381,3 +401,83 @@ def test_quantized_operand_errors():
 
     with pytest.raises(anvil.UserError, match="the scales must be a constant"):
         import_module(torch.jit.script(ChannelScalesFromInput()), [x, torch.ones(3)])
+
+
+class FxNet(nn.Module):
+    """A plain float model (no stubs, no FloatFunctional): FX graph mode quantization rewrites
+    it, residual add, hardswish and the classifier included."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 16, 3, stride=2, padding=1)
+        self.bn1 = nn.BatchNorm2d(16)
+        self.conv2 = nn.Conv2d(16, 16, 3, padding=1)
+        self.fc = nn.Linear(16, 10)
+
+    def forward(self, x):
+        x = torch.relu(self.bn1(self.conv1(x)))
+        x = x + torch.relu(self.conv2(x))
+        x = nn.functional.hardswish(x)
+        x = torch.flatten(nn.functional.adaptive_avg_pool2d(x, 1), 1)
+        return self.fc(x)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_fx_graph_mode_quantization(engine):
+    """torch.ao.quantization.quantize_fx: prepare_fx, calibration, convert_fx, then TorchScript."""
+    from torch.ao.quantization import quantize_fx
+    torch.backends.quantized.engine = engine
+    torch.manual_seed(0)
+    model = FxNet().eval()
+    x = torch.randn(2, 3, 16, 16)
+    qconfig_mapping = tq.get_default_qconfig_mapping(engine)
+    prepared = quantize_fx.prepare_fx(model, qconfig_mapping, example_inputs=(x,))
+    with torch.no_grad():
+        for _ in range(8):
+            prepared(torch.randn(2, 3, 16, 16))
+    quantized_model = quantize_fx.convert_fx(prepared)
+    text = compare(quantized_model, x, out_scale=fx_output_scale(quantized_model)).astext()
+    assert "qnn.conv2d" in text
+
+
+def fx_output_scale(model):
+    """The scale of the quantize before the FX model's final dequantize (its last linear's)."""
+    return float(model.fc.scale)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_quantization_aware_training(engine):
+    """Eager-mode QAT: fused conv-bn-relu with fake quantization, a few training steps, convert."""
+    torch.backends.quantized.engine = engine
+    torch.manual_seed(0)
+    model = ConvNet()
+    model.train()
+    tq.fuse_modules_qat(model, [["conv1", "relu1"]], inplace=True)
+    model.qconfig = tq.get_default_qat_qconfig(engine)
+    tq.prepare_qat(model, inplace=True)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    for _ in range(4):
+        optimizer.zero_grad()
+        loss = model(torch.randn(4, 3, 16, 16)).square().mean()
+        loss.backward()
+        optimizer.step()
+    model.eval()
+    tq.convert(model, inplace=True)
+    text = compare(model, torch.randn(2, 3, 16, 16), out_scale=float(model.fc.scale)).astext()
+    assert "qnn.conv2d" in text
+
+
+@pytest.mark.parametrize("op", ["hardswish", "sigmoid"])
+def test_quantized_hardswish_and_sigmoid_ops(op):
+    torch.backends.quantized.engine = ENGINES[0]
+
+    class Unary(nn.Module):
+        def forward(self, x):
+            q = torch.quantize_per_tensor(x, 0.05, 128, torch.quint8)
+            f = getattr(torch.ops.quantized, op)
+            return f(q, 1.0 / 256 if op == "sigmoid" else 0.03, 0 if op == "sigmoid" else 100)\
+                .dequantize()
+
+    x = torch.randn(2, 3, 7, 5) * 3
+    mod = compare(Unary(), x, out_scale=1.0 / 256 if op == "sigmoid" else 0.03)
+    assert f"qnn.{op}" in mod.astext()

@@ -1,7 +1,8 @@
 // Converters of PyTorch's quantized ops (torch.ao.quantization's converted models) onto the QNN
 // dialect (ops/qnn.h): quantize_per_tensor / quantize_per_channel, dequantize, int_repr,
 // q_scale, q_zero_point, quantized::conv2d(_relu), quantized::linear(_relu),
-// quantized::linear_dynamic, quantized::add(_relu), quantized::mul(_relu) and quantized::cat.
+// quantized::linear_dynamic, quantized::add(_relu), quantized::mul(_relu), quantized::cat,
+// quantized::hardswish and quantized::sigmoid.
 //
 // A quantized layer's output scale and zero point are the node's operands; its weights, bias and
 // geometry come from the packed parameters, which the description carries as a tuple constant
@@ -164,10 +165,53 @@ PtValue quantized_layer(const PtContext& ctx, const char* op, Ref<graph::Attrs> 
 
 }  // namespace
 
-// aten::quantize_per_tensor(self, scale, zero_point, dtype)
+namespace {
+
+// The values of operand i, a constant tensor of float32, float64, int32 or int64 elements (the
+// scales and zero points of quantize_per_channel, and of quantize_per_tensor's tensor_qparams
+// form, which FX graph mode quantization writes).
+std::vector<double> constant_numbers(PtContext& ctx, size_t i, const char* what) {
+    runtime::NDArray data = constant_data(ctx.tensor(i));
+    if (!data.defined()) ctx.error() << "the " << what << " must be a constant";
+    std::vector<double> out;
+    DLDataType t = data.dtype();
+    for (int64_t k = 0; k < data.num_elements(); ++k) {
+        if (t.code == kDLFloat && t.bits == 32) {
+            out.push_back(data.data<float>()[k]);
+        } else if (t.code == kDLFloat && t.bits == 64) {
+            out.push_back(data.data<double>()[k]);
+        } else if (t.code == kDLInt && t.bits == 64) {
+            out.push_back(static_cast<double>(data.data<int64_t>()[k]));
+        } else if (t.code == kDLInt && t.bits == 32) {
+            out.push_back(data.data<int32_t>()[k]);
+        } else {
+            ctx.error() << "the " << what << " must be float32, float64, int32 or int64, got "
+                        << runtime::dl_dtype_to_string(t);
+        }
+    }
+    return out;
+}
+
+// A per-tensor quantization parameter: operand i as a number, or a one-element constant tensor.
+double quantization_number(PtContext& ctx, size_t i, const char* what) {
+    if (ctx.input(i).is_number()) return ctx.float_arg(i);
+    std::vector<double> v = constant_numbers(ctx, i, what);
+    if (v.size() != 1) {
+        ctx.error() << "the " << what << " of a per-tensor quantization must be one value, got "
+                    << v.size();
+    }
+    return v[0];
+}
+
+}  // namespace
+
+// aten::quantize_per_tensor(self, scale, zero_point, dtype); scale and zero point numbers, or
+// one-element tensors (the tensor_qparams overload).
 PtValues convert_quantize_per_tensor(PtContext& ctx) {
-    return {
-        quantize(ctx, ctx.tensor(0), ctx.float_arg(1), ctx.int_arg(2), quantized_dtype(ctx, 3))};
+    double scale = quantization_number(ctx, 1, "scale");
+    double zp = quantization_number(ctx, 2, "zero point");
+    if (zp != std::floor(zp)) ctx.error() << "the zero point must be an integer, got " << zp;
+    return {quantize(ctx, ctx.tensor(0), scale, static_cast<int64_t>(zp), quantized_dtype(ctx, 3))};
 }
 
 // aten::quantize_per_channel(self, scales, zero_points, axis, dtype)
@@ -176,28 +220,7 @@ PtValues convert_quantize_per_channel(PtContext& ctx) {
     DataType t = quantized_dtype(ctx, 4);
     Quantization q;
     q.axis = ctx.normalize_axis(ctx.int_arg(3), ctx.rank(x), "axis");
-    // The scales and zero points as numbers (constants of any numeric dtype).
-    auto numbers = [&](size_t i, const char* what) {
-        runtime::NDArray data = constant_data(ctx.tensor(i));
-        if (!data.defined()) ctx.error() << "the " << what << " must be a constant";
-        std::vector<double> out;
-        DLDataType t = data.dtype();
-        for (int64_t k = 0; k < data.num_elements(); ++k) {
-            if (t.code == kDLFloat && t.bits == 32) {
-                out.push_back(data.data<float>()[k]);
-            } else if (t.code == kDLFloat && t.bits == 64) {
-                out.push_back(data.data<double>()[k]);
-            } else if (t.code == kDLInt && t.bits == 64) {
-                out.push_back(static_cast<double>(data.data<int64_t>()[k]));
-            } else if (t.code == kDLInt && t.bits == 32) {
-                out.push_back(data.data<int32_t>()[k]);
-            } else {
-                ctx.error() << "the " << what << " must be float32, float64, int32 or int64, got "
-                            << runtime::dl_dtype_to_string(t);
-            }
-        }
-        return out;
-    };
+    auto numbers = [&](size_t i, const char* what) { return constant_numbers(ctx, i, what); };
     q.scales = numbers(1, "scales");
     auto [lo, hi] = ops::quantized_range(t);
     for (double s : q.scales) {
@@ -365,6 +388,19 @@ PtValues convert_quantized_binary(PtContext& ctx) {
         auto [lo, hi] = output_range(t, out.zero_points[0], true);
         r = clip(ctx, r, lo, hi);
     }
+    return {PtValue::of_quantized(r, out)};
+}
+
+// quantized::hardswish(x, output_scale, output_zero_point), quantized::sigmoid: qnn.hardswish,
+// qnn.sigmoid (FX graph mode quantization writes them for the float ops).
+PtValues convert_quantized_unary(PtContext& ctx) {
+    const PtValue& x = quantized_operand(ctx, 0);
+    const Quantization& qx = per_tensor(ctx, x, 0);
+    DataType t = ctx.tensor_type(x.tensor, "operand 0").dtype;
+    Quantization out = output_quantization(ctx, 1, t);
+    const char* op = ctx.kind() == "quantized::sigmoid" ? "qnn.sigmoid" : "qnn.hardswish";
+    Expr r = ctx.call(op, {x.tensor, scale_operand(ctx, qx), zero_point_operand(ctx, qx),
+                           scale_operand(ctx, out), zero_point_operand(ctx, out)});
     return {PtValue::of_quantized(r, out)};
 }
 
