@@ -268,3 +268,39 @@ def test_contrib_op_errors_name_the_node():
     m.graph.node[0].domain = ""
     with pytest.raises(anvil.UserError, match="QLinearSigmoid is an op of domain 'com.microsoft'"):
         frontend.from_onnx(m)
+
+
+def test_contrib_output_without_zero_point_has_the_input_type():
+    """ONNX Runtime's type T: an int8 QLinearSigmoid without Y_zero_point returns int8."""
+    x = q((1, 4, 3, 3), "int8")
+    node = helper.make_node("QLinearSigmoid", ["x", "sx", "zx", "sy"], ["y"],
+                            domain="com.microsoft")
+    g = helper.make_graph(
+        [node], "s", [helper.make_tensor_value_info("x", TensorProto.INT8, x.shape)],
+        [helper.make_tensor_value_info("y", TensorProto.INT8, None)],
+        [numpy_helper.from_array(np.array(0.05, np.float32), "sx"),
+         numpy_helper.from_array(np.array(-3, np.int8), "zx"),
+         numpy_helper.from_array(np.array(1 / 256, np.float32), "sy")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13),
+                                            helper.make_opsetid("com.microsoft", 1)])
+    _, y = run(m, {"x": x})
+    assert y.dtype == np.int8
+    real = 1 / (1 + np.exp(-dequantize_ref(x, 0.05, -3).astype(np.float64)))
+    want = np.clip(np.rint(real.astype(np.float32) / np.float32(1 / 256)), -128, 127)
+    assert np.abs(y.astype(np.int64) - want).max() <= 1
+
+
+def test_a_zero_channel_scale_keeps_the_float64_composition():
+    """A per-channel weight scale of 0 (an all-zero channel) is no requantization ratio: the
+    node computes as ONNX defines it, in the float64 composition."""
+    x, w = q((1, 3, 5, 5), "uint8"), q((4, 3, 3, 3), "int8")
+    w_scale = np.array([0.01, 0.0, 0.02, 0.03], np.float32)
+    m = model("QLinearConv", x, [("xs", np.array(0.1, np.float32)), ("xz", np.array(9, np.uint8)),
+                                 ("w", w), ("ws", w_scale), ("wz", np.zeros(4, np.int8)),
+                                 ("ys", np.array(0.5, np.float32)),
+                                 ("yz", np.array(3, np.uint8))], TensorProto.UINT8)
+    text, y = run(m, {"x": x})
+    assert "qnn.conv2d" not in text
+    acc = conv_ref(x.astype(np.int64) - 9, w.astype(np.int64), [0, 0, 0, 0], [1, 1], 1)
+    ratio = (np.float32(0.1) * w_scale / np.float32(0.5)).astype(np.float32).reshape(1, -1, 1, 1)
+    np.testing.assert_array_equal(y, requantize_ref(acc, ratio, 3, "uint8"))

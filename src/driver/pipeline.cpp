@@ -236,6 +236,8 @@ graph::IRModule run_graph_pipeline(const graph::IRModule& input, graph::PassCont
             (is_disabled(options, entry.name) || options.opt_level < entry.min_opt_level)) {
             continue;
         }
+        // Only when a half type is asked for (--mixed-precision).
+        if (name == "to_mixed_precision" && ctx.mixed_precision.is_void()) continue;
         m = run_graph_pass(m, pipeline_pass(entry.name).name, ctx, options);
     }
     return m;

@@ -307,20 +307,22 @@ Type conv2d_packed_type(const Op& op, const std::vector<Type>& args, const Attrs
     }
     std::vector<int64_t> s = w.static_shape();
     const auto& x = graph::expect_tensor(args[0], loc, "the data of " + op.name);
-    if (a.words) {
-        // A weight packed in words (pack_weight_words): the data's channels, 4 per word for
-        // uint8 data (an int8 weight, int32 sums), 2 for bfloat16 (float32 sums).
-        const bool int8 = x.dtype == DataType::uint(8);
-        const int64_t per = int8 ? 4 : 2;
+    if (a.words != 0) {
+        // A weight packed in words (pack_weight_words): the data's channels, `words` per word,
+        // 4 for uint8 data (an int8 weight, int32 sums), 2 for bfloat16 (float32 sums).
+        const bool int8 = a.words == 4;
+        const int64_t per = a.words;
         const int64_t* c = x.ndim() == 4 ? as_const_int(x.shape[1]) : nullptr;
-        if (!c || (!int8 && !x.dtype.is_bfloat()) || w.dtype != DataType::int32() ||
-            a.groups != 1 || s[4] != kWordBlock || (*c + per - 1) / per != s[1] ||
-            a.channels <= (s[0] - 1) * s[4] || a.channels > s[0] * s[4]) {
+        const bool data_fits =
+            (int8 && x.dtype == DataType::uint(8)) || (a.words == 2 && x.dtype.is_bfloat());
+        if (!c || !data_fits || w.dtype != DataType::int32() || a.groups != 1 ||
+            s[4] != kWordBlock || (*c + per - 1) / per != s[1] || a.channels <= (s[0] - 1) * s[4] ||
+            a.channels > s[0] * s[4]) {
             user_error(loc) << op.name << ": the weight packed in words "
                             << graph::type_str(args[1]) << " does not fit the data "
                             << graph::type_str(args[0]) << " with channels=" << a.channels
-                            << " and groups=" << a.groups
-                            << " (uint8 or bfloat16 data, 4 or 2 channels per word)";
+                            << ", groups=" << a.groups << " and words=" << a.words
+                            << " (4 channels per word of uint8 data, 2 of bfloat16 data)";
         }
         auto oihw = graph::make_tensor_type(
             {make_int(w.shape[0].dtype(), a.channels), x.shape[1], w.shape[2], w.shape[3]},
@@ -630,7 +632,9 @@ std::vector<te::Tensor> conv2d_packed_compute(const std::vector<te::Tensor>& in,
                a.dilation[1],
                out.as<graph::TensorType>()->dtype};
     te::Tensor xp = pad_input("conv2d", x, a.padding);
-    if (a.words) return {conv2d_words("conv2d", xp, w, a.strides, a.dilation, te_shape(out))};
+    if (a.words != 0) {
+        return {conv2d_words("conv2d", xp, w, a.strides, a.dilation, te_shape(out))};
+    }
     if (w.ndim() == 4) {
         return {conv_core("conv2d", xp, weight_reader(w), g, te_shape(out), std::nullopt,
                           /*direct=*/true)};

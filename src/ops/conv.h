@@ -135,9 +135,9 @@ struct Conv2DPackedAttrs : graph::AttrsBase<Conv2DPackedAttrs> {
     std::vector<int64_t> dilation{1, 1};
     int64_t groups = 1;
     int64_t channels = 0;  // O, the output channels (the packed weight may pad them)
-    // uint8 data and an int8 weight (int32 sums), or bfloat16 data and weight (float32 sums),
-    // the weight packed in words (pack_weight_words)
-    bool words = false;
+    // The weight packed in words (pack_weight_words): 4 channels per word for uint8 data and an
+    // int8 weight (int32 sums), 2 for bfloat16 data and weight (float32 sums); 0: not in words
+    int64_t words = 0;
     void visit_fields(graph::AttrVisitor& v) override {
         v.visit("strides", &strides);
         v.visit("padding", &padding);

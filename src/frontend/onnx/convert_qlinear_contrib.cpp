@@ -41,10 +41,10 @@ Expr scale_operand(ConvertContext& ctx, const Expr& scale, const std::string& wh
     return reshape_to(ctx, cast_to(ctx, scale, DataType::float32()), {});
 }
 
-// The zero point as an int32 scalar (0 when absent); its type, or uint8 when absent.
+// The zero point as an int32 scalar (0 when absent); its type, or `absent` when absent.
 std::pair<Expr, DataType> zero_point_operand(ConvertContext& ctx, const Expr& zp,
-                                             const std::string& what) {
-    if (!zp.defined()) return {ctx.constant_scalar(DataType::int32(), 0), DataType::uint(8)};
+                                             const std::string& what, DataType absent) {
+    if (!zp.defined()) return {ctx.constant_scalar(DataType::int32(), 0), absent};
     DataType t = ctx.tensor_type(zp, what).dtype;
     if (t != DataType::uint(8) && t != DataType::int_(8)) {
         ctx.error() << what << " must be uint8 or int8, got " << t.str();
@@ -65,7 +65,7 @@ Expr dequantized(ConvertContext& ctx, size_t q, size_t s, size_t z) {
     }
     Expr scale = scale_operand(ctx, ctx.input(s), "input " + std::to_string(s) + " (scale)");
     auto [zp, zt] = zero_point_operand(ctx, ctx.optional_input(z),
-                                       "input " + std::to_string(z) + " (zero point)");
+                                       "input " + std::to_string(z) + " (zero point)", t);
     if (ctx.optional_input(z).defined() && zt != t) {
         ctx.error() << "input " << n << " is " << t.str() << " but its zero point is " << zt.str();
     }
@@ -74,11 +74,12 @@ Expr dequantized(ConvertContext& ctx, size_t q, size_t s, size_t z) {
 }
 
 // `x` quantized with the scale and zero point at inputs s and z; the zero point's type is the
-// result's (uint8 without one).
-Expr quantized(ConvertContext& ctx, const Expr& x, size_t s, size_t z) {
+// result's (without one, the type of the op's quantized input `like`: ONNX Runtime's type T).
+Expr quantized(ConvertContext& ctx, const Expr& x, size_t s, size_t z, size_t like) {
     Expr scale = scale_operand(ctx, ctx.input(s), "input " + std::to_string(s) + " (scale)");
+    DataType input_type = ctx.tensor_type(ctx.input(like), "input " + std::to_string(like)).dtype;
     auto [zp, t] = zero_point_operand(ctx, ctx.optional_input(z),
-                                      "input " + std::to_string(z) + " (zero point)");
+                                      "input " + std::to_string(z) + " (zero point)", input_type);
     auto attrs = make_ref<ops::QuantizeAttrs>();
     const_cast<ops::QuantizeAttrs*>(attrs.get())->out_dtype = t;
     return ctx.call("qnn.quantize", {x, scale, zp}, attrs);
@@ -88,14 +89,14 @@ Expr quantized(ConvertContext& ctx, const Expr& x, size_t s, size_t z) {
 Exprs binary(ConvertContext& ctx, const char* op) {
     require_microsoft_domain(ctx);
     Expr y = ctx.call(op, {dequantized(ctx, 0, 1, 2), dequantized(ctx, 3, 4, 5)});
-    return {quantized(ctx, y, 6, 7)};
+    return {quantized(ctx, y, 6, 7, 0)};
 }
 
 // (X, X_scale, X_zp, Y_scale, Y_zp): Y = quantize(f(X)).
 template <class F>
 Exprs unary(ConvertContext& ctx, F f) {
     require_microsoft_domain(ctx);
-    return {quantized(ctx, f(dequantized(ctx, 0, 1, 2)), 3, 4)};
+    return {quantized(ctx, f(dequantized(ctx, 0, 1, 2)), 3, 4, 0)};
 }
 
 }  // namespace
@@ -157,7 +158,7 @@ Exprs convert_qlinear_concat(ConvertContext& ctx) {
     const_cast<ops::ConcatenateAttrs*>(attrs.get())->axis =
         ctx.normalize_axis(ctx.attr_int("axis", 0), rank, "axis");
     Expr y = ctx.call("concatenate", parts, attrs);
-    return {quantized(ctx, y, 0, 1)};
+    return {quantized(ctx, y, 0, 1, 2)};
 }
 
 }  // namespace anvil::frontend

@@ -8,6 +8,9 @@
 // reductions and exact float64 products. Both follow ONNX's reference definitions: the integer
 // sums exact, the scale ratio (a_scale * b_scale / y_scale) in float32 applied in float64, round
 // half to even, then saturate to the integer type's range.
+#include <cmath>
+#include <optional>
+
 #include "frontend/conv_builder.h"
 #include "frontend/onnx/convert_ops.h"
 #include "ops/activation.h"
@@ -144,7 +147,12 @@ std::optional<std::vector<float>> qlinear_ratio(const Expr& a_scale, const Expr&
     if (!a || !b || !y || a->size() != 1 || y->size() != 1) return {};
     if (b->size() != 1 && static_cast<int64_t>(b->size()) != n) return {};
     std::vector<float> ratio;
-    for (float bs : *b) ratio.push_back((*a)[0] * bs / (*y)[0]);
+    for (float bs : *b) {
+        ratio.push_back((*a)[0] * bs / (*y)[0]);
+        // Zero or non-finite ratios (an all-zero channel's zero scale) are no requantization:
+        // the float64 composition computes what ONNX defines for them.
+        if (!(ratio.back() > 0) || !std::isfinite(ratio.back())) return {};
+    }
     return ratio;
 }
 
@@ -186,7 +194,9 @@ Expr qnn_conv(ConvertContext& ctx, Expr x, const Expr& x_zp, Expr w, const Expr&
 // forms (1-D a, batched b, a per-row zero point).
 Expr qnn_matmul(ConvertContext& ctx, const Expr& a, const Expr& a_zp, const Expr& b,
                 const Expr& b_zp) {
-    if (ctx.rank(a) < 2 || ctx.rank(b) != 2) return Expr();
+    if (ctx.rank(a) < 2 || ctx.rank(b) != 2 || !ctx.tensor_type(b, "input B").is_static()) {
+        return Expr();
+    }
     for (const auto& [e, what] : {std::pair{a, "input A"}, std::pair{b, "input B"}}) {
         DataType t = ctx.tensor_type(e, what).dtype;
         if (t != DataType::uint(8) && t != DataType::int_(8)) {
@@ -247,7 +257,8 @@ Exprs convert_conv_integer(ConvertContext& ctx) {
 // QLinearMatMul(a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp).
 Exprs convert_qlinear_matmul(ConvertContext& ctx) {
     Expr a = ctx.input(0), b = ctx.input(3);
-    if (ctx.rank(b) == 2) {
+    if (ctx.rank(b) == 2 && ctx.tensor_type(b, "input B").is_static() &&
+        qnn_zero_point(ctx, ctx.input(7), 0).defined()) {
         int64_t n = ctx.static_shape(b, "input B")[1];
         auto ratio = qlinear_ratio(ctx.input(1), ctx.input(4), ctx.input(6), n);
         Expr acc = ratio ? qnn_matmul(ctx, a, ctx.input(2), b, ctx.input(5)) : Expr();
@@ -271,7 +282,10 @@ Exprs convert_qlinear_conv(ConvertContext& ctx) {
     };
     int64_t channels = ctx.static_shape(w, "the weights")[0];
     auto ratio = qlinear_ratio(ctx.input(1), ctx.input(4), ctx.input(6), channels);
-    Expr acc = ratio ? qnn_conv(ctx, x, ctx.input(2), w, ctx.input(5)) : Expr();
+    // (The output zero point of the QNN form is one value.)
+    Expr acc = ratio && qnn_zero_point(ctx, ctx.input(7), 0).defined()
+                   ? qnn_conv(ctx, x, ctx.input(2), w, ctx.input(5))
+                   : Expr();
     if (acc.defined()) {
         if (bias.defined()) {
             acc = ctx.call("add", {acc, reshape_to(ctx, cast_to(ctx, bias, DataType::int32()),

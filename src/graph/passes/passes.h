@@ -96,8 +96,8 @@ struct MixedPrecisionResult {
 };
 MixedPrecisionResult convert_to_mixed_precision(const IRModule& m, DataType half,
                                                 const PassContext& ctx);
-// The pipeline's form: convert_to_mixed_precision to ctx.mixed_precision, or no change when it
-// is void.
+// The pipeline's form: convert_to_mixed_precision to ctx.mixed_precision; UserError when that is
+// void (the pipeline runs it only when a half type is asked for).
 IRModule to_mixed_precision(const IRModule& m, const PassContext& ctx);
 
 // Requires: ctx.evaluate (nothing happens without it).  Ensures: no qnn.quantize whose operands

@@ -114,7 +114,10 @@ private:
         a.dilation = conv.dilation;
         a.groups = conv.groups;
         a.channels = w->type.as<TensorType>()->static_shape()[0];
-        a.words = pack_attrs.words;
+        a.words = pack_attrs.words ? ops::conv_channels_per_word(
+                                         call.args[0]->type.as<TensorType>()->dtype,
+                                         w->type.as<TensorType>()->dtype, conv.out_dtype, 1)
+                                   : 0;
         return make_call(*packed, {call.args[0], pw}, make_ref<ops::Conv2DPackedAttrs>(a),
                          call.loc);
     }

@@ -4,7 +4,8 @@
 //   always  the products (conv2d, conv2d_transpose, dense, matmul, batch_matmul): float32
 //           operands become the half type (constant weights converted at compile time), the sums
 //           stay float32 (out_dtype="float32": vdpbf16ps accumulates in float32), and the result
-//           is rounded to the half type;
+//           is rounded to the half type for the ops that follow (those that need float32 read
+//           the unrounded sum);
 //   follow  ops whose result is as exact in the half type as their operands (relu, add, pooling
 //           by max, element movers, ...): in the half type when every float32 operand already is
 //           one or is a constant, else in float32;
@@ -12,8 +13,9 @@
 //           operands, values in the half type converted back.
 // Ops the table does not list are `never` and are reported as missing (missing_ops), as TVM's
 // missing_op_mode does. A function returns what it returned before (float32 results converted
-// back), so the model's signature does not change. Functions with a Compiler or Composite
-// attribute and primitive ones are left as they are.
+// back), so the model's signature does not change, and so does every let binding's value (its
+// variable keeps its type): values bound by lets cross them in float32. Functions with a Compiler
+// or Composite attribute and primitive ones are left as they are.
 #include <map>
 #include <set>
 
@@ -113,6 +115,10 @@ public:
     // `e` (rewritten) with the type `want` it had before: half-type values converted back.
     Expr restore(const Expr& e, const Type& want) {
         if (type_equal(e->type, want)) return e;
+        // A product's float32 sum rounded to the half type: the sum itself, unrounded.
+        if (const Call* c = as_op_call(e, "cast"); c && type_equal(c->args[0]->type, want)) {
+            return c->args[0];
+        }
         if (is_float32_tensor(want)) return cast_to(e, DataType::float32());
         const auto* tuple = want.as<TupleType>();
         if (!tuple) return e;
@@ -144,14 +150,12 @@ protected:
     }
 
     Expr mutate_(const Call* op, const Expr& self) override {
-        if (!op->op.defined()) {
-            // A function call: the function's parameters keep their types.
-            Expr e = ExprMutator::mutate_(op, self);
-            const auto* call = e.as<Call>();
-            return rebuild(*op, self, restored(*op, call->args), call->callee);
-        }
         std::vector<Expr> args;
         for (const auto& a : op->args) args.push_back(mutate(a));
+        if (!op->op.defined()) {
+            // A function call: the function's parameters keep their types.
+            return rebuild(*op, self, restored(*op, args), mutate(op->callee));
+        }
         const std::string& name = op->op->name;
         // A cast's dtype says what it returns; calls without float32 values are as they were.
         if (name == "cast" || !touches_float32(*op)) return rebuild(*op, self, args);
@@ -325,7 +329,10 @@ MixedPrecisionResult convert_to_mixed_precision(const IRModule& m, DataType half
 }
 
 IRModule to_mixed_precision(const IRModule& m, const PassContext& ctx) {
-    if (ctx.mixed_precision.is_void()) return m;
+    if (ctx.mixed_precision.is_void()) {
+        user_error() << "to_mixed_precision needs the half type to compute in (anvil compile "
+                     << "--mixed-precision bf16, anvil.transform.ToMixedPrecision(\"bfloat16\"))";
+    }
     return convert_to_mixed_precision(m, ctx.mixed_precision, ctx).module;
 }
 

@@ -104,7 +104,7 @@ void run_cases(bool bf16, Check check) {
         pk.padding = c.padding;
         pk.dilation = c.dilation;
         pk.channels = c.w[0];
-        pk.words = true;
+        pk.words = per;
         for (bool generic : {false, true}) {
             auto schedule = generic ? ops::schedule_conv2d_generic : nullptr;
             for (bool prepacked : {false, true}) {
@@ -142,20 +142,31 @@ TEST(ConvWords, PackedWordsMustFitTheData) {
     std::vector<graph::Type> args{x, packed};
     ops::Conv2DPackedAttrs pk;
     pk.channels = 16;
-    pk.words = true;
+    pk.words = 4;
     const graph::Op& op = ops::get_op("nn.conv2d_packed");
     EXPECT_MESSAGE(op.infer_type(op, args, pk, SourceLoc{}),
                    "nn.conv2d_packed: the weight packed in words",
                    "does not fit the data Tensor[(1, 8, 5, 5), uint8] with channels=16");
     // bfloat16 data: two channels per word, so 8 channels are 4 words, not 3.
     args[0] = graph::make_tensor_type(std::vector<int64_t>{1, 8, 5, 5}, DataType::bfloat16());
+    pk.words = 2;
     EXPECT_MESSAGE(op.infer_type(op, args, pk, SourceLoc{}),
                    "nn.conv2d_packed: the weight packed in words",
                    "Tensor[(1, 8, 5, 5), bfloat16] with channels=16");
-    // Float32 data has no word form.
-    args[0] = graph::make_tensor_type(std::vector<int64_t>{1, 6, 5, 5}, DataType::float32());
+    // Words of one kind never read data of the other, even where the word counts agree (2
+    // channels: one word either way), nor float32 data.
+    graph::Type one_word =
+        graph::make_tensor_type(std::vector<int64_t>{1, 1, 3, 3, 16}, DataType::int32());
+    args = {graph::make_tensor_type(std::vector<int64_t>{1, 2, 5, 5}, DataType::uint(8)), one_word};
+    pk.words = 2;
     EXPECT_MESSAGE(op.infer_type(op, args, pk, SourceLoc{}),
-                   "nn.conv2d_packed: the weight packed in words", "(uint8 or bfloat16 data");
+                   "nn.conv2d_packed: the weight packed in words",
+                   "and words=2 (4 channels "
+                   "per word of uint8 data, 2 of bfloat16 data)");
+    args[0] = graph::make_tensor_type(std::vector<int64_t>{1, 2, 5, 5}, DataType::float32());
+    pk.words = 4;
+    EXPECT_MESSAGE(op.infer_type(op, args, pk, SourceLoc{}),
+                   "nn.conv2d_packed: the weight packed in words", "float32] with channels=16");
 }
 
 TEST(ConvWords, WordsPackOnlyInt8AndBfloat16WeightsOfOneGroup) {

@@ -86,7 +86,7 @@ TEST(PrepackWeights, Uint8ConvAndDensePackInt8WeightsInWordsOfFour) {
     IRModule m = prepack_weights(module_of(make_function({x}, conv)), test_context());
     const Call* packed = m.main()->body.as<Call>();
     ASSERT_EQ(packed->op->name, "nn.conv2d_packed");
-    EXPECT_EQ(attr_bool(*packed->attrs, "words"), true);
+    EXPECT_EQ(attr_int(*packed->attrs, "words"), 4);
     auto* pt = packed->args[1]->type.as<TensorType>();
     EXPECT_EQ(pt->dtype, DataType::int32());
     EXPECT_EQ(pt->static_shape(), (std::vector<int64_t>{2, 2, 3, 3, 16}));
@@ -120,7 +120,7 @@ TEST(PrepackWeights, Bfloat16ConvAndDensePackInWordsOfTwoChannels) {
     IRModule m = prepack_weights(module_of(make_function({x}, conv)), test_context());
     const Call* packed = m.main()->body.as<Call>();
     ASSERT_EQ(packed->op->name, "nn.conv2d_packed");
-    EXPECT_EQ(attr_bool(*packed->attrs, "words"), true);
+    EXPECT_EQ(attr_int(*packed->attrs, "words"), 2);
     auto* pt = packed->args[1]->type.as<TensorType>();
     EXPECT_EQ(pt->dtype, DataType::int32());
     EXPECT_EQ(pt->static_shape(), (std::vector<int64_t>{2, 4, 3, 3, 16}));

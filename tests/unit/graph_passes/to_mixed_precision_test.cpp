@@ -1,7 +1,7 @@
-// to_mixed_precision beyond its golden file: off without a half type, float16 as well as
-// bfloat16, the ops the table misses reported, integer and float64 products left alone, let
-// bindings and function results keeping their types, constants cast when nothing evaluates,
-// and the error for another type.
+// to_mixed_precision beyond its golden file: an error without a half type, float16 as well as
+// bfloat16, calls of functions, the ops the table misses reported, integer and float64 products
+// left alone, let bindings and function results keeping their types, constants cast when nothing
+// evaluates, and the error for another type.
 #include "errors/expect_message.h"
 #include "graph/parser.h"
 #include "graph/printer.h"
@@ -34,9 +34,11 @@ const Call* find_call(const Expr& body, const std::string& op) {
 const std::string kConvParams =
     "%x: Tensor[(1, 4, 6, 6), float32], %w: Tensor[(8, 4, 3, 3), float32]";
 
-TEST(ToMixedPrecision, ChangesNothingWithoutAHalfType) {
+TEST(ToMixedPrecision, NeedsAHalfType) {
     IRModule m = parsed(kConvParams, "  nn.conv2d(%x, %w)");
-    EXPECT_TRUE(to_mixed_precision(m, test_context()).main().same_as(m.main()));
+    EXPECT_MESSAGE(to_mixed_precision(m, test_context()),
+                   "to_mixed_precision needs the half type to compute in (anvil compile "
+                   "--mixed-precision bf16");
     PassContext ctx = test_context();
     ctx.mixed_precision = DataType::bfloat16();
     EXPECT_FALSE(to_mixed_precision(m, ctx).main().same_as(m.main()));
@@ -118,6 +120,20 @@ TEST(ToMixedPrecision, ConstantsAreCastWhenNothingEvaluates) {
     ASSERT_NE(cast, nullptr);
     EXPECT_EQ(cast->op->name, "cast");
     EXPECT_TRUE(cast->args[0].is<Constant>());
+}
+
+TEST(ToMixedPrecision, FunctionParametersKeepTheirTypes) {
+    // A call of a (composite-like) function of float32 parameters, fed by a converted relu.
+    IRModule m = parse_module(
+        "def @main(%x: Tensor[(1, 4, 6, 6), float32], %w: Tensor[(8, 4, 3, 3), float32]) {\n"
+        "  %0 = nn.conv2d(%x, %w);\n  %1 = nn.relu(%0);\n"
+        "  %2 = fn (%a: Tensor[(1, 8, 4, 4), float32]) { exp(%a) };\n  %2(%1)\n}\n",
+        ops::op_table());
+    MixedPrecisionResult r = convert(m);
+    const Call* call = r.module.main()->body.as<Call>();
+    ASSERT_NE(call, nullptr) << print(r.module);
+    EXPECT_EQ(dtype(call->args[0]), DataType::float32()) << print(r.module);
+    EXPECT_TRUE(type_equal(r.module.main()->body->type, m.main()->body->type));
 }
 
 TEST(ToMixedPrecision, RefusesOtherTypes) {
