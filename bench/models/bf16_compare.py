@@ -36,7 +36,8 @@ from onnx import numpy_helper
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from compare import DEFAULT_MODELS, StepFailed, anvil_median, cpu_name, run  # noqa: E402
+from compare import (DEFAULT_MODELS, StepFailed, anvil_median, anvil_output,  # noqa: E402
+                     cpu_name, run)
 
 
 def write_inputs(model_dir, out_dir, count):
@@ -55,12 +56,6 @@ def write_inputs(model_dir, out_dir, count):
             f.write(numpy_helper.from_array(value, tensor.name).SerializeToString())
         dirs.append(d)
     return dirs
-
-
-def output(anvil, so, inputs, npz):
-    run([anvil, "run", so, "--inputs", inputs, "--outputs", npz])
-    with np.load(npz) as f:
-        return f[f.files[0]].ravel().astype(np.float64)
 
 
 def dot_peak(anvil, tmp):
@@ -101,8 +96,8 @@ def main():
                 inputs = write_inputs(d, work, a.random_inputs)
                 same, worst = [], 0.0
                 for k, inp in enumerate(inputs):
-                    f = output(a.anvil, fp32_so, inp, os.path.join(work, f"fp32_{k}.npz"))
-                    b = output(a.anvil, bf16_so, inp, os.path.join(work, f"bf16_{k}.npz"))
+                    f = anvil_output(a.anvil, fp32_so, inp, os.path.join(work, f"fp32_{k}.npz"))
+                    b = anvil_output(a.anvil, bf16_so, inp, os.path.join(work, f"bf16_{k}.npz"))
                     same.append(bool(f.argmax() == b.argmax()))
                     worst = max(worst, float(np.abs(f - b).max() / np.abs(f).max()))
                 accuracy.append((name, same[0], sum(same[1:]), len(same) - 1, worst))

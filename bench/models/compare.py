@@ -35,7 +35,6 @@ import argparse
 import datetime
 import json
 import os
-import onnx
 import platform
 import re
 import shutil
@@ -43,6 +42,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
+
+import numpy as np
+import onnx
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -78,6 +80,13 @@ def anvil_median(anvil, so, inputs, threads, repeat):
     _, out = run([anvil, "run", so, "--inputs", inputs, "--print-time", "--repeat", str(repeat),
                   "--threads", str(threads)])
     return number(r"median=([0-9.]+)", out)
+
+
+def anvil_output(anvil, so, inputs, npz):
+    """Output 0 of an `anvil run` (written to `npz`), flat, as float64."""
+    run([anvil, "run", so, "--inputs", inputs, "--outputs", npz])
+    with np.load(npz) as f:
+        return f[f.files[0]].ravel().astype(np.float64)
 
 
 def ort_median(model, inputs, threads, repeat):

@@ -37,8 +37,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "python", "tests"))
-from compare import (DEFAULT_MODELS, StepFailed, anvil_median, cpu_name, fmt,  # noqa: E402
-                     ort_median, run)
+from compare import (DEFAULT_MODELS, StepFailed, anvil_median, anvil_output,  # noqa: E402
+                     cpu_name, fmt, ort_median, run)
 from qdq_quantizer import quantize_qdq  # noqa: E402
 
 
@@ -61,13 +61,6 @@ def quantized_model(model_dir, out_dir):
     last = [n for n in qdq.graph.node if n.op_type == "QuantizeLinear"][-1]
     inits = {i.name: numpy_helper.to_array(i) for i in qdq.graph.initializer}
     return float(inits[last.input[1]])
-
-
-def anvil_output(anvil, so, inputs, npz):
-    """Output 0 of an `anvil run`, flat."""
-    run([anvil, "run", so, "--inputs", inputs, "--outputs", npz])
-    with np.load(npz) as f:
-        return f[f.files[0]].ravel()
 
 
 def main():

@@ -125,3 +125,34 @@ def test_errors_name_the_argument():
         anvil.transform.ToMixedPrecision("int8")(mod)
     with pytest.raises(anvil.UserError, match="missing_op_mode must be 0, 1 or 2, not 3"):
         anvil.transform.ToMixedPrecision("bfloat16", missing_op_mode=3)
+
+
+def test_matrix_products_and_transposed_convolutions_sum_in_float32():
+    """The other products of the table: nn.batch_matmul, nn.matmul and nn.conv2d_transpose take
+    bfloat16 operands and sum in float32, against NumPy."""
+    a = RNG.standard_normal((2, 5, 24)).astype(np.float32)
+    b = (RNG.standard_normal((2, 24, 7)) * 0.3).astype(np.float32)
+    m2 = (RNG.standard_normal((7, 3)) * 0.3).astype(np.float32)
+    x = RNG.standard_normal((1, 6, 5, 4)).astype(np.float32)
+    w = (RNG.standard_normal((6, 3, 3, 2)) * 0.3).astype(np.float32)  # [C, O, KH, KW]
+    va, vx = graph.var("a", a.shape), graph.var("x", x.shape)
+    bm = op.nn.batch_matmul(va, graph.const(b))
+    mm = op.nn.matmul(bm, graph.const(m2))
+    ct = op.nn.conv2d_transpose(vx, graph.const(w))
+    mod = graph.IRModule.from_expr(graph.function([va, vx], graph.tuple_([mm, ct])))
+    mod = anvil.transform.ToMixedPrecision("bfloat16")(mod)
+    text = str(mod)
+    for name in ("nn.batch_matmul", "nn.matmul", "nn.conv2d_transpose"):
+        line = next(x for x in text.splitlines() if name + "(" in x)
+        assert 'out_dtype="float32"' in line and "bfloat16" in text, line
+    m = anvil.runtime.GraphModule(anvil.build(mod, target="llvm")["default"](anvil.cpu()))
+    m.run(a=a, x=x)
+    got_mm, got_ct = m.get_output(0).numpy(), m.get_output(1).numpy()
+    want_mm = (a.astype(np.float64) @ b) @ m2
+    want_ct = np.zeros((1, 3, 7, 5))
+    for p in range(3):
+        for q in range(2):
+            want_ct[:, :, p:p + 5, q:q + 4] += np.einsum("nchw,co->nohw", x, w[:, :, p, q])
+    for got, want in ((got_mm, want_mm), (got_ct, want_ct)):
+        assert got.dtype == np.float32 and got.shape == want.shape
+        np.testing.assert_allclose(got, want, atol=0.03 * np.abs(want).max())

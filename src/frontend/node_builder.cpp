@@ -47,6 +47,12 @@ std::vector<int64_t> NodeBuilder::static_shape(const graph::Expr& e,
     return t.static_shape();
 }
 
+int64_t NodeBuilder::static_count(const graph::Expr& e, const std::string& what) const {
+    int64_t n = 1;
+    for (int64_t d : static_shape(e, what)) n *= d;  // a tensor type's shape fits (checked)
+    return n;
+}
+
 int64_t NodeBuilder::rank(const graph::Expr& e) const {
     return static_cast<int64_t>(tensor_type(e, "the input").ndim());
 }

@@ -29,6 +29,8 @@ public:
     const graph::TensorType& tensor_type(const graph::Expr& e, const std::string& what) const;
     // Its static shape; UserError when a dimension is symbolic.
     std::vector<int64_t> static_shape(const graph::Expr& e, const std::string& what) const;
+    // The number of elements of that static shape.
+    int64_t static_count(const graph::Expr& e, const std::string& what) const;
     // Its rank.
     int64_t rank(const graph::Expr& e) const;
     // The integer values of a constant tensor (int8..int64, uint, bool); UserError saying that

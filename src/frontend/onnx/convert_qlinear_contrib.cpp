@@ -27,12 +27,9 @@ void require_microsoft_domain(ConvertContext& ctx) {
 // A scale as qnn.dequantize / qnn.quantize take it: one float32 value (these ops quantize per
 // tensor).
 Expr scale_operand(ConvertContext& ctx, const Expr& scale, const std::string& what) {
-    std::vector<int64_t> shape = ctx.static_shape(scale, what);
-    int64_t n = 1;
-    for (int64_t d : shape) n *= d;
-    if (n != 1) {
+    if (ctx.static_count(scale, what) != 1) {
         ctx.error() << what << " must hold one value (per-tensor quantization), got shape "
-                    << ints_str(shape);
+                    << ints_str(ctx.static_shape(scale, what));
     }
     if (!ctx.tensor_type(scale, what).dtype.is_floating()) {
         ctx.error() << what << " must be floating-point, got "
@@ -49,10 +46,10 @@ std::pair<Expr, DataType> zero_point_operand(ConvertContext& ctx, const Expr& zp
     if (t != DataType::uint(8) && t != DataType::int_(8)) {
         ctx.error() << what << " must be uint8 or int8, got " << t.str();
     }
-    std::vector<int64_t> shape = ctx.static_shape(zp, what);
-    int64_t n = 1;
-    for (int64_t d : shape) n *= d;
-    if (n != 1) ctx.error() << what << " must hold one value, got shape " << ints_str(shape);
+    if (ctx.static_count(zp, what) != 1) {
+        ctx.error() << what << " must hold one value, got shape "
+                    << ints_str(ctx.static_shape(zp, what));
+    }
     return {reshape_to(ctx, cast_to(ctx, zp, DataType::int32()), {}), t};
 }
 

@@ -46,27 +46,34 @@ Expr reduce_all(ConvertContext& ctx, const char* op, const Expr& x) {
     return ctx.call(op, {x}, attrs);
 }
 
-// An integer operand minus its zero point (a scalar, or 1-D along `axis` of the operand), in
-// float64: sums of products of 8-bit values are exact there, so the float products below are
-// the integer ones.
-Expr centered(ConvertContext& ctx, const Expr& x, const Expr& zp, int64_t axis, const char* what) {
+// `what` (the tensor `x`) must hold 8-bit integers.
+void require_8bit(ConvertContext& ctx, const Expr& x, const std::string& what) {
     DataType t = ctx.tensor_type(x, what).dtype;
     if (t != DataType::uint(8) && t != DataType::int_(8)) {
         ctx.error() << what << " must be uint8 or int8, got " << t.str();
     }
+}
+
+// A quantization parameter `p` (one value, or one per index of `axis`) as `dtype`, shaped to
+// broadcast against a tensor of rank `rank`: a scalar, or [n, 1, ...] from `axis` on.
+Expr along_axis(ConvertContext& ctx, const Expr& p, DataType dtype, int64_t rank, int64_t axis,
+                const std::string& what) {
+    int64_t n = ctx.static_count(p, what);
+    Expr v = cast_to(ctx, p, dtype);
+    if (n == 1) return reshape_to(ctx, v, {});
+    std::vector<int64_t> b(static_cast<size_t>(rank - axis), 1);
+    b[0] = n;
+    return reshape_to(ctx, v, b);
+}
+
+// An integer operand minus its zero point (a scalar, or 1-D along `axis` of the operand), in
+// float64: sums of products of 8-bit values are exact there, so the float products below are
+// the integer ones.
+Expr centered(ConvertContext& ctx, const Expr& x, const Expr& zp, int64_t axis, const char* what) {
+    require_8bit(ctx, x, what);
     Expr v = cast_to(ctx, x, DataType::float64());
     if (!zp.defined()) return v;
-    std::vector<int64_t> shape = ctx.static_shape(zp, "the zero point");
-    int64_t n = 1;
-    for (int64_t d : shape) n *= d;
-    Expr z = cast_to(ctx, zp, DataType::float64());
-    if (n == 1) {
-        z = reshape_to(ctx, z, {});
-    } else {
-        std::vector<int64_t> b(static_cast<size_t>(ctx.rank(x) - axis), 1);
-        b[0] = n;
-        z = reshape_to(ctx, z, b);
-    }
+    Expr z = along_axis(ctx, zp, DataType::float64(), ctx.rank(x), axis, "the zero point");
     return ctx.call("subtract", {v, z});
 }
 
@@ -93,26 +100,19 @@ Expr integer_conv(ConvertContext& ctx, const Expr& x, const Expr& x_zp, const Ex
 // of acc).
 Expr requantize(ConvertContext& ctx, const Expr& acc, const Expr& a_scale, const Expr& b_scale,
                 const Expr& y_scale, const Expr& y_zp, int64_t axis) {
-    auto along_axis = [&](const Expr& p, DataType t) {
-        std::vector<int64_t> shape = ctx.static_shape(p, "a scale");
-        int64_t n = 1;
-        for (int64_t d : shape) n *= d;
-        Expr v = cast_to(ctx, p, t);
-        if (n == 1) return reshape_to(ctx, v, {});
-        std::vector<int64_t> b(static_cast<size_t>(ctx.rank(acc) - axis), 1);
-        b[0] = n;
-        return reshape_to(ctx, v, b);
+    auto along = [&](const Expr& p, DataType t) {
+        return along_axis(ctx, p, t, ctx.rank(acc), axis, "a scale");
     };
     const DataType f32 = DataType::float32();
     Expr ratio = ctx.call(
-        "divide", {ctx.call("multiply", {along_axis(a_scale, f32), along_axis(b_scale, f32)}),
-                   along_axis(y_scale, f32)});
+        "divide",
+        {ctx.call("multiply", {along(a_scale, f32), along(b_scale, f32)}), along(y_scale, f32)});
     Expr q =
         ctx.call("round", {ctx.call("multiply", {acc, cast_to(ctx, ratio, DataType::float64())})});
     DataType qt =
         y_zp.defined() ? ctx.tensor_type(y_zp, "the output zero point").dtype : DataType::uint(8);
     auto [lo, hi] = quant_range(ctx, qt);
-    if (y_zp.defined()) q = ctx.call("add", {q, along_axis(y_zp, DataType::float64())});
+    if (y_zp.defined()) q = ctx.call("add", {q, along(y_zp, DataType::float64())});
     return cast_to(ctx, clip(ctx, q, lo, hi), qt);
 }
 
@@ -129,12 +129,10 @@ std::optional<std::vector<float>> float32_values(const Expr& e) {
 // only); undefined when it has another form (per row of the data). Absent: 0.
 Expr qnn_zero_point(ConvertContext& ctx, const Expr& zp, int64_t n) {
     if (!zp.defined()) return ctx.constant_scalar(DataType::int32(), 0);
-    std::vector<int64_t> shape = ctx.static_shape(zp, "the zero point");
-    int64_t count = 1;
-    for (int64_t d : shape) count *= d;
+    int64_t count = ctx.static_count(zp, "the zero point");
     Expr z = cast_to(ctx, zp, DataType::int32());
     if (count == 1) return reshape_to(ctx, z, {});
-    if (n > 0 && count == n && shape.size() == 1) return z;
+    if (n > 0 && count == n && ctx.rank(zp) == 1) return z;
     return Expr();
 }
 
@@ -159,12 +157,8 @@ std::optional<std::vector<float>> qlinear_ratio(const Expr& a_scale, const Expr&
 // qnn.conv2d(x, w) summed in int32 with the node's Conv attributes, for 1-D (as 2-D with a unit
 // height) and 2-D data; undefined for other forms.
 Expr qnn_conv(ConvertContext& ctx, Expr x, const Expr& x_zp, Expr w, const Expr& w_zp) {
-    for (const auto& [e, what] : {std::pair{x, "the input"}, std::pair{w, "the weights"}}) {
-        DataType t = ctx.tensor_type(e, what).dtype;
-        if (t != DataType::uint(8) && t != DataType::int_(8)) {
-            ctx.error() << what << " must be uint8 or int8, got " << t.str();
-        }
-    }
+    require_8bit(ctx, x, "the input");
+    require_8bit(ctx, w, "the weights");
     std::vector<int64_t> w_shape = conv_weight_shape(ctx, x, w);
     const int64_t nd = static_cast<int64_t>(w_shape.size()) - 2;
     if (nd > 2) return Expr();
@@ -197,12 +191,8 @@ Expr qnn_matmul(ConvertContext& ctx, const Expr& a, const Expr& a_zp, const Expr
     if (ctx.rank(a) < 2 || ctx.rank(b) != 2 || !ctx.tensor_type(b, "input B").is_static()) {
         return Expr();
     }
-    for (const auto& [e, what] : {std::pair{a, "input A"}, std::pair{b, "input B"}}) {
-        DataType t = ctx.tensor_type(e, what).dtype;
-        if (t != DataType::uint(8) && t != DataType::int_(8)) {
-            ctx.error() << what << " must be uint8 or int8, got " << t.str();
-        }
-    }
+    require_8bit(ctx, a, "input A");
+    require_8bit(ctx, b, "input B");
     int64_t n = ctx.static_shape(b, "input B")[1];
     Expr az = qnn_zero_point(ctx, a_zp, 0);
     Expr bz = qnn_zero_point(ctx, b_zp, n);

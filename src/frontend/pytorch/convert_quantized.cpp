@@ -220,13 +220,12 @@ PtValues convert_quantize_per_channel(PtContext& ctx) {
     DataType t = quantized_dtype(ctx, 4);
     Quantization q;
     q.axis = ctx.normalize_axis(ctx.int_arg(3), ctx.rank(x), "axis");
-    auto numbers = [&](size_t i, const char* what) { return constant_numbers(ctx, i, what); };
-    q.scales = numbers(1, "scales");
+    q.scales = constant_numbers(ctx, 1, "scales");
     auto [lo, hi] = ops::quantized_range(t);
     for (double s : q.scales) {
         if (!(s > 0) || !std::isfinite(s)) ctx.error() << "the scale " << s << " is not positive";
     }
-    for (double z : numbers(2, "zero points")) {
+    for (double z : constant_numbers(ctx, 2, "zero points")) {
         if (!(z >= lo && z <= hi)) {
             ctx.error() << "the zero point " << z << " is outside the range of " << t.str();
         }

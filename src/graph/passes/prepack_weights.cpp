@@ -32,7 +32,7 @@ protected:
         const Call* call = e.as<Call>();
         if (!call || !call->op.defined() || call->args.size() != 2) return e;
         const bool word_dense = is_word_dense(*call);
-        if (!is_static_float_constant(call->args[1]) && !is_word_conv(*call) && !word_dense) {
+        if (!is_static_float_constant(call->args[1]) && word_channels(*call) == 0 && !word_dense) {
             return e;
         }
         Expr r;
@@ -43,16 +43,16 @@ protected:
     }
 
 private:
-    // A convolution with a constant weight that packs in words (ops::pack_weight_words): uint8
-    // data and an int8 weight summed in int32 (a quantized one), or bfloat16 data and weight
-    // summed in float32, one group.
-    static bool is_word_conv(const Call& call) {
-        if (call.op->name != "nn.conv2d" || !call.args[1].as<Constant>()) return false;
+    // The input channels per word of a convolution with a constant weight that packs in words
+    // (ops::pack_weight_words): 4 for uint8 data and an int8 weight summed in int32 (a quantized
+    // one), 2 for bfloat16 data and weight summed in float32, one group; else 0.
+    static int64_t word_channels(const Call& call) {
+        if (call.op->name != "nn.conv2d" || !call.args[1].as<Constant>()) return 0;
         const auto* x = call.args[0]->type.as<TensorType>();
         const auto* w = call.args[1]->type.as<TensorType>();
         const auto& a = attrs_of<ops::Conv2DAttrs>(call);
-        return x && w && w->is_static() &&
-               ops::conv_channels_per_word(x->dtype, w->dtype, a.out_dtype, a.groups) != 0;
+        if (!x || !w || !w->is_static()) return 0;
+        return ops::conv_channels_per_word(x->dtype, w->dtype, a.out_dtype, a.groups);
     }
 
     // nn.dense of data [M, K] and a constant weight [N, K] of those types.
@@ -94,11 +94,12 @@ private:
         const Expr& w = call.args[1];
         // A tuning record's block (validated by the driver against the pack op's choices); words
         // have one block.
+        const int64_t per_word = word_channels(call);
         const int64_t block =
-            ctx_.conv2d_weight_block && !is_word_conv(call) ? ctx_.conv2d_weight_block(call) : -1;
+            ctx_.conv2d_weight_block && per_word == 0 ? ctx_.conv2d_weight_block(call) : -1;
         ops::Conv2DPackWeightAttrs pack_attrs;
         pack_attrs.groups = conv.groups;
-        pack_attrs.words = is_word_conv(call);
+        pack_attrs.words = per_word != 0;
         // (With 0, the pack op applies its rule: whether that blocks decides the form.)
         if (block > 0) pack_attrs.block = block;
         Expr pw = make_call(*pack, {w}, make_ref<ops::Conv2DPackWeightAttrs>(pack_attrs), w->loc);
@@ -114,10 +115,7 @@ private:
         a.dilation = conv.dilation;
         a.groups = conv.groups;
         a.channels = w->type.as<TensorType>()->static_shape()[0];
-        a.words = pack_attrs.words ? ops::conv_channels_per_word(
-                                         call.args[0]->type.as<TensorType>()->dtype,
-                                         w->type.as<TensorType>()->dtype, conv.out_dtype, 1)
-                                   : 0;
+        a.words = per_word;
         return make_call(*packed, {call.args[0], pw}, make_ref<ops::Conv2DPackedAttrs>(a),
                          call.loc);
     }
