@@ -78,3 +78,36 @@ def test_qdq_cnn_runs_in_integers_within_one_step(per_channel):
         close = np.abs(got - want) <= step * 1.001
         assert close.mean() >= 0.99, (close.mean(), np.abs(got - want).max() / step)
         np.testing.assert_array_equal(got.argmax(1), want.argmax(1))
+
+
+def test_qdq_cnn_int8_layers_offload_to_onednn():
+    """The int8 convolutions and the dense layer become dnnl.qnn.* composites (TVM's
+    partition_for_dnnl sequence), and the model built for "dnnl, llvm" computes what it computes
+    natively within one output step."""
+    shape = (2, 3, 18, 18)
+    rng = np.random.default_rng(1)
+    calibration = [{"x": rng.standard_normal(shape).astype(np.float32)} for _ in range(4)]
+    qdq = quantize_qdq(export(SmallCnn(), shape), calibration, per_channel=True)
+    mod, _ = frontend.from_onnx(qdq)
+    mod = anvil.transform.FakeQuantizationToInteger()(mod)
+    table = anvil.transform.get_pattern_table("dnnl")
+    for p in (anvil.transform.MergeComposite(table), anvil.transform.AnnotateTarget("dnnl"),
+              anvil.transform.MergeCompilerRegions(), anvil.transform.PartitionGraph()):
+        mod = p(mod)
+    text = mod.astext()
+    assert text.count('Composite="dnnl.qnn.conv2d"') == 3, text
+    assert text.count('Composite="dnnl.qnn.dense"') == 1, text
+
+    def build(target, x):
+        m, params = frontend.from_onnx(qdq)
+        with anvil.PassContext(opt_level=3):
+            lib = anvil.build(m, target=target, params=params)
+        g = anvil.runtime.GraphModule(lib["default"](anvil.cpu()))
+        g.run(x=x)
+        return g.get_output(0).numpy()
+
+    step = output_step(qdq)
+    x = np.random.default_rng(7).standard_normal(shape).astype(np.float32)
+    want, got = build("llvm", x), build("dnnl, llvm", x)
+    assert np.abs(got - want).max() <= step * 1.001
+    np.testing.assert_array_equal(got.argmax(1), want.argmax(1))

@@ -6,6 +6,7 @@
 #include "driver/lower_external.h"
 #include "graph/expr_functor.h"
 #include "ops/dense.h"
+#include "ops/qnn.h"
 
 namespace anvil::driver {
 
@@ -18,21 +19,28 @@ int64_t elements(const graph::Type& t) {
 
 // The estimated FLOPs of one op call (PartitionSummary).
 double op_flops(const graph::Call& c) {
-    const std::string& op = c.op->name;
+    // A QNN product counts as its float form (its extra operands are zero points and scales).
+    std::string op = c.op->name;
+    bool quantized = op.rfind("qnn.", 0) == 0;
+    if (quantized) op = "nn." + op.substr(4);
+    size_t operands = quantized ? 6 : 2;
     double out = static_cast<double>(elements(c.type));
     auto shape = [](const graph::Expr& e) {
         auto* t = e->type.as<graph::TensorType>();
         return t && t->is_static() ? t->static_shape() : std::vector<int64_t>{};
     };
-    if (op == "nn.conv2d" && c.args.size() == 2) {
+    if (op == "nn.conv2d" && c.args.size() == operands) {
         auto w = shape(c.args[1]);  // [O, C/g, KH, KW]
         if (w.size() == 4) return 2 * out * static_cast<double>(w[1] * w[2] * w[3]);
     }
-    if ((op == "nn.dense" || op == "nn.matmul" || op == "nn.batch_matmul") && c.args.size() == 2) {
+    if ((op == "nn.dense" || op == "nn.matmul" || op == "nn.batch_matmul") &&
+        c.args.size() == operands) {
         auto a = shape(c.args[0]);
         auto* attrs = dynamic_cast<const ops::MatmulAttrs*>(c.attrs.get());
+        auto* qattrs = dynamic_cast<const ops::QnnBatchMatmulAttrs*>(c.attrs.get());
+        bool transpose_a = (attrs && attrs->transpose_a) || (qattrs && qattrs->transpose_a);
         if (!a.empty()) {
-            int64_t k = attrs && attrs->transpose_a && a.size() >= 2 ? a[a.size() - 2] : a.back();
+            int64_t k = transpose_a && a.size() >= 2 ? a[a.size() - 2] : a.back();
             return 2 * out * static_cast<double>(k);
         }
     }

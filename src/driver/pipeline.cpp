@@ -63,30 +63,33 @@ const TirPassEntry kTirPipeline[] = {
 struct GraphPassEntry {
     const char* name;   // an entry of graph/passes/pass_table.h
     int min_opt_level;  // skipped when the build's opt_level is lower
+    // Run only when canonicalize_qnn rewrote something (the clean-up of its integer arithmetic).
+    bool after_qnn_only = false;
 };
 
-// THE graph pipeline. QNN ops have no kernels: canonicalize_qnn rewrites them first, at every
-// level, once fake_quantization_to_integer has turned QDQ regions into QNN ops and
-// fold_qnn_quantize has quantized the constant weights. Regions partitioned by patterns
-// that nothing offloads are inlined first (the later passes and lowering know only ops and
-// kernels). The BYOC passes partition the graph for the target's external compilers once inference
-// is simplified and scales are folded (so a convolution's batch norm is its bias), before layouts
-// and packing, which then see only what compiles natively (graph passes do not enter regions);
-// composites no compiler took are inlined again after them. Inference simplification and constant
-// folding before fold_scale_axis (which needs constant weights and scales), blocked layouts and
-// weight pre-packing after it (they need the OIHW weights) and folding again after that (which
-// packs at compile time), and fuse_ops last. to_mixed_precision (only with
-// PipelineOptions::mixed_precision) comes once batch norms and scales are folded into the
-// float32 weights, which it then converts, and before layouts and packing, which pick the
-// half-type kernels. inline_composites and fuse_ops run at every level,
-// disabled or not: lowering needs them.
+// THE graph pipeline. Inference simplification and constant folding before fold_scale_axis
+// (which needs constant weights and scales), blocked layouts and weight pre-packing after it (they
+// need the OIHW weights) and folding again after that (which packs at compile time), and fuse_ops
+// last. QDQ regions become QNN ops (fake_quantization_to_integer) and constant weights are
+// quantized (fold_qnn_quantize) early. The BYOC passes partition the graph for the target's
+// external compilers once inference is simplified and scales are folded (so a convolution's batch
+// norm is its bias), and while QNN ops are still QNN ops (as TVM partitions before relay.build
+// canonicalizes them): an int8 convolution with its requantize is one composite (dnnl.qnn.conv2d),
+// not the integer arithmetic canonicalize_qnn writes. Regions partitioned by patterns that nothing
+// offloads are inlined before and after partitioning (the later passes and lowering know only ops
+// and kernels; graph passes do not enter regions). canonicalize_qnn then rewrites the QNN ops
+// left (they have no kernels) into integer arithmetic, which is simplified and folded (zero-point
+// terms of constant weights precomputed) before layouts and packing pick the integer kernels.
+// to_mixed_precision (only with PipelineOptions::mixed_precision) comes once batch norms and
+// scales are folded into the float32 weights, which it then converts, and before layouts and
+// packing, which pick the half-type kernels. inline_composites, canonicalize_qnn and fuse_ops run
+// at every level, disabled or not: lowering needs them.
 // clang-format off
 const GraphPassEntry kGraphPipeline[] = {
     {"infer_types", 0},
     {"inline_composites", 0},
     {"fake_quantization_to_integer", 1},
     {"fold_qnn_quantize", 1},
-    {"canonicalize_qnn", 0},
     {"simplify_inference", 0},
     {"simplify_expr", 1},
     {"fold_constants", 1},
@@ -99,6 +102,9 @@ const GraphPassEntry kGraphPipeline[] = {
     {"merge_compiler_regions", 0},
     {"partition_graph", 0},
     {"inline_composites", 0},
+    {"canonicalize_qnn", 0},
+    {"simplify_expr", 1, true},
+    {"fold_constants", 1, true},
     {"alter_op_layout", 2},
     {"prepack_weights", 2},
     {"fold_constants", 2},
@@ -107,6 +113,15 @@ const GraphPassEntry kGraphPipeline[] = {
     {"fuse_ops", 0},
 };
 // clang-format on
+
+// Whether two modules hold the very same function objects under the same names.
+bool same_functions(const graph::IRModule& a, const graph::IRModule& b) {
+    if (a.functions.size() != b.functions.size()) return false;
+    for (auto i = a.functions.begin(), j = b.functions.begin(); i != a.functions.end(); ++i, ++j) {
+        if (i->first != j->first || !i->second.same_as(j->second)) return false;
+    }
+    return true;
+}
 
 const graph::GraphPassInfo& pipeline_pass(const char* name) {
     const graph::GraphPassInfo* p = graph::find_graph_pass(name);
@@ -225,6 +240,7 @@ graph::IRModule run_graph_pipeline(const graph::IRModule& input, graph::PassCont
     ctx.disabled_passes = options.disabled_passes;
     ctx.mixed_precision = options.mixed_precision;
     graph::IRModule m = input;
+    bool qnn_canonicalized = false;
     for (const auto& entry : kGraphPipeline) {
         // Run even when disabled: lowering needs every op in a primitive function, no region
         // left in a function that is neither a kernel nor offloaded, every offloaded region
@@ -238,7 +254,11 @@ graph::IRModule run_graph_pipeline(const graph::IRModule& input, graph::PassCont
         }
         // Only when a half type is asked for (--mixed-precision).
         if (name == "to_mixed_precision" && ctx.mixed_precision.is_void()) continue;
+        if (entry.after_qnn_only && !qnn_canonicalized) continue;
+        graph::IRModule before = m;
         m = run_graph_pass(m, pipeline_pass(entry.name).name, ctx, options);
+        // A pass returns the functions it leaves alone as they were.
+        if (name == "canonicalize_qnn") qnn_canonicalized = !same_functions(before, m);
     }
     return m;
 }

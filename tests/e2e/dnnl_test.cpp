@@ -236,8 +236,8 @@ TEST(Dnnl, MalformedRegionBytesAreUserErrors) {
     EXPECT_NE(load_error(header(R"({"version": 7, "functions": []})")).find("format version"),
               std::string::npos);
     const std::string fn =
-        R"({"version": 1, "functions": [{"symbol": "f", "values": [[4], [4]], "inputs": [0],
-            "outputs": [1], "constants": [], "steps": [)";
+        R"({"version": 2, "functions": [{"symbol": "f", "values": [[4], [4]],
+            "dtypes": ["f32", "f32"], "inputs": [0], "outputs": [1], "constants": [], "steps": [)";
     EXPECT_NE(load_error(header(fn + R"({"op": "eltwise", "alg": "relu", "alpha": 0, "beta": 0,
                                        "src": 5, "dst": 1}]}]})"))
                   .find("oneDNN region f, step 0: value id 5 out of range"),
@@ -249,11 +249,53 @@ TEST(Dnnl, MalformedRegionBytesAreUserErrors) {
     EXPECT_NE(load_error(header(fn + R"(]}]})")).find("output value 1 is never computed"),
               std::string::npos);
     // A constant past the end of the weights.
-    EXPECT_NE(load_error(header(R"({"version": 1, "functions": [{"symbol": "f",
-        "values": [[4], [4], [4]], "inputs": [0], "outputs": [2],
+    EXPECT_NE(load_error(header(R"({"version": 2, "functions": [{"symbol": "f",
+        "values": [[4], [4], [4]], "dtypes": ["f32", "f32", "f32"], "inputs": [0], "outputs": [2],
         "constants": [{"value": 1, "offset": 64}], "steps": []}]})"))
                   .find("lies outside the weights"),
               std::string::npos);
+    // Element types: unknown, missing, an f32 step of 8-bit values, an int8 layer of f32 data.
+    const std::string typed = R"({"version": 2, "functions": [{"symbol": "f",
+        "values": [[1, 4], [2, 4], [1, 2]], "inputs": [0], "outputs": [2],
+        "constants": [{"value": 1, "offset": 0}], )";
+    const std::string layer = R"("steps": [{"op": "inner_product", "src": 0, "weights": 1,
+        "bias": -1, "sum": -1, "dst": 2, "post_op": null, "quantized": {"src_zero_point": 0,
+        "dst_zero_point": 0, "scales": [0.5]}}]}]})";
+    std::string weights(64, '\0');
+    EXPECT_NE(load_error(header(typed + R"("dtypes": ["f32", "f16", "f32"], )" + layer) + weights)
+                  .find("an unknown dtype"),
+              std::string::npos);
+    EXPECT_NE(load_error(header(typed + R"("dtypes": ["f32"], )" + layer) + weights)
+                  .find("not one dtype per value"),
+              std::string::npos);
+    EXPECT_NE(load_error(header(typed + R"("dtypes": ["f32", "s8", "u8"], )" + layer) + weights)
+                  .find("a quantized layer of other than u8/s8 data"),
+              std::string::npos);
+    EXPECT_NE(load_error(header(R"({"version": 2, "functions": [{"symbol": "f",
+        "values": [[4], [4]], "dtypes": ["u8", "u8"], "inputs": [0], "outputs": [1],
+        "constants": [], "steps": [{"op": "eltwise", "alg": "relu", "alpha": 0, "beta": 0,
+        "src": 0, "dst": 1}]}]})"))
+                  .find("eltwise of a value that is not f32"),
+              std::string::npos);
+    std::string three_scales = layer;
+    three_scales.replace(three_scales.find("[0.5]"), 5, "[0.5, 1, 2]");
+    EXPECT_NE(
+        load_error(header(typed + R"("dtypes": ["u8", "s8", "u8"], )" + three_scales) + weights)
+            .find("not one scale or one per output channel"),
+        std::string::npos);
+    // A well-formed int8 layer loads; its arguments must be of its types.
+    runtime::Module q = runtime::load_external_module(
+        "dnnl", header(typed + R"("dtypes": ["u8", "s8", "u8"], )" + layer) + weights);
+    auto u8 = testing::zeros({1, 4}, "uint8"), u8_out = testing::zeros({1, 2}, "uint8");
+    q.get_function("f")(u8, u8_out);
+    try {
+        q.get_function("f")(testing::zeros({1, 4}), u8_out);
+        ADD_FAILURE() << "a float32 argument was accepted for uint8";
+    } catch (const UserError& e) {
+        EXPECT_NE(std::string(e.what()).find("argument 0 is not the compact uint8"),
+                  std::string::npos)
+            << e.what();
+    }
     // A well-formed region loads and checks its arguments when called.
     std::string ok = header(fn + R"({"op": "eltwise", "alg": "relu", "alpha": 0, "beta": 0,
                                      "src": 0, "dst": 1}]}]})");

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "graph/constant_values.h"
 #include "graph/expr_functor.h"
 #include "graph/passes/passes.h"
 #include "support/error.h"
@@ -52,11 +53,6 @@ const A* call_attrs_of(const Expr& e, const std::string& name) {
 // body itself counting as one use. Walks into no nested function.
 std::unordered_map<const ExprNode*, int> count_uses(const Expr& body);
 
-// The elements of a float or integer constant as doubles; nullopt for other expressions and
-// dtypes.
-std::optional<std::vector<double>> constant_values(const Expr& e);
-// The value all elements of a constant share; nullopt when they differ or `e` is no constant.
-std::optional<double> uniform_value(const Expr& e);
 // A rewrite of op calls matched on the original graph (fuse_attention, fuse_layer_norm):
 // rewrite(self) sees the call as it was, whose nodes uses() counts, and returns its replacement
 // built from mutate()d operands, or an undefined Expr to keep the call. A replacement of another

@@ -159,6 +159,9 @@ protected:
         const std::string& name = op->op->name;
         // A cast's dtype says what it returns; calls without float32 values are as they were.
         if (name == "cast" || !touches_float32(*op)) return rebuild(*op, self, args);
+        // QNN ops (partitioning sees them before canonicalize_qnn) keep their float32 scales,
+        // quantize float32 values and dequantize to float32: never, and not missing.
+        if (name.rfind("qnn.", 0) == 0) return rebuild(*op, self, restored(*op, args));
         auto kind = op_kinds().find(name);
         if (kind == op_kinds().end()) {
             missing_->insert(name);

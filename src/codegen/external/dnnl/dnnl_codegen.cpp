@@ -16,6 +16,7 @@
 #include "ops/conv.h"
 #include "ops/dense.h"
 #include "ops/pool.h"
+#include "ops/qnn.h"
 #include "ops/softmax.h"
 #include "ops/transform.h"
 #include "support/error.h"
@@ -36,7 +37,10 @@ public:
         json fn;
         fn["symbol"] = region_.symbol;
         for (const auto& p : f.params) {
-            if (!is_static_float(p->type)) reject(p->loc, "a parameter that is not float32");
+            if (dtype_name(p->type).empty() || dtype_name(p->type) == "s32") {
+                reject(p->loc,
+                       "a parameter that is not float32, uint8 or int8 with a static shape");
+            }
             inputs_.push_back(new_value(graph::Expr(p)));
             values_[p.get()] = inputs_.back();
         }
@@ -61,6 +65,7 @@ public:
             outputs.push_back(v);
         }
         fn["values"] = shapes_;
+        fn["dtypes"] = dtypes_;
         fn["inputs"] = inputs_;
         fn["outputs"] = outputs;
         fn["constants"] = constants_;
@@ -76,25 +81,51 @@ private:
         ANVIL_UNREACHABLE();
     }
 
-    int new_value(const graph::Expr& e) {
+    // The format's name of a static tensor type's element type ("f32", "u8", "s8", "s32"); empty
+    // for any other type.
+    static std::string dtype_name(const graph::Type& type) {
+        auto* t = type.as<graph::TensorType>();
+        if (!t || !t->is_static()) return "";
+        if (t->dtype == DataType::float32()) return "f32";
+        if (t->dtype == DataType::uint(8)) return "u8";
+        if (t->dtype == DataType::int_(8)) return "s8";
+        if (t->dtype == DataType::int32()) return "s32";
+        return "";
+    }
+
+    int new_value(std::vector<int64_t> shape, const std::string& dtype) {
         // A scalar is a one-element tensor to oneDNN (the same bytes).
-        std::vector<int64_t> shape = shape_of(e);
         if (shape.empty()) shape = {1};
         shapes_.push_back(shape);
+        dtypes_.push_back(dtype);
         return static_cast<int>(shapes_.size()) - 1;
     }
+    int new_value(const graph::Expr& e) { return new_value(shape_of(e), dtype_name(e->type)); }
 
     int constant(const graph::Expr& e) {
         auto it = values_.find(e.get());
         if (it != values_.end()) return it->second;
         auto* c = e.as<graph::Constant>();
-        if (!is_static_float(e->type)) reject(e->loc, "a constant that is not float32");
+        if (dtype_name(e->type).empty()) {
+            reject(e->loc, "a constant that is not float32, uint8, int8 or int32");
+        }
         int v = new_value(e);
-        weights_->resize((weights_->size() + 63) / 64 * 64, '\0');
-        constants_.push_back({{"value", v}, {"offset", weights_->size()}});
-        weights_->append(static_cast<const char*>(c->data.raw_data()), c->data.nbytes());
+        add_weights(v, c->data.raw_data(), c->data.nbytes());
         values_[e.get()] = v;
         return v;
+    }
+
+    // An int32 constant of the region's own making (a quantized layer's folded bias).
+    int int32_constant(const std::vector<int32_t>& values) {
+        int v = new_value({static_cast<int64_t>(values.size())}, "s32");
+        add_weights(v, values.data(), values.size() * sizeof(int32_t));
+        return v;
+    }
+
+    void add_weights(int v, const void* bytes, size_t size) {
+        weights_->resize((weights_->size() + 63) / 64 * 64, '\0');
+        constants_.push_back({{"value", v}, {"offset", weights_->size()}});
+        weights_->append(static_cast<const char*>(bytes), size);
     }
 
     // The value of `e`, writing the steps that compute it first.
@@ -105,10 +136,10 @@ private:
         if (e.is<graph::Constant>()) return constant(e);
         auto* call = e.as<graph::Call>();
         if (!call) reject(e->loc, std::string("a ") + graph::expr_kind_name(e->kind));
-        if (!is_static_float(e->type))
-            reject(e->loc, "a value that is not float32 with a static shape");
         if (!call->op.defined()) {
             v = composite(*call);
+        } else if (!is_static_float(e->type)) {
+            reject(e->loc, "a value that is not float32 with a static shape");
         } else if (call->op->name == "nn.conv2d" || call->op->name == "nn.dense") {
             v = layer(read_layer_chain(e), e);
         } else {
@@ -124,12 +155,22 @@ private:
         auto* fn = call.callee.defined() ? call.callee.as<graph::Function>() : nullptr;
         if (!fn) reject(call.loc, "a call of something other than a function");
         auto name = fn->attrs.find("Composite");
+        bool quantized = name != fn->attrs.end() &&
+                         (name->second == "dnnl.qnn.conv2d" || name->second == "dnnl.qnn.dense");
         if (name == fn->attrs.end() ||
-            (name->second != "dnnl.conv2d" && name->second != "dnnl.dense")) {
+            (name->second != "dnnl.conv2d" && name->second != "dnnl.dense" && !quantized)) {
             reject(call.loc, "a call of a function that is no dnnl composite");
         }
         for (size_t i = 0; i < fn->params.size(); ++i) {
             values_[fn->params[i].get()] = value_of(call.args[i]);
+        }
+        if (quantized) {
+            // A composite of the padded entry holds the nn.pad; one of the other, a parameter.
+            QnnLayer q = read_qnn_layer(fn->body, true);
+            return qnn_layer(q.valid ? q : read_qnn_layer(fn->body, false), fn->body);
+        }
+        if (!is_static_float(call.type)) {
+            reject(call.loc, "a value that is not float32 with a static shape");
         }
         LayerChain chain = read_layer_chain(fn->body);
         // A composite is one primitive with post-ops; one whose body reads otherwise than the
@@ -154,15 +195,54 @@ private:
         if (core.op->name == "nn.conv2d") {
             auto* a = dynamic_cast<const ops::Conv2DAttrs*>(core.attrs.get());
             if (shape_of(core.args[0]).size() != 4) reject(core.loc, "a convolution not 2-D");
-            step["op"] = "conv2d";
-            step["strides"] = a->strides;
-            step["padding"] = a->padding;
-            step["dilation"] = a->dilation;
-            step["groups"] = a->groups;
+            convolution(&step, a->strides, a->padding, a->dilation, a->groups);
         } else {
             if (shape_of(core.args[0]).size() != 2) {
                 reject(core.loc, "nn.dense of data that is not 2-D");
             }
+            step["op"] = "inner_product";
+        }
+        int dst = new_value(root);
+        step["dst"] = dst;
+        steps_.push_back(step);
+        return dst;
+    }
+
+    static void convolution(json* step, const std::vector<int64_t>& strides,
+                            const std::vector<int64_t>& padding,
+                            const std::vector<int64_t>& dilation, int64_t groups) {
+        (*step)["op"] = "conv2d";
+        (*step)["strides"] = strides;
+        (*step)["padding"] = padding;
+        (*step)["dilation"] = dilation;
+        (*step)["groups"] = groups;
+    }
+
+    // An int8 layer (dnnl.qnn.conv2d / dnnl.qnn.dense): the primitive of layer() on 8-bit data,
+    // with its zero points, output scales and a clip.
+    int qnn_layer(const QnnLayer& q, const graph::Expr& root) {
+        if (!q.valid) {
+            reject(root->loc,
+                   "this quantized layer (an int8 convolution or dense layer followed by other "
+                   "than an int32 bias, a requantize, a clip and a cast to 8 bits)");
+        }
+        const graph::Call& core = *q.core;
+        json step;
+        step["src"] = value_of(q.data);
+        step["weights"] = constant(core.args[1]);
+        step["bias"] = q.bias.empty() ? -1 : int32_constant(q.bias);
+        step["sum"] = -1;
+        step["post_op"] = json();
+        if (q.clip) {
+            step["post_op"] = {{"alg", "clip"}, {"alpha", q.clip->first}, {"beta", q.clip->second}};
+        }
+        step["quantized"] = {{"src_zero_point", q.src_zero_point},
+                             {"dst_zero_point", q.dst_zero_point},
+                             {"scales", q.scales}};
+        if (core.op->name == "qnn.conv2d") {
+            const auto& a = dynamic_cast<const ops::QnnConv2DAttrs&>(*core.attrs);
+            convolution(&step, a.strides, q.padding, a.dilation, a.groups);
+        } else {
             step["op"] = "inner_product";
         }
         int dst = new_value(root);
@@ -289,6 +369,7 @@ private:
     const ExternalRegion& region_;
     std::string* weights_;
     std::vector<std::vector<int64_t>> shapes_;
+    std::vector<std::string> dtypes_;
     std::vector<int> inputs_;
     json constants_ = json::array();
     json steps_ = json::array();

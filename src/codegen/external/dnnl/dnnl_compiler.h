@@ -13,6 +13,7 @@
 // natively.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,6 +40,37 @@ struct LayerChain {
     const graph::Call* activation = nullptr;
 };
 LayerChain read_layer_chain(const graph::Expr& root);
+
+// An int8 convolution or dense layer with its requantize, read from the body of a
+// dnnl.qnn.conv2d / dnnl.qnn.dense composite:
+//
+//   [nn.pad of NCHW data's height and width with its zero point ->]
+//   qnn.conv2d|qnn.dense(data: uint8|int8, weight: int8 constant, data_zp, weight_zp = 0, ...)
+//   [+ int32 constant bias per output channel]
+//   -> qnn.requantize(in_scale (per channel or one), in_zp, out_scale, out_zp)
+//   [-> clip to integer bounds] [-> cast to uint8|int8, after a clip to its range]
+//
+// which oneDNN computes as one primitive: dst = saturate(round(clip((acc + bias) * scale)) +
+// dst_zero_point), acc the sum over (data - src_zero_point) * weight. The rounding is
+// oneDNN's (half to even of the float product), so a value may differ from requantize's by one
+// step where the product falls on a tie or the fixed-point and float32 products round apart.
+// `valid` is false when the chain is not of that form.
+struct QnnLayer {
+    bool valid = false;
+    const graph::Call* core = nullptr;  // qnn.conv2d or qnn.dense
+    graph::Expr data;                   // the core's data, or the padded data
+    std::vector<int64_t> padding;       // a convolution's, with the pad's added
+    // Per output channel: the int32 bias less requantize's input zero point; empty when both
+    // are absent or zero.
+    std::vector<int32_t> bias;
+    int32_t src_zero_point = 0;
+    int32_t dst_zero_point = 0;
+    std::vector<float> scales;  // in_scale / out_scale: one, or one per output channel
+    std::optional<std::pair<double, double>> clip;  // bounds before dst_zero_point is added
+    DataType dst_dtype;                             // uint8 or int8
+};
+// `padded`: the data is an nn.pad (folded into the convolution's padding), not read as data.
+QnnLayer read_qnn_layer(const graph::Expr& root, bool padded);
 
 // Whether oneDNN computes this activation call (relu, clip, gelu, sigmoid, tanh, ...) as an
 // eltwise primitive or post-op.

@@ -2,16 +2,18 @@
 //
 //   bytes  = "ANVDNNL1" | uint64 little-endian n | n bytes of JSON | zeros to a multiple of 64 |
 //            the weights (each at a multiple of 64 from here)
-//   JSON   = {"version": 1, "functions": [function...]}
+//   JSON   = {"version": 2, "functions": [function...]}
 //   function = {"symbol": "tvmgen_default_dnnl_main_0",
-//               "values": [[1, 64, 56, 56], ...],        // every value's shape (float32)
+//               "values": [[1, 64, 56, 56], ...],        // every value's shape
+//               "dtypes": ["f32", "u8", ...],            // and element type: f32 u8 s8 s32
 //               "inputs": [0, 3], "outputs": [9],         // value ids, in call order
 //               "constants": [{"value": 1, "offset": 0}], // bytes in the weights section
 //               "steps": [step...]}                       // in execution order
 //   step = {"op": "conv2d", "src": v, "weights": v, "bias": v | -1, "sum": v | -1, "dst": v,
 //           "strides": [h, w], "padding": [t, l, b, r], "dilation": [h, w], "groups": g,
-//           "post_op": eltwise | null}
-//        | {"op": "inner_product", "src", "weights" ([N, K]), "bias", "dst", "post_op"}
+//           "post_op": eltwise | null, "quantized": quantized (optional)}
+//        | {"op": "inner_product", "src", "weights" ([N, K]), "bias", "dst", "post_op",
+//           "quantized" (optional)}
 //        | {"op": "matmul", "src0", "src1", "dst", "transpose_a", "transpose_b"}
 //        | {"op": "eltwise", "src", "dst", "alg", "alpha", "beta"}
 //        | {"op": "binary", "alg": "add|sub|mul|div|max|min", "src0", "src1", "dst"}
@@ -21,6 +23,10 @@
 //        | {"op": "concat", "srcs": [v, ...], "dst", "axis"}
 //        | {"op": "copy", "src", "dst"}        // a reshape: the same elements, another shape
 //   eltwise = {"alg": "relu|clip|gelu_erf|gelu_tanh|logistic|tanh|...", "alpha", "beta"}
+//   quantized = {"src_zero_point": int, "dst_zero_point": int, "scales": [float, ...]}
+//        an int8 layer: src u8 or s8, weights s8, bias s32, dst u8 or s8, no sum; dst =
+//        saturate(round(post_op((sum of (src - src_zero_point) * weights + bias) * scale)) +
+//        dst_zero_point), with one scale or one per output channel. Every other step is f32.
 // A binary step's src1 has at most the rank of dst; aligned with dst's trailing dimensions (numpy
 // broadcasting), each of its dimensions is 1 or dst's. libanvil_runtime_dnnl.so checks all of it
 // (runtime/dnnl_check.h).
@@ -29,6 +35,6 @@
 namespace anvil::codegen::dnnl {
 
 inline constexpr char kDnnlMagic[] = "ANVDNNL1";
-inline constexpr int kDnnlFormatVersion = 1;
+inline constexpr int kDnnlFormatVersion = 2;
 
 }  // namespace anvil::codegen::dnnl

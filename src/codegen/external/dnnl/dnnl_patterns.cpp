@@ -1,13 +1,17 @@
 // The oneDNN pattern table and the layer chains its composites hold.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "codegen/external/dnnl/dnnl_compiler.h"
+#include "graph/constant_values.h"
 #include "graph/pattern/matcher.h"
 #include "ops/activation.h"
 #include "ops/conv.h"
 #include "ops/dense.h"
 #include "ops/pool.h"
+#include "ops/qnn.h"
+#include "ops/transform.h"
 
 namespace anvil::codegen::dnnl {
 
@@ -48,11 +52,12 @@ const graph::Call* as_call(const graph::Expr& e) {
     return c && c->op.defined() ? c : nullptr;
 }
 
-// A bias of `channels` values along axis 1 of a rank-`rank` result: [C], [C, 1, 1] or
-// [1, C, 1, 1] for a convolution, [C] or [1, C] for a dense layer.
-bool is_channel_bias(const graph::Call& add, const graph::Expr& bias, int64_t channels,
-                     size_t rank) {
-    if (!bias.is<graph::Constant>() || !is_static_float(bias->type)) return false;
+// A constant bias of `channels` values of type `dtype` along axis 1 of a rank-`rank` result:
+// [C], [C, 1, 1] or [1, C, 1, 1] for a convolution, [C] or [1, C] for a dense layer.
+bool is_channel_bias(const graph::Call& add, const graph::Expr& bias, int64_t channels, size_t rank,
+                     DataType dtype = DataType::float32()) {
+    auto* t = bias->type.as<graph::TensorType>();
+    if (!bias.is<graph::Constant>() || !t || !t->is_static() || t->dtype != dtype) return false;
     std::vector<int64_t> s = shape_of(bias);
     if (add.op->name == "nn.bias_add") {
         auto* a = dynamic_cast<const ops::BiasAddAttrs*>(add.attrs.get());
@@ -187,13 +192,203 @@ LayerChain read_layer_chain(const graph::Expr& root) {
     return chain;
 }
 
+namespace {
+
+bool is_static_of(const graph::Type& type, std::initializer_list<DataType> dtypes) {
+    auto* t = type.as<graph::TensorType>();
+    return t && t->is_static() && std::find(dtypes.begin(), dtypes.end(), t->dtype) != dtypes.end();
+}
+
+// The integer value of a constant scalar (or of a constant all of whose elements are one
+// integer), as zero points are written.
+std::optional<int32_t> integer_constant(const graph::Expr& e) {
+    std::optional<double> v = graph::uniform_value(e);
+    if (!v || *v != std::floor(*v) || std::fabs(*v) > (1 << 24)) return std::nullopt;
+    return static_cast<int32_t>(*v);
+}
+
+// The values of a float32 scale constant: one, or `channels` along the channel axis; empty when
+// it is neither or a value is not positive and finite.
+std::vector<double> scale_values(const graph::Expr& e, int64_t channels) {
+    if (!is_static_of(e->type, {DataType::float32()})) return {};
+    std::optional<std::vector<double>> v = graph::constant_values(e);
+    if (!v || (v->size() != 1 && static_cast<int64_t>(v->size()) != channels)) return {};
+    for (double x : *v) {
+        if (!(x > 0) || !std::isfinite(x)) return {};
+    }
+    return *v;
+}
+
+// Adds to `padding` ([top, left, bottom, right]) the spatial padding of an nn.pad of NCHW data
+// with the data's zero point (what a convolution with that zero point pads with itself).
+bool fold_pad(const graph::Call& pad, int32_t zero_point, std::vector<int64_t>* padding) {
+    const auto& a = dynamic_cast<const ops::PadAttrs&>(*pad.attrs);
+    const std::vector<int64_t>& w = a.pad_width;  // (before, after) per dimension
+    if (a.pad_mode != "constant" || !a.dynamic_pad_width.empty() || w.size() != 8 || w[0] || w[1] ||
+        w[2] || w[3] || *std::min_element(w.begin(), w.end()) < 0) {
+        return false;
+    }
+    std::optional<int32_t> value = pad.args.size() == 2
+                                       ? integer_constant(pad.args[1])
+                                       : std::optional<int32_t>(static_cast<int32_t>(a.pad_value));
+    if (!value || *value != zero_point ||
+        (pad.args.size() == 1 && a.pad_value != static_cast<double>(*value))) {
+        return false;
+    }
+    const int64_t extra[4] = {w[4], w[6], w[5], w[7]};
+    for (int i = 0; i < 4; ++i) (*padding)[i] += extra[i];
+    return true;
+}
+
+// Reads `root` as [nn.pad ->] qnn.conv2d|qnn.dense [+ int32 bias] -> qnn.requantize [-> clip]
+// [-> cast].
+bool read_qnn_chain(const graph::Expr& root, bool padded, QnnLayer* layer) {
+    const graph::Call* c = as_call(root);
+    DataType result = root->type.as<graph::TensorType>() ? root->type.as<graph::TensorType>()->dtype
+                                                         : DataType::void_();
+    if (!c || !is_static_of(root->type, {DataType::uint(8), DataType::int_(8)})) return false;
+    // The cast of a requantized int32 value to 8 bits wraps where oneDNN's saturates: only a clip
+    // to the 8-bit range before it makes them agree.
+    const graph::Call* cast = nullptr;
+    if (c->op->name == "cast") {
+        cast = c;
+        c = as_call(c->args[0]);
+        if (!c || c->op->name != "clip" || !is_static_of(c->type, {DataType::int32()})) {
+            return false;
+        }
+    }
+    const graph::Call* clip = nullptr;
+    if (c->op->name == "clip") {
+        clip = c;
+        c = as_call(c->args[0]);
+        if (!c) return false;
+    }
+    if (c->op->name != "qnn.requantize" || c->args.size() != 5) return false;
+    const graph::Call* requantize = c;
+    const auto& rq = dynamic_cast<const ops::RequantizeAttrs&>(*requantize->attrs);
+    if (cast ? rq.out_dtype != DataType::int32() : rq.out_dtype != result) return false;
+    const graph::Expr& below = requantize->args[0];
+    const graph::Call* core = as_call(below);
+    graph::Expr bias;
+    if (core && (core->op->name == "add" || core->op->name == "nn.bias_add")) {
+        bias = core->args[1];
+        core = as_call(core->args[0]);
+    }
+    if (!core || core->args.size() != 6) return false;
+    bool conv = core->op->name == "qnn.conv2d";
+    if (!conv && core->op->name != "qnn.dense") return false;
+    size_t rank = conv ? 4 : 2;
+    graph::Expr data = core->args[0];
+    const graph::Expr& weight = core->args[1];
+    std::optional<int32_t> data_zp = integer_constant(core->args[2]);
+    std::vector<int64_t> padding;
+    if (conv) padding = dynamic_cast<const ops::QnnConv2DAttrs&>(*core->attrs).padding;
+    if (padded) {
+        const graph::Call* pad = as_call(data);
+        if (!conv || !pad || pad->op->name != "nn.pad" || !data_zp ||
+            !fold_pad(*pad, *data_zp, &padding)) {
+            return false;
+        }
+        data = pad->args[0];
+    }
+    if (!is_static_of(data->type, {DataType::uint(8), DataType::int_(8)}) ||
+        !weight.is<graph::Constant>() || !is_static_of(weight->type, {DataType::int_(8)}) ||
+        !is_static_of(core->type, {DataType::int32()}) || shape_of(data).size() != rank ||
+        shape_of(weight).size() != rank) {
+        return false;
+    }
+    int64_t channels = shape_of(core->type)[1];
+    // oneDNN 2.6 has zero points for the data only, one for the whole tensor.
+    std::optional<int32_t> weight_zp = integer_constant(core->args[3]);
+    if (!data_zp || !weight_zp || *weight_zp != 0) return false;
+    if (bias.defined() &&
+        !is_channel_bias(*as_call(below), bias, channels, rank, DataType::int32())) {
+        return false;
+    }
+    // requantize: (x - in_zp) * in_scale / out_scale + out_zp, the input scale per channel.
+    std::vector<double> in_scale = scale_values(requantize->args[1], channels);
+    std::vector<double> out_scale = scale_values(requantize->args[3], 1);
+    std::optional<int32_t> in_zp = integer_constant(requantize->args[2]);
+    std::optional<int32_t> out_zp = integer_constant(requantize->args[4]);
+    int64_t axis = rq.axis < 0 ? rq.axis + static_cast<int64_t>(rank) : rq.axis;
+    if (in_scale.empty() || out_scale.empty() || !in_zp || !out_zp ||
+        (in_scale.size() > 1 && axis != 1)) {
+        return false;
+    }
+    *layer = QnnLayer{.core = core,
+                      .data = data,
+                      .padding = padding,
+                      .src_zero_point = *data_zp,
+                      .dst_zero_point = *out_zp,
+                      .dst_dtype = result};
+    std::vector<double> bias_values(channels, 0.0);
+    if (bias.defined()) bias_values = *graph::constant_values(bias);
+    for (double b : bias_values) {
+        double folded = b - *in_zp;
+        if (std::fabs(folded) >= 2147483648.0) return false;
+        if (bias.defined() || *in_zp != 0) layer->bias.push_back(static_cast<int32_t>(folded));
+    }
+    for (double s : in_scale) {
+        // The ratio in float32, as requantize's compute_dtype "float32" computes it.
+        layer->scales.push_back(static_cast<float>(s) / static_cast<float>(out_scale[0]));
+    }
+    if (clip) {
+        const auto& a = dynamic_cast<const ops::ClipAttrs&>(*clip->attrs);
+        auto [lo, hi] = ops::quantized_range(result);
+        lo = std::max(lo, a.a_min);
+        hi = std::min(hi, a.a_max);
+        // Integer bounds clip a rounded value as they clip the value before rounding.
+        if (std::isnan(a.a_min) || std::isnan(a.a_max) || lo != std::floor(lo) ||
+            hi != std::floor(hi) || lo > hi) {
+            return false;
+        }
+        if (cast && (a.a_min < ops::quantized_range(result).first ||
+                     a.a_max > ops::quantized_range(result).second)) {
+            return false;
+        }
+        layer->clip = {lo - *out_zp, hi - *out_zp};
+    }
+    return true;
+}
+
+}  // namespace
+
+QnnLayer read_qnn_layer(const graph::Expr& root, bool padded) {
+    QnnLayer layer;
+    if (!read_qnn_chain(root, padded, &layer)) return QnnLayer{};
+    layer.valid = true;
+    return layer;
+}
+
 PatternTable dnnl_pattern_table() {
     auto check = [](const graph::Expr& root) { return read_layer_chain(root).valid; };
+    auto check_qnn = [](const graph::Expr& root) { return read_qnn_layer(root, false).valid; };
+    auto check_padded = [](const graph::Expr& root) { return read_qnn_layer(root, true).valid; };
     DFPattern conv = is_op("nn.conv2d")({wildcard(), is_constant()});
     DFPattern dense = is_op("nn.dense")({wildcard(), is_constant()});
+    // [pad ->] core [+ bias] -> requantize [-> clip] [-> cast], every operand but the data
+    // constant. The entry with the pad comes first: a pad the check refuses (not of the zero
+    // point) is left out by the entry without it.
+    auto quantized = [](const char* op, bool padded) {
+        DFPattern data =
+            padded ? is_op("nn.pad")({wildcard()}) | is_op("nn.pad")({wildcard(), is_constant()})
+                   : wildcard();
+        DFPattern core = is_op(op)(
+            {data, is_constant(), is_constant(), is_constant(), is_constant(), is_constant()});
+        core = core.optional([](const DFPattern& x) {
+            return is_op("add")({x, is_constant()}) | is_op("nn.bias_add")({x, is_constant()});
+        });
+        DFPattern p = is_op("qnn.requantize")(
+            {core, is_constant(), is_constant(), is_constant(), is_constant()});
+        p = p.optional([](const DFPattern& x) { return is_op("clip")({x}); });
+        return p.optional([](const DFPattern& x) { return is_op("cast")({x}); });
+    };
     return {
         {"dnnl.conv2d", layer(conv, /*residual=*/true), check},
         {"dnnl.dense", layer(dense, /*residual=*/false), check},
+        {"dnnl.qnn.conv2d", quantized("qnn.conv2d", true), check_padded},
+        {"dnnl.qnn.conv2d", quantized("qnn.conv2d", false), check_qnn},
+        {"dnnl.qnn.dense", quantized("qnn.dense", false), check_qnn},
     };
 }
 

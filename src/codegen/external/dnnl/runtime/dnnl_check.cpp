@@ -25,6 +25,11 @@ public:
         }
         symbol_ = fn_["symbol"].get<std::string>();
         for (const auto& s : array("values")) shapes_.push_back(shape(s));
+        for (const auto& d : array("dtypes")) {
+            if (!d.is_string() || !element_size(d.get<std::string>())) fail("an unknown dtype");
+            dtypes_.push_back(d.get<std::string>());
+        }
+        if (dtypes_.size() != shapes_.size()) fail("not one dtype per value");
         defined_.assign(shapes_.size(), false);
         std::set<int> seen;
         for (const auto& key : {"inputs", "outputs"}) {
@@ -44,7 +49,7 @@ public:
             int64_t at = integer(c.at("offset"));
             if (at < 0) fail("a negative constant offset");
             uint64_t offset = static_cast<uint64_t>(at);
-            uint64_t bytes = 4 * elements(shapes_[id]);
+            uint64_t bytes = bytes_of(id);
             if (offset > weights_size_ || bytes > weights_size_ - offset) {
                 fail("constant value " + std::to_string(id) + " lies outside the weights");
             }
@@ -52,9 +57,9 @@ public:
             constants_.insert(id);
         }
         uint64_t total = 0;
-        for (const auto& s : shapes_) total += elements(s);
-        if (4 * total > max_region_bytes()) {
-            fail("its values need " + std::to_string(4 * total) + " bytes, more than " +
+        for (size_t v = 0; v < shapes_.size(); ++v) total += bytes_of(static_cast<int>(v));
+        if (total > max_region_bytes()) {
+            fail("its values need " + std::to_string(total) + " bytes, more than " +
                  std::to_string(max_region_bytes()) + " (ANVIL_DNNL_MAX_REGION_BYTES)");
         }
         size_t i = 0;
@@ -97,6 +102,13 @@ private:
         return v.get<int64_t>();
     }
 
+    static uint64_t element_size(const std::string& dtype) {
+        if (dtype == "f32" || dtype == "s32") return 4;
+        if (dtype == "u8" || dtype == "s8") return 1;
+        return 0;
+    }
+    uint64_t bytes_of(int v) const { return element_size(dtypes_[v]) * elements(shapes_[v]); }
+
     static uint64_t elements(const Shape& s) {
         uint64_t n = 1;
         for (int64_t d : s) n *= static_cast<uint64_t>(d);
@@ -131,6 +143,7 @@ private:
         if (!step.contains(key)) fail(std::string("no '") + key + "'");
         int id = value(step[key]);
         if (!defined_[id]) fail("value " + std::to_string(id) + " is read before it is computed");
+        reads_.push_back(id);
         return id;
     }
     int read_optional(const json& step, const char* key) const {
@@ -167,8 +180,41 @@ private:
         }
     }
 
+    // An int8 layer's types and its quantization parameters.
+    void quantized(const json& q, int src, int w, int bias, int sum, int dst) const {
+        auto is = [&](int v, std::initializer_list<const char*> names) {
+            for (const char* n : names) {
+                if (dtypes_[v] == n) return true;
+            }
+            return false;
+        };
+        if (!is(src, {"u8", "s8"}) || !is(w, {"s8"}) || (bias >= 0 && !is(bias, {"s32"})) ||
+            !is(dst, {"u8", "s8"}) || sum >= 0) {
+            fail(
+                "a quantized layer of other than u8/s8 data, s8 weights, an s32 bias and a "
+                "u8/s8 result, or with a sum");
+        }
+        for (const char* key : {"src_zero_point", "dst_zero_point"}) {
+            int64_t zp = integer(q.at(key));
+            if (zp < -(int64_t(1) << 24) || zp > (int64_t(1) << 24))
+                fail("a zero point out of range");
+        }
+        const json& scales = q.at("scales");
+        if (!scales.is_array() ||
+            (scales.size() != 1 && scales.size() != static_cast<size_t>(shapes_[dst][1]))) {
+            fail("not one scale or one per output channel");
+        }
+        for (const auto& x : scales) {
+            if (!x.is_number() || !(x.get<double>() > 0) || x.get<double>() > 1e30) {
+                fail("a scale that is not a positive number");
+            }
+        }
+    }
+
     void check_step(const json& step) {
         if (!step.is_object() || !step.contains("op") || !step["op"].is_string()) fail("no op");
+        reads_.clear();
+        bool typed = false;  // the step's value types are checked (an int8 layer, a copy)
         const std::string op = step["op"];
         if (!step.contains("dst")) fail("no 'dst'");
         int dst = value(step["dst"]);
@@ -199,6 +245,10 @@ private:
             if (sum >= 0 && shapes_[sum] != out) fail(op + ": the summed value's shape differs");
             if (sum >= 0 && !conv) fail("inner_product: no sum post-op");
             if (step.contains("post_op") && !step["post_op"].is_null()) eltwise(step["post_op"]);
+            if (step.contains("quantized")) {
+                quantized(step["quantized"], src, w, bias, sum, dst);
+                typed = true;
+            }
         } else if (op == "eltwise") {
             eltwise(step);
             if (shapes_[read(step, "src")] != out) fail("eltwise: the shapes differ");
@@ -240,6 +290,7 @@ private:
             int64_t total = 0;
             for (const auto& v : step["srcs"]) {
                 int id = value(v);
+                reads_.push_back(id);
                 if (!defined_[id])
                     fail("value " + std::to_string(id) + " is read before it is computed");
                 const Shape& in = shapes_[id];
@@ -268,11 +319,18 @@ private:
                 fail("matmul: the shapes do not fit");
             }
         } else if (op == "copy") {
-            if (elements(shapes_[read(step, "src")]) != elements(out)) {
-                fail("copy: the element counts differ");
+            int src = read(step, "src");
+            if (elements(shapes_[src]) != elements(out) || dtypes_[src] != dtypes_[dst]) {
+                fail("copy: the element counts or types differ");
             }
+            typed = true;
         } else {
             fail("unknown op '" + op + "'");
+        }
+        // Every step but an int8 layer and a copy is of f32 values.
+        reads_.push_back(dst);
+        for (int v : reads_) {
+            if (!typed && dtypes_[v] != "f32") fail(op + " of a value that is not f32");
         }
         defined_[dst] = true;
     }
@@ -282,7 +340,9 @@ private:
     std::string symbol_;
     int step_ = -1;
     std::vector<Shape> shapes_;
+    std::vector<std::string> dtypes_;
     std::vector<bool> defined_;
+    mutable std::vector<int> reads_;  // the values the step being checked reads
     std::vector<int> outputs_;
     std::set<int> constants_;
 };

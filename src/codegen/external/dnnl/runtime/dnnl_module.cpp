@@ -51,14 +51,50 @@ using tag = ::dnnl::memory::format_tag;
 using dt = ::dnnl::memory::data_type;
 using ::dnnl::memory;
 
-memory::desc plain(const memory::dims& dims) {
+memory::desc plain(const memory::dims& dims, dt type = dt::f32) {
     memory::dims strides(dims.size(), 1);
     for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
-    return memory::desc(dims, dt::f32, strides);
+    return memory::desc(dims, type, strides);
 }
 
-memory::desc any(const memory::dims& dims) {
-    return memory::desc(dims, dt::f32, tag::any);
+memory::desc any(const memory::dims& dims, dt type = dt::f32) {
+    return memory::desc(dims, type, tag::any);
+}
+
+dt data_type(const std::string& name) {
+    static const std::map<std::string, dt> kTypes = {
+        {"f32", dt::f32}, {"u8", dt::u8}, {"s8", dt::s8}, {"s32", dt::s32}};
+    return kTypes.at(name);  // check_function accepted the name
+}
+
+// Whether a caller's tensor holds elements of type `type`.
+bool holds(const DLDataType& t, dt type) {
+    if (t.lanes != 1) return false;
+    switch (type) {
+        case dt::f32:
+            return t.code == kDLFloat && t.bits == 32;
+        case dt::u8:
+            return t.code == kDLUInt && t.bits == 8;
+        case dt::s8:
+            return t.code == kDLInt && t.bits == 8;
+        case dt::s32:
+            return t.code == kDLInt && t.bits == 32;
+        default:
+            return false;
+    }
+}
+
+const char* type_name(dt type) {
+    switch (type) {
+        case dt::u8:
+            return "uint8";
+        case dt::s8:
+            return "int8";
+        case dt::s32:
+            return "int32";
+        default:
+            return "float32";
+    }
 }
 
 ::dnnl::algorithm eltwise_alg(const std::string& name) {
@@ -85,6 +121,7 @@ public:
         : engine_(engine), stream_(engine), weights_(weights) {
         symbol_ = fn.at("symbol").get<std::string>();
         for (const auto& s : fn.at("values")) shapes_.push_back(s.get<memory::dims>());
+        for (const auto& d : fn.at("dtypes")) dtypes_.push_back(data_type(d.get<std::string>()));
         canonical_.resize(shapes_.size());
         user_arg_.assign(shapes_.size(), -1);
         alias_arg_.assign(shapes_.size(), -1);
@@ -95,12 +132,12 @@ public:
         for (size_t i = 0; i < outputs_.size(); ++i) {
             user_arg_.at(outputs_[i]) = static_cast<int>(inputs_.size() + i);
         }
-        for (int v : inputs_) canonical_[v] = user_memory(plain(shapes_[v]), user_arg_[v]);
-        for (int v : outputs_) canonical_[v] = user_memory(plain(shapes_[v]), user_arg_[v]);
+        for (int v : inputs_) canonical_[v] = user_memory(plain_of(v), user_arg_[v]);
+        for (int v : outputs_) canonical_[v] = user_memory(plain_of(v), user_arg_[v]);
         for (const auto& c : fn.at("constants")) {
             int v = c.at("value").get<int>();
             constant_.at(v) = weights_ + c.at("offset").get<size_t>();
-            canonical_[v] = memory(plain(shapes_[v]), engine_, const_cast<char*>(constant_[v]));
+            canonical_[v] = memory(plain_of(v), engine_, const_cast<char*>(constant_[v]));
         }
         OmpThreadsKept kept;
         int index = 0;
@@ -134,10 +171,11 @@ public:
             if (!t ||
                 (!scalar && (t->ndim != static_cast<int>(shapes_[v].size()) ||
                              !std::equal(shapes_[v].begin(), shapes_[v].end(), t->shape))) ||
-                t->dtype.code != kDLFloat || t->dtype.bits != 32 || t->dtype.lanes != 1 ||
-                t->device.device_type != kDLCPU || !t->data || !is_compact(*t)) {
-                user_error() << symbol_ << ": argument " << i << " is not the compact float32 "
-                             << "CPU tensor of the shape the region was compiled for";
+                !holds(t->dtype, dtypes_[v]) || t->device.device_type != kDLCPU || !t->data ||
+                !is_compact(*t)) {
+                user_error() << symbol_ << ": argument " << i << " is not the compact "
+                             << type_name(dtypes_[v])
+                             << " CPU tensor of the shape the region was compiled for";
             }
         }
         for (auto& [mem, arg] : bindings_) {
@@ -250,6 +288,9 @@ private:
         return m;
     }
 
+    // Value v's layout in the caller's tensors: plain (row-major), of its element type.
+    memory::desc plain_of(int v) const { return plain(shapes_[v], dtypes_[v]); }
+
     bool is_output(int v) const { return user_arg_[v] >= static_cast<int>(inputs_.size()); }
 
     // Value v's elements, plain, described by `md` (another shape of the same elements, or a
@@ -258,7 +299,7 @@ private:
         if (user_arg_[v] >= 0) return user_memory(md, user_arg_[v]);
         if (alias_arg_[v] >= 0) return user_memory(md, alias_arg_[v]);
         if (constant_[v]) return memory(md, engine_, const_cast<char*>(constant_[v]));
-        memory m = get(v, plain(shapes_[v]));
+        memory m = get(v, plain_of(v));
         return memory(md, engine_, m.get_data_handle());
     }
 
@@ -323,7 +364,7 @@ private:
             layer(step, op == "conv2d");
         } else if (op == "eltwise") {
             int src = step.at("src"), dst = step.at("dst");
-            memory s = is_output(dst) ? get(src, plain(shapes_[src])) : canonical_[src];
+            memory s = is_output(dst) ? get(src, plain_of(src)) : canonical_[src];
             ::dnnl::eltwise_forward::primitive_desc pd(
                 {::dnnl::prop_kind::forward_inference, eltwise_alg(step.at("alg")), s.get_desc(),
                  step.at("alpha").get<float>(), step.at("beta").get<float>()},
@@ -337,11 +378,11 @@ private:
             pool(step);
         } else if (op == "softmax") {
             int src = step.at("src"), dst = step.at("dst");
-            memory s = get(src, plain(shapes_[src]));
+            memory s = get(src, plain_of(src));
             ::dnnl::softmax_forward::primitive_desc pd(
                 {::dnnl::prop_kind::forward_inference, s.get_desc(), step.at("axis").get<int>()},
                 user_scratchpad(), engine_);
-            memory d = destination(dst, plain(shapes_[dst]));
+            memory d = destination(dst, plain_of(dst));
             push(::dnnl::softmax_forward(pd), pd.scratchpad_desc(),
                  {{DNNL_ARG_SRC, s}, {DNNL_ARG_DST, d}});
         } else if (op == "concat") {
@@ -350,7 +391,7 @@ private:
             matmul(step);
         } else if (op == "copy") {
             int src = step.at("src"), dst = step.at("dst");
-            memory s = view(src, plain(shapes_[dst]));
+            memory s = view(src, plain(shapes_[dst], dtypes_[src]));
             if (is_output(dst)) {
                 reorder_step(s, canonical_[dst]);
             } else {
@@ -365,7 +406,32 @@ private:
         }
     }
 
+    // An int8 layer's output scales and zero points (dnnl_format.h): the zero points are
+    // run-time arguments (bind_zero_points), the only kind oneDNN 2.6's convolutions take.
+    static void quantization(::dnnl::primitive_attr* attr, const json& q) {
+        auto scales = q.at("scales").get<std::vector<float>>();
+        attr->set_output_scales(scales.size() > 1 ? 1 << 1 : 0, scales);  // per dst channel
+        if (q.at("src_zero_point").get<int32_t>() != 0) {
+            attr->set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+        }
+        if (q.at("dst_zero_point").get<int32_t>() != 0) {
+            attr->set_zero_points(DNNL_ARG_DST, 0, {DNNL_RUNTIME_S32_VAL});
+        }
+    }
+    void bind_zero_points(const json& q, std::unordered_map<int, memory>* args) {
+        for (auto [key, arg] : {std::pair{"src_zero_point", DNNL_ARG_SRC},
+                                std::pair{"dst_zero_point", DNNL_ARG_DST}}) {
+            int32_t zp = q.at(key).get<int32_t>();
+            if (zp == 0) continue;
+            memory m(memory::desc({1}, dt::s32, tag::x), engine_);
+            *static_cast<int32_t*>(m.get_data_handle()) = zp;
+            (*args)[DNNL_ARG_ATTR_ZERO_POINTS | arg] = m;
+        }
+    }
+
     void layer(const json& step, bool conv) {
+        const json* q = step.contains("quantized") ? &step["quantized"] : nullptr;
+        if (q && !conv) return quantized_dense(step, *q);
         int src = step.at("src"), w = step.at("weights"), bias = step.at("bias");
         int sum = step.at("sum"), dst = step.at("dst");
         const memory::dims& in = shapes_[src];
@@ -374,9 +440,10 @@ private:
         if (groups > 1) {  // [O, I/g, KH, KW] is [g, O/g, I/g, KH, KW] in the same bytes
             wdims = {groups, wdims[0] / groups, wdims[1], wdims[2], wdims[3]};
         }
-        memory::desc bias_md = bias >= 0 ? any({shapes_[dst][1]}) : memory::desc();
+        memory::desc bias_md = bias >= 0 ? any({shapes_[dst][1]}, dtypes_[bias]) : memory::desc();
         ::dnnl::primitive_attr attr = post_ops(step, sum >= 0);
-        memory::desc dst_md = any(shapes_[dst]);
+        if (q) quantization(&attr, *q);
+        memory::desc dst_md = any(shapes_[dst], dtypes_[dst]);
         ::dnnl::primitive prim;
         memory::desc src_want, w_want, bias_want, dst_got, scratchpad;
         if (conv) {
@@ -384,10 +451,10 @@ private:
             auto pad = step.at("padding").get<memory::dims>();
             auto dilation = step.at("dilation").get<memory::dims>();
             for (auto& d : dilation) d -= 1;  // oneDNN counts the gaps
-            ::dnnl::convolution_forward::desc d(::dnnl::prop_kind::forward_inference,
-                                                ::dnnl::algorithm::convolution_direct, any(in),
-                                                any(wdims), bias_md, dst_md, strides, dilation,
-                                                {pad[0], pad[1]}, {pad[2], pad[3]});
+            ::dnnl::convolution_forward::desc d(
+                ::dnnl::prop_kind::forward_inference, ::dnnl::algorithm::convolution_direct,
+                any(in, dtypes_[src]), any(wdims, dtypes_[w]), bias_md, dst_md, strides, dilation,
+                {pad[0], pad[1]}, {pad[2], pad[3]});
             ::dnnl::convolution_forward::primitive_desc pd(d, attr, engine_);
             prim = ::dnnl::convolution_forward(pd);
             scratchpad = pd.scratchpad_desc();
@@ -409,16 +476,42 @@ private:
         std::unordered_map<int, memory> margs;
         margs[DNNL_ARG_SRC] = get(src, src_want);
         margs[DNNL_ARG_WEIGHTS] =
-            groups > 1 ? reordered(view(w, plain(wdims)), w_want) : get(w, w_want);
+            groups > 1 ? reordered(view(w, plain(wdims, dtypes_[w])), w_want) : get(w, w_want);
         if (bias >= 0)
-            margs[DNNL_ARG_BIAS] = reordered(view(bias, plain({shapes_[dst][1]})), bias_want);
+            margs[DNNL_ARG_BIAS] =
+                reordered(view(bias, plain({shapes_[dst][1]}, dtypes_[bias])), bias_want);
         memory d = written(dst, dst_got);
         // The sum post-op adds what the destination holds: the summed value, copied there in
         // the destination's layout first.
         if (sum >= 0) reorder_step(canonical_[sum], d);
         margs[DNNL_ARG_DST] = d;
+        if (q) bind_zero_points(*q, &margs);
         push(prim, scratchpad, margs);
         copy_out(dst, d);
+    }
+
+    // An int8 dense layer: oneDNN 2.6's inner product takes no zero points, its matmul does.
+    // The [N, K] weights are the matmul's [K, N] operand transposed: a strided view, reordered
+    // at load to the layout the matmul chose.
+    void quantized_dense(const json& step, const json& q) {
+        int src = step.at("src"), w = step.at("weights"), bias = step.at("bias");
+        int dst = step.at("dst");
+        const memory::dims& wd = shapes_[w];
+        memory::desc transposed({wd[1], wd[0]}, dtypes_[w], memory::dims{1, wd[1]});
+        memory::desc bias_md =
+            bias >= 0 ? plain({1, shapes_[dst][1]}, dtypes_[bias]) : memory::desc();
+        ::dnnl::primitive_attr attr = post_ops(step, false);
+        quantization(&attr, q);
+        ::dnnl::matmul::primitive_desc pd(
+            {plain_of(src), any({wd[1], wd[0]}, dtypes_[w]), bias_md, plain_of(dst)}, attr,
+            engine_);
+        std::unordered_map<int, memory> margs;
+        margs[DNNL_ARG_SRC] = get(src, plain_of(src));
+        margs[DNNL_ARG_WEIGHTS] = reordered(view(w, transposed), pd.weights_desc());
+        if (bias >= 0) margs[DNNL_ARG_BIAS] = view(bias, bias_md);
+        margs[DNNL_ARG_DST] = destination(dst, pd.dst_desc());
+        bind_zero_points(q, &margs);
+        push(::dnnl::matmul(pd), pd.scratchpad_desc(), margs);
     }
 
     // A constant's memory in layout `md`, reordered now.
@@ -435,7 +528,7 @@ private:
             {"add", A::binary_add}, {"sub", A::binary_sub}, {"mul", A::binary_mul},
             {"div", A::binary_div}, {"max", A::binary_max}, {"min", A::binary_min}};
         int a = step.at("src0"), b = step.at("src1"), dst = step.at("dst");
-        memory s0 = is_output(dst) ? get(a, plain(shapes_[a])) : canonical_[a];
+        memory s0 = is_output(dst) ? get(a, plain_of(a)) : canonical_[a];
         memory s1;
         if (shapes_[b] == shapes_[dst]) {
             s1 = get(b, s0.get_desc());
@@ -488,7 +581,7 @@ private:
             std::vector<memory> mems;
             std::vector<memory::desc> mds;
             for (int v : srcs) {
-                mems.push_back(plain_sources ? get(v, plain(shapes_[v])) : canonical_[v]);
+                mems.push_back(plain_sources ? get(v, plain_of(v)) : canonical_[v]);
                 mds.push_back(mems.back().get_desc());
             }
             ::dnnl::concat::primitive_desc pd(any(shapes_[dst]), axis, mds, engine_,
@@ -525,7 +618,7 @@ private:
         };
         memory s0 = operand(a, step.at("transpose_a").get<bool>());
         memory s1 = operand(b, step.at("transpose_b").get<bool>());
-        ::dnnl::matmul::primitive_desc pd({s0.get_desc(), s1.get_desc(), plain(shapes_[dst])},
+        ::dnnl::matmul::primitive_desc pd({s0.get_desc(), s1.get_desc(), plain_of(dst)},
                                           user_scratchpad(), engine_);
         memory d = destination(dst, pd.dst_desc());
         push(::dnnl::matmul(pd), pd.scratchpad_desc(),
@@ -537,6 +630,7 @@ private:
     const char* weights_;
     std::string symbol_;
     std::vector<memory::dims> shapes_;
+    std::vector<dt> dtypes_;
     std::vector<memory> canonical_;
     std::vector<int> user_arg_;          // the call argument a value is bound to, or -1
     std::vector<int> alias_arg_;         // the argument a reshaped value's bytes are, or -1
