@@ -124,9 +124,10 @@ std::vector<double> numbers(const runtime::NDArray& a) {
 }
 
 // Compiles `body` over `params` (8-bit tensors) natively and with oneDNN, runs both on random
-// inputs and compares: every element within one step, most equal. Returns how many ops oneDNN
-// took.
-int64_t expect_close_with_dnnl(const std::vector<Ref<graph::Var>>& params, const Expr& body) {
+// inputs and compares: every element within one step, most equal (`exact`: all equal). Returns
+// how many ops oneDNN took.
+int64_t expect_close_with_dnnl(const std::vector<Ref<graph::Var>>& params, const Expr& body,
+                               bool exact = false) {
     graph::IRModule m;
     m.functions["main"] = graph::make_function(params, body);
     std::vector<runtime::NDArray> inputs;
@@ -147,7 +148,7 @@ int64_t expect_close_with_dnnl(const std::vector<Ref<graph::Var>>& params, const
         size_t equal = 0;
         for (size_t i = 0; i < w.size() && i < g.size(); ++i) {
             equal += g[i] == w[i];
-            if (std::fabs(g[i] - w[i]) > 1) {
+            if (std::fabs(g[i] - w[i]) > (exact ? 0 : 1)) {
                 ADD_FAILURE() << "output " << k << "[" << i << "]: " << g[i] << " with oneDNN, "
                               << w[i] << " natively";
                 break;
@@ -180,6 +181,23 @@ TEST(DnnlQnn, ConvolutionsInTheFormsOfEachImporter) {
     c = requantize(c, f32(0.03f * 0.04f), 11, 0.06f, -5, DataType::int_(8), "int64", "TFLITE");
     // Two results, one of them also read inside the region.
     EXPECT_EQ(expect_close_with_dnnl({x}, graph::make_tuple({c, a})), 12);
+}
+
+// requantize in float32 (ONNX Runtime's and PyTorch's arithmetic, compute_dtype "float32") rounds
+// (acc + bias) * scale half to even and then adds the zero point; oneDNN does the same with a
+// round post-op. Odd zero points make ties differ otherwise, and a one-step difference grows
+// through the next layers (MobileNetV2's linear bottlenecks).
+TEST(DnnlQnn, Float32RequantizeIsBitExact) {
+    auto x = tensor_var("x", {1, 96, 14, 14}, DataType::uint(8));
+    Expr a = qnn_conv(x, weight({576, 96, 1, 1}, 51), 115, f32(0.01f), {1, 1}, {0, 0, 0, 0});
+    a = requantize(bias_add(a, bias({576}, 52)), f32(0.01f * 0.02f), 0, 0.37f, 121,
+                   DataType::int32(), "float32");
+    a = cast(clip(a, 0, 255), DataType::uint(8));
+    Expr b = qnn_conv(a, weight({576, 1, 3, 3}, 53), 121, f32(0.02f), {2, 2}, {1, 1, 1, 1}, 576);
+    b = requantize(bias_add(b, bias({576}, 54)), f32(0.02f * 0.37f), 0, 0.11f, 3, DataType::int32(),
+                   "float32");
+    b = cast(clip(b, 3, 255), DataType::uint(8));
+    EXPECT_EQ(expect_close_with_dnnl({x}, b, /*exact=*/true), 10);
 }
 
 TEST(DnnlQnn, Int8DataClippedToInt8AndGroupedConvolutions) {

@@ -50,10 +50,10 @@ LayerChain read_layer_chain(const graph::Expr& root);
 //   -> qnn.requantize(in_scale (per channel or one), in_zp, out_scale, out_zp)
 //   [-> clip to integer bounds] [-> cast to uint8|int8, after a clip to its range]
 //
-// which oneDNN computes as one primitive: dst = saturate(round(clip((acc + bias) * scale)) +
-// dst_zero_point), acc the sum over (data - src_zero_point) * weight. The rounding is
-// oneDNN's (half to even of the float product), so a value may differ from requantize's by one
-// step where the product falls on a tie or the fixed-point and float32 products round apart.
+// which oneDNN computes as one primitive: dst = saturate(clip(round((acc + bias) * scale)) +
+// dst_zero_point), acc the sum over (data - src_zero_point) * weight, round half to even of the
+// float32 product: requantize's compute_dtype "float32" exactly; its fixed-point roundings
+// ("int64") may differ by one step where the two products round apart.
 // `valid` is false when the chain is not of that form.
 struct QnnLayer {
     bool valid = false;

@@ -25,8 +25,9 @@
 //   eltwise = {"alg": "relu|clip|gelu_erf|gelu_tanh|logistic|tanh|...", "alpha", "beta"}
 //   quantized = {"src_zero_point": int, "dst_zero_point": int, "scales": [float, ...]}
 //        an int8 layer: src u8 or s8, weights s8, bias s32, dst u8 or s8, no sum; dst =
-//        saturate(round(post_op((sum of (src - src_zero_point) * weights + bias) * scale)) +
-//        dst_zero_point), with one scale or one per output channel. Every other step is f32.
+//        saturate(post_op(round((sum of (src - src_zero_point) * weights + bias) * scale)) +
+//        dst_zero_point), rounding half to even, with one scale or one per output channel.
+//        Every other step is f32.
 // A binary step's src1 has at most the rank of dst; aligned with dst's trailing dimensions (numpy
 // broadcasting), each of its dimensions is 1 or dst's. libanvil_runtime_dnnl.so checks all of it
 // (runtime/dnnl_check.h).

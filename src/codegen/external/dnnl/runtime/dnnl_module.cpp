@@ -343,6 +343,11 @@ private:
     ::dnnl::primitive_attr post_ops(const json& step, bool sum) {
         ::dnnl::post_ops ops;
         if (sum) ops.append_sum(1.0f);
+        // An int8 layer rounds its scaled sum before the clip and the result's zero point, as
+        // requantize does: oneDNN adds the zero point first and rounds once, which differs at
+        // ties where the zero point is odd (and one step there changes the next layers).
+        if (step.contains("quantized"))
+            ops.append_eltwise(1.0f, ::dnnl::algorithm::eltwise_round, 0, 0);
         if (step.contains("post_op") && !step["post_op"].is_null()) {
             const json& e = step["post_op"];
             ops.append_eltwise(1.0f, eltwise_alg(e.at("alg")), e.at("alpha").get<float>(),
