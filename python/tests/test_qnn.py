@@ -388,6 +388,34 @@ def test_mul_per_channel_lhs_scale():
     within_one_step(got, real / np.float32(0.002) - 2, "int8")
 
 
+@pytest.mark.parametrize("dtype", ["int16", "int32"])
+def test_mul_of_wide_operands_does_not_overflow(dtype):
+    """16- and 32-bit operands less their zero points multiply past int32 (int16 ones with zero
+    points far from 0): the product is exact (int16) or rounded once at 53 bits (int32), scaled
+    and rounded half up."""
+    lv = random_q((3, 17), dtype)
+    rv = random_q((17,), dtype)
+    lz, rz = (-20000, 20000) if dtype == "int16" else (-5, 7)
+    lv[0, 0], rv[0] = RANGES[dtype][1], RANGES[dtype][0]  # the largest product's magnitude
+    if dtype == "int32":  # products up to 2^60: float64 rounds them, the scale keeps them in range
+        lv, rv = lv // 2, rv // 2
+    lhs = graph.var("l", shape=lv.shape, dtype=dtype)
+    rhs = graph.var("r", shape=rv.shape, dtype=dtype)
+    ls, rs = np.float32(0.003), np.float32(0.0007)
+    out_scale = np.float32(2.0 ** -2 if dtype == "int16" else 2.0 ** 20)
+    y = qnn.mul(lhs, rhs, ls, lz, rs, rz, out_scale, 3)
+    got, = run([lhs, rhs], [y], {"l": lv, "r": rv})
+    product = (lv.astype(np.float64) - lz) * (rv.astype(np.float64) - rz)
+    ratio = np.float64(ls) * np.float64(rs) / np.float64(out_scale)
+    lo, hi = RANGES[dtype]
+    want = np.clip(np.floor(product * ratio + 0.5) + 3, lo, hi)
+    assert got.dtype == np.dtype(dtype)
+    assert np.abs(got.astype(np.float64) - want).max() <= 1
+    assert (got.astype(np.float64) == want).mean() > 0.99
+    # The int32 products would have wrapped: some of these overflow it.
+    assert np.abs((lv.astype(np.int64) - lz) * (rv.astype(np.int64) - rz)).max() > 2**31
+
+
 def test_concatenate():
     a = random_q((1, 3, 4), "uint8")
     b = random_q((1, 5, 4), "uint8")

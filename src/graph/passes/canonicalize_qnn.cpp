@@ -8,7 +8,8 @@
 //   add / subtract -> TFLite's integer ADD / SUB (both operands at a common scale with 20 extra
 //                  bits, added, scaled to the output)
 //   mul         -> (lhs - lhs_zp) * (rhs - rhs_zp) in int32, requantized from lhs_scale * rhs_scale
-//                  (exact for 8-bit operands; 16-bit ones with large zero points can overflow)
+//                  (8-bit operands: exact); wider operands in float64, which int32 would
+//                  overflow (16-bit ones: exact), scaled and rounded half up
 //   concatenate -> each input requantized to the output's scale, then concatenate
 //   products (conv2d, conv2d_transpose, dense, batch_matmul) -> the integer op (out_dtype int32)
 //                  on the operands less their zero points; a convolution's or dense's data keeps
@@ -267,9 +268,6 @@ private:
         const auto& a = attrs_of<ops::QnnBinaryAttrs>(c);
         const auto& args = c.args;
         DataType out = tensor_of(args[0]).dtype;
-        Expr l = minus_zero_point(cast(args[0], DataType::int32()), args[3], a.lhs_axis);
-        Expr r = minus_zero_point(cast(args[1], DataType::int32()), args[5], a.rhs_axis);
-        Expr product = call("multiply", {l, r});
         // The product's scale: lhs_scale * rhs_scale, along the axis of the one per-axis scale.
         std::vector<double> ls = scale_values(args[2], "lhs scale");
         std::vector<double> rs = scale_values(args[4], "rhs scale");
@@ -277,18 +275,45 @@ private:
             user_error(loc_) << "qnn.mul: per-axis scales on both operands are not supported "
                                 "(one operand's scale must be a scalar)";
         }
-        int64_t rank = rank_of(product);
-        int64_t axis = -1;
         std::vector<double> scale;
         for (double l_s : ls) {
             for (double r_s : rs) scale.push_back(l_s * r_s);
         }
+        // 8-bit operands less their zero points multiply exactly in int32, and requantize in
+        // fixed point. Wider ones would overflow it: their differences and product are float64
+        // (exact for 16-bit operands, one rounding at 53 bits for 32-bit ones), scaled and rounded
+        // half up as requantize's UPWARD rounds.
+        const bool wide =
+            tensor_of(args[0]).dtype.bits() > 8 || tensor_of(args[1]).dtype.bits() > 8;
+        const DataType t = wide ? DataType::float64() : DataType::int32();
+        Expr l = minus_zero_point(cast(args[0], t), args[3], a.lhs_axis);
+        Expr r = minus_zero_point(cast(args[1], t), args[5], a.rhs_axis);
+        Expr product = call("multiply", {l, r});
+        int64_t rank = rank_of(product);
+        int64_t axis = -1;
         if (ls.size() > 1)
             axis = normalized(a.lhs_axis, rank_of(args[0])) + rank - rank_of(args[0]);
         if (rs.size() > 1)
             axis = normalized(a.rhs_axis, rank_of(args[1])) + rank - rank_of(args[1]);
+        if (wide) return scale_wide(product, scale, args[6], args[7], axis, out);
         Expr zero = make_constant_of({}, DataType::int32(), {0}, loc_);
         return requantize_from(product, scale, zero, args[6], args[7], axis, "UPWARD", out);
+    }
+
+    // The float64 `x` (a real value over `in_s`, along `axis`) requantized to (out_scale, out_zp)
+    // of `out_dtype`: floor(x * in_s / out_scale + 0.5) + out_zp, saturated.
+    Expr scale_wide(const Expr& x, std::vector<double> in_s, const Expr& out_scale,
+                    const Expr& out_zp, int64_t axis, DataType out_dtype) {
+        const DataType f64 = DataType::float64();
+        double out_s = scale_values(out_scale, "output scale")[0];
+        for (double& v : in_s) v /= out_s;
+        Expr ratio =
+            along(make_constant_of({int64_t(in_s.size())}, f64, in_s, loc_), rank_of(x), axis);
+        Expr half = make_constant_of({}, f64, {0.5}, loc_);
+        Expr y = call("floor", {call("add", {call("multiply", {x, ratio}), half})});
+        if (uniform_value(out_zp) != 0.0) y = call("add", {y, cast(out_zp, f64)});
+        auto [lo, hi] = ops::quantized_range(out_dtype);  // float64 holds int32's bounds
+        return cast(clip(y, lo, hi), out_dtype);
     }
 
     static int64_t normalized(int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; }
