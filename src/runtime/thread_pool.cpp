@@ -127,6 +127,9 @@ public:
 
     int num_threads() const { return num_threads_; }
 
+    // Spinning idle workers go to sleep now (park_idle_workers).
+    void park() { park_epoch_.fetch_add(1, std::memory_order_relaxed); }
+
     // Runs every task on the pool and the calling thread; the caller holds the launch mutex.
     int launch(AnvilParallelLambda lambda, void* closure, int num_tasks) {
         const uint32_t gen = generation_.load(std::memory_order_relaxed) + 1;
@@ -187,7 +190,12 @@ private:
             gen = generation_.load(std::memory_order_acquire);
             return gen != seen;
         };
-        if (spin_ && spin_until(changed)) return gen;
+        // park() ends the spin early.
+        const uint32_t parked = park_epoch_.load(std::memory_order_relaxed);
+        auto changed_or_parked = [&] {
+            return changed() || park_epoch_.load(std::memory_order_relaxed) != parked;
+        };
+        if (spin_ && spin_until(changed_or_parked) && gen != seen) return gen;
         // The launcher bumps generation_ and then reads sleeping_workers_; we count ourselves and
         // then re-read generation_ (all seq_cst), so one of us sees the other: no lost wake-up.
         while (!changed()) {
@@ -281,6 +289,7 @@ private:
 
     alignas(64) std::atomic<uint32_t> generation_{0};
     std::atomic<uint32_t> sleeping_workers_{0};
+    std::atomic<uint32_t> park_epoch_{0};  // bumped by park()
     std::atomic<bool> stop_{false};
 
     alignas(64) std::atomic<AnvilParallelLambda> lambda_{nullptr};
@@ -345,6 +354,13 @@ int num_threads() {
 
 bool in_parallel_region() {
     return t_in_parallel_region;
+}
+
+void park_idle_workers() {
+    // Inside a task the launching thread holds the mutex (try_lock by its owner is undefined).
+    if (t_in_parallel_region) return;
+    std::unique_lock<std::mutex> lock(g_launch_mutex, std::try_to_lock);
+    if (lock.owns_lock() && g_pool != nullptr) g_pool->park();
 }
 
 void set_num_threads(int num_threads) {

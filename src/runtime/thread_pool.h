@@ -27,6 +27,10 @@ void set_num_threads(int num_threads);
 int default_num_threads();
 // True on pool worker threads and on a thread that is running a launch's tasks.
 bool in_parallel_region();
+// Idle workers still spinning after the last launch sleep now instead: for work about to run on
+// threads of its own (an external library's OpenMP team), which would otherwise share the cores
+// with them. No-op inside a task and while another thread's launch holds the pool.
+void park_idle_workers();
 
 namespace detail {
 

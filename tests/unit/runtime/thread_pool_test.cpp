@@ -189,6 +189,24 @@ TEST_F(ThreadPoolTest, ManyQuickLaunches) {
     for (int task = 0; task < 4; ++task) EXPECT_EQ(sums[task], int64_t{kLaunches} * (task + 1));
 }
 
+// park_idle_workers between launches (what an external module does before its OpenMP team
+// runs), from inside a task (a no-op there: the launching thread holds the pool) and before a
+// pool exists: launches after it still run every task once.
+TEST_F(ThreadPoolTest, ParkedWorkersWakeForTheNextLaunch) {
+    ASSERT_EQ(anvil_set_num_threads(3), 0);
+    park_idle_workers();  // the resize dropped the pool: nothing to park
+    std::vector<int64_t> sums(3, 0);
+    for (int i = 0; i < 200; ++i) {
+        parallel_launch(3, [&](int task, int) {
+            sums[task] += task + 1;
+            if (task == 0 && i % 2 == 0) park_idle_workers();
+        });
+        park_idle_workers();
+        if (i % 50 == 0) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    for (int task = 0; task < 3; ++task) EXPECT_EQ(sums[task], int64_t{200} * (task + 1));
+}
+
 TEST_F(ThreadPoolTest, ParallelForCoversTheRange) {
     for (int threads : {1, 3, 4}) {
         ASSERT_EQ(anvil_set_num_threads(threads), 0);
