@@ -2,8 +2,8 @@
 // and a zero point, real = scale * (q - zero_point), as TVM's QNN ops state them. Scales
 // (float32) and zero points (int32) are operands, each a scalar or a 1-D tensor along the op's
 // `axis` of the tensor it describes (per-channel). QNN ops have no kernels of their own: graph
-// pass canonicalize_qnn rewrites them into integer arithmetic on the core ops, first in the
-// pipeline.
+// pass canonicalize_qnn rewrites them into integer arithmetic on the core ops, in the pipeline
+// once external code generators have taken the QNN layers they compute (dnnl.qnn.conv2d).
 //
 //   qnn.quantize(x: float, scale, zp)            -> saturate(round(x / scale) + zp), out_dtype
 //   qnn.dequantize(q, scale, zp)                 -> (q - zp) * scale, float32

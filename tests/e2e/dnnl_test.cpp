@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "driver/compile.h"
 #include "driver/evaluate.h"
@@ -277,6 +278,19 @@ TEST(Dnnl, MalformedRegionBytesAreUserErrors) {
         "src": 0, "dst": 1}]}]})"))
                   .find("eltwise of a value that is not f32"),
               std::string::npos);
+    // An int8 layer's parameters: a zero point out of range, a scale that is not positive.
+    for (auto [from, to, message] :
+         {std::tuple{"\"src_zero_point\": 0", "\"src_zero_point\": 99999999",
+                     "a zero point out of range"},
+          std::tuple{"[0.5]", "[-0.5]", "a scale that is not a positive number"}}) {
+        std::string bad_layer = layer;
+        bad_layer.replace(bad_layer.find(from), std::string(from).size(), to);
+        EXPECT_NE(
+            load_error(header(typed + R"("dtypes": ["u8", "s8", "u8"], )" + bad_layer) + weights)
+                .find(message),
+            std::string::npos)
+            << message;
+    }
     std::string three_scales = layer;
     three_scales.replace(three_scales.find("[0.5]"), 5, "[0.5, 1, 2]");
     EXPECT_NE(

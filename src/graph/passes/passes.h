@@ -15,11 +15,11 @@
 //
 // Recommended order (what driver/pipeline.cpp lists):
 //   infer_types, inline_composites, fake_quantization_to_integer, fold_qnn_quantize,
-//   canonicalize_qnn, simplify_inference,
-//   simplify_expr, fold_constants, fold_scale_axis, fuse_attention, fuse_layer_norm,
-//   merge_composite, annotate_target, merge_compiler_regions, partition_graph, inline_composites,
-//   alter_op_layout, prepack_weights, fold_constants, eliminate_common_subexpr,
-//   dead_code_elimination, fuse_ops
+//   simplify_inference, simplify_expr, fold_constants, fold_scale_axis, fuse_attention,
+//   fuse_layer_norm, to_mixed_precision, merge_composite, annotate_target,
+//   merge_compiler_regions, partition_graph, inline_composites, canonicalize_qnn (then
+//   simplify_expr and fold_constants when it rewrote something), alter_op_layout,
+//   prepack_weights, fold_constants, eliminate_common_subexpr, dead_code_elimination, fuse_ops
 #pragma once
 
 #include <functional>

@@ -1,5 +1,5 @@
 // Every-op cases of the QNN dialect (ops/qnn.cpp, ops/qnn_conv.cpp) and fixed_point_multiply:
-// each module compiled as a model is (canonicalize_qnn first), against integer references
+// each module compiled as a model is (canonicalize_qnn in the pipeline), against integer references
 // written here — TFLite's fixed-point functions and its integer ADD, plain integer convolution
 // and products. python/tests/test_qnn.py covers more shapes and roundings against NumPy.
 #include <algorithm>

@@ -2,15 +2,16 @@
 //
 //   dnnl_patterns.cpp  the pattern table: dnnl.conv2d and dnnl.dense composites, a convolution
 //                      or dense layer with its bias, a residual sum and an activation, which
-//                      oneDNN computes as one primitive with post-ops
+//                      oneDNN computes as one primitive with post-ops; dnnl.qnn.conv2d and
+//                      dnnl.qnn.dense, an int8 layer with its requantize, clip and cast
 //   dnnl_support.cpp   which single ops oneDNN takes (eltwise, binary, pooling, softmax,
 //                      reshapes; convolutions and dense layers outside a composite)
 //   dnnl_codegen.cpp   a region function as steps of oneDNN primitives with their weights, in
 //                      the format of dnnl_format.h
 //   runtime/           libanvil_runtime_dnnl.so: the primitives, created once at load
 //
-// Everything is float32 with static shapes; the checks refuse the rest, which then compiles
-// natively.
+// Everything is float32 with static shapes, but the int8 layers' 8-bit data and results; the
+// checks refuse the rest, which then compiles natively.
 #pragma once
 
 #include <optional>
@@ -52,8 +53,10 @@ LayerChain read_layer_chain(const graph::Expr& root);
 //
 // which oneDNN computes as one primitive: dst = saturate(clip(round((acc + bias) * scale)) +
 // dst_zero_point), acc the sum over (data - src_zero_point) * weight, round half to even of the
-// float32 product: requantize's compute_dtype "float32" exactly; its fixed-point roundings
-// ("int64") may differ by one step where the two products round apart.
+// float32 product: requantize's compute_dtype "float32" exactly (where oneDNN's kernels sum
+// exactly: VNNI or AMX, not the vpmaddubsw of older CPUs, and sums below 2^24); its "float64"
+// (ONNX QLinearConv) and fixed-point ("int64") roundings may differ by one step where the
+// products round apart.
 // `valid` is false when the chain is not of that form.
 struct QnnLayer {
     bool valid = false;

@@ -228,11 +228,8 @@ bool fold_pad(const graph::Call& pad, int32_t zero_point, std::vector<int64_t>* 
         w[2] || w[3] || *std::min_element(w.begin(), w.end()) < 0) {
         return false;
     }
-    std::optional<int32_t> value = pad.args.size() == 2
-                                       ? integer_constant(pad.args[1])
-                                       : std::optional<int32_t>(static_cast<int32_t>(a.pad_value));
-    if (!value || *value != zero_point ||
-        (pad.args.size() == 1 && a.pad_value != static_cast<double>(*value))) {
+    if (pad.args.size() == 2 ? integer_constant(pad.args[1]) != zero_point
+                             : a.pad_value != static_cast<double>(zero_point)) {
         return false;
     }
     const int64_t extra[4] = {w[4], w[6], w[5], w[7]};
@@ -329,8 +326,11 @@ bool read_qnn_chain(const graph::Expr& root, bool padded, QnnLayer* layer) {
         if (bias.defined() || *in_zp != 0) layer->bias.push_back(static_cast<int32_t>(folded));
     }
     for (double s : in_scale) {
-        // The ratio in float32, as requantize's compute_dtype "float32" computes it.
-        layer->scales.push_back(static_cast<float>(s) / static_cast<float>(out_scale[0]));
+        // The ratio in float32, as requantize's compute_dtype "float32" computes it; one the
+        // runtime refuses (dnnl_check.cpp) stays native.
+        float ratio = static_cast<float>(s) / static_cast<float>(out_scale[0]);
+        if (!(ratio > 0) || !(ratio <= 1e30f)) return false;
+        layer->scales.push_back(ratio);
     }
     if (clip) {
         const auto& a = dynamic_cast<const ops::ClipAttrs&>(*clip->attrs);
