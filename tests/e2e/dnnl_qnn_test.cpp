@@ -171,10 +171,11 @@ TEST(DnnlQnn, ConvolutionsInTheFormsOfEachImporter) {
     a = requantize(bias_add(a, bias({8}, 2)), scales(in_scales), 0, 0.05f, 3, DataType::int32(),
                    "float32");
     a = cast(clip(a, 0, 255), DataType::uint(8));
-    // PyTorch: one scale, a bias added as [C, 1, 1], fixed-point requantize, a ReLU (the clip at
-    // the zero point), dilated and asymmetrically padded.
+    // PyTorch: one scale, a bias added as [C, 1, 1] (the add's operands either way round),
+    // fixed-point requantize, a ReLU (the clip at the zero point), dilated and asymmetrically
+    // padded.
     Expr b = qnn_conv(a, weight({8, 8, 3, 3}, 3), 3, f32(0.012f), {1, 1}, {2, 1, 1, 2}, 1, {2, 2});
-    b = call("add", {b, bias({8, 1, 1}, 4)});
+    b = call("add", {bias({8, 1, 1}, 4), b});
     b = requantize(b, f32(0.012f * 0.05f), 0, 0.04f, 9, DataType::int32());
     b = cast(clip(b, 9, 255), DataType::uint(8));
     // TFLite: depthwise, no bias, an input zero point, TFLite's rounding straight to int8.

@@ -268,8 +268,10 @@ bool read_qnn_chain(const graph::Expr& root, bool padded, QnnLayer* layer) {
     const graph::Call* core = as_call(below);
     graph::Expr bias;
     if (core && (core->op->name == "add" || core->op->name == "nn.bias_add")) {
-        bias = core->args[1];
-        core = as_call(core->args[0]);
+        // An add's operands commute (the pattern matches them either way).
+        int b = core->op->name == "add" && core->args[0].is<graph::Constant>() ? 0 : 1;
+        bias = core->args[b];
+        core = as_call(core->args[1 - b]);
     }
     if (!core || core->args.size() != 6) return false;
     bool conv = core->op->name == "qnn.conv2d";
