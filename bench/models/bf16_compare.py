@@ -24,7 +24,6 @@ bounds what bf16 can gain where the convolutions are compute-bound.
 import argparse
 import datetime
 import os
-import shutil
 import statistics
 import sys
 import tempfile
@@ -34,10 +33,9 @@ import onnx
 from onnx import numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from compare import (DEFAULT_MODELS, StepFailed, anvil_median, anvil_output,  # noqa: E402
-                     cpu_name, run)
+from compare import (StepFailed, add_model_arguments, anvil_median, anvil_output,  # noqa: E402
+                     cpu_name, peak_binary, run)
 
 
 def write_inputs(model_dir, out_dir, count):
@@ -60,26 +58,15 @@ def write_inputs(model_dir, out_dir, count):
 
 def dot_peak(anvil, tmp):
     """(fma GFLOP/s, bf16 GFLOP/s) of one core, from bench/dot_peak (built, or compiled here)."""
-    exe = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(anvil)))),
-                       "bench", "dot_peak")
-    if not os.path.exists(exe):
-        exe = os.path.join(tmp, "dot_peak")
-        cxx = shutil.which("c++") or shutil.which("g++")
-        run([cxx, "-O2", "-std=c++20", os.path.join(ROOT, "bench", "dot_peak.cpp"), "-o", exe])
-    _, out = run([exe])
+    _, out = run([peak_binary(anvil, tmp, "dot_peak")])
     fields = dict(f.split("=") for f in out.split()[1:])
     return float(fields["fma_gflops"]), float(fields["bf16_gflops"])
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--models", nargs="+", default=["resnet18", "mobilenet_v2"])
-    p.add_argument("--model-dir", default=DEFAULT_MODELS)
-    p.add_argument("--threads", nargs="+", type=int, default=[1, 2])
-    p.add_argument("--rounds", type=int, default=5)
-    p.add_argument("--repeat", type=int, default=20)
+    add_model_arguments(p)
     p.add_argument("--random-inputs", type=int, default=7)
-    p.add_argument("--anvil", default=os.path.join(ROOT, "build", "src", "driver", "cli", "anvil"))
     a = p.parse_args()
     rows, accuracy = [], []
     with tempfile.TemporaryDirectory() as tmp:

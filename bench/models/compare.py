@@ -126,19 +126,30 @@ def generated_models():
     return found
 
 
-def fma_peak_binary(anvil, tmp):
-    """bench/fma_peak from the build (ANVIL_BUILD_BENCH=ON), else compiled here."""
+def peak_binary(anvil, tmp, name="fma_peak"):
+    """bench/<name> (fma_peak, dot_peak) from the build (ANVIL_BUILD_BENCH=ON), else compiled
+    here."""
     built = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(anvil)))),
-                         "bench", "fma_peak")
+                         "bench", name)
     if os.path.exists(built):
         return built
-    exe = os.path.join(tmp, "fma_peak")
+    exe = os.path.join(tmp, name)
     cxx = shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")
     if not cxx:
-        sys.exit("fma_peak is not built and no C++ compiler was found")
-    run([cxx, "-O2", "-std=c++20", "-pthread", os.path.join(ROOT, "bench", "fma_peak.cpp"), "-o",
+        sys.exit(f"{name} is not built and no C++ compiler was found")
+    run([cxx, "-O2", "-std=c++20", "-pthread", os.path.join(ROOT, "bench", name + ".cpp"), "-o",
          exe])
     return exe
+
+
+def add_model_arguments(p):
+    """The options of the int8 and bf16 comparisons of whole models."""
+    p.add_argument("--models", nargs="+", default=["resnet18", "mobilenet_v2"])
+    p.add_argument("--model-dir", default=DEFAULT_MODELS)
+    p.add_argument("--threads", nargs="+", type=int, default=[1, 2])
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--repeat", type=int, default=20)
+    p.add_argument("--anvil", default=os.path.join(ROOT, "build", "src", "driver", "cli", "anvil"))
 
 
 def measure_peak(exe, threads):
@@ -184,7 +195,7 @@ def main():
     rows = []
     notes = {}  # model label -> what went wrong or differs
     with tempfile.TemporaryDirectory() as tmp:
-        peak_exe = fma_peak_binary(a.anvil, tmp)
+        peak_exe = peak_binary(a.anvil, tmp)
         peaks = {t: measure_peak(peak_exe, t) for t in a.threads}
         torch_version = None
         for name in models:

@@ -28,7 +28,6 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 
@@ -40,7 +39,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "python", "tests"))
-from compare import (DEFAULT_MODELS, StepFailed, anvil_median, anvil_output,  # noqa: E402
+from compare import (StepFailed, add_model_arguments, anvil_median, anvil_output,  # noqa: E402
                      cpu_name, fmt, ort_median, run)
 from qdq_quantizer import quantize_qdq  # noqa: E402
 
@@ -68,12 +67,7 @@ def quantized_model(model_dir, out_dir):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--models", nargs="+", default=["resnet18", "mobilenet_v2"])
-    p.add_argument("--model-dir", default=DEFAULT_MODELS)
-    p.add_argument("--threads", nargs="+", type=int, default=[1, 2])
-    p.add_argument("--rounds", type=int, default=5)
-    p.add_argument("--repeat", type=int, default=20)
-    p.add_argument("--anvil", default=os.path.join(ROOT, "build", "src", "driver", "cli", "anvil"))
+    add_model_arguments(p)
     a = p.parse_args()
     if not os.path.isdir(os.path.join(HERE, "node_modules", "onnxruntime-node")):
         sys.exit("onnxruntime-node is not installed: run `npm ci` in bench/models")

@@ -36,7 +36,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 DEFAULT_MODELS = os.path.join(os.path.dirname(ROOT), "shared", "models")
 
 sys.path.insert(0, HERE)
-from compare import (StepFailed, anvil_median, cpu_name, fma_peak_binary, fmt,  # noqa: E402
+from compare import (StepFailed, anvil_median, cpu_name, fmt, peak_binary,  # noqa: E402
                      measure_peak, ort_median, run)
 from model_flops import model_flops  # noqa: E402
 
@@ -68,7 +68,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         # The machine's fp32 FMA peak per thread count: "% peak" is the tuned model's FLOP rate
         # over it (FLOPs counted from the ONNX graph, as compare.py does).
-        peak_exe = fma_peak_binary(a.anvil, tmp)
+        peak_exe = peak_binary(a.anvil, tmp)
         peaks = {t: measure_peak(peak_exe, t)[0] for t in a.threads}
         for name in a.models:
             d = name if os.path.isdir(name) else os.path.join(a.model_dir, name)

@@ -255,10 +255,10 @@ graph::IRModule run_graph_pipeline(const graph::IRModule& input, graph::PassCont
         // Only when a half type is asked for (--mixed-precision).
         if (name == "to_mixed_precision" && ctx.mixed_precision.is_void()) continue;
         if (entry.after_qnn_only && !qnn_canonicalized) continue;
-        graph::IRModule before = m;
-        m = run_graph_pass(m, pipeline_pass(entry.name).name, ctx, options);
+        graph::IRModule out = run_graph_pass(m, pipeline_pass(entry.name).name, ctx, options);
         // A pass returns the functions it leaves alone as they were.
-        if (name == "canonicalize_qnn") qnn_canonicalized = !same_functions(before, m);
+        if (name == "canonicalize_qnn") qnn_canonicalized = !same_functions(m, out);
+        m = std::move(out);
     }
     return m;
 }

@@ -10,8 +10,7 @@
 #include <random>
 
 #include "codegen/target.h"
-#include "driver/compile.h"
-#include "driver/evaluate.h"
+#include "e2e/dnnl_compare.h"
 #include "graph_test_exprs.h"
 #include "ops/activation.h"
 #include "ops/dense.h"
@@ -129,8 +128,6 @@ std::vector<double> numbers(const runtime::NDArray& a) {
 // how many ops oneDNN took.
 int64_t expect_close_with_dnnl(const std::vector<Ref<graph::Var>>& params, const Expr& body,
                                bool exact = false) {
-    graph::IRModule m;
-    m.functions["main"] = graph::make_function(params, body);
     std::vector<runtime::NDArray> inputs;
     for (size_t i = 0; i < params.size(); ++i) {
         auto* t = params[i]->type.as<graph::TensorType>();
@@ -138,10 +135,8 @@ int64_t expect_close_with_dnnl(const std::vector<Ref<graph::Var>>& params, const
         inputs.push_back(random_ints(t->static_shape(), t->dtype, 100 + static_cast<uint32_t>(i),
                                      u8 ? 0 : -128, u8 ? 255 : 127));
     }
-    driver::CompiledModel native = driver::compile_model(m, "llvm");
-    driver::CompiledModel dnnl = driver::compile_model(m, "dnnl, llvm");
-    auto want = driver::evaluate_lowered(native.module, native.kernels, inputs);
-    auto got = driver::evaluate_lowered(dnnl.module, dnnl.kernels, inputs);
+    testing::NativeAndDnnl r = testing::run_native_and_dnnl(params, body, inputs);
+    const auto &want = r.native, &got = r.dnnl;
     EXPECT_EQ(want.size(), got.size());
     for (size_t k = 0; k < want.size() && k < got.size(); ++k) {
         auto w = numbers(want[k]), g = numbers(got[k]);
@@ -158,7 +153,7 @@ int64_t expect_close_with_dnnl(const std::vector<Ref<graph::Var>>& params, const
         EXPECT_GE(static_cast<double>(equal), 0.95 * static_cast<double>(w.size()))
             << "output " << k;
     }
-    return dnnl.partition.compilers.empty() ? 0 : dnnl.partition.compilers[0].ops;
+    return r.offloaded_ops;
 }
 
 TEST(DnnlQnn, ConvolutionsInTheFormsOfEachImporter) {

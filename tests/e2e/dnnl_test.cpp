@@ -14,6 +14,7 @@
 
 #include "driver/compile.h"
 #include "driver/evaluate.h"
+#include "e2e/dnnl_compare.h"
 #include "e2e/run_kernel.h"
 #include "graph_test_exprs.h"
 #include "ops/activation.h"
@@ -61,17 +62,13 @@ Ref<graph::Attrs> clip_attrs(double lo, double hi) {
 // Compiles `body` over `params` natively and with oneDNN, runs both on random inputs and
 // compares; returns how many ops oneDNN took.
 int64_t expect_same_with_dnnl(const std::vector<Ref<graph::Var>>& params, const Expr& body) {
-    graph::IRModule m;
-    m.functions["main"] = graph::make_function(params, body);
     std::vector<runtime::NDArray> inputs;
     for (size_t i = 0; i < params.size(); ++i) {
         auto* t = params[i]->type.as<graph::TensorType>();
         inputs.push_back(testing::random_tensor(t->static_shape(), 100 + i));
     }
-    driver::CompiledModel native = driver::compile_model(m, "llvm");
-    driver::CompiledModel dnnl = driver::compile_model(m, "dnnl, llvm");
-    auto want = driver::evaluate_lowered(native.module, native.kernels, inputs);
-    auto got = driver::evaluate_lowered(dnnl.module, dnnl.kernels, inputs);
+    testing::NativeAndDnnl r = testing::run_native_and_dnnl(params, body, inputs);
+    const auto &want = r.native, &got = r.dnnl;
     EXPECT_EQ(want.size(), got.size());
     for (size_t k = 0; k < want.size() && k < got.size(); ++k) {
         auto w = want[k].to_vector<float>(), g = got[k].to_vector<float>();
@@ -84,7 +81,7 @@ int64_t expect_same_with_dnnl(const std::vector<Ref<graph::Var>>& params, const 
             }
         }
     }
-    return dnnl.partition.compilers.empty() ? 0 : dnnl.partition.compilers[0].ops;
+    return r.offloaded_ops;
 }
 
 TEST(Dnnl, ConvolutionsWithBiasResidualAndActivationsInBlockedLayouts) {

@@ -189,10 +189,23 @@ private:
             }
         }
         Expr x = cast(minus_zero_point(cast(q, DataType::int32()), in_zp, axis), ft);
-        Expr ratio = along(make_constant_of({int64_t(s.size())}, ft, s, loc_), rank_of(x), axis);
-        Expr y = call("round", {call("multiply", {x, ratio})});
+        return scaled_in_float(x, s, axis, /*half_up=*/false, out_zp, out_dtype);
+    }
+
+    // The float32 or float64 `x` times `ratios` (one, or one per index of `axis`), rounded half to
+    // even (`half_up`: half up), plus out_zp, saturated to out_dtype.
+    Expr scaled_in_float(const Expr& x, const std::vector<double>& ratios, int64_t axis,
+                         bool half_up, const Expr& out_zp, DataType out_dtype) {
+        const DataType ft = tensor_of(x).dtype;
+        Expr ratio =
+            along(make_constant_of({int64_t(ratios.size())}, ft, ratios, loc_), rank_of(x), axis);
+        Expr y = call("multiply", {x, ratio});
+        y = half_up ? call("floor", {call("add", {y, make_constant_of({}, ft, {0.5}, loc_)})})
+                    : call("round", {y});
         if (uniform_value(out_zp) != 0.0) y = call("add", {y, cast(out_zp, ft)});
-        auto [lo, hi] = float_range_of(out_dtype);
+        // float64 holds int32's bounds, float32 not its largest (float_range_of).
+        auto [lo, hi] =
+            ft == DataType::float64() ? ops::quantized_range(out_dtype) : float_range_of(out_dtype);
         return cast(clip(y, lo, hi), out_dtype);
     }
 
@@ -295,25 +308,13 @@ private:
             axis = normalized(a.lhs_axis, rank_of(args[0])) + rank - rank_of(args[0]);
         if (rs.size() > 1)
             axis = normalized(a.rhs_axis, rank_of(args[1])) + rank - rank_of(args[1]);
-        if (wide) return scale_wide(product, scale, args[6], args[7], axis, out);
+        if (wide) {
+            double out_s = scale_values(args[6], "output scale")[0];
+            for (double& v : scale) v /= out_s;
+            return scaled_in_float(product, scale, axis, /*half_up=*/true, args[7], out);
+        }
         Expr zero = make_constant_of({}, DataType::int32(), {0}, loc_);
         return requantize_from(product, scale, zero, args[6], args[7], axis, "UPWARD", out);
-    }
-
-    // The float64 `x` (a real value over `in_s`, along `axis`) requantized to (out_scale, out_zp)
-    // of `out_dtype`: floor(x * in_s / out_scale + 0.5) + out_zp, saturated.
-    Expr scale_wide(const Expr& x, std::vector<double> in_s, const Expr& out_scale,
-                    const Expr& out_zp, int64_t axis, DataType out_dtype) {
-        const DataType f64 = DataType::float64();
-        double out_s = scale_values(out_scale, "output scale")[0];
-        for (double& v : in_s) v /= out_s;
-        Expr ratio =
-            along(make_constant_of({int64_t(in_s.size())}, f64, in_s, loc_), rank_of(x), axis);
-        Expr half = make_constant_of({}, f64, {0.5}, loc_);
-        Expr y = call("floor", {call("add", {call("multiply", {x, ratio}), half})});
-        if (uniform_value(out_zp) != 0.0) y = call("add", {y, cast(out_zp, f64)});
-        auto [lo, hi] = ops::quantized_range(out_dtype);  // float64 holds int32's bounds
-        return cast(clip(y, lo, hi), out_dtype);
     }
 
     static int64_t normalized(int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; }

@@ -81,16 +81,12 @@ private:
         ANVIL_UNREACHABLE();
     }
 
-    // The format's name of a static tensor type's element type ("f32", "u8", "s8", "s32"); empty
-    // for any other type.
+    // The format's name of a static tensor type's element type (kValueTypes); empty for any
+    // other type.
     static std::string dtype_name(const graph::Type& type) {
         auto* t = type.as<graph::TensorType>();
-        if (!t || !t->is_static()) return "";
-        if (t->dtype == DataType::float32()) return "f32";
-        if (t->dtype == DataType::uint(8)) return "u8";
-        if (t->dtype == DataType::int_(8)) return "s8";
-        if (t->dtype == DataType::int32()) return "s32";
-        return "";
+        const ValueType* v = t && t->is_static() ? find_value_type(t->dtype.str(), true) : nullptr;
+        return v ? v->name : "";
     }
 
     int new_value(std::vector<int64_t> shape, const std::string& dtype) {

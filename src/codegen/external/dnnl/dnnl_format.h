@@ -33,9 +33,29 @@
 // (runtime/dnnl_check.h).
 #pragma once
 
+#include <string>
+
 namespace anvil::codegen::dnnl {
 
 inline constexpr char kDnnlMagic[] = "ANVDNNL1";
 inline constexpr int kDnnlFormatVersion = 2;
+
+// The element types of values: the format's name, the bytes of one element, and Anvil's name of
+// the type (DataType::str, and the caller's tensors').
+struct ValueType {
+    const char* name;
+    int bytes;
+    const char* anvil;
+};
+inline constexpr ValueType kValueTypes[] = {
+    {"f32", 4, "float32"}, {"u8", 1, "uint8"}, {"s8", 1, "int8"}, {"s32", 4, "int32"}};
+
+// The value type whose format name (or, with `anvil`, Anvil name) is `name`; null when none is.
+inline const ValueType* find_value_type(const std::string& name, bool anvil = false) {
+    for (const ValueType& t : kValueTypes) {
+        if (name == (anvil ? t.anvil : t.name)) return &t;
+    }
+    return nullptr;
+}
 
 }  // namespace anvil::codegen::dnnl

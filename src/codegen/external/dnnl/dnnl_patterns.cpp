@@ -47,6 +47,12 @@ DFPattern layer(const DFPattern& core, bool residual) {
     return p.optional(activation);
 }
 
+// A tensor type with a static shape and one of `dtypes`.
+bool is_static_of(const graph::Type& type, std::initializer_list<DataType> dtypes) {
+    auto* t = type.as<graph::TensorType>();
+    return t && t->is_static() && std::find(dtypes.begin(), dtypes.end(), t->dtype) != dtypes.end();
+}
+
 const graph::Call* as_call(const graph::Expr& e) {
     auto* c = e.as<graph::Call>();
     return c && c->op.defined() ? c : nullptr;
@@ -56,8 +62,7 @@ const graph::Call* as_call(const graph::Expr& e) {
 // [C], [C, 1, 1] or [1, C, 1, 1] for a convolution, [C] or [1, C] for a dense layer.
 bool is_channel_bias(const graph::Call& add, const graph::Expr& bias, int64_t channels, size_t rank,
                      DataType dtype = DataType::float32()) {
-    auto* t = bias->type.as<graph::TensorType>();
-    if (!bias.is<graph::Constant>() || !t || !t->is_static() || t->dtype != dtype) return false;
+    if (!bias.is<graph::Constant>() || !is_static_of(bias->type, {dtype})) return false;
     std::vector<int64_t> s = shape_of(bias);
     if (add.op->name == "nn.bias_add") {
         auto* a = dynamic_cast<const ops::BiasAddAttrs*>(add.attrs.get());
@@ -90,8 +95,7 @@ std::vector<int64_t> shape_of(const graph::Expr& e) {
 }
 
 bool is_static_float(const graph::Type& t) {
-    auto* tt = t.as<graph::TensorType>();
-    return tt && tt->is_static() && tt->dtype == DataType::float32();
+    return is_static_of(t, {DataType::float32()});
 }
 
 std::vector<int64_t> dnnl_pool_padding(const graph::Call& pool) {
@@ -194,11 +198,6 @@ LayerChain read_layer_chain(const graph::Expr& root) {
 
 namespace {
 
-bool is_static_of(const graph::Type& type, std::initializer_list<DataType> dtypes) {
-    auto* t = type.as<graph::TensorType>();
-    return t && t->is_static() && std::find(dtypes.begin(), dtypes.end(), t->dtype) != dtypes.end();
-}
-
 // The integer value of a constant scalar (or of a constant all of whose elements are one
 // integer), as zero points are written.
 std::optional<int32_t> integer_constant(const graph::Expr& e) {
@@ -241,9 +240,8 @@ bool fold_pad(const graph::Call& pad, int32_t zero_point, std::vector<int64_t>* 
 // [-> cast].
 bool read_qnn_chain(const graph::Expr& root, bool padded, QnnLayer* layer) {
     const graph::Call* c = as_call(root);
-    DataType result = root->type.as<graph::TensorType>() ? root->type.as<graph::TensorType>()->dtype
-                                                         : DataType::void_();
     if (!c || !is_static_of(root->type, {DataType::uint(8), DataType::int_(8)})) return false;
+    const DataType result = root->type.as<graph::TensorType>()->dtype;
     // The cast of a requantized int32 value to 8 bits wraps where oneDNN's saturates: only a clip
     // to the 8-bit range before it makes them agree.
     const graph::Call* cast = nullptr;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/external/dnnl/dnnl_format.h"
 #include "support/error.h"
 
 namespace anvil::codegen::dnnl {
@@ -26,7 +27,7 @@ public:
         symbol_ = fn_["symbol"].get<std::string>();
         for (const auto& s : array("values")) shapes_.push_back(shape(s));
         for (const auto& d : array("dtypes")) {
-            if (!d.is_string() || !element_size(d.get<std::string>())) fail("an unknown dtype");
+            if (!d.is_string() || !find_value_type(d.get<std::string>())) fail("an unknown dtype");
             dtypes_.push_back(d.get<std::string>());
         }
         if (dtypes_.size() != shapes_.size()) fail("not one dtype per value");
@@ -102,12 +103,9 @@ private:
         return v.get<int64_t>();
     }
 
-    static uint64_t element_size(const std::string& dtype) {
-        if (dtype == "f32" || dtype == "s32") return 4;
-        if (dtype == "u8" || dtype == "s8") return 1;
-        return 0;
+    uint64_t bytes_of(int v) const {
+        return uint64_t(find_value_type(dtypes_[v])->bytes) * elements(shapes_[v]);
     }
-    uint64_t bytes_of(int v) const { return element_size(dtypes_[v]) * elements(shapes_[v]); }
 
     static uint64_t elements(const Shape& s) {
         uint64_t n = 1;

@@ -16,6 +16,7 @@
 #include "codegen/external/dnnl/runtime/dnnl_check.h"
 #include "runtime/last_error.h"
 #include "runtime/module.h"
+#include "runtime/ndarray.h"
 #include "runtime/thread_pool.h"
 #include "support/error.h"
 
@@ -62,40 +63,11 @@ memory::desc any(const memory::dims& dims, dt type = dt::f32) {
     return memory::desc(dims, type, tag::any);
 }
 
-dt data_type(const std::string& name) {
+// oneDNN's type of a value type (kValueTypes), which check_function accepted.
+dt data_type(const ValueType& t) {
     static const std::map<std::string, dt> kTypes = {
         {"f32", dt::f32}, {"u8", dt::u8}, {"s8", dt::s8}, {"s32", dt::s32}};
-    return kTypes.at(name);  // check_function accepted the name
-}
-
-// Whether a caller's tensor holds elements of type `type`.
-bool holds(const DLDataType& t, dt type) {
-    if (t.lanes != 1) return false;
-    switch (type) {
-        case dt::f32:
-            return t.code == kDLFloat && t.bits == 32;
-        case dt::u8:
-            return t.code == kDLUInt && t.bits == 8;
-        case dt::s8:
-            return t.code == kDLInt && t.bits == 8;
-        case dt::s32:
-            return t.code == kDLInt && t.bits == 32;
-        default:
-            return false;
-    }
-}
-
-const char* type_name(dt type) {
-    switch (type) {
-        case dt::u8:
-            return "uint8";
-        case dt::s8:
-            return "int8";
-        case dt::s32:
-            return "int32";
-        default:
-            return "float32";
-    }
+    return kTypes.at(t.name);
 }
 
 ::dnnl::algorithm eltwise_alg(const std::string& name) {
@@ -122,7 +94,11 @@ public:
         : engine_(engine), stream_(engine), weights_(weights) {
         symbol_ = fn.at("symbol").get<std::string>();
         for (const auto& s : fn.at("values")) shapes_.push_back(s.get<memory::dims>());
-        for (const auto& d : fn.at("dtypes")) dtypes_.push_back(data_type(d.get<std::string>()));
+        for (const auto& d : fn.at("dtypes")) {
+            types_.push_back(find_value_type(d.get<std::string>()));
+            dtypes_.push_back(data_type(*types_.back()));
+            dl_dtypes_.push_back(runtime::dl_dtype_from_string(types_.back()->anvil));
+        }
         canonical_.resize(shapes_.size());
         user_arg_.assign(shapes_.size(), -1);
         alias_arg_.assign(shapes_.size(), -1);
@@ -172,10 +148,10 @@ public:
             if (!t ||
                 (!scalar && (t->ndim != static_cast<int>(shapes_[v].size()) ||
                              !std::equal(shapes_[v].begin(), shapes_[v].end(), t->shape))) ||
-                !holds(t->dtype, dtypes_[v]) || t->device.device_type != kDLCPU || !t->data ||
-                !is_compact(*t)) {
+                !runtime::dl_dtype_equal(t->dtype, dl_dtypes_[v]) ||
+                t->device.device_type != kDLCPU || !t->data || !is_compact(*t)) {
                 user_error() << symbol_ << ": argument " << i << " is not the compact "
-                             << type_name(dtypes_[v])
+                             << types_[v]->anvil
                              << " CPU tensor of the shape the region was compiled for";
             }
         }
@@ -640,7 +616,9 @@ private:
     const char* weights_;
     std::string symbol_;
     std::vector<memory::dims> shapes_;
-    std::vector<dt> dtypes_;
+    std::vector<const ValueType*> types_;
+    std::vector<dt> dtypes_;             // oneDNN's of types_
+    std::vector<DLDataType> dl_dtypes_;  // the caller's tensors' of types_
     std::vector<memory> canonical_;
     std::vector<int> user_arg_;          // the call argument a value is bound to, or -1
     std::vector<int> alias_arg_;         // the argument a reshaped value's bytes are, or -1
