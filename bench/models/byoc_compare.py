@@ -25,7 +25,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from compare import DEFAULT_MODELS, ROOT, StepFailed, generated_models, number, run  # noqa: E402
+from compare import (StepFailed, add_model_arguments, generated_models, number,  # noqa: E402
+                     run)
 
 
 def resolve(models, model_dir):
@@ -42,12 +43,7 @@ def resolve(models, model_dir):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--models", nargs="+", default=["resnet18", "mobilenet_v2"])
-    ap.add_argument("--model-dir", default=DEFAULT_MODELS)
-    ap.add_argument("--threads", nargs="+", type=int, default=[1, 2])
-    ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--repeat", type=int, default=20)
-    ap.add_argument("--anvil", default=os.path.join(ROOT, "build", "src", "driver", "cli", "anvil"))
+    add_model_arguments(ap)
     args = ap.parse_args()
 
     print(f"{datetime.date.today()}, {platform.node()}, {os.cpu_count()} cores")

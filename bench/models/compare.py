@@ -143,7 +143,8 @@ def peak_binary(anvil, tmp, name="fma_peak"):
 
 
 def add_model_arguments(p):
-    """The options of the int8 and bf16 comparisons of whole models."""
+    """The options the comparisons of whole models share (byoc, int8, bf16): --models,
+    --model-dir, --threads, --rounds, --repeat, --anvil."""
     p.add_argument("--models", nargs="+", default=["resnet18", "mobilenet_v2"])
     p.add_argument("--model-dir", default=DEFAULT_MODELS)
     p.add_argument("--threads", nargs="+", type=int, default=[1, 2])
