@@ -16,17 +16,17 @@
 //                  its 8-bit values: padded with its zero point, with a per-channel correction
 //   avg_pool2d, sigmoid, tanh, hardswish -> dequantize, the float op, quantize
 // The zero-point terms of constants fold afterwards (fold_constants); fold_qnn_quantize has
-// quantized constant weights before.
+// quantized constant weights before. The arithmetic shared by these rewrites (requantize in
+// fixed point or float, zero points along an axis) is QnnArithmetic (qnn_arithmetic.h).
 #include <algorithm>
 #include <cmath>
 
+#include "graph/constant_values.h"
 #include "graph/expr_functor.h"
 #include "graph/passes/graph_rewrite.h"
-#include "ops/activation.h"
+#include "graph/passes/qnn_arithmetic.h"
 #include "ops/conv.h"
 #include "ops/dense.h"
-#include "ops/elementwise.h"
-#include "ops/pool.h"
 #include "ops/qnn.h"
 #include "ops/reduce.h"
 #include "ops/transform.h"
@@ -35,29 +35,13 @@ namespace anvil::graph {
 
 namespace {
 
-const TensorType& tensor_of(const Expr& e) {
-    return *e->type.as<TensorType>();
-}
-
-int64_t rank_of(const Expr& e) {
-    return static_cast<int64_t>(tensor_of(e).ndim());
-}
-
-// ops::quantized_range for float32 values cast to t afterwards: INT32_MAX is no float32 (it
-// rounds to 2^31, which the cast cannot hold), so the largest float32 below it.
-std::pair<double, double> float_range_of(DataType t) {
-    auto [lo, hi] = ops::quantized_range(t);
-    return {lo, t == DataType::int32() ? 2147483520.0 : hi};
-}
-
-class QnnCanonicalizer : public ExprMutator {
+class QnnCanonicalizer : public ExprMutator, private QnnArithmetic {
 protected:
     Expr mutate_(const Call* op, const Expr& self) override {
         Expr e = ExprMutator::mutate_(op, self);
         auto* call = e.as<Call>();
         if (!call || !call->op.defined() || call->op->name.rfind("qnn.", 0) != 0) return e;
-        loc_ = call->loc;
-        op_name_ = call->op->name;
+        rewriting(*call);
         const std::string& name = call->op->name;
         const auto& a = call->args;
         if (name == "qnn.quantize") return quantize(*call);
@@ -85,163 +69,9 @@ protected:
     }
 
 private:
-    Expr call(const std::string& op, std::vector<Expr> args, Ref<Attrs> attrs = nullptr) {
-        return make_call(*find_op(op), std::move(args), std::move(attrs), loc_);
-    }
-
-    Expr cast(const Expr& x, DataType t) {
-        if (tensor_of(x).dtype == t) return x;
-        auto attrs = make_ref<ops::CastAttrs>();
-        const_cast<ops::CastAttrs*>(attrs.get())->dtype = t;
-        return call("cast", {x}, attrs);
-    }
-
-    Expr clip(const Expr& x, double lo, double hi) {
-        auto attrs = make_ref<ops::ClipAttrs>();
-        auto* c = const_cast<ops::ClipAttrs*>(attrs.get());
-        c->a_min = lo;
-        c->a_max = hi;
-        return call("clip", {x}, attrs);
-    }
-
-    Expr reshape(const Expr& x, std::vector<int64_t> shape) {
-        auto attrs = make_ref<ops::ReshapeAttrs>();
-        const_cast<ops::ReshapeAttrs*>(attrs.get())->newshape = std::move(shape);
-        return call("reshape", {x}, attrs);
-    }
-
-    // A scale or zero point shaped to broadcast against a tensor of rank `rank` along `axis`:
-    // a scalar when it has one value, else [n, 1, ..., 1] (rank - axis dimensions).
-    Expr along(const Expr& p, int64_t rank, int64_t axis) {
-        const TensorType& t = tensor_of(p);
-        if (t.ndim() == 0) return p;
-        int64_t n = t.static_shape()[0];
-        if (n == 1) return reshape(p, {});
-        if (axis < 0) axis += rank;
-        std::vector<int64_t> shape(static_cast<size_t>(rank - axis), 1);
-        shape[0] = n;
-        return reshape(p, shape);
-    }
-
-    // x - zp, unless zp is all zeros.
-    Expr minus_zero_point(const Expr& x, const Expr& zp, int64_t axis) {
-        if (uniform_value(zp) == 0.0) return x;
-        return call("subtract", {x, cast(along(zp, rank_of(x), axis), tensor_of(x).dtype)});
-    }
-
-    Expr saturate(const Expr& x, DataType t) {
-        auto [lo, hi] = ops::quantized_range(t);
-        if (t == DataType::int32() && tensor_of(x).dtype == DataType::int32()) return x;
-        return cast(clip(x, lo, hi), t);
-    }
-
-    // The values of a scale, which must be a constant here.
-    std::vector<double> scale_values(const Expr& scale, const char* what) {
-        auto values = constant_values(scale);
-        if (!values) {
-            user_error(loc_) << op_name_ << ": the " << what
-                             << " must be a constant (a compile-time value) to become a "
-                                "fixed-point multiplier";
-        }
-        return *values;
-    }
-
     Expr quantize(const Call& c) {
         const auto& a = attrs_of<ops::QuantizeAttrs>(c);
         return quantize_float(c.args[0], c.args[1], c.args[2], a.axis, a.out_dtype);
-    }
-
-    Expr quantize_float(const Expr& x_any, const Expr& scale, const Expr& zp, int64_t axis,
-                        DataType out_dtype) {
-        Expr x = cast(x_any, DataType::float32());
-        int64_t rank = rank_of(x);
-        Expr q = call("round", {call("divide", {x, along(scale, rank, axis)})});
-        if (uniform_value(zp) != 0.0) {
-            q = call("add", {q, cast(along(zp, rank, axis), DataType::float32())});
-        }
-        auto [lo, hi] = float_range_of(out_dtype);
-        return cast(clip(q, lo, hi), out_dtype);
-    }
-
-    Expr dequantize(const Expr& q, const Expr& scale, const Expr& zp, int64_t axis) {
-        Expr v = minus_zero_point(cast(q, DataType::int32()), zp, axis);
-        return call("multiply", {cast(v, DataType::float32()), along(scale, rank_of(q), axis)});
-    }
-
-    // q (any quantized type) from (in_scale, in_zp) to (out_scale, out_zp): int32 before the
-    // final saturation when out_dtype is int32.
-    // With compute_dtype float32 / float64: (q - in_zp) times in_scale / out_scale computed in
-    // that type, rounded half to even, plus out_zp, saturated.
-    Expr requantize(const Expr& q, const Expr& in_scale, const Expr& in_zp, const Expr& out_scale,
-                    const Expr& out_zp, int64_t axis, const std::string& rounding,
-                    DataType out_dtype, const std::string& compute_dtype = "int64") {
-        std::vector<double> s = scale_values(in_scale, "input scale");
-        if (compute_dtype == "int64") {
-            return requantize_from(q, s, in_zp, out_scale, out_zp, axis, rounding, out_dtype);
-        }
-        DataType ft = compute_dtype == "float32" ? DataType::float32() : DataType::float64();
-        double out_s = scale_values(out_scale, "output scale")[0];
-        for (double& v : s) {
-            v = ft.bits() == 32 ? double(float(v) / float(out_s)) : v / out_s;
-            if (!(v > 0) || !std::isfinite(v)) {
-                user_error(loc_) << op_name_ << ": the scale ratio " << v << " (input scale / "
-                                 << "output scale) must be positive and finite";
-            }
-        }
-        Expr x = cast(minus_zero_point(cast(q, DataType::int32()), in_zp, axis), ft);
-        return scaled_in_float(x, s, axis, /*half_up=*/false, out_zp, out_dtype);
-    }
-
-    // The float32 or float64 `x` times `ratios` (one, or one per index of `axis`), rounded half to
-    // even (`half_up`: half up), plus out_zp, saturated to out_dtype.
-    Expr scaled_in_float(const Expr& x, const std::vector<double>& ratios, int64_t axis,
-                         bool half_up, const Expr& out_zp, DataType out_dtype) {
-        const DataType ft = tensor_of(x).dtype;
-        Expr ratio =
-            along(make_constant_of({int64_t(ratios.size())}, ft, ratios, loc_), rank_of(x), axis);
-        Expr y = call("multiply", {x, ratio});
-        y = half_up ? call("floor", {call("add", {y, make_constant_of({}, ft, {0.5}, loc_)})})
-                    : call("round", {y});
-        if (uniform_value(out_zp) != 0.0) y = call("add", {y, cast(out_zp, ft)});
-        // float64 holds int32's bounds, float32 not its largest (float_range_of).
-        auto [lo, hi] =
-            ft == DataType::float64() ? ops::quantized_range(out_dtype) : float_range_of(out_dtype);
-        return cast(clip(y, lo, hi), out_dtype);
-    }
-
-    // requantize with the input scale's values given (float32 values or their products, in
-    // double, as TVM and TFLite compute the ratio).
-    Expr requantize_from(const Expr& q, const std::vector<double>& in_s, const Expr& in_zp,
-                         const Expr& out_scale, const Expr& out_zp, int64_t axis,
-                         const std::string& rounding, DataType out_dtype) {
-        double out_s = scale_values(out_scale, "output scale")[0];
-        std::vector<double> ratios;
-        for (double v : in_s) ratios.push_back(v / out_s);
-        Expr x = minus_zero_point(cast(q, DataType::int32()), in_zp, axis);
-        Expr y = scale_by(x, ratios, axis, rounding);
-        if (uniform_value(out_zp) != 0.0) y = call("add", {y, along(out_zp, rank_of(y), -1)});
-        return saturate(y, out_dtype);
-    }
-
-    // The int32 `x` times `ratios` (one, or one per index of `axis`) in fixed point.
-    Expr scale_by(const Expr& x, const std::vector<double>& ratios, int64_t axis,
-                  const std::string& rounding) {
-        std::vector<double> m, s;
-        for (double r : ratios) {
-            ops::FixedPoint f = ops::fixed_point_of(r, op_name_ + ": a scale ratio", loc_);
-            m.push_back(f.multiplier);
-            s.push_back(f.shift);
-        }
-        bool uniform = std::all_of(m.begin(), m.end(), [&](double v) { return v == m[0]; }) &&
-                       std::all_of(s.begin(), s.end(), [&](double v) { return v == s[0]; });
-        auto params = [&](const std::vector<double>& v) {
-            if (uniform) return make_constant_of({}, DataType::int32(), {v[0]}, loc_);
-            return along(make_constant_of({int64_t(v.size())}, DataType::int32(), v, loc_),
-                         rank_of(x), axis);
-        };
-        auto attrs = make_ref<ops::FixedPointMultiplyAttrs>();
-        const_cast<ops::FixedPointMultiplyAttrs*>(attrs.get())->rounding = rounding;
-        return call("fixed_point_multiply", {x, params(m), params(s)}, attrs);
     }
 
     // TFLite's integer ADD / SUB: both operands, less their zero points and shifted left for
@@ -411,9 +241,6 @@ private:
             call(op, {dequantize(args[0], args[1], args[2], -1)}, same_attrs ? c.attrs : nullptr);
         return quantize_float(y, args[3], args[4], -1, tensor_of(args[0]).dtype);
     }
-
-    SourceLoc loc_;        // of the QNN call being rewritten
-    std::string op_name_;  // its op, for messages
 };
 
 }  // namespace
