@@ -41,17 +41,25 @@ TuningSession::TuningSession(std::vector<TuneTask> tasks, const TuneOptions& opt
     work_dir_ = fs::temp_directory_path() / ("anvil-tune-" + std::to_string(::getpid()) + "-" +
                                              std::to_string(reinterpret_cast<uintptr_t>(this)));
     fs::create_directories(work_dir_);
-    if (!options.records_path.empty()) {
-        prior_ = tune::load_records(options.records_path, &summary_.warnings);
-        writer_ = std::make_unique<tune::RecordWriter>(options.records_path);
+    // A constructor that throws (bad records, cost model or task) runs no destructor: the work
+    // directory goes here then.
+    try {
+        if (!options.records_path.empty()) {
+            prior_ = tune::load_records(options.records_path, &summary_.warnings);
+            writer_ = std::make_unique<tune::RecordWriter>(options.records_path);
+        }
+        if (!options.cache_dir.empty()) cache_.emplace(options.cache_dir);
+        history_ = std::make_shared<tune::TuningHistory>();
+        if (options.search == "auto") {
+            cost_model_ = std::make_shared<tune::ProgramCostModel>(options.seed);
+            if (!options.cost_model.empty()) cost_model_->load_pretrained(options.cost_model);
+        }
+        for (auto& t : tasks) add_task(std::move(t));
+    } catch (...) {
+        std::error_code ec;
+        fs::remove_all(work_dir_, ec);
+        throw;
     }
-    if (!options.cache_dir.empty()) cache_.emplace(options.cache_dir);
-    history_ = std::make_shared<tune::TuningHistory>();
-    if (options.search == "auto") {
-        cost_model_ = std::make_shared<tune::ProgramCostModel>(options.seed);
-        if (!options.cost_model.empty()) cost_model_->load_pretrained(options.cost_model);
-    }
-    for (auto& t : tasks) add_task(std::move(t));
 }
 
 TuningSession::~TuningSession() {

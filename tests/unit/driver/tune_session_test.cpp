@@ -1,7 +1,7 @@
 // The auto-scheduler in the tuning loop (TuneOptions::search "auto"): every kernel of static
 // shapes is a program task, its records replay at compile time and compute the untuned answer,
 // a resumed run never measures a program twice, and bad cost models and stale records are
-// reported, not crashes.
+// reported, not crashes, and leave no work directory behind.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -198,6 +198,11 @@ TEST_F(TuneSessionTest, ACostModelThatCannotBeReadIsAUserError) {
     }
     o.cost_model = garbage;
     EXPECT_THROW(tune_model(model(), o), UserError);
+    // The session's work directories (anvil-tune-<pid>-*) went with the errors.
+    const std::string mine = "anvil-tune-" + std::to_string(::getpid()) + "-";
+    for (const auto& entry : fs::directory_iterator(fs::temp_directory_path())) {
+        EXPECT_NE(entry.path().filename().string().rfind(mine, 0), 0u) << entry.path();
+    }
 }
 
 TEST_F(TuneSessionTest, UnknownSearchIsAUserError) {
