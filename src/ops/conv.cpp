@@ -263,17 +263,19 @@ Type conv2d_pack_weight_type(const Op& op, const std::vector<Type>& args, const 
     auto D = [&](int64_t v) { return make_int(w.shape[0].dtype(), v); };
     if (a.words) {
         // Words for the uint8 x int8 and bfloat16 forms (pack_weight_words).
+        // Blocks: kWordBlock (-1), or 8 for nn.conv2d_nchwc's smaller channel block.
         const bool int8 = w.dtype == DataType::int_(8);
-        if ((!int8 && !w.dtype.is_bfloat()) || a.groups != 1 || a.block != -1) {
+        if ((!int8 && !w.dtype.is_bfloat()) || a.groups != 1 ||
+            (a.block != -1 && a.block != 8 && a.block != kWordBlock)) {
             user_error(loc) << op.name << ": words pack an int8 or bfloat16 weight of one group "
-                            << "with the default block, got " << graph::type_str(args[0])
+                            << "in blocks of 8 or 16 (-1: 16), got " << graph::type_str(args[0])
                             << " with groups=" << a.groups << " and block=" << a.block;
         }
         const int64_t per = int8 ? 4 : 2;
-        return graph::make_tensor_type(
-            {D((s[0] + kWordBlock - 1) / kWordBlock), D((s[1] + per - 1) / per), w.shape[2],
-             w.shape[3], D(kWordBlock)},
-            DataType::int32());
+        const int64_t block = a.block == -1 ? kWordBlock : a.block;
+        return graph::make_tensor_type({D((s[0] + block - 1) / block), D((s[1] + per - 1) / per),
+                                        w.shape[2], w.shape[3], D(block)},
+                                       DataType::int32());
     }
     int64_t vb = conv_block({a.groups, s[0], s[1], s[2], s[3], 1, 1, 1, 1});
     if (a.block != -1) {
@@ -607,7 +609,9 @@ std::vector<te::Tensor> conv2d_pack_weight_compute(const std::vector<te::Tensor>
             w.shape(), [&](std::span<const PrimExpr> i) { return w(i[0], i[1], i[2], i[3]); },
             "conv2d_pack_weight")};
     }
-    if (a.words) return {pack_weight_words("conv2d_pack_weight", w)};
+    if (a.words) {
+        return {pack_weight_words("conv2d_pack_weight", w, a.block == -1 ? kWordBlock : a.block)};
+    }
     std::vector<int64_t> s = t->static_shape();
     ConvGeom g{a.groups, const_dim(w.shape()[0], "nn.conv2d_pack_weight output channels"),
                s[1],     s[2],

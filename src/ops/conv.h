@@ -100,7 +100,8 @@ struct Conv2DPackWeightAttrs : graph::AttrsBase<Conv2DPackWeightAttrs> {
     int64_t groups = 1;
     int64_t block = -1;  // the output-channel block; -1: nn.conv2d's rule
     // The weight of a uint8 x int8 or bfloat16 convolution in words of input channels (int32,
-    // pack_weight_words), as prepack_weights packs those.
+    // pack_weight_words), as prepack_weights packs those (block -1: kWordBlock; alter_op_layout
+    // asks 8 or 16, the output block of nn.conv2d_nchwc).
     bool words = false;
     void visit_fields(graph::AttrVisitor& v) override {
         v.visit("groups", &groups);
@@ -118,6 +119,7 @@ Conv2DAttrs conv2d_attrs_of(const A& a) {
     c.padding = a.padding;
     c.dilation = a.dilation;
     c.groups = a.groups;
+    if constexpr (requires { a.out_dtype; }) c.out_dtype = a.out_dtype;
     return c;
 }
 
@@ -155,18 +157,25 @@ struct Conv2DPackedAttrs : graph::AttrsBase<Conv2DPackedAttrs> {
 //     or for depthwise convolutions (groups == C == O, blocked data) [C/ob, 1, KH, KW, 1, ob]
 //     with ob == ib
 //   -> [N, O/ob, OH, OW, ob] (NCHW<ob>c), OH and OW as nn.conv2d's.
+// A quantized convolution (uint8 data, int8 weight, out_dtype int32) is blocked too: depthwise
+// with the int8 weight as above, products widened to int32; one group with the weight in words
+// of 4 input channels (pack_weight_words with block ob): int32 [O/ob, ceil(C/4), KH, KW, ob],
+// data NCHW<ib>c with ib a multiple of 4 (a word is 4 bytes of one block) or NCHW, summed by
+// dot_u8s8 (vpdpbusd).
 // Other groups are not blocked (nn.conv2d keeps them).
 struct Conv2DNCHWcAttrs : graph::AttrsBase<Conv2DNCHWcAttrs> {
     static constexpr const char* kTypeName = "Conv2DNCHWcAttrs";
     std::vector<int64_t> strides{1, 1};        // as Conv2DAttrs
     std::vector<int64_t> padding{0, 0, 0, 0};  // [top, left, bottom, right]
     std::vector<int64_t> dilation{1, 1};
-    int64_t groups = 1;  // 1, or the channel count (depthwise)
+    int64_t groups = 1;                      // 1, or the channel count (depthwise)
+    DataType out_dtype = DataType::void_();  // as nn.conv2d's
     void visit_fields(graph::AttrVisitor& v) override {
         v.visit("strides", &strides);
         v.visit("padding", &padding);
         v.visit("dilation", &dilation);
         v.visit("groups", &groups);
+        v.visit("out_dtype", &out_dtype);
     }
 };
 
@@ -226,10 +235,19 @@ te::Tensor unblock_channels(const std::string& name, const te::Tensor& blocked, 
 
 // Output channels per block of that form: an AVX-512 register of int32 or float32.
 inline constexpr int64_t kWordBlock = 16;
-// The OIHW int8 or bfloat16 weight `w` in words: int32 [ceil(O/16), ceil(C/P), KH, KW, 16],
-// each int32 the weights of P consecutive input channels (P = 4 for int8, 2 for bfloat16; zero
-// past O and C); stage "<name>_pack".
-te::Tensor pack_weight_words(const std::string& name, const te::Tensor& w);
+// The OIHW int8 or bfloat16 weight `w` in words: int32 [ceil(O/B), ceil(C/P), KH, KW, B] for
+// the block B (kWordBlock by default; nn.conv2d_nchwc's blocks 8 and 16 too), each int32 the
+// weights of P consecutive input channels (P = 4 for int8, 2 for bfloat16; zero past O and C);
+// stage "<name>_pack".
+te::Tensor pack_weight_words(const std::string& name, const te::Tensor& w,
+                             int64_t block = kWordBlock);
+// nn.conv2d_nchwc of uint8 data `xp` (padded; NCHW<ib>c with ib % 4 == 0, or NCHW) and the
+// int8 weight in words `wq` [O/ob, ceil(C/4), KH, KW, ob]: [N, O/ob, OH, OW, ob] int32, each
+// data word read from the 4 bytes of its channels, summed by dot_u8s8.
+te::Tensor conv2d_nchwc_words(const std::string& name, const te::Tensor& xp, const te::Tensor& wq,
+                              const std::vector<int64_t>& strides,
+                              const std::vector<int64_t>& dilation,
+                              const std::vector<PrimExpr>& out_shape);
 // That convolution of the padded uint8 or bfloat16 input `xp` and the packed weight `wq`:
 // staged words of the input ("<name>_words", tag kChannelWordsTag), the blocked reduction
 // "<name>_blocked" [N, O/16, OH, OW, 16] (int32 or float32 sums), then NCHW (`out_shape`).

@@ -37,6 +37,37 @@ PrimExpr I(int64_t v) {
     return make_int(DataType::int32(), v);
 }
 
+// The quantized form with the weight in words: uint8 data, NCHW or NCHW<ib>c (ib a multiple
+// of 4), an int32 weight [O/ob, ceil(C/4), KH, KW, ob], one group, out_dtype int32.
+Type conv2d_nchwc_words_type(const Op& op, const std::vector<Type>& args, const Conv2DNCHWcAttrs& a,
+                             const SourceLoc& loc) {
+    const auto& d = *args[0].as<graph::TensorType>();
+    const auto& w = *args[1].as<graph::TensorType>();
+    const bool blocked = d.ndim() == 5;
+    std::optional<int64_t> c = static_dim(d.shape[1]);
+    std::optional<int64_t> ib = blocked ? static_dim(d.shape[4]) : std::optional<int64_t>(1);
+    std::vector<int64_t> ws = w.is_static() ? w.static_shape() : std::vector<int64_t>{};
+    if (c && ib) *c *= *ib;
+    if (d.dtype != DataType::uint(8) || w.dtype != DataType::int32() || !w.is_static() ||
+        a.groups != 1 || a.out_dtype != DataType::int32() || !c || !ib ||
+        (blocked && *ib % 4 != 0) || ws[1] != (*c + 3) / 4) {
+        user_error(loc) << op.name << ": a weight in words (int32 [O/ob, ceil(C/4), KH, KW, ob]) "
+                        << "takes uint8 data of static channels, NCHW or blocked by a multiple "
+                        << "of 4, one group and out_dtype int32; got " << graph::type_str(args[0])
+                        << " and " << graph::type_str(args[1]) << " with groups=" << a.groups
+                        << ", out_dtype=" << a.out_dtype.str();
+    }
+    auto dim = [&](int64_t v) { return make_int(d.shape[1].dtype(), v); };
+    // The type of the int8 nn.conv2d over the same values in NCHW / OIHW, checks included.
+    Type nchw = graph::make_tensor_type({d.shape[0], dim(*c), d.shape[2], d.shape[3]}, d.dtype);
+    Type oihw = graph::make_tensor_type({dim(ws[0] * ws[4]), dim(*c), dim(ws[2]), dim(ws[3])},
+                                        DataType::int_(8));
+    Type plain = get_op("nn.conv2d").infer_type(op, {nchw, oihw}, conv2d_attrs_of(a), loc);
+    const auto& p = *plain.as<graph::TensorType>();
+    return graph::make_tensor_type({p.shape[0], dim(ws[0]), p.shape[2], p.shape[3], dim(ws[4])},
+                                   p.dtype);
+}
+
 Type conv2d_nchwc_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
                        const SourceLoc& loc) {
     const auto& a = attrs_as<Conv2DNCHWcAttrs>(attrs);
@@ -46,6 +77,7 @@ Type conv2d_nchwc_type(const Op& op, const std::vector<Type>& args, const Attrs&
         user_error(loc) << op.name << ": the data must be NCHW or NCHW<b>c, got "
                         << graph::type_str(args[0]);
     }
+    if (w.ndim() == 5) return conv2d_nchwc_words_type(op, args, a, loc);
     if (w.ndim() != 6 || !w.is_static()) {
         user_error(loc) << op.name << ": the weight must be OIHW<i>i<o>o with a static shape, got "
                         << graph::type_str(args[1]);
@@ -99,6 +131,12 @@ std::vector<te::Tensor> conv2d_nchwc_compute(const std::vector<te::Tensor>& in, 
     int64_t kh = const_dim(ws[2], "nn.conv2d_nchwc kernel height");
     int64_t kw = const_dim(ws[3], "nn.conv2d_nchwc kernel width");
     te::Tensor xp = pad_input("conv2d_nchwc", x, a.padding);
+    if (w.ndim() == 5) {
+        return {conv2d_nchwc_words("conv2d_nchwc", xp, w, a.strides, a.dilation, te_shape(out))};
+    }
+    // Integer products (uint8 x int8) are summed in the result's type.
+    const DataType acc = out.as<graph::TensorType>()->dtype;
+    auto widen = [&](const PrimExpr& e) { return e.dtype() == acc ? e : cast(acc, e); };
     auto ry = te::reduce_axis(I(kh), "ry");
     auto rx = te::reduce_axis(I(kw), "rx");
     auto row = [&](const PrimExpr& oh) {
@@ -111,8 +149,8 @@ std::vector<te::Tensor> conv2d_nchwc_compute(const std::vector<te::Tensor>& in, 
         return {te::compute(
             te_shape(out),
             [&](std::span<const PrimExpr> i) {
-                return te::sum(xp(i[0], i[1], row(i[2]), col(i[3]), i[4]) *
-                                   w(i[1], I(0), ry->var, rx->var, I(0), i[4]),
+                return te::sum(widen(xp(i[0], i[1], row(i[2]), col(i[3]), i[4])) *
+                                   widen(w(i[1], I(0), ry->var, rx->var, I(0), i[4])),
                                {ry, rx});
             },
             "conv2d_nchwc")};
@@ -126,7 +164,7 @@ std::vector<te::Tensor> conv2d_nchwc_compute(const std::vector<te::Tensor>& in, 
         [&](std::span<const PrimExpr> i) {
             PrimExpr v = blocked ? xp(i[0], rco->var, row(i[2]), col(i[3]), rci->var)
                                  : xp(i[0], rco->var * I(wi) + rci->var, row(i[2]), col(i[3]));
-            return te::sum(v * w(i[1], rco->var, ry->var, rx->var, rci->var, i[4]),
+            return te::sum(widen(v) * widen(w(i[1], rco->var, ry->var, rx->var, rci->var, i[4])),
                            {rco, ry, rx, rci});
         },
         "conv2d_nchwc")};

@@ -7,7 +7,8 @@
 //   direct (depthwise, short reductions): row vectors, per channel plane or in tiles of output
 //                        channels (schedule_conv2d_direct_x86);
 //   nn.conv2d_nchwc      register tile of output pixels x channel blocks, stored as it is
-//                        (schedule_conv2d_nchwc_x86); depthwise: schedule_blocked_windows.
+//                        (schedule_conv2d_nchwc_x86; float32 FMAs, or one vpdpbusd per word
+//                        of uint8 channels); depthwise: schedule_blocked_windows.
 #include <algorithm>
 
 #include "ops/conv.h"
@@ -234,7 +235,8 @@ void schedule_conv2d_nchwc_x86(te::Schedule& s, const te::Tensor& anchor,
     if (!depthwise) schedule_helper_inputs(s, red, ctx);
     te::Tensor out = tile_target(s, anchor, outputs, ctx);
     te::Tensor acc = local_accumulator(s, red, out);
-    auto ar = s[acc].op_reduce_axis();  // (icb, ry, rx, ici), or (ry, rx) for depthwise
+    // (icb, ry, rx, ici); (rc, ry, rx) for words of uint8 channels; (ry, rx) for depthwise
+    auto ar = s[acc].op_reduce_axis();
     int64_t work = known_extent_product(out.shape());
     for (const auto& r : ar) work *= const_dim(r->dom.extent, "conv2d_nchwc reduction");
     if (depthwise) {
@@ -269,8 +271,11 @@ void schedule_conv2d_nchwc_x86(te::Schedule& s, const te::Tensor& anchor,
     te::StageRef sa = s[acc];
     sa.compute_at(so, wo);
     auto aa = sa.op_axis();
-    std::vector<Ref<IterVar>> order = ar;  // icb, ry, rx, ici
-    if (taps_outer) order = {ar[1], ar[2], ar[0], ar[3]};
+    std::vector<Ref<IterVar>> order = ar;
+    if (taps_outer) {
+        order = {ar[1], ar[2], ar[0]};
+        if (ar.size() == 4) order.push_back(ar[3]);
+    }
     order.insert(order.end(), {aa[1], aa[3], aa[4]});
     sa.reorder(order);
     sa.unroll(aa[1]);

@@ -48,6 +48,30 @@ PrimExpr word(const std::vector<PrimExpr>& parts) {
     return v;
 }
 
+// The NCHW data `xp` in words of `per_word(xp)` channels: [N, ceil(C/P), H, W] int32, zero
+// past C; its own stage "<name>_words" (tag kChannelWordsTag: the schedule makes it first).
+te::Tensor channel_words(const std::string& name, const te::Tensor& xp) {
+    const auto& s = xp.shape();
+    const int64_t per = per_word(xp.dtype());
+    const int64_t c = const_dim(s[1], "conv2d input channels");
+    return te::set_tag(
+        te::compute(
+            {s[0], I((c + per - 1) / per), s[2], s[3]},
+            [&](std::span<const PrimExpr> i) {
+                std::vector<PrimExpr> parts;
+                for (int64_t k = 0; k < per; ++k) {
+                    PrimExpr ch = i[1] * I(per) + I(k);
+                    parts.push_back(c % per == 0
+                                        ? xp(i[0], ch, i[2], i[3])
+                                        : te::if_then_else(ch < I(c), xp(i[0], ch, i[2], i[3]),
+                                                           make_const(xp.dtype(), 0)));
+                }
+                return word(parts);
+            },
+            name + "_words"),
+        kChannelWordsTag);
+}
+
 }  // namespace
 
 int64_t conv_channels_per_word(DataType data, DataType weight, DataType acc, int64_t groups) {
@@ -59,24 +83,24 @@ int64_t conv_channels_per_word(DataType data, DataType weight, DataType acc, int
     return 0;
 }
 
-te::Tensor pack_weight_words(const std::string& name, const te::Tensor& w) {
+te::Tensor pack_weight_words(const std::string& name, const te::Tensor& w, int64_t block) {
     int64_t oc = const_dim(w.shape()[0], "conv2d output channels");
     int64_t c = const_dim(w.shape()[1], "conv2d input channels");
     int64_t kh = const_dim(w.shape()[2], "conv2d kernel height");
     int64_t kw = const_dim(w.shape()[3], "conv2d kernel width");
     const int64_t per = per_word(w.dtype());
-    int64_t ocb = (oc + kWordBlock - 1) / kWordBlock;
+    int64_t ocb = (oc + block - 1) / block;
     return te::set_tag(
         te::compute(
-            {I(ocb), I((c + per - 1) / per), I(kh), I(kw), I(kWordBlock)},
+            {I(ocb), I((c + per - 1) / per), I(kh), I(kw), I(block)},
             [&](std::span<const PrimExpr> i) {
-                PrimExpr o = i[0] * I(kWordBlock) + i[4];
+                PrimExpr o = i[0] * I(block) + i[4];
                 std::vector<PrimExpr> parts;
                 for (int64_t k = 0; k < per; ++k) {
                     PrimExpr ch = i[1] * I(per) + I(k);
                     PrimExpr v = w(o, ch, i[2], i[3]);
                     PrimExpr inside;
-                    if (ocb * kWordBlock != oc) inside = o < I(oc);
+                    if (ocb * block != oc) inside = o < I(oc);
                     if (c % per != 0) {
                         inside = inside.defined() ? (inside && ch < I(c)) : ch < I(c);
                     }
@@ -102,22 +126,7 @@ te::Tensor conv2d_words(const std::string& name, const te::Tensor& xp, const te:
     int64_t kh = const_dim(wq.shape()[2], "conv2d kernel height");
     int64_t kw = const_dim(wq.shape()[3], "conv2d kernel width");
     int64_t ocb = const_dim(wq.shape()[0], "conv2d output channel blocks");
-    te::Tensor xw = te::set_tag(
-        te::compute(
-            {s[0], I(cw), s[2], s[3]},
-            [&](std::span<const PrimExpr> i) {
-                std::vector<PrimExpr> parts;
-                for (int64_t k = 0; k < per; ++k) {
-                    PrimExpr ch = i[1] * I(per) + I(k);
-                    parts.push_back(c % per == 0
-                                        ? xp(i[0], ch, i[2], i[3])
-                                        : te::if_then_else(ch < I(c), xp(i[0], ch, i[2], i[3]),
-                                                           make_const(xp.dtype(), 0)));
-                }
-                return word(parts);
-            },
-            name + "_words"),
-        kChannelWordsTag);
+    te::Tensor xw = channel_words(name, xp);
     auto rc = te::reduce_axis(I(cw), "rc");
     auto rh = te::reduce_axis(I(kh), "ry");
     auto rw = te::reduce_axis(I(kw), "rx");
@@ -133,6 +142,42 @@ te::Tensor conv2d_words(const std::string& name, const te::Tensor& xp, const te:
         },
         name + "_blocked");
     return unblock_channels(name, blocked, vb, out_shape);
+}
+
+te::Tensor conv2d_nchwc_words(const std::string& name, const te::Tensor& xp, const te::Tensor& wq,
+                              const std::vector<int64_t>& strides,
+                              const std::vector<int64_t>& dilation,
+                              const std::vector<PrimExpr>& out_shape) {
+    const bool blocked = xp.ndim() == 5;
+    // Words per block of blocked data; NCHW data (a stem's few channels) staged in words.
+    const int64_t block_words =
+        blocked ? const_dim(xp.shape()[4], "conv2d_nchwc data block") / 4 : 0;
+    te::Tensor xw = blocked ? te::Tensor() : channel_words(name, xp);
+    auto rc = te::reduce_axis(I(const_dim(wq.shape()[1], "conv2d_nchwc input words")), "rc");
+    auto rh = te::reduce_axis(I(const_dim(wq.shape()[2], "conv2d_nchwc kernel height")), "ry");
+    auto rw = te::reduce_axis(I(const_dim(wq.shape()[3], "conv2d_nchwc kernel width")), "rx");
+    return te::compute(
+        out_shape,
+        [&](std::span<const PrimExpr> i) {
+            PrimExpr h = i[2] * I(strides[0]) + rh->var * I(dilation[0]);
+            PrimExpr w = i[3] * I(strides[1]) + rw->var * I(dilation[1]);
+            // A word of blocked data: 4 adjacent bytes of a block (one 32-bit load once
+            // combined).
+            PrimExpr x;
+            if (blocked) {
+                std::vector<PrimExpr> parts;
+                for (int64_t k = 0; k < 4; ++k) {
+                    parts.push_back(xp(i[0], floordiv(rc->var, I(block_words)), h, w,
+                                       floormod(rc->var, I(block_words)) * I(4) + I(k)));
+                }
+                x = word(parts);
+            } else {
+                x = xw(i[0], rc->var, h, w);
+            }
+            PrimExpr k = wq(i[1], rc->var, rh->var, rw->var, i[4]);
+            return te::sum(make_call(DataType::int32(), intrin::kDotU8S8, {x, k}), {rc, rh, rw});
+        },
+        name);
 }
 
 }  // namespace anvil::ops

@@ -23,8 +23,11 @@
 //     NCHW when the input channels have no block (an RGB stem: the weight's input block is then
 //     all of them);
 //   depthwise (groups == channels == outputs) with a blocked channel count;
-// other grouped convolutions, and any with symbolic shapes or other dtypes than float32, stay
-// nn.conv2d (prepack_weights then packs their weights as before).
+// float32 ones, and quantized ones (uint8 data, int8 weight, int32 sums; int8 data too for
+// depthwise): those of one group take their weight in words of 4 input channels (vpdpbusd),
+// blocked like their output (8 or 16), and their requantizing epilogues compute on the blocks;
+// other grouped convolutions, and any with symbolic shapes or other dtypes, stay nn.conv2d
+// (prepack_weights then packs their weights as before).
 // Written with the dataflow pattern language (graph/pattern/): one rewrite, LayoutRewrite below.
 #include <algorithm>
 #include <map>
@@ -49,11 +52,30 @@ std::string data_layout(int64_t block) {
     return block ? "NCHW" + std::to_string(block) + "c" : "NCHW";
 }
 
-// A static 4-D float32 tensor type, else null.
+// A static 4-D tensor type, else null.
 const TensorType* static_nchw(const Type& type) {
     auto* t = type.as<TensorType>();
-    if (!t || t->ndim() != 4 || !t->is_static() || t->dtype != DataType::float32()) return nullptr;
+    if (!t || t->ndim() != 4 || !t->is_static()) return nullptr;
     return t;
+}
+
+// A static 4-D float32 tensor type, else null.
+const TensorType* static_float_nchw(const Type& type) {
+    const TensorType* t = static_nchw(type);
+    return t && t->dtype == DataType::float32() ? t : nullptr;
+}
+
+// Whether a convolution of data `d` and weight `w` into `out` has a blocked form: float32
+// throughout, or quantized (uint8 or int8 data, int8 weight, int32 sums; for one group uint8
+// data, whose words of 4 channels vpdpbusd reads).
+bool blockable_types(const TensorType& d, const TensorType& w, const TensorType& out,
+                     bool depthwise) {
+    if (d.dtype == DataType::float32()) {
+        return w.dtype == DataType::float32() && out.dtype == DataType::float32();
+    }
+    const bool data_ok =
+        d.dtype == DataType::uint(8) || (depthwise && d.dtype == DataType::int_(8));
+    return data_ok && w.dtype == DataType::int_(8) && out.dtype == DataType::int32();
 }
 
 // Whether the layout rules apply in `f`: not in a function an external compiler or a composite
@@ -80,10 +102,12 @@ int64_t blockable_conv_groups(const Call& call) {
     if (!call.op.defined() || call.op->name != "nn.conv2d" || call.args.size() != 2) return 0;
     const TensorType* d = static_nchw(call.args[0]->type);
     const TensorType* w = static_nchw(call.args[1]->type);
-    if (!d || !w || !call.args[1].is<Constant>() || !static_nchw(call.type)) return 0;
+    const TensorType* out = static_nchw(call.type);
+    if (!d || !w || !out || !call.args[1].is<Constant>()) return 0;
     const int64_t groups = attrs_of<ops::Conv2DAttrs>(call).groups;
     const int64_t channels = d->static_shape()[1], outputs = w->static_shape()[0];
     const bool depthwise = groups == channels && groups == outputs && groups > 1;
+    if (!blockable_types(*d, *w, *out, depthwise)) return 0;
     return groups == 1 || depthwise ? groups : 0;
 }
 
@@ -125,8 +149,8 @@ std::map<int64_t, int64_t> chosen_blocks(const Expr& body, const PassContext& ct
 
 bool winograd_applicable(const Call& conv, int64_t in_block) {
     if (!conv.op.defined() || conv.op->name != "nn.conv2d" || conv.args.size() != 2) return false;
-    const TensorType* w = static_nchw(conv.args[1]->type);
-    if (!w || in_block == 0 || !static_nchw(conv.args[0]->type)) return false;
+    const TensorType* w = static_float_nchw(conv.args[1]->type);
+    if (!w || in_block == 0 || !static_float_nchw(conv.args[0]->type)) return false;
     auto s = w->static_shape();
     const auto& a = attrs_of<ops::Conv2DAttrs>(conv);
     return s[2] == 3 && s[3] == 3 && a.groups == 1 && a.strides == std::vector<int64_t>{1, 1} &&
@@ -255,6 +279,11 @@ private:
         const bool depthwise = groups > 1;
         const int64_t out_block = channel_block(outputs);
         if (out_block == 0) return {};
+        const auto& conv = attrs_of<ops::Conv2DAttrs>(call);
+        // Quantized with one group: the weight in words of 4 input channels, output blocks of 8
+        // or 16 (the word packing's).
+        const bool words = conv.out_dtype == DataType::int32() && !depthwise;
+        if (words && out_block != 8 && out_block != 16) return {};
         int64_t in_block;
         blocked_value(call.args[0], &in_block);
         if (!in_block) in_block = channel_block(channels);
@@ -263,17 +292,28 @@ private:
         // The weight's input block: 1 channel per group for depthwise, all of them for NCHW data.
         int64_t weight_in = depthwise ? 1 : in_block ? in_block : channels;
         if (Expr w = rewrite_winograd(pre, call, x, in_block, out_block); w.defined()) return w;
-        Expr packed =
-            relayout(call.args[1], "OIHW",
-                     "OIHW" + std::to_string(weight_in) + "i" + std::to_string(out_block) + "o");
-        const auto& conv = attrs_of<ops::Conv2DAttrs>(call);
+        Expr packed = words ? pack_words(call.args[1], out_block)
+                            : relayout(call.args[1], "OIHW",
+                                       "OIHW" + std::to_string(weight_in) + "i" +
+                                           std::to_string(out_block) + "o");
         ops::Conv2DNCHWcAttrs a;
         a.strides = conv.strides;
         a.padding = conv.padding;
         a.dilation = conv.dilation;
         a.groups = groups;
+        a.out_dtype = conv.out_dtype;
         return blocked_result(
             make_call(conv_, {x, packed}, make_ref<ops::Conv2DNCHWcAttrs>(a), call.loc), out_block);
+    }
+
+    // The int8 weight `w` in words of 4 input channels, `block` output channels per block
+    // (fold_constants packs it at compile time).
+    static Expr pack_words(const Expr& w, int64_t block) {
+        ops::Conv2DPackWeightAttrs a;
+        a.words = true;
+        a.block = block;
+        return make_call(*find_op("nn.conv2d_pack_weight"), {w},
+                         make_ref<ops::Conv2DPackWeightAttrs>(a), w->loc);
     }
 
     // Winograd F(m, 3) instead of the direct blocked form, when ctx.conv2d_algorithm picks it

@@ -2,6 +2,8 @@
 // nn.conv2d and of its blocked form nn.conv2d_nchwc.
 #pragma once
 
+#include <random>
+#include <utility>
 #include <vector>
 
 #include "ops/conv.h"
@@ -46,6 +48,27 @@ inline std::vector<double> conv2d_reference(const runtime::NDArray& x, const run
                     out[((n * ws.n + o) * oh + y) * ow + z] = acc;
                 }
     return out;
+}
+
+// Random uint8 (or int8, `is_signed`) values of `shape` and the same values as float32, for
+// the float reference.
+inline std::pair<runtime::NDArray, runtime::NDArray> random_bytes(const std::vector<int64_t>& shape,
+                                                                  uint32_t seed, bool is_signed) {
+    auto t =
+        runtime::NDArray::empty(shape, runtime::dl_dtype_from_string(is_signed ? "int8" : "uint8"));
+    auto f = runtime::NDArray::empty(shape, runtime::dl_dtype_from_string("float32"));
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> dist(is_signed ? -128 : 0, is_signed ? 127 : 255);
+    for (int64_t i = 0; i < t.num_elements(); ++i) {
+        int v = dist(rng);
+        f.data<float>()[i] = float(v);
+        if (is_signed) {
+            t.data<int8_t>()[i] = int8_t(v);
+        } else {
+            t.data<uint8_t>()[i] = uint8_t(v);
+        }
+    }
+    return {t, f};
 }
 
 }  // namespace anvil::testing

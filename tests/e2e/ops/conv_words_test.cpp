@@ -29,23 +29,6 @@ NDArray abs_of(const NDArray& f) {
     return a;
 }
 
-std::pair<NDArray, NDArray> random_bytes(const Shape& shape, uint32_t seed, bool is_signed) {
-    auto t = NDArray::empty(shape, runtime::dl_dtype_from_string(is_signed ? "int8" : "uint8"));
-    auto f = NDArray::empty(shape, runtime::dl_dtype_from_string("float32"));
-    std::mt19937 rng(seed);
-    std::uniform_int_distribution<int> dist(is_signed ? -128 : 0, is_signed ? 127 : 255);
-    for (int64_t i = 0; i < t.num_elements(); ++i) {
-        int v = dist(rng);
-        f.data<float>()[i] = float(v);
-        if (is_signed) {
-            t.data<int8_t>()[i] = int8_t(v);
-        } else {
-            t.data<uint8_t>()[i] = uint8_t(v);
-        }
-    }
-    return {t, f};
-}
-
 // Random bfloat16 values in [-2, 2) and the same values as float32.
 std::pair<NDArray, NDArray> random_bfloat16(const Shape& shape, uint32_t seed) {
     auto t = NDArray::empty(shape, runtime::dl_dtype_from_string("bfloat16"));
@@ -84,8 +67,8 @@ const std::vector<Case>& cases() {
 template <class Check>
 void run_cases(bool bf16, Check check) {
     for (const auto& c : cases()) {
-        auto [x, xf] = bf16 ? random_bfloat16(c.x, 41) : random_bytes(c.x, 41, false);
-        auto [w, wf] = bf16 ? random_bfloat16(c.w, 42) : random_bytes(c.w, 42, true);
+        auto [x, xf] = bf16 ? random_bfloat16(c.x, 41) : testing::random_bytes(c.x, 41, false);
+        auto [w, wf] = bf16 ? random_bfloat16(c.w, 42) : testing::random_bytes(c.w, 42, true);
         ops::Conv2DAttrs a;
         a.strides = c.strides;
         a.padding = c.padding;

@@ -3,6 +3,9 @@
 #include <map>
 
 #include "graph/attr_fields.h"
+#include "ops/activation.h"
+#include "ops/conv.h"
+#include "ops/elementwise.h"
 #include "pass_test_graphs.h"
 
 namespace anvil::graph::testing {
@@ -263,6 +266,55 @@ TEST(AlterOpLayout, ConvolutionsWithoutABlockedFormStay) {
     for (const auto& f : fs) {
         EXPECT_TRUE(alter_op_layout(module_of(f), test_context()).main().same_as(f));
     }
+}
+
+// A constant int8 weight of ones.
+Expr int8_weight(const std::vector<int64_t>& shape) {
+    auto a = runtime::NDArray::empty(shape, DLDataType{kDLInt, 8, 1});
+    std::fill_n(a.data<int8_t>(), a.num_elements(), int8_t{1});
+    return make_constant(a);
+}
+
+TEST(AlterOpLayout, QuantizedConvolutionsStayBlockedThroughTheirEpilogues) {
+    // uint8 x int8 convolutions summed in int32, each requantized back to uint8 by elementwise
+    // ops: 1x1 16 -> 32, depthwise 3x3 on 32, 1x1 32 -> 24 (a block of 8).
+    auto int32_sums = [](int64_t groups, int64_t pad) {
+        ops::Conv2DAttrs a;
+        a.groups = groups;
+        a.padding = {pad, pad, pad, pad};
+        a.out_dtype = DataType::int32();
+        return make_ref<ops::Conv2DAttrs>(a);
+    };
+    auto requantize = [](const Expr& sums) {
+        ops::ClipAttrs clip;
+        clip.a_min = 0;
+        clip.a_max = 255;
+        ops::CastAttrs cast;
+        cast.dtype = DataType::uint(8);
+        return call("cast", {call("clip", {sums}, make_ref<ops::ClipAttrs>(clip))},
+                    make_ref<ops::CastAttrs>(cast));
+    };
+    auto x = tensor_var("x", {1, 16, 8, 8}, DataType::uint(8));
+    Expr a = requantize(call("nn.conv2d", {x, int8_weight({32, 16, 1, 1})}, int32_sums(1, 0)));
+    Expr b = requantize(call("nn.conv2d", {a, int8_weight({32, 1, 3, 3})}, int32_sums(32, 1)));
+    Expr c = call("nn.conv2d", {b, int8_weight({24, 32, 1, 1})}, int32_sums(1, 0));
+    Ref<Function> f = make_function({x}, c);
+    IRModule m = alter_op_layout(module_of(f), test_context());
+    const Expr& body = m.main()->body;
+    EXPECT_TRUE(type_equal(body->type, c->type));
+    EXPECT_EQ(count_op(body, "nn.conv2d"), 0u);
+    EXPECT_EQ(count_op(body, "nn.conv2d_nchwc"), 3u);
+    // In, the depthwise weight, out: the clips and casts compute on the blocks.
+    EXPECT_EQ(transforms(body),
+              (std::vector<std::string>{"NCHW->NCHW16c", "OIHW->OIHW1i16o", "NCHW8c->NCHW"}));
+    // The 1x1 weights in words of 4 input channels, in the output's blocks (16, then 8).
+    std::vector<std::vector<int64_t>> packed;
+    for (const Call* call : op_calls(body)) {
+        if (call->op->name != "nn.conv2d_pack_weight") continue;
+        EXPECT_EQ(attr_bool(*call->attrs, "words"), true);
+        packed.push_back(call->type.as<TensorType>()->static_shape());
+    }
+    EXPECT_EQ(packed, (std::vector<std::vector<int64_t>>{{2, 4, 1, 1, 16}, {3, 8, 1, 1, 8}}));
 }
 
 // conv 16 -> 32, relu, conv 32 -> 32 plus the relu (a residual add), conv 32 -> 16; the first

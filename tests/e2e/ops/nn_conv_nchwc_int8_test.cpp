@@ -1,0 +1,159 @@
+// The quantized forms of nn.conv2d_nchwc (ops/conv_nchwc.cpp, ops/conv_words.cpp), which
+// alter_op_layout makes of uint8 x int8 convolutions summed in int32: one group with the weight
+// in words of 4 input channels (nn.conv2d_pack_weight words=True, blocks of 8 or 16), on
+// blocked data (blocks 8 and 16, as the output's or not) and on NCHW data (an RGB stem, channels
+// not a multiple of 4), and the depthwise form on blocked uint8 and int8 data, at odd shapes
+// (strides, dilation, padding, batches, 7-pixel rows), with the x86 and the generic schedules:
+// exact against the float reference of the same integers. Plus the words form's type errors.
+#include "conv_reference.h"
+#include "errors/expect_message.h"
+#include "nn_op_runner.h"
+#include "ops/op_table.h"
+
+namespace anvil {
+namespace {
+
+using runtime::NDArray;
+using testing::relayout;
+using testing::run_op;
+using Shape = std::vector<int64_t>;
+
+struct Int8Case {
+    const char* name;
+    Shape x, w;          // NCHW data, OIHW weight
+    int64_t data_block;  // 0: NCHW data
+    int64_t out_block;
+    std::vector<int64_t> strides, padding, dilation;
+    int64_t groups;
+    bool int8_data = false;  // else uint8
+};
+
+std::vector<Int8Case> int8_cases() {
+    return {
+        {"3x3", {1, 32, 9, 10}, {48, 32, 3, 3}, 16, 16, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1},
+        {"odd", {2, 16, 13, 11}, {24, 16, 3, 2}, 8, 8, {2, 1}, {1, 0, 2, 1}, {2, 1}, 1},
+        // 16-channel data blocks into 8-channel output blocks and the reverse; 7-pixel rows.
+        {"1x1_row7", {1, 64, 7, 7}, {24, 64, 1, 1}, 16, 8, {1, 1}, {0, 0, 0, 0}, {1, 1}, 1},
+        {"1x1_wide", {1, 24, 14, 14}, {32, 24, 1, 1}, 8, 16, {1, 1}, {0, 0, 0, 0}, {1, 1}, 1},
+        // NCHW data: 3 channels (one word, zero past them), and 13.
+        {"stem", {1, 3, 20, 22}, {16, 3, 7, 7}, 0, 16, {2, 2}, {3, 3, 3, 3}, {1, 1}, 1},
+        {"nchw_13", {1, 13, 8, 9}, {8, 13, 3, 3}, 0, 8, {1, 1}, {0, 1, 2, 1}, {1, 1}, 1},
+        {"depthwise", {1, 32, 12, 13}, {32, 1, 3, 3}, 16, 16, {1, 1}, {1, 1, 1, 1}, {1, 1}, 32},
+        {"depthwise_s2", {2, 24, 15, 14}, {24, 1, 3, 3}, 8, 8, {2, 2}, {1, 1, 1, 1}, {1, 1}, 24},
+        {"depthwise_int8",
+         {1, 16, 7, 7},
+         {16, 1, 5, 5},
+         16,
+         16,
+         {1, 2},
+         {2, 2, 2, 2},
+         {2, 1},
+         16,
+         true},
+    };
+}
+
+ops::Conv2DAttrs plain_attrs(const Int8Case& c) {
+    ops::Conv2DAttrs a;
+    a.strides = c.strides;
+    a.padding = c.padding;
+    a.dilation = c.dilation;
+    a.groups = c.groups;
+    a.out_dtype = DataType::int32();
+    return a;
+}
+
+ops::Conv2DNCHWcAttrs blocked_attrs(const Int8Case& c) {
+    ops::Conv2DNCHWcAttrs a;
+    a.strides = c.strides;
+    a.padding = c.padding;
+    a.dilation = c.dilation;
+    a.groups = c.groups;
+    a.out_dtype = DataType::int32();
+    return a;
+}
+
+// The weight as alter_op_layout gives it: in words for one group, OIHW1i<b>o for depthwise.
+NDArray blocked_weight(const Int8Case& c, const NDArray& w) {
+    if (c.groups != 1) {
+        return relayout(w, "OIHW", "OIHW1i" + std::to_string(c.out_block) + "o");
+    }
+    ops::Conv2DPackWeightAttrs pa;
+    pa.words = true;
+    pa.block = c.out_block;
+    return run_op("nn.conv2d_pack_weight", pa, {w});
+}
+
+class Conv2DNCHWcInt8 : public ::testing::TestWithParam<std::tuple<int, bool>> {};
+
+TEST_P(Conv2DNCHWcInt8, ExactAgainstTheReference) {
+    const Int8Case c = int8_cases()[std::get<0>(GetParam())];
+    const bool generic = std::get<1>(GetParam());
+    auto [x, xf] = testing::random_bytes(c.x, 11, c.int8_data);
+    auto [w, wf] = testing::random_bytes(c.w, 12, true);
+    const std::string data_layout = "NCHW" + std::to_string(c.data_block) + "c";
+    NDArray xb = c.data_block ? relayout(x, "NCHW", data_layout) : x;
+    NDArray yb = run_op("nn.conv2d_nchwc", blocked_attrs(c), {xb, blocked_weight(c, w)}, {},
+                        generic ? ops::schedule_conv2d_generic : nullptr);
+    ASSERT_EQ(yb.shape().size(), 5u) << c.name;
+    ASSERT_EQ(yb.shape()[4], c.out_block) << c.name;
+    ASSERT_EQ(yb.dtype().code, kDLInt) << c.name;
+    ASSERT_EQ(yb.dtype().bits, 32) << c.name;
+    NDArray y = relayout(yb, "NCHW" + std::to_string(c.out_block) + "c", "NCHW");
+    std::vector<double> want = testing::conv2d_reference(xf, wf, plain_attrs(c));
+    ASSERT_EQ(size_t(y.num_elements()), want.size()) << c.name;
+    for (size_t i = 0; i < want.size(); ++i) {
+        ASSERT_EQ(double(y.data<int32_t>()[i]), want[i]) << c.name << " element " << i;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, Conv2DNCHWcInt8,
+                         ::testing::Combine(::testing::Range(0, int(int8_cases().size())),
+                                            ::testing::Bool()),
+                         [](const auto& info) {
+                             return std::string(int8_cases()[std::get<0>(info.param)].name) +
+                                    (std::get<1>(info.param) ? "_generic" : "_x86");
+                         });
+
+graph::Type tensor(const Shape& shape, DataType t) {
+    return graph::make_tensor_type(shape, t);
+}
+
+TEST(Conv2DNCHWcInt8Errors, WordsTakeUint8DataOfWholeWordsAndInt32Sums) {
+    const graph::Op& op = ops::get_op("nn.conv2d_nchwc");
+    ops::Conv2DNCHWcAttrs a;
+    a.out_dtype = DataType::int32();
+    auto type_of = [&](const Shape& data, DataType t, const Shape& weight) {
+        std::vector<graph::Type> args{tensor(data, t), tensor(weight, DataType::int32())};
+        return op.infer_type(op, args, a, SourceLoc{});
+    };
+    const DataType u8 = DataType::uint(8);
+    const char* head = "nn.conv2d_nchwc: a weight in words";
+    // float32 data; a data block of 6 channels, which splits words; 24 channels, which are 6
+    // words, not the weight's 8.
+    EXPECT_MESSAGE(type_of({1, 2, 8, 8, 16}, DataType::float32(), {2, 8, 3, 3, 16}), head,
+                   "Tensor[(1, 2, 8, 8, 16), float32]");
+    EXPECT_MESSAGE(type_of({1, 5, 8, 8, 6}, u8, {2, 8, 3, 3, 16}), head,
+                   "Tensor[(1, 5, 8, 8, 6), uint8]");
+    EXPECT_MESSAGE(type_of({1, 3, 8, 8, 8}, u8, {2, 8, 3, 3, 16}), head,
+                   "Tensor[(1, 3, 8, 8, 8), uint8] and Tensor[(2, 8, 3, 3, 16), int32]");
+    // Sums in the data's type, and several groups.
+    a.out_dtype = DataType::void_();
+    EXPECT_MESSAGE(type_of({1, 2, 8, 8, 16}, u8, {2, 8, 3, 3, 16}), head, "out_dtype=void");
+    a.out_dtype = DataType::int32();
+    a.groups = 2;
+    EXPECT_MESSAGE(type_of({1, 2, 8, 8, 16}, u8, {2, 8, 3, 3, 16}), head, "groups=2");
+    // The pack op's blocks: 8 and 16.
+    ops::Conv2DPackWeightAttrs pa;
+    pa.words = true;
+    pa.block = 32;
+    const graph::Op& pack = ops::get_op("nn.conv2d_pack_weight");
+    std::vector<graph::Type> weight{tensor({32, 32, 3, 3}, DataType::int_(8))};
+    EXPECT_MESSAGE(pack.infer_type(pack, weight, pa, SourceLoc{}),
+                   "nn.conv2d_pack_weight: words pack an int8 or bfloat16 weight of one group "
+                   "in blocks of 8 or 16",
+                   "block=32");
+}
+
+}  // namespace
+}  // namespace anvil
