@@ -183,8 +183,11 @@ LoweredFunction lower_primitive_function(const graph::Function& f, const std::st
     }
     te::ScheduleConfig schedule_config(config);
     te::ScheduleContext ctx(make_lower_context(target), &schedule_config);
-    if (injective_group || !anchor->op->schedule) {
+    if (!anchor || !anchor->op->schedule) {
         ops::schedule_injective(s, outputs[0], outputs, ctx);
+    } else if (injective_group) {
+        // The anchor's own injective schedule (nn.pad's rows) for the whole group.
+        anchor->op->schedule(s, outputs[0], outputs, ctx);
     } else {
         anchor->op->schedule(s, anchor->results[0], outputs, ctx);
     }

@@ -78,8 +78,9 @@ struct GraphPassEntry {
 // not the integer arithmetic canonicalize_qnn writes. Regions partitioned by patterns that nothing
 // offloads are inlined before and after partitioning (the later passes and lowering know only ops
 // and kernels; graph passes do not enter regions). canonicalize_qnn then rewrites the QNN ops
-// left (they have no kernels) into integer arithmetic, which is simplified and folded (zero-point
-// terms of constant weights precomputed) before layouts and packing pick the integer kernels.
+// left (they have no kernels) into integer arithmetic, which is folded (zero-point terms of
+// constant weights precomputed), simplified (those terms merged with the biases, the
+// saturations merged) and folded again before layouts and packing pick the integer kernels.
 // to_mixed_precision (only with PipelineOptions::mixed_precision) comes once batch norms and
 // scales are folded into the float32 weights, which it then converts, and before layouts and
 // packing, which pick the half-type kernels. inline_composites, canonicalize_qnn and fuse_ops run
@@ -103,6 +104,7 @@ const GraphPassEntry kGraphPipeline[] = {
     {"partition_graph", 0},
     {"inline_composites", 0},
     {"canonicalize_qnn", 0},
+    {"fold_constants", 1, true},
     {"simplify_expr", 1, true},
     {"fold_constants", 1, true},
     {"alter_op_layout", 2},

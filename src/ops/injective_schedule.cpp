@@ -47,7 +47,7 @@ LoopChoices declare_loop_choices(const te::ScheduleContext& ctx, int64_t work,
 }
 
 void schedule_injective_stage(te::Schedule& s, const te::Tensor& t, const te::ScheduleContext& ctx,
-                              const LoopChoices& choices) {
+                              const LoopChoices& choices, bool by_rows) {
     te::StageRef st = s[t];
     std::vector<Ref<IterVar>> axes = st.leaf_axes();
     if (axes.empty()) return;
@@ -56,11 +56,12 @@ void schedule_injective_stage(te::Schedule& s, const te::Tensor& t, const te::Sc
     // With a symbolic size (a sequence length), the trailing axes of constant extent are
     // vectorized on their own and the others, the symbolic ones among them, fused into the
     // parallel loop: one loop over everything would divide by the symbolic extents in every
-    // index, and its vectors would gather.
+    // index, and its vectors would gather. By rows: the last axis alone, when it is constant.
     size_t first_constant = shape.size();
     int64_t inner = 1;
     while (first_constant > 0 && as_const_int(shape[first_constant - 1])) {
         inner *= *as_const_int(shape[--first_constant]);
+        if (by_rows) break;
     }
     if (!ctx.target.is_gpu && first_constant > 0 && first_constant < shape.size() &&
         axes.size() == shape.size() && inner >= lanes && lanes > 1) {
@@ -101,6 +102,21 @@ void schedule_injective(te::Schedule& s, const te::Tensor& anchor,
     const LoopChoices choices =
         ctx.target.is_gpu ? LoopChoices{} : declare_loop_choices(ctx, largest, largest);
     for (const auto& out : outputs) schedule_injective_stage(s, out, ctx, choices);
+}
+
+void schedule_injective_rows(te::Schedule& s, const te::Tensor& anchor,
+                             const std::vector<te::Tensor>& outputs,
+                             const te::ScheduleContext& ctx) {
+    int64_t largest = 0, row = 0;
+    for (const auto& out : outputs) {
+        largest = std::max(largest, static_extent_product(out.shape()));
+        if (const int64_t* w = out.ndim() ? as_const_int(out.shape().back()) : nullptr) {
+            row = std::max(row, *w);
+        }
+    }
+    const LoopChoices choices =
+        ctx.target.is_gpu ? LoopChoices{} : declare_loop_choices(ctx, largest, row);
+    for (const auto& out : outputs) schedule_injective_stage(s, out, ctx, choices, true);
 }
 
 }  // namespace anvil::ops

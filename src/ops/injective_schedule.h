@@ -47,12 +47,19 @@ LoopChoices declare_parallel_choice(const te::ScheduleContext& ctx, int64_t work
 void schedule_injective(te::Schedule& s, const te::Tensor& anchor,
                         const std::vector<te::Tensor>& outputs, const te::ScheduleContext& ctx);
 
+// For ops whose input index jumps at the end of each output row (nn.pad: a row reads its input
+// row between the padding): one flat loop's vectors would straddle rows and gather. Each row's
+// last axis is vectorized instead (when it holds a vector), the other axes fused in parallel.
+void schedule_injective_rows(te::Schedule& s, const te::Tensor& anchor,
+                             const std::vector<te::Tensor>& outputs,
+                             const te::ScheduleContext& ctx);
+
 // Fuses all loops of `t`'s stage into one, vectorizes `lanes` elements (times the choices'
 // vector_multiple) innermost and runs the rest in parallel as the choices say (by default when
 // there is enough work). With symbolic extents, the trailing constant axes (when they hold a
-// vector) are fused and vectorized apart from the rest. Used by other schedules, with the
-// default choices, for their elementwise outputs.
+// vector) are fused and vectorized apart from the rest; `by_rows`, the last axis alone. Used by
+// other schedules, with the default choices, for their elementwise outputs.
 void schedule_injective_stage(te::Schedule& s, const te::Tensor& t, const te::ScheduleContext& ctx,
-                              const LoopChoices& choices = {});
+                              const LoopChoices& choices = {}, bool by_rows = false);
 
 }  // namespace anvil::ops

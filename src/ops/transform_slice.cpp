@@ -343,7 +343,7 @@ Ref<Op> make_pad_op() {
          .make_default_attrs = default_attrs<PadAttrs>,
          .infer_type = pad_type,
          .compute = pad_compute,
-         .schedule = schedule_injective,
+         .schedule = schedule_injective_rows,
          .pattern = OpPattern::Injective,
          .description = "pad with a constant, the reflection, the edge or periodically"});
 }

@@ -8,12 +8,27 @@
 //   power(x, 1) -> x;  power(x, 2) -> x * x (the variance of a layer norm: pow is a call per
 //                      element, several times slower than a vector multiply, and x * x is the
 //                      correctly rounded square that pow(x, 2) must return anyway)
+//   (x - c1) + c2, nn.bias_add(x - c1, c2) -> x + (c2 - c1) for integer x and constants c1, c2
+//                                    (exact in wrapping integers; fold_constants makes c2 - c1:
+//                                    a quantized convolution's zero-point term and its bias)
+// and the saturations of a requantization (canonicalize_qnn's clip to int32 and cast, then the
+// model's clip to uint8 and cast), two vector operations fewer per element of its epilogue:
+//   clip(clip(x, a, b), c, d)     -> clip(x, max(a, c), min(b, d)) (the ranges overlapping)
+//   clip(cast<int>(y), c, d)      -> cast<int>(clip(y, c, d)), y float, c and d whole numbers the
+//                                    int type holds (truncation commutes with them)
+//   cast<int2>(cast<int>(clip(y, c, d))) -> cast<int2>(clip(y, c, d)), y float, int2 no wider
+//                                    than int, [c, d] whole and held by both integer types
 // A rewrite applies only when the result keeps the node's type (a broadcasting identity that
 // grows x stays).
+#include <cmath>
 #include <numeric>
 
 #include "graph/expr_functor.h"
 #include "graph/passes/graph_rewrite.h"
+#include "ops/activation.h"
+#include "ops/dense.h"
+#include "ops/elementwise.h"
+#include "ops/qnn.h"
 #include "ops/transform.h"
 
 namespace anvil::graph {
@@ -47,7 +62,11 @@ protected:
         const std::string& name = call->op->name;
         if (name == "reshape") return simplify_reshape(e, *call);
         if (name == "transpose") return simplify_transpose(e, *call);
-        if (name == "cast") return keeps_type(call->args[0], e) ? call->args[0] : e;
+        if (name == "cast") return simplify_cast(e, *call);
+        if (name == "clip") return simplify_clip(e, *call);
+        if (name == "add" || name == "nn.bias_add") {
+            if (Expr merged = merge_constant_terms(e, *call); merged.defined()) return merged;
+        }
         if (name == "add" || name == "subtract" || name == "multiply" || name == "divide") {
             return simplify_identity(e, *call);
         }
@@ -115,6 +134,89 @@ private:
         if (is_unit(b) && keeps_type(a, e)) return a;
         if (commutes && is_unit(a) && keeps_type(b, e)) return b;
         return e;
+    }
+
+    static DataType dtype_of(const Expr& e) { return e->type.as<TensorType>()->dtype; }
+
+    // Whether [lo, hi] is a range of whole numbers that integer type t holds.
+    static bool whole_range_of(DataType t, double lo, double hi) {
+        if (!t.is_int() && !t.is_uint()) return false;
+        auto [tlo, thi] = ops::quantized_range(t);
+        return lo == std::floor(lo) && hi == std::floor(hi) && tlo <= lo && hi <= thi;
+    }
+
+    Expr clip(const Expr& x, double lo, double hi, const SourceLoc& loc) {
+        ops::ClipAttrs a;
+        a.a_min = lo;
+        a.a_max = hi;
+        return make_call(*find_op("clip"), {x}, make_ref<ops::ClipAttrs>(a), loc);
+    }
+
+    Expr simplify_cast(const Expr& e, const Call& call) {
+        const Expr& x = call.args[0];
+        if (keeps_type(x, e)) return x;
+        // cast<int2>(cast<int>(clip(y, c, d))), int2 no wider than int: the whole numbers of
+        // [c, d] cast alike. (Not a widening cast: that reads a narrow value, which other users
+        // of it read too, and it would make them read the float instead.)
+        const Call* inner = as_op_call(x, "cast");
+        if (dtype_of(e).bits() > dtype_of(x).bits()) return e;
+        const Call* range = inner ? as_op_call(inner->args[0], "clip") : nullptr;
+        if (!range || !dtype_of(range->args[0]).is_float()) return e;
+        const auto& c = attrs_of<ops::ClipAttrs>(*range);
+        if (!whole_range_of(dtype_of(x), c.a_min, c.a_max) ||
+            !whole_range_of(dtype_of(e), c.a_min, c.a_max)) {
+            return e;
+        }
+        Expr direct = make_call(call.op, {inner->args[0]}, call.attrs, call.loc);
+        return keeps_type(direct, e) ? direct : e;
+    }
+
+    Expr simplify_clip(const Expr& e, const Call& call) {
+        const auto& outer = attrs_of<ops::ClipAttrs>(call);
+        const Expr& x = call.args[0];
+        if (const Call* inner = as_op_call(x, "clip")) {
+            const auto& a = attrs_of<ops::ClipAttrs>(*inner);
+            double lo = std::max(a.a_min, outer.a_min), hi = std::min(a.a_max, outer.a_max);
+            if (!(lo <= hi)) return e;
+            Expr merged = clip(inner->args[0], lo, hi, call.loc);
+            return keeps_type(merged, e) ? merged : e;
+        }
+        // clip(cast<int>(y), c, d) of a float y: the clip before the cast.
+        const Call* cast = as_op_call(x, "cast");
+        if (!cast || !dtype_of(cast->args[0]).is_float() ||
+            !whole_range_of(dtype_of(x), outer.a_min, outer.a_max)) {
+            return e;
+        }
+        Expr before = clip(cast->args[0], outer.a_min, outer.a_max, call.loc);
+        Expr clipped = simplify_clip(before, *before.as<Call>());
+        Expr moved = make_call(cast->op, {clipped}, cast->attrs, call.loc);
+        return keeps_type(moved, e) ? moved : e;
+    }
+
+    // (x - c1) + c2 -> x + (c2 - c1) for integer values and constants c1, c2; c2 of a bias_add
+    // along axis 1 first expanded to [C, 1, ..., 1]. Undefined when it does not apply.
+    Expr merge_constant_terms(const Expr& e, const Call& call) {
+        const Call* difference = as_op_call(call.args[0], "subtract");
+        Expr c2 = call.args[1];
+        const DataType t = dtype_of(e);
+        if (!difference || !(t.is_int() || t.is_uint()) || !c2.is<Constant>() ||
+            !difference->args[1].is<Constant>()) {
+            return {};
+        }
+        if (call.op->name == "nn.bias_add") {
+            const int64_t rank = static_cast<int64_t>(e->type.as<TensorType>()->ndim());
+            if (attrs_of<ops::BiasAddAttrs>(call).axis != 1 || rank < 3) return {};
+            ops::ExpandDimsAttrs a;
+            a.axis = 1;
+            a.num_newaxis = rank - 2;
+            c2 = make_call(*find_op("expand_dims"), {c2}, make_ref<ops::ExpandDimsAttrs>(a),
+                           call.loc);
+        }
+        const Op* add = find_op("add");
+        const Op* subtract = find_op("subtract");
+        Expr terms = make_call(*subtract, {c2, difference->args[1]}, nullptr, call.loc);
+        Expr merged = make_call(*add, {difference->args[0], terms}, nullptr, call.loc);
+        return keeps_type(merged, e) ? merged : Expr();
     }
 
     Expr simplify_power(const Expr& e, const Call& call) {

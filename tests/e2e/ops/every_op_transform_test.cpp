@@ -199,6 +199,18 @@ std::vector<OpCase> layout_and_slice_cases() {
                                      return at(pv, ps, j);
                                  }));
     }
+    // Rows wider than a vector (nn.pad vectorizes each row: 45 = two vectors and a tail), with
+    // padding at both ends of them.
+    const Shape rs{2, 3, 40};
+    NDArray r = rand_f32(rs, 225);
+    Values rv = values_of(r);
+    cases.push_back(map_case(
+        "pad wide rows",
+        main_of({{"x", tensor_type(rs)}}, "nn.pad(%x, pad_width=[0, 0, 1, 2, 3, 2], pad_value=-1)"),
+        {r}, {2, 6, 45}, [&](const Shape& i) {
+            if (i[1] < 1 || i[1] > 3 || i[2] < 3 || i[2] >= 43) return -1.0;
+            return at(rv, rs, {i[0], i[1] - 1, i[2] - 3});
+        }));
     cases.push_back(map_case(
         "pad crop", main_of({{"x", tensor_type(ps)}}, "nn.pad(%x, pad_width=[0, -1, -2, 1, 0, 0])"),
         {p}, {2, 4, 7}, [&](const Shape& i) {

@@ -1,4 +1,5 @@
 #include "graph/attr_fields.h"
+#include "ops/activation.h"
 #include "ops/elementwise.h"
 #include "pass_test_graphs.h"
 
@@ -57,6 +58,68 @@ TEST(SimplifyExpr, CastToTheSameDtypeIsRemoved) {
     EXPECT_TRUE(simplify({x}, call("cast", {x}, same)).same_as(Expr(x)));
     EXPECT_EQ(op_names(simplify({x}, call("cast", {x}, other))),
               (std::vector<std::string>{"cast"}));
+}
+
+Expr cast_to(const Expr& x, DataType t) {
+    ops::CastAttrs a;
+    a.dtype = t;
+    return call("cast", {x}, make_ref<ops::CastAttrs>(a));
+}
+
+Expr clip(const Expr& x, double lo, double hi) {
+    ops::ClipAttrs a;
+    a.a_min = lo;
+    a.a_max = hi;
+    return call("clip", {x}, make_ref<ops::ClipAttrs>(a));
+}
+
+TEST(SimplifyExpr, RequantizeSaturationsMerge) {
+    // round(y) saturated to int32, cast, clipped to uint8's range, cast: one clip, one cast.
+    auto y = tensor_var("y", {5});
+    Expr chain =
+        cast_to(clip(cast_to(clip(y, -2147483648.0, 2147483520.0), DataType::int32()), 0, 255),
+                DataType::uint(8));
+    Expr out = simplify({y}, chain);
+    ASSERT_EQ(op_names(out), (std::vector<std::string>{"clip", "cast"}));
+    const Call* c = op_calls(out)[0];
+    EXPECT_TRUE(c->args[0].same_as(Expr(y)));
+    EXPECT_EQ(*attr_float(*c->attrs, "a_min"), 0.0);
+    EXPECT_EQ(*attr_float(*c->attrs, "a_max"), 255.0);
+    EXPECT_TRUE(type_equal(out->type, chain->type));
+    // Bounds that are not whole numbers stay after the cast; a widening cast of the narrow value
+    // stays (other users read that value); disjoint clips stay.
+    Expr halves = clip(cast_to(y, DataType::int32()), 0.5, 255);
+    EXPECT_EQ(op_names(simplify({y}, halves)), (std::vector<std::string>{"cast", "clip"}));
+    Expr widened = cast_to(cast_to(clip(y, 0, 255), DataType::uint(8)), DataType::int32());
+    EXPECT_EQ(op_names(simplify({y}, widened)), (std::vector<std::string>{"clip", "cast", "cast"}));
+    Expr disjoint = clip(clip(y, 0, 1), 2, 3);
+    EXPECT_EQ(op_names(simplify({y}, disjoint)), (std::vector<std::string>{"clip", "clip"}));
+}
+
+Expr int32_constant(std::vector<int64_t> shape, int32_t value) {
+    auto a = runtime::NDArray::empty(shape, DLDataType{kDLInt, 32, 1});
+    std::fill_n(a.data<int32_t>(), a.num_elements(), value);
+    return make_constant(a);
+}
+
+TEST(SimplifyExpr, IntegerConstantTermsMerge) {
+    // A quantized convolution's zero-point term, then its bias: one add of their difference.
+    auto x = tensor_var("x", {1, 4, 2, 2}, DataType::int32());
+    Expr sum = call("nn.bias_add",
+                    {call("subtract", {x, int32_constant({4, 1, 1}, 7)}), int32_constant({4}, 3)});
+    Expr out = simplify({x}, sum);
+    ASSERT_EQ(op_names(out), (std::vector<std::string>{"expand_dims", "subtract", "add"}));
+    EXPECT_TRUE(out.as<Call>()->args[0].same_as(Expr(x)));
+    EXPECT_TRUE(type_equal(out->type, sum->type));
+    Expr added = call("add", {call("subtract", {x, int32_constant({}, 7)}), int32_constant({}, 3)});
+    Expr merged = simplify({x}, added);  // x + (3 - 7)
+    EXPECT_EQ(op_names(merged), (std::vector<std::string>{"subtract", "add"}));
+    EXPECT_TRUE(merged.as<Call>()->args[0].same_as(Expr(x)));
+    // float32 would round differently: stays.
+    auto f = tensor_var("f", {4});
+    Expr floats = call("add", {call("subtract", {f, constant({}, {0.1f})}), constant({}, {0.2f})});
+    EXPECT_EQ(op_names(simplify({f}, floats)), (std::vector<std::string>{"subtract", "add"}));
+    EXPECT_TRUE(op_calls(simplify({f}, floats))[0]->args[0].same_as(Expr(f)));
 }
 
 Ref<Attrs> with_ints(const std::string& op, const std::string& field, std::vector<int64_t> v) {
