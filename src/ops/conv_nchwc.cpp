@@ -15,6 +15,7 @@
 #include <optional>
 
 #include "graph/op.h"
+#include "ir/intrinsics.h"
 #include "ops/axes.h"
 #include "ops/conv.h"
 #include "ops/op_spec.h"
@@ -146,12 +147,18 @@ std::vector<te::Tensor> conv2d_nchwc_compute(const std::vector<te::Tensor>& in, 
         return ow * I(a.strides[1]) + rx->var * I(a.dilation[1]);
     };
     if (a.groups != 1) {
+        // uint8 x int8: each product as dot_u8s8 of the data byte zero-extended (its word's
+        // other bytes zero) and the weight: one vpdpbusd multiplies and accumulates, where the
+        // widened product takes a vpmaddwd and a vpaddd.
+        const bool u8s8 = xp.dtype() == DataType::uint(8) && w.dtype() == DataType::int_(8) &&
+                          acc == DataType::int32();
         return {te::compute(
             te_shape(out),
             [&](std::span<const PrimExpr> i) {
-                return te::sum(widen(xp(i[0], i[1], row(i[2]), col(i[3]), i[4])) *
-                                   widen(w(i[1], I(0), ry->var, rx->var, I(0), i[4])),
-                               {ry, rx});
+                PrimExpr x = widen(xp(i[0], i[1], row(i[2]), col(i[3]), i[4]));
+                PrimExpr k = widen(w(i[1], I(0), ry->var, rx->var, I(0), i[4]));
+                PrimExpr product = u8s8 ? make_call(acc, intrin::kDotU8S8, {x, k}) : x * k;
+                return te::sum(product, {ry, rx});
             },
             "conv2d_nchwc")};
     }
