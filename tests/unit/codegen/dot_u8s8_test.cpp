@@ -106,5 +106,44 @@ TEST(DotU8S8, AccumulatorFoldsIntoOneInstruction) {
     if (vnni) EXPECT_EQ(asm_text.find("vpaddd"), std::string::npos) << asm_text;
 }
 
+TEST(DotU8S8, OneWidenedProductIsExactWithVnniAndWithout) {
+    // dot_u8s8(cast(uint8 a), cast(int8 b)) (the depthwise form: one byte per word, the others
+    // zero) is a * b: one vpdpbusd with VNNI; without it, LLVM sees the zero bytes through the
+    // pmaddwd sequence.
+    const Target& host = host_target();
+    auto A = make_buffer("A", DataType::uint(8), {i32(16)});
+    auto B = make_buffer("B", DataType::int_(8), {i32(16)});
+    auto C = make_buffer("C", i32t, {i32(16)});
+    PrimExpr r = make_ramp(i32(0), i32(1), 16);
+    const DataType v = i32t.with_lanes(16);
+    PrimExpr sum = make_load(C, {r}) +
+                   make_call(v, intrin::kDotU8S8,
+                             {make_cast(v, make_load(A, {r})), make_cast(v, make_load(B, {r}))});
+    auto f = tir::make_prim_func("product", {A, B, C}, tir::make_store(C, sum, {r}));
+    std::vector<Target> targets{host};
+    if (host.has_feature("avx512bw")) {
+        targets.push_back(Target::parse("llvm -mtriple=" + host.mtriple + " -mcpu=skylake-avx512"));
+    }
+    for (const Target& target : targets) {
+        SCOPED_TRACE(target.str());
+        runtime::Module m = codegen::build_llvm({f}, target);
+        std::vector<uint8_t> a(16);
+        std::vector<int8_t> b(16);
+        std::vector<int32_t> c(16, 5);
+        for (int k = 0; k < 16; ++k) {
+            a[k] = uint8_t(255 - 7 * k);
+            b[k] = int8_t(-128 + 13 * k);
+        }
+        runtime::NDArray An = make_array(a, DataType::uint(8)),
+                         Bn = make_array(b, DataType::int_(8)), Cn = make_array(c, i32t);
+        m.get_function("product")(An, Bn, Cn);
+        std::vector<int32_t> got = Cn.to_vector<int32_t>();
+        for (int k = 0; k < 16; ++k) EXPECT_EQ(got[k], 5 + int32_t(a[k]) * int32_t(b[k])) << k;
+        std::string asm_text = codegen::get_source(m, "asm");
+        EXPECT_EQ(asm_text.find("vpdpbusd") != std::string::npos, target.has_feature("avx512vnni"))
+            << asm_text;
+    }
+}
+
 }  // namespace
 }  // namespace anvil
