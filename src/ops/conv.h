@@ -157,11 +157,12 @@ struct Conv2DPackedAttrs : graph::AttrsBase<Conv2DPackedAttrs> {
 //     or for depthwise convolutions (groups == C == O, blocked data) [C/ob, 1, KH, KW, 1, ob]
 //     with ob == ib
 //   -> [N, O/ob, OH, OW, ob] (NCHW<ob>c), OH and OW as nn.conv2d's.
-// A quantized convolution (uint8 data, int8 weight, out_dtype int32) is blocked too: depthwise
-// with the int8 weight as above, products widened to int32; one group with the weight in words
-// of 4 input channels (pack_weight_words with block ob): int32 [O/ob, ceil(C/4), KH, KW, ob],
-// data NCHW<ib>c with ib a multiple of 4 (a word is 4 bytes of one block) or NCHW, summed by
-// dot_u8s8 (vpdpbusd).
+// A quantized convolution (uint8 data, int8 weight, out_dtype int32) and a bfloat16 one
+// (out_dtype float32, to_mixed_precision's) are blocked too: depthwise with the weight as above,
+// products in the sum's type; one group with the weight in words of P input channels (P = 4
+// for int8, 2 for bfloat16; pack_weight_words with block ob): int32 [O/ob, ceil(C/P), KH, KW,
+// ob], data NCHW<ib>c with ib a multiple of P (a word is P channels of one block) or NCHW,
+// summed by dot_u8s8 (vpdpbusd) or dot_bf16 (vdpbf16ps).
 // Other groups are not blocked (nn.conv2d keeps them).
 struct Conv2DNCHWcAttrs : graph::AttrsBase<Conv2DNCHWcAttrs> {
     static constexpr const char* kTypeName = "Conv2DNCHWcAttrs";
@@ -241,9 +242,10 @@ inline constexpr int64_t kWordBlock = 16;
 // stage "<name>_pack".
 te::Tensor pack_weight_words(const std::string& name, const te::Tensor& w,
                              int64_t block = kWordBlock);
-// nn.conv2d_nchwc of uint8 data `xp` (padded; NCHW<ib>c with ib % 4 == 0, or NCHW) and the
-// int8 weight in words `wq` [O/ob, ceil(C/4), KH, KW, ob]: [N, O/ob, OH, OW, ob] int32, each
-// data word read from the 4 bytes of its channels, summed by dot_u8s8.
+// nn.conv2d_nchwc of uint8 or bfloat16 data `xp` (padded; NCHW<ib>c with ib a multiple of P,
+// or NCHW) and the weight in words `wq` [O/ob, ceil(C/P), KH, KW, ob] (P = 4 for int8, 2 for
+// bfloat16): [N, O/ob, OH, OW, ob] int32 (dot_u8s8) or float32 (dot_bf16) sums, each data word
+// read from its P adjacent channels.
 te::Tensor conv2d_nchwc_words(const std::string& name, const te::Tensor& xp, const te::Tensor& wq,
                               const std::vector<int64_t>& strides,
                               const std::vector<int64_t>& dilation,

@@ -38,31 +38,37 @@ PrimExpr I(int64_t v) {
     return make_int(DataType::int32(), v);
 }
 
-// The quantized form with the weight in words: uint8 data, NCHW or NCHW<ib>c (ib a multiple
-// of 4), an int32 weight [O/ob, ceil(C/4), KH, KW, ob], one group, out_dtype int32.
+// The form with the weight in words of P input channels (pack_weight_words): uint8 data with
+// P = 4 and out_dtype int32 (an int8 weight), or bfloat16 data with P = 2 and out_dtype float32;
+// NCHW or NCHW<ib>c data (ib a multiple of P), an int32 weight [O/ob, ceil(C/P), KH, KW, ob],
+// one group.
 Type conv2d_nchwc_words_type(const Op& op, const std::vector<Type>& args, const Conv2DNCHWcAttrs& a,
                              const SourceLoc& loc) {
     const auto& d = *args[0].as<graph::TensorType>();
     const auto& w = *args[1].as<graph::TensorType>();
     const bool blocked = d.ndim() == 5;
+    const bool u8 = d.dtype == DataType::uint(8);
+    const int64_t per = u8 ? 4 : 2;
     std::optional<int64_t> c = static_dim(d.shape[1]);
     std::optional<int64_t> ib = blocked ? static_dim(d.shape[4]) : std::optional<int64_t>(1);
     std::vector<int64_t> ws = w.is_static() ? w.static_shape() : std::vector<int64_t>{};
     if (c && ib) *c *= *ib;
-    if (d.dtype != DataType::uint(8) || w.dtype != DataType::int32() || !w.is_static() ||
-        a.groups != 1 || a.out_dtype != DataType::int32() || !c || !ib ||
-        (blocked && *ib % 4 != 0) || ws[1] != (*c + 3) / 4) {
-        user_error(loc) << op.name << ": a weight in words (int32 [O/ob, ceil(C/4), KH, KW, ob]) "
-                        << "takes uint8 data of static channels, NCHW or blocked by a multiple "
-                        << "of 4, one group and out_dtype int32; got " << graph::type_str(args[0])
-                        << " and " << graph::type_str(args[1]) << " with groups=" << a.groups
+    const bool types = (u8 && a.out_dtype == DataType::int32()) ||
+                       (d.dtype == DataType::bfloat16() && a.out_dtype == DataType::float32());
+    if (!types || w.dtype != DataType::int32() || !w.is_static() || a.groups != 1 || !c || !ib ||
+        (blocked && *ib % per != 0) || ws[1] != (*c + per - 1) / per) {
+        user_error(loc) << op.name << ": a weight in words (int32 [O/ob, ceil(C/P), KH, KW, ob]) "
+                        << "takes uint8 data (P = 4, out_dtype int32) or bfloat16 data (P = 2, "
+                        << "out_dtype float32) of static channels, NCHW or blocked by a multiple "
+                        << "of P, and one group; got " << graph::type_str(args[0]) << " and "
+                        << graph::type_str(args[1]) << " with groups=" << a.groups
                         << ", out_dtype=" << a.out_dtype.str();
     }
     auto dim = [&](int64_t v) { return make_int(d.shape[1].dtype(), v); };
-    // The type of the int8 nn.conv2d over the same values in NCHW / OIHW, checks included.
+    // The type of nn.conv2d over the same values in NCHW / OIHW, checks included.
     Type nchw = graph::make_tensor_type({d.shape[0], dim(*c), d.shape[2], d.shape[3]}, d.dtype);
     Type oihw = graph::make_tensor_type({dim(ws[0] * ws[4]), dim(*c), dim(ws[2]), dim(ws[3])},
-                                        DataType::int_(8));
+                                        u8 ? DataType::int_(8) : d.dtype);
     Type plain = get_op("nn.conv2d").infer_type(op, {nchw, oihw}, conv2d_attrs_of(a), loc);
     const auto& p = *plain.as<graph::TensorType>();
     return graph::make_tensor_type({p.shape[0], dim(ws[0]), p.shape[2], p.shape[3], dim(ws[4])},

@@ -149,9 +149,11 @@ te::Tensor conv2d_nchwc_words(const std::string& name, const te::Tensor& xp, con
                               const std::vector<int64_t>& dilation,
                               const std::vector<PrimExpr>& out_shape) {
     const bool blocked = xp.ndim() == 5;
+    const bool bf16 = xp.dtype().is_bfloat();
+    const int64_t per = per_word(xp.dtype());
     // Words per block of blocked data; NCHW data (a stem's few channels) staged in words.
     const int64_t block_words =
-        blocked ? const_dim(xp.shape()[4], "conv2d_nchwc data block") / 4 : 0;
+        blocked ? const_dim(xp.shape()[4], "conv2d_nchwc data block") / per : 0;
     te::Tensor xw = blocked ? te::Tensor() : channel_words(name, xp);
     auto rc = te::reduce_axis(I(const_dim(wq.shape()[1], "conv2d_nchwc input words")), "rc");
     auto rh = te::reduce_axis(I(const_dim(wq.shape()[2], "conv2d_nchwc kernel height")), "ry");
@@ -161,21 +163,23 @@ te::Tensor conv2d_nchwc_words(const std::string& name, const te::Tensor& xp, con
         [&](std::span<const PrimExpr> i) {
             PrimExpr h = i[2] * I(strides[0]) + rh->var * I(dilation[0]);
             PrimExpr w = i[3] * I(strides[1]) + rw->var * I(dilation[1]);
-            // A word of blocked data: 4 adjacent bytes of a block (one 32-bit load once
+            // A word of blocked data: P adjacent channels of a block (one 32-bit load once
             // combined).
             PrimExpr x;
             if (blocked) {
                 std::vector<PrimExpr> parts;
-                for (int64_t k = 0; k < 4; ++k) {
+                for (int64_t k = 0; k < per; ++k) {
                     parts.push_back(xp(i[0], floordiv(rc->var, I(block_words)), h, w,
-                                       floormod(rc->var, I(block_words)) * I(4) + I(k)));
+                                       floormod(rc->var, I(block_words)) * I(per) + I(k)));
                 }
                 x = word(parts);
             } else {
                 x = xw(i[0], rc->var, h, w);
             }
             PrimExpr k = wq(i[1], rc->var, rh->var, rw->var, i[4]);
-            return te::sum(make_call(DataType::int32(), intrin::kDotU8S8, {x, k}), {rc, rh, rw});
+            PrimExpr dot = bf16 ? make_call(DataType::float32(), intrin::kDotBF16, {x, k})
+                                : make_call(DataType::int32(), intrin::kDotU8S8, {x, k});
+            return te::sum(dot, {rc, rh, rw});
         },
         name);
 }

@@ -23,9 +23,10 @@
 //     NCHW when the input channels have no block (an RGB stem: the weight's input block is then
 //     all of them);
 //   depthwise (groups == channels == outputs) with a blocked channel count;
-// float32 ones, and quantized ones (uint8 data, int8 weight, int32 sums; int8 data too for
-// depthwise): those of one group take their weight in words of 4 input channels (vpdpbusd),
-// blocked like their output (8 or 16), and their requantizing epilogues compute on the blocks;
+// float32 ones, bfloat16 ones summed in float32 (to_mixed_precision's), and quantized ones
+// (uint8 data, int8 weight, int32 sums; int8 data too for depthwise): the bfloat16 and
+// quantized ones of one group take their weight in words of 2 or 4 input channels (vdpbf16ps,
+// vpdpbusd), blocked like their output (8 or 16), and their epilogues compute on the blocks;
 // other grouped convolutions, and any with symbolic shapes or other dtypes, stay nn.conv2d
 // (prepack_weights then packs their weights as before).
 // Written with the dataflow pattern language (graph/pattern/): one rewrite, LayoutRewrite below.
@@ -66,12 +67,13 @@ const TensorType* static_float_nchw(const Type& type) {
 }
 
 // Whether a convolution of data `d` and weight `w` into `out` has a blocked form: float32
-// throughout, or quantized (uint8 or int8 data, int8 weight, int32 sums; for one group uint8
-// data, whose words of 4 channels vpdpbusd reads).
+// throughout; bfloat16 data and weight summed in float32 (to_mixed_precision's: words of 2
+// channels for vdpbf16ps); or quantized (uint8 or int8 data, int8 weight, int32 sums; for one
+// group uint8 data, whose words of 4 channels vpdpbusd reads).
 bool blockable_types(const TensorType& d, const TensorType& w, const TensorType& out,
                      bool depthwise) {
-    if (d.dtype == DataType::float32()) {
-        return w.dtype == DataType::float32() && out.dtype == DataType::float32();
+    if (d.dtype == DataType::float32() || d.dtype == DataType::bfloat16()) {
+        return w.dtype == d.dtype && out.dtype == DataType::float32();
     }
     const bool data_ok =
         d.dtype == DataType::uint(8) || (depthwise && d.dtype == DataType::int_(8));
@@ -280,9 +282,10 @@ private:
         const int64_t out_block = channel_block(outputs);
         if (out_block == 0) return {};
         const auto& conv = attrs_of<ops::Conv2DAttrs>(call);
-        // Quantized with one group: the weight in words of 4 input channels, output blocks of 8
-        // or 16 (the word packing's).
-        const bool words = conv.out_dtype == DataType::int32() && !depthwise;
+        // Quantized or bfloat16 with one group: the weight in words of 4 or 2 input channels,
+        // output blocks of 8 or 16 (the word packing's).
+        const DataType data_type = call.args[0]->type.as<TensorType>()->dtype;
+        const bool words = data_type != DataType::float32() && !depthwise;
         if (words && out_block != 8 && out_block != 16) return {};
         int64_t in_block;
         blocked_value(call.args[0], &in_block);
@@ -306,8 +309,8 @@ private:
             make_call(conv_, {x, packed}, make_ref<ops::Conv2DNCHWcAttrs>(a), call.loc), out_block);
     }
 
-    // The int8 weight `w` in words of 4 input channels, `block` output channels per block
-    // (fold_constants packs it at compile time).
+    // The int8 or bfloat16 weight `w` in words of 4 or 2 input channels, `block` output channels
+    // per block (fold_constants packs it at compile time).
     static Expr pack_words(const Expr& w, int64_t block) {
         ops::Conv2DPackWeightAttrs a;
         a.words = true;

@@ -2,6 +2,7 @@
 // nn.conv2d and of its blocked form nn.conv2d_nchwc.
 #pragma once
 
+#include <bit>
 #include <random>
 #include <utility>
 #include <vector>
@@ -67,6 +68,21 @@ inline std::pair<runtime::NDArray, runtime::NDArray> random_bytes(const std::vec
         } else {
             t.data<uint8_t>()[i] = uint8_t(v);
         }
+    }
+    return {t, f};
+}
+
+// Random bfloat16 values in [-2, 2) and the same values as float32.
+inline std::pair<runtime::NDArray, runtime::NDArray> random_bfloat16(
+    const std::vector<int64_t>& shape, uint32_t seed) {
+    auto t = runtime::NDArray::empty(shape, runtime::dl_dtype_from_string("bfloat16"));
+    auto f = runtime::NDArray::empty(shape, runtime::dl_dtype_from_string("float32"));
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+    for (int64_t i = 0; i < t.num_elements(); ++i) {
+        uint16_t bits = uint16_t(std::bit_cast<uint32_t>(dist(rng)) >> 16);  // truncated
+        t.data<uint16_t>()[i] = bits;
+        f.data<float>()[i] = std::bit_cast<float>(uint32_t(bits) << 16);
     }
     return {t, f};
 }

@@ -29,20 +29,6 @@ NDArray abs_of(const NDArray& f) {
     return a;
 }
 
-// Random bfloat16 values in [-2, 2) and the same values as float32.
-std::pair<NDArray, NDArray> random_bfloat16(const Shape& shape, uint32_t seed) {
-    auto t = NDArray::empty(shape, runtime::dl_dtype_from_string("bfloat16"));
-    auto f = NDArray::empty(shape, runtime::dl_dtype_from_string("float32"));
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
-    for (int64_t i = 0; i < t.num_elements(); ++i) {
-        uint16_t bits = uint16_t(std::bit_cast<uint32_t>(dist(rng)) >> 16);  // truncated
-        t.data<uint16_t>()[i] = bits;
-        f.data<float>()[i] = std::bit_cast<float>(uint32_t(bits) << 16);
-    }
-    return {t, f};
-}
-
 struct Case {
     std::string name;
     Shape x, w;
@@ -67,8 +53,10 @@ const std::vector<Case>& cases() {
 template <class Check>
 void run_cases(bool bf16, Check check) {
     for (const auto& c : cases()) {
-        auto [x, xf] = bf16 ? random_bfloat16(c.x, 41) : testing::random_bytes(c.x, 41, false);
-        auto [w, wf] = bf16 ? random_bfloat16(c.w, 42) : testing::random_bytes(c.w, 42, true);
+        auto [x, xf] =
+            bf16 ? testing::random_bfloat16(c.x, 41) : testing::random_bytes(c.x, 41, false);
+        auto [w, wf] =
+            bf16 ? testing::random_bfloat16(c.w, 42) : testing::random_bytes(c.w, 42, true);
         ops::Conv2DAttrs a;
         a.strides = c.strides;
         a.padding = c.padding;

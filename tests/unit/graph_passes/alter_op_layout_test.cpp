@@ -317,6 +317,44 @@ TEST(AlterOpLayout, QuantizedConvolutionsStayBlockedThroughTheirEpilogues) {
     EXPECT_EQ(packed, (std::vector<std::vector<int64_t>>{{2, 4, 1, 1, 16}, {3, 8, 1, 1, 8}}));
 }
 
+TEST(AlterOpLayout, BfloatConvolutionsTakeTheirWeightInWords) {
+    // to_mixed_precision's convolution: bfloat16 operands summed in float32, one group and
+    // depthwise.
+    auto bf16_weight = [](const std::vector<int64_t>& shape) {
+        auto a = runtime::NDArray::empty(shape, DLDataType{kDLBfloat, 16, 1});
+        std::fill_n(a.data<uint16_t>(), a.num_elements(), uint16_t{0x3f80});  // 1.0
+        return make_constant(a);
+    };
+    auto float_sums = [](int64_t groups) {
+        ops::Conv2DAttrs a;
+        a.groups = groups;
+        a.padding = {1, 1, 1, 1};
+        a.out_dtype = DataType::float32();
+        return make_ref<ops::Conv2DAttrs>(a);
+    };
+    auto x = tensor_var("x", {1, 16, 8, 8}, DataType::bfloat16());
+    Expr a = call("nn.conv2d", {x, bf16_weight({16, 1, 3, 3})}, float_sums(16));
+    ops::CastAttrs cast;
+    cast.dtype = DataType::bfloat16();
+    Expr b = call("nn.conv2d",
+                  {call("cast", {a}, make_ref<ops::CastAttrs>(cast)), bf16_weight({32, 16, 3, 3})},
+                  float_sums(1));
+    IRModule m = alter_op_layout(module_of(make_function({x}, b)), test_context());
+    const Expr& body = m.main()->body;
+    EXPECT_TRUE(type_equal(body->type, b->type));
+    EXPECT_EQ(count_op(body, "nn.conv2d_nchwc"), 2u);
+    EXPECT_EQ(transforms(body),
+              (std::vector<std::string>{"NCHW->NCHW16c", "OIHW->OIHW1i16o", "NCHW16c->NCHW"}));
+    size_t packed = 0;
+    for (const Call* call : op_calls(body)) {
+        if (call->op->name != "nn.conv2d_pack_weight") continue;
+        ++packed;
+        EXPECT_EQ(call->type.as<TensorType>()->static_shape(),
+                  (std::vector<int64_t>{2, 8, 3, 3, 16}));  // words of 2 channels
+    }
+    EXPECT_EQ(packed, 1u);
+}
+
 // conv 16 -> 32, relu, conv 32 -> 32 plus the relu (a residual add), conv 32 -> 16; the first
 // two k x k (3: Winograd could compute them).
 Ref<Function> residual_block(int64_t k = 3) {

@@ -1,10 +1,14 @@
-// The quantized forms of nn.conv2d_nchwc (ops/conv_nchwc.cpp, ops/conv_words.cpp), which
-// alter_op_layout makes of uint8 x int8 convolutions summed in int32: one group with the weight
-// in words of 4 input channels (nn.conv2d_pack_weight words=True, blocks of 8 or 16), on
-// blocked data (blocks 8 and 16, as the output's or not) and on NCHW data (an RGB stem, channels
-// not a multiple of 4), and the depthwise form on blocked uint8 and int8 data, at odd shapes
-// (strides, dilation, padding, batches, 7-pixel rows), with the x86 and the generic schedules:
-// exact against the float reference of the same integers. Plus the words form's type errors.
+// The narrow-type forms of nn.conv2d_nchwc (ops/conv_nchwc.cpp, ops/conv_words.cpp), which
+// alter_op_layout makes of uint8 x int8 convolutions summed in int32 and of bfloat16 ones summed
+// in float32: one group with the weight in words of 4 or 2 input channels
+// (nn.conv2d_pack_weight words=True, blocks of 8 or 16), on blocked data (blocks 8 and 16, as
+// the output's or not) and on NCHW data (an RGB stem, channels not a multiple of a word), and
+// the depthwise form on blocked uint8, int8 and bfloat16 data, at odd shapes (strides, dilation,
+// padding, batches, 7-pixel rows), with the x86 and the generic schedules: the integer forms
+// exact against the float reference of the same integers, the bfloat16 ones within float32
+// rounding of the double reference of the same values. Plus the words form's type errors.
+#include <cmath>
+
 #include "conv_reference.h"
 #include "errors/expect_message.h"
 #include "nn_op_runner.h"
@@ -53,23 +57,23 @@ std::vector<Int8Case> int8_cases() {
     };
 }
 
-ops::Conv2DAttrs plain_attrs(const Int8Case& c) {
+ops::Conv2DAttrs plain_attrs(const Int8Case& c, bool bf16) {
     ops::Conv2DAttrs a;
     a.strides = c.strides;
     a.padding = c.padding;
     a.dilation = c.dilation;
     a.groups = c.groups;
-    a.out_dtype = DataType::int32();
+    a.out_dtype = bf16 ? DataType::float32() : DataType::int32();
     return a;
 }
 
-ops::Conv2DNCHWcAttrs blocked_attrs(const Int8Case& c) {
+ops::Conv2DNCHWcAttrs blocked_attrs(const Int8Case& c, bool bf16) {
     ops::Conv2DNCHWcAttrs a;
     a.strides = c.strides;
     a.padding = c.padding;
     a.dilation = c.dilation;
     a.groups = c.groups;
-    a.out_dtype = DataType::int32();
+    a.out_dtype = bf16 ? DataType::float32() : DataType::int32();
     return a;
 }
 
@@ -84,42 +88,76 @@ NDArray blocked_weight(const Int8Case& c, const NDArray& w) {
     return run_op("nn.conv2d_pack_weight", pa, {w});
 }
 
-class Conv2DNCHWcInt8 : public ::testing::TestWithParam<std::tuple<int, bool>> {};
+NDArray abs_of(const NDArray& f) {
+    NDArray a = NDArray::empty(std::vector<int64_t>(f.shape().begin(), f.shape().end()), f.dtype());
+    for (int64_t i = 0; i < f.num_elements(); ++i) {
+        a.data<float>()[i] = std::fabs(f.data<float>()[i]);
+    }
+    return a;
+}
 
-TEST_P(Conv2DNCHWcInt8, ExactAgainstTheReference) {
-    const Int8Case c = int8_cases()[std::get<0>(GetParam())];
+// (case, bfloat16 or not): every case as integers, the cases of unsigned data as bfloat16.
+std::vector<std::pair<int, bool>> typed_cases() {
+    std::vector<std::pair<int, bool>> all;
+    for (int i = 0; i < int(int8_cases().size()); ++i) {
+        all.push_back({i, false});
+        if (!int8_cases()[i].int8_data) all.push_back({i, true});
+    }
+    return all;
+}
+
+class Conv2DNCHWcNarrow : public ::testing::TestWithParam<std::tuple<int, bool>> {};
+
+TEST_P(Conv2DNCHWcNarrow, MatchesTheReference) {
+    const auto [index, bf16] = typed_cases()[std::get<0>(GetParam())];
+    const Int8Case c = int8_cases()[index];
     const bool generic = std::get<1>(GetParam());
-    auto [x, xf] = testing::random_bytes(c.x, 11, c.int8_data);
-    auto [w, wf] = testing::random_bytes(c.w, 12, true);
+    auto [x, xf] =
+        bf16 ? testing::random_bfloat16(c.x, 11) : testing::random_bytes(c.x, 11, c.int8_data);
+    auto [w, wf] = bf16 ? testing::random_bfloat16(c.w, 12) : testing::random_bytes(c.w, 12, true);
     const std::string data_layout = "NCHW" + std::to_string(c.data_block) + "c";
     NDArray xb = c.data_block ? relayout(x, "NCHW", data_layout) : x;
-    NDArray yb = run_op("nn.conv2d_nchwc", blocked_attrs(c), {xb, blocked_weight(c, w)}, {},
+    NDArray yb = run_op("nn.conv2d_nchwc", blocked_attrs(c, bf16), {xb, blocked_weight(c, w)}, {},
                         generic ? ops::schedule_conv2d_generic : nullptr);
     ASSERT_EQ(yb.shape().size(), 5u) << c.name;
     ASSERT_EQ(yb.shape()[4], c.out_block) << c.name;
-    ASSERT_EQ(yb.dtype().code, kDLInt) << c.name;
+    ASSERT_EQ(yb.dtype().code, bf16 ? kDLFloat : kDLInt) << c.name;
     ASSERT_EQ(yb.dtype().bits, 32) << c.name;
     NDArray y = relayout(yb, "NCHW" + std::to_string(c.out_block) + "c", "NCHW");
-    std::vector<double> want = testing::conv2d_reference(xf, wf, plain_attrs(c));
+    std::vector<double> want = testing::conv2d_reference(xf, wf, plain_attrs(c, bf16));
     ASSERT_EQ(size_t(y.num_elements()), want.size()) << c.name;
+    if (!bf16) {
+        for (size_t i = 0; i < want.size(); ++i) {
+            ASSERT_EQ(double(y.data<int32_t>()[i]), want[i]) << c.name << " element " << i;
+        }
+        return;
+    }
+    // float32 sums of exact products: a few ulps of the sum of magnitudes.
+    std::vector<double> magnitude =
+        testing::conv2d_reference(abs_of(xf), abs_of(wf), plain_attrs(c, true));
     for (size_t i = 0; i < want.size(); ++i) {
-        ASSERT_EQ(double(y.data<int32_t>()[i]), want[i]) << c.name << " element " << i;
+        ASSERT_NEAR(double(y.data<float>()[i]), want[i], 1e-5 * magnitude[i] + 1e-30)
+            << c.name << " element " << i;
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, Conv2DNCHWcInt8,
-                         ::testing::Combine(::testing::Range(0, int(int8_cases().size())),
+// "<case>_<int8|bf16>_<x86|generic>".
+std::string case_name(const ::testing::TestParamInfo<std::tuple<int, bool>>& info) {
+    const std::pair<int, bool> typed = typed_cases()[std::get<0>(info.param)];
+    return std::string(int8_cases()[typed.first].name) + (typed.second ? "_bf16" : "_int8") +
+           (std::get<1>(info.param) ? "_generic" : "_x86");
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, Conv2DNCHWcNarrow,
+                         ::testing::Combine(::testing::Range(0, int(typed_cases().size())),
                                             ::testing::Bool()),
-                         [](const auto& info) {
-                             return std::string(int8_cases()[std::get<0>(info.param)].name) +
-                                    (std::get<1>(info.param) ? "_generic" : "_x86");
-                         });
+                         case_name);
 
 graph::Type tensor(const Shape& shape, DataType t) {
     return graph::make_tensor_type(shape, t);
 }
 
-TEST(Conv2DNCHWcInt8Errors, WordsTakeUint8DataOfWholeWordsAndInt32Sums) {
+TEST(Conv2DNCHWcNarrowErrors, WordsTakeWholeWordsOfUint8OrBfloat16Data) {
     const graph::Op& op = ops::get_op("nn.conv2d_nchwc");
     ops::Conv2DNCHWcAttrs a;
     a.out_dtype = DataType::int32();
@@ -137,6 +175,13 @@ TEST(Conv2DNCHWcInt8Errors, WordsTakeUint8DataOfWholeWordsAndInt32Sums) {
                    "Tensor[(1, 5, 8, 8, 6), uint8]");
     EXPECT_MESSAGE(type_of({1, 3, 8, 8, 8}, u8, {2, 8, 3, 3, 16}), head,
                    "Tensor[(1, 3, 8, 8, 8), uint8] and Tensor[(2, 8, 3, 3, 16), int32]");
+    // bfloat16 data (words of 2 channels) summed in int32, and in blocks of 3 channels.
+    EXPECT_MESSAGE(type_of({1, 2, 8, 8, 16}, DataType::bfloat16(), {2, 16, 3, 3, 16}), head,
+                   "bfloat16] and Tensor[(2, 16, 3, 3, 16), int32] with groups=1, out_dtype=int32");
+    a.out_dtype = DataType::float32();
+    EXPECT_MESSAGE(type_of({1, 6, 8, 8, 3}, DataType::bfloat16(), {2, 9, 3, 3, 16}), head,
+                   "Tensor[(1, 6, 8, 8, 3), bfloat16]");
+    a.out_dtype = DataType::int32();
     // Sums in the data's type, and several groups.
     a.out_dtype = DataType::void_();
     EXPECT_MESSAGE(type_of({1, 2, 8, 8, 16}, u8, {2, 8, 3, 3, 16}), head, "out_dtype=void");
