@@ -37,9 +37,10 @@ using TypeRule = Type (*)(const Op& op, const std::vector<Type>& args, const Att
 using ComputeRule = std::vector<te::Tensor> (*)(const std::vector<te::Tensor>& inputs,
                                                 const Attrs& attrs, const Type& out_type);
 // Schedules a fused group whose anchor is this op: `anchor` is the op's output tensor inside
-// the group, `outputs` the group's outputs. The default schedules injective ops. `ctx` carries the
-// target's facts and the knob configuration (te/config_space.h): every choice a rule makes is a
-// knob whose default is the analytical choice.
+// the group (for a group of injective ops only, whose intermediates are all inlined: the
+// group's first output), `outputs` the group's outputs. The default schedules injective ops. `ctx`
+// carries the target's facts and the knob configuration (te/config_space.h): every choice a rule
+// makes is a knob whose default is the analytical choice.
 using ScheduleRule = void (*)(te::Schedule& s, const te::Tensor& anchor,
                               const std::vector<te::Tensor>& outputs,
                               const te::ScheduleContext& ctx);

@@ -10,7 +10,12 @@
 //                                                           icb * wi + ici of it)
 //                out[n, cb, oh, ow, c] = sum over (ry, rx) of
 //                data[n, cb, oh * sh + ry * dh, ow * sw + rx * dw, c] * weight[cb, 0, ry, rx, 0, c]
-//                                                           (depthwise)
+//                                                           (depthwise; uint8 x int8 products
+//                                                           as dot_u8s8 of the zero-extended
+//                                                           byte, others widened to out_dtype)
+//   with the weight in words (5-D int32, uint8 or bfloat16 data): out[n, ob, oh, ow, o] = sum
+//                over (rc, ry, rx) of dot(word rc of data[n, ., oh * sh + ry * dh, ...],
+//                weight[ob, rc, ry, rx, o])             (ops/conv_words.cpp)
 // Schedules: schedule_conv2d_nchwc_x86 (ops/conv_schedule.cpp), the generic one otherwise.
 #include <optional>
 

@@ -9,7 +9,9 @@
 //     two channels per word, dot_bf16, one AVX-512 BF16 vdpbf16ps per 16 output channels (32
 //     multiply-adds, where a float32 FMA does 16).
 // The result has the blocked form [N, O/16, OH, OW, 16] the x86 schedule tiles
-// (schedule_conv2d_x86), then NCHW.
+// (schedule_conv2d_x86), then NCHW. nn.conv2d_nchwc's words form (conv2d_nchwc_words) reads
+// the same words straight from NCHW<b>c data (a word is P adjacent channels of a block, no
+// staging), with the weight in blocks of 8 or 16 output channels, and stays blocked.
 #include <array>
 
 #include "ir/intrinsics.h"

@@ -70,7 +70,10 @@ void schedule_injective_stage(te::Schedule& s, const te::Tensor& t, const te::Sc
         Ref<IterVar> r = row.size() == 1 ? row[0] : st.fuse(row);
         st.vectorize(st.split(r, choices.vector_width(inner, lanes)).second);
         Ref<IterVar> outer = rows.size() == 1 ? rows[0] : st.fuse(rows);
-        if (choices.run_parallel(kMinParallelWork)) st.parallel(outer);
+        // The work: all of it where every extent is known (rows of a static shape), else as if
+        // enough.
+        const int64_t known = static_extent_product(shape);
+        if (choices.run_parallel(known > 0 ? known : kMinParallelWork)) st.parallel(outer);
         return;
     }
     Ref<IterVar> fused = axes.size() == 1 ? axes[0] : st.fuse(axes);

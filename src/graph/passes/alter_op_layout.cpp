@@ -18,24 +18,16 @@
 // the operands of a residual add agree: by default 16 (one AVX-512 vector of float32) when it
 // divides the channels, else 8; tuning records may choose another block per channel count, or 0
 // (values with that many channels stay NCHW: the convolutions producing them stay nn.conv2d, those
-// reading them read NCHW data), through ctx.layout_block. Which convolutions are blocked:
-//   groups == 1 with a blocked output channel count: data blocked like its producer's output, or
-//     NCHW when the input channels have no block (an RGB stem: the weight's input block is then
-//     all of them);
-//   depthwise (groups == channels == outputs) with a blocked channel count;
-// float32 ones, bfloat16 ones summed in float32 (to_mixed_precision's), and quantized ones
-// (uint8 data, int8 weight, int32 sums; int8 data too for depthwise): the bfloat16 and
-// quantized ones of one group take their weight in words of 2 or 4 input channels (vdpbf16ps,
-// vpdpbusd), blocked like their output (8 or 16), and their epilogues compute on the blocks;
-// other grouped convolutions, and any with symbolic shapes or other dtypes, stay nn.conv2d
-// (prepack_weights then packs their weights as before).
-// Written with the dataflow pattern language (graph/pattern/): one rewrite, LayoutRewrite below.
+// reading them read NCHW data), through ctx.layout_block.
+// Which convolutions are blocked, and in which blocks: blockable_convs.h. Written with the
+// dataflow pattern language (graph/pattern/): one rewrite, LayoutRewrite below.
 #include <algorithm>
 #include <map>
 #include <numeric>
 
 #include "graph/attr_fields.h"
 #include "graph/expr_functor.h"
+#include "graph/passes/blockable_convs.h"
 #include "graph/passes/graph_rewrite.h"
 #include "graph/pattern/rewrite.h"
 #include "ir/channel_block.h"
@@ -47,117 +39,10 @@
 
 namespace anvil::graph {
 
-namespace {
-
-std::string data_layout(int64_t block) {
-    return block ? "NCHW" + std::to_string(block) + "c" : "NCHW";
-}
-
-// A static 4-D tensor type, else null.
-const TensorType* static_nchw(const Type& type) {
-    auto* t = type.as<TensorType>();
-    if (!t || t->ndim() != 4 || !t->is_static()) return nullptr;
-    return t;
-}
-
-// A static 4-D float32 tensor type, else null.
-const TensorType* static_float_nchw(const Type& type) {
-    const TensorType* t = static_nchw(type);
-    return t && t->dtype == DataType::float32() ? t : nullptr;
-}
-
-// Whether a convolution of data `d` and weight `w` into `out` has a blocked form: float32
-// throughout; bfloat16 data and weight summed in float32 (to_mixed_precision's: words of 2
-// channels for vdpbf16ps); or quantized (uint8 or int8 data, int8 weight, int32 sums; for one
-// group uint8 data, whose words of 4 channels vpdpbusd reads).
-bool blockable_types(const TensorType& d, const TensorType& w, const TensorType& out,
-                     bool depthwise) {
-    if (d.dtype == DataType::float32() || d.dtype == DataType::bfloat16()) {
-        return w.dtype == d.dtype && out.dtype == DataType::float32();
-    }
-    const bool data_ok =
-        d.dtype == DataType::uint(8) || (depthwise && d.dtype == DataType::int_(8));
-    return data_ok && w.dtype == DataType::int_(8) && out.dtype == DataType::int32();
-}
-
-// Whether the layout rules apply in `f`: not in a function an external compiler or a composite
-// computes, nor in a fused kernel.
-bool rewritable(const Function& f) {
-    return !f.primitive && !f.attrs.count("Compiler") && !f.attrs.count("Composite");
-}
-
-// The blockable convolutions of a body, operands first, in the functions the rules apply in.
-class BlockableConvs : public ExprVisitor {
-public:
-    std::vector<const Call*> convs;
-
-protected:
-    void visit_(const Function* op) override {
-        if (rewritable(*op)) ExprVisitor::visit_(op);
-    }
-    void visit_(const Call* op) override;
-};
-
-// The groups of `call` when it is an nn.conv2d the rewrite may block (a constant weight, static
-// float32 NCHW shapes, one group or depthwise), else 0.
-int64_t blockable_conv_groups(const Call& call) {
-    if (!call.op.defined() || call.op->name != "nn.conv2d" || call.args.size() != 2) return 0;
-    const TensorType* d = static_nchw(call.args[0]->type);
-    const TensorType* w = static_nchw(call.args[1]->type);
-    const TensorType* out = static_nchw(call.type);
-    if (!d || !w || !out || !call.args[1].is<Constant>()) return 0;
-    const int64_t groups = attrs_of<ops::Conv2DAttrs>(call).groups;
-    const int64_t channels = d->static_shape()[1], outputs = w->static_shape()[0];
-    const bool depthwise = groups == channels && groups == outputs && groups > 1;
-    if (!blockable_types(*d, *w, *out, depthwise)) return 0;
-    return groups == 1 || depthwise ? groups : 0;
-}
-
-void BlockableConvs::visit_(const Call* op) {
-    ExprVisitor::visit_(op);
-    if (blockable_conv_groups(*op)) convs.push_back(op);
-}
-
-// The channel block of every channel count the blockable convolutions of `body` read or
-// produce and for which ctx.layout_block chooses (a choice outside the choices it is given is
-// ignored); the others take default_layout_block. The choices are layout_block_choices, less 0
-// where a convolution touching the count could run as Winograd: that needs blocked data and
-// output, and its gain is measured later (an algorithm task), not with the block.
-std::map<int64_t, int64_t> chosen_blocks(const Expr& body, const PassContext& ctx) {
-    std::map<int64_t, int64_t> chosen;
-    if (!ctx.layout_block) return chosen;
-    std::map<int64_t, std::vector<const Call*>> convs;  // channel count -> convs touching it
-    BlockableConvs visitor;
-    visitor.visit(body);
-    for (const Call* call : visitor.convs) {
-        const int64_t in = call->args[0]->type.as<TensorType>()->static_shape()[1];
-        const int64_t out = call->type.as<TensorType>()->static_shape()[1];
-        convs[in].push_back(call);
-        if (out != in) convs[out].push_back(call);
-    }
-    for (const auto& [channels, touching] : convs) {
-        std::vector<int64_t> choices = layout_block_choices(channels);
-        const bool winograd = std::any_of(touching.begin(), touching.end(),
-                                          [](const Call* c) { return winograd_applicable(*c, 1); });
-        if (winograd) std::erase(choices, int64_t{0});
-        if (choices.size() < 2) continue;
-        const int64_t b = ctx.layout_block(channels, touching, choices);
-        if (std::find(choices.begin(), choices.end(), b) != choices.end()) chosen[channels] = b;
-    }
-    return chosen;
-}
-
-}  // namespace
-
-bool winograd_applicable(const Call& conv, int64_t in_block) {
-    if (!conv.op.defined() || conv.op->name != "nn.conv2d" || conv.args.size() != 2) return false;
-    const TensorType* w = static_float_nchw(conv.args[1]->type);
-    if (!w || in_block == 0 || !static_float_nchw(conv.args[0]->type)) return false;
-    auto s = w->static_shape();
-    const auto& a = attrs_of<ops::Conv2DAttrs>(conv);
-    return s[2] == 3 && s[3] == 3 && a.groups == 1 && a.strides == std::vector<int64_t>{1, 1} &&
-           a.dilation == std::vector<int64_t>{1, 1};
-}
+using blockable::blockable_conv_groups;
+using blockable::data_layout;
+using blockable::rewritable;
+using blockable::static_nchw;
 
 namespace {
 
@@ -503,7 +388,8 @@ private:
 
 IRModule alter_op_layout(const IRModule& m, const PassContext& ctx) {
     return rewrite_functions(m, [&](const Ref<Function>& f) {
-        Ref<DFPatternRewrite> rule = make_ref<LayoutRewrite>(ctx, chosen_blocks(f->body, ctx));
+        Ref<DFPatternRewrite> rule =
+            make_ref<LayoutRewrite>(ctx, blockable::chosen_blocks(f->body, ctx));
         Expr body = rewrite_dataflow(rule, NestedFunctionLayouts(rule).mutate(f->body));
         return body.same_as(f->body) ? f : with_body(*f, body);
     });

@@ -14,21 +14,25 @@
 // and the saturations of a requantization (canonicalize_qnn's clip to int32 and cast, then the
 // model's clip to uint8 and cast), two vector operations fewer per element of its epilogue:
 //   clip(clip(x, a, b), c, d)     -> clip(x, max(a, c), min(b, d)) (the ranges overlapping)
-//   clip(cast<int>(y), c, d)      -> cast<int>(clip(y, c, d)), y float, c and d whole numbers the
-//                                    int type holds (truncation commutes with them)
-//   cast<int2>(cast<int>(clip(y, c, d))) -> cast<int2>(clip(y, c, d)), y float, int2 no wider
-//                                    than int, [c, d] whole and held by both integer types
+//   clip(cast<int>(clip(y, a, b)), c, d) -> cast<int>(clip(y, c, d)), y float32 or float64, the
+//                                    first clip keeping the cast inside int (no wrap), [c, d]
+//                                    inside it, whole numbers y's type holds exactly
+//                                    (truncation commutes with such bounds)
+//   cast<int2>(cast<int>(clip(y, c, d))) -> cast<int2>(clip(y, c, d)), y float32 or float64,
+//                                    int2 no wider than int, [c, d] whole, exact in y's type
+//                                    and held by both integer types
 // A rewrite applies only when the result keeps the node's type (a broadcasting identity that
 // grows x stays).
 #include <cmath>
 #include <numeric>
+#include <optional>
+#include <utility>
 
 #include "graph/expr_functor.h"
 #include "graph/passes/graph_rewrite.h"
 #include "ops/activation.h"
 #include "ops/dense.h"
 #include "ops/elementwise.h"
-#include "ops/qnn.h"
 #include "ops/transform.h"
 
 namespace anvil::graph {
@@ -138,11 +142,30 @@ private:
 
     static DataType dtype_of(const Expr& e) { return e->type.as<TensorType>()->dtype; }
 
-    // Whether [lo, hi] is a range of whole numbers that integer type t holds.
-    static bool whole_range_of(DataType t, double lo, double hi) {
-        if (!t.is_int() && !t.is_uint()) return false;
-        auto [tlo, thi] = ops::quantized_range(t);
-        return lo == std::floor(lo) && hi == std::floor(hi) && tlo <= lo && hi <= thi;
+    // The range of integer type t (bool and others: none).
+    static std::optional<std::pair<double, double>> integer_range(DataType t) {
+        if (!t.is_int() && !t.is_uint()) return std::nullopt;
+        const int b = t.bits();
+        if (t.is_uint()) return std::pair{0.0, std::ldexp(1.0, b) - 1};
+        return std::pair{-std::ldexp(1.0, b - 1), std::ldexp(1.0, b - 1) - 1};
+    }
+
+    // v as a value of float type f (float32 or float64; others: nullopt), as clip rounds its
+    // bounds to its operand's type.
+    static std::optional<double> in_float(DataType f, double v) {
+        if (f == DataType::float32()) return double(float(v));
+        if (f == DataType::float64()) return v;
+        return std::nullopt;
+    }
+
+    // Whether the clip bounds [lo, hi] of a float `f` value are whole numbers that f holds
+    // exactly and integer type t holds: such a clip then commutes with the truncating cast to t,
+    // and the cast cannot wrap.
+    static bool exact_whole_range(DataType t, DataType f, double lo, double hi) {
+        auto range = integer_range(t);
+        auto flo = in_float(f, lo), fhi = in_float(f, hi);
+        return range && flo && fhi && *flo == lo && *fhi == hi && lo == std::floor(lo) &&
+               hi == std::floor(hi) && range->first <= lo && hi <= range->second;
     }
 
     Expr clip(const Expr& x, double lo, double hi, const SourceLoc& loc) {
@@ -161,10 +184,11 @@ private:
         const Call* inner = as_op_call(x, "cast");
         if (dtype_of(e).bits() > dtype_of(x).bits()) return e;
         const Call* range = inner ? as_op_call(inner->args[0], "clip") : nullptr;
-        if (!range || !dtype_of(range->args[0]).is_float()) return e;
+        if (!range) return e;
         const auto& c = attrs_of<ops::ClipAttrs>(*range);
-        if (!whole_range_of(dtype_of(x), c.a_min, c.a_max) ||
-            !whole_range_of(dtype_of(e), c.a_min, c.a_max)) {
+        const DataType f = dtype_of(range->args[0]);
+        if (!exact_whole_range(dtype_of(x), f, c.a_min, c.a_max) ||
+            !exact_whole_range(dtype_of(e), f, c.a_min, c.a_max)) {
             return e;
         }
         Expr direct = make_call(call.op, {inner->args[0]}, call.attrs, call.loc);
@@ -181,15 +205,22 @@ private:
             Expr merged = clip(inner->args[0], lo, hi, call.loc);
             return keeps_type(merged, e) ? merged : e;
         }
-        // clip(cast<int>(y), c, d) of a float y: the clip before the cast.
+        // clip(cast<int>(clip(y, a, b)), c, d) of a float y, [c, d] inside [a, b] as y's type
+        // rounds them and the cast's values inside int (nothing wraps): cast<int>(clip(y, c, d)).
         const Call* cast = as_op_call(x, "cast");
-        if (!cast || !dtype_of(cast->args[0]).is_float() ||
-            !whole_range_of(dtype_of(x), outer.a_min, outer.a_max)) {
+        const Call* first = cast ? as_op_call(cast->args[0], "clip") : nullptr;
+        if (!first) return e;
+        const DataType f = dtype_of(first->args[0]);
+        const auto& a = attrs_of<ops::ClipAttrs>(*first);
+        auto lo = in_float(f, a.a_min), hi = in_float(f, a.a_max);
+        auto range = integer_range(dtype_of(x));
+        if (!lo || !hi || !range || *lo < range->first || *hi > range->second ||
+            !exact_whole_range(dtype_of(x), f, outer.a_min, outer.a_max) || outer.a_min < *lo ||
+            outer.a_max > *hi) {
             return e;
         }
-        Expr before = clip(cast->args[0], outer.a_min, outer.a_max, call.loc);
-        Expr clipped = simplify_clip(before, *before.as<Call>());
-        Expr moved = make_call(cast->op, {clipped}, cast->attrs, call.loc);
+        Expr moved = make_call(cast->op, {clip(first->args[0], outer.a_min, outer.a_max, call.loc)},
+                               cast->attrs, call.loc);
         return keeps_type(moved, e) ? moved : e;
     }
 
@@ -215,6 +246,16 @@ private:
         const Op* add = find_op("add");
         const Op* subtract = find_op("subtract");
         Expr terms = make_call(*subtract, {c2, difference->args[1]}, nullptr, call.loc);
+        // Only where the merged constant is no larger than both were (a scalar, per channel):
+        // c1 [1, 1, H, W] and c2 [1, C, 1, 1] would make one of [1, C, H, W].
+        auto elements = [](const Expr& v) {
+            auto* t = v->type.as<TensorType>();
+            return t && t->is_static() ? t->num_elements() : -1;
+        };
+        const int64_t size = elements(terms);
+        if (size < 0 || size > std::max(elements(c2), elements(difference->args[1]))) {
+            return {};
+        }
         Expr merged = make_call(*add, {difference->args[0], terms}, nullptr, call.loc);
         return keeps_type(merged, e) ? merged : Expr();
     }

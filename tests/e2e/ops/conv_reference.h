@@ -3,6 +3,7 @@
 #pragma once
 
 #include <bit>
+#include <cmath>
 #include <random>
 #include <utility>
 #include <vector>
@@ -85,6 +86,16 @@ inline std::pair<runtime::NDArray, runtime::NDArray> random_bfloat16(
         f.data<float>()[i] = std::bit_cast<float>(uint32_t(bits) << 16);
     }
     return {t, f};
+}
+
+// |f| of a float32 array: the reference of the magnitudes a float sum's rounding scales with.
+inline runtime::NDArray abs_of(const runtime::NDArray& f) {
+    auto a = runtime::NDArray::empty(std::vector<int64_t>(f.shape().begin(), f.shape().end()),
+                                     f.dtype());
+    for (int64_t i = 0; i < f.num_elements(); ++i) {
+        a.data<float>()[i] = std::fabs(f.data<float>()[i]);
+    }
+    return a;
 }
 
 }  // namespace anvil::testing

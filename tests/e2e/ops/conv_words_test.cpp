@@ -22,13 +22,6 @@ using runtime::NDArray;
 using testing::run_op;
 using Shape = std::vector<int64_t>;
 
-NDArray abs_of(const NDArray& f) {
-    NDArray a = NDArray::empty(std::vector<int64_t>(f.shape().begin(), f.shape().end()), f.dtype());
-    for (int64_t i = 0; i < f.num_elements(); ++i)
-        a.data<float>()[i] = std::fabs(f.data<float>()[i]);
-    return a;
-}
-
 struct Case {
     std::string name;
     Shape x, w;
@@ -63,7 +56,8 @@ void run_cases(bool bf16, Check check) {
         a.dilation = c.dilation;
         a.out_dtype = bf16 ? DataType::float32() : DataType::int32();
         std::vector<double> want = testing::conv2d_reference(xf, wf, a);
-        std::vector<double> magnitude = testing::conv2d_reference(abs_of(xf), abs_of(wf), a);
+        std::vector<double> magnitude =
+            testing::conv2d_reference(testing::abs_of(xf), testing::abs_of(wf), a);
         ops::Conv2DPackWeightAttrs pa;
         pa.words = true;
         NDArray packed = run_op("nn.conv2d_pack_weight", pa, {w});

@@ -1,5 +1,6 @@
 // alter_op_layout: which convolutions become nn.conv2d_nchwc, and where layout transforms go.
 #include <algorithm>
+#include <cstring>
 #include <map>
 
 #include "graph/attr_fields.h"
@@ -315,6 +316,37 @@ TEST(AlterOpLayout, QuantizedConvolutionsStayBlockedThroughTheirEpilogues) {
         packed.push_back(call->type.as<TensorType>()->static_shape());
     }
     EXPECT_EQ(packed, (std::vector<std::vector<int64_t>>{{2, 4, 1, 1, 16}, {3, 8, 1, 1, 8}}));
+}
+
+TEST(AlterOpLayout, NarrowConvolutionsWithoutABlockedFormStay) {
+    auto weight = [](const std::vector<int64_t>& shape, DLDataType t) {
+        auto a = runtime::NDArray::empty(shape, t);
+        std::memset(a.raw_data(), 0, a.nbytes());
+        return make_constant(a);
+    };
+    auto sums = [](int64_t groups, DataType t) {
+        ops::Conv2DAttrs a;
+        a.groups = groups;
+        a.out_dtype = t;
+        return make_ref<ops::Conv2DAttrs>(a);
+    };
+    const DLDataType i8{kDLInt, 8, 1}, bf16{kDLBfloat, 16, 1}, f16{kDLFloat, 16, 1};
+    auto x8 = tensor_var("x", {1, 16, 8, 8}, DataType::int_(8));
+    auto xb = tensor_var("x", {1, 16, 8, 8}, DataType::bfloat16());
+    auto xh = tensor_var("x", {1, 16, 8, 8}, DataType::float16());
+    std::vector<Ref<Function>> fs = {
+        // int8 data of one group: vpdpbusd reads unsigned data.
+        make_function(
+            {x8}, call("nn.conv2d", {x8, weight({16, 16, 1, 1}, i8)}, sums(1, DataType::int32()))),
+        // bfloat16 summed in bfloat16, and float16.
+        make_function({xb}, call("nn.conv2d", {xb, weight({16, 16, 1, 1}, bf16)},
+                                 sums(1, DataType::void_()))),
+        make_function(
+            {xh}, call("nn.conv2d", {xh, weight({16, 16, 1, 1}, f16)}, sums(1, DataType::void_()))),
+    };
+    for (size_t i = 0; i < fs.size(); ++i) {
+        EXPECT_TRUE(alter_op_layout(module_of(fs[i]), test_context()).main().same_as(fs[i])) << i;
+    }
 }
 
 TEST(AlterOpLayout, BfloatConvolutionsTakeTheirWeightInWords) {

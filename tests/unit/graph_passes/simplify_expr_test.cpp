@@ -96,6 +96,26 @@ TEST(SimplifyExpr, RequantizeSaturationsMerge) {
     EXPECT_EQ(op_names(simplify({y}, disjoint)), (std::vector<std::string>{"clip", "clip"}));
 }
 
+TEST(SimplifyExpr, SaturationsThatWouldChangeValuesStay) {
+    auto y = tensor_var("y", {5});
+    auto names = [&](const Expr& e) { return op_names(simplify({y}, e)); };
+    const std::vector<std::string> kept{"clip", "cast", "clip"};
+    // A cast to uint8 wraps (-8.5 -> 248, then 100 after the clip; clipping first gives 0): no
+    // first clip keeps it inside uint8, so the clip stays after it.
+    EXPECT_EQ(names(clip(cast_to(clip(y, -1000, 1000), DataType::uint(8)), 0, 100)), kept);
+    EXPECT_EQ(names(clip(cast_to(y, DataType::uint(8)), 0, 100)),
+              (std::vector<std::string>{"cast", "clip"}));
+    // A bound float32 cannot hold (16777217 rounds to 16777216 as a float clip bound).
+    EXPECT_EQ(names(clip(cast_to(clip(y, -1e9, 1e9), DataType::int32()), 0, 16777217)), kept);
+    // float16 values: bounds this rule does not round.
+    auto h = tensor_var("h", {5}, DataType::float16());
+    EXPECT_EQ(op_names(simplify({h}, clip(cast_to(clip(h, -100, 100), DataType::int32()), 0, 9))),
+              kept);
+    // A negative bound uint32 does not hold: the casts stay.
+    Expr negative = cast_to(cast_to(clip(y, -5, 5), DataType::uint(32)), DataType::uint(8));
+    EXPECT_EQ(names(negative), (std::vector<std::string>{"clip", "cast", "cast"}));
+}
+
 Expr int32_constant(std::vector<int64_t> shape, int32_t value) {
     auto a = runtime::NDArray::empty(shape, DLDataType{kDLInt, 32, 1});
     std::fill_n(a.data<int32_t>(), a.num_elements(), value);
@@ -115,6 +135,19 @@ TEST(SimplifyExpr, IntegerConstantTermsMerge) {
     Expr merged = simplify({x}, added);  // x + (3 - 7)
     EXPECT_EQ(op_names(merged), (std::vector<std::string>{"subtract", "add"}));
     EXPECT_TRUE(merged.as<Call>()->args[0].same_as(Expr(x)));
+    // A bias along another axis, and constants whose difference would be larger than both
+    // ([1, 1, 2, 2] and [1, 4, 1, 1] make [1, 4, 2, 2]), stay.
+    Ref<Attrs> last_axis = attr_with(*ops::get_op("nn.bias_add").make_default_attrs(), "axis", 3);
+    Expr other_axis =
+        call("nn.bias_add",
+             {call("subtract", {x, int32_constant({1, 1, 1, 2}, 7)}), int32_constant({2}, 3)},
+             last_axis);
+    EXPECT_EQ(op_names(simplify({x}, other_axis)),
+              (std::vector<std::string>{"subtract", "nn.bias_add"}));
+    Expr larger = call("add", {call("subtract", {x, int32_constant({1, 1, 2, 2}, 7)}),
+                               int32_constant({1, 4, 1, 1}, 3)});
+    Expr kept = simplify({x}, larger);
+    EXPECT_TRUE(op_calls(kept)[0]->args[0].same_as(Expr(x)));
     // float32 would round differently: stays.
     auto f = tensor_var("f", {4});
     Expr floats = call("add", {call("subtract", {f, constant({}, {0.1f})}), constant({}, {0.2f})});
