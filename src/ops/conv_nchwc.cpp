@@ -43,6 +43,22 @@ PrimExpr I(int64_t v) {
     return make_int(DataType::int32(), v);
 }
 
+// The blocked result [N, blocks, OH, OW, block] of nn.conv2d over the same values (its checks
+// included): data `d` read as NCHW with `channels` channels, a weight OIHW of `oihw` extents and
+// type `weight`.
+Type blocked_conv2d_type(const Op& op, const graph::TensorType& d, const PrimExpr& channels,
+                         const std::vector<int64_t>& oihw, DataType weight, int64_t blocks,
+                         int64_t block, const Conv2DNCHWcAttrs& a, const SourceLoc& loc) {
+    auto dim = [&](int64_t v) { return make_int(d.shape[1].dtype(), v); };
+    Type nchw = graph::make_tensor_type({d.shape[0], channels, d.shape[2], d.shape[3]}, d.dtype);
+    Type w =
+        graph::make_tensor_type({dim(oihw[0]), dim(oihw[1]), dim(oihw[2]), dim(oihw[3])}, weight);
+    Type plain = get_op("nn.conv2d").infer_type(op, {nchw, w}, conv2d_attrs_of(a), loc);
+    const auto& p = *plain.as<graph::TensorType>();
+    return graph::make_tensor_type({p.shape[0], dim(blocks), p.shape[2], p.shape[3], dim(block)},
+                                   p.dtype);
+}
+
 // The form with the weight in words of P input channels (pack_weight_words): uint8 data with
 // P = 4 and out_dtype int32 (an int8 weight), or bfloat16 data with P = 2 and out_dtype float32;
 // NCHW or NCHW<ib>c data (ib a multiple of P), an int32 weight [O/ob, ceil(C/P), KH, KW, ob],
@@ -69,15 +85,9 @@ Type conv2d_nchwc_words_type(const Op& op, const std::vector<Type>& args, const 
                         << graph::type_str(args[1]) << " with groups=" << a.groups
                         << ", out_dtype=" << a.out_dtype.str();
     }
-    auto dim = [&](int64_t v) { return make_int(d.shape[1].dtype(), v); };
-    // The type of nn.conv2d over the same values in NCHW / OIHW, checks included.
-    Type nchw = graph::make_tensor_type({d.shape[0], dim(*c), d.shape[2], d.shape[3]}, d.dtype);
-    Type oihw = graph::make_tensor_type({dim(ws[0] * ws[4]), dim(*c), dim(ws[2]), dim(ws[3])},
-                                        u8 ? DataType::int_(8) : d.dtype);
-    Type plain = get_op("nn.conv2d").infer_type(op, {nchw, oihw}, conv2d_attrs_of(a), loc);
-    const auto& p = *plain.as<graph::TensorType>();
-    return graph::make_tensor_type({p.shape[0], dim(ws[0]), p.shape[2], p.shape[3], dim(ws[4])},
-                                   p.dtype);
+    return blocked_conv2d_type(op, d, make_int(d.shape[1].dtype(), *c),
+                               {ws[0] * ws[4], *c, ws[2], ws[3]}, u8 ? DataType::int_(8) : d.dtype,
+                               ws[0], ws[4], a, loc);
 }
 
 Type conv2d_nchwc_type(const Op& op, const std::vector<Type>& args, const Attrs& attrs,
@@ -124,15 +134,9 @@ Type conv2d_nchwc_type(const Op& op, const std::vector<Type>& args, const Attrs&
                         << " does not read the channels of " << graph::type_str(args[0])
                         << " (its input block must be the data's, blocks x block = channels)";
     }
-    // The type of nn.conv2d over the same values in NCHW / OIHW, checks included.
-    auto dim = [&](int64_t v) { return make_int(d.shape[1].dtype(), v); };
-    Type nchw = graph::make_tensor_type({d.shape[0], channels, d.shape[2], d.shape[3]}, d.dtype);
-    Type oihw = graph::make_tensor_type(
-        {dim(ws[0] * ws[5]), dim(depthwise ? 1 : ws[1] * ws[4]), dim(ws[2]), dim(ws[3])}, w.dtype);
-    Type plain = get_op("nn.conv2d").infer_type(op, {nchw, oihw}, conv2d_attrs_of(a), loc);
-    const auto& p = *plain.as<graph::TensorType>();
-    return graph::make_tensor_type({p.shape[0], dim(ws[0]), p.shape[2], p.shape[3], dim(ws[5])},
-                                   p.dtype);
+    return blocked_conv2d_type(op, d, channels,
+                               {ws[0] * ws[5], depthwise ? 1 : ws[1] * ws[4], ws[2], ws[3]},
+                               w.dtype, ws[0], ws[5], a, loc);
 }
 
 std::vector<te::Tensor> conv2d_nchwc_compute(const std::vector<te::Tensor>& in, const Attrs& attrs,

@@ -1,6 +1,7 @@
 #include "graph/passes/graph_rewrite.h"
 
 #include "graph/expr_functor.h"
+#include "ops/activation.h"
 #include "ops/op_table.h"
 #include "support/error.h"
 
@@ -127,6 +128,13 @@ Expr make_constant_of(const std::vector<int64_t>& shape, DataType dtype,
         internal_error() << "constant of dtype " << dtype.str();
     }
     return make_constant(a, std::move(loc));
+}
+
+Expr make_clip(const Expr& x, double lo, double hi, SourceLoc loc) {
+    ops::ClipAttrs a;
+    a.a_min = lo;
+    a.a_max = hi;
+    return make_call(*find_op("clip"), {x}, make_ref<ops::ClipAttrs>(a), std::move(loc));
 }
 
 }  // namespace anvil::graph

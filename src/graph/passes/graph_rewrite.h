@@ -90,4 +90,7 @@ bool is_static_float_constant(const Expr& e);
 Expr make_constant_of(const std::vector<int64_t>& shape, DataType dtype,
                       const std::vector<double>& values, SourceLoc loc = {});
 
+// clip(x, a_min=lo, a_max=hi).
+Expr make_clip(const Expr& x, double lo, double hi, SourceLoc loc = {});
+
 }  // namespace anvil::graph

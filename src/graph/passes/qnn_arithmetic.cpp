@@ -5,7 +5,6 @@
 
 #include "graph/constant_values.h"
 #include "graph/passes/graph_rewrite.h"
-#include "ops/activation.h"
 #include "ops/elementwise.h"
 #include "ops/qnn.h"
 #include "ops/transform.h"
@@ -37,11 +36,7 @@ Expr QnnArithmetic::cast(const Expr& x, DataType t) {
 }
 
 Expr QnnArithmetic::clip(const Expr& x, double lo, double hi) {
-    auto attrs = make_ref<ops::ClipAttrs>();
-    auto* c = const_cast<ops::ClipAttrs*>(attrs.get());
-    c->a_min = lo;
-    c->a_max = hi;
-    return call("clip", {x}, attrs);
+    return make_clip(x, lo, hi, loc_);
 }
 
 Expr QnnArithmetic::reshape(const Expr& x, std::vector<int64_t> shape) {

@@ -168,13 +168,6 @@ private:
                hi == std::floor(hi) && range->first <= lo && hi <= range->second;
     }
 
-    Expr clip(const Expr& x, double lo, double hi, const SourceLoc& loc) {
-        ops::ClipAttrs a;
-        a.a_min = lo;
-        a.a_max = hi;
-        return make_call(*find_op("clip"), {x}, make_ref<ops::ClipAttrs>(a), loc);
-    }
-
     Expr simplify_cast(const Expr& e, const Call& call) {
         const Expr& x = call.args[0];
         if (keeps_type(x, e)) return x;
@@ -202,7 +195,7 @@ private:
             const auto& a = attrs_of<ops::ClipAttrs>(*inner);
             double lo = std::max(a.a_min, outer.a_min), hi = std::min(a.a_max, outer.a_max);
             if (!(lo <= hi)) return e;
-            Expr merged = clip(inner->args[0], lo, hi, call.loc);
+            Expr merged = make_clip(inner->args[0], lo, hi, call.loc);
             return keeps_type(merged, e) ? merged : e;
         }
         // clip(cast<int>(clip(y, a, b)), c, d) of a float y, [c, d] inside [a, b] as y's type
@@ -219,8 +212,9 @@ private:
             outer.a_max > *hi) {
             return e;
         }
-        Expr moved = make_call(cast->op, {clip(first->args[0], outer.a_min, outer.a_max, call.loc)},
-                               cast->attrs, call.loc);
+        Expr moved =
+            make_call(cast->op, {make_clip(first->args[0], outer.a_min, outer.a_max, call.loc)},
+                      cast->attrs, call.loc);
         return keeps_type(moved, e) ? moved : e;
     }
 

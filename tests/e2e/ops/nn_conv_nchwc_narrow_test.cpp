@@ -59,16 +59,6 @@ std::vector<Int8Case> int8_cases() {
     };
 }
 
-ops::Conv2DAttrs plain_attrs(const Int8Case& c, bool bf16) {
-    ops::Conv2DAttrs a;
-    a.strides = c.strides;
-    a.padding = c.padding;
-    a.dilation = c.dilation;
-    a.groups = c.groups;
-    a.out_dtype = bf16 ? DataType::float32() : DataType::int32();
-    return a;
-}
-
 ops::Conv2DNCHWcAttrs blocked_attrs(const Int8Case& c, bool bf16) {
     ops::Conv2DNCHWcAttrs a;
     a.strides = c.strides;
@@ -77,6 +67,11 @@ ops::Conv2DNCHWcAttrs blocked_attrs(const Int8Case& c, bool bf16) {
     a.groups = c.groups;
     a.out_dtype = bf16 ? DataType::float32() : DataType::int32();
     return a;
+}
+
+// The same convolution as nn.conv2d computes it (the reference's attributes).
+ops::Conv2DAttrs plain_attrs(const Int8Case& c, bool bf16) {
+    return ops::conv2d_attrs_of(blocked_attrs(c, bf16));
 }
 
 // The weight as alter_op_layout gives it: in words for one group, OIHW1i<b>o for depthwise.

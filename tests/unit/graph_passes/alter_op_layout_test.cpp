@@ -269,23 +269,27 @@ TEST(AlterOpLayout, ConvolutionsWithoutABlockedFormStay) {
     }
 }
 
-// A constant int8 weight of ones.
-Expr int8_weight(const std::vector<int64_t>& shape) {
-    auto a = runtime::NDArray::empty(shape, DLDataType{kDLInt, 8, 1});
-    std::fill_n(a.data<int8_t>(), a.num_elements(), int8_t{1});
+// A constant weight of `shape` and type `t`, zeros (its values do not matter to the layouts).
+Expr typed_weight(const std::vector<int64_t>& shape, DLDataType t) {
+    auto a = runtime::NDArray::empty(shape, t);
+    std::memset(a.raw_data(), 0, a.nbytes());
     return make_constant(a);
 }
+
+// nn.conv2d attributes: `groups`, `pad` on every side, sums in `out_dtype`.
+Ref<Attrs> typed_conv_attrs(int64_t groups, int64_t pad, DataType out_dtype) {
+    ops::Conv2DAttrs a;
+    a.groups = groups;
+    a.padding = {pad, pad, pad, pad};
+    a.out_dtype = out_dtype;
+    return make_ref<ops::Conv2DAttrs>(a);
+}
+
+const DLDataType kInt8{kDLInt, 8, 1}, kBfloat16{kDLBfloat, 16, 1}, kFloat16{kDLFloat, 16, 1};
 
 TEST(AlterOpLayout, QuantizedConvolutionsStayBlockedThroughTheirEpilogues) {
     // uint8 x int8 convolutions summed in int32, each requantized back to uint8 by elementwise
     // ops: 1x1 16 -> 32, depthwise 3x3 on 32, 1x1 32 -> 24 (a block of 8).
-    auto int32_sums = [](int64_t groups, int64_t pad) {
-        ops::Conv2DAttrs a;
-        a.groups = groups;
-        a.padding = {pad, pad, pad, pad};
-        a.out_dtype = DataType::int32();
-        return make_ref<ops::Conv2DAttrs>(a);
-    };
     auto requantize = [](const Expr& sums) {
         ops::ClipAttrs clip;
         clip.a_min = 0;
@@ -296,9 +300,12 @@ TEST(AlterOpLayout, QuantizedConvolutionsStayBlockedThroughTheirEpilogues) {
                     make_ref<ops::CastAttrs>(cast));
     };
     auto x = tensor_var("x", {1, 16, 8, 8}, DataType::uint(8));
-    Expr a = requantize(call("nn.conv2d", {x, int8_weight({32, 16, 1, 1})}, int32_sums(1, 0)));
-    Expr b = requantize(call("nn.conv2d", {a, int8_weight({32, 1, 3, 3})}, int32_sums(32, 1)));
-    Expr c = call("nn.conv2d", {b, int8_weight({24, 32, 1, 1})}, int32_sums(1, 0));
+    Expr a = requantize(call("nn.conv2d", {x, typed_weight({32, 16, 1, 1}, kInt8)},
+                             typed_conv_attrs(1, 0, DataType::int32())));
+    Expr b = requantize(call("nn.conv2d", {a, typed_weight({32, 1, 3, 3}, kInt8)},
+                             typed_conv_attrs(32, 1, DataType::int32())));
+    Expr c = call("nn.conv2d", {b, typed_weight({24, 32, 1, 1}, kInt8)},
+                  typed_conv_attrs(1, 0, DataType::int32()));
     Ref<Function> f = make_function({x}, c);
     IRModule m = alter_op_layout(module_of(f), test_context());
     const Expr& body = m.main()->body;
@@ -319,30 +326,18 @@ TEST(AlterOpLayout, QuantizedConvolutionsStayBlockedThroughTheirEpilogues) {
 }
 
 TEST(AlterOpLayout, NarrowConvolutionsWithoutABlockedFormStay) {
-    auto weight = [](const std::vector<int64_t>& shape, DLDataType t) {
-        auto a = runtime::NDArray::empty(shape, t);
-        std::memset(a.raw_data(), 0, a.nbytes());
-        return make_constant(a);
-    };
-    auto sums = [](int64_t groups, DataType t) {
-        ops::Conv2DAttrs a;
-        a.groups = groups;
-        a.out_dtype = t;
-        return make_ref<ops::Conv2DAttrs>(a);
-    };
-    const DLDataType i8{kDLInt, 8, 1}, bf16{kDLBfloat, 16, 1}, f16{kDLFloat, 16, 1};
     auto x8 = tensor_var("x", {1, 16, 8, 8}, DataType::int_(8));
     auto xb = tensor_var("x", {1, 16, 8, 8}, DataType::bfloat16());
     auto xh = tensor_var("x", {1, 16, 8, 8}, DataType::float16());
     std::vector<Ref<Function>> fs = {
         // int8 data of one group: vpdpbusd reads unsigned data.
-        make_function(
-            {x8}, call("nn.conv2d", {x8, weight({16, 16, 1, 1}, i8)}, sums(1, DataType::int32()))),
+        make_function({x8}, call("nn.conv2d", {x8, typed_weight({16, 16, 1, 1}, kInt8)},
+                                 typed_conv_attrs(1, 0, DataType::int32()))),
         // bfloat16 summed in bfloat16, and float16.
-        make_function({xb}, call("nn.conv2d", {xb, weight({16, 16, 1, 1}, bf16)},
-                                 sums(1, DataType::void_()))),
-        make_function(
-            {xh}, call("nn.conv2d", {xh, weight({16, 16, 1, 1}, f16)}, sums(1, DataType::void_()))),
+        make_function({xb}, call("nn.conv2d", {xb, typed_weight({16, 16, 1, 1}, kBfloat16)},
+                                 typed_conv_attrs(1, 0, DataType::void_()))),
+        make_function({xh}, call("nn.conv2d", {xh, typed_weight({16, 16, 1, 1}, kFloat16)},
+                                 typed_conv_attrs(1, 0, DataType::void_()))),
     };
     for (size_t i = 0; i < fs.size(); ++i) {
         EXPECT_TRUE(alter_op_layout(module_of(fs[i]), test_context()).main().same_as(fs[i])) << i;
@@ -352,25 +347,15 @@ TEST(AlterOpLayout, NarrowConvolutionsWithoutABlockedFormStay) {
 TEST(AlterOpLayout, BfloatConvolutionsTakeTheirWeightInWords) {
     // to_mixed_precision's convolution: bfloat16 operands summed in float32, one group and
     // depthwise.
-    auto bf16_weight = [](const std::vector<int64_t>& shape) {
-        auto a = runtime::NDArray::empty(shape, DLDataType{kDLBfloat, 16, 1});
-        std::fill_n(a.data<uint16_t>(), a.num_elements(), uint16_t{0x3f80});  // 1.0
-        return make_constant(a);
-    };
-    auto float_sums = [](int64_t groups) {
-        ops::Conv2DAttrs a;
-        a.groups = groups;
-        a.padding = {1, 1, 1, 1};
-        a.out_dtype = DataType::float32();
-        return make_ref<ops::Conv2DAttrs>(a);
-    };
     auto x = tensor_var("x", {1, 16, 8, 8}, DataType::bfloat16());
-    Expr a = call("nn.conv2d", {x, bf16_weight({16, 1, 3, 3})}, float_sums(16));
+    Expr a = call("nn.conv2d", {x, typed_weight({16, 1, 3, 3}, kBfloat16)},
+                  typed_conv_attrs(16, 1, DataType::float32()));
     ops::CastAttrs cast;
     cast.dtype = DataType::bfloat16();
     Expr b = call("nn.conv2d",
-                  {call("cast", {a}, make_ref<ops::CastAttrs>(cast)), bf16_weight({32, 16, 3, 3})},
-                  float_sums(1));
+                  {call("cast", {a}, make_ref<ops::CastAttrs>(cast)),
+                   typed_weight({32, 16, 3, 3}, kBfloat16)},
+                  typed_conv_attrs(1, 1, DataType::float32()));
     IRModule m = alter_op_layout(module_of(make_function({x}, b)), test_context());
     const Expr& body = m.main()->body;
     EXPECT_TRUE(type_equal(body->type, b->type));
