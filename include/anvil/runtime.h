@@ -88,6 +88,11 @@ ANVIL_API int anvil_set_num_threads(int num_threads);
 ANVIL_API void* anvil_workspace_alloc(int64_t nbytes);
 ANVIL_API void anvil_workspace_free(void* ptr);
 
+/* ---- AMX ---------------------------------------------------------------------------------
+ * Asks Linux once per process for the AMX tile state that kernels with AMX tile products use;
+ * 0 when granted, else -1 with the last error set. Generated kernels call it themselves. */
+ANVIL_API int anvil_request_amx(void);
+
 /* ---- tensors ------------------------------------------------------------------------------
  * anvil_tensor_alloc makes a dense row-major tensor with 64-byte aligned data on the CPU. */
 /* The allocation owns the shape array (strides are NULL: compact row-major). An element takes

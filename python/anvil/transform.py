@@ -143,7 +143,8 @@ class ToMixedPrecision(Pass):
     half-precision operands and sum in float32; ops exact in half precision (relu, add, max
     pooling, reshapes, ...) follow their operands; softmax, exp, norms, means and long sums stay
     float32. Constant weights are converted at once; the module's inputs and outputs keep their
-    types. With bfloat16 the convolutions use AVX-512 BF16's vdpbf16ps where the target has it.
+    types. With bfloat16 the convolutions use AMX tile products (tdpbf16ps) or AVX-512 BF16's
+    vdpbf16ps where the target has them.
 
     missing_op_mode, for ops that the pass's table does not list (they stay float32): 0 raises a
     UserError naming them, 1 warns (the default), 2 is silent."""

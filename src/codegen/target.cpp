@@ -357,6 +357,13 @@ tir::LowerContext make_lower_context(const Target& target) {
     tir::LowerContext ctx;
     ctx.vector_bits = target.vector_bits();
     ctx.is_gpu = target.kind == "cuda";
+    // AMX tiles need the OS's permission, which the runtime asks of Linux (amx_permission.cpp).
+    const llvm::Triple triple(target.mtriple);
+    if (target.kind == "llvm" && triple.isX86() && triple.isOSLinux()) {
+        const bool tiles = target.has_feature("amx-tile");
+        ctx.amx_bf16 = tiles && target.has_feature("amx-bf16");
+        ctx.amx_int8 = tiles && target.has_feature("amx-int8");
+    }
     return ctx;
 }
 

@@ -218,6 +218,17 @@ private:
             c.flops = 4 * op->dtype.lanes();  // two multiply-adds per lane
         } else if (intrin::is_math(op->name) && op->dtype.is_floating()) {
             c.flops = op->dtype.lanes();
+        } else if (op->name == intrin::kAmxTileConfig && op->args.size() == 6) {
+            // The shapes of the products that follow it (they run after it in the order
+            // counted): C's rows and row bytes, A's row bytes.
+            const int64_t* rows = as_const_int(op->args[0]);
+            const int64_t* c_bytes = as_const_int(op->args[1]);
+            const int64_t* a_bytes = as_const_int(op->args[3]);
+            tile_words_ = rows && c_bytes && a_bytes ? *rows * (*c_bytes / 4) * (*a_bytes / 4) : -1;
+        } else if (op->name == intrin::kAmxTileDotBF16 || op->name == intrin::kAmxTileDotU8S8) {
+            // Per word product, as dot_bf16 / dot_u8s8 count per lane.
+            if (tile_words_ < 0) return Count::none();
+            c.flops = tile_words_ * (op->name == intrin::kAmxTileDotBF16 ? 4 : 8);
         }
         for (const auto& a : op->args) c = plus(c, flops(a));
         return c;
@@ -324,6 +335,7 @@ private:
     std::unordered_set<const Var*> loop_vars_;       // loops around the statement counted
     std::unordered_map<const Var*, PrimExpr> lets_;  // let variables in scope
     int64_t budget_ = 2'000'000;                     // statement visits left
+    int64_t tile_words_ = -1;  // word products per AMX tile product (the last configuration)
 };
 
 }  // namespace

@@ -8,10 +8,11 @@
 //   fma counts 2; any other math intrinsic call (exp, sqrt, floor, ...) counts 1 per lane.
 //   A dot_u8s8 (the quantized convolutions' four int8 multiply-adds per lane) counts 8 per
 //   lane, so that int8 kernels report their operations per second too; a dot_bf16 (two
-//   bfloat16 multiply-adds per lane) counts 4. Other integer and index
-//   arithmetic, comparisons, selects, casts, loads and stores count nothing.
-//   So a multiply-accumulate is 2, and a conv2d or dense counts 2 * MACs plus whatever its fused
-//   bias, activation or residual add compute per output element.
+//   bfloat16 multiply-adds per lane) counts 4. An AMX tile product counts as many (8 or 4) per
+//   product of words: rows x columns x words, from the last amx_tile_config. Other integer and
+//   index arithmetic, comparisons, selects, casts, loads and stores count nothing. So a
+//   multiply-accumulate is 2, and a conv2d or dense counts 2 * MACs plus whatever its fused bias,
+//   activation or residual add compute per output element.
 // - It counts what the kernel executes: work on zero padding or on padded weight blocks counts;
 //   exp, tanh, erf, sigmoid and log count the + - * / min max of their polynomial expansions
 //   (tir's lower_intrinsics runs before), not 1.

@@ -31,6 +31,11 @@ bool is_cpu(const tir::LowerContext& ctx) {
     return !ctx.is_gpu;
 }
 
+// Not in checked builds: their checks see a tile's first element only, so the loops stay.
+bool has_amx(const tir::LowerContext& ctx) {
+    return (ctx.amx_bf16 || ctx.amx_int8) && ctx.bound_checks == tir::BoundChecks::off;
+}
+
 bool is_checked(const tir::LowerContext& ctx) {
     return ctx.bound_checks != tir::BoundChecks::off;
 }
@@ -40,7 +45,9 @@ bool may_remove_checks(const tir::LowerContext& ctx) {
     return ctx.bound_checks != tir::BoundChecks::all;
 }
 
-// THE loop-IR pipeline. Guards from non-divisible splits are partitioned away before
+// THE loop-IR pipeline. AMX tile products are recognized on the first simplify's flat indices
+// and before partitioning, vectorizing and unrolling reshape the loops they match. Guards from
+// non-divisible splits are partitioned away before
 // vectorizing, so the main loops vectorize; math intrinsics are lowered after vectorizing so
 // they are lowered once, on vector types. Bound checks go in last, on the accesses the code
 // generator will make (vector, masked), before storage reuse (so each buffer is checked against
@@ -49,6 +56,7 @@ bool may_remove_checks(const tir::LowerContext& ctx) {
 const TirPassEntry kTirPipeline[] = {
     {"flatten_storage", tir::flatten_storage},
     {"simplify", tir::simplify},
+    {"tensorize_amx", tir::tensorize_amx, has_amx},
     {"partition_loops", tir::partition_loops},
     {"simplify", tir::simplify},
     {"vectorize_loops", tir::vectorize_loops, is_cpu},

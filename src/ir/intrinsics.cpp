@@ -25,7 +25,14 @@ constexpr std::array<std::pair<const char*, int>, 6> kBitwiseTable = {{
 
 bool is_math(const std::string& name) {
     return arity(name) >= 0 && !is_integer_elementwise(name) && !is_dot(name) &&
-           name != kReinterpret && name != kLikely && name != kIfThenElse && name != kPrefetch;
+           name != kReinterpret && name != kLikely && name != kIfThenElse && name != kPrefetch &&
+           !is_amx(name);
+}
+
+bool is_amx(const std::string& name) {
+    return name == kAmxTileConfig || name == kAmxTileRelease || name == kAmxTileZero ||
+           name == kAmxTileLoad || name == kAmxTileStore || name == kAmxTileDotBF16 ||
+           name == kAmxTileDotU8S8;
 }
 
 bool is_integer_elementwise(const std::string& name) {
@@ -51,6 +58,10 @@ int arity(const std::string& name) {
         if (name == n) return a;
     }
     if (is_dot(name)) return 2;
+    if (name == kAmxTileConfig) return 6;
+    if (name == kAmxTileRelease) return 0;
+    if (name == kAmxTileZero) return 1;
+    if (is_amx(name)) return 3;  // load, store, the products
     return -1;
 }
 

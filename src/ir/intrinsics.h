@@ -71,6 +71,35 @@ inline constexpr const char* kDotU8S8 = "dot_u8s8";
 // input channels (ops/conv_words.cpp).
 inline constexpr const char* kDotBF16 = "dot_bf16";
 
+// AMX tile products (Intel AMX-TILE with AMX-BF16 / AMX-INT8), made by tir's tensorize_amx,
+// each evaluated for its effect (int32 0) on the thread's tile registers 0..2, numbered by
+// constant arguments:
+//   amx_tile_config(rows0, bytes0, rows1, bytes1, rows2, bytes2): asks the OS for the tile
+//     state once per process (anvil_request_amx; a kernel fails where the OS refuses), then
+//     configures tiles 0..2 (palette 1) as `rows` rows (1..16) of `bytes` bytes (4..64, whole
+//     words); amx_tile_release(): returns the tiles to their initial state (Intel's advice at
+//     the end of tile work: a thread holding tile state saves 8 KiB more per context switch).
+//   amx_tile_zero(t); amx_tile_load(t, buf[index], stride) and amx_tile_store(t, buf[index],
+//     stride): the tile's rows from / to the element buf[index] on, `stride` bytes apart
+//     (the load is an address, not an access);
+//   amx_tile_dot_bf16(c, a, b) (tdpbf16ps) and amx_tile_dot_u8s8(c, a, b) (tdpbusd): tile c
+//     (float32 / int32, M x N) += a (M x K words) times b (K x N words), the products of words
+//     those of dot_bf16 / dot_u8s8. uint8 x int8 sums are exact in int32 (as dot_u8s8's);
+//     bfloat16 ones add each product to the float32 sum with one rounding (an FMA, subnormals
+//     flushed), where acc + dot_bf16 may round each pair's sum first: they agree within float32
+//     rounding.
+inline constexpr const char* kAmxTileConfig = "amx_tile_config";
+inline constexpr const char* kAmxTileRelease = "amx_tile_release";
+inline constexpr const char* kAmxTileZero = "amx_tile_zero";
+inline constexpr const char* kAmxTileLoad = "amx_tile_load";
+inline constexpr const char* kAmxTileStore = "amx_tile_store";
+inline constexpr const char* kAmxTileDotBF16 = "amx_tile_dot_bf16";
+inline constexpr const char* kAmxTileDotU8S8 = "amx_tile_dot_u8s8";
+// The tiles the calls above may name (the configuration's).
+inline constexpr int kAmxTiles = 3;
+// True for the AMX calls above (effects on the tile registers and memory; never pure).
+bool is_amx(const std::string& name);
+
 // True for the names above that take and return floats elementwise.
 bool is_math(const std::string& name);
 // True for the bit operations above: pure, elementwise, on integers.

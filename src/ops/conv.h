@@ -162,7 +162,8 @@ struct Conv2DPackedAttrs : graph::AttrsBase<Conv2DPackedAttrs> {
 // products in the sum's type; one group with the weight in words of P input channels (P = 4
 // for int8, 2 for bfloat16; pack_weight_words with block ob): int32 [O/ob, ceil(C/P), KH, KW,
 // ob], data NCHW<ib>c with ib a multiple of P (a word is P channels of one block) or NCHW,
-// summed by dot_u8s8 (vpdpbusd) or dot_bf16 (vdpbf16ps).
+// summed by dot_u8s8 (vpdpbusd) or dot_bf16 (vdpbf16ps), or by AMX tile products on targets
+// with them (schedule_conv2d_nchwc_amx, tir's tensorize_amx).
 // Other groups are not blocked (nn.conv2d keeps them).
 struct Conv2DNCHWcAttrs : graph::AttrsBase<Conv2DNCHWcAttrs> {
     static constexpr const char* kTypeName = "Conv2DNCHWcAttrs";

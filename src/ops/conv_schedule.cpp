@@ -7,8 +7,10 @@
 //   direct (depthwise, short reductions): row vectors, per channel plane or in tiles of output
 //                        channels (schedule_conv2d_direct_x86);
 //   nn.conv2d_nchwc      register tile of output pixels x channel blocks, stored as it is
-//                        (schedule_conv2d_nchwc_x86; float32 FMAs, or one vpdpbusd per word
-//                        of uint8 or bfloat16 channels); depthwise: schedule_blocked_windows.
+//                        (schedule_conv2d_nchwc_x86; float32 FMAs, or one vpdpbusd / vdpbf16ps
+//                        per word of uint8 / bfloat16 channels); on AMX targets the words form
+//                        as tile products (schedule_conv2d_nchwc_amx); depthwise:
+//                        schedule_blocked_windows.
 #include <algorithm>
 
 #include "ops/conv.h"
@@ -170,6 +172,65 @@ void schedule_conv2d_pointwise_x86(te::Schedule& s, const te::Tensor& anchor,
     sa.vectorize(tl);
 }
 
+// The output pixels per AMX tile: the largest divisor of the row `ow` that a tile holds
+// (16 rows), so that every tile is whole; 0 where that leaves fewer than 4 (a tile product of
+// a few rows costs nearly as much as one of 16).
+int64_t amx_rows(int64_t ow) {
+    for (int64_t r = std::min<int64_t>(ow, 16); r >= 4; --r) {
+        if (ow % r == 0) return r;
+    }
+    return 0;
+}
+
+// Words of channels per AMX tile product of nn.conv2d_nchwc's words form `red` (reduction axes
+// `ar`: rc, ry, rx) on this target: the words of one data block (8 at least) up to a 64-byte
+// tile row, where the target has the tile product for its type, the data is blocked (a block's
+// words adjacent in memory: a tile row is one pixel's), the output block fits a tile row and
+// the row has amx_rows; else 0 (the vdpbf16ps / vpdpbusd register tile).
+int64_t amx_words(const te::ScheduleContext& ctx, const te::Tensor& red,
+                  const std::vector<Ref<IterVar>>& ar) {
+    if (ar.size() != 3 || is_word_form(red)) return 0;
+    const auto& data = red.op.as<te::ComputeOp>()->inputs[0]->buffer;
+    if (data->shape.size() != 5) return 0;
+    const bool bf16 = data->dtype.is_bfloat();
+    if (!(bf16 ? ctx.target.amx_bf16 : ctx.target.amx_int8)) return 0;
+    const int64_t* block = as_const_int(data->shape[4]);
+    const int64_t* ob = as_const_int(red.shape()[4]);
+    const int64_t* ow = as_const_int(red.shape()[3]);
+    if (!block || !ob || !ow || *ob > 16 || amx_rows(*ow) == 0) return 0;
+    // Half a tile row at least: a product of 16-byte rows (uint8 in 16-channel blocks) does
+    // no more than vpdpbusd does in the same time, where 32-byte rows of bfloat16 still beat
+    // vdpbf16ps (measured on a Xeon with AMX, bench/README.md: MobileNetV2's int8 1x1
+    // convolutions up to 2x slower on 16-byte rows; a bfloat16 one 2x faster on 32-byte rows).
+    const int64_t block_words = *block / (bf16 ? 2 : 4);
+    if (block_words < 8) return 0;
+    int64_t k = std::min<int64_t>(block_words, 16);
+    while (block_words % k != 0) --k;  // whole products per block
+    return k;
+}
+
+// The words form as AMX tile products (tir's tensorize_amx makes them of this loop nest): per
+// task, `rows` output pixels (amx_rows) by the output block, accumulated in a tile register
+// over `k_words` words of channels per product; the local accumulator is the tile's store.
+// (Without tensorize_amx, in checked builds, the nest runs as the scalar loops it is.)
+void schedule_conv2d_nchwc_amx(te::Schedule& s, const te::Tensor& out, const te::Tensor& acc,
+                               int64_t work, const te::ScheduleContext& ctx, int64_t k_words) {
+    const int64_t rows = amx_rows(const_dim(out.shape()[3], "conv2d_nchwc output width"));
+    te::StageRef so = s[out];
+    auto ax = so.op_axis();  // n, channel block, oh, ow, channel
+    auto [wo, wi] = so.split(ax[3], rows);
+    so.reorder({ax[0], ax[1], ax[2], wo, wi, ax[4]});
+    so.vectorize(ax[4]);
+    fuse_parallel(so, parallel_axes(ctx, {ax[0], ax[1], ax[2]}), work);
+    te::StageRef sa = s[acc];
+    sa.compute_at(so, wo);
+    auto aa = sa.op_axis();
+    auto ar = sa.op_reduce_axis();  // rc, ry, rx
+    auto [rco, rci] = sa.split(ar[0], k_words);
+    // The tile's rows (M) and columns (N) outside, its words (K) innermost.
+    sa.reorder({aa[3], aa[4], rco, ar[1], ar[2], rci});
+}
+
 }  // namespace
 
 void schedule_conv2d_generic(te::Schedule& s, const te::Tensor& anchor,
@@ -242,6 +303,10 @@ void schedule_conv2d_nchwc_x86(te::Schedule& s, const te::Tensor& anchor,
     for (const auto& r : ar) work *= const_dim(r->dom.extent, "conv2d_nchwc reduction");
     if (depthwise) {
         schedule_blocked_windows(s, out, acc, work, ctx, staged, true);
+        return;
+    }
+    if (const int64_t k_words = amx_words(ctx, red, ar); k_words > 0) {
+        schedule_conv2d_nchwc_amx(s, out, acc, work, ctx, k_words);
         return;
     }
     const int lanes = vector_lanes(ctx);

@@ -11,7 +11,8 @@
 // The result has the blocked form [N, O/16, OH, OW, 16] the x86 schedule tiles
 // (schedule_conv2d_x86), then NCHW. nn.conv2d_nchwc's words form (conv2d_nchwc_words) reads
 // the same words straight from NCHW<b>c data (a word is P adjacent channels of a block, no
-// staging), with the weight in blocks of 8 or 16 output channels, and stays blocked.
+// staging), with the weight in blocks of 8 or 16 output channels, and stays blocked; on AMX
+// targets its schedule makes tile products of it (tdpbf16ps / tdpbusd: tir's tensorize_amx).
 #include <array>
 
 #include "ir/intrinsics.h"

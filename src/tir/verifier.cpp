@@ -95,7 +95,35 @@ protected:
                 report("prefetch takes one scalar load (the element whose cache line to fetch)");
             }
         }
+        if (intrin::is_amx(op->name)) check_amx(op);
         ExprVisitor::visit_(op);
+    }
+
+    // Tile numbers and shapes are immediates; loads and stores name their first element.
+    void check_amx(const Call* op) {
+        if (op->args.size() != static_cast<size_t>(intrin::arity(op->name))) {
+            report(op->name + " takes " + std::to_string(intrin::arity(op->name)) + " arguments");
+            return;
+        }
+        const bool config = op->name == intrin::kAmxTileConfig;
+        const bool memory = op->name == intrin::kAmxTileLoad || op->name == intrin::kAmxTileStore;
+        for (size_t i = 0; i < op->args.size(); ++i) {
+            if (memory && i == 1) {
+                auto* load = op->args[i].as<Load>();
+                if (!load || !load->dtype.is_scalar()) {
+                    report(op->name + " takes the scalar load of the tile's first element");
+                }
+                continue;
+            }
+            if (memory && i == 2) continue;  // the stride
+            const int64_t* v = as_const_int(op->args[i]);
+            // Tile numbers; a configuration's rows (1..16) and row bytes (whole words, <= 64).
+            const bool ok = !v           ? false
+                            : !config    ? *v >= 0 && *v < intrin::kAmxTiles
+                            : i % 2 == 0 ? *v >= 1 && *v <= 16
+                                         : *v >= 4 && *v <= 64 && *v % 4 == 0;
+            if (!ok) report(op->name + " takes constant tile numbers and shapes in range");
+        }
     }
 
     void visit_(const Reduce*) override {

@@ -684,6 +684,7 @@ llvm::Value* CodeGenLLVM::emit_(const Call* op) {
     }
     if (op->name == intrin::kIfThenElse) return emit_if_then_else(op);
     if (op->name == intrin::kPrefetch) return emit_prefetch(op);
+    if (intrin::is_amx(op->name)) return emit_amx(op);
     if (intrin::is_math(op->name)) return emit_call_intrinsic(op);
     if (op->name == intrin::kDotU8S8) {
         return emit_dot_u8s8(op, llvm::Constant::getNullValue(llvm_type(op->dtype)));

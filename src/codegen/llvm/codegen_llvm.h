@@ -119,6 +119,10 @@ private:
     // prefetch(buf[index]): llvm.prefetch of the element's address (no inbounds: it may lie
     // past the buffer's end); the call's value is 0.
     llvm::Value* emit_prefetch(const Call* op);
+    // The AMX tile calls (ir/intrinsics.h; codegen_amx.cpp); the call's value is 0.
+    llvm::Value* emit_amx(const Call* op);
+    // The address of argument i of an AMX call, a scalar load (the tile's first element).
+    llvm::Value* tile_address(const Call* op, size_t i);
     // Odd-length contiguous accesses as masked ones of `masked_width` lanes (0: plain access).
     int masked_width(const Buffer& buffer, DataType t) const;
     llvm::Value* lane_mask(int lanes, int width);

@@ -86,6 +86,8 @@ llvm::FunctionCallee CodeGenLLVM::runtime_function(const std::string& name) {
         fty = llvm::FunctionType::get(i32_, {ptr_, ptr_, ptr_, i32_, ptr_, ptr_}, false);
     } else if (name == "anvil_func_free") {
         fty = llvm::FunctionType::get(i32_, {ptr_}, false);
+    } else if (name == "anvil_request_amx") {
+        fty = llvm::FunctionType::get(i32_, {}, false);
     } else if (name == "snprintf") {
         fty = llvm::FunctionType::get(i32_, {ptr_, i64_, ptr_}, true);
     } else {

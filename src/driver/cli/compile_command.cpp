@@ -143,7 +143,7 @@ void add_compile_command(CLI::App& app, int* status) {
     cmd->add_option("-O,--opt-level", args->opt_level, "optimization level")
         ->check(CLI::Range(0, 3));
     cmd->add_option("--mixed-precision", args->mixed_precision,
-                    "compute in bf16 (bfloat16; vdpbf16ps where the CPU has AVX-512 BF16) or "
+                    "compute in bf16 (bfloat16; AMX tiles or vdpbf16ps where the CPU has them) or "
                     "fp16 where that is safe: products take half-precision operands and sum in "
                     "float32, softmax, norms and long sums stay float32 (graph pass "
                     "to_mixed_precision); inputs and outputs keep their types");

@@ -7,9 +7,9 @@
 // float32 ones, bfloat16 ones summed in float32 (to_mixed_precision's), and quantized ones
 // (uint8 data, int8 weight, int32 sums; int8 data too for depthwise): the bfloat16 and
 // quantized ones of one group take their weight in words of 2 or 4 input channels (vdpbf16ps,
-// vpdpbusd), blocked like their output (8 or 16), and their epilogues compute on the blocks;
-// other grouped convolutions, and any with symbolic shapes or other dtypes, stay nn.conv2d
-// (prepack_weights then packs their weights as before).
+// vpdpbusd or AMX tile products), blocked like their output (8 or 16), and their epilogues compute
+// on the blocks; other grouped convolutions, and any with symbolic shapes or other dtypes, stay
+// nn.conv2d (prepack_weights then packs their weights as before).
 #pragma once
 
 #include <cstdint>

@@ -22,6 +22,9 @@ struct LowerContext {
     int vector_bits = 128;       // widest native vector register (512 with AVX-512)
     int max_unroll_extent = 64;  // unroll_loops leaves larger Unrolled loops as serial loops
     bool is_gpu = false;
+    // AMX tile products (Intel AMX-BF16 / AMX-INT8: tdpbf16ps / tdpbusd) for tensorize_amx.
+    bool amx_bf16 = false;
+    bool amx_int8 = false;
     // Set by the driver from PipelineOptions::checked.
     BoundChecks bound_checks = BoundChecks::off;
     // The function being lowered, for messages the generated code gives (set by the pipeline).
@@ -44,6 +47,13 @@ Stmt flatten_storage(const Stmt& s, const LowerContext& ctx);
 // (the generated entry checks callers' tensors against them) and are indexed by one row-major
 // offset like every other buffer.
 Ref<PrimFunc> flatten_storage(const Ref<PrimFunc>& f, const LowerContext& ctx);
+
+// Requires: flattened storage, simplified indices.  Ensures: where ctx has AMX, each loop nest
+// of a matrix product of words (a tile's rows, its columns, the reduction loops, the words
+// innermost, summing dot_bf16 or dot_u8s8 into a float32 or int32 element that the nest first
+// sets to 0) whose indices a tile can read and write is replaced by AMX tile calls
+// (ir/intrinsics.h): the sum accumulates in a tile register over the reduction loops.
+Stmt tensorize_amx(const Stmt& s, const LowerContext& ctx);
 
 // Requires: flattened storage.  Ensures: no Vectorized loops remain: each becomes vector
 // operations (Ramp/Broadcast and vector Load/Store) of `extent` lanes, or a Serial loop when its

@@ -7,8 +7,11 @@
 // padding, batches, 7-pixel rows), with the x86 and the generic schedules: the integer forms
 // exact against the float reference of the same integers, the bfloat16 ones within float32
 // rounding of the double reference of the same values. Plus the words form's type errors.
+#include <algorithm>
 #include <cmath>
+#include <tuple>
 
+#include "codegen/llvm/llvm_module.h"
 #include "conv_reference.h"
 #include "errors/expect_message.h"
 #include "nn_op_runner.h"
@@ -141,6 +144,44 @@ INSTANTIATE_TEST_SUITE_P(Cases, Conv2DNCHWcNarrow,
                          ::testing::Combine(::testing::Range(0, int(typed_cases().size())),
                                             ::testing::Bool()),
                          case_name);
+
+// On a CPU with AMX the cases with whole 32-byte tile rows (16-channel bfloat16 blocks,
+// 32-channel uint8 ones) and at least 4 pixels per row compile to tile products (the AMX
+// schedule, matched by tensorize_amx); the others, and every case elsewhere, to vdpbf16ps /
+// vpdpbusd. Checked for a Sapphire Rapids target on every machine (compiled, not run) and for
+// this machine, where MatchesTheReference runs whichever form it gets.
+TEST(Conv2DNCHWcNarrowAmx, TileProductsWhereTheCpuHasAmx) {
+    const bool host_amx = Target::host().has_feature("amx-tile");
+    const std::vector<std::tuple<std::string, bool, bool>> cases = {
+        {"3x3", true, true},   {"block32", true, true}, {"block32", false, true},
+        {"3x3", false, false},  // uint8 in 16-channel blocks: 16-byte rows
+        {"odd", true, false},   // 8-channel blocks
+        {"stem", true, false},  // NCHW data
+    };
+    const std::vector<Int8Case> all = int8_cases();
+    for (const std::string target :
+         {"llvm -mtriple=x86_64-pc-linux-gnu -mcpu=sapphirerapids", "llvm -mcpu=native"}) {
+        const bool amx = target != "llvm -mcpu=native" || host_amx;
+        for (const auto& [name, bf16, tiles] : cases) {
+            auto it = std::find_if(all.begin(), all.end(),
+                                   [&](const Int8Case& k) { return k.name == name; });
+            ASSERT_NE(it, all.end()) << name;
+            const Int8Case& c = *it;
+            auto x = bf16 ? testing::random_bfloat16(c.x, 1).first
+                          : testing::random_bytes(c.x, 1, false).first;
+            auto w = bf16 ? testing::random_bfloat16(c.w, 2).first
+                          : testing::random_bytes(c.w, 2, true).first;
+            NDArray xb =
+                c.data_block ? relayout(x, "NCHW", "NCHW" + std::to_string(c.data_block) + "c") : x;
+            testing::OpKernel k =
+                testing::compile_op("nn.conv2d_nchwc", blocked_attrs(c, bf16),
+                                    {xb, blocked_weight(c, w)}, {}, nullptr, target);
+            const std::string text = codegen::get_source(k.module, "asm");
+            EXPECT_EQ(text.find(bf16 ? "tdpbf16ps" : "tdpbusd") != std::string::npos, tiles && amx)
+                << target << ": " << name << (bf16 ? " bf16" : " int8");
+        }
+    }
+}
 
 graph::Type tensor(const Shape& shape, DataType t) {
     return graph::make_tensor_type(shape, t);

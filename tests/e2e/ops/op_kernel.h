@@ -47,11 +47,13 @@ struct OpKernel {
 };
 
 // Compiles `op_name` (then `tail`) on `inputs` (float32 mostly; integer products take integers)
-// with the anchor's schedule, or `schedule` when given. ANVIL_TEST_PRINT_AFTER=PASS prints the loop
+// with the anchor's schedule, or `schedule` when given, for `target` (the host by default; a
+// kernel for another CPU can be compiled, not run). ANVIL_TEST_PRINT_AFTER=PASS prints the loop
 // IR after that pass.
 inline OpKernel compile_op(const std::string& op_name, const graph::Attrs& attrs,
                            const std::vector<runtime::NDArray>& inputs,
-                           const std::vector<TailOp>& tail = {}, Schedule schedule = nullptr) {
+                           const std::vector<TailOp>& tail = {}, Schedule schedule = nullptr,
+                           const std::string& target = "llvm -mcpu=native") {
     const graph::Op& op = ops::get_op(op_name);
     std::vector<graph::Type> types;
     std::vector<te::Tensor> args;
@@ -86,15 +88,15 @@ inline OpKernel compile_op(const std::string& op_name, const graph::Attrs& attrs
     }
     te::Schedule s = te::create_schedule({value});
     for (const auto& t : intermediates) s[t].compute_inline();
-    (schedule ? schedule : op.schedule)(s, anchor, {value},
-                                        te::ScheduleContext{make_lower_context(Target::host())});
+    (schedule ? schedule : op.schedule)(
+        s, anchor, {value}, te::ScheduleContext{make_lower_context(Target::parse(target))});
     auto* tt = out_type.as<graph::TensorType>();
     k.args.push_back(zeros(tt->static_shape(), tt->dtype.str()));
     args.push_back(value);
 
     driver::PipelineOptions options;
     if (const char* p = std::getenv("ANVIL_TEST_PRINT_AFTER")) options.print_after = p;
-    k.module = driver::build(s, args, "llvm -mcpu=native", "kernel", options);
+    k.module = driver::build(s, args, target, "kernel", options);
     k.func = k.module.get_function("kernel");
     return k;
 }

@@ -31,6 +31,31 @@ TEST(CountFlops, MultiplyAccumulateIsTwoPerIteration) {
               4 * 6 * 8 * 2);
 }
 
+TEST(CountFlops, AmxTileProductsCountTheirWordProducts) {
+    // Per task: one configuration (C 14 rows x 16 columns, A rows of 8 words), 3 products of
+    // bfloat16 (4 per word product) and 2 of uint8 (8); 5 tasks.
+    EXPECT_EQ(flops_of(R"(prim_func t(A: bfloat16[1024], B: int32[1024], C: float32[1024]) {
+  for p in [0, 5) parallel {
+    evaluate(call<int32>("amx_tile_config", 14, 64, 14, 32, 8, 64))
+    for r in [0, 3) {
+      evaluate(call<int32>("amx_tile_load", 1, A[r * 32], 32))
+      evaluate(call<int32>("amx_tile_load", 2, B[r * 128], 64))
+      evaluate(call<int32>("amx_tile_dot_bf16", 0, 1, 2))
+    }
+    for r2 in [0, 2) {
+      evaluate(call<int32>("amx_tile_dot_u8s8", 0, 1, 2))
+    }
+    evaluate(call<int32>("amx_tile_store", 0, C[0], 64))
+  }
+})"),
+              5 * 14 * 16 * 8 * (3 * 4 + 2 * 8));
+    // A product without a configuration before it: unknown.
+    EXPECT_EQ(flops_of(R"(prim_func t(C: float32[16]) {
+  evaluate(call<int32>("amx_tile_dot_bf16", 0, 1, 2))
+})"),
+              -1);
+}
+
 TEST(CountFlops, VectorOperationsCountEveryLane) {
     // 16-lane multiply-add (32) and a scalar add (1) broadcast to the lanes, 3 times.
     EXPECT_EQ(flops_of(R"(prim_func v(A: float32[48], B: float32[2], C: float32[48]) {

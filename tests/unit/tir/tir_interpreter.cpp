@@ -173,14 +173,24 @@ Value Interpreter::eval(const PrimExpr& e) {
             }
             // A hint: its load is an address (maybe past the buffer's end), never read.
             if (op->name == intrin::kPrefetch) return out;
+            if (intrin::is_amx(op->name)) {
+                exec_amx(op);
+                return out;
+            }
             std::vector<Value> args;
             for (const auto& a : op->args) args.push_back(widen(eval(a), lanes));
             if (op->name == intrin::kLikely) return args.at(0);
+            if (intrin::is_bitwise(op->name) || intrin::is_dot(op->name)) {
+                return eval_packed(op, args);
+            }
             if (op->name == intrin::kReinterpret) {
                 const Value& a = args.at(0);
                 if (a.dtype.bits() != t.bits()) fail("reinterpret changes width");
                 for (int l = 0; l < lanes; ++l) {
-                    if (t.bits() == 32 && t.is_floating()) {
+                    if (t == DataType::uint(16) && a.dtype.is_bfloat()) {
+                        // A bfloat16's bits: the upper half of its float32's.
+                        out.i[l] = std::bit_cast<uint32_t>(static_cast<float>(a.f[l])) >> 16;
+                    } else if (t.bits() == 32 && t.is_floating()) {
                         out.f[l] = std::bit_cast<float>(static_cast<uint32_t>(a.i[l]));
                     } else if (t.bits() == 32) {
                         out.i[l] = wrap(std::bit_cast<uint32_t>(static_cast<float>(a.f[l])), t);

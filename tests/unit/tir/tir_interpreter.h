@@ -1,11 +1,13 @@
 // A reference interpreter for the loop IR, used by the pass tests to check that a pass keeps
 // the meaning of a program: run it before and after on the same inputs and compare every buffer.
 //
-// Values are vectors of lanes. Integers are held as int64 and wrapped to their width after every
-// operation; floats are held as double and rounded to float32 after every float32 operation, so
-// float32 programs compute exactly what float32 hardware computes for + - * / (double rounding
-// is exact for those). Buffer contents are doubles. Out-of-bounds accesses, reads of unbound
-// variables and unknown calls throw std::runtime_error so a wrong pass fails loudly.
+// Values are vectors of lanes. bfloat16 values are held as the doubles they are; AMX tiles as
+// bytes, the elements they load encoded as the hardware holds them (little-endian). Integers are
+// held as int64 and wrapped to their width after every operation; floats are held as double and
+// rounded to float32 after every float32 operation, so float32 programs compute exactly what
+// float32 hardware computes for + - * / (double rounding is exact for those). Buffer contents are
+// doubles. Out-of-bounds accesses, reads of unbound variables and unknown calls throw
+// std::runtime_error so a wrong pass fails loudly.
 #pragma once
 
 #include <cstdint>
@@ -49,6 +51,18 @@ private:
     Value eval_load(const Load* op, const Value* mask = nullptr);
     Value eval_guarded(const Call* op, const Value& cond, const Value* needed);
     void exec_store(const Store* op);
+    // The packed word operations (tir_interpreter_packed.cpp): bitwise_* and shifts on integer
+    // lanes, dot_u8s8 and dot_bf16; and the AMX tile calls on the tile registers below.
+    Value eval_packed(const Call* op, const std::vector<Value>& args);
+    void exec_amx(const Call* op);
+    // The flat element index of an AMX call's address argument i (a scalar load).
+    int64_t tile_base(const Call* op, size_t i, std::vector<double>** data);
+
+    struct Tile {
+        int64_t rows = 0, bytes = 0;
+        std::vector<uint8_t> data;  // rows x bytes, row-major
+    };
+    std::vector<Tile> tiles_ = std::vector<Tile>(8);
 
     std::unordered_map<const Buffer*, std::vector<double>*> buffers_;
     std::unordered_map<const Var*, std::vector<Value>> vars_;  // a stack per variable

@@ -55,6 +55,37 @@ TEST(TirVerifier, PrefetchTakesOneScalarLoad) {
     expect_invalid(bad, {"prefetch takes one scalar load"});
 }
 
+TEST(TirVerifier, AmxTileCallsTakeConstantTilesAndAFirstElement) {
+    auto A = make_buffer("A", f32, {256});
+    auto i = make_var("i");
+    auto amx = [](const char* name, std::vector<PrimExpr> args) {
+        return make_evaluate(make_call(DataType::int32(), name, std::move(args)));
+    };
+    auto ok = make_prim_func(
+        "ok", {A},
+        make_for(i, 0, 2, ForKind::Serial,
+                 make_seq({amx(intrin::kAmxTileConfig, {16, 64, 16, 64, 16, 64}),
+                           amx(intrin::kAmxTileLoad, {1, make_load(A, {PrimExpr(i) * 16}), 64}),
+                           amx(intrin::kAmxTileStore, {1, make_load(A, {0}), PrimExpr(i) * 64})})));
+    EXPECT_NO_THROW(verify(ok));
+    expect_invalid(make_prim_func("bad", {A}, amx(intrin::kAmxTileLoad, {1, 1.0f, 64})),
+                   {"takes the scalar load of the tile's first element"});
+    expect_invalid(make_prim_func("bad", {A},
+                                  make_for(i, 0, 2, ForKind::Serial,
+                                           amx(intrin::kAmxTileZero, {PrimExpr(i)}))),
+                   {"takes constant tile numbers and shapes in range"});
+    expect_invalid(make_prim_func("bad", {A}, amx(intrin::kAmxTileZero, {3})),
+                   {"takes constant tile numbers and shapes in range"});
+    expect_invalid(
+        make_prim_func("bad", {A}, amx(intrin::kAmxTileConfig, {16, 64, 17, 64, 16, 64})),
+        {"takes constant tile numbers and shapes in range"});
+    expect_invalid(
+        make_prim_func("bad", {A}, amx(intrin::kAmxTileConfig, {16, 64, 16, 62, 16, 64})),
+        {"takes constant tile numbers and shapes in range"});
+    expect_invalid(make_prim_func("bad", {A}, amx(intrin::kAmxTileDotBF16, {0, 1})),
+                   {"amx_tile_dot_bf16 takes 3 arguments"});
+}
+
 TEST(TirVerifier, RejectsUndefinedVariables) {
     auto A = make_buffer("A", f32, {16});
     auto i = make_var("i"), k = make_var("k");
