@@ -33,6 +33,11 @@ Ref<PrimFunc> run_pass(const std::string& pass, const Ref<PrimFunc>& f) {
     if (pass == "reuse_storage") fn = reuse_storage;
     if (pass == "lower_intrinsics") fn = lower_intrinsics;
     if (pass == "instrument_bound_checkers") fn = instrument_bound_checkers;
+    if (pass == "tensorize_amx") {
+        // A target with both AMX kinds (the file: a bfloat16 convolution the AMX schedule made).
+        ctx.amx_bf16 = ctx.amx_int8 = true;
+        fn = tensorize_amx;
+    }
     EXPECT_NE(fn, nullptr) << "unknown pass " << pass;
     return fn ? with_body(f, fn(f->body, ctx)) : f;
 }
@@ -51,7 +56,8 @@ TEST_P(PassGolden, MatchesAfterFile) {
 const std::vector<std::string> kPasses = {
     "simplify",      "flatten_storage",  "vectorize_loops",
     "unroll_loops",  "prefetch_streams", "partition_loops",
-    "reuse_storage", "lower_intrinsics", "instrument_bound_checkers"};
+    "reuse_storage", "lower_intrinsics", "instrument_bound_checkers",
+    "tensorize_amx"};
 
 INSTANTIATE_TEST_SUITE_P(TirPasses, PassGolden, ::testing::ValuesIn(kPasses));
 
