@@ -45,14 +45,13 @@ bool may_remove_checks(const tir::LowerContext& ctx) {
     return ctx.bound_checks != tir::BoundChecks::all;
 }
 
-// THE loop-IR pipeline. AMX tile products are recognized on the first simplify's flat indices
-// and before partitioning, vectorizing and unrolling reshape the loops they match. Guards from
-// non-divisible splits are partitioned away before
-// vectorizing, so the main loops vectorize; math intrinsics are lowered after vectorizing so
-// they are lowered once, on vector types. Bound checks go in last, on the accesses the code
-// generator will make (vector, masked), before storage reuse (so each buffer is checked against
-// its own size) and the final simplify (which removes the checks it can prove; it does not run
-// when every check is to stay).
+// THE loop-IR pipeline. AMX tile products are recognized on the first simplify's flat indices,
+// before partitioning, vectorizing and unrolling reshape the loops they match. Guards from
+// non-divisible splits are partitioned away before vectorizing, so the main loops vectorize;
+// math intrinsics are lowered after vectorizing so they are lowered once, on vector types. Bound
+// checks go in last, on the accesses the code generator will make (vector, masked), before storage
+// reuse (so each buffer is checked against its own size) and the final simplify (which removes the
+// checks it can prove; it does not run when every check is to stay).
 const TirPassEntry kTirPipeline[] = {
     {"flatten_storage", tir::flatten_storage},
     {"simplify", tir::simplify},
