@@ -154,4 +154,10 @@ void pre_order_visit(const PrimExpr& e, const std::function<void(const PrimExpr&
     Walker(f).visit(e);
 }
 
+bool uses_var(const PrimExpr& e, const Var* v) {
+    bool found = false;
+    pre_order_visit(e, [&](const PrimExpr& x) { found = found || x.get() == v; });
+    return found;
+}
+
 }  // namespace anvil

@@ -44,5 +44,7 @@ protected:
 
 // Calls `f` on every sub-expression, parents before children.
 void pre_order_visit(const PrimExpr& e, const std::function<void(const PrimExpr&)>& f);
+// Whether `e` reads the variable `v` (by identity).
+bool uses_var(const PrimExpr& e, const Var* v);
 
 }  // namespace anvil

@@ -337,12 +337,6 @@ void schedule_rows(te::Schedule& s, const te::Tensor& t, size_t n_outer,
 
 namespace {
 
-bool uses_var(const PrimExpr& e, const Var* v) {
-    bool found = false;
-    pre_order_visit(e, [&](const PrimExpr& x) { found = found || x.get() == v; });
-    return found;
-}
-
 // Whether every load of `op`'s body that uses reduce axis `k` has it in its last index only, as
 // k itself or k plus terms free of it (a stride-1 walk along the row).
 bool reduces_contiguously(const te::ComputeOp& op, const Var* k) {

@@ -45,24 +45,6 @@ PrimExpr I(int64_t v) {
     return make_int(DataType::int32(), v);
 }
 
-class UsesVar : public ExprVisitor {
-public:
-    explicit UsesVar(const Var* v) : var_(v) {}
-    bool found = false;
-
-protected:
-    void visit_(const Var* op) override { found = found || op == var_; }
-
-private:
-    const Var* var_;
-};
-
-bool uses(const PrimExpr& e, const Var* v) {
-    UsesVar u(v);
-    u.visit(e);
-    return u.found;
-}
-
 // The coefficient of `v` in the integer index `e` where `v` appears only as a term of its own
 // (e = c * v + terms without v), else none.
 std::optional<int64_t> coefficient(const PrimExpr& e, const Var* v) {
@@ -71,7 +53,7 @@ std::optional<int64_t> coefficient(const PrimExpr& e, const Var* v) {
     for (const auto& t : s.terms) {
         if (t.atom.as<Var>() == v) {
             c += s.signed_value(t.coeff);
-        } else if (uses(t.atom, v)) {
+        } else if (uses_var(t.atom, v)) {
             return std::nullopt;
         }
     }
@@ -245,8 +227,8 @@ private:
         // element is the same through them.
         for (const For* r : reduction) {
             const bool serial = r->for_kind == ForKind::Serial || r->for_kind == ForKind::Unrolled;
-            if (!serial || uses(r->min, m) || uses(r->min, n) || uses(r->extent, m) ||
-                uses(r->extent, n) || uses(f, r->var.get())) {
+            if (!serial || uses_var(r->min, m) || uses_var(r->min, n) || uses_var(r->extent, m) ||
+                uses_var(r->extent, n) || uses_var(f, r->var.get())) {
                 return std::nullopt;
             }
         }

@@ -21,14 +21,6 @@ bool plain_index(const PrimExpr& e) {
     return e.is<Var>() || e.is<IntImm>();
 }
 
-bool uses_var(const PrimExpr& e, const Var* v) {
-    bool found = false;
-    pre_order_visit(e, [&](const PrimExpr& x) {
-        if (x.get() == v) found = true;
-    });
-    return found;
-}
-
 struct BodyFacts {
     std::vector<const Load*> loads;
     bool expensive = false;

@@ -188,37 +188,21 @@ TEST(TensorizeAmx, NestsATileCannotComputeAreLeftAlone) {
         EXPECT_TRUE(calls(g->body, intrin::kAmxTileConfig).empty()) << why;
         EXPECT_EQ(dots_left(g->body), dots_left(f->body)) << why;
     };
-    Nest s;
-    untouched(s, LowerContext{}, "no AMX");
-    untouched(s, amx(true, false), "AMX-BF16 only, uint8 products");
-    Nest b = s;
-    b.bf16 = true;
-    untouched(b, amx(false, true), "AMX-INT8 only, bfloat16 products");
-    Nest tall = s;
-    tall.M = 17;
-    untouched(tall, amx(true, true), "17 rows");
-    Nest wide = s;
-    wide.N = 32;
-    untouched(wide, amx(true, true), "128-byte rows of C");
-    Nest gaps = s;
-    gaps.spread = 2;
-    untouched(gaps, amx(true, true), "words not adjacent");
-    Nest spread = s;
-    spread.acc_cols = 32;
-    untouched(spread, amx(true, true), "columns of C not adjacent");
-    Nest deep = s;
-    deep.K = 17;
-    untouched(deep, amx(true, true), "17 words (68-byte rows)");
-    Nest moving = s;
-    moving.acc_by_r = true;
-    untouched(moving, amx(true, true), "the sum's element moves with the reduction");
-    Nest ragged = s;
-    ragged.r_by_m = true;
-    untouched(ragged, amx(true, true), "the reduction's extent depends on the row");
-    Nest parallel_r = s;
-    parallel_r.tasks = 1;
-    parallel_r.r_kind = ForKind::Parallel;
-    untouched(parallel_r, amx(true, true), "a parallel reduction loop");
+    untouched(Nest{}, LowerContext{}, "no AMX");
+    untouched(Nest{}, amx(true, false), "AMX-BF16 only, uint8 products");
+    untouched(Nest{.bf16 = true}, amx(false, true), "AMX-INT8 only, bfloat16 products");
+    // Each a nest a tile cannot compute, on a target with both products.
+    const std::vector<std::pair<Nest, const char*>> shapes = {
+        {Nest{.M = 17}, "17 rows"},
+        {Nest{.N = 32}, "128-byte rows of C"},
+        {Nest{.K = 17}, "17 words (68-byte rows)"},
+        {Nest{.spread = 2}, "words not adjacent"},
+        {Nest{.acc_cols = 32}, "columns of C not adjacent"},
+        {Nest{.acc_by_r = true}, "the sum's element moves with the reduction"},
+        {Nest{.r_by_m = true}, "the reduction's extent depends on the row"},
+        {Nest{.tasks = 1, .r_kind = ForKind::Parallel}, "a parallel reduction loop"},
+    };
+    for (const auto& [nest, why] : shapes) untouched(nest, amx(true, true), why);
 }
 
 TEST(TensorizeAmx, ATaskConfiguresOnceWhereItsProductsAgree) {
