@@ -6,8 +6,8 @@
 #
 # --seconds N   how long each harness runs (default 60)
 # --jobs J      how many harnesses run at once (default 1)
-# HARNESS       onnx_import graph_text tir_text npz graph_plan vm_program torchscript_graph
-#               dnnl_module tuning_records cost_model
+# HARNESS       onnx_import tflite_import graph_text tir_text npz graph_plan vm_program
+#               torchscript_graph dnnl_module tuning_records cost_model
 #               (default: all)
 #
 # Corpora grow in build-fuzz/corpus/<harness>/ from run to run; findings (crashes, hangs,
@@ -33,7 +33,7 @@ while (($#)); do
         *) harnesses+=("$1"); shift ;;
     esac
 done
-all=(onnx_import graph_text tir_text npz graph_plan vm_program torchscript_graph
+all=(onnx_import tflite_import graph_text tir_text npz graph_plan vm_program torchscript_graph
      dnnl_module tuning_records cost_model)
 ((${#harnesses[@]})) || harnesses=("${all[@]}")
 
@@ -57,6 +57,8 @@ seed_corpus() {
                 done
                 cp tests/models/cnn_dynamic_batch/model.onnx "$corpus/cnn_dynamic_batch.onnx"
                 cp tests/models/transformer_encoder_relu/model.onnx "$corpus/transformer.onnx" ;;
+            tflite_import)
+                find ../shared/models/tflite -name '*.tflite' -size -64k -exec cp {} "$corpus/" \; ;;
             graph_text) cp tests/golden/graph/*.txt examples/modules/*.anvil "$corpus/" ;;
             tir_text) cp tests/golden/tir/*.tir "$corpus/" ;;
             torchscript_graph) cp tests/fuzz/seeds/torchscript_graph/*.json "$corpus/" ;;

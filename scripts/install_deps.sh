@@ -20,6 +20,8 @@ packages=(
     libonnx-dev libprotobuf-dev protobuf-compiler
     # The xgb tuner's cost model (src/tune/xgb_cost_model.cpp).
     libxgboost-dev
+    # The TFLite importer reads flatbuffers with its Verifier (src/frontend/tflite).
+    libflatbuffers-dev
 )
 for arg in "$@"; do
     case "$arg" in

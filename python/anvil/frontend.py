@@ -106,3 +106,27 @@ def from_pytorch(script_module, input_infos, default_dtype="float32"):
         raise _anvil.UserError(f"from_pytorch: {e}") from None
     origin = description.get("model", "module")
     return _anvil.from_torchscript(json.dumps(description), tensors, infos, origin)
+
+
+def from_tflite(model, shape_dict=None, dtype_dict=None):
+    """Imports a TensorFlow Lite model (a path to a .tflite file, or its bytes) into a graph
+    IRModule, as TVM's relay.frontend.from_tflite does.
+
+    shape_dict: input name -> shape, replacing the model's (a batch size, or a dimension its
+    signature leaves unknown). dtype_dict: input name -> dtype, which must be the model's.
+    Returns (mod, params); params is empty because weights stay constants in the module.
+    """
+    shapes = {str(k): [int(d) for d in v] for k, v in (shape_dict or {}).items()}
+    dtypes = {str(k): str(v) for k, v in (dtype_dict or {}).items()}
+    if isinstance(model, (str, os.PathLike)):
+        path = os.fspath(model)
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            raise _anvil.UserError(f"{path}: cannot read the file ({e.strerror})") from None
+        return _anvil.from_tflite_bytes(data, shapes, dtypes, path), {}
+    if isinstance(model, (bytes, bytearray, memoryview)):
+        return _anvil.from_tflite_bytes(bytes(model), shapes, dtypes, "<memory>"), {}
+    raise _anvil.UserError(
+        f"from_tflite expects a path or the model's bytes, got {type(model).__name__}")

@@ -22,6 +22,7 @@ void init_graph_expr(py::module_& m);
 void init_dataflow_pattern(py::module_& m);
 void init_byoc(py::module_& m);
 void init_frontend_pytorch(py::module_& m);
+void init_frontend_tflite(py::module_& m);
 void init_autotvm(py::module_& m);
 void init_auto_scheduler(py::module_& m);
 

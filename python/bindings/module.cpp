@@ -39,6 +39,7 @@ PYBIND11_MODULE(_anvil, m) {
     anvil::python::init_dataflow_pattern(m);
     anvil::python::init_byoc(m);
     anvil::python::init_frontend_pytorch(m);
+    anvil::python::init_frontend_tflite(m);
     anvil::python::init_autotvm(m);
     anvil::python::init_auto_scheduler(m);
 }

@@ -1,4 +1,5 @@
-// anvil compile MODEL.onnx|MODEL.pt|MODULE.anvil --target "llvm -mcpu=native" -o model.so
+// anvil compile MODEL.onnx|MODEL.pt|MODEL.tflite|MODULE.anvil --target "llvm -mcpu=native" -o
+// model.so
 //               [-O 0-3] [--input-shapes NAME:[1,3,224,224][:DTYPE] ...] [--params WEIGHTS.npz]
 //               [--print-after NAME|all] [--time-passes] [--disable-pass NAME ...]
 //               [--executor graph|vm|auto] [--shape-buckets NAME=SIZE,SIZE,... ...]
@@ -8,7 +9,8 @@
 // MODULE.anvil is a module in Anvil's text format (model_file.h); --params binds weights to its
 // main's parameters by name. ONNX models carry their weights and take --input-shapes to override
 // their declared shapes; TorchScript models (torch.jit.save; torchscript_model.h) carry their
-// weights and need --input-shapes, one spec per input of forward (input_shapes.h).
+// weights and need --input-shapes, one spec per input of forward (input_shapes.h). TFLite models
+// (.tflite) carry their weights; --input-shapes overrides their inputs' shapes (a batch size).
 #include <chrono>
 #include <cstdio>
 
@@ -125,11 +127,11 @@ void add_compile_command(CLI::App& app, int* status) {
     auto args = std::make_shared<CompileArgs>();
     CLI::App* cmd = app.add_subcommand(
         "compile",
-        "compile an ONNX model, a TorchScript model (.pt) or a module's text (.anvil) into one "
-        "shared library");
+        "compile an ONNX model, a TorchScript model (.pt), a TFLite model (.tflite) or a "
+        "module's text (.anvil) into one shared library");
     cmd->add_option("model", args->model,
                     "the ONNX model, the TorchScript model (torch.jit.save; read with PyTorch), "
-                    "or a module in Anvil's text format")
+                    "the TFLite model, or a module in Anvil's text format")
         ->required();
     cmd->add_option("--target", args->target,
                     "target, e.g. \"llvm -mcpu=native\"; external code generators first: "
@@ -148,7 +150,7 @@ void add_compile_command(CLI::App& app, int* status) {
                     "float32, softmax, norms and long sums stay float32 (graph pass "
                     "to_mixed_precision); inputs and outputs keep their types");
     cmd->add_option("--input-shapes", args->input_shapes,
-                    "NAME:[d0,d1,...] shape overrides of an ONNX model's inputs; for a "
+                    "NAME:[d0,d1,...] shape overrides of an ONNX or TFLite model's inputs; for a "
                     "TorchScript model, one NAME:[d0,d1,...][:DTYPE] per input of forward, in "
                     "order (dtype float32 by default; a dimension -1 or a name is symbolic)");
     cmd->add_option("--params", args->params,

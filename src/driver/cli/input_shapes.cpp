@@ -84,16 +84,24 @@ std::vector<InputSpec> parse_input_specs(const std::vector<std::string>& args) {
     return specs;
 }
 
+namespace {
+
+void check_sizes(const InputSpec& s, const char* kind) {
+    for (size_t d = 0; d < s.dims.size(); ++d) {
+        if (s.dims[d] >= 0) continue;
+        std::string text = s.dim_names[d].empty() ? "-1" : s.dim_names[d];
+        user_error() << "--input-shapes: '" << text << "' in '" << s.text
+                     << "' is not a dimension: " << kind << " model's input shapes take sizes "
+                     << ">= 0 (its own shape declares the symbolic ones)";
+    }
+}
+
+}  // namespace
+
 std::map<std::string, std::vector<int64_t>> onnx_input_shapes(const std::vector<InputSpec>& specs) {
     std::map<std::string, std::vector<int64_t>> shapes;
     for (const auto& s : specs) {
-        for (size_t d = 0; d < s.dims.size(); ++d) {
-            if (s.dims[d] >= 0) continue;
-            std::string text = s.dim_names[d].empty() ? "-1" : s.dim_names[d];
-            user_error() << "--input-shapes: '" << text << "' in '" << s.text
-                         << "' is not a dimension: an ONNX model's input shapes take sizes "
-                            ">= 0 (its own shape declares the symbolic ones)";
-        }
+        check_sizes(s, "an ONNX");
         if (!s.dtype.empty()) {
             user_error() << "--input-shapes: '" << s.text << "' gives a dtype; an ONNX model "
                          << "declares its inputs' element types";
@@ -101,6 +109,22 @@ std::map<std::string, std::vector<int64_t>> onnx_input_shapes(const std::vector<
         shapes[s.name] = s.dims;
     }
     return shapes;
+}
+
+frontend::TfliteImportOptions tflite_import_options(const std::vector<InputSpec>& specs) {
+    frontend::TfliteImportOptions options;
+    for (const auto& s : specs) {
+        check_sizes(s, "a TFLite");
+        options.input_shapes[s.name] = s.dims;
+        DataType dtype;
+        if (s.dtype.empty()) continue;
+        if (!DataType::parse(s.dtype, &dtype)) {
+            user_error() << "--input-shapes: '" << s.dtype << "' in '" << s.text
+                         << "' is not a dtype (float32, int8, uint8, ...)";
+        }
+        options.input_dtypes[s.name] = dtype;
+    }
+    return options;
 }
 
 }  // namespace anvil::cli

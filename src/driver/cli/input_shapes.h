@@ -8,12 +8,15 @@
 // size). Several specs may share one argument (separated by spaces) and the option may repeat;
 // their order is kept, since a TorchScript forward takes its inputs by position. ONNX models
 // declare their inputs' names and element types: for them a spec only overrides the shape of the
-// input it names, and its sizes must be numbers.
+// input it names, and its sizes must be numbers. TFLite models likewise; a dtype given for one of
+// their inputs must be the model's.
 #pragma once
 
 #include <map>
 #include <string>
 #include <vector>
+
+#include "frontend/tflite/from_tflite.h"
 
 namespace anvil::cli {
 
@@ -31,5 +34,9 @@ std::vector<InputSpec> parse_input_specs(const std::vector<std::string>& args);
 // The specs as an ONNX import's input shape overrides; a symbolic size or a dtype is a
 // UserError (an ONNX model declares those itself).
 std::map<std::string, std::vector<int64_t>> onnx_input_shapes(const std::vector<InputSpec>& specs);
+
+// The specs as a TFLite import's options: shape overrides (sizes only) and, where given, the
+// element types, which must be the model's.
+frontend::TfliteImportOptions tflite_import_options(const std::vector<InputSpec>& specs);
 
 }  // namespace anvil::cli

@@ -1,12 +1,11 @@
-// anvil inspect MODEL.onnx | MODEL.pt | MODULE.anvil | model.so [--input-shapes SPEC ...]: inputs,
-// outputs, the op histogram (ONNX and TorchScript models, modules' text) or the kernels and
-// planned memory (compiled models). A TorchScript model needs --input-shapes as for compile
-// (input_shapes.h); without it the error names forward's inputs.
+// anvil inspect MODEL.onnx | MODEL.pt | MODEL.tflite | MODULE.anvil | model.so
+// [--input-shapes SPEC ...]: inputs, outputs, the op histogram (models, modules' text) or the
+// kernels and planned memory (compiled models). A TorchScript model needs --input-shapes as for
+// compile (input_shapes.h); without it the error names forward's inputs.
 #include <cstdio>
 #include <map>
 
 #include "commands.h"
-#include "frontend/onnx/from_onnx.h"
 #include "graph/expr_functor.h"
 #include "input_shapes.h"
 #include "model_file.h"
@@ -18,23 +17,8 @@ namespace anvil::cli {
 
 namespace {
 
-graph::IRModule read_model(const std::string& path, const std::vector<std::string>& shape_args) {
-    std::vector<InputSpec> inputs = parse_input_specs(shape_args);
-    if (is_module_text(path)) {
-        if (!inputs.empty()) {
-            user_error() << "--input-shapes applies to ONNX models and TorchScript models; the "
-                         << "text of " << path << " declares its inputs' shapes";
-        }
-        return read_module_text(path);
-    }
-    if (is_torchscript(path)) return read_torchscript_model(path, inputs);
-    frontend::ImportOptions import;
-    import.input_shapes = onnx_input_shapes(inputs);
-    return frontend::from_onnx(path, import);
-}
-
 void inspect_model(const std::string& path, const std::vector<std::string>& shape_args) {
-    graph::IRModule m = read_model(path, shape_args);
+    graph::IRModule m = load_model(path, shape_args, "");
     const auto& main = m.main();
     std::printf("model %s\ninputs:\n", path.c_str());
     for (const auto& p : main->params)
@@ -84,7 +68,8 @@ void add_inspect_command(CLI::App& app, int* status) {
     auto shapes = std::make_shared<std::vector<std::string>>();
     CLI::App* cmd = app.add_subcommand(
         "inspect", "describe an ONNX or TorchScript model, a module's text or a compiled model");
-    cmd->add_option("model", *path, "model.onnx, model.pt, module.anvil or model.so")->required();
+    cmd->add_option("model", *path, "model.onnx, model.pt, model.tflite, module.anvil or model.so")
+        ->required();
     cmd->add_option("--input-shapes", *shapes,
                     "as for compile: the inputs of a TorchScript model (required), shape "
                     "overrides of an ONNX model's");

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "frontend/onnx/from_onnx.h"
+#include "frontend/tflite/from_tflite.h"
 #include "graph/parser.h"
 #include "graph/passes/passes.h"
 #include "input_shapes.h"
@@ -36,6 +37,13 @@ bool starts_with_position(const std::string& message) {
 bool is_module_text(const std::string& path) {
     std::string ext = std::filesystem::path(path).extension().string();
     return ext == ".anvil" || ext == ".txt";
+}
+
+bool is_tflite(const std::string& path) {
+    if (std::filesystem::path(path).extension() == ".tflite") return true;
+    std::ifstream in(path, std::ios::binary);
+    char head[8] = {};
+    return in.read(head, 8) && std::string(head + 4, 4) == "TFL3";
 }
 
 graph::IRModule read_module_text(const std::string& path) {
@@ -76,14 +84,19 @@ graph::IRModule load_model(const std::string& path, const std::vector<std::strin
         if (!params.empty()) m = bind_params_npz(m, params);
     } else {
         bool torchscript = is_torchscript(path);
+        bool tflite = !torchscript && is_tflite(path);
         if (!params.empty()) {
             user_error() << "--params binds weights to a module's text (.anvil); the "
-                         << (torchscript ? "TorchScript" : "ONNX") << " model " << path
-                         << " holds its own";
+                         << (torchscript ? "TorchScript"
+                             : tflite    ? "TFLite"
+                                         : "ONNX")
+                         << " model " << path << " holds its own";
         }
         std::vector<InputSpec> inputs = parse_input_specs(input_shapes);
         if (torchscript) {
             m = read_torchscript_model(path, inputs);
+        } else if (tflite) {
+            m = frontend::from_tflite_file(path, tflite_import_options(inputs));
         } else {
             frontend::ImportOptions import;
             import.input_shapes = onnx_input_shapes(inputs);

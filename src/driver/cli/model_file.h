@@ -1,9 +1,10 @@
 // The model files `anvil compile` and `anvil inspect` read: an ONNX model, a TorchScript model
-// (torchscript_model.h), or a module in Anvil's text format (graph/parser.h: graph functions with
-// dataflow blocks, prim_func kernels, call_tir, call_packed; what `anvil.parse` reads and
-// `IRModule.astext()` / graph::print write). The extension decides: ".anvil" (or ".txt", as the
-// golden test files name graph text) is module text, ".pt"/".pth"/".torchscript" (or a zip
-// archive) TorchScript, anything else ONNX.
+// (torchscript_model.h), a TFLite model, or a module in Anvil's text format (graph/parser.h:
+// graph functions with dataflow blocks, prim_func kernels, call_tir, call_packed; what
+// `anvil.parse` reads and `IRModule.astext()` / graph::print write). The extension decides:
+// ".anvil" (or ".txt", as the golden test files name graph text) is module text,
+// ".pt"/".pth"/".torchscript" (or a zip archive) TorchScript, ".tflite" (or a file with TFLite's
+// "TFL3" identifier) TFLite, anything else ONNX.
 #pragma once
 
 #include <string>
@@ -14,6 +15,7 @@
 namespace anvil::cli {
 
 bool is_module_text(const std::string& path);
+bool is_tflite(const std::string& path);
 
 // Parses the module text at `path`. A mistake in the text is a UserError reading
 // "PATH:LINE:COL: message".
@@ -25,9 +27,9 @@ graph::IRModule read_module_text(const std::string& path);
 graph::IRModule bind_params_npz(const graph::IRModule& m, const std::string& path);
 
 // The model of `anvil compile` / `anvil tune`: module text (with `params`, an .npz bound to
-// main's parameters), a TorchScript model (with `input_shapes`, one spec per input of forward) or
-// an ONNX model (`input_shapes` override its declared shapes). UserError for options that do not
-// apply to the model's kind.
+// main's parameters), a TorchScript model (with `input_shapes`, one spec per input of forward),
+// a TFLite model or an ONNX model (`input_shapes` override their declared shapes). UserError for
+// options that do not apply to the model's kind.
 graph::IRModule load_model(const std::string& path, const std::vector<std::string>& input_shapes,
                            const std::string& params);
 

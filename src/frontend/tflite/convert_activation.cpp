@@ -1,0 +1,146 @@
+// Converters of TFLite's unary operators: RELU, RELU_N1_TO_1, RELU6, LOGISTIC, TANH, SOFTMAX,
+// QUANTIZE and DEQUANTIZE. Each keeps its operand's layout (SOFTMAX maps its axis).
+//
+// Quantized RELUs rescale to the output's quantization in fixed point and clamp, as TFLite's
+// kernels do. QUANTIZE rounds x / scale half away from zero (TfLiteRound), or, from integers,
+// rescales (x - zero point) by input scale / output scale in fixed point. DEQUANTIZE is exact.
+// Quantized LOGISTIC, TANH and SOFTMAX compute on the real values and quantize the result, which
+// can differ from TFLite's lookup-table kernels by one step.
+#include "frontend/composite_ops.h"
+#include "frontend/tflite/convert_ops.h"
+#include "frontend/tflite/tflite_arithmetic.h"
+#include "frontend/tflite/tflite_schema.h"
+#include "ops/qnn.h"
+#include "ops/softmax.h"
+
+namespace anvil::frontend::tflite {
+
+using graph::Expr;
+
+namespace {
+
+bool unquantized_input(const TfContext& ctx) {
+    return !ctx.is_quantized(ctx.input_tensor(0));
+}
+
+// A RELU-family operator: `activation` on a float operand; on a quantized one, the operand less
+// its zero point rescaled to the result's quantization, plus its zero point, clamped.
+void convert_relu_family(TfContext& ctx, int8_t activation) {
+    ctx.expect_arity(1, 1, 1);
+    const TfValue& x = ctx.input(0);
+    if (unquantized_input(ctx)) {
+        ctx.set_output(0, float_activation(ctx, x.expr, activation), x.channels_first);
+        return;
+    }
+    const TfliteTensor& out_t = ctx.output_tensor(0);
+    DataType t = ctx.dtype_of(out_t.type, "the result");
+    if (ctx.input_tensor(0).type != out_t.type) {
+        ctx.error() << "the operand is " << tensor_type_name(ctx.input_tensor(0).type)
+                    << ", the result " << tensor_type_name(out_t.type) << "; they must match";
+    }
+    Quantized in = per_tensor(ctx, ctx.input_tensor(0), "the operand");
+    Quantized out = per_tensor(ctx, out_t, "the result");
+    Expr v = cast_to(ctx, x.expr, DataType::int32());
+    if (in.zero_points[0] != 0) v = ctx.call("subtract", {v, int32_scalar(ctx, in.zero_points[0])});
+    Expr y = multiply_by_ratio(ctx, v, {in.scales[0] / out.scales[0]}, -1);
+    if (out.zero_points[0] != 0) y = ctx.call("add", {y, int32_scalar(ctx, out.zero_points[0])});
+    auto [lo, hi] = quantized_activation_range(ctx, activation, out_t, t);
+    ctx.set_output(0, clamp_to(ctx, y, lo, hi, t), x.channels_first);
+}
+
+// A float op `op` (with `attrs`) on the operand's real values; the result quantized as the
+// model's result is.
+void convert_through_float(TfContext& ctx, const char* op, Ref<graph::Attrs> attrs = nullptr) {
+    ctx.expect_arity(1, 1, 1);
+    bool cf = ctx.input(0).channels_first;
+    Expr y = ctx.call(op, {dequantized_input(ctx, 0, cf)}, std::move(attrs));
+    ctx.set_output(0, quantized_result(ctx, y), cf);
+}
+
+}  // namespace
+
+Expr dequantized_input(const TfContext& ctx, size_t i, bool channels_first) {
+    const TfliteTensor& t = ctx.input_tensor(i);
+    Expr x = channels_first ? ctx.input_channels_first(i) : ctx.input_tflite(i);
+    if (t.type == tensor_type::kFloat32) return x;
+    if (t.type == tensor_type::kFloat16) return cast_to(ctx, x, DataType::float32());
+    Quantized q = quantization_of(ctx, t, "operand " + std::to_string(i));
+    int64_t rank = ctx.rank(x);
+    int64_t axis = q.axis;
+    if (axis >= 0 && channels_first) axis = channels_first_axis(axis);
+    // (x - zero point) and the scale are exact in float32; their product rounds once, as
+    // TFLite's float(double(scale) * (x - zero point)) does.
+    Expr v = ctx.call("subtract", {cast_to(ctx, x, DataType::int32()),
+                                   int32_along(ctx, q.zero_points, rank, axis)});
+    return ctx.call("multiply", {cast_to(ctx, v, DataType::float32()),
+                                 float32_along(ctx, q.scales, rank, axis)});
+}
+
+Expr quantized_result(const TfContext& ctx, const Expr& y) {
+    const TfliteTensor& out_t = ctx.output_tensor(0);
+    if (out_t.type == tensor_type::kFloat32) return y;
+    DataType t = ctx.dtype_of(out_t.type, "the result");
+    Quantized q = per_tensor(ctx, out_t, "the result");
+    Expr v = round_half_away(ctx, ctx.call("divide", {y, float32_scalar(ctx, q.scales[0])}));
+    if (q.zero_points[0] != 0) {
+        v = ctx.call("add", {v, float32_scalar(ctx, double(q.zero_points[0]))});
+    }
+    auto [lo, hi] = ops::quantized_range(t);
+    return clamp_to(ctx, v, int64_t(lo), int64_t(hi), t);
+}
+
+void convert_relu(TfContext& ctx) {
+    convert_relu_family(ctx, activation::kRelu);
+}
+void convert_relu_n1_to_1(TfContext& ctx) {
+    convert_relu_family(ctx, activation::kReluN1To1);
+}
+void convert_relu6(TfContext& ctx) {
+    convert_relu_family(ctx, activation::kRelu6);
+}
+void convert_logistic(TfContext& ctx) {
+    convert_through_float(ctx, "sigmoid");
+}
+void convert_tanh(TfContext& ctx) {
+    convert_through_float(ctx, "tanh");
+}
+
+void convert_softmax(TfContext& ctx) {
+    ctx.expect_arity(1, 1, 1);
+    float beta = ctx.options(options_type::kSoftmax).float32(softmax_options::kBeta, 1.0f);
+    bool cf = ctx.input(0).channels_first;
+    Expr x = dequantized_input(ctx, 0, cf);
+    if (beta != 1.0f) x = ctx.call("multiply", {x, float32_scalar(ctx, beta)});
+    auto [attrs, a] = new_attrs<ops::SoftmaxAttrs>();
+    a->axis = cf ? 1 : -1;  // TFLite's softmax runs along the last (NHWC: channel) axis
+    ctx.set_output(0, quantized_result(ctx, ctx.call("nn.softmax", {x}, attrs)), cf);
+}
+
+void convert_quantize(TfContext& ctx) {
+    ctx.expect_arity(1, 1, 1);
+    const TfValue& x = ctx.input(0);
+    const TfliteTensor& out_t = ctx.output_tensor(0);
+    DataType t = ctx.dtype_of(out_t.type, "the result");
+    const TfliteTensor& in_t = ctx.input_tensor(0);
+    if (in_t.type == tensor_type::kFloat32) {
+        ctx.set_output(0, quantized_result(ctx, x.expr), x.channels_first);
+        return;
+    }
+    // From integers: (x - zero point) times input scale / output scale in fixed point.
+    Quantized in = per_tensor(ctx, in_t, "the operand");
+    Quantized out = per_tensor(ctx, out_t, "the result");
+    Expr v = cast_to(ctx, x.expr, DataType::int32());
+    if (in.zero_points[0] != 0) v = ctx.call("subtract", {v, int32_scalar(ctx, in.zero_points[0])});
+    Expr y = multiply_by_ratio(ctx, v, {in.scales[0] / out.scales[0]}, -1);
+    if (out.zero_points[0] != 0) y = ctx.call("add", {y, int32_scalar(ctx, out.zero_points[0])});
+    auto [lo, hi] = ops::quantized_range(t);
+    ctx.set_output(0, clamp_to(ctx, y, int64_t(lo), int64_t(hi), t), x.channels_first);
+}
+
+void convert_dequantize(TfContext& ctx) {
+    ctx.expect_arity(1, 1, 1);
+    bool cf = ctx.input(0).channels_first;
+    ctx.set_output(0, dequantized_input(ctx, 0, cf), cf);
+}
+
+}  // namespace anvil::frontend::tflite

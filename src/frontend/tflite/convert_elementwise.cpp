@@ -1,0 +1,189 @@
+// Converters of TFLite's binary elementwise operators: ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM.
+//
+// Operands broadcast as numpy does. When one is a 4-D tensor held channels first, both are
+// brought to that form (a lower-rank operand is first extended to 4-D NHWC), so the result stays
+// channels first. Quantized ADD, SUB and MUL compute as TFLite's integer kernels: ADD and SUB
+// rescale both operands (less their zero points, shifted left by 20 bits, 15 for int16) to twice
+// the larger input scale in fixed point, add, and rescale the sum to the output; MUL rescales the
+// product of the operands less their zero points. MAXIMUM and MINIMUM compare the integers of
+// operands quantized as their result is.
+#include "frontend/composite_ops.h"
+#include "frontend/tflite/convert_ops.h"
+#include "frontend/tflite/tflite_arithmetic.h"
+#include "frontend/tflite/tflite_schema.h"
+
+namespace anvil::frontend::tflite {
+
+using graph::Expr;
+
+namespace {
+
+// Operand i in channels-first form: extended to 4-D NHWC first when of lower rank (a scalar
+// stays as it is: it broadcasts either way).
+Expr channels_first_operand(const TfContext& ctx, size_t i) {
+    const TfValue& v = ctx.input(i);
+    if (v.channels_first) return v.expr;
+    std::vector<int64_t> shape = ctx.static_shape(v.expr, "operand " + std::to_string(i));
+    if (shape.empty()) return v.expr;
+    if (shape.size() > 4) {
+        ctx.error() << "operand " << i << " of rank " << shape.size()
+                    << " cannot broadcast against a 4-D operand";
+    }
+    Expr x = v.expr;
+    if (shape.size() < 4) {
+        shape.insert(shape.begin(), 4 - shape.size(), 1);
+        x = reshape_to(ctx, x, shape);
+    }
+    return ctx.transpose(x, kToChannelsFirst);
+}
+
+struct Operands {
+    Expr a, b;
+    bool channels_first;
+};
+
+Operands binary_operands(const TfContext& ctx) {
+    bool cf = (ctx.input(0).channels_first || ctx.input(1).channels_first) &&
+              ctx.output_tensor(0).shape.size() == 4;
+    if (cf) return {channels_first_operand(ctx, 0), channels_first_operand(ctx, 1), true};
+    return {ctx.input_tflite(0), ctx.input_tflite(1), false};
+}
+
+// Whether the operator computes on its operands as they are (float, or integers without a scale).
+bool unquantized(const TfContext& ctx) {
+    return !ctx.is_quantized(ctx.input_tensor(0));
+}
+
+int8_t fused_activation(const TfContext& ctx, uint8_t options_type) {
+    return ctx.options(options_type).int8(binary_options::kActivation);
+}
+
+// A float operator `op` with a fused activation.
+void convert_float(TfContext& ctx, const char* op, int8_t activation) {
+    Operands o = binary_operands(ctx);
+    ctx.set_output(0, float_activation(ctx, ctx.call(op, {o.a, o.b}), activation),
+                   o.channels_first);
+}
+
+void check_quantized_types(const TfContext& ctx) {
+    int8_t t = ctx.input_tensor(0).type;
+    if (ctx.input_tensor(1).type != t || ctx.output_tensor(0).type != t ||
+        (t != tensor_type::kInt8 && t != tensor_type::kUInt8 && t != tensor_type::kInt16)) {
+        ctx.error() << "quantized operands and result must all be int8, uint8 or int16; got "
+                    << tensor_type_name(t) << ", " << tensor_type_name(ctx.input_tensor(1).type)
+                    << " -> " << tensor_type_name(ctx.output_tensor(0).type);
+    }
+}
+
+Expr minus_zero_point(const TfContext& ctx, const Expr& x, int64_t zero_point) {
+    Expr wide = cast_to(ctx, x, DataType::int32());
+    if (zero_point == 0) return wide;
+    return ctx.call("subtract", {wide, int32_scalar(ctx, zero_point)});
+}
+
+// The rescaled sum (ADD, `subtract` false) or difference (SUB) of quantized operands.
+void convert_quantized_sum(TfContext& ctx, bool subtract, uint8_t options_type) {
+    check_quantized_types(ctx);
+    const TfliteOptions& opt = ctx.options(options_type);
+    int8_t activation = opt.int8(binary_options::kActivation);
+    DataType t = ctx.dtype_of(ctx.output_tensor(0).type, "the result");
+    if (t.bits() == 16 && opt.boolean(binary_options::kPotScaleInt16, true)) {
+        ctx.error() << "int16 operands with power-of-two scales (pot_scale_int16) are not "
+                       "supported yet; models converted with general int16 scales are";
+    }
+    Quantized qa = per_tensor(ctx, ctx.input_tensor(0), "operand 0");
+    Quantized qb = per_tensor(ctx, ctx.input_tensor(1), "operand 1");
+    Quantized qo = per_tensor(ctx, ctx.output_tensor(0), "the result");
+    const int left_shift = t.bits() == 16 ? 15 : 20;
+    double twice_max = 2 * std::max(qa.scales[0], qb.scales[0]);
+    Operands o = binary_operands(ctx);
+    auto scaled = [&](const Expr& x, const Quantized& q) {
+        Expr shifted = ctx.call("multiply", {minus_zero_point(ctx, x, q.zero_points[0]),
+                                             int32_scalar(ctx, int64_t{1} << left_shift)});
+        return multiply_by_ratio(ctx, shifted, {q.scales[0] / twice_max}, -1);
+    };
+    Expr sum = ctx.call(subtract ? "subtract" : "add", {scaled(o.a, qa), scaled(o.b, qb)});
+    double out_ratio = twice_max / (double(int64_t{1} << left_shift) * qo.scales[0]);
+    Expr y = multiply_by_ratio(ctx, sum, {out_ratio}, -1);
+    if (qo.zero_points[0] != 0) y = ctx.call("add", {y, int32_scalar(ctx, qo.zero_points[0])});
+    auto [lo, hi] = quantized_activation_range(ctx, activation, ctx.output_tensor(0), t);
+    ctx.set_output(0, clamp_to(ctx, y, lo, hi, t), o.channels_first);
+}
+
+void convert_quantized_product(TfContext& ctx) {
+    check_quantized_types(ctx);
+    int8_t activation = fused_activation(ctx, options_type::kMul);
+    DataType t = ctx.dtype_of(ctx.output_tensor(0).type, "the result");
+    Quantized qa = per_tensor(ctx, ctx.input_tensor(0), "operand 0");
+    Quantized qb = per_tensor(ctx, ctx.input_tensor(1), "operand 1");
+    Quantized qo = per_tensor(ctx, ctx.output_tensor(0), "the result");
+    Operands o = binary_operands(ctx);
+    Expr product = ctx.call("multiply", {minus_zero_point(ctx, o.a, qa.zero_points[0]),
+                                         minus_zero_point(ctx, o.b, qb.zero_points[0])});
+    Expr y = multiply_by_ratio(ctx, product, {qa.scales[0] * qb.scales[0] / qo.scales[0]}, -1);
+    if (qo.zero_points[0] != 0) y = ctx.call("add", {y, int32_scalar(ctx, qo.zero_points[0])});
+    auto [lo, hi] = quantized_activation_range(ctx, activation, ctx.output_tensor(0), t);
+    ctx.set_output(0, clamp_to(ctx, y, lo, hi, t), o.channels_first);
+}
+
+// MAXIMUM / MINIMUM: on the integers when both operands are quantized as the result.
+void convert_extremum(TfContext& ctx, const char* op) {
+    ctx.expect_arity(2, 2, 1);
+    if (!unquantized(ctx)) {
+        check_quantized_types(ctx);
+        Quantized qo = per_tensor(ctx, ctx.output_tensor(0), "the result");
+        for (size_t i = 0; i < 2; ++i) {
+            Quantized q = per_tensor(ctx, ctx.input_tensor(i), "operand " + std::to_string(i));
+            if (q.scales[0] != qo.scales[0] || q.zero_points[0] != qo.zero_points[0]) {
+                ctx.error() << "operand " << i << " is quantized with scale " << q.scales[0]
+                            << " and zero point " << q.zero_points[0] << ", the result with "
+                            << qo.scales[0] << " and " << qo.zero_points[0]
+                            << "; quantized operands must share the result's quantization";
+            }
+        }
+    }
+    Operands o = binary_operands(ctx);
+    ctx.set_output(0, ctx.call(op, {o.a, o.b}), o.channels_first);
+}
+
+}  // namespace
+
+void convert_add(TfContext& ctx) {
+    ctx.expect_arity(2, 2, 1);
+    if (unquantized(ctx))
+        return convert_float(ctx, "add", fused_activation(ctx, options_type::kAdd));
+    convert_quantized_sum(ctx, false, options_type::kAdd);
+}
+
+void convert_sub(TfContext& ctx) {
+    ctx.expect_arity(2, 2, 1);
+    if (unquantized(ctx)) {
+        return convert_float(ctx, "subtract", fused_activation(ctx, options_type::kSub));
+    }
+    convert_quantized_sum(ctx, true, options_type::kSub);
+}
+
+void convert_mul(TfContext& ctx) {
+    ctx.expect_arity(2, 2, 1);
+    if (unquantized(ctx)) {
+        return convert_float(ctx, "multiply", fused_activation(ctx, options_type::kMul));
+    }
+    convert_quantized_product(ctx);
+}
+
+void convert_div(TfContext& ctx) {
+    ctx.expect_arity(2, 2, 1);
+    if (!unquantized(ctx)) {
+        ctx.error() << "quantized division is not supported; float DIV is";
+    }
+    convert_float(ctx, "divide", fused_activation(ctx, options_type::kDiv));
+}
+
+void convert_maximum(TfContext& ctx) {
+    convert_extremum(ctx, "maximum");
+}
+void convert_minimum(TfContext& ctx) {
+    convert_extremum(ctx, "minimum");
+}
+
+}  // namespace anvil::frontend::tflite

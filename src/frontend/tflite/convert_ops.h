@@ -1,0 +1,73 @@
+// The TFLite importer's converters (internal to frontend/tflite). A converter turns one
+// operator into graph expressions and sets the operator's results (TfContext::set_output); all of
+// them are listed once, in converters.def, keyed by builtin operator code.
+#pragma once
+
+#include <vector>
+
+#include "frontend/tflite/tflite_context.h"
+
+namespace anvil::frontend::tflite {
+
+using TfConvertFn = void (*)(TfContext& ctx);
+
+struct TfConverter {
+    int32_t builtin;
+    TfConvertFn convert;
+};
+// The one table of converters (converters.def).
+const std::vector<TfConverter>& converter_table();
+// The converter of builtin operator `builtin`; null when there is none.
+TfConvertFn find_converter(int32_t builtin);
+
+// convert_conv.cpp
+void convert_conv2d(TfContext& ctx);
+void convert_depthwise_conv2d(TfContext& ctx);
+void convert_fully_connected(TfContext& ctx);
+
+// convert_elementwise.cpp
+void convert_add(TfContext& ctx);
+void convert_sub(TfContext& ctx);
+void convert_mul(TfContext& ctx);
+void convert_div(TfContext& ctx);
+void convert_maximum(TfContext& ctx);
+void convert_minimum(TfContext& ctx);
+
+// convert_activation.cpp
+void convert_relu(TfContext& ctx);
+void convert_relu_n1_to_1(TfContext& ctx);
+void convert_relu6(TfContext& ctx);
+void convert_logistic(TfContext& ctx);
+void convert_tanh(TfContext& ctx);
+void convert_softmax(TfContext& ctx);
+void convert_quantize(TfContext& ctx);
+void convert_dequantize(TfContext& ctx);
+
+// convert_pool.cpp
+void convert_average_pool2d(TfContext& ctx);
+void convert_max_pool2d(TfContext& ctx);
+void convert_mean(TfContext& ctx);
+void convert_sum(TfContext& ctx);
+
+// convert_shape.cpp
+void convert_reshape(TfContext& ctx);
+void convert_squeeze(TfContext& ctx);
+void convert_expand_dims(TfContext& ctx);
+void convert_transpose(TfContext& ctx);
+void convert_concatenation(TfContext& ctx);
+void convert_pad(TfContext& ctx);
+
+// Shared by the converters of windowed ops (convert_conv.cpp, convert_pool.cpp).
+
+// TFLite's SAME / VALID padding of one spatial dimension: [begin, end].
+std::pair<int64_t, int64_t> window_padding(const TfContext& ctx, int8_t padding, int64_t in,
+                                           int64_t window, int64_t stride, int64_t dilation);
+// The NHWC axis `axis` of a 4-D tensor held channels first.
+int64_t channels_first_axis(int64_t axis);
+// The real numbers a (possibly quantized) operand stands for, as float32: itself when float.
+graph::Expr dequantized_input(const TfContext& ctx, size_t i, bool channels_first);
+// A float32 result quantized to result 0's type and quantization (TFLite's rounding); itself
+// when that result is float.
+graph::Expr quantized_result(const TfContext& ctx, const graph::Expr& y);
+
+}  // namespace anvil::frontend::tflite

@@ -1,0 +1,141 @@
+// Converters of TFLite's pooling and reductions: AVERAGE_POOL_2D, MAX_POOL_2D, MEAN and SUM.
+//
+// Pools read their data channels first and give a channels-first result. TFLite averages over
+// the window positions inside the input (SAME padding never counts); a quantized average is the
+// integer sum divided by that count, rounded half away from zero, as TFLite's kernel computes
+// it, and a quantized maximum compares the integers. Both need the result quantized as the
+// input, as TFLite does. Reductions over a channels-first operand map their axes.
+#include "frontend/composite_ops.h"
+#include "frontend/tflite/convert_ops.h"
+#include "frontend/tflite/tflite_arithmetic.h"
+#include "frontend/tflite/tflite_schema.h"
+#include "ops/pool.h"
+#include "ops/reduce.h"
+#include "ops/transform.h"
+
+namespace anvil::frontend::tflite {
+
+using graph::Expr;
+
+namespace {
+
+void check_same_quantization(const TfContext& ctx) {
+    Quantized in = per_tensor(ctx, ctx.input_tensor(0), "the input");
+    Quantized out = per_tensor(ctx, ctx.output_tensor(0), "the result");
+    if (ctx.input_tensor(0).type != ctx.output_tensor(0).type || in.scales[0] != out.scales[0] ||
+        in.zero_points[0] != out.zero_points[0]) {
+        ctx.error() << "the input (scale " << in.scales[0] << ", zero point " << in.zero_points[0]
+                    << ") and the result (scale " << out.scales[0] << ", zero point "
+                    << out.zero_points[0] << ") must be quantized alike";
+    }
+}
+
+void convert_pool(TfContext& ctx, bool average) {
+    ctx.expect_arity(1, 1, 1);
+    const TfliteOptions& o = ctx.options(options_type::kPool2D);
+    int64_t sh = o.int32(pool2d_options::kStrideH), sw = o.int32(pool2d_options::kStrideW);
+    int64_t fh = o.int32(pool2d_options::kFilterHeight), fw = o.int32(pool2d_options::kFilterWidth);
+    int8_t activation = o.int8(pool2d_options::kActivation);
+    if (sh < 1 || sw < 1 || fh < 1 || fw < 1) {
+        ctx.error() << "the filter [" << fh << ", " << fw << "] and strides [" << sh << ", " << sw
+                    << "] must be positive";
+    }
+    Expr x = ctx.input_channels_first(0);
+    std::vector<int64_t> xs = ctx.static_shape(x, "the input");
+    int8_t pad = o.int8(pool2d_options::kPadding);
+    auto [top, bottom] = window_padding(ctx, pad, xs[2], fh, sh, 1);
+    auto [left, right] = window_padding(ctx, pad, xs[3], fw, sw, 1);
+    auto [attrs, a] = new_attrs<ops::Pool2DAttrs>();
+    a->pool_size = {fh, fw};
+    a->strides = {sh, sw};
+    a->padding = {top, left, bottom, right};
+    a->count_include_pad = false;
+    const TfliteTensor& in_t = ctx.input_tensor(0);
+    if (!ctx.is_quantized(in_t)) {
+        Expr y = ctx.call(average ? "nn.avg_pool2d" : "nn.max_pool2d", {x}, attrs);
+        ctx.set_output(0, float_activation(ctx, y, activation), true);
+        return;
+    }
+    check_same_quantization(ctx);
+    DataType t = ctx.dtype_of(in_t.type, "the input");
+    Expr y;
+    if (average) {
+        // sum / count in float32 is within half an ulp of the exact quotient, far closer than the
+        // 1 / count by which a non-tie differs from a tie: rounding it is exact.
+        y = ctx.call("nn.avg_pool2d", {cast_to(ctx, x, DataType::float32())}, attrs);
+        y = round_half_away(ctx, y);
+    } else {
+        y = ctx.call("nn.max_pool2d", {x}, attrs);
+    }
+    auto [lo, hi] = quantized_activation_range(ctx, activation, ctx.output_tensor(0), t);
+    ctx.set_output(0, clamp_to(ctx, y, lo, hi, t), true);
+}
+
+// MEAN / SUM over the axes of operand 1.
+void convert_reduce(TfContext& ctx, const char* op) {
+    ctx.expect_arity(2, 2, 1);
+    if (ctx.is_quantized(ctx.input_tensor(0))) {
+        ctx.error() << "quantized reductions are not supported yet; float ones are";
+    }
+    bool keep_dims = ctx.options(options_type::kReducer).boolean(reducer_options::kKeepDims);
+    const TfValue& x = ctx.input(0);
+    int64_t rank = ctx.rank(x.expr);
+    std::vector<int64_t> axes;
+    for (int64_t axis : ctx.constant_ints(1, "the axes")) {
+        axis = ctx.normalize_axis(axis, rank, "an axis");
+        if (std::find(axes.begin(), axes.end(), axis) == axes.end()) axes.push_back(axis);
+    }
+    auto [attrs, a] = new_attrs<ops::ReduceAttrs>();
+    a->keepdims = keep_dims;
+    if (!x.channels_first) {
+        a->axes = axes;
+        ctx.set_output(0, ctx.call(op, {x.expr}, attrs));
+        return;
+    }
+    for (int64_t axis : axes) a->axes.push_back(channels_first_axis(axis));
+    std::sort(a->axes.begin(), a->axes.end());
+    Expr y = ctx.call(op, {x.expr}, attrs);
+    if (keep_dims) return ctx.set_output(0, y, true);
+    // The NHWC axes left, in TFLite's order and in the order the NCHW data holds them.
+    auto kept = [&](int64_t nhwc) {
+        return std::find(axes.begin(), axes.end(), nhwc) == axes.end();
+    };
+    std::vector<int64_t> tflite_order, held_order;
+    for (int64_t nhwc = 0; nhwc < 4; ++nhwc) {
+        if (kept(nhwc)) tflite_order.push_back(nhwc);
+    }
+    for (int64_t nhwc : kToChannelsFirst) {
+        if (kept(nhwc)) held_order.push_back(nhwc);
+    }
+    if (held_order != tflite_order) {
+        std::vector<int64_t> perm;
+        for (int64_t nhwc : tflite_order) {
+            perm.push_back(std::find(held_order.begin(), held_order.end(), nhwc) -
+                           held_order.begin());
+        }
+        y = ctx.transpose(y, perm);
+    }
+    ctx.set_output(0, y);
+}
+
+}  // namespace
+
+int64_t channels_first_axis(int64_t axis) {
+    static constexpr int64_t kPosition[4] = {0, 2, 3, 1};  // N, H, W, C in NCHW
+    return kPosition[axis];
+}
+
+void convert_average_pool2d(TfContext& ctx) {
+    convert_pool(ctx, true);
+}
+void convert_max_pool2d(TfContext& ctx) {
+    convert_pool(ctx, false);
+}
+void convert_mean(TfContext& ctx) {
+    convert_reduce(ctx, "mean");
+}
+void convert_sum(TfContext& ctx) {
+    convert_reduce(ctx, "sum");
+}
+
+}  // namespace anvil::frontend::tflite

@@ -1,0 +1,165 @@
+// Converters of TFLite's operators that move elements: RESHAPE, SQUEEZE, EXPAND_DIMS, TRANSPOSE,
+// CONCATENATION, PAD and PADV2. They work on quantized tensors' integers as on floats (the
+// result keeps the operand's quantization, as TFLite requires), except CONCATENATION of uint8
+// operands quantized differently, which rescales them as TFLite does. CONCATENATION and PAD keep
+// channels-first operands so (mapping their axis); the others read TFLite's layout.
+#include <cmath>
+
+#include "frontend/composite_ops.h"
+#include "frontend/tflite/convert_ops.h"
+#include "frontend/tflite/tflite_arithmetic.h"
+#include "frontend/tflite/tflite_schema.h"
+#include "ops/transform.h"
+
+namespace anvil::frontend::tflite {
+
+using graph::Expr;
+
+void convert_reshape(TfContext& ctx) {
+    ctx.expect_arity(1, 2, 1);
+    Expr x = ctx.input_tflite(0);
+    std::vector<int64_t> shape;
+    if (ctx.has_input(1)) {
+        shape = ctx.constant_ints(1, "the new shape");
+    } else {
+        for (int32_t d :
+             ctx.options(options_type::kReshape).int32_vector(reshape_options::kNewShape)) {
+            shape.push_back(d);
+        }
+    }
+    auto [attrs, a] = new_attrs<ops::ReshapeAttrs>();
+    a->newshape = shape;
+    a->allowzero = true;  // TFLite's 0 is a zero-size dimension, not "copy"
+    ctx.set_output(0, ctx.call("reshape", {x}, attrs));
+}
+
+void convert_squeeze(TfContext& ctx) {
+    ctx.expect_arity(1, 1, 1);
+    Expr x = ctx.input_tflite(0);
+    std::vector<int64_t> shape = ctx.static_shape(x, "the operand");
+    std::vector<int32_t> dims =
+        ctx.options(options_type::kSqueeze).int32_vector(squeeze_options::kSqueezeDims);
+    auto [attrs, a] = new_attrs<ops::SqueezeAttrs>();
+    for (int32_t d : dims)
+        a->axes.push_back(ctx.normalize_axis(d, int64_t(shape.size()), "an axis"));
+    if (dims.empty()) {  // every size-1 axis
+        for (size_t i = 0; i < shape.size(); ++i) {
+            if (shape[i] == 1) a->axes.push_back(int64_t(i));
+        }
+    }
+    ctx.set_output(0, ctx.call("squeeze", {x}, attrs));
+}
+
+void convert_expand_dims(TfContext& ctx) {
+    ctx.expect_arity(2, 2, 1);
+    Expr x = ctx.input_tflite(0);
+    std::vector<int64_t> axis = ctx.constant_ints(1, "the axis");
+    if (axis.size() != 1) ctx.error() << "the axis must be one value, got " << axis.size();
+    ctx.set_output(0,
+                   expand_dims(ctx, x, ctx.normalize_axis(axis[0], ctx.rank(x) + 1, "the axis")));
+}
+
+void convert_transpose(TfContext& ctx) {
+    ctx.expect_arity(2, 2, 1);
+    Expr x = ctx.input_tflite(0);
+    std::vector<int64_t> perm = ctx.constant_ints(1, "the permutation");
+    int64_t rank = ctx.rank(x);
+    std::vector<bool> seen(size_t(rank), false);
+    if (int64_t(perm.size()) != rank) {
+        ctx.error() << "the permutation " << ints_str(perm) << " does not have rank " << rank;
+    }
+    for (int64_t& p : perm) {
+        p = ctx.normalize_axis(p, rank, "a permutation entry");
+        if (seen[size_t(p)])
+            ctx.error() << "the permutation " << ints_str(perm) << " repeats " << p;
+        seen[size_t(p)] = true;
+    }
+    ctx.set_output(0, ctx.transpose(x, perm));
+}
+
+void convert_concatenation(TfContext& ctx) {
+    if (ctx.num_inputs() < 1) ctx.error() << "takes at least one operand";
+    ctx.expect_arity(ctx.num_inputs(), ctx.num_inputs(), 1);
+    const TfliteOptions& o = ctx.options(options_type::kConcatenation);
+    int8_t activation = o.int8(concatenation_options::kActivation);
+    const TfliteTensor& out_t = ctx.output_tensor(0);
+    int64_t rank = int64_t(out_t.shape.size());
+    int64_t axis = ctx.normalize_axis(o.int32(concatenation_options::kAxis), rank, "the axis");
+    bool cf = rank == 4;
+    for (size_t i = 0; i < ctx.num_inputs() && cf; ++i) cf = ctx.input(i).channels_first;
+    bool quantized = ctx.is_quantized(out_t);
+    std::vector<Expr> parts;
+    for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+        Expr x = cf ? ctx.input_channels_first(i) : ctx.input_tflite(i);
+        if (quantized) {
+            Quantized q = per_tensor(ctx, ctx.input_tensor(i), "operand " + std::to_string(i));
+            Quantized qo = per_tensor(ctx, out_t, "the result");
+            if (ctx.input_tensor(i).type != out_t.type) {
+                ctx.error() << "operand " << i << " is "
+                            << tensor_type_name(ctx.input_tensor(i).type) << ", the result "
+                            << tensor_type_name(out_t.type);
+            }
+            if (q.scales[0] != qo.scales[0] || q.zero_points[0] != qo.zero_points[0]) {
+                if (out_t.type != tensor_type::kUInt8) {
+                    ctx.error() << "operand " << i << " is quantized unlike the result; TFLite "
+                                << "concatenates such operands only for uint8";
+                }
+                // TFLite's uint8 rescaling: round(x * s + b) in float32, s = scale / output scale.
+                float s = float(q.scales[0]) * (1.0f / float(qo.scales[0]));
+                float b = -float(q.zero_points[0]) * s;
+                Expr v =
+                    ctx.call("add", {ctx.call("multiply", {cast_to(ctx, x, DataType::float32()),
+                                                           float32_scalar(ctx, s)}),
+                                     float32_scalar(ctx, b)});
+                v = ctx.call("add", {round_half_away(ctx, v),
+                                     float32_scalar(ctx, double(qo.zero_points[0]))});
+                x = clamp_to(ctx, v, 0, 255, DataType::uint(8));
+            }
+        }
+        parts.push_back(x);
+    }
+    auto [attrs, a] = new_attrs<ops::ConcatenateAttrs>();
+    a->axis = cf ? channels_first_axis(axis) : axis;
+    Expr y = ctx.call("concatenate", {graph::make_tuple(parts, ctx.loc())}, attrs);
+    if (quantized) {
+        DataType t = ctx.dtype_of(out_t.type, "the result");
+        auto [lo, hi] = quantized_activation_range(ctx, activation, out_t, t);
+        if (activation != activation::kNone) y = clamp_to(ctx, y, lo, hi, t);
+    } else {
+        y = float_activation(ctx, y, activation);
+    }
+    ctx.set_output(0, y, cf);
+}
+
+void convert_pad(TfContext& ctx) {
+    bool v2 = ctx.builtin() == op::kPadV2;
+    ctx.expect_arity(2, v2 ? 3 : 2, 1);
+    const TfValue& x = ctx.input(0);
+    int64_t rank = ctx.rank(x.expr);
+    std::vector<int64_t> pads = ctx.constant_ints(1, "the paddings");
+    if (int64_t(pads.size()) != 2 * rank) {
+        ctx.error() << "the paddings hold " << pads.size() << " values; a rank-" << rank
+                    << " operand needs [" << rank << ", 2]";
+    }
+    for (int64_t p : pads) {
+        if (p < 0) ctx.error() << "the paddings " << ints_str(pads) << " must not be negative";
+    }
+    auto [attrs, a] = new_attrs<ops::PadAttrs>();
+    a->pad_width.assign(pads.size(), 0);
+    for (int64_t d = 0; d < rank; ++d) {
+        int64_t to = x.channels_first ? channels_first_axis(d) : d;
+        a->pad_width[2 * to] = pads[2 * d];
+        a->pad_width[2 * to + 1] = pads[2 * d + 1];
+    }
+    const TfliteTensor& in_t = ctx.input_tensor(0);
+    if (v2 && ctx.has_input(2)) {
+        runtime::NDArray value = ctx.constant_input(2, "the padding value");
+        if (value.num_elements() != 1) ctx.error() << "the padding value must be one element";
+        a->pad_value = ctx.const_scalar(ctx.input_tflite(2), "the padding value");
+    } else if (ctx.is_quantized(in_t)) {
+        a->pad_value = double(per_tensor(ctx, in_t, "the operand").zero_points[0]);  // real 0
+    }
+    ctx.set_output(0, ctx.call("nn.pad", {x.expr}, attrs), x.channels_first);
+}
+
+}  // namespace anvil::frontend::tflite

@@ -1,0 +1,39 @@
+// The TFLite front end: a TensorFlow Lite flatbuffer (.tflite) → a graph IRModule.
+//
+// The module's "main" takes the main subgraph's inputs, named by their tensor names, in the
+// model's order, and returns its outputs (a tuple when there are several) in TFLite's layout
+// (NHWC for images); inside, convolutions and pools compute channels first (tflite_context.h).
+// Weights and other constant tensors become graph Constants. A quantized tensor is held as its
+// integers; quantized operators compute as TFLite's integer kernels do.
+//
+// Every call carries the SourceLoc of its operator: the model file, "operator N" (its index in
+// the subgraph), its builtin name and its version (printed where ONNX prints the opset). A model
+// using operators the importer does not convert is refused with one UserError listing each of
+// them with its index. A malformed file is a UserError naming the file (tflite_model.h).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "graph/module.h"
+#include "ir/data_type.h"
+
+namespace anvil::frontend {
+
+struct TfliteImportOptions {
+    // Input name → shape, replacing the model's (a batch size, or a dimension the model leaves
+    // unknown: -1 in its shape signature). Naming an input the model does not have is an error.
+    std::map<std::string, std::vector<int64_t>> input_shapes;
+    // Input name → element type; it must be the model's (TVM's dtype_dict, checked).
+    std::map<std::string, DataType> input_dtypes;
+};
+
+graph::IRModule from_tflite_file(const std::string& path, const TfliteImportOptions& options = {});
+// `origin` names the model in messages.
+graph::IRModule from_tflite_bytes(std::string_view bytes, const TfliteImportOptions& options = {},
+                                  const std::string& origin = "<memory>");
+
+}  // namespace anvil::frontend

@@ -1,0 +1,59 @@
+// TFLite's arithmetic as graph ops (internal to frontend/tflite): its fused activations, its
+// rounding, and the fixed-point rescaling its integer kernels apply, written so that the graph
+// computes what TFLite's reference kernels compute, bit for bit.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "frontend/tflite/tflite_context.h"
+
+namespace anvil::frontend::tflite {
+
+// A float result with the operator's fused activation applied (NONE, RELU, RELU_N1_TO_1, RELU6,
+// TANH); UserError for another.
+graph::Expr float_activation(const TfContext& ctx, graph::Expr y, int8_t activation);
+
+// The integers a quantized result may take under a fused activation: the type's range, cut at
+// the output's quantized 0 (RELU), 0 and 6 (RELU6), -1 and 1 (RELU_N1_TO_1), as TFLite's
+// CalculateActivationRangeQuantized computes them.
+std::pair<int64_t, int64_t> quantized_activation_range(const TfContext& ctx, int8_t activation,
+                                                       const TfliteTensor& out, DataType t);
+// `x` (an integer tensor) clamped to [lo, hi] and cast to `t`.
+graph::Expr clamp_to(const TfContext& ctx, const graph::Expr& x, int64_t lo, int64_t hi,
+                     DataType t);
+
+// The int32 `x` times each real ratio (one, or one per index along `axis` of x) in TFLite's
+// fixed point (QuantizeMultiplier, then MultiplyByQuantizedMultiplier: a rounding doubling high
+// multiply and a rounding right shift).
+graph::Expr multiply_by_ratio(const TfContext& ctx, const graph::Expr& x,
+                              const std::vector<double>& ratios, int64_t axis);
+
+// round(x) with halves away from zero (TFLite's TfLiteRound), exact for every float.
+graph::Expr round_half_away(const TfContext& ctx, const graph::Expr& x);
+
+// Scalar constants.
+graph::Expr int32_scalar(const TfContext& ctx, int64_t v);
+graph::Expr float32_scalar(const TfContext& ctx, double v);
+// A 1-D constant, shaped [n, 1, ..., 1] to broadcast along `axis` of a rank-`rank` tensor (a
+// scalar when it has one value).
+graph::Expr int32_along(const TfContext& ctx, const std::vector<int64_t>& values, int64_t rank,
+                        int64_t axis);
+graph::Expr float32_along(const TfContext& ctx, const std::vector<double>& values, int64_t rank,
+                          int64_t axis);
+
+// The quantization of a quantized tensor: its scales (float, widened) and zero points, one each
+// or one per index along `quantized_dimension`.
+struct Quantized {
+    std::vector<double> scales;
+    std::vector<int64_t> zero_points;
+    int32_t axis = -1;  // -1: per tensor
+};
+// UserError naming `what` when `t` is not quantized, its scales are not positive and finite,
+// or its zero points are out of its type's range.
+Quantized quantization_of(const TfContext& ctx, const TfliteTensor& t, const std::string& what);
+// The same, required to be per tensor.
+Quantized per_tensor(const TfContext& ctx, const TfliteTensor& t, const std::string& what);
+
+}  // namespace anvil::frontend::tflite
