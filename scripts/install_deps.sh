@@ -2,10 +2,13 @@
 # Installs what Anvil needs from Debian's packages; installs nothing that is already there.
 # Usage: scripts/install_deps.sh [--tests] [--bench]
 #   --tests adds the cross-compilation test tools and the Python test tools (PyTorch and
-#   torchvision included: the PyTorch importer's tests make their models); --bench adds the
+#   torchvision included: the PyTorch importer's tests make their models), and the TFLite
+#   runtime the TFLite importer's tests compare with (Node.js, then `npm ci` in
+#   python/tests/tflite/litert for @litertjs/core); --bench adds the
 #   peers of bench/models/compare.py (PyTorch and torchvision, ONNX for Python, Node.js and npm
 #   for onnxruntime-node, which `npm ci` in bench/models then installs).
 set -euo pipefail
+tflite_reference=0
 
 packages=(
     build-essential cmake ninja-build ccache pkg-config clang-format git
@@ -34,6 +37,11 @@ for arg in "$@"; do
             packages+=(python3-torch python3-torchvision)
             # The ONNX backend test suite (tests/conformance) reads its node and model tests.
             packages+=(libonnx-testdata)
+            # The TFLite importer's tests write models with flatbuffers for Python and take
+            # reference outputs from LiteRT (npm @litertjs/core) under Node.js.
+            packages+=(python3-flatbuffers nodejs)
+            command -v npm >/dev/null || packages+=(npm)
+            tflite_reference=1
             # libFuzzer harnesses and the sanitizer builds (tests/fuzz, scripts/fuzz.sh,
             # scripts/test.sh --sanitize) use clang's runtimes.
             packages+=(clang-19 libclang-rt-19-dev)
@@ -60,4 +68,14 @@ if ((${#missing[@]})); then
     [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
     "${sudo_cmd[@]}" apt-get update -qq
     DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The TFLite reference runtime, pinned by python/tests/tflite/litert/package-lock.json; installed
+# again only when the lock file changed.
+if ((tflite_reference)); then
+    litert_dir="$(cd "$(dirname "$0")/.." && pwd)/python/tests/tflite/litert"
+    stamp="$litert_dir/node_modules/.package-lock.json"
+    if [[ ! -f "$stamp" || "$litert_dir/package-lock.json" -nt "$stamp" ]]; then
+        npm ci --prefix "$litert_dir" --no-audit --no-fund
+    fi
 fi

@@ -108,12 +108,15 @@ def from_pytorch(script_module, input_infos, default_dtype="float32"):
     return _anvil.from_torchscript(json.dumps(description), tensors, infos, origin)
 
 
-def from_tflite(model, shape_dict=None, dtype_dict=None):
+def from_tflite(model, shape_dict=None, dtype_dict=None, rounding="TFLITE"):
     """Imports a TensorFlow Lite model (a path to a .tflite file, or its bytes) into a graph
     IRModule, as TVM's relay.frontend.from_tflite does.
 
     shape_dict: input name -> shape, replacing the model's (a batch size, or a dimension its
     signature leaves unknown). dtype_dict: input name -> dtype, which must be the model's.
+    rounding: how quantized convolutions and fully connected layers rescale their sums:
+    "TFLITE" (fixed point, bit-exact with TFLite's reference kernels and TFLite Micro) or
+    "XNNPACK" (float32, as TFLite's XNNPACK delegate on x86 and WebAssembly).
     Returns (mod, params); params is empty because weights stay constants in the module.
     """
     shapes = {str(k): [int(d) for d in v] for k, v in (shape_dict or {}).items()}
@@ -125,8 +128,8 @@ def from_tflite(model, shape_dict=None, dtype_dict=None):
                 data = f.read()
         except OSError as e:
             raise _anvil.UserError(f"{path}: cannot read the file ({e.strerror})") from None
-        return _anvil.from_tflite_bytes(data, shapes, dtypes, path), {}
+        return _anvil.from_tflite_bytes(data, shapes, dtypes, rounding, path), {}
     if isinstance(model, (bytes, bytearray, memoryview)):
-        return _anvil.from_tflite_bytes(bytes(model), shapes, dtypes, "<memory>"), {}
+        return _anvil.from_tflite_bytes(bytes(model), shapes, dtypes, rounding, "<memory>"), {}
     raise _anvil.UserError(
         f"from_tflite expects a path or the model's bytes, got {type(model).__name__}")

@@ -11,9 +11,11 @@ void init_frontend_tflite(py::module_& m) {
     m.def(
         "from_tflite_bytes",
         [](const py::bytes& bytes, const std::map<std::string, std::vector<int64_t>>& shapes,
-           const std::map<std::string, std::string>& dtypes, const std::string& origin) {
+           const std::map<std::string, std::string>& dtypes, const std::string& rounding,
+           const std::string& origin) {
             frontend::TfliteImportOptions options;
             options.input_shapes = shapes;
+            options.rounding = rounding;
             for (const auto& [name, text] : dtypes) {
                 DataType t;
                 if (!DataType::parse(text, &t)) {
@@ -25,7 +27,8 @@ void init_frontend_tflite(py::module_& m) {
             std::string data = bytes;
             return frontend::from_tflite_bytes(data, options, origin);
         },
-        py::arg("bytes"), py::arg("shapes"), py::arg("dtypes"), py::arg("origin"));
+        py::arg("bytes"), py::arg("shapes"), py::arg("dtypes"), py::arg("rounding"),
+        py::arg("origin"));
 }
 
 }  // namespace anvil::python

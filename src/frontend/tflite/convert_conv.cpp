@@ -1,4 +1,5 @@
-// Converters of TFLite's products: CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED.
+// Converters of TFLite's products: CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV and
+// FULLY_CONNECTED.
 //
 // Convolutions read their data channels first and give a channels-first result (see
 // tflite_context.h); their weights (OHWI, depthwise 1HW(C*M)) become OIHW constants. A float
@@ -7,7 +8,9 @@
 // (x - input zero point) * (w - weight zero point), plus the int32 bias, times
 // input_scale * weight_scale / output_scale in fixed point (per output channel when the weights
 // are quantized per channel), plus the output zero point, clamped to the fused activation's
-// range.
+// range. With int16 data (TFLite's 16x8 kernels) the bias is int64 and the sum, plus the bias,
+// is rescaled in TFLite's 64-bit fixed point; the importer checks from the weights that the int32
+// sums the products compute cannot overflow.
 #include "frontend/composite_ops.h"
 #include "frontend/conv_builder.h"
 #include "frontend/tflite/convert_ops.h"
@@ -22,8 +25,8 @@ using graph::Expr;
 
 namespace {
 
-bool float_operator(const TfContext& ctx) {
-    int8_t t = ctx.input_tensor(0).type;
+bool float_operator(const TfContext& ctx, size_t data = 0) {
+    int8_t t = ctx.input_tensor(data).type;
     return t == tensor_type::kFloat32 || t == tensor_type::kFloat16;
 }
 
@@ -47,48 +50,109 @@ Expr float_bias(const TfContext& ctx) {
     return float_weights(ctx, 2);
 }
 
+// Where a product's operands are: data, weights, optional bias (TRANSPOSE_CONV's differ).
+struct Operands {
+    size_t data = 0, weights = 1, bias = 2;
+};
+
+bool is_16x8(const TfContext& ctx, const Operands& o) {
+    return ctx.input_tensor(o.data).type == tensor_type::kInt16;
+}
+
 // A quantized product's accumulator `acc` (int32, output channels along `axis`) plus the bias,
 // rescaled to the result's quantization and clamped to `activation`'s range.
-Expr requantized_result(const TfContext& ctx, Expr acc, int64_t axis, int8_t activation) {
+Expr requantized_result(const TfContext& ctx, Expr acc, int64_t axis, int8_t activation,
+                        const Operands& o = {}) {
     const TfliteTensor& out_t = ctx.output_tensor(0);
     DataType out_dtype = ctx.dtype_of(out_t.type, "the result");
-    Quantized in = per_tensor(ctx, ctx.input_tensor(0), "the input");
-    Quantized w = quantization_of(ctx, ctx.input_tensor(1), "the weights");
+    Quantized in = per_tensor(ctx, ctx.input_tensor(o.data), "the input");
+    Quantized w = quantization_of(ctx, ctx.input_tensor(o.weights), "the weights");
     Quantized out = per_tensor(ctx, out_t, "the result");
-    if (ctx.has_input(2)) {
-        const TfliteTensor& bias_t = ctx.input_tensor(2);
-        if (bias_t.type != tensor_type::kInt32) {
+    bool wide = is_16x8(ctx, o);
+    if (wide) acc = cast_to(ctx, acc, DataType::int64());
+    if (ctx.has_input(o.bias)) {
+        const TfliteTensor& bias_t = ctx.input_tensor(o.bias);
+        bool ok =
+            bias_t.type == tensor_type::kInt32 || (wide && bias_t.type == tensor_type::kInt64);
+        if (!ok) {
             ctx.error() << "the bias ('" << bias_t.name << "') is " << tensor_type_name(bias_t.type)
                         << "; quantized products with "
-                        << tensor_type_name(ctx.input_tensor(0).type) << " data take an int32 bias";
+                        << tensor_type_name(ctx.input_tensor(o.data).type) << " data take an "
+                        << (wide ? "int64 or int32" : "int32") << " bias";
         }
-        acc = add_bias(ctx, acc, ctx.input_tflite(2), axis);
+        Expr bias = ctx.input_tflite(o.bias);
+        acc = add_bias(ctx, acc, wide ? cast_to(ctx, bias, DataType::int64()) : bias, axis);
+    }
+    auto [lo, hi] = quantized_activation_range(ctx, activation, out_t, out_dtype);
+    if (ctx.xnnpack_rounding() && !wide) {
+        // XNNPACK: acc * (input_scale * weight_scale / output_scale in float32), rounded half to
+        // even, plus the zero point.
+        std::vector<double> scales;
+        for (double ws : w.scales) {
+            scales.push_back(double(float(float(in.scales[0]) * float(ws)) / float(out.scales[0])));
+        }
+        int64_t rank = ctx.rank(acc);
+        Expr y = ctx.call("multiply", {cast_to(ctx, acc, DataType::float32()),
+                                       float32_along(ctx, scales, rank, axis)});
+        y = ctx.call("round", {y});
+        if (out.zero_points[0] != 0) {
+            y = ctx.call("add", {y, float32_scalar(ctx, double(out.zero_points[0]))});
+        }
+        return clamp_to(ctx, y, lo, hi, out_dtype);
     }
     std::vector<double> ratios;
     for (double ws : w.scales) ratios.push_back(in.scales[0] * ws / out.scales[0]);
-    Expr y = multiply_by_ratio(ctx, acc, ratios, axis);
+    Expr y = wide ? multiply_by_ratio_wide(ctx, acc, ratios, axis)
+                  : multiply_by_ratio(ctx, acc, ratios, axis);
     if (out.zero_points[0] != 0) y = ctx.call("add", {y, int32_scalar(ctx, out.zero_points[0])});
-    auto [lo, hi] = quantized_activation_range(ctx, activation, out_t, out_dtype);
     return clamp_to(ctx, y, lo, hi, out_dtype);
 }
 
 // The zero points and scales of a product's operands, as the QNN products take them: the
 // input's scalars, then the weights' (1-D along the output channels when per channel).
-std::vector<Expr> qnn_operands(const TfContext& ctx) {
-    Quantized in = per_tensor(ctx, ctx.input_tensor(0), "the input");
-    Quantized w = quantization_of(ctx, ctx.input_tensor(1), "the weights");
+std::vector<Expr> qnn_operands(const TfContext& ctx, const Operands& o = {}) {
+    Quantized in = per_tensor(ctx, ctx.input_tensor(o.data), "the input");
+    Quantized w = quantization_of(ctx, ctx.input_tensor(o.weights), "the weights");
     return {int32_scalar(ctx, in.zero_points[0]), int32_along(ctx, w.zero_points, 1, 0),
             float32_scalar(ctx, in.scales[0]), float32_along(ctx, w.scales, 1, 0)};
 }
 
-void check_integer_operator(const TfContext& ctx) {
-    int8_t in = ctx.input_tensor(0).type, w = ctx.input_tensor(1).type;
+// int8 x int8, uint8 x uint8 and int16 x int8 (TFLite's 16x8 kernels). For 16x8 the products
+// sum in int32: refused when the weights (along `channel_axis` of their TFLite layout) allow a
+// sum past int32's range, which TFLite's int64 sums would hold.
+void check_integer_operator(const TfContext& ctx, const Operands& o = {},
+                            int64_t channel_axis = 0) {
+    int8_t in = ctx.input_tensor(o.data).type, w = ctx.input_tensor(o.weights).type;
     bool ok = (in == tensor_type::kInt8 && w == tensor_type::kInt8) ||
-              (in == tensor_type::kUInt8 && w == tensor_type::kUInt8);
+              (in == tensor_type::kUInt8 && w == tensor_type::kUInt8) ||
+              (in == tensor_type::kInt16 && w == tensor_type::kInt8);
     if (!ok) {
         ctx.error() << "a product of " << tensor_type_name(in) << " data and "
                     << tensor_type_name(w)
-                    << " weights is not supported (int8 x int8, uint8 x uint8, or float data)";
+                    << " weights is not supported (int8 x int8, uint8 x uint8, int16 x int8, or "
+                       "float data)";
+    }
+    if (in != tensor_type::kInt16) return;
+    if (per_tensor(ctx, ctx.input_tensor(o.data), "the input").zero_points[0] != 0) {
+        ctx.error() << "int16 data must have the zero point 0 (TFLite's 16x8 quantization)";
+    }
+    runtime::NDArray weights = ctx.constant_input(o.weights, "the weights");
+    std::vector<int64_t> shape(weights.shape().begin(), weights.shape().end());
+    const int8_t* v = weights.data<int8_t>();
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < channel_axis; ++d) outer *= shape[size_t(d)];
+    for (size_t d = size_t(channel_axis) + 1; d < shape.size(); ++d) inner *= shape[d];
+    int64_t channels = shape[size_t(channel_axis)];
+    std::vector<int64_t> sums(size_t(channels), 0);
+    for (int64_t i = 0; i < outer * channels * inner; ++i) {
+        sums[size_t(i / inner % channels)] += std::abs(int64_t(v[i]));
+    }
+    if (sums.empty()) return;
+    int64_t largest = *std::max_element(sums.begin(), sums.end());
+    if (largest * 32768 > INT32_MAX) {
+        ctx.error() << "16x8 sums can reach " << largest * 32768 << ", past int32's range; "
+                    << "products whose weights sum (in magnitude) past 65535 per output channel "
+                       "are not supported";
     }
 }
 
@@ -102,6 +166,7 @@ struct Window {
 // in `groups` groups, with the operator's bias and fused activation; channels-first result.
 void convolve(TfContext& ctx, const Expr& x, const std::vector<int64_t>& perm, int64_t groups,
               const Window& win) {
+    const int64_t weights_channel_axis = perm[0];  // the output channels' axis in TFLite's layout
     bool is_float = float_operator(ctx);
     Expr w = ctx.transpose(is_float ? float_weights(ctx, 1) : ctx.input_tflite(1), perm);
     std::vector<int64_t> xs = ctx.static_shape(x, "the input");
@@ -123,7 +188,7 @@ void convolve(TfContext& ctx, const Expr& x, const std::vector<int64_t>& perm, i
         ctx.set_output(0, float_activation(ctx, y, win.activation), true);
         return;
     }
-    check_integer_operator(ctx);
+    check_integer_operator(ctx, {}, weights_channel_axis);
     auto [attrs, a] = new_attrs<ops::QnnConv2DAttrs>();
     a->strides = p.strides;
     a->padding = p.padding;
@@ -183,6 +248,88 @@ void convert_depthwise_conv2d(TfContext& ctx) {
     }
     // [1, KH, KW, C*M] → [C*M, 1, KH, KW]: C groups of M output channels each.
     convolve(ctx, x, {3, 0, 1, 2}, channels, win);
+}
+
+// TRANSPOSE_CONV(output_shape, weights [O, KH, KW, I], input, bias): the gradient of a SAME or
+// VALID convolution, cropped as TFLite crops it: the convolution's padding of the output's size
+// gives the rows and columns dropped at the top and left; the output's size, the extent kept.
+void convert_transpose_conv(TfContext& ctx) {
+    ctx.expect_arity(3, 4, 1);
+    const Operands o{.data = 2, .weights = 1, .bias = 3};
+    const TfliteOptions& opt = ctx.options(options_type::kTransposeConv);
+    int8_t pad = opt.int8(transpose_conv_options::kPadding);
+    int64_t sh = opt.int32(transpose_conv_options::kStrideH);
+    int64_t sw = opt.int32(transpose_conv_options::kStrideW);
+    int8_t activation = opt.int8(transpose_conv_options::kActivation);
+    if (sh < 1 || sw < 1) ctx.error() << "strides [" << sh << ", " << sw << "] must be positive";
+    Expr x = ctx.input_channels_first(o.data);
+    std::vector<int64_t> xs = ctx.static_shape(x, "the input");
+    std::vector<int64_t> ws = ctx.static_shape(ctx.input_tflite(o.weights), "the weights");
+    if (ws.size() != 4 || ws[3] != xs[1]) {
+        ctx.error() << "the weights " << ints_str(ws) << " are not [O, KH, KW, I] for " << xs[1]
+                    << " input channels";
+    }
+    // The output's shape: the operand when it is a constant; else the model's result shape,
+    // which the operand's value must equal when the model runs.
+    std::vector<int64_t> out_shape;
+    std::vector<PrimExpr> shape_vars, shape_checks;
+    if (runtime::NDArray data = constant_data(ctx.input(0).expr); data.defined()) {
+        out_shape = ctx.constant_ints(0, "the output shape");
+    } else {
+        const auto& declared = ctx.output_tensor(0).shape;
+        out_shape.assign(declared.begin(), declared.end());
+        if (ctx.static_count(ctx.input_tflite(0), "the output shape") != 4) {
+            ctx.error() << "the output shape must hold 4 values";
+        }
+        shape_vars = ctx.new_dims(4);
+        for (size_t d = 0; d < 4; ++d) {
+            shape_checks.push_back(eq(shape_vars[d], make_int(DataType::int64(), out_shape[d])));
+        }
+    }
+    if (out_shape.size() != 4 || out_shape[0] != xs[0] || out_shape[3] != ws[0]) {
+        ctx.error() << "the output shape " << ints_str(out_shape) << " does not fit the input "
+                    << "[N, H, W, C] = [" << xs[0] << ", " << xs[2] << ", " << xs[3] << ", "
+                    << xs[1] << "] and " << ws[0] << " output channels";
+    }
+    std::vector<int64_t> padding(4), output_padding(2);
+    for (int d = 0; d < 2; ++d) {
+        int64_t in = xs[size_t(2 + d)], out = out_shape[size_t(1 + d)], k = ws[size_t(1 + d)];
+        int64_t stride = d == 0 ? sh : sw;
+        int64_t begin = window_padding(ctx, pad, out, k, stride, 1).first;
+        int64_t end = (in - 1) * stride + k - out - begin;
+        if (out < 1 || begin > (in - 1) * stride + k - 1) {
+            ctx.error() << "the output size " << out << " does not fit an input of " << in
+                        << " with a window of " << k << " and stride " << stride;
+        }
+        padding[size_t(d)] = begin;
+        padding[size_t(2 + d)] = std::max<int64_t>(end, 0);
+        output_padding[size_t(d)] = std::max<int64_t>(-end, 0);
+    }
+    ConvParams p{.strides = {sh, sw}, .padding = padding, .dilation = {1, 1}, .groups = 1};
+    if (float_operator(ctx, o.data)) {
+        Expr w = ctx.transpose(float_weights(ctx, o.weights), {3, 0, 1, 2});  // → [I, O, KH, KW]
+        Expr bias = ctx.has_input(o.bias) ? float_weights(ctx, o.bias) : Expr();
+        Expr y = build_conv_transpose(ctx, x, w, bias, p, output_padding);
+        y = float_activation(ctx, y, activation);
+        if (!shape_vars.empty())
+            y = ctx.bind_values(y, {ctx.input_tflite(0)}, shape_vars, shape_checks);
+        ctx.set_output(0, y, true);
+        return;
+    }
+    check_integer_operator(ctx, o, 0);
+    auto [attrs, a] = new_attrs<ops::QnnConv2DTransposeAttrs>();
+    a->strides = p.strides;
+    a->padding = p.padding;
+    a->output_padding = output_padding;
+    a->channels = ws[0];
+    a->kernel_size = {ws[1], ws[2]};
+    std::vector<Expr> args = {x, ctx.transpose(ctx.input_tflite(o.weights), {3, 0, 1, 2})};
+    for (Expr& e : qnn_operands(ctx, o)) args.push_back(std::move(e));
+    Expr acc = ctx.call("qnn.conv2d_transpose", std::move(args), attrs);
+    Expr y = requantized_result(ctx, acc, 1, activation, o);
+    if (!shape_vars.empty())
+        y = ctx.bind_values(y, {ctx.input_tflite(0)}, shape_vars, shape_checks);
+    ctx.set_output(0, y, true);
 }
 
 void convert_fully_connected(TfContext& ctx) {

@@ -23,6 +23,7 @@ TfConvertFn find_converter(int32_t builtin);
 // convert_conv.cpp
 void convert_conv2d(TfContext& ctx);
 void convert_depthwise_conv2d(TfContext& ctx);
+void convert_transpose_conv(TfContext& ctx);
 void convert_fully_connected(TfContext& ctx);
 
 // convert_elementwise.cpp
@@ -37,6 +38,7 @@ void convert_minimum(TfContext& ctx);
 void convert_relu(TfContext& ctx);
 void convert_relu_n1_to_1(TfContext& ctx);
 void convert_relu6(TfContext& ctx);
+void convert_leaky_relu(TfContext& ctx);
 void convert_logistic(TfContext& ctx);
 void convert_tanh(TfContext& ctx);
 void convert_softmax(TfContext& ctx);
@@ -56,6 +58,8 @@ void convert_expand_dims(TfContext& ctx);
 void convert_transpose(TfContext& ctx);
 void convert_concatenation(TfContext& ctx);
 void convert_pad(TfContext& ctx);
+void convert_slice(TfContext& ctx);
+void convert_strided_slice(TfContext& ctx);
 
 // Shared by the converters of windowed ops (convert_conv.cpp, convert_pool.cpp).
 

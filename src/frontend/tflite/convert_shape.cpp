@@ -1,8 +1,8 @@
 // Converters of TFLite's operators that move elements: RESHAPE, SQUEEZE, EXPAND_DIMS, TRANSPOSE,
-// CONCATENATION, PAD and PADV2. They work on quantized tensors' integers as on floats (the
-// result keeps the operand's quantization, as TFLite requires), except CONCATENATION of uint8
-// operands quantized differently, which rescales them as TFLite does. CONCATENATION and PAD keep
-// channels-first operands so (mapping their axis); the others read TFLite's layout.
+// CONCATENATION, PAD, PADV2, SLICE and STRIDED_SLICE. They work on quantized tensors' integers as
+// on floats (the result keeps the operand's quantization, as TFLite requires), except CONCATENATION
+// of uint8 operands quantized differently, which rescales them as TFLite does. CONCATENATION and
+// PAD keep channels-first operands so (mapping their axis); the others read TFLite's layout.
 #include <cmath>
 
 #include "frontend/composite_ops.h"
@@ -160,6 +160,111 @@ void convert_pad(TfContext& ctx) {
         a->pad_value = double(per_tensor(ctx, in_t, "the operand").zero_points[0]);  // real 0
     }
     ctx.set_output(0, ctx.call("nn.pad", {x.expr}, attrs), x.channels_first);
+}
+
+namespace {
+
+Expr strided_slice(const TfContext& ctx, const Expr& x, std::vector<int64_t> begin,
+                   std::vector<int64_t> end, std::vector<int64_t> strides) {
+    auto [attrs, a] = new_attrs<ops::StridedSliceAttrs>();
+    for (size_t d = 0; d < begin.size(); ++d) a->axes.push_back(int64_t(d));
+    a->begin = std::move(begin);
+    a->end = std::move(end);
+    a->strides = std::move(strides);
+    return ctx.call("strided_slice", {x}, attrs);
+}
+
+}  // namespace
+
+// SLICE(x, begin, size): size -1 runs to the end.
+void convert_slice(TfContext& ctx) {
+    ctx.expect_arity(3, 3, 1);
+    Expr x = ctx.input_tflite(0);
+    std::vector<int64_t> shape = ctx.static_shape(x, "the operand");
+    std::vector<int64_t> begin = ctx.constant_ints(1, "the begin");
+    std::vector<int64_t> size = ctx.constant_ints(2, "the size");
+    if (begin.size() != shape.size() || size.size() != shape.size()) {
+        ctx.error() << "the begin " << ints_str(begin) << " and size " << ints_str(size)
+                    << " must have one value per axis of the operand " << ints_str(shape);
+    }
+    std::vector<int64_t> end(shape.size());
+    for (size_t d = 0; d < shape.size(); ++d) {
+        end[d] = size[d] == -1 ? shape[d] : begin[d] + size[d];
+        if (begin[d] < 0 || size[d] < -1 || end[d] > shape[d]) {
+            ctx.error() << "the slice from " << ints_str(begin) << " of size " << ints_str(size)
+                        << " does not lie inside the operand " << ints_str(shape);
+        }
+    }
+    ctx.set_output(0, strided_slice(ctx, x, begin, end, std::vector<int64_t>(shape.size(), 1)));
+}
+
+// STRIDED_SLICE(x, begin, end, strides) with TensorFlow's masks: a begin_mask / end_mask bit
+// takes the whole extent on that side, a shrink_axis_mask bit takes the one element at begin and
+// drops the axis; `offset` makes end relative to begin. Indices count from the end when
+// negative and clamp to the extent.
+void convert_strided_slice(TfContext& ctx) {
+    ctx.expect_arity(3, 4, 1);
+    const TfliteOptions& o = ctx.options(options_type::kStridedSlice);
+    int32_t begin_mask = o.int32(strided_slice_options::kBeginMask);
+    int32_t end_mask = o.int32(strided_slice_options::kEndMask);
+    int32_t shrink_mask = o.int32(strided_slice_options::kShrinkAxisMask);
+    bool offset = o.boolean(strided_slice_options::kOffset);
+    if (o.int32(strided_slice_options::kEllipsisMask) != 0 ||
+        o.int32(strided_slice_options::kNewAxisMask) != 0) {
+        ctx.error() << "ellipsis_mask and new_axis_mask are not supported (TFLite's kernel "
+                       "refuses them too)";
+    }
+    Expr x = ctx.input_tflite(0);
+    std::vector<int64_t> shape = ctx.static_shape(x, "the operand");
+    size_t rank = shape.size();
+    std::vector<int64_t> begin = ctx.constant_ints(1, "the begin");
+    std::vector<int64_t> end = ctx.constant_ints(2, "the end");
+    std::vector<int64_t> strides =
+        ctx.has_input(3) ? ctx.constant_ints(3, "the strides") : std::vector<int64_t>(rank, 1);
+    if (begin.size() > rank || end.size() != begin.size() || strides.size() != begin.size()) {
+        ctx.error() << "begin " << ints_str(begin) << ", end " << ints_str(end) << " and strides "
+                    << ints_str(strides) << " must have one value per sliced axis of the "
+                    << "operand " << ints_str(shape);
+    }
+    std::vector<int64_t> b(rank, 0), e(shape), s(rank, 1), dropped;
+    for (size_t d = 0; d < begin.size(); ++d) {
+        int64_t n = shape[d];
+        if (strides[d] == 0) ctx.error() << "the stride of axis " << d << " is 0";
+        s[d] = strides[d];
+        bool forward = strides[d] > 0;
+        auto clamp = [&](int64_t i) {
+            if (i < 0) i += n;
+            // Forward: [0, n]; backward: [-1, n - 1] (-1 is "before the first").
+            return forward ? std::clamp<int64_t>(i, 0, n) : std::clamp<int64_t>(i, -1, n - 1);
+        };
+        b[d] = (begin_mask >> d) & 1 ? (forward ? 0 : n - 1) : clamp(begin[d]);
+        if ((shrink_mask >> d) & 1) {
+            int64_t i = begin[d] < 0 ? begin[d] + n : begin[d];
+            if (i < 0 || i >= n) {
+                ctx.error() << "axis " << d << " shrinks to index " << begin[d]
+                            << ", outside its extent " << n;
+            }
+            b[d] = i;
+            e[d] = i + 1;
+            s[d] = 1;
+            dropped.push_back(int64_t(d));
+            continue;
+        }
+        int64_t stop = offset ? begin[d] + end[d] : end[d];
+        e[d] = (end_mask >> d) & 1 ? (forward ? n : -1) : clamp(stop);
+    }
+    // strided_slice reads a negative end as counting from the back: "before the first" element
+    // of a backward slice is written as -(n + 1).
+    for (size_t d = 0; d < rank; ++d) {
+        if (s[d] < 0 && e[d] == -1) e[d] = -shape[d] - 1;
+    }
+    Expr y = strided_slice(ctx, x, b, e, s);
+    if (!dropped.empty()) {
+        auto [attrs, a] = new_attrs<ops::SqueezeAttrs>();
+        a->axes = dropped;
+        y = ctx.call("squeeze", {y}, attrs);
+    }
+    ctx.set_output(0, y);
 }
 
 }  // namespace anvil::frontend::tflite

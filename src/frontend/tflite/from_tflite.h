@@ -29,6 +29,12 @@ struct TfliteImportOptions {
     std::map<std::string, std::vector<int64_t>> input_shapes;
     // Input name → element type; it must be the model's (TVM's dtype_dict, checked).
     std::map<std::string, DataType> input_dtypes;
+    // How quantized convolutions and fully connected layers rescale their int32 sums to the
+    // output's scale. "TFLITE": in fixed point, as TFLite's reference kernels (and TFLite Micro)
+    // do: the TFLite quantization spec, bit-exact with them. "XNNPACK": in float32, rounding half
+    // to even, as the XNNPACK delegate (TFLite's default CPU path for int8 on x86 and
+    // WebAssembly) does; results may differ from "TFLITE" by one step.
+    std::string rounding = "TFLITE";
 };
 
 graph::IRModule from_tflite_file(const std::string& path, const TfliteImportOptions& options = {});

@@ -21,6 +21,10 @@ public:
 
     graph::IRModule run() {
         SourceLoc model_loc{.file = model_.origin};
+        if (options_.rounding != "TFLITE" && options_.rounding != "XNNPACK") {
+            user_error(model_loc) << "rounding '" << options_.rounding
+                                  << "' is neither TFLITE nor XNNPACK";
+        }
         check_supported(model_loc);
         values_.assign(graph_.tensors.size(), std::nullopt);
         std::vector<Ref<graph::Var>> params = make_params(model_loc);
@@ -142,7 +146,7 @@ private:
                                    (first_output.empty() ? "" : " -> " + first_output),
                       .op_type = builtin_name(code.builtin),
                       .opset = code.version};
-        TfContext ctx(model_, graph_, op, loc, *this);
+        TfContext ctx(model_, graph_, op, loc, *this, options_.rounding == "XNNPACK");
         find_converter(code.builtin)(ctx);
         for (size_t i = 0; i < op.outputs.size(); ++i) {
             const std::optional<TfValue>& v = ctx.outputs()[i];

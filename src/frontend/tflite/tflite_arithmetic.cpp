@@ -25,7 +25,9 @@ Expr clip(const TfContext& ctx, const Expr& x, double lo, double hi) {
 template <typename T>
 Expr constant_of(const TfContext& ctx, const std::vector<int64_t>& shape,
                  const std::vector<T>& values) {
-    DataType t = std::is_same_v<T, float> ? DataType::float32() : DataType::int32();
+    DataType t = std::is_same_v<T, float>     ? DataType::float32()
+                 : std::is_same_v<T, int64_t> ? DataType::int64()
+                                              : DataType::int32();
     runtime::NDArray a = runtime::NDArray::empty(shape, graph::dl_dtype_of(t));
     a.copy_from(values);
     return ctx.constant(a);
@@ -112,6 +114,35 @@ Expr multiply_by_ratio(const TfContext& ctx, const Expr& x, const std::vector<do
         "fixed_point_multiply",
         {x, int32_along(ctx, multipliers, rank, axis), int32_along(ctx, shifts, rank, axis)},
         attrs);
+}
+
+Expr multiply_by_ratio_wide(const TfContext& ctx, const Expr& x, const std::vector<double>& ratios,
+                            int64_t axis) {
+    std::vector<int64_t> multipliers, rounds, shifts;
+    for (double r : ratios) {
+        ops::FixedPoint f = ops::fixed_point_of(r, "a scale ratio", ctx.loc());
+        if (f.shift > 7) {
+            ctx.error() << "the scale ratio " << r << " is too large for a 16-bit kernel's "
+                        << "rescaling (at most 2^7)";
+        }
+        // The multiplier rounded to its top 16 bits (saturating), as TFLite's 64-bit form.
+        int64_t reduced =
+            f.multiplier < 0x7FFF0000 ? (int64_t(f.multiplier) + (1 << 15)) >> 16 : 0x7FFF;
+        int64_t total_shift = 15 - f.shift;
+        multipliers.push_back(reduced);
+        rounds.push_back(int64_t{1} << (total_shift - 1));
+        shifts.push_back(total_shift);
+    }
+    int64_t rank = ctx.rank(x);
+    auto along = [&](const std::vector<int64_t>& v) {
+        bool uniform = std::all_of(v.begin(), v.end(), [&](int64_t e) { return e == v[0]; });
+        std::vector<int64_t> values = uniform ? std::vector<int64_t>{v[0]} : v;
+        return constant_of(ctx, along_shape(values.size(), rank, axis), values);
+    };
+    Expr wide = cast_to(ctx, x, DataType::int64());
+    Expr y = ctx.call("add", {ctx.call("multiply", {wide, along(multipliers)}), along(rounds)});
+    y = ctx.call("right_shift", {y, along(shifts)});
+    return clamp_to(ctx, y, INT32_MIN, INT32_MAX, DataType::int32());
 }
 
 Expr round_half_away(const TfContext& ctx, const Expr& x) {

@@ -30,6 +30,12 @@ graph::Expr clamp_to(const TfContext& ctx, const graph::Expr& x, int64_t lo, int
 graph::Expr multiply_by_ratio(const TfContext& ctx, const graph::Expr& x,
                               const std::vector<double>& ratios, int64_t axis);
 
+// The same for an int64 `x` (16-bit kernels' sums), as TFLite's 64-bit
+// MultiplyByQuantizedMultiplier: the multiplier rounded to 16 bits, x * m + 2^(s - 1) shifted
+// right by s = 15 - shift; int32 result.
+graph::Expr multiply_by_ratio_wide(const TfContext& ctx, const graph::Expr& x,
+                                   const std::vector<double>& ratios, int64_t axis);
+
 // round(x) with halves away from zero (TFLite's TfLiteRound), exact for every float.
 graph::Expr round_half_away(const TfContext& ctx, const graph::Expr& x);
 

@@ -17,13 +17,15 @@ std::string output_name(const TfliteSubgraph& g, const TfliteOperator& op) {
 }  // namespace
 
 TfContext::TfContext(const TfliteModel& model, const TfliteSubgraph& graph,
-                     const TfliteOperator& op, SourceLoc loc, ValueSource& values)
+                     const TfliteOperator& op, SourceLoc loc, ValueSource& values,
+                     bool xnnpack_rounding)
     : NodeBuilder(std::move(loc), output_name(graph, op)),
       model_(model),
       graph_(graph),
       op_(op),
       code_(model.operator_codes[op.opcode_index]),
       values_(values),
+      xnnpack_rounding_(xnnpack_rounding),
       outputs_(op.outputs.size()) {}
 
 void TfContext::expect_arity(size_t min, size_t max, size_t outputs) const {

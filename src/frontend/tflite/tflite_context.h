@@ -48,10 +48,13 @@ graph::Expr transpose_at(const NodeBuilder& at, const graph::Expr& x,
 class TfContext : public NodeBuilder {
 public:
     TfContext(const TfliteModel& model, const TfliteSubgraph& graph, const TfliteOperator& op,
-              SourceLoc loc, ValueSource& values);
+              SourceLoc loc, ValueSource& values, bool xnnpack_rounding = false);
 
     int32_t builtin() const { return code_.builtin; }
     int32_t version() const { return code_.version; }
+    // Whether quantized products rescale their sums as XNNPACK's kernels do (in float32) rather
+    // than as TFLite's reference kernels (in fixed point): TfliteImportOptions::rounding.
+    bool xnnpack_rounding() const { return xnnpack_rounding_; }
 
     // The operator's operand count (omitted optional operands included) and whether operand i
     // is given.
@@ -98,6 +101,7 @@ private:
     const TfliteOperator& op_;
     const TfliteOperatorCode& code_;
     ValueSource& values_;
+    bool xnnpack_rounding_;
     std::vector<std::optional<TfValue>> outputs_;
 };
 
