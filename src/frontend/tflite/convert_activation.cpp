@@ -1,13 +1,14 @@
-// Converters of TFLite's unary operators: RELU, RELU_N1_TO_1, RELU6, LEAKY_RELU, LOGISTIC, TANH,
-// SOFTMAX, QUANTIZE and DEQUANTIZE. Each keeps its operand's layout (SOFTMAX maps its axis).
+// Converters of TFLite's unary operators: RELU, RELU_N1_TO_1, RELU6, LEAKY_RELU, HARD_SWISH,
+// LOGISTIC, TANH, SOFTMAX, QUANTIZE and DEQUANTIZE. Each keeps its operand's layout (SOFTMAX maps
+// its axis).
 //
 // Quantized RELUs rescale to the output's quantization in fixed point and clamp, as TFLite's
 // kernels do. QUANTIZE rounds x / scale half away from zero (TfLiteRound), or, from integers,
 // rescales (x - zero point) by input scale / output scale in fixed point. DEQUANTIZE is exact.
 // An 8-bit SOFTMAX computes as TFLite's CPU kernel: exp(-input_scale * beta * (max - x)) from a
-// 256-entry float table, normalised in float32, rounded half away from zero. Quantized LOGISTIC
-// and TANH (and a 16-bit SOFTMAX) compute on the real values and quantize the result, which can
-// differ from TFLite's lookup-table kernels by one step.
+// 256-entry float table, normalised in float32, rounded half away from zero. Quantized LOGISTIC,
+// TANH and HARD_SWISH (and a 16-bit SOFTMAX) compute on the real values and quantize the result,
+// which can differ from TFLite's fixed-point and lookup-table kernels by one step.
 #include <cmath>
 
 #include "frontend/composite_ops.h"
@@ -136,6 +137,10 @@ void convert_leaky_relu(TfContext& ctx) {
     if (out.zero_points[0] != 0) y = ctx.call("add", {y, int32_scalar(ctx, out.zero_points[0])});
     auto [lo, hi] = ops::quantized_range(t);
     ctx.set_output(0, clamp_to(ctx, y, int64_t(lo), int64_t(hi), t), x.channels_first);
+}
+
+void convert_hard_swish(TfContext& ctx) {
+    convert_through_float(ctx, "nn.hardswish");
 }
 
 void convert_logistic(TfContext& ctx) {

@@ -1,5 +1,5 @@
-// Converters of TFLite's products: CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV and
-// FULLY_CONNECTED.
+// Converters of TFLite's products: CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV, FULLY_CONNECTED
+// and BATCH_MATMUL.
 //
 // Convolutions read their data channels first and give a channels-first result (see
 // tflite_context.h); their weights (OHWI, depthwise 1HW(C*M)) become OIHW constants. A float
@@ -377,6 +377,40 @@ void convert_fully_connected(TfContext& ctx) {
         y = reshape_to(ctx, y, shape);
     }
     ctx.set_output(0, y);
+}
+
+// BATCH_MATMUL(x, y): numpy's matmul with x or y transposed in their last two axes (adj_x,
+// adj_y), batch axes broadcasting. Quantized operands (per tensor) sum in int32 and rescale as
+// the other products.
+void convert_batch_matmul(TfContext& ctx) {
+    ctx.expect_arity(2, 2, 1);
+    const TfliteOptions& o = ctx.options(options_type::kBatchMatMul);
+    bool adj_x = o.boolean(batch_matmul_options::kAdjX);
+    bool adj_y = o.boolean(batch_matmul_options::kAdjY);
+    Expr x = ctx.input_tflite(0), y = ctx.input_tflite(1);
+    if (ctx.rank(x) < 2 || ctx.rank(y) < 2) {
+        ctx.error() << "both operands must be at least 2-D, got ranks " << ctx.rank(x) << " and "
+                    << ctx.rank(y);
+    }
+    if (float_operator(ctx)) {
+        auto [attrs, a] = new_attrs<ops::MatmulAttrs>();
+        a->transpose_a = adj_x;
+        a->transpose_b = adj_y;
+        ctx.set_output(0, ctx.call("nn.batch_matmul", {x, float_weights(ctx, 1)}, attrs));
+        return;
+    }
+    if (ctx.input_tensor(0).type == tensor_type::kInt16) {
+        ctx.error() << "int16 batch matmul is not supported; int8 and uint8 are";
+    }
+    check_integer_operator(ctx);
+    per_tensor(ctx, ctx.input_tensor(1), "operand 1");  // qnn.batch_matmul's b is per tensor
+    auto [attrs, a] = new_attrs<ops::QnnBatchMatmulAttrs>();
+    a->transpose_a = adj_x;
+    a->transpose_b = adj_y;
+    std::vector<Expr> args = {x, y};
+    for (Expr& e : qnn_operands(ctx)) args.push_back(std::move(e));
+    Expr acc = ctx.call("qnn.batch_matmul", std::move(args), attrs);
+    ctx.set_output(0, requantized_result(ctx, acc, -1, activation::kNone));
 }
 
 }  // namespace anvil::frontend::tflite

@@ -1,4 +1,5 @@
-// Converters of TFLite's binary elementwise operators: ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM.
+// Converters of TFLite's binary elementwise operators: ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM,
+// PRELU.
 //
 // Operands broadcast as numpy does. When one is a 4-D tensor held channels first, both are
 // brought to that form (a lower-rank operand is first extended to 4-D NHWC), so the result stays
@@ -6,11 +7,14 @@
 // rescale both operands (less their zero points, shifted left by 20 bits, 15 for int16) to twice
 // the larger input scale in fixed point, add, and rescale the sum to the output; MUL rescales the
 // product of the operands less their zero points. MAXIMUM and MINIMUM compare the integers of
-// operands quantized as their result is.
+// operands quantized as their result is. Quantized PRELU rescales x - zero point by
+// input_scale / output_scale where it is >= 0, else its product with alpha - alpha's zero point
+// by input_scale * alpha_scale / output_scale (ratios computed in float, as TFLite does).
 #include "frontend/composite_ops.h"
 #include "frontend/tflite/convert_ops.h"
 #include "frontend/tflite/tflite_arithmetic.h"
 #include "frontend/tflite/tflite_schema.h"
+#include "ops/qnn.h"
 
 namespace anvil::frontend::tflite {
 
@@ -177,6 +181,34 @@ void convert_div(TfContext& ctx) {
         ctx.error() << "quantized division is not supported; float DIV is";
     }
     convert_float(ctx, "divide", fused_activation(ctx, options_type::kDiv));
+}
+
+void convert_prelu(TfContext& ctx) {
+    ctx.expect_arity(2, 2, 1);
+    Operands o = binary_operands(ctx);
+    if (unquantized(ctx)) {
+        Expr zero = ctx.constant_scalar(ctx.tensor_type(o.a, "the input").dtype, 0);
+        Expr y = ctx.call("where", {ctx.call("greater_equal", {o.a, zero}), o.a,
+                                    ctx.call("multiply", {o.a, o.b})});
+        ctx.set_output(0, y, o.channels_first);
+        return;
+    }
+    check_quantized_types(ctx);
+    DataType t = ctx.dtype_of(ctx.output_tensor(0).type, "the result");
+    Quantized qx = per_tensor(ctx, ctx.input_tensor(0), "the input");
+    Quantized qa = per_tensor(ctx, ctx.input_tensor(1), "alpha");
+    Quantized qo = per_tensor(ctx, ctx.output_tensor(0), "the result");
+    float sx = float(qx.scales[0]), sa = float(qa.scales[0]), so = float(qo.scales[0]);
+    Expr x = minus_zero_point(ctx, o.a, qx.zero_points[0]);
+    Expr alpha = minus_zero_point(ctx, o.b, qa.zero_points[0]);
+    Expr positive = multiply_by_ratio(ctx, x, {double(sx / so)}, -1);
+    Expr negative =
+        multiply_by_ratio(ctx, ctx.call("multiply", {x, alpha}), {double(sx * sa / so)}, -1);
+    Expr y = ctx.call("where",
+                      {ctx.call("greater_equal", {x, int32_scalar(ctx, 0)}), positive, negative});
+    if (qo.zero_points[0] != 0) y = ctx.call("add", {y, int32_scalar(ctx, qo.zero_points[0])});
+    auto [lo, hi] = ops::quantized_range(t);
+    ctx.set_output(0, clamp_to(ctx, y, int64_t(lo), int64_t(hi), t), o.channels_first);
 }
 
 void convert_maximum(TfContext& ctx) {

@@ -25,6 +25,7 @@ void convert_conv2d(TfContext& ctx);
 void convert_depthwise_conv2d(TfContext& ctx);
 void convert_transpose_conv(TfContext& ctx);
 void convert_fully_connected(TfContext& ctx);
+void convert_batch_matmul(TfContext& ctx);
 
 // convert_elementwise.cpp
 void convert_add(TfContext& ctx);
@@ -33,12 +34,14 @@ void convert_mul(TfContext& ctx);
 void convert_div(TfContext& ctx);
 void convert_maximum(TfContext& ctx);
 void convert_minimum(TfContext& ctx);
+void convert_prelu(TfContext& ctx);
 
 // convert_activation.cpp
 void convert_relu(TfContext& ctx);
 void convert_relu_n1_to_1(TfContext& ctx);
 void convert_relu6(TfContext& ctx);
 void convert_leaky_relu(TfContext& ctx);
+void convert_hard_swish(TfContext& ctx);
 void convert_logistic(TfContext& ctx);
 void convert_tanh(TfContext& ctx);
 void convert_softmax(TfContext& ctx);
@@ -50,6 +53,14 @@ void convert_average_pool2d(TfContext& ctx);
 void convert_max_pool2d(TfContext& ctx);
 void convert_mean(TfContext& ctx);
 void convert_sum(TfContext& ctx);
+
+// convert_gather.cpp
+void convert_gather(TfContext& ctx);
+void convert_split(TfContext& ctx);
+
+// convert_resize.cpp
+void convert_resize_bilinear(TfContext& ctx);
+void convert_resize_nearest_neighbor(TfContext& ctx);
 
 // convert_shape.cpp
 void convert_reshape(TfContext& ctx);

@@ -120,7 +120,7 @@ void convert_concatenation(TfContext& ctx) {
     }
     auto [attrs, a] = new_attrs<ops::ConcatenateAttrs>();
     a->axis = cf ? channels_first_axis(axis) : axis;
-    Expr y = ctx.call("concatenate", {graph::make_tuple(parts, ctx.loc())}, attrs);
+    Expr y = ctx.call("concatenate", parts, attrs);
     if (quantized) {
         DataType t = ctx.dtype_of(out_t.type, "the result");
         auto [lo, hi] = quantized_activation_range(ctx, activation, out_t, t);

@@ -1,0 +1,440 @@
+"""The TFLite importer's converters, operator by operator, on models tflite_writer.py writes:
+float32 ones within 1e-5 of the TFLite runtime (litert.py), int8 and uint8 ones bit for bit
+(imported with rounding="XNNPACK", as the runtime's CPU kernels rescale products), except
+- the operators whose quantized form Anvil computes through float (LOGISTIC, TANH, HARD_SWISH,
+  a bilinear resize), and
+- quantized MUL and LEAKY_RELU, which the runtime's XNNPACK delegate takes over (where its
+  kernels apply) with arithmetic of its own; Anvil computes them as TFLite's kernels do (the
+  seanet models hold LEAKY_RELU to TFLite's goldens),
+which are held to within one step.
+
+Several cases put a convolution first, so that the operator under test meets a tensor the
+importer holds channels first (tflite_context.h) and must map its axes."""
+import numpy as np
+import pytest
+
+import anvil
+from anvil import frontend
+
+import litert
+import tflite_writer as W
+
+RNG = np.random.default_rng(25)
+INT_RANGE = {"int8": (-128, 127), "uint8": (0, 255)}
+
+
+class Model:
+    """A model under construction: the writer, its inputs (tensor index, sample array) and the
+    quantization of activations of one dtype."""
+
+    def __init__(self, dtype="float32"):
+        self.w = W.ModelWriter()
+        self.dtype = dtype
+        self.inputs = []
+        self.scales = {}  # weights tensor → its scales
+
+    @property
+    def quantized(self):
+        return self.dtype != "float32"
+
+    def act(self, name, shape, scale=0.05, zero_point=None):
+        """An activation tensor of the model's dtype (quantized when it is an integer type)."""
+        if not self.quantized:
+            return self.w.tensor(name, shape)
+        zp = zero_point if zero_point is not None else (-3 if self.dtype == "int8" else 125)
+        return self.w.tensor(name, shape, self.dtype, scale=scale, zero_point=zp)
+
+    def input(self, name, shape, scale=0.05, zero_point=None):
+        t = self.act(name, shape, scale, zero_point)
+        if self.quantized:
+            lo, hi = INT_RANGE[self.dtype]
+            x = RNG.integers(lo, hi + 1, shape).astype(self.dtype)
+        else:
+            x = RNG.standard_normal(shape).astype(np.float32)
+        self.inputs.append((t, x))
+        return t
+
+    def const(self, name, values, dtype="float32", **quant):
+        values = np.asarray(values)
+        return self.w.tensor(name, list(values.shape), dtype, data=values, **quant)
+
+    def weights(self, name, shape, per_channel_axis=0):
+        """Weights: float, int8 per channel along `per_channel_axis`, or uint8 per tensor with a
+        zero point."""
+        if not self.quantized:
+            return self.const(name, RNG.standard_normal(shape).astype(np.float32) * 0.3)
+        if self.dtype == "int8":
+            channels = shape[per_channel_axis]
+            scales = RNG.uniform(0.005, 0.02, channels).astype(np.float32)
+            t = self.const(name, RNG.integers(-127, 128, shape), "int8", scale=scales,
+                           zero_point=np.zeros(channels, np.int64), axis=per_channel_axis)
+        else:
+            scales = np.full(shape[per_channel_axis], 0.01, np.float32)
+            t = self.const(name, RNG.integers(0, 256, shape), "uint8", scale=0.01,
+                           zero_point=131)
+        self.scales[t] = scales
+        return t
+
+    def bias(self, name, channels, input_scale, weights):
+        """A bias quantized as TFLite requires: scale input_scale * weights_scale per channel."""
+        if not self.quantized:
+            return self.const(name, RNG.standard_normal(channels).astype(np.float32))
+        scales = (np.float32(input_scale) * self.scales[weights]).astype(np.float32)
+        if self.dtype == "uint8":
+            scales = scales[:1]
+        return self.const(name, RNG.integers(-2000, 2000, channels), "int32", scale=scales,
+                          zero_point=np.zeros(scales.size, np.int64))
+
+    def build(self, outputs):
+        return self.w.build([t for t, _ in self.inputs], outputs)
+
+
+def check(model_bytes, inputs, exact, rounding="XNNPACK", atol=0):
+    mod, params = frontend.from_tflite(model_bytes, rounding=rounding)
+    with anvil.PassContext(opt_level=3):
+        lib = anvil.build(mod, target="llvm", params=params)
+    out = anvil.runtime.VirtualMachine(lib)["main"](*inputs)
+    got = [o.numpy() for o in out] if isinstance(out, (tuple, list)) else [out.numpy()]
+    litert.require()
+    want = litert.run([(model_bytes, inputs)])[0]
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, g.dtype, w.shape, w.dtype)
+        if w.dtype == np.float32:
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
+        elif exact:
+            np.testing.assert_array_equal(g, w)
+        else:
+            np.testing.assert_allclose(g.astype(np.int64), w.astype(np.int64), rtol=0,
+                                       atol=max(atol, 1))
+
+
+def conv_options(padding=W.SAME, stride=1, activation=W.NONE, dilation=1):
+    return [(0, "b", padding), (1, "i", stride), (2, "i", stride), (3, "b", activation),
+            (4, "i", dilation), (5, "i", dilation)]
+
+
+def conv_first(m, x, channels_in, channels_out, hw, name="c"):
+    """A 3x3 SAME convolution of x [1, hw, hw, channels_in]: its result, held channels first."""
+    k = m.weights(name + "_w", [channels_out, 3, 3, channels_in])
+    b = m.bias(name + "_b", channels_out, 0.05, k)
+    y = m.act(name, [1, hw, hw, channels_out], scale=0.1)
+    m.w.op(W.CONV_2D, [x, k, b], [y], W.Conv2DOptions, conv_options())
+    return y
+
+
+DTYPES = ["float32", "int8", "uint8"]
+
+
+# ---- products ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("padding,stride,dilation,activation", [
+    (W.SAME, 1, 1, W.NONE), (W.VALID, 2, 1, W.RELU_ACT), (W.SAME, 2, 1, W.RELU6_ACT),
+    (W.SAME, 1, 2, W.RELU_N1_TO_1_ACT)])
+def test_conv2d(dtype, padding, stride, dilation, activation):
+    m = Model(dtype)
+    x = m.input("x", [1, 9, 9, 3])
+    out_hw = (9 + stride - 1) // stride if padding == W.SAME else (9 - 2 * dilation - 1) // stride + 1
+    y = m.act("y", [1, out_hw, out_hw, 4], scale=0.1)
+    k = m.weights("k", [4, 3, 3, 3])
+    b = m.bias("b", 4, 0.05, k)
+    m.w.op(W.CONV_2D, [x, k, b], [y], W.Conv2DOptions,
+           conv_options(padding, stride, activation, dilation))
+    check(m.build([y]), [a for _, a in m.inputs], exact=True)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("multiplier,stride", [(1, 1), (2, 2)])
+def test_depthwise_conv2d(dtype, multiplier, stride):
+    m = Model(dtype)
+    x = m.input("x", [1, 8, 8, 3])
+    c = 3 * multiplier
+    k = m.weights("k", [1, 3, 3, c], per_channel_axis=3)
+    b = m.bias("b", c, 0.05, k)
+    hw = (8 + stride - 1) // stride
+    y = m.act("y", [1, hw, hw, c], scale=0.1)
+    m.w.op(W.DEPTHWISE_CONV_2D, [x, k, b], [y], W.DepthwiseConv2DOptions,
+           [(0, "b", W.SAME), (1, "i", stride), (2, "i", stride), (3, "i", multiplier),
+            (4, "b", W.RELU_ACT)])
+    check(m.build([y]), [a for _, a in m.inputs], exact=True)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("keep_num_dims", [False, True])
+def test_fully_connected(dtype, keep_num_dims):
+    m = Model(dtype)
+    x = m.input("x", [2, 3, 8])
+    k = m.weights("k", [5, 8])
+    b = m.bias("b", 5, 0.05, k)
+    y = m.act("y", [2, 3, 5] if keep_num_dims else [6, 5], scale=0.1)
+    m.w.op(W.FULLY_CONNECTED, [x, k, b], [y], W.FullyConnectedOptions,
+           [(0, "b", W.RELU_ACT), (2, "B", keep_num_dims)])
+    check(m.build([y]), [a for _, a in m.inputs], exact=True)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("padding,stride", [(W.SAME, 2), (W.VALID, 2), (W.SAME, 1)])
+def test_transpose_conv(dtype, padding, stride):
+    m = Model(dtype)
+    x = m.input("x", [1, 5, 5, 3])
+    out_hw = 5 * stride if padding == W.SAME else (5 - 1) * stride + 3
+    shape = m.const("shape", np.array([1, out_hw, out_hw, 4]), "int32")
+    k = m.weights("k", [4, 3, 3, 3])
+    b = m.bias("b", 4, 0.05, k)
+    y = m.act("y", [1, out_hw, out_hw, 4], scale=0.1)
+    m.w.op(67, [shape, k, x, b], [y], 49, [(0, "b", padding), (1, "i", stride), (2, "i", stride)],
+           version=3)
+    check(m.build([y]), [a for _, a in m.inputs], exact=True)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int8"])
+@pytest.mark.parametrize("adj_x,adj_y", [(False, False), (True, False), (False, True)])
+def test_batch_matmul(dtype, adj_x, adj_y):
+    m = Model(dtype)
+    x = m.input("x", [2, 4, 3] if adj_x else [2, 3, 4])
+    yv = m.input("y", [1, 5, 4] if adj_y else [1, 4, 5], scale=0.04, zero_point=0)
+    out = m.act("out", [2, 3, 5], scale=0.2)
+    m.w.op(126, [x, yv], [out], 101, [(0, "B", adj_x), (1, "B", adj_y)])
+    check(m.build([out]), [a for _, a in m.inputs], exact=True)
+
+
+# ---- elementwise -------------------------------------------------------------------------------
+
+BINARY = [(W.ADD, W.AddOptions), (W.SUB, W.SubOptions), (W.MUL, W.MulOptions),
+          (W.MAXIMUM, W.MaximumMinimumOptions), (W.MINIMUM, W.MaximumMinimumOptions)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("op,options", BINARY, ids=["add", "sub", "mul", "max", "min"])
+@pytest.mark.parametrize("after_conv", [False, True])
+def test_binary(dtype, op, options, after_conv):
+    m = Model(dtype)
+    extremum = op in (W.MAXIMUM, W.MINIMUM)
+    # MAXIMUM / MINIMUM take operands quantized as their result.
+    scale_b, zp_b = (0.1, None) if extremum else (0.07, 5)
+    if after_conv:
+        a = conv_first(m, m.input("x", [1, 6, 6, 2]), 2, 4, 6)
+        b = m.input("b", [4], scale=scale_b, zero_point=zp_b)  # broadcast along the channels
+    else:
+        a = m.input("a", [2, 3, 4], scale=0.1)
+        b = m.input("b", [3, 1], scale=scale_b, zero_point=zp_b)
+    shape = [1, 6, 6, 4] if after_conv else [2, 3, 4]
+    y = m.act("y", shape, scale=0.1 if extremum else 0.15)
+    opts = [] if extremum else [(0, "b", W.RELU_ACT if op == W.ADD else W.NONE)]
+    m.w.op(op, [a, b], [y], options, opts)
+    check(m.build([y]), [a for _, a in m.inputs], exact=op != W.MUL)
+
+
+def test_div_float():
+    m = Model()
+    a, b = m.input("a", [2, 5]), m.input("b", [5])
+    y = m.act("y", [2, 5])
+    m.w.op(W.DIV, [a, b], [y], W.DivOptions, [(0, "b", W.NONE)])
+    check(m.build([y]), [m.inputs[0][1], m.inputs[1][1] + 3.0], exact=True)
+
+
+UNARY = [(W.RELU, 0, []), (W.RELU6, 0, []), (W.RELU_N1_TO_1, 0, []), (W.LOGISTIC, 0, []),
+         (W.TANH, 0, []), (98, 75, [(0, "f", 0.2)]), (117, 0, [])]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("op,options,fields", UNARY,
+                         ids=["relu", "relu6", "relu_n1_to_1", "logistic", "tanh", "leaky_relu",
+                              "hard_swish"])
+def test_unary(dtype, op, options, fields):
+    m = Model(dtype)
+    x = m.input("x", [1, 4, 4, 3], scale=0.05)
+    scale, zp = 0.04, None
+    if dtype != "float32" and op == W.LOGISTIC:
+        scale, zp = 1 / 256, -128 if dtype == "int8" else 0  # TFLite's fixed output quantization
+    if dtype != "float32" and op == W.TANH:
+        scale, zp = 1 / 128, 0 if dtype == "int8" else 128
+    y = m.act("y", [1, 4, 4, 3], scale=scale, zero_point=zp)
+    m.w.op(op, [x], [y], options, fields)
+    approximate = op in (W.LOGISTIC, W.TANH, 117, 98)
+    check(m.build([y]), [a for _, a in m.inputs], exact=not approximate)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int8"])
+def test_prelu(dtype):
+    m = Model(dtype)
+    x = conv_first(m, m.input("x", [1, 5, 5, 2]), 2, 3, 5)
+    alpha = m.const("alpha", np.array([[[0.1, 0.2, 0.3]]], np.float32)) if dtype == "float32" \
+        else m.const("alpha", np.array([[[30, 60, 90]]]), "int8", scale=0.004, zero_point=4)
+    y = m.act("y", [1, 5, 5, 3], scale=0.08)
+    m.w.op(54, [x, alpha], [y])
+    check(m.build([y]), [a for _, a in m.inputs], exact=True)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("beta", [1.0, 0.5])
+def test_softmax(dtype, beta):
+    m = Model(dtype)
+    x = m.input("x", [3, 10], scale=0.1)
+    y = m.act("y", [3, 10], scale=1 / 256, zero_point=-128 if dtype == "int8" else 0)
+    m.w.op(W.SOFTMAX, [x], [y], W.SoftmaxOptions, [(0, "f", beta)])
+    check(m.build([y]), [a for _, a in m.inputs], exact=True)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8"])
+def test_quantize_and_dequantize(dtype):
+    m = Model("float32")
+    x = m.input("x", [2, 7])
+    lo = -3 if dtype == "int8" else 120
+    q = m.w.tensor("q", [2, 7], dtype, scale=0.03, zero_point=lo)
+    r = m.w.tensor("r", [2, 7], dtype, scale=0.05, zero_point=lo + 2)  # requantized
+    f = m.w.tensor("f", [2, 7])
+    m.w.op(W.QUANTIZE, [x], [q])
+    m.w.op(W.QUANTIZE, [q], [r])
+    m.w.op(W.DEQUANTIZE, [r], [f])
+    check(m.build([q, r, f]), [a for _, a in m.inputs], exact=True)
+
+
+# ---- pools and reductions ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("op", [W.AVERAGE_POOL_2D, W.MAX_POOL_2D], ids=["avg", "max"])
+@pytest.mark.parametrize("padding", [W.SAME, W.VALID])
+def test_pool(dtype, op, padding):
+    m = Model(dtype)
+    x = m.input("x", [1, 7, 7, 3], scale=0.1)
+    hw = 4 if padding == W.SAME else 3
+    y = m.act("y", [1, hw, hw, 3], scale=0.1)
+    m.w.op(op, [x], [y], W.Pool2DOptions,
+           [(0, "b", padding), (1, "i", 2), (2, "i", 2), (3, "i", 3), (4, "i", 3)])
+    check(m.build([y]), [a for _, a in m.inputs], exact=True)
+
+
+@pytest.mark.parametrize("op", [W.MEAN, W.SUM], ids=["mean", "sum"])
+@pytest.mark.parametrize("axes,keep_dims", [([1, 2], False), ([3], False), ([1, 2], True),
+                                            ([2], False)])
+def test_reduce_after_conv(op, axes, keep_dims):
+    m = Model()
+    c = conv_first(m, m.input("x", [1, 4, 4, 2]), 2, 3, 4)
+    shape = [1, 4, 4, 3]
+    out = [1 if d in axes else n for d, n in enumerate(shape)] if keep_dims else \
+        [n for d, n in enumerate(shape) if d not in axes]
+    a = m.const("axes", np.array(axes), "int32")
+    y = m.act("y", out)
+    m.w.op(op, [c, a], [y], W.ReducerOptions, [(0, "B", keep_dims)])
+    check(m.build([y]), [a for _, a in m.inputs], exact=True)
+
+
+# ---- moving elements ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_reshape_squeeze_expand_transpose(dtype):
+    m = Model(dtype)
+    x = m.input("x", [1, 4, 1, 6])
+    r = m.act("r", [4, 6])
+    m.w.op(W.RESHAPE, [x, m.const("shape", np.array([4, -1]), "int32")], [r])
+    e = m.act("e", [4, 1, 6])
+    m.w.op(W.EXPAND_DIMS, [r, m.const("axis", np.array(-2), "int32")], [e])
+    t = m.act("t", [6, 4, 1])
+    m.w.op(W.TRANSPOSE, [e, m.const("perm", np.array([2, 0, 1]), "int32")], [t])
+    s = m.act("s", [6, 4])
+    m.w.op(W.SQUEEZE, [t], [s], W.SqueezeOptions, [(0, "iv", [2])])
+    check(m.build([s]), [a for _, a in m.inputs], exact=True)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("axis", [3, -1, 1])
+def test_concatenation_after_conv(dtype, axis):
+    m = Model(dtype)
+    x = m.input("x", [1, 4, 4, 2])
+    a = conv_first(m, x, 2, 3, 4, "a")
+    b = conv_first(m, x, 2, 3, 4, "b")
+    shape = [1, 4, 4, 6] if axis in (3, -1) else [1, 8, 4, 3]
+    y = m.act("y", shape, scale=0.1)
+    m.w.op(W.CONCATENATION, [a, b], [y], W.ConcatenationOptions, [(0, "i", axis)])
+    check(m.build([y]), [a for _, a in m.inputs], exact=True)
+
+
+def test_concatenation_rescales_uint8():
+    m = Model("uint8")
+    a = m.input("a", [2, 3], scale=0.05, zero_point=100)
+    b = m.input("b", [2, 4], scale=0.11, zero_point=140)
+    y = m.act("y", [2, 7], scale=0.08, zero_point=128)
+    m.w.op(W.CONCATENATION, [a, b], [y], W.ConcatenationOptions, [(0, "i", 1)])
+    check(m.build([y]), [a for _, a in m.inputs], exact=True)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("v2", [False, True])
+def test_pad_after_conv(dtype, v2):
+    m = Model(dtype)
+    c = conv_first(m, m.input("x", [1, 3, 3, 2]), 2, 2, 3)
+    pads = m.const("pads", np.array([[0, 0], [1, 2], [2, 0], [0, 1]]), "int32")
+    y = m.act("y", [1, 6, 5, 3], scale=0.1)
+    inputs = [c, pads]
+    if v2:
+        value = m.const("v", np.array([0.5], np.float32)) if dtype == "float32" else \
+            m.const("v", np.array([7]), dtype, scale=0.1, zero_point=-3 if dtype == "int8" else 125)
+        inputs.append(value)
+    m.w.op(W.PADV2 if v2 else W.PAD, inputs, [y], W.PadV2Options if v2 else W.PadOptions)
+    check(m.build([y]), [a for _, a in m.inputs], exact=True)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("begin,end,strides,begin_mask,end_mask,shrink", [
+    ([0, 1, 0, 0], [1, 4, 5, 3], [1, 1, 2, 1], 0, 0, 0),
+    ([0, -2, 0, 1], [1, 0, 5, 0], [1, -1, 1, 1], 0, 0b1000, 0),
+    ([0, 1, 0, 0], [1, 2, 5, 3], [1, 1, 1, 1], 0b0101, 0b0101, 0b0010),
+    ([0, 0, 4, 0], [1, 4, 0, 3], [1, 1, -2, 1], 0, 0, 0)])
+def test_strided_slice(dtype, begin, end, strides, begin_mask, end_mask, shrink):
+    m = Model(dtype)
+    x = m.input("x", [1, 4, 5, 3])
+    ref = np.zeros([1, 4, 5, 3])
+    index = []
+    for d in range(4):
+        if (shrink >> d) & 1:
+            index.append(begin[d])
+            continue
+        b = None if (begin_mask >> d) & 1 else begin[d]
+        e = None if (end_mask >> d) & 1 else end[d]
+        index.append(slice(b, e, strides[d]))
+    shape = list(ref[tuple(index)].shape)
+    y = m.act("y", shape)
+    consts = [m.const(n, np.array(v), "int32") for n, v in
+              (("begin", begin), ("end", end), ("strides", strides))]
+    m.w.op(45, [x] + consts, [y], 32, [(0, "i", begin_mask), (1, "i", end_mask),
+                                       (4, "i", shrink)])
+    check(m.build([y]), [a for _, a in m.inputs], exact=True)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_slice_gather_split(dtype):
+    m = Model(dtype)
+    x = m.input("x", [3, 6, 4])
+    s = m.act("s", [2, 6, 3])
+    m.w.op(65, [x, m.const("begin", np.array([1, 0, 1]), "int32"),
+                m.const("size", np.array([-1, -1, 3]), "int32")], [s])
+    g = m.act("g", [2, 3, 3])
+    m.w.op(36, [s, m.const("idx", np.array([5, 0, 2]), "int32")], [g], 23, [(0, "i", 1)])
+    parts = [m.act(f"p{k}", [2, 1, 3]) for k in range(3)]
+    m.w.op(49, [m.const("axis", np.array(1), "int32"), g], parts, 35, [(0, "i", 3)])
+    check(m.build(parts), [a for _, a in m.inputs], exact=True)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int8"])
+def test_split_after_conv(dtype):
+    m = Model(dtype)
+    c = conv_first(m, m.input("x", [1, 4, 4, 2]), 2, 4, 4)
+    parts = [m.act(f"p{k}", [1, 4, 4, 2], scale=0.1) for k in range(2)]
+    m.w.op(49, [m.const("axis", np.array(3), "int32"), c], parts, 35, [(0, "i", 2)])
+    check(m.build(parts), [a for _, a in m.inputs], exact=True)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("bilinear", [True, False])
+@pytest.mark.parametrize("align_corners,half_pixel", [(False, False), (True, False), (False, True)])
+def test_resize(dtype, bilinear, align_corners, half_pixel):
+    m = Model(dtype)
+    x = m.input("x", [1, 4, 5, 2])
+    y = m.act("y", [1, 7, 9, 2])
+    size = m.const("size", np.array([7, 9]), "int32")
+    fields = [(2, "B", align_corners), (3, "B", half_pixel)] if bilinear else \
+        [(0, "B", align_corners), (1, "B", half_pixel)]
+    m.w.op(23 if bilinear else 97, [x, size], [y], 15 if bilinear else 74, fields)
+    check(m.build([y]), [a for _, a in m.inputs], exact=not (bilinear and dtype != "float32"))
