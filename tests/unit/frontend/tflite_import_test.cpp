@@ -306,3 +306,290 @@ INSTANTIATE_TEST_SUITE_P(
 
 }  // namespace
 }  // namespace anvil::frontend
+
+namespace anvil::frontend {
+namespace {
+
+// One operator on graph inputs and constants: `inputs` become the model's inputs (and
+// constants where `data` is set); `outputs` its results.
+TestModel single_op(int32_t builtin, std::vector<TestTensor> inputs,
+                    std::vector<TestTensor> outputs, uint8_t options_type = 0,
+                    std::vector<OptionField> options = {}) {
+    TestModel m;
+    TestOperator op{.builtin = builtin, .options_type = options_type, .options = options};
+    for (auto& t : inputs) {
+        int32_t index = int32_t(m.tensors.size());
+        if (t.data.empty()) m.inputs.push_back(index);
+        op.inputs.push_back(index);
+        m.tensors.push_back(std::move(t));
+    }
+    for (auto& t : outputs) {
+        int32_t index = int32_t(m.tensors.size());
+        m.outputs.push_back(index);
+        op.outputs.push_back(index);
+        m.tensors.push_back(std::move(t));
+    }
+    m.operators = {op};
+    return m;
+}
+
+TestTensor f32(const std::string& name, std::vector<int32_t> shape) {
+    return {.name = name, .shape = std::move(shape)};
+}
+
+TestTensor q(const std::string& name, std::vector<int32_t> shape, int8_t type, float scale,
+             int64_t zero_point) {
+    return {.name = name,
+            .shape = std::move(shape),
+            .type = type,
+            .scales = {scale},
+            .zero_points = {zero_point}};
+}
+
+TestTensor ints(const std::string& name, std::vector<int32_t> values) {
+    return {.name = name,
+            .shape = {int32_t(values.size())},
+            .type = tfl::tensor_type::kInt32,
+            .data = bytes_of(values)};
+}
+
+TestTensor scalar_int(const std::string& name, int32_t value) {
+    return {.name = name,
+            .shape = {},
+            .type = tfl::tensor_type::kInt32,
+            .data = bytes_of(std::vector<int32_t>{value})};
+}
+
+constexpr int8_t kI8 = tfl::tensor_type::kInt8, kI16 = tfl::tensor_type::kInt16;
+
+struct BadModel {
+    const char* what;
+    std::function<TestModel()> make;
+    const char* message;
+};
+
+class TfliteConverterErrors : public ::testing::TestWithParam<BadModel> {};
+
+TEST_P(TfliteConverterErrors, NameTheOperator) {
+    EXPECT_MESSAGE(import(GetParam().make()), "t.tflite: node 'operator 0", GetParam().message);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, TfliteConverterErrors,
+    ::testing::Values(
+        BadModel{"gather batch dims",
+                 [] {
+                     return single_op(
+                         tfl::op::kGather, {f32("x", {2, 3}), ints("i", {1})}, {f32("y", {2, 1})},
+                         tfl::options_type::kGather,
+                         {{tfl::gather_options::kAxis, 1}, {tfl::gather_options::kBatchDims, 1}});
+                 },
+                 "(GATHER, opset 1): batch_dims 1 is not supported (only 0)"},
+        BadModel{"split count",
+                 [] {
+                     return single_op(tfl::op::kSplit, {scalar_int("axis", 1), f32("x", {2, 6})},
+                                      {f32("a", {2, 3}), f32("b", {2, 3})},
+                                      tfl::options_type::kSplit,
+                                      {{tfl::split_options::kNumSplits, 3}});
+                 },
+                 "num_splits 3 does not match its 2 result(s)"},
+        BadModel{"split uneven",
+                 [] {
+                     return single_op(tfl::op::kSplit, {scalar_int("axis", 1), f32("x", {2, 5})},
+                                      {f32("a", {2, 3}), f32("b", {2, 2})},
+                                      tfl::options_type::kSplit,
+                                      {{tfl::split_options::kNumSplits, 2}});
+                 },
+                 "axis 1 of extent 5 does not split into 2 equal parts"},
+        BadModel{"resize flags",
+                 [] {
+                     return single_op(
+                         tfl::op::kResizeBilinear, {f32("x", {1, 2, 2, 1}), ints("size", {4, 4})},
+                         {f32("y", {1, 4, 4, 1})}, tfl::options_type::kResizeBilinear,
+                         {byte_field(tfl::resize_bilinear_options::kAlignCorners, 1),
+                          byte_field(tfl::resize_bilinear_options::kHalfPixelCenters, 1)});
+                 },
+                 "align_corners and half_pixel_centers cannot both be set"},
+        BadModel{"resize size",
+                 [] {
+                     return single_op(tfl::op::kResizeNearestNeighbor,
+                                      {f32("x", {1, 2, 2, 1}), ints("size", {4, 0})},
+                                      {f32("y", {1, 4, 4, 1})});
+                 },
+                 "the size [4, 0] must be two positive values"},
+        BadModel{"ellipsis",
+                 [] {
+                     return single_op(tfl::op::kStridedSlice,
+                                      {f32("x", {4, 4}), ints("b", {0, 0}), ints("e", {2, 2}),
+                                       ints("s", {1, 1})},
+                                      {f32("y", {2, 2})}, tfl::options_type::kStridedSlice,
+                                      {{tfl::strided_slice_options::kEllipsisMask, 1}});
+                 },
+                 "ellipsis_mask and new_axis_mask are not supported"},
+        BadModel{"zero stride",
+                 [] {
+                     return single_op(tfl::op::kStridedSlice,
+                                      {f32("x", {4, 4}), ints("b", {0, 0}), ints("e", {2, 2}),
+                                       ints("s", {1, 0})},
+                                      {f32("y", {2, 2})}, tfl::options_type::kStridedSlice);
+                 },
+                 "the stride of axis 1 is 0"},
+        BadModel{"shrink range",
+                 [] {
+                     return single_op(tfl::op::kStridedSlice,
+                                      {f32("x", {4, 4}), ints("b", {5, 0}), ints("e", {6, 2}),
+                                       ints("s", {1, 1})},
+                                      {f32("y", {2})}, tfl::options_type::kStridedSlice,
+                                      {{tfl::strided_slice_options::kShrinkAxisMask, 1}});
+                 },
+                 "axis 0 shrinks to index 5, outside its extent 4"},
+        BadModel{"slice range",
+                 [] {
+                     return single_op(tfl::op::kSlice,
+                                      {f32("x", {4, 4}), ints("b", {1, 2}), ints("n", {2, 3})},
+                                      {f32("y", {2, 3})});
+                 },
+                 "the slice from [1, 2] of size [2, 3] does not lie inside the operand [4, 4]"},
+        BadModel{"pad negative",
+                 [] {
+                     return single_op(tfl::op::kPad, {f32("x", {2, 2}), ints("p", {0, 1, -1, 0})},
+                                      {f32("y", {3, 1})});
+                 },
+                 "the paddings [0, 1, -1, 0] must not be negative"},
+        BadModel{"pad rank",
+                 [] {
+                     return single_op(tfl::op::kPad, {f32("x", {2, 2}), ints("p", {0, 1})},
+                                      {f32("y", {3, 2})});
+                 },
+                 "the paddings hold 2 values; a rank-2 operand needs [2, 2]"},
+        BadModel{"permutation",
+                 [] {
+                     return single_op(tfl::op::kTranspose, {f32("x", {2, 3}), ints("p", {0, 0})},
+                                      {f32("y", {2, 3})});
+                 },
+                 "the permutation [0, 0] repeats 0"},
+        BadModel{"expand axis",
+                 [] {
+                     return single_op(tfl::op::kExpandDims, {f32("x", {2}), ints("a", {0, 1})},
+                                      {f32("y", {1, 2})});
+                 },
+                 "the axis must be one value, got 2"},
+        BadModel{"quantized div",
+                 [] {
+                     return single_op(tfl::op::kDiv,
+                                      {q("a", {2}, kI8, 0.1f, 0), q("b", {2}, kI8, 0.1f, 0)},
+                                      {q("y", {2}, kI8, 0.1f, 0)});
+                 },
+                 "quantized division is not supported; float DIV is"},
+        BadModel{"power-of-two int16",
+                 [] {
+                     return single_op(tfl::op::kAdd,
+                                      {q("a", {2}, kI16, 0.1f, 0), q("b", {2}, kI16, 0.1f, 0)},
+                                      {q("y", {2}, kI16, 0.1f, 0)});
+                 },
+                 "int16 operands with power-of-two scales (pot_scale_int16) are not supported "
+                 "yet"},
+        BadModel{"quantized mean",
+                 [] {
+                     return single_op(tfl::op::kMean,
+                                      {q("x", {2, 3}, kI8, 0.1f, 0), ints("a", {1})},
+                                      {q("y", {2}, kI8, 0.1f, 0)});
+                 },
+                 "quantized reductions are not supported yet; float ones are"},
+        BadModel{"extremum quantization",
+                 [] {
+                     return single_op(tfl::op::kMaximum,
+                                      {q("a", {2}, kI8, 0.1f, 0), q("b", {2}, kI8, 0.2f, 0)},
+                                      {q("y", {2}, kI8, 0.1f, 0)});
+                 },
+                 "operand 1 is quantized with scale 0.2 and zero point 0, the result with 0.1 "
+                 "and 0"},
+        BadModel{"concatenation quantization",
+                 [] {
+                     return single_op(tfl::op::kConcatenation,
+                                      {q("a", {2}, kI8, 0.1f, 0), q("b", {2}, kI8, 0.2f, 0)},
+                                      {q("y", {4}, kI8, 0.1f, 0)},
+                                      tfl::options_type::kConcatenation);
+                 },
+                 "operand 1 is quantized unlike the result; TFLite concatenates such operands "
+                 "only for uint8"},
+        BadModel{"weights format",
+                 [] {
+                     return single_op(
+                         tfl::op::kFullyConnected,
+                         {f32("x", {1, 4}),
+                          {.name = "w", .shape = {2, 4}, .data = bytes_of(std::vector<float>(8))}},
+                         {f32("y", {1, 2})}, tfl::options_type::kFullyConnected,
+                         {byte_field(tfl::fully_connected_options::kWeightsFormat, 1)});
+                 },
+                 "weights in the SHUFFLED4x16INT8 format are not supported"},
+        BadModel{"rows",
+                 [] {
+                     return single_op(
+                         tfl::op::kFullyConnected,
+                         {f32("x", {1, 5}),
+                          {.name = "w", .shape = {2, 4}, .data = bytes_of(std::vector<float>(8))}},
+                         {f32("y", {1, 2})}, tfl::options_type::kFullyConnected);
+                 },
+                 "the input [1, 5] does not divide into rows of 4"},
+        BadModel{"relu types",
+                 [] {
+                     return single_op(tfl::op::kRelu, {q("x", {2}, kI8, 0.1f, 0)},
+                                      {q("y", {2}, tfl::tensor_type::kUInt8, 0.1f, 0)});
+                 },
+                 "the operand is int8, the result uint8; they must match"},
+        BadModel{"axes not constant",
+                 [] {
+                     return single_op(
+                         tfl::op::kSum,
+                         {f32("x", {2, 3}),
+                          {.name = "a", .shape = {1}, .type = tfl::tensor_type::kInt32}},
+                         {f32("y", {2})}, tfl::options_type::kReducer);
+                 },
+                 "the axes (operand 1) must be known at import time"},
+        BadModel{"int16 batch matmul",
+                 [] {
+                     return single_op(tfl::op::kBatchMatMul,
+                                      {q("a", {2, 2}, kI16, 0.1f, 0), q("b", {2, 2}, kI8, 0.1f, 0)},
+                                      {q("y", {2, 2}, kI16, 0.1f, 0)});
+                 },
+                 "int16 batch matmul is not supported; int8 and uint8 are"},
+        BadModel{"16x8 sums",
+                 [] {
+                     TestTensor w = q("w", {1, 1200}, kI8, 0.01f, 0);
+                     w.data = std::vector<uint8_t>(1200, uint8_t(int8_t(-127)));
+                     return single_op(
+                         tfl::op::kFullyConnected, {q("x", {1, 1200}, kI16, 0.1f, 0), w},
+                         {q("y", {1, 1}, kI16, 0.1f, 0)}, tfl::options_type::kFullyConnected);
+                 },
+                 "16x8 sums can reach 4993843200, past int32's range"},
+        BadModel{"transpose conv output",
+                 [] {
+                     TestTensor w{.name = "w",
+                                  .shape = {2, 3, 3, 1},
+                                  .data = bytes_of(std::vector<float>(18))};
+                     return single_op(tfl::op::kTransposeConv,
+                                      {ints("shape", {1, 4, 4, 3}), w, f32("x", {1, 2, 2, 1})},
+                                      {f32("y", {1, 4, 4, 2})}, tfl::options_type::kTransposeConv,
+                                      {byte_field(tfl::transpose_conv_options::kPadding, 0),
+                                       {tfl::transpose_conv_options::kStrideW, 2},
+                                       {tfl::transpose_conv_options::kStrideH, 2}});
+                 },
+                 "the output shape [1, 4, 4, 3] does not fit the input [N, H, W, C] = [1, 2, 2, "
+                 "1] and 2 output channels"}),
+    [](const auto& info) {
+        std::string name = info.param.what;
+        for (char& c : name) {
+            if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+        }
+        return name;
+    });
+
+TEST(TfliteImport, RefusesAnUnknownRounding) {
+    TfliteImportOptions options;
+    options.rounding = "UPWARD";
+    EXPECT_MESSAGE(import(cnn(false), options), "rounding 'UPWARD' is neither TFLITE nor XNNPACK");
+}
+
+}  // namespace
+}  // namespace anvil::frontend
