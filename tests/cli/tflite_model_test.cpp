@@ -1,0 +1,78 @@
+// TFLite models from the command line: `anvil compile model.tflite`, with --input-shapes
+// overriding a shape, then `anvil run` on an .npz of inputs; refusals exit 1 with the message.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "cli/cli_run.h"
+#include "require_package.h"
+#include "runtime/npz.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using anvil::cli::testing::Result;
+using anvil::cli::testing::run;
+using anvil::cli::testing::temp_path;
+using anvil::cli::testing::temp_so;
+
+fs::path tflite_model(const std::string& name) {
+    return fs::path(ANVIL_SOURCE_DIR) / ".." / "shared" / "models" / "tflite" / name;
+}
+
+// hello_world_float computes sin(x) for x [1, 1]; with the batch made 3 it takes 3 values.
+TEST(CliTflite, CompilesAndRunsWithABatchGivenOnTheCommandLine) {
+    fs::path model = tflite_model("hello_world_float.tflite");
+    ANVIL_REQUIRE_SHARED_MODELS(fs::exists(model));
+    std::string so = temp_so("hello_world");
+    Result c = run("compile " + model.string() + " -o " + so +
+                   " --input-shapes 'serving_default_dense_input:0:[3,1]'");
+    ASSERT_EQ(c.status, 0) << c.output;
+    Result inspect = run("inspect " + model.string());
+    EXPECT_EQ(inspect.status, 0) << inspect.output;
+    EXPECT_NE(inspect.output.find("nn.dense                 3"), std::string::npos)
+        << inspect.output;
+
+    auto x = anvil::runtime::NDArray::empty({3, 1}, {kDLFloat, 32, 1});
+    x.copy_from(std::vector<float>{0.5f, 1.5f, 3.0f});
+    std::string inputs = temp_path("hello_world_in", ".npz");
+    std::string outputs = temp_path("hello_world_out", ".npz");
+    anvil::runtime::write_npz(inputs, {{"serving_default_dense_input:0", x}});
+    Result r = run("run " + so + " --inputs " + inputs + " --outputs " + outputs);
+    ASSERT_EQ(r.status, 0) << r.output;
+    auto out = anvil::runtime::read_npz(outputs);
+    ASSERT_EQ(out.size(), 1u);
+    std::vector<float> y = out[0].second.to_vector<float>();
+    ASSERT_EQ(y.size(), 3u);
+    EXPECT_NEAR(y[0], std::sin(0.5f), 0.1);
+    EXPECT_NEAR(y[1], std::sin(1.5f), 0.1);
+    EXPECT_NEAR(y[2], std::sin(3.0f), 0.1);
+    for (const auto& f : {so, inputs, outputs}) fs::remove(f);
+}
+
+TEST(CliTflite, RefusalsExitOneWithTheMessage) {
+    fs::path model = tflite_model("keyword_scrambled.tflite");
+    ANVIL_REQUIRE_SHARED_MODELS(fs::exists(model));
+    Result r = run("compile " + model.string() + " -o " + temp_so("keyword"));
+    EXPECT_EQ(r.status, 1) << r.output;
+    EXPECT_NE(r.output.find("operator 1 (SVDF)"), std::string::npos) << r.output;
+    fs::path hello = tflite_model("hello_world_float.tflite");
+    Result dtype = run("compile " + hello.string() + " -o " + temp_so("hello_dtype") +
+                       " --input-shapes 'serving_default_dense_input:0:[1,1]:int8'");
+    EXPECT_EQ(dtype.status, 1) << dtype.output;
+    EXPECT_NE(dtype.output.find("is float32 in the model; the given dtype is int8"),
+              std::string::npos)
+        << dtype.output;
+    std::string garbage = temp_path("garbage", ".tflite");
+    std::ofstream(garbage) << "not a flatbuffer";
+    Result bad = run("compile " + garbage + " -o " + temp_so("garbage"));
+    EXPECT_EQ(bad.status, 1) << bad.output;
+    EXPECT_NE(bad.output.find("not a valid TFLite model"), std::string::npos) << bad.output;
+    EXPECT_EQ(bad.output.find("terminate"), std::string::npos) << bad.output;
+    fs::remove(garbage);
+}
+
+}  // namespace
