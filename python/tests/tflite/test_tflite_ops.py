@@ -6,7 +6,8 @@ float32 ones within 1e-5 of the TFLite runtime (litert.py), int8 and uint8 ones 
 - quantized MUL and LEAKY_RELU, which the runtime's XNNPACK delegate takes over (where its
   kernels apply) with arithmetic of its own; Anvil computes them as TFLite's kernels do (the
   seanet models hold LEAKY_RELU to TFLite's goldens),
-which are held to within one step.
+which are held to within one step. UNIDIRECTIONAL_SEQUENCE_LSTM is held to its definition in
+NumPy (the runtime under Node.js does not run the LSTMs TFLite's converter writes).
 
 Several cases put a convolution first, so that the operator under test meets a tensor the
 importer holds channels first (tflite_context.h) and must map its axes."""
@@ -438,3 +439,65 @@ def test_resize(dtype, bilinear, align_corners, half_pixel):
         [(0, "B", align_corners), (1, "B", half_pixel)]
     m.w.op(23 if bilinear else 97, [x, size], [y], 15 if bilinear else 74, fields)
     check(m.build([y]), [a for _, a in m.inputs], exact=not (bilinear and dtype != "float32"))
+
+
+# ---- recurrent ---------------------------------------------------------------------------------
+
+def lstm_reference(x, v, time_major, peepholes, projection, n_output):
+    """TFLite's LSTM step by step in NumPy (float64): gates i, f, o sigmoid, cell tanh, with
+    the peepholes and projection where given; states from zero."""
+    xs = x if time_major else x.transpose(1, 0, 2)
+    batch = xs.shape[1]
+    n_cell = v["w_i"].shape[0]
+    h, c = np.zeros((batch, n_output)), np.zeros((batch, n_cell))
+    sigmoid = lambda z: 1 / (1 + np.exp(-z))
+    out = []
+    for x_t in xs.astype(np.float64):
+        def pre(g):
+            return x_t @ v[f"w_{g}"].T + h @ v[f"r_{g}"].T + v[f"b_{g}"]
+        i = sigmoid(pre("i") + (v["p_i"] * c if peepholes else 0))
+        f = sigmoid(pre("f") + (v["p_f"] * c if peepholes else 0))
+        c = f * c + i * np.tanh(pre("c"))
+        o = sigmoid(pre("o") + (v["p_o"] * c if peepholes else 0))
+        h = o * np.tanh(c)
+        if projection:
+            h = h @ v["proj"].T
+        out.append(h)
+    y = np.stack(out)
+    return y if time_major else y.transpose(1, 0, 2)
+
+
+@pytest.mark.parametrize("time_major,peepholes,projection", [
+    (False, False, False), (True, False, False), (False, True, True)])
+def test_unidirectional_sequence_lstm(time_major, peepholes, projection):
+    """Against the LSTM's definition in NumPy: the runtime under Node.js refuses the variable
+    tensors TFLite's converter writes an LSTM's states as (and returns zeros when they are
+    inputs instead)."""
+    batch, steps, n_input, n_cell = 2, 3, 4, 5
+    n_output = 3 if projection else n_cell
+    rng = np.random.default_rng(44)
+    m = Model()
+    shape = [steps, batch, n_input] if time_major else [batch, steps, n_input]
+    x = m.w.tensor("x", shape)
+    values = {}
+
+    def weights(name, shape):
+        values[name] = rng.standard_normal(shape).astype(np.float32) * 0.4
+        return m.const(name, values[name])
+
+    ops = [x]
+    ops += [weights(f"w_{g}", [n_cell, n_input]) for g in "ifco"]
+    ops += [weights(f"r_{g}", [n_cell, n_output]) for g in "ifco"]
+    ops += [weights(f"p_{g}", [n_cell]) if peepholes else -1 for g in "ifo"]
+    ops += [weights(f"b_{g}", [n_cell]) for g in "ifco"]
+    ops += [weights("proj", [n_output, n_cell]) if projection else -1, -1]
+    ops += [m.w.tensor(name, [batch, size], variable=True)
+            for name, size in (("h", n_output), ("c", n_cell))]
+    y = m.act("y", [steps, batch, n_output] if time_major else [batch, steps, n_output])
+    m.w.op(44, ops, [y], 71, [(0, "b", W.TANH_ACT), (3, "B", time_major)])
+    xv = rng.standard_normal(shape).astype(np.float32)
+    mod, params = frontend.from_tflite(m.w.build([x], [y]))
+    lib = anvil.build(mod, target="llvm", params=params)
+    got = anvil.runtime.VirtualMachine(lib)["main"](xv).numpy()
+    want = lstm_reference(xv, values, time_major, peepholes, projection, n_output)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

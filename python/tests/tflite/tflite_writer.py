@@ -44,9 +44,9 @@ class ModelWriter:
         self._ops = []  # (builtin, inputs, outputs, options_type, options, version)
 
     def tensor(self, name, shape, dtype="float32", data=None, scale=None, zero_point=None,
-               axis=0):
+               axis=0, variable=False):
         """A tensor; `data` (array-like) makes it a constant. `scale` / `zero_point` (a number or
-        one per index along `axis`) quantize it."""
+        one per index along `axis`) quantize it. `variable`: a state tensor (an LSTM's)."""
         raw = None
         if data is not None:
             raw = np.asarray(data, dtype=dtype).reshape(shape).tobytes()
@@ -57,7 +57,7 @@ class ModelWriter:
             if zps.size == 1 and scales.size > 1:
                 zps = np.repeat(zps, scales.size)
             quant = (scales, zps, axis)
-        self._tensors.append((name, list(shape), dtype, raw, quant))
+        self._tensors.append((name, list(shape), dtype, raw, quant, variable))
         return len(self._tensors) - 1
 
     def op(self, builtin, inputs, outputs, options_type=0, options=(), version=1):
@@ -73,7 +73,7 @@ class ModelWriter:
         buffer_tables, buffer_of = [], {}
         b.StartObject(3)
         buffer_tables.append(b.EndObject())
-        for i, (_, _, _, raw, _) in enumerate(self._tensors):
+        for i, (_, _, _, raw, _, _) in enumerate(self._tensors):
             if raw is None:
                 continue
             b.StartVector(1, len(raw), 16)  # TFLite aligns buffer data to 16 bytes
@@ -86,7 +86,7 @@ class ModelWriter:
             buffer_tables.append(b.EndObject())
 
         tensor_tables = []
-        for i, (name, shape, dtype, _, quant) in enumerate(self._tensors):
+        for i, (name, shape, dtype, _, quant, variable) in enumerate(self._tensors):
             shape_vec = _int_vector(b, shape)
             name_str = b.CreateString(name)
             q_table = None
@@ -106,6 +106,8 @@ class ModelWriter:
             b.PrependUOffsetTRelativeSlot(3, name_str, 0)
             if q_table is not None:
                 b.PrependUOffsetTRelativeSlot(4, q_table, 0)
+            if variable:
+                b.PrependBoolSlot(5, True, False)
             tensor_tables.append(b.EndObject())
 
         code_tables, op_tables = [], []

@@ -30,20 +30,6 @@ bool float_operator(const TfContext& ctx, size_t data = 0) {
     return t == tensor_type::kFloat32 || t == tensor_type::kFloat16;
 }
 
-// Operand i (weights, a bias) in TFLite's layout as real numbers: dequantized when it is
-// quantized.
-Expr float_weights(const TfContext& ctx, size_t i) {
-    const TfliteTensor& t = ctx.input_tensor(i);
-    Expr w = ctx.input_tflite(i);
-    if (t.type == tensor_type::kFloat32) return w;
-    Quantized q = quantization_of(ctx, t, "the weights");
-    auto [attrs, a] = new_attrs<ops::DequantizeAttrs>();
-    a->axis = q.axis;
-    return ctx.call("qnn.dequantize",
-                    {w, float32_along(ctx, q.scales, 1, 0), int32_along(ctx, q.zero_points, 1, 0)},
-                    attrs);
-}
-
 // The optional float bias (operand 2), or undefined.
 Expr float_bias(const TfContext& ctx) {
     if (!ctx.has_input(2)) return {};
@@ -203,6 +189,18 @@ void convolve(TfContext& ctx, const Expr& x, const std::vector<int64_t>& perm, i
 }
 
 }  // namespace
+
+Expr float_weights(const TfContext& ctx, size_t i) {
+    const TfliteTensor& t = ctx.input_tensor(i);
+    Expr w = ctx.input_tflite(i);
+    if (t.type == tensor_type::kFloat32) return w;
+    Quantized q = quantization_of(ctx, t, "the weights");
+    auto [attrs, a] = new_attrs<ops::DequantizeAttrs>();
+    a->axis = q.axis;
+    return ctx.call("qnn.dequantize",
+                    {w, float32_along(ctx, q.scales, 1, 0), int32_along(ctx, q.zero_points, 1, 0)},
+                    attrs);
+}
 
 std::pair<int64_t, int64_t> window_padding(const TfContext& ctx, int8_t padding, int64_t in,
                                            int64_t window, int64_t stride, int64_t dilation) {

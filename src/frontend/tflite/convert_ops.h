@@ -54,6 +54,9 @@ void convert_max_pool2d(TfContext& ctx);
 void convert_mean(TfContext& ctx);
 void convert_sum(TfContext& ctx);
 
+// convert_lstm.cpp
+void convert_unidirectional_sequence_lstm(TfContext& ctx);
+
 // convert_gather.cpp
 void convert_gather(TfContext& ctx);
 void convert_split(TfContext& ctx);
@@ -81,6 +84,9 @@ std::pair<int64_t, int64_t> window_padding(const TfContext& ctx, int8_t padding,
 int64_t channels_first_axis(int64_t axis);
 // The real numbers a (possibly quantized) operand stands for, as float32: itself when float.
 graph::Expr dequantized_input(const TfContext& ctx, size_t i, bool channels_first);
+// Operand i (weights, a bias) in TFLite's layout as real numbers: dequantized when it is
+// quantized (a float operator's weights in TFLite's dynamic-range models).
+graph::Expr float_weights(const TfContext& ctx, size_t i);
 // A float32 result quantized to result 0's type and quantization (TFLite's rounding); itself
 // when that result is float.
 graph::Expr quantized_result(const TfContext& ctx, const graph::Expr& y);

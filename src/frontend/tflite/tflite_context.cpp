@@ -28,7 +28,8 @@ TfContext::TfContext(const TfliteModel& model, const TfliteSubgraph& graph,
       xnnpack_rounding_(xnnpack_rounding),
       outputs_(op.outputs.size()) {}
 
-void TfContext::expect_arity(size_t min, size_t max, size_t outputs) const {
+void TfContext::expect_arity(size_t min, size_t max, size_t outputs,
+                             std::initializer_list<size_t> required) const {
     if (num_inputs() < min || num_inputs() > max) {
         auto e = error();
         e << "takes ";
@@ -39,9 +40,13 @@ void TfContext::expect_arity(size_t min, size_t max, size_t outputs) const {
         }
         e << " operand(s), the model gives it " << num_inputs();
     }
-    for (size_t i = 0; i < min; ++i) {
+    auto require = [&](size_t i) {
         if (!has_input(i)) error() << "operand " << i << " is required, the model omits it";
+    };
+    if (required.size() == 0) {
+        for (size_t i = 0; i < min; ++i) require(i);
     }
+    for (size_t i : required) require(i);
     if (num_outputs() != outputs) {
         error() << "has " << outputs << " result(s), the model gives it " << num_outputs();
     }

@@ -12,6 +12,7 @@
 // its builtin name and version, so a type rule's error names the operator.
 #pragma once
 
+#include <initializer_list>
 #include <optional>
 #include <vector>
 
@@ -61,8 +62,10 @@ public:
     size_t num_inputs() const { return op_.inputs.size(); }
     bool has_input(size_t i) const { return i < op_.inputs.size() && op_.inputs[i] >= 0; }
     size_t num_outputs() const { return op_.outputs.size(); }
-    // UserError unless the operator has between `min` and `max` operands and `outputs` results.
-    void expect_arity(size_t min, size_t max, size_t outputs) const;
+    // UserError unless the operator has between `min` and `max` operands and `outputs` results,
+    // and gives the first `min` (or, when `required` is given, those listed).
+    void expect_arity(size_t min, size_t max, size_t outputs,
+                      std::initializer_list<size_t> required = {}) const;
 
     const TfliteTensor& input_tensor(size_t i) const;
     const TfliteTensor& output_tensor(size_t i) const;

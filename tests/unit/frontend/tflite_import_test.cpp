@@ -593,3 +593,82 @@ TEST(TfliteImport, RefusesAnUnknownRounding) {
 
 }  // namespace
 }  // namespace anvil::frontend
+
+namespace anvil::frontend {
+namespace {
+
+// An LSTM of batch 1, 2 steps, 2 inputs, 2 cells, no peepholes or projection; `edit` breaks it.
+TestModel lstm(const std::function<void(TestModel&, TestOperator&)>& edit) {
+    TestModel m;
+    auto w = [&](const std::string& name, std::vector<int32_t> shape) {
+        size_t n = 1;
+        for (int32_t d : shape) n *= size_t(d);
+        m.tensors.push_back(
+            {.name = name, .shape = shape, .data = bytes_of(std::vector<float>(n, 0.1f))});
+        return int32_t(m.tensors.size() - 1);
+    };
+    m.tensors.push_back(f32("x", {1, 2, 2}));
+    TestOperator op{
+        .builtin = tfl::op::kUnidirectionalSequenceLstm,
+        .options_type = tfl::options_type::kUnidirectionalSequenceLstm,
+        .options = {byte_field(tfl::sequence_lstm_options::kActivation, tfl::activation::kTanh)}};
+    op.inputs = {0};
+    for (int k = 0; k < 4; ++k) op.inputs.push_back(w("w" + std::to_string(k), {2, 2}));
+    for (int k = 0; k < 4; ++k) op.inputs.push_back(w("r" + std::to_string(k), {2, 2}));
+    for (int k = 0; k < 3; ++k) op.inputs.push_back(-1);
+    for (int k = 0; k < 4; ++k) op.inputs.push_back(w("b" + std::to_string(k), {2}));
+    op.inputs.push_back(-1);
+    op.inputs.push_back(-1);
+    for (const char* s : {"h", "c"}) {
+        m.tensors.push_back({.name = s, .shape = {1, 2}});
+        m.tensors.back().is_variable = true;
+        op.inputs.push_back(int32_t(m.tensors.size() - 1));
+    }
+    m.tensors.push_back(f32("y", {1, 2, 2}));
+    op.outputs = {int32_t(m.tensors.size() - 1)};
+    m.inputs = {0};
+    m.outputs = op.outputs;
+    edit(m, op);
+    m.operators = {op};
+    return m;
+}
+
+TEST(TfliteImport, ImportsAnLstm) {
+    graph::IRModule m = import(lstm([](TestModel&, TestOperator&) {}));
+    EXPECT_EQ(graph::type_str(m.main()->body->type), "Tensor[(1, 2, 2), float32]");
+}
+
+TEST(TfliteImport, RefusesLstmVariantsItDoesNotConvert) {
+    EXPECT_MESSAGE(import(lstm([](TestModel&, TestOperator& op) { op.inputs[1] = -1; })),
+                   "(UNIDIRECTIONAL_SEQUENCE_LSTM, opset 1): coupled input and forget gates");
+    EXPECT_MESSAGE(import(lstm([](TestModel&, TestOperator& op) { op.inputs.push_back(1); })),
+                   "layer-normalized LSTMs are not supported yet");
+    EXPECT_MESSAGE(import(lstm([](TestModel&, TestOperator& op) { op.inputs[17] = 12; })),
+                   "a projection bias is not supported yet");
+    EXPECT_MESSAGE(import(lstm([](TestModel&, TestOperator& op) {
+                       op.options.push_back({.field = tfl::sequence_lstm_options::kCellClip,
+                                             .value = 0,
+                                             .is_float = true,
+                                             .float_value = 3.0f});
+                   })),
+                   "cell and projection clipping are not supported yet");
+    EXPECT_MESSAGE(import(lstm([](TestModel&, TestOperator& op) { op.inputs[9] = 12; })),
+                   "the peepholes must be given for all of the input, forget and output gates");
+    EXPECT_MESSAGE(import(lstm([](TestModel&, TestOperator& op) {
+                       op.options[0].value = tfl::activation::kRelu6;
+                   })),
+                   "the fused activation 3 is not supported for an LSTM (TANH, RELU)");
+    EXPECT_MESSAGE(import(lstm([](TestModel&, TestOperator& op) { op.inputs[12] = -1; })),
+                   "the gates' biases (operands 12-15) are required");
+    EXPECT_MESSAGE(import(lstm([](TestModel&, TestOperator& op) { op.inputs[2] = -1; })),
+                   "operand 2 is required, the model omits it");
+    EXPECT_MESSAGE(import(lstm([](TestModel& m, TestOperator&) {
+                       m.tensors[0].type = tfl::tensor_type::kInt8;
+                       m.tensors[0].scales = {0.1f};
+                       m.tensors[0].zero_points = {0};
+                   })),
+                   "quantized (integer) LSTMs are not supported yet");
+}
+
+}  // namespace
+}  // namespace anvil::frontend

@@ -25,6 +25,7 @@ struct TestTensor {
     std::vector<int64_t> zero_points;
     int32_t quantized_dimension = 0;
     std::vector<int32_t> shape_signature;
+    bool is_variable = false;  // a state tensor (an LSTM's)
 };
 
 // Scalar fields of an options table: (field index, value, size in bytes).
@@ -112,6 +113,7 @@ inline std::vector<uint8_t> build_tflite(const TestModel& m) {
         b.AddOffset(vt(tfl::tensor_field::kName), name);
         if (!quant.IsNull()) b.AddOffset(vt(tfl::tensor_field::kQuantization), quant);
         if (!signature.IsNull()) b.AddOffset(vt(tfl::tensor_field::kShapeSignature), signature);
+        if (t.is_variable) b.AddElement<uint8_t>(vt(tfl::tensor_field::kIsVariable), 1);
         tensors.push_back(Offset<void>(b.EndTable(start)));
     }
 

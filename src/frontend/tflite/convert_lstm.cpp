@@ -1,0 +1,114 @@
+// The converter of TFLite's UNIDIRECTIONAL_SEQUENCE_LSTM (float, or float with quantized
+// weights: TFLite's dynamic-range models, whose weights compute as their real values), on the
+// recurrent cell builder the ONNX and PyTorch importers share (frontend/rnn_builder.h), unrolled
+// over the static sequence.
+//
+// Operands: 0 the input [batch, time, n_input] ([time, batch, n_input] when time_major);
+// 1-4 the input weights of the input, forget, cell and output gates [n_cell, n_input];
+// 5-8 their recurrent weights [n_cell, n_output]; 9-11 the peepholes of the input, forget and
+// output gates [n_cell] (optional); 12-15 the gates' biases [n_cell]; 16 the projection
+// [n_output, n_cell] (optional); 17 its bias (optional); 18 and 19 the output and cell states
+// (variable tensors, which start at zero: each run of the compiled model starts from them
+// afresh, as a freshly loaded TFLite interpreter does); 20-23 layer normalization coefficients.
+// The fused activation is the cell's and the output's (TANH in TensorFlow's LSTMs).
+//
+// Refused with an error: coupled input and forget gates (no input gate weights), layer
+// normalization, a projection bias, cell or projection clipping, and quantized activations.
+#include "frontend/composite_ops.h"
+#include "frontend/rnn_builder.h"
+#include "frontend/tflite/convert_ops.h"
+#include "frontend/tflite/tflite_schema.h"
+
+namespace anvil::frontend::tflite {
+
+using graph::Expr;
+
+namespace {
+
+// Initial state operand i: zeros of `shape` when it is a variable tensor, else the operand.
+Expr initial_state(const TfContext& ctx, size_t i, std::vector<int64_t> shape) {
+    const TfliteTensor& t = ctx.input_tensor(i);
+    if (!t.is_variable) return ctx.input_tflite(i);
+    runtime::NDArray zeros = runtime::NDArray::empty(shape, {kDLFloat, 32, 1});
+    std::vector<float> values(size_t(zeros.num_elements()), 0.0f);
+    zeros.copy_from(values);
+    return ctx.constant(zeros);
+}
+
+const char* activation_name(const TfContext& ctx, int8_t act) {
+    switch (act) {
+        case activation::kTanh:
+            return "Tanh";
+        case activation::kRelu:
+            return "Relu";
+        default:
+            break;
+    }
+    ctx.error() << "the fused activation " << int(act)
+                << " is not supported for an LSTM (TANH, RELU)";
+    ANVIL_UNREACHABLE();
+}
+
+}  // namespace
+
+void convert_unidirectional_sequence_lstm(TfContext& ctx) {
+    ctx.expect_arity(20, 24, 1, {0, 2, 3, 4, 6, 7, 8, 13, 14, 15, 18, 19});
+    const TfliteOptions& o = ctx.options(options_type::kUnidirectionalSequenceLstm);
+    if (ctx.is_quantized(ctx.input_tensor(0))) {
+        ctx.error() << "quantized (integer) LSTMs are not supported yet; float ones and float "
+                       "ones with quantized weights are";
+    }
+    if (!ctx.has_input(1) || !ctx.has_input(5)) {
+        ctx.error() << "coupled input and forget gates (CIFG: no input gate weights) are not "
+                       "supported yet";
+    }
+    for (size_t i = 20; i < ctx.num_inputs(); ++i) {
+        if (ctx.has_input(i)) ctx.error() << "layer-normalized LSTMs are not supported yet";
+    }
+    if (ctx.has_input(17)) ctx.error() << "a projection bias is not supported yet";
+    if (o.float32(sequence_lstm_options::kCellClip) > 0 ||
+        o.float32(sequence_lstm_options::kProjClip) > 0) {
+        ctx.error() << "cell and projection clipping are not supported yet";
+    }
+    bool time_major = o.boolean(sequence_lstm_options::kTimeMajor);
+    const char* act = activation_name(ctx, o.int8(sequence_lstm_options::kActivation));
+
+    Expr x = ctx.input_tflite(0);
+    std::vector<int64_t> xs = ctx.static_shape(x, "the input");
+    if (xs.size() != 3) ctx.error() << "the input must be 3-D, got " << ints_str(xs);
+    Expr seq = time_major ? x : ctx.transpose(x, {1, 0, 2});  // [time, batch, n_input]
+    int64_t batch = time_major ? xs[1] : xs[0], steps = time_major ? xs[0] : xs[1];
+
+    // Gate order of rnn::Weights: i, o, f, c; TFLite's operands: i, f, c, o.
+    const size_t gate_operand[4] = {0, 3, 1, 2};
+    rnn::Weights w;
+    for (size_t g : gate_operand) {
+        w.w.push_back(float_weights(ctx, 1 + g));
+        w.r.push_back(float_weights(ctx, 5 + g));
+        if (!ctx.has_input(12 + g))
+            ctx.error() << "the gates' biases (operands 12-15) are required";
+        w.wb.push_back(float_weights(ctx, 12 + g));
+    }
+    if (ctx.has_input(9) || ctx.has_input(10) || ctx.has_input(11)) {
+        if (!(ctx.has_input(9) && ctx.has_input(10) && ctx.has_input(11))) {
+            ctx.error() << "the peepholes must be given for all of the input, forget and output "
+                           "gates or for none";
+        }
+        w.peepholes = {float_weights(ctx, 9), float_weights(ctx, 11), float_weights(ctx, 10)};
+    }
+    if (ctx.has_input(16)) w.projection = float_weights(ctx, 16);
+    int64_t n_cell = ctx.static_shape(w.w[0], "the input gate's weights")[0];
+    int64_t n_output = ctx.static_shape(w.r[0], "the input gate's recurrent weights")[1];
+
+    rnn::Spec spec{.cell = rnn::Cell::LSTM, .activations = {"Sigmoid", act, act}};
+    rnn::State initial{initial_state(ctx, 18, {batch, n_output}),
+                       initial_state(ctx, 19, {batch, n_cell})};
+    std::vector<int64_t> order(static_cast<size_t>(steps), 0);
+    for (int64_t t = 0; t < steps; ++t) order[size_t(t)] = t;
+    rnn::Run run = rnn::run_direction(ctx, spec, w, seq, order, initial);
+    std::vector<Expr> outputs;
+    for (const Expr& h : run.outputs) outputs.push_back(expand_dims(ctx, h, time_major ? 0 : 1));
+    ctx.set_output(0, rnn::concat(ctx, outputs, time_major ? 0 : 1));
+}
+
+}  // namespace anvil::frontend::tflite
