@@ -322,6 +322,60 @@ def test_reduce_after_conv(op, axes, keep_dims):
     check(m.build([y]), [a for _, a in m.inputs], exact=True)
 
 
+@pytest.mark.parametrize("dtype", ["int8", "uint8"])
+@pytest.mark.parametrize("op", [W.MEAN, W.SUM], ids=["mean", "sum"])
+@pytest.mark.parametrize("axes,keep_dims", [([1, 2], True), ([1, 2], False), ([3], False),
+                                            ([2], True)])
+def test_quantized_reduce_after_conv(dtype, op, axes, keep_dims):
+    m = Model(dtype)
+    c = conv_first(m, m.input("x", [1, 4, 4, 2]), 2, 3, 4)
+    shape = [1, 4, 4, 3]
+    out = [1 if d in axes else n for d, n in enumerate(shape)] if keep_dims else \
+        [n for d, n in enumerate(shape) if d not in axes]
+    a = m.const("axes", np.array(axes), "int32")
+    y = m.act("y", out, scale=0.07 if op == W.MEAN else 0.3)
+    m.w.op(op, [c, a], [y], W.ReducerOptions, [(0, "B", keep_dims)])
+    check(m.build([y]), [a for _, a in m.inputs], exact=True)
+
+
+def multiply_by_quantized_multiplier(acc, ratio):
+    """TFLite's MultiplyByQuantizedMultiplier of int64 values `acc` by the real `ratio`:
+    QuantizeMultiplier, a rounding doubling high multiply, a rounding right shift."""
+    significand, shift = np.frexp(ratio)
+    m = int(round(significand * 2**31))
+    if m == 2**31:
+        m, shift = m // 2, shift + 1
+    x = acc.astype(np.int64) * (1 << max(shift, 0))
+    ab = x * m
+    nudge = np.where(ab >= 0, 1 << 30, 1 - (1 << 30))
+    high = np.where(ab + nudge >= 0, (ab + nudge) >> 31, -((-(ab + nudge)) >> 31))  # truncated
+    right = max(-shift, 0)
+    mask = (1 << right) - 1
+    remainder, threshold = high & mask, (mask >> 1) + (high < 0)
+    return (high >> right) + (remainder > threshold)
+
+
+def test_quantized_mean_of_the_reference_kernels():
+    """MEAN over H and W with keep_dims, rounding="TFLITE": TFLite's reference kernel (the
+    runtime above runs XNNPACK's), in NumPy."""
+    m = Model("int8")
+    x = m.input("x", [1, 5, 6, 7], scale=0.05, zero_point=-3)
+    y = m.act("y", [1, 1, 1, 7], scale=0.03, zero_point=4)
+    m.w.op(W.MEAN, [x, m.const("axes", np.array([1, 2]), "int32")], [y], W.ReducerOptions,
+           [(0, "B", True)])
+    xv = m.inputs[0][1]
+    mod, params = frontend.from_tflite(m.build([y]))
+    got = anvil.runtime.VirtualMachine(anvil.build(mod, target="llvm", params=params))["main"](
+        xv).numpy()
+    acc = (xv.astype(np.int64) + 3).sum(axis=(1, 2), keepdims=True)
+    acc = multiply_by_quantized_multiplier(acc, np.float64(np.float32(0.05)) /
+                                           np.float64(np.float32(0.03)))
+    n = 30
+    acc = np.where(acc > 0, (acc + n // 2) // n, -((-acc + n // 2) // n))
+    want = np.clip(acc + 4, -128, 127).astype(np.int8)
+    np.testing.assert_array_equal(got, want)
+
+
 # ---- moving elements ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -17,7 +17,9 @@
 #include "frontend/tflite/tflite_arithmetic.h"
 #include "frontend/tflite/tflite_schema.h"
 #include "ops/dense.h"
+#include "ops/op_spec.h"
 #include "ops/qnn.h"
+#include "ops/transform.h"
 
 namespace anvil::frontend::tflite {
 
@@ -94,13 +96,27 @@ Expr requantized_result(const TfContext& ctx, Expr acc, int64_t axis, int8_t act
     return clamp_to(ctx, y, lo, hi, out_dtype);
 }
 
-// The zero points and scales of a product's operands, as the QNN products take them: the
-// input's scalars, then the weights' (1-D along the output channels when per channel).
-std::vector<Expr> qnn_operands(const TfContext& ctx, const Operands& o = {}) {
+// The operands of a QNN product (qnn.conv2d, qnn.dense, ...) of `data` and `weights`: the two,
+// the input's zero point and scale (scalars), the weights' (1-D along the output channels when
+// per channel). int8 data goes in as uint8, shifted by 128 with its zero point (the same
+// differences x - zero point, so the same sums): the x86 schedules multiply unsigned by signed
+// bytes (vpdpbusd) and block only such convolutions.
+std::vector<Expr> qnn_arguments(const TfContext& ctx, Expr data, Expr weights,
+                                const Operands& o = {}) {
     Quantized in = per_tensor(ctx, ctx.input_tensor(o.data), "the input");
     Quantized w = quantization_of(ctx, ctx.input_tensor(o.weights), "the weights");
-    return {int32_scalar(ctx, in.zero_points[0]), int32_along(ctx, w.zero_points, 1, 0),
-            float32_scalar(ctx, in.scales[0]), float32_along(ctx, w.scales, 1, 0)};
+    int64_t zero_point = in.zero_points[0];
+    if (ctx.input_tensor(o.data).type == tensor_type::kInt8) {
+        Expr wide = cast_to(ctx, data, DataType::int32());
+        data = cast_to(ctx, ctx.call("add", {wide, int32_scalar(ctx, 128)}), DataType::uint(8));
+        zero_point += 128;
+    }
+    return {data,
+            weights,
+            int32_scalar(ctx, zero_point),
+            int32_along(ctx, w.zero_points, 1, 0),
+            float32_scalar(ctx, in.scales[0]),
+            float32_along(ctx, w.scales, 1, 0)};
 }
 
 // int8 x int8, uint8 x uint8 and int16 x int8 (TFLite's 16x8 kernels). For 16x8 the products
@@ -150,10 +166,46 @@ struct Window {
 
 // The convolution of channels-first x by the weights (operand 1) transposed by `perm` into OIHW,
 // in `groups` groups, with the operator's bias and fused activation; channels-first result.
-void convolve(TfContext& ctx, const Expr& x, const std::vector<int64_t>& perm, int64_t groups,
+// When `x` (channels first) is a PAD of only its spatial axes with the value the convolution's
+// own padding has (0, or the input's zero point), the PAD's operand and its amounts [top, left,
+// bottom, right]: the convolution pads instead (TFLite's converter writes PAD + VALID
+// convolution for explicit padding; one padded convolution keeps the layout pass's blocked
+// chain unbroken).
+std::optional<std::pair<Expr, std::vector<int64_t>>> foldable_pad(const TfContext& ctx,
+                                                                  const Expr& x, bool is_float) {
+    // The PAD ran on the data as TFLite holds it: x is its transpose to channels first.
+    bool transposed = false;
+    Expr padded = x;
+    if (const auto* t = ops::call_attrs<ops::TransposeAttrs>(x, "transpose")) {
+        if (t->axes != kToChannelsFirst) return std::nullopt;
+        padded = x.as<graph::Call>()->args[0];
+        transposed = true;
+    }
+    const auto* attrs = ops::call_attrs<ops::PadAttrs>(padded, "nn.pad");
+    if (!attrs || padded.as<graph::Call>()->args.size() != 1 || attrs->pad_mode != "constant" ||
+        attrs->pad_width.size() != 8) {
+        return std::nullopt;
+    }
+    // [before, after] per axis: N, C, H, W channels first, else N, H, W, C.
+    const std::vector<int64_t>& w = attrs->pad_width;
+    size_t c = transposed ? 6 : 2, h = transposed ? 2 : 4, wd = transposed ? 4 : 6;
+    if (w[0] || w[1] || w[c] || w[c + 1]) return std::nullopt;
+    double value =
+        is_float ? 0.0 : double(per_tensor(ctx, ctx.input_tensor(0), "the input").zero_points[0]);
+    if (attrs->pad_value != value) return std::nullopt;
+    Expr source = padded.as<graph::Call>()->args[0];
+    if (transposed) source = ctx.transpose(source, kToChannelsFirst);
+    return std::make_pair(source, std::vector<int64_t>{w[h], w[wd], w[h + 1], w[wd + 1]});
+}
+
+void convolve(TfContext& ctx, Expr x, const std::vector<int64_t>& perm, int64_t groups,
               const Window& win) {
     const int64_t weights_channel_axis = perm[0];  // the output channels' axis in TFLite's layout
     bool is_float = float_operator(ctx);
+    std::vector<int64_t> folded = {0, 0, 0, 0};
+    if (win.padding == padding::kValid) {
+        if (auto pad = foldable_pad(ctx, x, is_float)) std::tie(x, folded) = *pad;
+    }
     Expr w = ctx.transpose(is_float ? float_weights(ctx, 1) : ctx.input_tflite(1), perm);
     std::vector<int64_t> xs = ctx.static_shape(x, "the input");
     std::vector<int64_t> ws = ctx.static_shape(w, "the weights");
@@ -165,10 +217,11 @@ void convolve(TfContext& ctx, const Expr& x, const std::vector<int64_t>& perm, i
         window_padding(ctx, win.padding, xs[2], ws[2], win.stride_h, win.dilation_h);
     auto [left, right] =
         window_padding(ctx, win.padding, xs[3], ws[3], win.stride_w, win.dilation_w);
-    ConvParams p{.strides = {win.stride_h, win.stride_w},
-                 .padding = {top, left, bottom, right},
-                 .dilation = {win.dilation_h, win.dilation_w},
-                 .groups = groups};
+    ConvParams p{
+        .strides = {win.stride_h, win.stride_w},
+        .padding = {top + folded[0], left + folded[1], bottom + folded[2], right + folded[3]},
+        .dilation = {win.dilation_h, win.dilation_w},
+        .groups = groups};
     if (is_float) {
         Expr y = build_conv(ctx, x, w, float_bias(ctx), p);
         ctx.set_output(0, float_activation(ctx, y, win.activation), true);
@@ -182,9 +235,7 @@ void convolve(TfContext& ctx, const Expr& x, const std::vector<int64_t>& perm, i
     a->groups = groups;
     a->channels = ws[0];
     a->kernel_size = {ws[2], ws[3]};
-    std::vector<Expr> args = {x, w};
-    for (Expr& e : qnn_operands(ctx)) args.push_back(std::move(e));
-    Expr acc = ctx.call("qnn.conv2d", std::move(args), attrs);
+    Expr acc = ctx.call("qnn.conv2d", qnn_arguments(ctx, x, w), attrs);
     ctx.set_output(0, requantized_result(ctx, acc, 1, win.activation), true);
 }
 
@@ -321,9 +372,8 @@ void convert_transpose_conv(TfContext& ctx) {
     a->output_padding = output_padding;
     a->channels = ws[0];
     a->kernel_size = {ws[1], ws[2]};
-    std::vector<Expr> args = {x, ctx.transpose(ctx.input_tflite(o.weights), {3, 0, 1, 2})};
-    for (Expr& e : qnn_operands(ctx, o)) args.push_back(std::move(e));
-    Expr acc = ctx.call("qnn.conv2d_transpose", std::move(args), attrs);
+    Expr w = ctx.transpose(ctx.input_tflite(o.weights), {3, 0, 1, 2});  // → [I, O, KH, KW]
+    Expr acc = ctx.call("qnn.conv2d_transpose", qnn_arguments(ctx, x, w, o), attrs);
     Expr y = requantized_result(ctx, acc, 1, activation, o);
     if (!shape_vars.empty())
         y = ctx.bind_values(y, {ctx.input_tflite(0)}, shape_vars, shape_checks);
@@ -365,9 +415,8 @@ void convert_fully_connected(TfContext& ctx) {
         check_integer_operator(ctx);
         auto [attrs, a] = new_attrs<ops::QnnDenseAttrs>();
         a->units = ws[0];
-        std::vector<Expr> args = {rows, w};
-        for (Expr& e : qnn_operands(ctx)) args.push_back(std::move(e));
-        y = requantized_result(ctx, ctx.call("qnn.dense", std::move(args), attrs), 1, activation);
+        y = requantized_result(ctx, ctx.call("qnn.dense", qnn_arguments(ctx, rows, w), attrs), 1,
+                               activation);
     }
     if (keep_num_dims) {
         std::vector<int64_t> shape = xs;
@@ -405,9 +454,7 @@ void convert_batch_matmul(TfContext& ctx) {
     auto [attrs, a] = new_attrs<ops::QnnBatchMatmulAttrs>();
     a->transpose_a = adj_x;
     a->transpose_b = adj_y;
-    std::vector<Expr> args = {x, y};
-    for (Expr& e : qnn_operands(ctx)) args.push_back(std::move(e));
-    Expr acc = ctx.call("qnn.batch_matmul", std::move(args), attrs);
+    Expr acc = ctx.call("qnn.batch_matmul", qnn_arguments(ctx, x, y), attrs);
     ctx.set_output(0, requantized_result(ctx, acc, -1, activation::kNone));
 }
 

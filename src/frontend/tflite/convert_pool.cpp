@@ -4,12 +4,14 @@
 // the window positions inside the input (SAME padding never counts); a quantized average is the
 // integer sum divided by that count, rounded half away from zero, as TFLite's kernel computes
 // it, and a quantized maximum compares the integers. Both need the result quantized as the
-// input, as TFLite does. Reductions over a channels-first operand map their axes.
+// input, as TFLite does. Reductions over a channels-first operand map their axes; quantized ones
+// compute as TFLite's kernels (quantized_reduce).
 #include "frontend/composite_ops.h"
 #include "frontend/tflite/convert_ops.h"
 #include "frontend/tflite/tflite_arithmetic.h"
 #include "frontend/tflite/tflite_schema.h"
 #include "ops/pool.h"
+#include "ops/qnn.h"
 #include "ops/reduce.h"
 #include "ops/transform.h"
 
@@ -71,31 +73,21 @@ void convert_pool(TfContext& ctx, bool average) {
     ctx.set_output(0, clamp_to(ctx, y, lo, hi, t), true);
 }
 
-// MEAN / SUM over the axes of operand 1.
-void convert_reduce(TfContext& ctx, const char* op) {
-    ctx.expect_arity(2, 2, 1);
-    if (ctx.is_quantized(ctx.input_tensor(0))) {
-        ctx.error() << "quantized reductions are not supported yet; float ones are";
-    }
-    bool keep_dims = ctx.options(options_type::kReducer).boolean(reducer_options::kKeepDims);
-    const TfValue& x = ctx.input(0);
-    int64_t rank = ctx.rank(x.expr);
-    std::vector<int64_t> axes;
-    for (int64_t axis : ctx.constant_ints(1, "the axes")) {
-        axis = ctx.normalize_axis(axis, rank, "an axis");
-        if (std::find(axes.begin(), axes.end(), axis) == axes.end()) axes.push_back(axis);
-    }
+// `x` (as held) reduced by `op` over the NHWC `axes`, in TFLite's layout unless kept 4-D
+// (then held as `x` is); the second value says whether the result is held channels first.
+std::pair<Expr, bool> reduce_axes(const TfContext& ctx, const char* op, const TfValue& x,
+                                  const Expr& data, const std::vector<int64_t>& axes,
+                                  bool keep_dims) {
     auto [attrs, a] = new_attrs<ops::ReduceAttrs>();
     a->keepdims = keep_dims;
     if (!x.channels_first) {
         a->axes = axes;
-        ctx.set_output(0, ctx.call(op, {x.expr}, attrs));
-        return;
+        return {ctx.call(op, {data}, attrs), false};
     }
     for (int64_t axis : axes) a->axes.push_back(channels_first_axis(axis));
     std::sort(a->axes.begin(), a->axes.end());
-    Expr y = ctx.call(op, {x.expr}, attrs);
-    if (keep_dims) return ctx.set_output(0, y, true);
+    Expr y = ctx.call(op, {data}, attrs);
+    if (keep_dims) return {y, true};
     // The NHWC axes left, in TFLite's order and in the order the NCHW data holds them.
     auto kept = [&](int64_t nhwc) {
         return std::find(axes.begin(), axes.end(), nhwc) == axes.end();
@@ -115,7 +107,98 @@ void convert_reduce(TfContext& ctx, const char* op) {
         }
         y = ctx.transpose(y, perm);
     }
-    ctx.set_output(0, y);
+    return {y, false};
+}
+
+// A quantized MEAN or SUM as TFLite's kernels compute it. MEAN over H and W of a 4-D tensor
+// with keep_dims: the int32 sum of x - zero point, rescaled by input_scale / output_scale in
+// fixed point, divided by the count rounding half away from zero (with rounding="XNNPACK", for
+// int8, as XNNPACK's global average pooling: in float32). Otherwise: the sum of the
+// integers in float32 (divided by the count for MEAN) times s = input_scale / output_scale, plus
+// -zero point * s (times the count for SUM), rounded half away from zero.
+Expr quantized_reduce(const TfContext& ctx, bool mean, const TfValue& x,
+                      const std::vector<int64_t>& axes, bool keep_dims, bool* channels_first) {
+    const TfliteTensor& in_t = ctx.input_tensor(0);
+    const TfliteTensor& out_t = ctx.output_tensor(0);
+    if (in_t.type != out_t.type) {
+        ctx.error() << "the operand is " << tensor_type_name(in_t.type) << ", the result "
+                    << tensor_type_name(out_t.type) << "; they must match";
+    }
+    DataType t = ctx.dtype_of(out_t.type, "the result");
+    Quantized in = per_tensor(ctx, in_t, "the operand");
+    Quantized out = per_tensor(ctx, out_t, "the result");
+    std::vector<int64_t> shape = ctx.static_shape(ctx.input_tflite(0), "the operand");
+    int64_t count = 1;
+    for (int64_t axis : axes) count *= shape[size_t(axis)];
+    if (count == 0) ctx.error() << "the reduction is over no elements";
+    auto [lo, hi] = ops::quantized_range(t);
+    Expr wide = cast_to(ctx, x.expr, DataType::int32());
+    std::vector<int64_t> sorted = axes;
+    std::sort(sorted.begin(), sorted.end());
+    if (mean && keep_dims && shape.size() == 4 && sorted == std::vector<int64_t>{1, 2}) {
+        if (in.zero_points[0] != 0) {
+            wide = ctx.call("subtract", {wide, int32_scalar(ctx, in.zero_points[0])});
+        }
+        auto [sum, cf] = reduce_axes(ctx, "sum", x, wide, axes, true);
+        *channels_first = cf;
+        if (ctx.xnnpack_rounding() && t == DataType::int_(8)) {
+            // XNNPACK's global average pooling: the sum times input_scale / (output_scale *
+            // count) in float32, rounded half to even.
+            float s = float(in.scales[0]) / (float(out.scales[0]) * float(count));
+            Expr v =
+                ctx.call("round", {ctx.call("multiply", {cast_to(ctx, sum, DataType::float32()),
+                                                         float32_scalar(ctx, s)})});
+            v = ctx.call("add", {v, float32_scalar(ctx, double(out.zero_points[0]))});
+            return clamp_to(ctx, v, int64_t(lo), int64_t(hi), t);
+        }
+        Expr scaled = multiply_by_ratio(ctx, sum, {in.scales[0] / out.scales[0]}, -1);
+        // (acc +- count / 2) / count, truncated: exact in float64 for int32 values.
+        Expr acc = cast_to(ctx, scaled, DataType::float64());
+        Expr half = ctx.constant_scalar(DataType::float64(), double(count / 2));
+        Expr magnitude = ctx.call(
+            "floor",
+            {ctx.call("divide", {ctx.call("add", {ctx.call("abs", {acc}), half}),
+                                 ctx.constant_scalar(DataType::float64(), double(count))})});
+        Expr y = ctx.call("multiply", {ctx.call("sign", {acc}), magnitude});
+        y = ctx.call("add",
+                     {y, ctx.constant_scalar(DataType::float64(), double(out.zero_points[0]))});
+        return clamp_to(ctx, y, int64_t(lo), int64_t(hi), t);
+    }
+    auto [sum, cf] = reduce_axes(ctx, "sum", x, wide, axes, keep_dims);
+    *channels_first = cf;
+    float scale = float(in.scales[0]) / float(out.scales[0]);
+    Expr v = cast_to(ctx, sum, DataType::float32());
+    float bias = -float(in.zero_points[0]) * scale;
+    if (mean) {
+        v = ctx.call("divide", {v, float32_scalar(ctx, float(count))});
+    } else {
+        bias *= float(count);
+    }
+    v = ctx.call(
+        "add", {ctx.call("multiply", {v, float32_scalar(ctx, scale)}), float32_scalar(ctx, bias)});
+    v = ctx.call("add", {round_half_away(ctx, v), float32_scalar(ctx, double(out.zero_points[0]))});
+    return clamp_to(ctx, v, int64_t(lo), int64_t(hi), t);
+}
+
+// MEAN / SUM over the axes of operand 1.
+void convert_reduce(TfContext& ctx, const char* op) {
+    ctx.expect_arity(2, 2, 1);
+    bool keep_dims = ctx.options(options_type::kReducer).boolean(reducer_options::kKeepDims);
+    const TfValue& x = ctx.input(0);
+    int64_t rank = ctx.rank(x.expr);
+    std::vector<int64_t> axes;
+    for (int64_t axis : ctx.constant_ints(1, "the axes")) {
+        axis = ctx.normalize_axis(axis, rank, "an axis");
+        if (std::find(axes.begin(), axes.end(), axis) == axes.end()) axes.push_back(axis);
+    }
+    if (ctx.is_quantized(ctx.input_tensor(0))) {
+        bool cf = false;
+        Expr y = quantized_reduce(ctx, std::string(op) == "mean", x, axes, keep_dims, &cf);
+        ctx.set_output(0, y, cf);
+        return;
+    }
+    auto [y, cf] = reduce_axes(ctx, op, x, x.expr, axes, keep_dims);
+    ctx.set_output(0, y, cf);
 }
 
 }  // namespace

@@ -489,13 +489,6 @@ INSTANTIATE_TEST_SUITE_P(
                  },
                  "int16 operands with power-of-two scales (pot_scale_int16) are not supported "
                  "yet"},
-        BadModel{"quantized mean",
-                 [] {
-                     return single_op(tfl::op::kMean,
-                                      {q("x", {2, 3}, kI8, 0.1f, 0), ints("a", {1})},
-                                      {q("y", {2}, kI8, 0.1f, 0)});
-                 },
-                 "quantized reductions are not supported yet; float ones are"},
         BadModel{"extremum quantization",
                  [] {
                      return single_op(tfl::op::kMaximum,
@@ -668,6 +661,62 @@ TEST(TfliteImport, RefusesLstmVariantsItDoesNotConvert) {
                        m.tensors[0].zero_points = {0};
                    })),
                    "quantized (integer) LSTMs are not supported yet");
+}
+
+}  // namespace
+}  // namespace anvil::frontend
+
+namespace anvil::frontend {
+namespace {
+
+// x [1, 6, 6, 2] → PAD 1 on H and W → CONV_2D 3x3 VALID stride 2 (4 filters) → y [1, 3, 3, 4].
+TestModel pad_then_conv(bool quantized) {
+    std::vector<TestTensor> tensors = {
+        f32("x", {1, 6, 6, 2}),
+        ints("pads", {0, 0, 1, 1, 1, 1, 0, 0}),
+        f32("p", {1, 8, 8, 2}),
+        {.name = "w", .shape = {4, 3, 3, 2}, .data = bytes_of(std::vector<float>(72, 0.1f))},
+        f32("y", {1, 3, 3, 4})};
+    tensors[1].shape = {4, 2};
+    if (quantized) {
+        for (int i : {0, 2, 4}) {
+            tensors[size_t(i)].type = kI8;
+            tensors[size_t(i)].scales = {0.1f};
+            tensors[size_t(i)].zero_points = {-5};
+        }
+        tensors[3].type = kI8;
+        tensors[3].data = std::vector<uint8_t>(72, 3);
+        tensors[3].scales = {0.02f};
+        tensors[3].zero_points = {0};
+    }
+    TestModel m;
+    m.tensors = tensors;
+    m.operators = {{.builtin = tfl::op::kPad, .inputs = {0, 1}, .outputs = {2}},
+                   {.builtin = tfl::op::kConv2D,
+                    .inputs = {2, 3},
+                    .outputs = {4},
+                    .options_type = tfl::options_type::kConv2D,
+                    .options = {byte_field(tfl::conv2d_options::kPadding, tfl::padding::kValid),
+                                {tfl::conv2d_options::kStrideW, 2},
+                                {tfl::conv2d_options::kStrideH, 2}}}};
+    m.inputs = {0};
+    m.outputs = {4};
+    return m;
+}
+
+TEST(TfliteImport, AConvolutionTakesOverThePadBeforeIt) {
+    for (bool quantized : {false, true}) {
+        graph::IRModule m = import(pad_then_conv(quantized));
+        Census c = census(m);
+        EXPECT_EQ(c.calls["nn.pad"], 0) << graph::print(m);
+        std::string text = graph::print(m);
+        EXPECT_NE(text.find("padding=[1, 1, 1, 1]"), std::string::npos) << text;
+        if (quantized) {
+            // int8 data enters the product as uint8, its zero point shifted alike (-5 + 128).
+            EXPECT_NE(text.find("qnn.conv2d("), std::string::npos) << text;
+            EXPECT_NE(text.find(", 123, 0, 0.1f"), std::string::npos) << text;
+        }
+    }
 }
 
 }  // namespace
