@@ -214,16 +214,28 @@ PrimExpr fixed_point_multiply_fn(const PrimExpr& x32, const PrimExpr& m32, const
         // MultiplyByQuantizedMultiplier: a left shift first (saturated to int32 here, where
         // TFLite's int32 arithmetic would overflow), SaturatingRoundingDoublingHighMul (the high
         // half of 2 * a * m, rounded half away from zero), then RoundingDivideByPOT.
-        PrimExpr left = max(shift, i64(0)), right = max(-shift, i64(0));
+        PrimExpr left = max(shift, i64(0));
         PrimExpr a = min(max(shift_left(x, left), i64(INT32_MIN)), i64(INT32_MAX));
-        PrimExpr ab = a * m;
+        // a and m as sign-extended int32 values: their product is one 32 x 32 -> 64 multiply
+        // (vpmuldq), not a full 64-bit one.
+        PrimExpr ab = cast(DataType::int64(), cast(DataType::int32(), a)) * m;
         PrimExpr nudge = select(ab >= i64(0), i64(int64_t(1) << 30), i64(1 - (int64_t(1) << 30)));
-        PrimExpr high = (ab + nudge) / i64(int64_t(1) << 31);  // truncating, as C's
+        // |a * m| < 2^62, so the rounded high half fits int32: the rest runs on 32-bit lanes,
+        // twice as many per vector. Every shift amount is in [0, 31] and no step overflows.
+        // (ab + nudge) / 2^31 truncated toward zero, as shifts (a negative value is biased by
+        // 2^31 - 1 first) that vectorize where a division may not.
+        PrimExpr t = ab + nudge;
+        PrimExpr bias = select(t < i64(0), i64((int64_t(1) << 31) - 1), i64(0));
+        PrimExpr high = cast(DataType::int32(), shift_right(t + bias, i64(31)));
+        auto i32 = [](int64_t v) { return make_int(DataType::int32(), v); };
+        PrimExpr right = cast(DataType::int32(), max(-shift, i64(0)));
         PrimExpr floor_part = shift_right(high, right);
         PrimExpr remainder = high - shift_left(floor_part, right);
-        PrimExpr mask = shift_left(i64(1), right) - i64(1);
-        PrimExpr threshold = shift_right(mask, i64(1)) + select(high < i64(0), i64(1), i64(0));
-        result = floor_part + select(remainder > threshold, i64(1), i64(0));
+        // (2^right - 1) >> 1 without forming 2^31.
+        PrimExpr half_mask =
+            select(right > i32(0), shift_left(i32(1), right - i32(1)) - i32(1), i32(0));
+        PrimExpr threshold = half_mask + select(high < i32(0), i32(1), i32(0));
+        return floor_part + select(remainder > threshold, i32(1), i32(0));
     } else {
         PrimExpr total = i64(31) - shift;  // in [1, 62]
         PrimExpr v = x * m;
