@@ -114,9 +114,10 @@ def from_tflite(model, shape_dict=None, dtype_dict=None, rounding="TFLITE"):
 
     shape_dict: input name -> shape, replacing the model's (a batch size, or a dimension its
     signature leaves unknown). dtype_dict: input name -> dtype, which must be the model's.
-    rounding: how quantized convolutions and fully connected layers rescale their sums:
-    "TFLITE" (fixed point, bit-exact with TFLite's reference kernels and TFLite Micro) or
-    "XNNPACK" (float32, as TFLite's XNNPACK delegate on x86 and WebAssembly).
+    rounding: how quantized products (convolutions, fully connected layers, batch matmuls) and
+    the int8 mean over H and W rescale their sums: "TFLITE" (fixed point, bit-exact with
+    TFLite's reference kernels and TFLite Micro) or "XNNPACK" (float32, as TFLite's XNNPACK
+    delegate on x86 and WebAssembly).
     Returns (mod, params); params is empty because weights stay constants in the module.
     """
     shapes = {str(k): [int(d) for d in v] for k, v in (shape_dict or {}).items()}

@@ -201,8 +201,9 @@ PrimExpr shift_left(const PrimExpr& a, const PrimExpr& n) {
     return make_call(a.dtype(), intrin::kShiftLeft, {a, n});
 }
 
-// x * m * 2^(shift - 31) rounded, in int64 (|x * m| < 2^62), saturated to int32. The shift
-// ranges over [-31, 30] (fixed_point_of), so every shift amount below is in [0, 63).
+// x * m * 2^(shift - 31) rounded, in int64 (|x * m| < 2^62), saturated to int32 (TFLITE: its
+// last steps on int32). The shift ranges over [-31, 30] (fixed_point_of), so every shift amount
+// below is in [0, 63).
 PrimExpr fixed_point_multiply_fn(const PrimExpr& x32, const PrimExpr& m32, const PrimExpr& s32,
                                  const std::string& rounding) {
     PrimExpr x = cast(DataType::int64(), x32), m = cast(DataType::int64(), m32);

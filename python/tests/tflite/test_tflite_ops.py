@@ -3,9 +3,10 @@ float32 ones within 1e-5 of the TFLite runtime (litert.py), int8 and uint8 ones 
 (imported with rounding="XNNPACK", as the runtime's CPU kernels rescale products), except
 - the operators whose quantized form Anvil computes through float (LOGISTIC, TANH, HARD_SWISH,
   a bilinear resize), and
-- quantized MUL and LEAKY_RELU, which the runtime's XNNPACK delegate takes over (where its
-  kernels apply) with arithmetic of its own; Anvil computes them as TFLite's kernels do (the
-  seanet models hold LEAKY_RELU to TFLite's goldens),
+- quantized MUL, LEAKY_RELU and the RELUs, which the runtime's XNNPACK delegate takes over
+  (where its kernels apply) with arithmetic of its own; Anvil computes them as TFLite's kernels
+  do (the seanet models hold LEAKY_RELU to TFLite's goldens, test_unary the RELUs to TFLite's
+  definition in NumPy),
 which are held to within one step. UNIDIRECTIONAL_SEQUENCE_LSTM is held to its definition in
 NumPy (the runtime under Node.js does not run the LSTMs TFLite's converter writes).
 
@@ -227,6 +228,18 @@ def test_binary(dtype, op, options, after_conv):
     check(m.build([y]), [a for _, a in m.inputs], exact=op != W.MUL)
 
 
+@pytest.mark.parametrize("src,dst", [("float32", "int32"), ("int32", "float32"),
+                                     ("uint8", "float32"), ("int32", "int16")])
+def test_cast(src, dst):
+    m = Model()
+    x = m.w.tensor("x", [3, 4], src)
+    values = RNG.uniform(-50, 50, (3, 4)) if src == "float32" else RNG.integers(0, 200, (3, 4))
+    m.inputs.append((x, values.astype(src)))
+    y = m.w.tensor("y", [3, 4], dst)
+    m.w.op(53, [x], [y])
+    check(m.build([y]), [a for _, a in m.inputs], exact=True)
+
+
 def test_div_float():
     m = Model()
     a, b = m.input("a", [2, 5]), m.input("b", [5])
@@ -253,8 +266,28 @@ def test_unary(dtype, op, options, fields):
         scale, zp = 1 / 128, 0 if dtype == "int8" else 128
     y = m.act("y", [1, 4, 4, 3], scale=scale, zero_point=zp)
     m.w.op(op, [x], [y], options, fields)
-    approximate = op in (W.LOGISTIC, W.TANH, 117, 98)
-    check(m.build([y]), [a for _, a in m.inputs], exact=not approximate)
+    approximate = op in (W.LOGISTIC, W.TANH, 117, 98, W.RELU, W.RELU6, W.RELU_N1_TO_1)
+    model = m.build([y])
+    check(model, [a for _, a in m.inputs], exact=not approximate)
+    if dtype != "float32" and op in (W.RELU, W.RELU6, W.RELU_N1_TO_1):
+        # The runtime's XNNPACK delegate takes quantized RELUs with arithmetic of its own; TFLite's
+        # kernel rescales in fixed point and clamps, which Anvil must match bit for bit.
+        xv = m.inputs[0][1]
+        lo, hi = INT_RANGE[dtype]
+        zp_in = -3 if dtype == "int8" else 125
+        zp_out = zp if zp is not None else zp_in
+        v = multiply_by_quantized_multiplier(xv.astype(np.int64) - zp_in,
+                                             np.float64(np.float32(0.05)) /
+                                             np.float64(np.float32(scale))) + zp_out
+        bounds = {W.RELU: (0, None), W.RELU6: (0, 6), W.RELU_N1_TO_1: (-1, 1)}[op]
+        q = lambda r: zp_out + int(np.round(np.float32(r) / np.float32(scale)))  # noqa: E731
+        act_lo = max(lo, q(bounds[0]))
+        act_hi = hi if bounds[1] is None else min(hi, q(bounds[1]))
+        want = np.clip(v, act_lo, act_hi).astype(dtype)
+        mod, params = frontend.from_tflite(model)
+        got = anvil.runtime.VirtualMachine(anvil.build(mod, target="llvm", params=params))[
+            "main"](xv).numpy()
+        np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "int8"])

@@ -67,12 +67,13 @@ void add_inspect_command(CLI::App& app, int* status) {
     auto path = std::make_shared<std::string>();
     auto shapes = std::make_shared<std::vector<std::string>>();
     CLI::App* cmd = app.add_subcommand(
-        "inspect", "describe an ONNX or TorchScript model, a module's text or a compiled model");
+        "inspect",
+        "describe an ONNX, TorchScript or TFLite model, a module's text or a compiled model");
     cmd->add_option("model", *path, "model.onnx, model.pt, model.tflite, module.anvil or model.so")
         ->required();
     cmd->add_option("--input-shapes", *shapes,
                     "as for compile: the inputs of a TorchScript model (required), shape "
-                    "overrides of an ONNX model's");
+                    "overrides of an ONNX or TFLite model's");
     cmd->callback([path, shapes, status] {
         if (path->size() > 3 && path->compare(path->size() - 3, 3, ".so") == 0) {
             if (!shapes->empty()) user_error() << "--input-shapes: " << *path << " is compiled";

@@ -77,7 +77,7 @@ graph::IRModule load_model(const std::string& path, const std::vector<std::strin
     if (is_module_text(path)) {
         if (!input_shapes.empty()) {
             user_error()
-                << "--input-shapes applies to ONNX models and TorchScript models; the text of "
+                << "--input-shapes applies to ONNX, TorchScript and TFLite models; the text of "
                 << path << " declares its inputs' shapes";
         }
         m = read_module_text(path);

@@ -130,8 +130,15 @@ void convert_leaky_relu(TfContext& ctx) {
     float in_scale = float(in.scales[0]), out_scale = float(out.scales[0]);
     Expr v = cast_to(ctx, x.expr, DataType::int32());
     if (in.zero_points[0] != 0) v = ctx.call("subtract", {v, int32_scalar(ctx, in.zero_points[0])});
+    if (alpha < 0 || !std::isfinite(alpha)) {
+        ctx.error() << "quantized LEAKY_RELU with alpha " << alpha
+                    << " is not supported (alpha >= 0)";
+    }
     Expr identity = multiply_by_ratio(ctx, v, {double(in_scale / out_scale)}, -1);
-    Expr scaled = multiply_by_ratio(ctx, v, {double(in_scale * alpha / out_scale)}, -1);
+    // alpha 0: TFLite's multiplier is 0, so are the negative values.
+    Expr scaled = alpha == 0
+                      ? int32_scalar(ctx, 0)
+                      : multiply_by_ratio(ctx, v, {double(in_scale * alpha / out_scale)}, -1);
     Expr y =
         ctx.call("where", {ctx.call("greater_equal", {v, int32_scalar(ctx, 0)}), identity, scaled});
     if (out.zero_points[0] != 0) y = ctx.call("add", {y, int32_scalar(ctx, out.zero_points[0])});
@@ -193,7 +200,7 @@ bool is_8bit(int8_t type) {
 
 void convert_softmax(TfContext& ctx) {
     ctx.expect_arity(1, 1, 1);
-    float beta = ctx.options(options_type::kSoftmax).float32(softmax_options::kBeta, 1.0f);
+    float beta = ctx.options(options_type::kSoftmax).float32(softmax_options::kBeta, 0.0f);
     bool cf = ctx.input(0).channels_first;
     if (is_8bit(ctx.input_tensor(0).type) && is_8bit(ctx.output_tensor(0).type)) {
         int64_t axis = cf ? 1 : ctx.rank(ctx.input(0).expr) - 1;

@@ -1,5 +1,5 @@
 // Converters of TFLite's binary elementwise operators: ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM,
-// PRELU.
+// PRELU; and CAST.
 //
 // Operands broadcast as numpy does. When one is a 4-D tensor held channels first, both are
 // brought to that form (a lower-rank operand is first extended to 4-D NHWC), so the result stays
@@ -76,6 +76,14 @@ void check_quantized_types(const TfContext& ctx) {
         ctx.error() << "quantized operands and result must all be int8, uint8 or int16; got "
                     << tensor_type_name(t) << ", " << tensor_type_name(ctx.input_tensor(1).type)
                     << " -> " << tensor_type_name(ctx.output_tensor(0).type);
+    }
+    if (t == tensor_type::kInt16) {  // TFLite's 16-bit quantization is symmetric
+        for (const TfliteTensor* q :
+             {&ctx.input_tensor(0), &ctx.input_tensor(1), &ctx.output_tensor(0)}) {
+            if (per_tensor(ctx, *q, "an int16 tensor").zero_points[0] != 0) {
+                ctx.error() << "int16 tensor '" << q->name << "' must have the zero point 0";
+            }
+        }
     }
 }
 
@@ -209,6 +217,15 @@ void convert_prelu(TfContext& ctx) {
     if (qo.zero_points[0] != 0) y = ctx.call("add", {y, int32_scalar(ctx, qo.zero_points[0])});
     auto [lo, hi] = ops::quantized_range(t);
     ctx.set_output(0, clamp_to(ctx, y, int64_t(lo), int64_t(hi), t), o.channels_first);
+}
+
+// CAST: the values converted to the result's element type (quantized tensors' integers as they
+// are, as TFLite's kernel does).
+void convert_cast(TfContext& ctx) {
+    ctx.expect_arity(1, 1, 1);
+    const TfValue& x = ctx.input(0);
+    DataType t = ctx.dtype_of(ctx.output_tensor(0).type, "the result");
+    ctx.set_output(0, cast_to(ctx, x.expr, t), x.channels_first);
 }
 
 void convert_maximum(TfContext& ctx) {

@@ -97,8 +97,13 @@ void convert_unidirectional_sequence_lstm(TfContext& ctx) {
         w.peepholes = {float_weights(ctx, 9), float_weights(ctx, 11), float_weights(ctx, 10)};
     }
     if (ctx.has_input(16)) w.projection = float_weights(ctx, 16);
-    int64_t n_cell = ctx.static_shape(w.w[0], "the input gate's weights")[0];
-    int64_t n_output = ctx.static_shape(w.r[0], "the input gate's recurrent weights")[1];
+    std::vector<int64_t> ws = ctx.static_shape(w.w[0], "the input gate's weights");
+    std::vector<int64_t> rs = ctx.static_shape(w.r[0], "the input gate's recurrent weights");
+    if (ws.size() != 2 || rs.size() != 2 || ws[1] != xs[2] || rs[0] != ws[0]) {
+        ctx.error() << "the input gate's weights " << ints_str(ws) << " and recurrent weights "
+                    << ints_str(rs) << " are not [n_cell, " << xs[2] << "] and [n_cell, n_output]";
+    }
+    int64_t n_cell = ws[0], n_output = rs[1];
 
     rnn::Spec spec{.cell = rnn::Cell::LSTM, .activations = {"Sigmoid", act, act}};
     rnn::State initial{initial_state(ctx, 18, {batch, n_output}),

@@ -35,6 +35,7 @@ void convert_div(TfContext& ctx);
 void convert_maximum(TfContext& ctx);
 void convert_minimum(TfContext& ctx);
 void convert_prelu(TfContext& ctx);
+void convert_cast(TfContext& ctx);
 
 // convert_activation.cpp
 void convert_relu(TfContext& ctx);

@@ -62,9 +62,11 @@ void convert_pool(TfContext& ctx, bool average) {
     DataType t = ctx.dtype_of(in_t.type, "the input");
     Expr y;
     if (average) {
-        // sum / count in float32 is within half an ulp of the exact quotient, far closer than the
-        // 1 / count by which a non-tie differs from a tie: rounding it is exact.
-        y = ctx.call("nn.avg_pool2d", {cast_to(ctx, x, DataType::float32())}, attrs);
+        // sum / count in float32 (float64 for 16-bit data, whose sums pass 2^24) is within half
+        // an ulp of the exact quotient, far closer than the 1 / count by which a non-tie differs
+        // from a tie: rounding it is exact.
+        DataType ft = t.bits() == 16 ? DataType::float64() : DataType::float32();
+        y = ctx.call("nn.avg_pool2d", {cast_to(ctx, x, ft)}, attrs);
         y = round_half_away(ctx, y);
     } else {
         y = ctx.call("nn.max_pool2d", {x}, attrs);
@@ -190,6 +192,19 @@ void convert_reduce(TfContext& ctx, const char* op) {
     for (int64_t axis : ctx.constant_ints(1, "the axes")) {
         axis = ctx.normalize_axis(axis, rank, "an axis");
         if (std::find(axes.begin(), axes.end(), axis) == axes.end()) axes.push_back(axis);
+    }
+    if (axes.empty()) {  // TFLite reduces over nothing: the values, requantized when quantized
+        const TfliteTensor& in_t = ctx.input_tensor(0);
+        if (!ctx.is_quantized(in_t)) return ctx.set_output(0, x.expr, x.channels_first);
+        Quantized in = per_tensor(ctx, in_t, "the operand");
+        Quantized out = per_tensor(ctx, ctx.output_tensor(0), "the result");
+        DataType t = ctx.dtype_of(ctx.output_tensor(0).type, "the result");
+        Expr v = ctx.call("subtract", {cast_to(ctx, x.expr, DataType::int32()),
+                                       int32_scalar(ctx, in.zero_points[0])});
+        Expr y = ctx.call("add", {multiply_by_ratio(ctx, v, {in.scales[0] / out.scales[0]}, -1),
+                                  int32_scalar(ctx, out.zero_points[0])});
+        auto [lo, hi] = ops::quantized_range(t);
+        return ctx.set_output(0, clamp_to(ctx, y, int64_t(lo), int64_t(hi), t), x.channels_first);
     }
     if (ctx.is_quantized(ctx.input_tensor(0))) {
         bool cf = false;

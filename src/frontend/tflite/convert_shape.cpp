@@ -81,7 +81,9 @@ void convert_concatenation(TfContext& ctx) {
     if (ctx.num_inputs() < 1) ctx.error() << "takes at least one operand";
     ctx.expect_arity(ctx.num_inputs(), ctx.num_inputs(), 1);
     const TfliteOptions& o = ctx.options(options_type::kConcatenation);
-    int8_t activation = o.int8(concatenation_options::kActivation);
+    if (o.int8(concatenation_options::kActivation) != activation::kNone) {
+        ctx.error() << "a fused activation is not supported (TFLite's kernel refuses it too)";
+    }
     const TfliteTensor& out_t = ctx.output_tensor(0);
     int64_t rank = int64_t(out_t.shape.size());
     int64_t axis = ctx.normalize_axis(o.int32(concatenation_options::kAxis), rank, "the axis");
@@ -121,13 +123,6 @@ void convert_concatenation(TfContext& ctx) {
     auto [attrs, a] = new_attrs<ops::ConcatenateAttrs>();
     a->axis = cf ? channels_first_axis(axis) : axis;
     Expr y = ctx.call("concatenate", parts, attrs);
-    if (quantized) {
-        DataType t = ctx.dtype_of(out_t.type, "the result");
-        auto [lo, hi] = quantized_activation_range(ctx, activation, out_t, t);
-        if (activation != activation::kNone) y = clamp_to(ctx, y, lo, hi, t);
-    } else {
-        y = float_activation(ctx, y, activation);
-    }
     ctx.set_output(0, y, cf);
 }
 
@@ -190,7 +185,7 @@ void convert_slice(TfContext& ctx) {
     std::vector<int64_t> end(shape.size());
     for (size_t d = 0; d < shape.size(); ++d) {
         end[d] = size[d] == -1 ? shape[d] : begin[d] + size[d];
-        if (begin[d] < 0 || size[d] < -1 || end[d] > shape[d]) {
+        if (begin[d] < 0 || begin[d] > shape[d] || size[d] < -1 || end[d] > shape[d]) {
             ctx.error() << "the slice from " << ints_str(begin) << " of size " << ints_str(size)
                         << " does not lie inside the operand " << ints_str(shape);
         }
@@ -217,6 +212,7 @@ void convert_strided_slice(TfContext& ctx) {
     Expr x = ctx.input_tflite(0);
     std::vector<int64_t> shape = ctx.static_shape(x, "the operand");
     size_t rank = shape.size();
+    auto bit = [](int32_t mask, size_t d) { return d < 32 && ((uint32_t(mask) >> d) & 1u); };
     std::vector<int64_t> begin = ctx.constant_ints(1, "the begin");
     std::vector<int64_t> end = ctx.constant_ints(2, "the end");
     std::vector<int64_t> strides =
@@ -237,8 +233,8 @@ void convert_strided_slice(TfContext& ctx) {
             // Forward: [0, n]; backward: [-1, n - 1] (-1 is "before the first").
             return forward ? std::clamp<int64_t>(i, 0, n) : std::clamp<int64_t>(i, -1, n - 1);
         };
-        b[d] = (begin_mask >> d) & 1 ? (forward ? 0 : n - 1) : clamp(begin[d]);
-        if ((shrink_mask >> d) & 1) {
+        b[d] = bit(begin_mask, d) ? (forward ? 0 : n - 1) : clamp(begin[d]);
+        if (bit(shrink_mask, d)) {
             int64_t i = begin[d] < 0 ? begin[d] + n : begin[d];
             if (i < 0 || i >= n) {
                 ctx.error() << "axis " << d << " shrinks to index " << begin[d]
@@ -251,12 +247,13 @@ void convert_strided_slice(TfContext& ctx) {
             continue;
         }
         int64_t stop = offset ? begin[d] + end[d] : end[d];
-        e[d] = (end_mask >> d) & 1 ? (forward ? n : -1) : clamp(stop);
+        e[d] = bit(end_mask, d) ? (forward ? n : -1) : clamp(stop);
     }
-    // strided_slice reads a negative end as counting from the back: "before the first" element
-    // of a backward slice is written as -(n + 1).
+    // strided_slice reads a negative index as counting from the back: "before the first"
+    // element of a backward slice is written as -(n + 1).
     for (size_t d = 0; d < rank; ++d) {
         if (s[d] < 0 && e[d] == -1) e[d] = -shape[d] - 1;
+        if (s[d] < 0 && b[d] == -1) b[d] = -shape[d] - 1;
     }
     Expr y = strided_slice(ctx, x, b, e, s);
     if (!dropped.empty()) {

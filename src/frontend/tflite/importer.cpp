@@ -46,7 +46,9 @@ public:
         if (values_[t]) return *values_[t];
         const TfliteTensor& tensor = graph_.tensors[t];
         std::span<const uint8_t> data = model_.buffers[tensor.buffer];
-        if (data.empty()) {
+        int64_t count = 1;
+        for (int32_t d : tensor.shape) count *= d;
+        if (data.empty() && count != 0) {
             user.error() << "tensor " << t << " ('" << tensor.name << "') is read before any "
                          << "operator computes it, and it is neither an input nor a constant";
         }

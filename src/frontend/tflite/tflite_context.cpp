@@ -161,16 +161,6 @@ DataType dtype_of_tensor_type(int8_t type, const NodeBuilder& at, const std::str
     ANVIL_UNREACHABLE();
 }
 
-const TfliteQuantization* TfContext::per_tensor_quantization(const TfliteTensor& t,
-                                                             const std::string& what) const {
-    if (!t.quantization) return nullptr;
-    if (t.quantization->scale.size() != 1 || t.quantization->zero_point.size() > 1) {
-        error() << what << " ('" << t.name << "') must be quantized per tensor, it has "
-                << t.quantization->scale.size() << " scales";
-    }
-    return &*t.quantization;
-}
-
 bool TfContext::is_quantized(const TfliteTensor& t) const {
     return t.quantization.has_value() && t.type != tensor_type::kFloat32;
 }

@@ -92,10 +92,6 @@ public:
 
     // The element type of TFLite tensor type `type`; UserError for one Anvil has no type for.
     DataType dtype_of(int8_t type, const std::string& what) const;
-    // The tensor's quantization, which must be per tensor (one scale and zero point); null when
-    // it has none.
-    const TfliteQuantization* per_tensor_quantization(const TfliteTensor& t,
-                                                      const std::string& what) const;
     bool is_quantized(const TfliteTensor& t) const;
 
 private:

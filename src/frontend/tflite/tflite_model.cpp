@@ -183,7 +183,9 @@ TfliteTensor read_tensor(Reader& r, const Table* t, const std::string& what, siz
         read_quantization(r, r.table(t, tensor_field::kQuantization, what + ": quantization"),
                           what + ": quantization");
     out.is_variable = r.scalar<uint8_t>(t, tensor_field::kIsVariable, 0, what) != 0;
-    out.is_sparse = r.table(t, tensor_field::kSparsity, what + ": sparsity") != nullptr;
+    if (r.table(t, tensor_field::kSparsity, what + ": sparsity") != nullptr) {
+        r.fail(what + " is sparse (SparsityParameters), which the importer does not read");
+    }
     out.shape_signature = r.vector<int32_t>(t, tensor_field::kShapeSignature, what + ": signature");
     for (int32_t d : out.shape) {
         if (d < 0) r.fail(what + " has a negative dimension in its shape");
@@ -357,9 +359,6 @@ TfliteModel read_tflite_model(std::vector<uint8_t> bytes, const std::string& ori
                                         true, what + ": an input");
             op.outputs = checked_indices(r, r.vector<int32_t>(o, operator_field::kOutputs, what), n,
                                          false, what + ": an output");
-            op.intermediates =
-                checked_indices(r, r.vector<int32_t>(o, operator_field::kIntermediates, what), n,
-                                false, what + ": an intermediate");
             uint8_t type = r.scalar<uint8_t>(o, operator_field::kBuiltinOptionsType, 0, what);
             const Table* options = r.table(o, operator_field::kBuiltinOptions, what + ": options");
             const TfliteOperatorCode& code = m.operator_codes[op.opcode_index];
@@ -369,8 +368,6 @@ TfliteModel read_tflite_model(std::vector<uint8_t> bytes, const std::string& ori
                           .opset = code.version};
             op.options = TfliteOptions(file, reinterpret_cast<const uint8_t*>(options),
                                        options ? type : 0, loc);
-            op.has_custom_options =
-                !r.bytes(o, operator_field::kCustomOptions, what + ": custom options").empty();
             sg.operators.push_back(std::move(op));
         }
         m.subgraphs.push_back(std::move(sg));

@@ -40,12 +40,11 @@ struct TfliteTensor {
     uint32_t buffer = 0;                   // 0: no data (an activation)
     std::optional<TfliteQuantization> quantization;  // absent when the tensor has no scale
     bool is_variable = false;
-    bool is_sparse = false;
 };
 
 // An operator's builtin options: a flatbuffer table read field by field. A field the file does
-// not store reads as its schema default; a field that lies outside the file is a UserError
-// raised at `loc`.
+// not store reads as the fallback the caller gives (the schema's default); a field that lies
+// outside the file is a UserError raised at `loc`.
 class TfliteOptions {
 public:
     TfliteOptions() = default;
@@ -76,9 +75,7 @@ struct TfliteOperator {
     uint32_t opcode_index = 0;
     std::vector<int32_t> inputs;  // tensor indices; -1 marks an omitted optional input
     std::vector<int32_t> outputs;
-    std::vector<int32_t> intermediates;
     TfliteOptions options;
-    bool has_custom_options = false;
 };
 
 struct TfliteOperatorCode {
@@ -105,8 +102,8 @@ struct TfliteModel {
     std::shared_ptr<const std::vector<uint8_t>> file;
 };
 
-// The largest .tflite file read: flatbuffers address less than 2 GiB (the larger models TFLite
-// writes keep buffers past the flatbuffer; they are refused).
+// The largest .tflite file read: flatbuffers address less than 2 GiB. (A buffer kept past the
+// flatbuffer, at an offset inside the file, is read.)
 constexpr size_t kMaxTfliteBytes = (size_t{1} << 31) - 2;
 
 // Decodes `bytes` (the whole file); `origin` names it in errors.

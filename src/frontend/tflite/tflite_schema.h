@@ -46,15 +46,11 @@ constexpr int kDeprecatedBuiltinCode = 0, kCustomCode = 1, kVersion = 2, kBuilti
 }
 namespace operator_field {
 constexpr int kOpcodeIndex = 0, kInputs = 1, kOutputs = 2, kBuiltinOptionsType = 3,
-              kBuiltinOptions = 4, kCustomOptions = 5, kIntermediates = 8,
-              kLargeCustomOptionsOffset = 9, kBuiltinOptions2Type = 11;
+              kBuiltinOptions = 4;
 }
 namespace buffer_field {
 constexpr int kData = 0, kOffset = 1, kSize = 2;
 }
-
-// BuiltinOperator codes below this one may be stored in OperatorCode's deprecated byte field.
-constexpr int32_t kPlaceholderForGreaterOpCodes = 127;
 
 // The builtin operators the importer names (and converts: converters.def); values of enum
 // BuiltinOperator.
@@ -65,7 +61,7 @@ constexpr int32_t kAdd = 0, kAveragePool2D = 1, kConcatenation = 2, kConv2D = 3,
                   kReshape = 22, kResizeBilinear = 23, kSoftmax = 25, kTanh = 28, kCustom = 32,
                   kPad = 34, kGather = 36, kTranspose = 39, kMean = 40, kSub = 41, kDiv = 42,
                   kSqueeze = 43, kUnidirectionalSequenceLstm = 44, kStridedSlice = 45, kSplit = 49,
-                  kPrelu = 54, kMaximum = 55, kMinimum = 57, kPadV2 = 60, kSlice = 65,
+                  kCast = 53, kPrelu = 54, kMaximum = 55, kMinimum = 57, kPadV2 = 60, kSlice = 65,
                   kTransposeConv = 67, kExpandDims = 70, kSum = 74, kResizeNearestNeighbor = 97,
                   kLeakyRelu = 98, kQuantize = 114, kHardSwish = 117, kBatchMatMul = 126;
 }

@@ -139,7 +139,7 @@ TestModel cnn(bool quantized) {
          .options_type = tfl::options_type::kReducer},
     };
     if (quantized) {
-        m.operators.pop_back();  // quantized MEAN is not converted; end at the pool
+        m.operators.pop_back();  // end at the pool: the quantized output stays 4-D
         m.tensors.resize(8);
         m.outputs = {7};
     } else {
@@ -556,6 +556,38 @@ INSTANTIATE_TEST_SUITE_P(
                          {q("y", {1, 1}, kI16, 0.1f, 0)}, tfl::options_type::kFullyConnected);
                  },
                  "16x8 sums can reach 4993843200, past int32's range"},
+        BadModel{"concatenation activation",
+                 [] {
+                     return single_op(tfl::op::kConcatenation, {f32("a", {2}), f32("b", {2})},
+                                      {f32("y", {4})}, tfl::options_type::kConcatenation,
+                                      {byte_field(tfl::concatenation_options::kActivation,
+                                                  tfl::activation::kRelu)});
+                 },
+                 "(CONCATENATION, opset 1): a fused activation is not supported"},
+        BadModel{"int16 zero point",
+                 [] {
+                     return single_op(tfl::op::kMul,
+                                      {q("a", {2}, kI16, 0.1f, 3), q("b", {2}, kI16, 0.1f, 0)},
+                                      {q("y", {2}, kI16, 0.1f, 0)});
+                 },
+                 "int16 tensor 'a' must have the zero point 0"},
+        BadModel{"leaky alpha",
+                 [] {
+                     return single_op(tfl::op::kLeakyRelu, {q("x", {2}, kI8, 0.1f, 0)},
+                                      {q("y", {2}, kI8, 0.1f, 0)}, tfl::options_type::kLeakyRelu,
+                                      {{.field = tfl::leaky_relu_options::kAlpha,
+                                        .value = 0,
+                                        .is_float = true,
+                                        .float_value = -0.5f}});
+                 },
+                 "quantized LEAKY_RELU with alpha -0.5 is not supported (alpha >= 0)"},
+        BadModel{"cast result",
+                 [] {
+                     return single_op(
+                         tfl::op::kCast, {f32("x", {2})},
+                         {{.name = "y", .shape = {2}, .type = tfl::tensor_type::kString}});
+                 },
+                 "the result has element type string, which Anvil does not support"},
         BadModel{"transpose conv output",
                  [] {
                      TestTensor w{.name = "w",
