@@ -159,7 +159,8 @@ TEST(CliModuleText, OptionsForTheOtherKindOfModelAreRefused) {
     Result shapes =
         run("compile " + kMlp.string() + " --input-shapes 'x:[2,16]' -o " + temp_so("mlp_shapes"));
     EXPECT_EQ(shapes.status, 1) << shapes.output;
-    EXPECT_NE(shapes.output.find("--input-shapes applies to ONNX, TorchScript and TFLite models"), std::string::npos)
+    EXPECT_NE(shapes.output.find("--input-shapes applies to ONNX, TorchScript and TFLite models"),
+              std::string::npos)
         << shapes.output;
     std::string params = temp_path("mlp_bad_weights", ".npz");
     write_npz(params, {{"w9", random_array({2}, 1)}});

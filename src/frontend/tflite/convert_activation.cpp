@@ -42,16 +42,9 @@ void convert_relu_family(TfContext& ctx, int8_t activation) {
     }
     const TfliteTensor& out_t = ctx.output_tensor(0);
     DataType t = ctx.dtype_of(out_t.type, "the result");
-    if (ctx.input_tensor(0).type != out_t.type) {
-        ctx.error() << "the operand is " << tensor_type_name(ctx.input_tensor(0).type)
-                    << ", the result " << tensor_type_name(out_t.type) << "; they must match";
-    }
-    Quantized in = per_tensor(ctx, ctx.input_tensor(0), "the operand");
-    Quantized out = per_tensor(ctx, out_t, "the result");
-    Expr v = cast_to(ctx, x.expr, DataType::int32());
-    if (in.zero_points[0] != 0) v = ctx.call("subtract", {v, int32_scalar(ctx, in.zero_points[0])});
-    Expr y = multiply_by_ratio(ctx, v, {in.scales[0] / out.scales[0]}, -1);
-    if (out.zero_points[0] != 0) y = ctx.call("add", {y, int32_scalar(ctx, out.zero_points[0])});
+    ctx.expect_same_type();
+    Expr y = requantize_integers(ctx, x.expr, per_tensor(ctx, ctx.input_tensor(0), "the operand"),
+                                 per_tensor(ctx, out_t, "the result"));
     auto [lo, hi] = quantized_activation_range(ctx, activation, out_t, t);
     ctx.set_output(0, clamp_to(ctx, y, lo, hi, t), x.channels_first);
 }
@@ -121,10 +114,7 @@ void convert_leaky_relu(TfContext& ctx) {
     }
     const TfliteTensor& out_t = ctx.output_tensor(0);
     DataType t = ctx.dtype_of(out_t.type, "the result");
-    if (ctx.input_tensor(0).type != out_t.type) {
-        ctx.error() << "the operand is " << tensor_type_name(ctx.input_tensor(0).type)
-                    << ", the result " << tensor_type_name(out_t.type) << "; they must match";
-    }
+    ctx.expect_same_type();
     Quantized in = per_tensor(ctx, ctx.input_tensor(0), "the operand");
     Quantized out = per_tensor(ctx, out_t, "the result");
     float in_scale = float(in.scales[0]), out_scale = float(out.scales[0]);
@@ -224,13 +214,9 @@ void convert_quantize(TfContext& ctx) {
         ctx.set_output(0, quantized_result(ctx, x.expr), x.channels_first);
         return;
     }
-    // From integers: (x - zero point) times input scale / output scale in fixed point.
-    Quantized in = per_tensor(ctx, in_t, "the operand");
-    Quantized out = per_tensor(ctx, out_t, "the result");
-    Expr v = cast_to(ctx, x.expr, DataType::int32());
-    if (in.zero_points[0] != 0) v = ctx.call("subtract", {v, int32_scalar(ctx, in.zero_points[0])});
-    Expr y = multiply_by_ratio(ctx, v, {in.scales[0] / out.scales[0]}, -1);
-    if (out.zero_points[0] != 0) y = ctx.call("add", {y, int32_scalar(ctx, out.zero_points[0])});
+    // From integers: rescaled in fixed point.
+    Expr y = requantize_integers(ctx, x.expr, per_tensor(ctx, in_t, "the operand"),
+                                 per_tensor(ctx, out_t, "the result"));
     auto [lo, hi] = ops::quantized_range(t);
     ctx.set_output(0, clamp_to(ctx, y, int64_t(lo), int64_t(hi), t), x.channels_first);
 }

@@ -122,10 +122,7 @@ Expr quantized_reduce(const TfContext& ctx, bool mean, const TfValue& x,
                       const std::vector<int64_t>& axes, bool keep_dims, bool* channels_first) {
     const TfliteTensor& in_t = ctx.input_tensor(0);
     const TfliteTensor& out_t = ctx.output_tensor(0);
-    if (in_t.type != out_t.type) {
-        ctx.error() << "the operand is " << tensor_type_name(in_t.type) << ", the result "
-                    << tensor_type_name(out_t.type) << "; they must match";
-    }
+    ctx.expect_same_type();
     DataType t = ctx.dtype_of(out_t.type, "the result");
     Quantized in = per_tensor(ctx, in_t, "the operand");
     Quantized out = per_tensor(ctx, out_t, "the result");
@@ -196,13 +193,9 @@ void convert_reduce(TfContext& ctx, const char* op) {
     if (axes.empty()) {  // TFLite reduces over nothing: the values, requantized when quantized
         const TfliteTensor& in_t = ctx.input_tensor(0);
         if (!ctx.is_quantized(in_t)) return ctx.set_output(0, x.expr, x.channels_first);
-        Quantized in = per_tensor(ctx, in_t, "the operand");
-        Quantized out = per_tensor(ctx, ctx.output_tensor(0), "the result");
         DataType t = ctx.dtype_of(ctx.output_tensor(0).type, "the result");
-        Expr v = ctx.call("subtract", {cast_to(ctx, x.expr, DataType::int32()),
-                                       int32_scalar(ctx, in.zero_points[0])});
-        Expr y = ctx.call("add", {multiply_by_ratio(ctx, v, {in.scales[0] / out.scales[0]}, -1),
-                                  int32_scalar(ctx, out.zero_points[0])});
+        Expr y = requantize_integers(ctx, x.expr, per_tensor(ctx, in_t, "the operand"),
+                                     per_tensor(ctx, ctx.output_tensor(0), "the result"));
         auto [lo, hi] = ops::quantized_range(t);
         return ctx.set_output(0, clamp_to(ctx, y, int64_t(lo), int64_t(hi), t), x.channels_first);
     }

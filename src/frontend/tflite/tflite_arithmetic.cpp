@@ -145,6 +145,15 @@ Expr multiply_by_ratio_wide(const TfContext& ctx, const Expr& x, const std::vect
     return clamp_to(ctx, y, INT32_MIN, INT32_MAX, DataType::int32());
 }
 
+Expr requantize_integers(const TfContext& ctx, const Expr& x, const Quantized& in,
+                         const Quantized& out) {
+    Expr v = cast_to(ctx, x, DataType::int32());
+    if (in.zero_points[0] != 0) v = ctx.call("subtract", {v, int32_scalar(ctx, in.zero_points[0])});
+    Expr y = multiply_by_ratio(ctx, v, {in.scales[0] / out.scales[0]}, -1);
+    if (out.zero_points[0] != 0) y = ctx.call("add", {y, int32_scalar(ctx, out.zero_points[0])});
+    return y;
+}
+
 Expr round_half_away(const TfContext& ctx, const Expr& x) {
     // t = trunc(x) and x - t are exact in floating point; so is the comparison with 1/2.
     DataType ft = ctx.tensor_type(x, "the value rounded").dtype;

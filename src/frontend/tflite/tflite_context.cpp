@@ -57,6 +57,13 @@ const TfliteTensor& TfContext::input_tensor(size_t i) const {
     return graph_.tensors[op_.inputs[i]];
 }
 
+void TfContext::expect_same_type() const {
+    if (input_tensor(0).type != output_tensor(0).type) {
+        error() << "the operand is " << tensor_type_name(input_tensor(0).type) << ", the result "
+                << tensor_type_name(output_tensor(0).type) << "; they must match";
+    }
+}
+
 const TfliteTensor& TfContext::output_tensor(size_t i) const {
     if (i >= op_.outputs.size()) error() << "result " << i << " is missing";
     return graph_.tensors[op_.outputs[i]];

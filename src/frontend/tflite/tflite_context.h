@@ -68,6 +68,9 @@ public:
                       std::initializer_list<size_t> required = {}) const;
 
     const TfliteTensor& input_tensor(size_t i) const;
+    // UserError unless operand 0 and result 0 have one element type (a quantized operator that
+    // rescales but does not convert).
+    void expect_same_type() const;
     const TfliteTensor& output_tensor(size_t i) const;
 
     // Operand i as held, in TFLite's layout, and (4-D) channels first.
