@@ -36,14 +36,6 @@ graph::Expr multiply_by_ratio(const TfContext& ctx, const graph::Expr& x,
 graph::Expr multiply_by_ratio_wide(const TfContext& ctx, const graph::Expr& x,
                                    const std::vector<double>& ratios, int64_t axis);
 
-struct Quantized;
-
-// Integers `x` of quantization `in` as int32 integers of quantization `out` (per tensor both):
-// (x - in zero point) times in scale / out scale in fixed point, plus the out zero point, as
-// TFLite's requantizing kernels compute it (unclamped).
-graph::Expr requantize_integers(const TfContext& ctx, const graph::Expr& x, const Quantized& in,
-                                const Quantized& out);
-
 // round(x) with halves away from zero (TFLite's TfLiteRound), exact for every float.
 graph::Expr round_half_away(const TfContext& ctx, const graph::Expr& x);
 
@@ -69,5 +61,11 @@ struct Quantized {
 Quantized quantization_of(const TfContext& ctx, const TfliteTensor& t, const std::string& what);
 // The same, required to be per tensor.
 Quantized per_tensor(const TfContext& ctx, const TfliteTensor& t, const std::string& what);
+
+// Integers `x` of quantization `in` as int32 integers of quantization `out` (per tensor both):
+// (x - in zero point) times in scale / out scale in fixed point, plus the out zero point, as
+// TFLite's requantizing kernels compute it (unclamped).
+graph::Expr requantize_integers(const TfContext& ctx, const graph::Expr& x, const Quantized& in,
+                                const Quantized& out);
 
 }  // namespace anvil::frontend::tflite
