@@ -215,11 +215,16 @@ PrimExpr fixed_point_multiply_fn(const PrimExpr& x32, const PrimExpr& m32, const
         // MultiplyByQuantizedMultiplier: a left shift first (saturated to int32 here, where
         // TFLite's int32 arithmetic would overflow), SaturatingRoundingDoublingHighMul (the high
         // half of 2 * a * m, rounded half away from zero), then RoundingDivideByPOT.
-        PrimExpr left = max(shift, i64(0));
-        PrimExpr a = min(max(shift_left(x, left), i64(INT32_MIN)), i64(INT32_MAX));
+        // x << left saturated to int32, on int32 lanes: x beyond INT32_MAX >> left (or below
+        // INT32_MIN >> left) saturates. left is in [0, 30].
+        auto c32 = [](int64_t v) { return make_int(DataType::int32(), v); };
+        PrimExpr left = cast(DataType::int32(), max(shift, i64(0)));
+        PrimExpr a = select(
+            x32 > shift_right(c32(INT32_MAX), left), c32(INT32_MAX),
+            select(x32 < shift_right(c32(INT32_MIN), left), c32(INT32_MIN), shift_left(x32, left)));
         // a and m as sign-extended int32 values: their product is one 32 x 32 -> 64 multiply
         // (vpmuldq), not a full 64-bit one.
-        PrimExpr ab = cast(DataType::int64(), cast(DataType::int32(), a)) * m;
+        PrimExpr ab = cast(DataType::int64(), a) * m;
         PrimExpr nudge = select(ab >= i64(0), i64(int64_t(1) << 30), i64(1 - (int64_t(1) << 30)));
         // |a * m| < 2^62, so the rounded high half fits int32: the rest runs on 32-bit lanes,
         // twice as many per vector. Every shift amount is in [0, 31] and no step overflows.
