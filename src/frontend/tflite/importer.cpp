@@ -52,7 +52,7 @@ public:
             user.error() << "tensor " << t << " ('" << tensor.name << "') is read before any "
                          << "operator computes it, and it is neither an input nor a constant";
         }
-        DataType dtype = dtype_for(tensor, "tensor '" + tensor.name + "'", user);
+        DataType dtype = dtype_of_tensor_type(tensor.type, user, "tensor '" + tensor.name + "'");
         std::vector<int64_t> shape(tensor.shape.begin(), tensor.shape.end());
         runtime::NDArray array = runtime::NDArray::empty(shape, graph::dl_dtype_of(dtype));
         array.copy_from(data.data(), data.size());
@@ -80,11 +80,6 @@ private:
         }
     }
 
-    static DataType dtype_for(const TfliteTensor& t, const std::string& what,
-                              const NodeBuilder& at) {
-        return dtype_of_tensor_type(t.type, at, what);
-    }
-
     std::vector<Ref<graph::Var>> make_params(const SourceLoc& loc) {
         std::set<std::string> names;
         for (const auto& [name, shape] : options_.input_shapes) names.insert(name);
@@ -102,7 +97,7 @@ private:
                 check_shape_override(name, tensor, it->second, loc);
                 shape = it->second;
             }
-            DataType dtype = dtype_for(tensor, "input '" + name + "'", at);
+            DataType dtype = dtype_of_tensor_type(tensor.type, at, "input '" + name + "'");
             if (auto it = options_.input_dtypes.find(name); it != options_.input_dtypes.end()) {
                 if (it->second != dtype) {
                     user_error(loc) << "input '" << name << "' is " << dtype.str()
