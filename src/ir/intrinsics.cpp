@@ -36,7 +36,12 @@ bool is_amx(const std::string& name) {
 }
 
 bool is_integer_elementwise(const std::string& name) {
-    return is_bitwise(name) || name == kDotU8S8;
+    return is_bitwise(name) || name == kDotU8S8 || is_fixed_point_multiply(name);
+}
+
+bool is_fixed_point_multiply(const std::string& name) {
+    return name == kFixedPointMultiplyUpward || name == kFixedPointMultiplyToNearest ||
+           name == kFixedPointMultiplyTflite;
 }
 
 bool is_dot(const std::string& name) {
@@ -58,6 +63,7 @@ int arity(const std::string& name) {
         if (name == n) return a;
     }
     if (is_dot(name)) return 2;
+    if (is_fixed_point_multiply(name)) return 3;
     if (name == kAmxTileConfig) return 6;
     if (name == kAmxTileRelease) return 0;
     if (name == kAmxTileZero) return 1;

@@ -189,78 +189,24 @@ Type fixed_point_multiply_type(const Op& op, const std::vector<Type>& args, cons
 
 // ---- fixed_point_multiply's kernel --------------------------------------------------------
 
-PrimExpr i64(int64_t v) {
-    return make_int(DataType::int64(), v);
-}
-
-PrimExpr shift_right(const PrimExpr& a, const PrimExpr& n) {
-    return make_call(a.dtype(), intrin::kShiftRight, {a, n});
-}
-
-PrimExpr shift_left(const PrimExpr& a, const PrimExpr& n) {
-    return make_call(a.dtype(), intrin::kShiftLeft, {a, n});
-}
-
-// x * m * 2^(shift - 31) rounded, in int64 (|x * m| < 2^62), saturated to int32 (TFLITE: its
-// last steps on int32). The shift ranges over [-31, 30] (fixed_point_of), so every shift amount
-// below is in [0, 63).
-PrimExpr fixed_point_multiply_fn(const PrimExpr& x32, const PrimExpr& m32, const PrimExpr& s32,
-                                 const std::string& rounding) {
-    PrimExpr x = cast(DataType::int64(), x32), m = cast(DataType::int64(), m32);
-    // The op takes any int32 tensors: a shift outside [-31, 30] (which fixed_point_of never
-    // makes) is clamped, so that every shift below stays defined.
-    PrimExpr shift = min(max(cast(DataType::int64(), s32), i64(-31)), i64(30));
-    PrimExpr result;
-    if (rounding == "TFLITE") {
-        // MultiplyByQuantizedMultiplier: a left shift first (saturated to int32 here, where
-        // TFLite's int32 arithmetic would overflow), SaturatingRoundingDoublingHighMul (the high
-        // half of 2 * a * m, rounded half away from zero), then RoundingDivideByPOT.
-        // x << left saturated to int32, on int32 lanes: x beyond INT32_MAX >> left (or below
-        // INT32_MIN >> left) saturates. left is in [0, 30].
-        auto c32 = [](int64_t v) { return make_int(DataType::int32(), v); };
-        PrimExpr left = cast(DataType::int32(), max(shift, i64(0)));
-        PrimExpr a = select(
-            x32 > shift_right(c32(INT32_MAX), left), c32(INT32_MAX),
-            select(x32 < shift_right(c32(INT32_MIN), left), c32(INT32_MIN), shift_left(x32, left)));
-        // a and m as sign-extended int32 values: their product is one 32 x 32 -> 64 multiply
-        // (vpmuldq), not a full 64-bit one.
-        PrimExpr ab = cast(DataType::int64(), a) * m;
-        PrimExpr nudge = select(ab >= i64(0), i64(int64_t(1) << 30), i64(1 - (int64_t(1) << 30)));
-        // |a * m| < 2^62, so the rounded high half fits int32: the rest runs on 32-bit lanes,
-        // twice as many per vector. Every shift amount is in [0, 31] and no step overflows.
-        // (ab + nudge) / 2^31 truncated toward zero, as shifts (a negative value is biased by
-        // 2^31 - 1 first) that vectorize where a division may not.
-        PrimExpr t = ab + nudge;
-        PrimExpr bias = select(t < i64(0), i64((int64_t(1) << 31) - 1), i64(0));
-        PrimExpr high = cast(DataType::int32(), shift_right(t + bias, i64(31)));
-        auto i32 = [](int64_t v) { return make_int(DataType::int32(), v); };
-        PrimExpr right = cast(DataType::int32(), max(-shift, i64(0)));
-        PrimExpr floor_part = shift_right(high, right);
-        PrimExpr remainder = high - shift_left(floor_part, right);
-        // (2^right - 1) >> 1 without forming 2^31.
-        PrimExpr half_mask =
-            select(right > i32(0), shift_left(i32(1), right - i32(1)) - i32(1), i32(0));
-        PrimExpr threshold = half_mask + select(high < i32(0), i32(1), i32(0));
-        return floor_part + select(remainder > threshold, i32(1), i32(0));
-    } else {
-        PrimExpr total = i64(31) - shift;  // in [1, 62]
-        PrimExpr v = x * m;
-        PrimExpr half = shift_left(i64(1), total - i64(1));
-        if (rounding == "TONEAREST") half = half - select(v < i64(0), i64(1), i64(0));
-        result = shift_right(v + half, total);
-    }
-    return cast(DataType::int32(), min(max(result, i64(INT32_MIN)), i64(INT32_MAX)));
+// One intrinsic call per element: the code generator expands it (ir/fixed_point.h), so that a
+// chain of requantizations inlined into one kernel stays one call per step.
+const char* fixed_point_multiply_intrinsic(const std::string& rounding) {
+    if (rounding == "TFLITE") return intrin::kFixedPointMultiplyTflite;
+    if (rounding == "TONEAREST") return intrin::kFixedPointMultiplyToNearest;
+    return intrin::kFixedPointMultiplyUpward;
 }
 
 std::vector<te::Tensor> fixed_point_multiply_compute(const std::vector<te::Tensor>& in,
                                                      const Attrs& attrs, const Type& out) {
-    std::string rounding = attrs_as<FixedPointMultiplyAttrs>(attrs).rounding;
+    const char* intrinsic =
+        fixed_point_multiply_intrinsic(attrs_as<FixedPointMultiplyAttrs>(attrs).rounding);
     std::vector<PrimExpr> shape = te_shape(out);
     return {te::compute(
         shape,
         [&](std::span<const PrimExpr> i) {
             auto at = [&](const te::Tensor& t) { return t(broadcast_index(t.shape(), i, shape)); };
-            return fixed_point_multiply_fn(at(in[0]), at(in[1]), at(in[2]), rounding);
+            return make_call(DataType::int32(), intrinsic, {at(in[0]), at(in[1]), at(in[2])});
         },
         "fixed_point_multiply")};
 }

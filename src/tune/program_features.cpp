@@ -543,6 +543,8 @@ void FeatureExtractor::count_ops(const PrimExpr& e, OpCounts* ops) {
                 ops->mul += 2 * lanes;
             } else if (intrin::is_bitwise(name)) {
                 ops->int_arith += lanes;
+            } else if (intrin::is_fixed_point_multiply(name)) {
+                ops->int_arith += 16 * lanes;  // its expansion (ir/fixed_point.h), about 16 steps
             } else if (intrin::is_math(name)) {
                 ops->math += lanes;
             }

@@ -693,6 +693,7 @@ llvm::Value* CodeGenLLVM::emit_(const Call* op) {
         return emit_dot_bf16(op, llvm::Constant::getNullValue(llvm_type(op->dtype)));
     }
     if (intrin::is_bitwise(op->name)) return emit_bitwise(op);
+    if (intrin::is_fixed_point_multiply(op->name)) return emit_fixed_point_multiply(op);
     // An external pure function, called per lane.
     std::vector<llvm::Type*> arg_types;
     for (const auto& a : op->args) arg_types.push_back(llvm_type(a.dtype().element_of()));

@@ -1,10 +1,11 @@
 // The loop IR's intrinsic functions: math (LLVM intrinsics or libm, per lane where LLVM has no
-// vector form) and bit operations.
+// vector form), bit operations and fixed-point multiplies.
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/TargetParser/Triple.h>
 
 #include "codegen/llvm/codegen_llvm.h"
+#include "ir/fixed_point.h"
 #include "ir/intrinsics.h"
 #include "support/error.h"
 
@@ -58,6 +59,26 @@ llvm::Value* CodeGenLLVM::emit_bitwise(const Call* op) {
     if (name == intrin::kBitwiseNot) return builder_.CreateNot(a[0]);
     if (name == intrin::kShiftLeft) return builder_.CreateShl(a[0], a[1]);
     return t.is_int() ? builder_.CreateAShr(a[0], a[1]) : builder_.CreateLShr(a[0], a[1]);
+}
+
+// The expansion of ir/fixed_point.h, each of its reused values emitted once and bound to a
+// variable of this call's own (vars_ holds them while the expansion is emitted).
+llvm::Value* CodeGenLLVM::emit_fixed_point_multiply(const Call* op) {
+    ANVIL_CHECK(op->args.size() == 3 && op->dtype.element_of() == DataType::int32())
+        << func_name_ << ": " << op->name << " takes three int32 values, got " << op->args.size()
+        << " arguments of type " << op->dtype.str();
+    std::vector<Ref<Var>> bound;
+    auto bind = [&](const PrimExpr& e) -> PrimExpr {
+        if (e.is<Var>() || e.is<IntImm>()) return e;
+        Ref<Var> v = make_var("fixed_point", e.dtype());
+        vars_[v.get()] = emit(e);
+        bound.push_back(v);
+        return v;
+    };
+    PrimExpr x = bind(op->args[0]), m = bind(op->args[1]), s = bind(op->args[2]);
+    llvm::Value* result = emit(expand_fixed_point_multiply(op->name, x, m, s, bind));
+    for (const auto& v : bound) vars_.erase(v.get());
+    return result;
 }
 
 unsigned CodeGenLLVM::vpdpbusd_for(int lanes) const {

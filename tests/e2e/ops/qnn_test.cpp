@@ -141,6 +141,55 @@ TEST(FixedPointMultiply, BroadcastsAScalarMultiplier) {
     EXPECT_EQ(std::vector<int32_t>(got, got + 6), (std::vector<int32_t>{-2, -1, -1, 1, 2, 3}));
 }
 
+TEST(FixedPointMultiply, AChainInlinedIntoOneKernelStaysOneCallPerStep) {
+    // Thirty TFLite-rounded steps inlined into one kernel, as a fused chain of qnn.add and
+    // requantize is. Each step's arithmetic uses its input a dozen times: written out as one
+    // expression, the chain would need 12^30 nodes (a regression once ran out of memory on
+    // three). The code generator expands each call with its input evaluated once.
+    const int steps = 30;
+    const int64_t n = 37;
+    std::mt19937 rng(11);
+    std::vector<int32_t> xs(n);
+    for (auto& x : xs) x = static_cast<int32_t>(rng() % 200001) - 100000;
+    // Alternately x 1.2 (m = 0.6 * 2^31, shift 1) and x 0.75 (m = 0.75 * 2^31, shift 0).
+    const int32_t ms[2] = {1288490189, 1610612736}, ss[2] = {1, 0};
+    const graph::Op& op = ops::get_op("fixed_point_multiply");
+    auto attrs = make_attrs<ops::FixedPointMultiplyAttrs>([](auto& a) { a.rounding = "TFLITE"; });
+    Type vector_type = make_tensor_type(std::vector<int64_t>{n}, DataType::int32());
+    te::Tensor x = te::placeholder(ops::te_shape(vector_type), DataType::int32(), "x");
+    std::vector<te::Tensor> params = {x}, chain = {x};
+    for (int k = 0; k < 2; ++k) {
+        params.push_back(te::placeholder({}, DataType::int32(), "m" + std::to_string(k)));
+        params.push_back(te::placeholder({}, DataType::int32(), "s" + std::to_string(k)));
+    }
+    for (int i = 0; i < steps; ++i) {
+        const te::Tensor& m = params[1 + 2 * (i % 2)];
+        const te::Tensor& s = params[2 + 2 * (i % 2)];
+        chain.push_back(op.compute({chain.back(), m, s}, *attrs, vector_type)[0]);
+    }
+    te::Schedule sch = te::create_schedule({chain.back()});
+    for (int i = 1; i < steps; ++i) sch[chain[i]].compute_inline();
+    // On 16 lanes, and a scalar tail.
+    auto [outer, inner] = sch[chain.back()].split(sch[chain.back()].op_axis()[0], 16);
+    sch[chain.back()].vectorize(inner);
+    std::vector<runtime::NDArray> args = {tensor_from<int32_t>({n}, xs, "int32")};
+    for (int k = 0; k < 2; ++k) {
+        args.push_back(tensor_from<int32_t>({}, {ms[k]}, "int32"));
+        args.push_back(tensor_from<int32_t>({}, {ss[k]}, "int32"));
+    }
+    args.push_back(tensor_from<int32_t>({n}, std::vector<int32_t>(n, 0), "int32"));
+    params.push_back(chain.back());
+    build_and_run(sch, params, args);
+    const int32_t* got = args.back().data<int32_t>();
+    for (int64_t j = 0; j < n; ++j) {
+        int32_t want = xs[j];
+        for (int i = 0; i < steps; ++i) {
+            want = multiply_by_quantized_multiplier(want, ms[i % 2], ss[i % 2]);
+        }
+        ASSERT_EQ(got[j], want) << "element " << j;
+    }
+}
+
 // ---- type rules -----------------------------------------------------------------------------
 
 const SourceLoc kLoc{.file = "q.onnx", .node_name = "q0", .op_type = "QuantizeLinear", .opset = 13};
