@@ -58,6 +58,9 @@ void convert_sum(TfContext& ctx);
 // convert_lstm.cpp
 void convert_unidirectional_sequence_lstm(TfContext& ctx);
 
+// convert_svdf.cpp
+void convert_svdf(TfContext& ctx);
+
 // convert_gather.cpp
 void convert_gather(TfContext& ctx);
 void convert_split(TfContext& ctx);

@@ -58,21 +58,22 @@ namespace op {
 constexpr int32_t kAdd = 0, kAveragePool2D = 1, kConcatenation = 2, kConv2D = 3,
                   kDepthwiseConv2D = 4, kDequantize = 6, kFullyConnected = 9, kLogistic = 14,
                   kMaxPool2D = 17, kMul = 18, kRelu = 19, kReluN1To1 = 20, kRelu6 = 21,
-                  kReshape = 22, kResizeBilinear = 23, kSoftmax = 25, kTanh = 28, kCustom = 32,
-                  kPad = 34, kGather = 36, kTranspose = 39, kMean = 40, kSub = 41, kDiv = 42,
-                  kSqueeze = 43, kUnidirectionalSequenceLstm = 44, kStridedSlice = 45, kSplit = 49,
-                  kCast = 53, kPrelu = 54, kMaximum = 55, kMinimum = 57, kPadV2 = 60, kSlice = 65,
-                  kTransposeConv = 67, kExpandDims = 70, kSum = 74, kResizeNearestNeighbor = 97,
-                  kLeakyRelu = 98, kQuantize = 114, kHardSwish = 117, kBatchMatMul = 126;
+                  kReshape = 22, kResizeBilinear = 23, kSoftmax = 25, kSvdf = 27, kTanh = 28,
+                  kCustom = 32, kPad = 34, kGather = 36, kTranspose = 39, kMean = 40, kSub = 41,
+                  kDiv = 42, kSqueeze = 43, kUnidirectionalSequenceLstm = 44, kStridedSlice = 45,
+                  kSplit = 49, kCast = 53, kPrelu = 54, kMaximum = 55, kMinimum = 57, kPadV2 = 60,
+                  kSlice = 65, kTransposeConv = 67, kExpandDims = 70, kSum = 74,
+                  kResizeNearestNeighbor = 97, kLeakyRelu = 98, kQuantize = 114, kHardSwish = 117,
+                  kBatchMatMul = 126;
 }
 
 // union BuiltinOptions: the type value of each options table read (its position in the union,
 // from 1).
 namespace options_type {
-constexpr uint8_t kConv2D = 1, kDepthwiseConv2D = 2, kPool2D = 5, kFullyConnected = 8, kSoftmax = 9,
-                  kConcatenation = 10, kAdd = 11, kResizeBilinear = 15, kReshape = 17, kMul = 21,
-                  kPad = 22, kGather = 23, kTranspose = 26, kReducer = 27, kSub = 28, kDiv = 29,
-                  kSqueeze = 30, kStridedSlice = 32, kSplit = 35, kDequantize = 38,
+constexpr uint8_t kConv2D = 1, kDepthwiseConv2D = 2, kPool2D = 5, kSvdf = 6, kFullyConnected = 8,
+                  kSoftmax = 9, kConcatenation = 10, kAdd = 11, kResizeBilinear = 15, kReshape = 17,
+                  kMul = 21, kPad = 22, kGather = 23, kTranspose = 26, kReducer = 27, kSub = 28,
+                  kDiv = 29, kSqueeze = 30, kStridedSlice = 32, kSplit = 35, kDequantize = 38,
                   kMaximumMinimum = 39, kPadV2 = 43, kSlice = 48, kTransposeConv = 49,
                   kExpandDims = 52, kUnidirectionalSequenceLstm = 71, kResizeNearestNeighbor = 74,
                   kLeakyRelu = 75, kQuantize = 89, kHardSwish = 91, kBatchMatMul = 101;
@@ -136,6 +137,9 @@ constexpr int kAlignCorners = 0, kHalfPixelCenters = 1;
 }
 namespace batch_matmul_options {
 constexpr int kAdjX = 0, kAdjY = 1;
+}
+namespace svdf_options {
+constexpr int kRank = 0, kActivation = 1;
 }
 namespace sequence_lstm_options {
 constexpr int kActivation = 0, kCellClip = 1, kProjClip = 2, kTimeMajor = 3;

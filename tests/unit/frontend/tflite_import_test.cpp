@@ -195,13 +195,13 @@ TEST(TfliteImport, ListsEveryUnsupportedOperator) {
                  {.name = "a", .shape = {1, 4}},
                  {.name = "y", .shape = {1, 4}}};
     m.operators = {
-        {.builtin = 27 /* SVDF */, .inputs = {0}, .outputs = {1}},
+        {.builtin = 26 /* SPACE_TO_DEPTH */, .inputs = {0}, .outputs = {1}},
         {.builtin = tfl::op::kCustom, .inputs = {1}, .outputs = {2}, .custom_code = "SignalFft"}};
     m.inputs = {0};
     m.outputs = {2};
     EXPECT_MESSAGE(import(m),
                    "t.tflite: the model uses 2 operator(s) the TFLite importer does "
-                   "not support: operator 0 (SVDF), operator 1 (CUSTOM 'SignalFft')");
+                   "not support: operator 0 (SPACE_TO_DEPTH), operator 1 (CUSTOM 'SignalFft')");
 }
 
 // One operator's refusal: `edit` breaks the CNN; the message names operator `index`.
