@@ -35,16 +35,17 @@ def integer_reference(x, wf, wt, bias, scales, zero_points, rank):
     """EvalIntegerSvdfReference (TFLite Micro; TFLite's for an int16 state of zero point 0) with
     the state of wt's type reset to its zero point. scales: input, weights_feature,
     weights_time, state, output; zero_points: input, state, output."""
-    s_in, s_wf, s_wt, s_state, s_out = scales
+    s_in, s_wf, s_wt, s_state, s_out = np.float32(scales)  # the model's float32 scales
     zp_in, zp_state, zp_out = zero_points
     info = np.iinfo(wt.dtype)
     acc = wrap_int32((x.astype(np.int64) - zp_in) @ wf.astype(np.int64).T)
-    feature = np.clip(multiply_by_quantized_multiplier(acc, s_in * s_wf / s_state), info.min,
-                      info.max)
+    # The effective scales in float32, as the kernels' Prepare computes them.
+    feature = np.clip(multiply_by_quantized_multiplier(acc, float(s_in * s_wf / s_state)),
+                      info.min, info.max)
     stored = (feature + zp_state).astype(wt.dtype)  # the kernel's store wraps
     per_filter = (stored.astype(np.int64) - zp_state) * wt[:, -1].astype(np.int64)
     per_unit = wrap_int32(per_filter.reshape(x.shape[0], -1, rank).sum(axis=2) + bias)
-    y = multiply_by_quantized_multiplier(per_unit, s_state * s_wt / s_out) + zp_out
+    y = multiply_by_quantized_multiplier(per_unit, float(s_state * s_wt / s_out)) + zp_out
     return np.clip(y, -128, 127).astype(np.int8)
 
 
@@ -92,6 +93,25 @@ def test_float_svdf(rank, activation):
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
+def test_float_svdf_with_int8_weights_and_no_bias():
+    """TFLite's hybrid form: int8 weights compute as their real values (weights_feature's scale
+    and weights_time's); without a bias the unit sums stand alone."""
+    x = RNG.standard_normal((2, 6)).astype(np.float32)
+    wf = RNG.integers(-127, 128, (4, 6)).astype(np.int8)
+    wt = RNG.integers(-127, 128, (4, 3)).astype(np.int8)
+    w = W.ModelWriter()
+    tx = w.tensor("x", [2, 6])
+    twf = w.tensor("wf", [4, 6], "int8", data=wf, scale=0.02, zero_point=0)
+    twt = w.tensor("wt", [4, 3], "int8", data=wt, scale=0.05, zero_point=0)
+    ts = w.tensor("state", [2, 12], variable=True)
+    ty = w.tensor("y", [2, 2])
+    w.op(SVDF, [tx, twf, twt, -1, ts], [ty], SVDF_OPTIONS, [(0, "i", 2), (1, "b", W.NONE)],
+         version=2)
+    got = run_model(w.build([tx], [ty]), x)
+    want = float_reference(x, wf * np.float32(0.02), wt * np.float32(0.05), 0.0, 2, W.NONE)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.parametrize("state_type,state_zero_point",
                          [("int16", 0), ("int8", 0), ("int8", -50), ("int8", 60)])
 @pytest.mark.parametrize("rank", [1, 3])
@@ -126,10 +146,10 @@ def test_first_svdf_of_the_keyword_models(name):
     scales = tuple(float(ts[i]["scale"][0]) for i in (0, 1, 2, 4, 5))
     zero_points = tuple(int(ts[i]["zero_point"][0]) for i in (0, 4, 5))
     x = RNG.integers(-128, 100, (1, 96)).astype(np.int8)
-    model = svdf_model(x, wf, wt, bias, wf.shape[0] // bias.shape[0], W.RELU_ACT,
-                       (scales, zero_points))
+    rank = wf.shape[0] // bias.shape[0]
+    model = svdf_model(x, wf, wt, bias, rank, W.RELU_ACT, (scales, zero_points))
     np.testing.assert_array_equal(run_model(model, x),
-                                  integer_reference(x, wf, wt, bias, scales, zero_points, 1))
+                                  integer_reference(x, wf, wt, bias, scales, zero_points, rank))
 
 
 @pytest.mark.parametrize("name", ["keyword_scrambled.tflite", "keyword_scrambled_8bit.tflite"])

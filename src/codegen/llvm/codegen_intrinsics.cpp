@@ -64,7 +64,8 @@ llvm::Value* CodeGenLLVM::emit_bitwise(const Call* op) {
 // The expansion of ir/fixed_point.h, each of its reused values emitted once and bound to a
 // variable of this call's own (vars_ holds them while the expansion is emitted).
 llvm::Value* CodeGenLLVM::emit_fixed_point_multiply(const Call* op) {
-    ANVIL_CHECK(op->args.size() == 3 && op->dtype.element_of() == DataType::int32())
+    ANVIL_CHECK(op->args.size() == 3 && op->dtype.element_of() == DataType::int32() &&
+                op->args[0].dtype() == op->dtype)
         << func_name_ << ": " << op->name << " takes three int32 values, got " << op->args.size()
         << " arguments of type " << op->dtype.str();
     std::vector<Ref<Var>> bound;

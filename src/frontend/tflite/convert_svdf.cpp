@@ -15,11 +15,12 @@
 // Float: float32 input and output; weights float32 or int8 (TFLite's hybrid models, whose
 // weights compute as their real values here). Integer: int8 input and output, int8
 // weights_feature, int16 weights_time and state (TFLite), or int8 ones (TFLite Micro), int32
-// bias, as TFLite Micro's EvalIntegerSvdfReference: the feature sum of (x - input zero point)
-// times the weights rescaled by input scale * feature scale / state scale in fixed point,
-// clamped to the state type, stored with the state's zero point added in that type (wrapping,
-// as the kernel's store does); the time products of (state - its zero point) summed over the
-// unit's filters with the bias; rescaled by state scale * time scale / output scale, plus the
+// bias, as TFLite Micro's EvalIntegerSvdfReference (tflite-micro 90b983c, the shared models'
+// source; a later revision saturates the store instead of wrapping it): the feature sum of (x -
+// input zero point) times the weights rescaled by input scale * feature scale / state scale in
+// fixed point, clamped to the state type, stored with the state's zero point added in that type
+// (wrapping, as the kernel's store does); the time products of (state - its zero point) summed over
+// the unit's filters with the bias; rescaled by state scale * time scale / output scale, plus the
 // output zero point, clamped to int8. The fused activation is not applied in the integer kernel
 // (TFLite requires RELU there and gets it from the output's range).
 #include <cmath>
@@ -107,6 +108,12 @@ std::vector<double> newest_time_weights(const TfContext& ctx, const SvdfShape& s
     return column;
 }
 
+// a / b as TFLite and TFLite Micro compute their effective scales: in float32 (a, a product of
+// float32 scales, rounded to float32 first), widened afterwards.
+double float_ratio(double a, double b) {
+    return double(float(a) / float(b));
+}
+
 // Per unit, the sum of its `rank` filters' values [batch, n_filter] -> [batch, n_unit].
 Expr sum_over_rank(const TfContext& ctx, const SvdfShape& s, const Expr& per_filter) {
     if (s.rank == 1) return per_filter;
@@ -118,7 +125,7 @@ void convert_float_svdf(TfContext& ctx, const SvdfShape& s) {
     Expr feature = ctx.call("nn.dense", {ctx.input_tflite(0), float_weights(ctx, 1)},
                             make_ref<ops::DenseAttrs>());
     Expr weighted = ctx.call(
-        "multiply", {feature, float32_along(ctx, newest_time_weights(ctx, s, true), 1, 0)});
+        "multiply", {feature, float32_along(ctx, newest_time_weights(ctx, s, true), 2, 1)});
     Expr y = sum_over_rank(ctx, s, weighted);
     if (ctx.has_input(3)) y = add_bias(ctx, y, float_weights(ctx, 3), 1);
     ctx.set_output(0, float_activation(ctx, y, activation));
@@ -159,8 +166,8 @@ void convert_integer_svdf(TfContext& ctx, const SvdfShape& s) {
                           int32_scalar(ctx, 0), float32_scalar(ctx, in.scales[0]),
                           float32_scalar(ctx, feature_q.scales[0])},
                          attrs);
-    Expr feature =
-        multiply_by_ratio(ctx, sums, {in.scales[0] * feature_q.scales[0] / state_q.scales[0]}, 1);
+    Expr feature = multiply_by_ratio(
+        ctx, sums, {float_ratio(in.scales[0] * feature_q.scales[0], state_q.scales[0])}, 1);
     feature = clamp_to(ctx, feature, lo, hi, DataType::int32());
     // Stored as feature + zero point in the state's type (wrapping), read back less the zero
     // point.
@@ -174,7 +181,8 @@ void convert_integer_svdf(TfContext& ctx, const SvdfShape& s) {
     for (double w : newest_time_weights(ctx, s, false)) column.push_back(int64_t(w));
     Expr weighted = ctx.call("multiply", {feature, int32_along(ctx, column, 2, 1)});
     Expr y = ctx.call("add", {sum_over_rank(ctx, s, weighted), ctx.input_tflite(3)});
-    y = multiply_by_ratio(ctx, y, {state_q.scales[0] * time_q.scales[0] / out.scales[0]}, 1);
+    y = multiply_by_ratio(ctx, y,
+                          {float_ratio(state_q.scales[0] * time_q.scales[0], out.scales[0])}, 1);
     if (out.zero_points[0] != 0) y = ctx.call("add", {y, int32_scalar(ctx, out.zero_points[0])});
     ctx.set_output(0, clamp_to(ctx, y, -128, 127, DataType::int_(8)));
 }

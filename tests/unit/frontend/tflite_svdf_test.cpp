@@ -110,6 +110,10 @@ TEST(TfliteSvdf, RefusesMalformedOperands) {
                             m.tensors[3].data.resize(16);
                         })(),
                    "the bias [4] must be [2]");
+    EXPECT_MESSAGE(
+        with(false,
+             [](TestModel& m, TestOperator&) { m.tensors[2].type = tfl::tensor_type::kInt32; })(),
+        "weights_time must be float32, int8 or int16, got int32");
     EXPECT_MESSAGE(with(false, [](TestModel&, TestOperator& op) { op.inputs[4] = -1; })(),
                    "operand 4 is required, the model omits it");
 }
