@@ -53,6 +53,38 @@ TEST(CliTflite, CompilesAndRunsWithABatchGivenOnTheCommandLine) {
     for (const auto& f : {so, inputs, outputs}) fs::remove(f);
 }
 
+// --tflite-rounding picks how quantized products rescale: in fixed point (TFLITE, the default)
+// or in float32 (XNNPACK); it is refused for another kind of model and for another value.
+TEST(CliTflite, RoundingIsChosenOnTheCommandLine) {
+    fs::path model = tflite_model("hello_world_int8.tflite");
+    ANVIL_REQUIRE_SHARED_MODELS(fs::exists(model));
+    std::string so = temp_so("hello_int8");
+    auto compile = [&](const std::string& rounding) {
+        return run("compile " + model.string() + " -o " + so + " --tflite-rounding " + rounding +
+                   " --print-after infer_types");
+    };
+    Result fixed = compile("TFLITE"), in_float = compile("XNNPACK");
+    ASSERT_EQ(fixed.status, 0) << fixed.output;
+    ASSERT_EQ(in_float.status, 0) << in_float.output;
+    EXPECT_NE(fixed.output.find("fixed_point_multiply"), std::string::npos) << fixed.output;
+    EXPECT_EQ(in_float.output.find("fixed_point_multiply"), std::string::npos) << in_float.output;
+    Result bad = compile("NEAREST");
+    EXPECT_EQ(bad.status, 1) << bad.output;
+    EXPECT_NE(bad.output.find("rounding 'NEAREST' is neither TFLITE nor XNNPACK"),
+              std::string::npos)
+        << bad.output;
+    std::string text = temp_path("not_tflite", ".anvil");
+    std::ofstream(text) << "def @main(%x: Tensor[(2), float32]) { %x }";
+    Result other = run("compile " + text + " -o " + so + " --tflite-rounding XNNPACK");
+    EXPECT_EQ(other.status, 1) << other.output;
+    EXPECT_NE(
+        other.output.find("--tflite-rounding applies to TFLite models; " + text + " is not one"),
+        std::string::npos)
+        << other.output;
+    fs::remove(so);
+    fs::remove(text);
+}
+
 TEST(CliTflite, RefusalsExitOneWithTheMessage) {
     fs::path model = tflite_model("audio_preprocessor_float.tflite");
     ANVIL_REQUIRE_SHARED_MODELS(fs::exists(model));

@@ -47,6 +47,7 @@ struct CompileArgs {
     std::string cross_compiler;               // links the library (a foreign -mtriple)
     std::string cross_compiler_options;
     std::string mixed_precision;  // bf16, fp16 (or their long names); empty: float32
+    std::string tflite_rounding;  // TFLITE, XNNPACK; empty: the importer's default
 };
 
 // The half type `--mixed-precision` names.
@@ -89,7 +90,7 @@ int run_compile(const CompileArgs& a) {
     driver::ShapeBuckets buckets = driver::parse_shape_buckets(a.shape_buckets);
     int64_t max_memory =
         a.max_memory.empty() ? 0 : driver::parse_byte_size(a.max_memory, "--max-memory");
-    graph::IRModule m = load_model(a.model, a.input_shapes, a.params);
+    graph::IRModule m = load_model(a.model, a.input_shapes, a.params, a.tflite_rounding);
     driver::PipelineOptions options;
     options.opt_level = a.opt_level;
     options.print_after = a.print_after;
@@ -153,6 +154,10 @@ void add_compile_command(CLI::App& app, int* status) {
                     "NAME:[d0,d1,...] shape overrides of an ONNX or TFLite model's inputs; for a "
                     "TorchScript model, one NAME:[d0,d1,...][:DTYPE] per input of forward, in "
                     "order (dtype float32 by default; a dimension -1 or a name is symbolic)");
+    cmd->add_option("--tflite-rounding", args->tflite_rounding,
+                    "how a quantized TFLite model rescales its products: TFLITE (TFLite's "
+                    "reference kernels, fixed point; the default) or XNNPACK (in float32, as "
+                    "TFLite's CPU delegate)");
     cmd->add_option("--params", args->params,
                     "an .npz of weights bound to the module's main parameters of those names");
     cmd->add_option("--print-after", args->print_after, "print the IR after a pass, or 'all'");

@@ -72,8 +72,12 @@ graph::IRModule bind_params_npz(const graph::IRModule& m, const std::string& pat
 }
 
 graph::IRModule load_model(const std::string& path, const std::vector<std::string>& input_shapes,
-                           const std::string& params) {
+                           const std::string& params, const std::string& tflite_rounding) {
     graph::IRModule m;
+    if (!tflite_rounding.empty() &&
+        (is_module_text(path) || is_torchscript(path) || !is_tflite(path))) {
+        user_error() << "--tflite-rounding applies to TFLite models; " << path << " is not one";
+    }
     if (is_module_text(path)) {
         if (!input_shapes.empty()) {
             user_error()
@@ -96,7 +100,9 @@ graph::IRModule load_model(const std::string& path, const std::vector<std::strin
         if (torchscript) {
             m = read_torchscript_model(path, inputs);
         } else if (tflite) {
-            m = frontend::from_tflite_file(path, tflite_import_options(inputs));
+            frontend::TfliteImportOptions options = tflite_import_options(inputs);
+            if (!tflite_rounding.empty()) options.rounding = tflite_rounding;
+            m = frontend::from_tflite_file(path, options);
         } else {
             frontend::ImportOptions import;
             import.input_shapes = onnx_input_shapes(inputs);

@@ -29,8 +29,9 @@ graph::IRModule bind_params_npz(const graph::IRModule& m, const std::string& pat
 // The model of `anvil compile` / `anvil tune`: module text (with `params`, an .npz bound to
 // main's parameters), a TorchScript model (with `input_shapes`, one spec per input of forward),
 // a TFLite model or an ONNX model (`input_shapes` override their declared shapes). UserError for
-// options that do not apply to the model's kind.
+// options that do not apply to the model's kind. `tflite_rounding` (a TFLite model's
+// TfliteImportOptions::rounding; empty: the default) applies to TFLite models only.
 graph::IRModule load_model(const std::string& path, const std::vector<std::string>& input_shapes,
-                           const std::string& params);
+                           const std::string& params, const std::string& tflite_rounding = "");
 
 }  // namespace anvil::cli
