@@ -15,19 +15,12 @@ namespace anvil::frontend {
 namespace {
 
 namespace tfl = tflite;
-using testing::build_tflite;
 using testing::bytes_of;
+using testing::import_tflite;
 using testing::OptionField;
 using testing::TestModel;
 using testing::TestOperator;
 using testing::TestTensor;
-
-graph::IRModule import(const TestModel& m, const TfliteImportOptions& options = {}) {
-    std::vector<uint8_t> bytes = build_tflite(m);
-    return from_tflite_bytes(
-        std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), options,
-        "t.tflite");
-}
 
 // How often each op is called in main, and how many transposes take a non-constant operand.
 struct Census {
@@ -150,7 +143,7 @@ TestModel cnn(bool quantized) {
 }
 
 TEST(TfliteImport, ConvolutionsComputeChannelsFirstWithTransposesOnlyAtTheEdges) {
-    graph::IRModule m = import(cnn(false));
+    graph::IRModule m = import_tflite(cnn(false));
     Census c = census(m);
     EXPECT_EQ(c.calls["nn.conv2d"], 2);
     EXPECT_EQ(c.calls["nn.avg_pool2d"], 1);
@@ -161,7 +154,7 @@ TEST(TfliteImport, ConvolutionsComputeChannelsFirstWithTransposesOnlyAtTheEdges)
 }
 
 TEST(TfliteImport, QuantizedConvolutionsRescalePerChannelInFixedPoint) {
-    graph::IRModule m = import(cnn(true));
+    graph::IRModule m = import_tflite(cnn(true));
     Census c = census(m);
     EXPECT_EQ(c.calls["qnn.conv2d"], 2);
     EXPECT_EQ(c.calls["fixed_point_multiply"], 2);
@@ -175,18 +168,20 @@ TEST(TfliteImport, InputShapesAndDtypesAreChecked) {
     TestModel m = cnn(false);
     TfliteImportOptions batch;
     batch.input_shapes["x"] = {2, 8, 8, 3};
-    EXPECT_EQ(graph::type_str(import(m, batch).main()->body->type), "Tensor[(2, 4), float32]");
+    EXPECT_EQ(graph::type_str(import_tflite(m, batch).main()->body->type),
+              "Tensor[(2, 4), float32]");
     TfliteImportOptions wrong;
     wrong.input_shapes["x"] = {1, 8, 3};
-    EXPECT_MESSAGE(import(m, wrong), "t.tflite",
+    EXPECT_MESSAGE(import_tflite(m, wrong), "t.tflite",
                    "the shape [1, 8, 3] given for input 'x' does "
                    "not fit the model's [1, 8, 8, 3]");
     TfliteImportOptions unknown;
     unknown.input_shapes["z"] = {1};
-    EXPECT_MESSAGE(import(m, unknown), "the model has no input named 'z'");
+    EXPECT_MESSAGE(import_tflite(m, unknown), "the model has no input named 'z'");
     TfliteImportOptions dtype;
     dtype.input_dtypes["x"] = DataType::int_(8);
-    EXPECT_MESSAGE(import(m, dtype), "input 'x' is float32 in the model; the given dtype is int8");
+    EXPECT_MESSAGE(import_tflite(m, dtype),
+                   "input 'x' is float32 in the model; the given dtype is int8");
 }
 
 TEST(TfliteImport, ListsEveryUnsupportedOperator) {
@@ -199,7 +194,7 @@ TEST(TfliteImport, ListsEveryUnsupportedOperator) {
         {.builtin = tfl::op::kCustom, .inputs = {1}, .outputs = {2}, .custom_code = "SignalFft"}};
     m.inputs = {0};
     m.outputs = {2};
-    EXPECT_MESSAGE(import(m),
+    EXPECT_MESSAGE(import_tflite(m),
                    "t.tflite: the model uses 2 operator(s) the TFLite importer does "
                    "not support: operator 0 (SPACE_TO_DEPTH), operator 1 (CUSTOM 'SignalFft')");
 }
@@ -217,7 +212,7 @@ class TfliteOperatorErrors : public ::testing::TestWithParam<BadOperator> {};
 TEST_P(TfliteOperatorErrors, NameTheOperator) {
     TestModel m = cnn(GetParam().quantized);
     GetParam().edit(m);
-    EXPECT_MESSAGE(import(m), "t.tflite: node 'operator ", GetParam().message);
+    EXPECT_MESSAGE(import_tflite(m), "t.tflite: node 'operator ", GetParam().message);
 }
 
 std::vector<OptionField>& conv_options(TestModel& m) {
@@ -371,7 +366,8 @@ struct BadModel {
 class TfliteConverterErrors : public ::testing::TestWithParam<BadModel> {};
 
 TEST_P(TfliteConverterErrors, NameTheOperator) {
-    EXPECT_MESSAGE(import(GetParam().make()), "t.tflite: node 'operator 0", GetParam().message);
+    EXPECT_MESSAGE(import_tflite(GetParam().make()), "t.tflite: node 'operator 0",
+                   GetParam().message);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -613,7 +609,8 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(TfliteImport, RefusesAnUnknownRounding) {
     TfliteImportOptions options;
     options.rounding = "UPWARD";
-    EXPECT_MESSAGE(import(cnn(false), options), "rounding 'UPWARD' is neither TFLITE nor XNNPACK");
+    EXPECT_MESSAGE(import_tflite(cnn(false), options),
+                   "rounding 'UPWARD' is neither TFLITE nor XNNPACK");
 }
 
 }  // namespace
@@ -659,35 +656,36 @@ TestModel lstm(const std::function<void(TestModel&, TestOperator&)>& edit) {
 }
 
 TEST(TfliteImport, ImportsAnLstm) {
-    graph::IRModule m = import(lstm([](TestModel&, TestOperator&) {}));
+    graph::IRModule m = import_tflite(lstm([](TestModel&, TestOperator&) {}));
     EXPECT_EQ(graph::type_str(m.main()->body->type), "Tensor[(1, 2, 2), float32]");
 }
 
 TEST(TfliteImport, RefusesLstmVariantsItDoesNotConvert) {
-    EXPECT_MESSAGE(import(lstm([](TestModel&, TestOperator& op) { op.inputs[1] = -1; })),
+    EXPECT_MESSAGE(import_tflite(lstm([](TestModel&, TestOperator& op) { op.inputs[1] = -1; })),
                    "(UNIDIRECTIONAL_SEQUENCE_LSTM, opset 1): coupled input and forget gates");
-    EXPECT_MESSAGE(import(lstm([](TestModel&, TestOperator& op) { op.inputs.push_back(1); })),
-                   "layer-normalized LSTMs are not supported yet");
-    EXPECT_MESSAGE(import(lstm([](TestModel&, TestOperator& op) { op.inputs[17] = 12; })),
+    EXPECT_MESSAGE(
+        import_tflite(lstm([](TestModel&, TestOperator& op) { op.inputs.push_back(1); })),
+        "layer-normalized LSTMs are not supported yet");
+    EXPECT_MESSAGE(import_tflite(lstm([](TestModel&, TestOperator& op) { op.inputs[17] = 12; })),
                    "a projection bias is not supported yet");
-    EXPECT_MESSAGE(import(lstm([](TestModel&, TestOperator& op) {
+    EXPECT_MESSAGE(import_tflite(lstm([](TestModel&, TestOperator& op) {
                        op.options.push_back({.field = tfl::sequence_lstm_options::kCellClip,
                                              .value = 0,
                                              .is_float = true,
                                              .float_value = 3.0f});
                    })),
                    "cell and projection clipping are not supported yet");
-    EXPECT_MESSAGE(import(lstm([](TestModel&, TestOperator& op) { op.inputs[9] = 12; })),
+    EXPECT_MESSAGE(import_tflite(lstm([](TestModel&, TestOperator& op) { op.inputs[9] = 12; })),
                    "the peepholes must be given for all of the input, forget and output gates");
-    EXPECT_MESSAGE(import(lstm([](TestModel&, TestOperator& op) {
+    EXPECT_MESSAGE(import_tflite(lstm([](TestModel&, TestOperator& op) {
                        op.options[0].value = tfl::activation::kRelu6;
                    })),
                    "the fused activation 3 is not supported for an LSTM (TANH, RELU)");
-    EXPECT_MESSAGE(import(lstm([](TestModel&, TestOperator& op) { op.inputs[12] = -1; })),
+    EXPECT_MESSAGE(import_tflite(lstm([](TestModel&, TestOperator& op) { op.inputs[12] = -1; })),
                    "the gates' biases (operands 12-15) are required");
-    EXPECT_MESSAGE(import(lstm([](TestModel&, TestOperator& op) { op.inputs[2] = -1; })),
+    EXPECT_MESSAGE(import_tflite(lstm([](TestModel&, TestOperator& op) { op.inputs[2] = -1; })),
                    "operand 2 is required, the model omits it");
-    EXPECT_MESSAGE(import(lstm([](TestModel& m, TestOperator&) {
+    EXPECT_MESSAGE(import_tflite(lstm([](TestModel& m, TestOperator&) {
                        m.tensors[0].type = tfl::tensor_type::kInt8;
                        m.tensors[0].scales = {0.1f};
                        m.tensors[0].zero_points = {0};
@@ -738,7 +736,7 @@ TestModel pad_then_conv(bool quantized) {
 
 TEST(TfliteImport, AConvolutionTakesOverThePadBeforeIt) {
     for (bool quantized : {false, true}) {
-        graph::IRModule m = import(pad_then_conv(quantized));
+        graph::IRModule m = import_tflite(pad_then_conv(quantized));
         Census c = census(m);
         EXPECT_EQ(c.calls["nn.pad"], 0) << graph::print(m);
         std::string text = graph::print(m);

@@ -14,19 +14,12 @@ namespace anvil::frontend {
 namespace {
 
 namespace tfl = tflite;
-using testing::build_tflite;
 using testing::bytes_of;
+using testing::import_tflite;
 using testing::OptionField;
 using testing::TestModel;
 using testing::TestOperator;
 using testing::TestTensor;
-
-graph::IRModule import(const TestModel& m) {
-    std::vector<uint8_t> bytes = build_tflite(m);
-    return from_tflite_bytes(
-        std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), {},
-        "t.tflite");
-}
 
 // An int8 SVDF, or a float one: batch 2, 3 inputs, 4 filters of rank 2 (2 units), memory 3;
 // `edit` breaks it. Tensors: 0 x, 1 weights_feature, 2 weights_time, 3 bias, 4 state, 5 y.
@@ -71,15 +64,15 @@ TestModel svdf(bool integer, const std::function<void(TestModel&, TestOperator&)
 const auto kUnchanged = [](TestModel&, TestOperator&) {};
 
 TEST(TfliteSvdf, ImportsFloatAndInt8) {
-    EXPECT_EQ(graph::type_str(import(svdf(false, kUnchanged)).main()->body->type),
+    EXPECT_EQ(graph::type_str(import_tflite(svdf(false, kUnchanged)).main()->body->type),
               "Tensor[(2, 2), float32]");
-    EXPECT_EQ(graph::type_str(import(svdf(true, kUnchanged)).main()->body->type),
+    EXPECT_EQ(graph::type_str(import_tflite(svdf(true, kUnchanged)).main()->body->type),
               "Tensor[(2, 2), int8]");
 }
 
 TEST(TfliteSvdf, RefusesMalformedOperands) {
     auto with = [](bool integer, const std::function<void(TestModel&, TestOperator&)>& edit) {
-        return [=] { import(svdf(integer, edit)); };
+        return [=] { import_tflite(svdf(integer, edit)); };
     };
     EXPECT_MESSAGE(with(false, [](TestModel& m, TestOperator&) { m.tensors[0].shape = {6}; })(),
                    "(SVDF, opset 1): the input must be [batch, n_input], got [6]");
@@ -119,26 +112,28 @@ TEST(TfliteSvdf, RefusesMalformedOperands) {
 }
 
 TEST(TfliteSvdf, RefusesTypesItHasNoKernelFor) {
-    EXPECT_MESSAGE(import(svdf(true,
-                               [](TestModel& m, TestOperator&) {
-                                   m.tensors[2].type = tfl::tensor_type::kInt8;
-                                   m.tensors[2].data.resize(12);
-                               })),
+    EXPECT_MESSAGE(import_tflite(svdf(true,
+                                      [](TestModel& m, TestOperator&) {
+                                          m.tensors[2].type = tfl::tensor_type::kInt8;
+                                          m.tensors[2].data.resize(12);
+                                      })),
                    "an int8 SVDF needs int8 weights_feature, int16 or int8 weights_time and a "
                    "state of that type, an int32 bias and an int8 result; got int8, int8, int16, "
                    "int32, int8");
-    EXPECT_MESSAGE(import(svdf(true, [](TestModel&, TestOperator& op) { op.inputs[3] = -1; })),
-                   "got int8, int16, int16, no bias, int8");
     EXPECT_MESSAGE(
-        import(svdf(true, [](TestModel& m,
-                             TestOperator&) { m.tensors[0].type = tfl::tensor_type::kInt16; })),
-        "the input must be float32 or int8, got int16");
-    EXPECT_MESSAGE(import(svdf(true,
-                               [](TestModel& m, TestOperator&) {
-                                   m.tensors[2].type = tfl::tensor_type::kInt32;
-                                   m.tensors[4].type = tfl::tensor_type::kInt32;
-                                   m.tensors[2].data.resize(48);
-                               })),
+        import_tflite(svdf(true, [](TestModel&, TestOperator& op) { op.inputs[3] = -1; })),
+        "got int8, int16, int16, no bias, int8");
+    EXPECT_MESSAGE(import_tflite(svdf(true,
+                                      [](TestModel& m, TestOperator&) {
+                                          m.tensors[0].type = tfl::tensor_type::kInt16;
+                                      })),
+                   "the input must be float32 or int8, got int16");
+    EXPECT_MESSAGE(import_tflite(svdf(true,
+                                      [](TestModel& m, TestOperator&) {
+                                          m.tensors[2].type = tfl::tensor_type::kInt32;
+                                          m.tensors[4].type = tfl::tensor_type::kInt32;
+                                          m.tensors[2].data.resize(48);
+                                      })),
                    "got int8, int32, int32, int32, int8");
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "frontend/tflite/from_tflite.h"
 #include "frontend/tflite/tflite_schema.h"
 
 namespace anvil::testing {
@@ -185,6 +186,15 @@ inline std::vector<uint8_t> build_tflite(const TestModel& m) {
     b.AddOffset(vt(tfl::model_field::kBuffers), buf_vec);
     b.Finish(Offset<void>(b.EndTable(root)), "TFL3");
     return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
+}
+
+// `m` written and imported as the file "t.tflite".
+inline graph::IRModule import_tflite(const TestModel& m,
+                                     const frontend::TfliteImportOptions& options = {}) {
+    std::vector<uint8_t> bytes = build_tflite(m);
+    return frontend::from_tflite_bytes(
+        std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), options,
+        "t.tflite");
 }
 
 }  // namespace anvil::testing
