@@ -10,6 +10,7 @@
 #include "cli/cli_run.h"
 #include "require_package.h"
 #include "runtime/npz.h"
+#include "unit/frontend/tflite_test_model.h"
 
 namespace {
 
@@ -86,11 +87,24 @@ TEST(CliTflite, RoundingIsChosenOnTheCommandLine) {
 }
 
 TEST(CliTflite, RefusalsExitOneWithTheMessage) {
-    fs::path model = tflite_model("audio_preprocessor_float.tflite");
-    ANVIL_REQUIRE_SHARED_MODELS(fs::exists(model));
-    Result r = run("compile " + model.string() + " -o " + temp_so("audio"));
+    // A CUSTOM operator the importer has no converter for (TFLite's AudioSpectrogram).
+    anvil::testing::TestModel spectrogram;
+    spectrogram.tensors = {{.name = "audio", .shape = {16, 1}}, {.name = "s", .shape = {1, 3, 5}}};
+    spectrogram.operators = {{.builtin = anvil::frontend::tflite::op::kCustom,
+                              .inputs = {0},
+                              .outputs = {1},
+                              .custom_code = "AudioSpectrogram"}};
+    spectrogram.inputs = {0};
+    spectrogram.outputs = {1};
+    std::string model = temp_path("spectrogram", ".tflite");
+    std::vector<uint8_t> bytes = anvil::testing::build_tflite(spectrogram);
+    std::ofstream(model, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+    Result r = run("compile " + model + " -o " + temp_so("spectrogram"));
     EXPECT_EQ(r.status, 1) << r.output;
-    EXPECT_NE(r.output.find("operator 0 (CUSTOM 'SignalWindow')"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("operator 0 (CUSTOM 'AudioSpectrogram')"), std::string::npos)
+        << r.output;
+    fs::remove(model);
     fs::path hello = tflite_model("hello_world_float.tflite");
     Result dtype = run("compile " + hello.string() + " -o " + temp_so("hello_dtype") +
                        " --input-shapes 'serving_default_dense_input:0:[1,1]:int8'");

@@ -10,11 +10,12 @@ declares them, from TFLite's schema.fbs).
     model = w.build(inputs=[x], outputs=[y])
 """
 import flatbuffers
+import flatbuffers.flexbuffers
 import numpy as np
 
 # enum TensorType
 TENSOR_TYPES = {"float32": 0, "float16": 1, "int32": 2, "uint8": 3, "int64": 4, "bool": 6,
-                "int16": 7, "int8": 9}
+                "int16": 7, "int8": 9, "uint64": 12, "uint32": 15}
 
 # enum BuiltinOperator (the ones the tests write)
 ADD, AVERAGE_POOL_2D, CONCATENATION, CONV_2D, DEPTHWISE_CONV_2D = 0, 1, 2, 3, 4
@@ -22,6 +23,7 @@ DEQUANTIZE, FULLY_CONNECTED, LOGISTIC, MAX_POOL_2D, MUL, RELU = 6, 9, 14, 17, 18
 RELU_N1_TO_1, RELU6, RESHAPE, SOFTMAX, TANH, PAD, TRANSPOSE, MEAN = 20, 21, 22, 25, 28, 34, 39, 40
 SUB, DIV, SQUEEZE, MAXIMUM, MINIMUM, PADV2, EXPAND_DIMS, SUM = 41, 42, 43, 55, 57, 60, 70, 74
 QUANTIZE = 114
+CUSTOM = 32
 
 # union BuiltinOptions: the type of each options table
 Conv2DOptions, DepthwiseConv2DOptions, Pool2DOptions, FullyConnectedOptions = 1, 2, 5, 8
@@ -65,6 +67,13 @@ class ModelWriter:
         "i" (int32), "f" (float32) or "iv" (int32 vector)."""
         self._ops.append((builtin, list(inputs), list(outputs), options_type, list(options),
                           version))
+
+    def custom_op(self, name, inputs, outputs, options=None, raw_options=None):
+        """A CUSTOM operator named `name`; `options` (a dict) are written as a FlexBuffer map, or
+        `raw_options` (bytes) as they are."""
+        if raw_options is None and options is not None:
+            raw_options = bytes(flatbuffers.flexbuffers.Dumps(options))
+        self._ops.append((CUSTOM, list(inputs), list(outputs), 0, (name, raw_options), 1))
 
     def build(self, inputs, outputs):
         b = flatbuffers.Builder(1024)
@@ -112,13 +121,19 @@ class ModelWriter:
 
         code_tables, op_tables = [], []
         for k, (builtin, ins, outs, options_type, options, version) in enumerate(self._ops):
+            custom_name = b.CreateString(options[0]) if builtin == CUSTOM else None
             b.StartObject(4)
+            if custom_name is not None:
+                b.PrependUOffsetTRelativeSlot(1, custom_name, 0)
             b.PrependInt8Slot(0, min(builtin, 127), 0)
             b.PrependInt32Slot(2, version, 1)
             b.PrependInt32Slot(3, builtin, 0)
             code_tables.append(b.EndObject())
         for k, (builtin, ins, outs, options_type, options, version) in enumerate(self._ops):
             in_vec, out_vec = _int_vector(b, ins), _int_vector(b, outs)
+            custom_vec = None
+            if builtin == CUSTOM and options[1] is not None:
+                custom_vec = b.CreateByteVector(options[1])
             opt_table = None
             if options_type:
                 vectors = {f: _int_vector(b, v) for f, kind, v in options if kind == "iv"}
@@ -142,6 +157,8 @@ class ModelWriter:
             if opt_table is not None:
                 b.PrependUint8Slot(3, options_type, 0)
                 b.PrependUOffsetTRelativeSlot(4, opt_table, 0)
+            if custom_vec is not None:
+                b.PrependUOffsetTRelativeSlot(5, custom_vec, 0)
             op_tables.append(b.EndObject())
 
         def table_vector(tables):

@@ -2,6 +2,7 @@
 #include <array>
 
 #include "frontend/tflite/tflite_model.h"
+#include "frontend/tflite/tflite_schema.h"
 
 namespace anvil::frontend::tflite {
 
@@ -222,6 +223,11 @@ constexpr std::array kBuiltinNames = {
 std::string builtin_name(int32_t builtin) {
     if (builtin >= 0 && size_t(builtin) < kBuiltinNames.size()) return kBuiltinNames[builtin];
     return "BUILTIN_" + std::to_string(builtin);
+}
+
+std::string operator_name(const TfliteOperatorCode& code) {
+    if (code.builtin == op::kCustom && !code.custom.empty()) return code.custom;
+    return builtin_name(code.builtin);
 }
 
 std::string tensor_type_name(int8_t type) {

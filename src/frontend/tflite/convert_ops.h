@@ -3,6 +3,7 @@
 // them are listed once, in converters.def, keyed by builtin operator code.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "frontend/tflite/tflite_context.h"
@@ -19,6 +20,10 @@ struct TfConverter {
 const std::vector<TfConverter>& converter_table();
 // The converter of builtin operator `builtin`; null when there is none.
 TfConvertFn find_converter(int32_t builtin);
+// The converter of the CUSTOM operator named `custom` (converters.def); null when there is none.
+TfConvertFn find_custom_converter(const std::string& custom);
+// The converter of an operator code; null when there is none.
+TfConvertFn find_converter(const TfliteOperatorCode& code);
 
 // convert_conv.cpp
 void convert_conv2d(TfContext& ctx);
@@ -60,6 +65,19 @@ void convert_unidirectional_sequence_lstm(TfContext& ctx);
 
 // convert_svdf.cpp
 void convert_svdf(TfContext& ctx);
+
+// convert_signal.cpp: TFLite Micro's signal library (audio front ends), CUSTOM operators
+void convert_signal_window(TfContext& ctx);
+void convert_signal_fft_auto_scale(TfContext& ctx);
+void convert_signal_energy(TfContext& ctx);
+void convert_signal_filter_bank(TfContext& ctx);
+void convert_signal_filter_bank_square_root(TfContext& ctx);
+// convert_signal_rfft.cpp
+void convert_signal_rfft(TfContext& ctx);
+// convert_signal_noise.cpp
+void convert_signal_filter_bank_spectral_subtraction(TfContext& ctx);
+void convert_signal_pcan(TfContext& ctx);
+void convert_signal_filter_bank_log(TfContext& ctx);
 
 // convert_gather.cpp
 void convert_gather(TfContext& ctx);

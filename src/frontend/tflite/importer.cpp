@@ -68,7 +68,7 @@ private:
         for (size_t k = 0; k < graph_.operators.size(); ++k) {
             const TfliteOperator& op = graph_.operators[k];
             const TfliteOperatorCode& code = model_.operator_codes[op.opcode_index];
-            if (code.builtin != op::kCustom && find_converter(code.builtin)) continue;
+            if (find_converter(code)) continue;
             missing << (count++ ? ", " : "") << "operator " << k << " ("
                     << (code.builtin == op::kCustom ? "CUSTOM '" + code.custom + "'"
                                                     : builtin_name(code.builtin))
@@ -141,10 +141,10 @@ private:
         SourceLoc loc{.file = model_.origin,
                       .node_name = "operator " + std::to_string(k) +
                                    (first_output.empty() ? "" : " -> " + first_output),
-                      .op_type = builtin_name(code.builtin),
+                      .op_type = operator_name(code),
                       .opset = code.version};
         TfContext ctx(model_, graph_, op, loc, *this, options_.rounding == "XNNPACK");
-        find_converter(code.builtin)(ctx);
+        find_converter(code)(ctx);
         for (size_t i = 0; i < op.outputs.size(); ++i) {
             const std::optional<TfValue>& v = ctx.outputs()[i];
             if (!v) internal_error() << loc.str() << ": the converter set no result " << i;

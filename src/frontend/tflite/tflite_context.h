@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "frontend/node_builder.h"
+#include "frontend/tflite/custom_options.h"
 #include "frontend/tflite/tflite_model.h"
 
 namespace anvil::frontend::tflite {
@@ -85,6 +86,12 @@ public:
     // The operator's builtin options, which must be of `type` (options_type) or absent (every
     // field then reads as its default).
     const TfliteOptions& options(uint8_t type) const;
+
+    // A CUSTOM operator's options (a FlexBuffer map); UserError when it has none or they are
+    // malformed.
+    TfliteCustomOptions custom_options() const {
+        return TfliteCustomOptions(op_.custom_options, op_.custom_options_format, *this);
+    }
 
     // Sets result i; `channels_first` says how a 4-D result is held.
     void set_output(size_t i, graph::Expr e, bool channels_first = false);

@@ -209,6 +209,20 @@ std::vector<int32_t> checked_indices(Reader& r, std::vector<int32_t> indices, si
     return indices;
 }
 
+// An operator's custom options: in the flatbuffer, or (large_custom_options_offset/size, for
+// models over 2 GiB) at an offset of the file past it.
+std::span<const uint8_t> custom_options(Reader& r, const Table* o, const std::vector<uint8_t>& file,
+                                        const std::string& what) {
+    std::span<const uint8_t> inline_bytes = r.bytes(o, operator_field::kCustomOptions, what);
+    uint64_t offset = r.scalar<uint64_t>(o, operator_field::kLargeCustomOptionsOffset, 0, what);
+    uint64_t size = r.scalar<uint64_t>(o, operator_field::kLargeCustomOptionsSize, 0, what);
+    if (offset <= 1) return inline_bytes;
+    if (offset > file.size() || size > file.size() - offset) {
+        r.fail(what + ": its custom options lie outside the file");
+    }
+    return {file.data() + offset, size_t(size)};
+}
+
 // Checks that a tensor's constant data is as long as its shape needs.
 void check_tensor_data(Reader& r, const TfliteTensor& t, std::span<const uint8_t> data,
                        const std::string& what) {
@@ -364,10 +378,13 @@ TfliteModel read_tflite_model(std::vector<uint8_t> bytes, const std::string& ori
             const TfliteOperatorCode& code = m.operator_codes[op.opcode_index];
             SourceLoc loc{.file = origin,
                           .node_name = "operator " + std::to_string(index),
-                          .op_type = builtin_name(code.builtin),
+                          .op_type = operator_name(code),
                           .opset = code.version};
             op.options = TfliteOptions(file, reinterpret_cast<const uint8_t*>(options),
                                        options ? type : 0, loc);
+            op.custom_options = custom_options(r, o, *file, what);
+            op.custom_options_format =
+                r.scalar<uint8_t>(o, operator_field::kCustomOptionsFormat, 0, what);
             sg.operators.push_back(std::move(op));
         }
         m.subgraphs.push_back(std::move(sg));

@@ -76,6 +76,10 @@ struct TfliteOperator {
     std::vector<int32_t> inputs;  // tensor indices; -1 marks an omitted optional input
     std::vector<int32_t> outputs;
     TfliteOptions options;
+    // A CUSTOM operator's options, a view into the file, in the format custom_options_format
+    // names (0: a FlexBuffer map; custom_options.h reads it).
+    std::span<const uint8_t> custom_options;
+    uint8_t custom_options_format = 0;
 };
 
 struct TfliteOperatorCode {
@@ -113,6 +117,8 @@ TfliteModel read_tflite_file(const std::string& path);
 
 // "CONV_2D" for a builtin code; "BUILTIN_<n>" for one this importer has no name for.
 std::string builtin_name(int32_t builtin);
+// builtin_name, or for a CUSTOM operator its custom code ("SignalWindow").
+std::string operator_name(const TfliteOperatorCode& code);
 // "float32", "int8", ...: the element type's name; "tensor type <n>" for an unknown one.
 std::string tensor_type_name(int8_t type);
 

@@ -46,7 +46,8 @@ constexpr int kDeprecatedBuiltinCode = 0, kCustomCode = 1, kVersion = 2, kBuilti
 }
 namespace operator_field {
 constexpr int kOpcodeIndex = 0, kInputs = 1, kOutputs = 2, kBuiltinOptionsType = 3,
-              kBuiltinOptions = 4;
+              kBuiltinOptions = 4, kCustomOptions = 5, kCustomOptionsFormat = 6,
+              kLargeCustomOptionsOffset = 9, kLargeCustomOptionsSize = 10;
 }
 namespace buffer_field {
 constexpr int kData = 0, kOffset = 1, kSize = 2;

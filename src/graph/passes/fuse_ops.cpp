@@ -12,8 +12,10 @@
 //     injective op: its operand edges are Injective, and in (0) and (1) elementwise and
 //     injective producers join it, unless their group already holds another anchor.
 // Every group then becomes a primitive Function called from the rewritten function.
+#include <algorithm>
 #include <functional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "graph/expr_functor.h"
 #include "graph/passes/fusion_graph.h"
@@ -27,6 +29,10 @@ namespace {
 using namespace fusion;
 
 constexpr int kMaxFuseDepth = 256;
+// The largest expression tree a group may inline into one kernel, counted in graph ops: the TE
+// inliner substitutes a producer's body at every read, so a chain of producers each read several
+// times (the stages of an FFT, say) grows exponentially although the group holds few ops.
+constexpr int64_t kMaxInlinedSize = 1024;
 
 struct Group {
     Group* parent = nullptr;
@@ -59,6 +65,10 @@ public:
             groups_[i].pattern = graph[i]->pattern;
             groups_[i].root_ref = graph[i]->ref;
             groups_[i].has_anchor = graph[i]->pattern == kOutEWiseFusable;
+        }
+        operands_.resize(graph.size());
+        for (const auto& n : graph) {
+            for (const auto& e : n->outputs) operands_[e.node->index].push_back(n.get());
         }
     }
 
@@ -126,6 +136,35 @@ private:
         return group_of(parent)->root()->num_nodes + count_up_to(child, parent);
     }
 
+    // The size of the expression tree that the group of `sink` would inline into its kernel if
+    // the groups on the paths from `child` joined it: each op counts once per read of its value
+    // inside the group (at most kMaxInlinedSize + 1).
+    void collect_up_to(Node* src, Node* sink, std::unordered_set<Group*>& members) {
+        if (src == sink || !visited_.emplace(src, true).second) return;
+        members.insert(group_of(src)->root());
+        for (const auto& e : src->outputs) collect_up_to(e.node, sink, members);
+    }
+    int64_t tree_size(const Node* n, const std::unordered_set<Group*>& members,
+                      std::unordered_map<const Node*, int64_t>& memo) {
+        if (auto it = memo.find(n); it != memo.end()) return it->second;
+        int64_t size = 1;
+        for (Node* operand : operands_[n->index]) {
+            bool inside = members.count(group_of(operand)->root()) != 0;
+            size = std::min(kMaxInlinedSize + 1,
+                            size + (inside ? tree_size(operand, members, memo) : 1));
+        }
+        memo.emplace(n, size);
+        return size;
+    }
+    int64_t inlined_size(Node* child, Node* sink) {
+        std::unordered_set<Group*> members = {group_of(sink)->root()};
+        visited_.clear();
+        collect_up_to(child, sink, members);
+        std::unordered_map<const Node*, int64_t> memo;
+        const Node* output = graph_[size_t(group_of(sink)->root() - groups_.data())].get();
+        return tree_size(output, members, memo);
+    }
+
     void run_phase(int phase) {
         for (size_t i = 0; i < graph_.size(); ++i) {
             Node* node = graph_[i].get();
@@ -135,6 +174,7 @@ private:
             Node* sink = graph_[static_cast<size_t>(dom.parent - dom_.data())].get();
             Group* sink_group = group_of(sink);
             if (count_fused(node, sink) > kMaxFuseDepth) continue;
+            if (inlined_size(node, sink) > kMaxInlinedSize) continue;
             int pattern = group->pattern;
             if (phase == 2) {
                 // Injective ops join a tuple that has joined injective users.
@@ -177,6 +217,7 @@ private:
     const std::vector<std::unique_ptr<Node>>& graph_;
     const std::vector<DomNode>& dom_;
     std::vector<Group> groups_;
+    std::vector<std::vector<Node*>> operands_;  // per node, one entry per read
     std::unordered_map<const Node*, bool> visited_;
 };
 

@@ -46,7 +46,9 @@ struct TestOperator {
     std::vector<OptionField> options;
     std::vector<int32_t> int_vector_option;  // written at int_vector_field when not empty
     int int_vector_field = 0;
-    std::string custom_code;  // for CUSTOM (32)
+    std::string custom_code;              // for CUSTOM (32)
+    std::vector<uint8_t> custom_options;  // a CUSTOM operator's options, when not empty
+    uint8_t custom_options_format = 0;
     int32_t version = 1;
 };
 
@@ -137,6 +139,8 @@ inline std::vector<uint8_t> build_tflite(const TestModel& m) {
         const TestOperator& op = m.operators[k];
         auto inputs = b.CreateVector(op.inputs);
         auto outputs = b.CreateVector(op.outputs);
+        flatbuffers::Offset<flatbuffers::Vector<uint8_t>> custom_options;
+        if (!op.custom_options.empty()) custom_options = b.CreateVector(op.custom_options);
         Offset<void> options;
         if (op.options_type != 0) {
             flatbuffers::Offset<flatbuffers::Vector<int32_t>> ints;
@@ -161,6 +165,13 @@ inline std::vector<uint8_t> build_tflite(const TestModel& m) {
         if (op.options_type != 0) {
             b.AddElement<uint8_t>(vt(tfl::operator_field::kBuiltinOptionsType), op.options_type, 0);
             b.AddOffset(vt(tfl::operator_field::kBuiltinOptions), options);
+        }
+        if (!custom_options.IsNull()) {
+            b.AddOffset(vt(tfl::operator_field::kCustomOptions), custom_options);
+        }
+        if (op.custom_options_format != 0) {
+            b.AddElement<uint8_t>(vt(tfl::operator_field::kCustomOptionsFormat),
+                                  op.custom_options_format, 0);
         }
         operators.push_back(Offset<void>(b.EndTable(start)));
     }

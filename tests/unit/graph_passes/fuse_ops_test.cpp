@@ -49,6 +49,30 @@ TEST(FuseOps, ElementwiseChainIsOneGroup) {
     EXPECT_TRUE(type_equal(m.main()->body->type, body->type));
 }
 
+// y = y * y + y, `steps` times: the kernel's inlined expression reads each step's value three
+// times per later step (2 + 3 * size), so it grows exponentially with the steps.
+Expr self_reading_chain(const Ref<Var>& x, int steps) {
+    Expr y = x;
+    for (int k = 0; k < steps; ++k) y = call("add", {call("multiply", {y, y}), y});
+    return y;
+}
+
+TEST(FuseOps, GroupsStopWhereTheInlinedExpressionWouldExplode) {
+    auto x = tensor_var("x", {8});
+    // Four steps inline 161 ops: one kernel.
+    IRModule short_chain =
+        fuse_ops(module_of(make_function({x}, self_reading_chain(x, 4))), test_context());
+    EXPECT_EQ(groups_of(short_chain).size(), 1u);
+    // Twenty steps would inline about 3^20 ops; a kernel never takes six whole steps (five
+    // inline 485 ops; six make 1457, over the bound of 1024).
+    IRModule long_chain =
+        fuse_ops(module_of(make_function({x}, self_reading_chain(x, 20))), test_context());
+    expect_all_fused(long_chain);
+    Groups groups = groups_of(long_chain);
+    EXPECT_GE(groups.size(), 4u);
+    for (const auto& g : groups) EXPECT_LT(g.size(), 12u);
+}
+
 TEST(FuseOps, ScalarConstantStaysInside) {
     auto x = tensor_var("x", {4});
     Expr body = call("multiply", {x, constant({}, {2.0f})});
