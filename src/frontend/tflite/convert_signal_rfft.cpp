@@ -274,7 +274,9 @@ private:
 void convert_signal_rfft(TfContext& ctx) {
     ctx.expect_arity(1, 1, 1);
     TfliteCustomOptions options = ctx.custom_options();
-    int64_t fft_length = options.integer("fft_length", 4, 1 << 20);
+    // Audio front ends use 64 .. 2048 (TFLite's Python wrapper's range); the graph this
+    // converter builds grows with the length, so lengths past 65536 are refused.
+    int64_t fft_length = options.integer("fft_length", 4, 65536);
     int8_t type = ctx.input_tensor(0).type;
     if (type != tensor_type::kInt16 && type != tensor_type::kInt32 &&
         type != tensor_type::kFloat32) {

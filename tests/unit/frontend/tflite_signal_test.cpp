@@ -166,6 +166,8 @@ TEST(TfliteSignal, RefusesFftsKissfftCannotCompute) {
     EXPECT_MESSAGE(import_tflite(rfft(type::kInt16, 7, 14, {10}, {16})),
                    "fft_length 14 must be even with fft_length / 2 a product of 2, 3 and 5");
     EXPECT_MESSAGE(import_tflite(rfft(type::kInt16, 7, 9, {9}, {10})), "fft_length 9 must be even");
+    EXPECT_MESSAGE(import_tflite(rfft(type::kInt16, 7, 131072, {9}, {131074})),
+                   "its custom option 'fft_length' is 131072, outside [4, 65536]");
     EXPECT_MESSAGE(import_tflite(rfft(type::kInt16, 7, 16, {20}, {18})),
                    "frames of 20 values are longer than fft_length 16");
     EXPECT_MESSAGE(import_tflite(rfft(type::kInt16, 7, 16, {10}, {16})),
