@@ -46,6 +46,18 @@ Expr reduce_over(const NodeBuilder& ctx, const char* op, const Expr& x, int64_t 
     return ctx.call(op, {x}, attrs);
 }
 
+Expr take_along(const NodeBuilder& ctx, const Expr& x, const Expr& index, int64_t axis) {
+    auto [attrs, a] = new_attrs<ops::TakeAttrs>();
+    a->axis = axis;
+    return ctx.call("take", {x, index}, attrs);
+}
+
+Expr concatenate_along(const NodeBuilder& ctx, std::vector<Expr> parts, int64_t axis) {
+    auto [attrs, a] = new_attrs<ops::ConcatenateAttrs>();
+    a->axis = axis;
+    return ctx.call("concatenate", std::move(parts), attrs);
+}
+
 Expr add_bias(const NodeBuilder& ctx, const Expr& y, const Expr& bias, int64_t axis) {
     if (!bias.defined()) return y;
     auto [attrs, a] = new_attrs<ops::BiasAddAttrs>();

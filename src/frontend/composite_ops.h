@@ -24,6 +24,11 @@ graph::Expr reshape_to(const NodeBuilder& ctx, const graph::Expr& x,
 graph::Expr expand_dims(const NodeBuilder& ctx, const graph::Expr& x, int64_t axis);
 // The reduction `op` ("sum", "min", ...) of `x` over `axis`, which is dropped.
 graph::Expr reduce_over(const NodeBuilder& ctx, const char* op, const graph::Expr& x, int64_t axis);
+// take(x, index) along `axis` (numpy's take; a scalar index drops the axis).
+graph::Expr take_along(const NodeBuilder& ctx, const graph::Expr& x, const graph::Expr& index,
+                       int64_t axis);
+// `parts` concatenated along `axis`.
+graph::Expr concatenate_along(const NodeBuilder& ctx, std::vector<graph::Expr> parts, int64_t axis);
 // start, start + 1, ..., `length` values of start's dtype (arange).
 graph::Expr iota(const NodeBuilder& ctx, const PrimExpr& length, graph::Expr start);
 // Axes given as values possibly known only at run time, normalized against `rank` (int64

@@ -13,7 +13,6 @@
 #include "frontend/tflite/signal_arithmetic.h"
 #include "frontend/tflite/tflite_arithmetic.h"
 #include "frontend/tflite/tflite_schema.h"
-#include "ops/transform.h"
 
 namespace anvil::frontend::tflite {
 
@@ -90,7 +89,7 @@ void convert_signal_energy(TfContext& ctx) {
     int64_t start = options.integer("start_index", 0, bins);
     int64_t end = options.integer("end_index", start, bins);
     Expr parts = cast_to(ctx, reshape_to(ctx, ctx.input_tflite(0), {bins, 2}), kInt32);
-    // The int32 sum wraps where TFLite Micro's does (two bins of -32768 make 2^31).
+    // The int32 sum wraps where TFLite Micro's does (re = im = -32768 makes 2^31).
     Expr energy = reduce_over(ctx, "sum", ctx.call("multiply", {parts, parts}), 1);
     std::vector<int64_t> in_range(size_t(bins), 0);
     for (int64_t k = start; k < end; ++k) in_range[size_t(k)] = 1;
@@ -159,12 +158,8 @@ void convert_signal_filter_bank(TfContext& ctx) {
         }
     }
     std::vector<int64_t> shape = {channels, int64_t(longest)};
-    auto [attrs, a] = new_attrs<ops::TakeAttrs>();
-    a->axis = 0;
-    Expr gathered = ctx.call("take",
-                             {cast_to(ctx, ctx.input_tflite(0), kUInt64),
-                              integer_constant(ctx, DataType::int64(), index, shape)},
-                             attrs);
+    Expr gathered = take_along(ctx, cast_to(ctx, ctx.input_tflite(0), kUInt64),
+                               integer_constant(ctx, DataType::int64(), index, shape), 0);
     Expr products = ctx.call("multiply", {gathered, integer_constant(ctx, kUInt64, weight, shape)});
     ctx.set_output(0, reduce_over(ctx, "sum", products, 1));
 }

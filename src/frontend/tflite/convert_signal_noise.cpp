@@ -13,7 +13,6 @@
 #include "frontend/tflite/signal_arithmetic.h"
 #include "frontend/tflite/tflite_arithmetic.h"
 #include "frontend/tflite/tflite_schema.h"
-#include "ops/transform.h"
 
 namespace anvil::frontend::tflite {
 
@@ -33,12 +32,8 @@ Expr wide_product_shifted(const TfContext& ctx, const Expr& a, const Expr& b, in
 // PCAN's gains: TFLite Micro's WideDynamicFunction of each uint32 noise estimate, a piecewise
 // quadratic read from the lookup table `lut` (int16, three coefficients per octave), as int32.
 Expr wide_dynamic_gain(const TfContext& ctx, const Expr& x, const std::vector<int64_t>& lut) {
-    auto take = [&](const Expr& index) {
-        auto [attrs, a] = new_attrs<ops::TakeAttrs>();
-        a->axis = 0;
-        return ctx.call("take", {integer_constant(ctx, kInt32, lut, {int64_t(lut.size())}), index},
-                        attrs);
-    };
+    Expr table = integer_constant(ctx, kInt32, lut, {int64_t(lut.size())});
+    auto take = [&](const Expr& index) { return take_along(ctx, table, index, 0); };
     Expr interval = significant_bits(ctx, x);  // 2..32 where x > 2
     Expr base = with_scalar(ctx, "subtract", with_scalar(ctx, "multiply", interval, 4), 6);
     // frac = (interval < 11 ? x << (11 - interval) : x >> (interval - 11)) & 0x3FF
@@ -92,13 +87,8 @@ Expr fixed_point_log(const TfContext& ctx, const Expr& x, int64_t scale) {
         "maximum", {with_scalar(ctx, "subtract", octave, 16), integer_scalar(ctx, kInt32, 0)});
     frac = ctx.call("right_shift", {ctx.call("left_shift", {frac, up}), down});
     Expr segment = with_scalar(ctx, "right_shift", frac, 9);  // 0..127
-    auto take = [&](const Expr& index) {
-        auto [attrs, a] = new_attrs<ops::TakeAttrs>();
-        a->axis = 0;
-        return ctx.call(
-            "take", {integer_constant(ctx, kInt32, kLogTable, {int64_t(kLogTable.size())}), index},
-            attrs);
-    };
+    Expr table = integer_constant(ctx, kInt32, kLogTable, {int64_t(kLogTable.size())});
+    auto take = [&](const Expr& index) { return take_along(ctx, table, index, 0); };
     Expr c0 = take(segment), c1 = take(with_scalar(ctx, "add", segment, 1));
     Expr offset = ctx.call("subtract", {frac, with_scalar(ctx, "multiply", segment, 512)});
     Expr correction = with_scalar(

@@ -19,7 +19,6 @@
 #include "frontend/tflite/convert_ops.h"
 #include "frontend/tflite/signal_arithmetic.h"
 #include "frontend/tflite/tflite_schema.h"
-#include "ops/transform.h"
 
 namespace anvil::frontend::tflite {
 
@@ -173,9 +172,7 @@ public:
 
 private:
     Expr gather(const Expr& x, const Expr& index, int64_t axis) const {
-        auto [attrs, a] = new_attrs<ops::TakeAttrs>();
-        a->axis = axis;
-        return ctx_.call("take", {x, index}, attrs);
+        return take_along(ctx_, x, index, axis);
     }
 
     // Twiddles tw[(r * u * stride)] for u in [0, m), as constants [m].
@@ -209,9 +206,7 @@ private:
             ims.push_back(expand_dims(ctx_, c.im, 2));
         }
         auto concat = [&](std::vector<Expr> parts) {
-            auto [attrs, a] = new_attrs<ops::ConcatenateAttrs>();
-            a->axis = 2;
-            return reshape_to(ctx_, ctx_.call("concatenate", parts, attrs), {frames, n_});
+            return reshape_to(ctx_, concatenate_along(ctx_, std::move(parts), 2), {frames, n_});
         };
         return {concat(res), concat(ims)};
     }
@@ -315,26 +310,20 @@ void convert_signal_rfft(TfContext& ctx) {
     KissArithmetic k(ctx, type);
     Expr x = reshape_to(ctx, ctx.input_tflite(0), {frames, length});
     if (length < fft_length) {  // zero-padded at the end
-        auto [attrs, a] = new_attrs<ops::ConcatenateAttrs>();
-        a->axis = 1;
         Expr zeros = k.constant(std::vector<double>(size_t(frames * (fft_length - length)), 0.0),
                                 {frames, fft_length - length});
-        x = ctx.call("concatenate", {x, zeros}, attrs);
+        x = concatenate_along(ctx, {x, zeros}, 1);
     }
     // z[j] = x[2j] + i x[2j + 1]
     Expr pairs = reshape_to(ctx, x, {frames, half, 2});
-    auto part = [&](const Expr& e, int64_t i, int64_t axis) {
-        auto [attrs, a] = new_attrs<ops::TakeAttrs>();
-        a->axis = axis;
-        return ctx.call("take", {e, ctx.constant_int64({i}, {})}, attrs);
-    };
-    Complex z = KissFft(ctx, k, half).run({part(pairs, 0, 2), part(pairs, 1, 2)}, frames);
+    Complex z = KissFft(ctx, k, half)
+                    .run({take_along(ctx, pairs, ctx.constant_int64({0}, {}), 2),
+                          take_along(ctx, pairs, ctx.constant_int64({1}, {}), 2)},
+                         frames);
 
     // kiss_fftr's split of the complex FFT into the real one.
     auto gather = [&](const Expr& e, const std::vector<int64_t>& index) {
-        auto [attrs, a] = new_attrs<ops::TakeAttrs>();
-        a->axis = 1;
-        return ctx.call("take", {e, ctx.constant_int64(index, {int64_t(index.size())})}, attrs);
+        return take_along(ctx, e, ctx.constant_int64(index, {int64_t(index.size())}), 1);
     };
     const int64_t pairs_count = half / 2;  // k = 1 .. half / 2
     Complex dc = k.fixdiv({gather(z.re, {0}), gather(z.im, {0})}, 2);
@@ -373,11 +362,6 @@ void convert_signal_rfft(TfContext& ctx) {
         pick[size_t(b)] = mirrored_store ? 1 + pairs_count + (j - 1) : 1 + (b - 1);
     }
     Expr zero = k.constant(std::vector<double>(size_t(frames), 0.0), {frames, 1});
-    auto concat = [&](std::vector<Expr> parts, int64_t axis) {
-        auto [attrs, a] = new_attrs<ops::ConcatenateAttrs>();
-        a->axis = axis;
-        return ctx.call("concatenate", parts, attrs);
-    };
     std::vector<Expr> re_parts = {k.add(dc.re, dc.im)}, im_parts = {zero};
     if (pairs_count > 0) {
         re_parts.insert(re_parts.end(), {first_re, second_re});
@@ -385,8 +369,9 @@ void convert_signal_rfft(TfContext& ctx) {
     }
     re_parts.push_back(k.sub(dc.re, dc.im));
     im_parts.push_back(zero);
-    Expr re = gather(concat(re_parts, 1), pick), im = gather(concat(im_parts, 1), pick);
-    Expr bins = concat({expand_dims(ctx, re, 2), expand_dims(ctx, im, 2)}, 2);
+    Expr re = gather(concatenate_along(ctx, re_parts, 1), pick),
+         im = gather(concatenate_along(ctx, im_parts, 1), pick);
+    Expr bins = concatenate_along(ctx, {expand_dims(ctx, re, 2), expand_dims(ctx, im, 2)}, 2);
     ctx.set_output(0, reshape_to(ctx, bins, out_shape));
 }
 

@@ -31,10 +31,6 @@ TfliteCustomOptions::TfliteCustomOptions(std::span<const uint8_t> bytes, uint8_t
     }
 }
 
-bool TfliteCustomOptions::has(const std::string& key) const {
-    return !lookup(bytes_, key).IsNull();
-}
-
 int64_t TfliteCustomOptions::integer(const std::string& key, int64_t lo, int64_t hi) const {
     flexbuffers::Reference v = lookup(bytes_, key);
     if (v.IsNull()) at_.error() << "its custom options have no '" << key << "'";

@@ -19,7 +19,6 @@ public:
     // UserError at `at` unless `bytes` (in `format`) is a valid FlexBuffer whose root is a map.
     TfliteCustomOptions(std::span<const uint8_t> bytes, uint8_t format, const NodeBuilder& at);
 
-    bool has(const std::string& key) const;
     // The integer (signed, unsigned or boolean) under `key`; UserError when it is missing, of
     // another kind, or outside [lo, hi].
     int64_t integer(const std::string& key, int64_t lo, int64_t hi) const;

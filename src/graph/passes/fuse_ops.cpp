@@ -165,6 +165,12 @@ private:
         return tree_size(output, members, memo);
     }
 
+    // Commits the fusion of `node` into `sink`'s group unless the kernel would inline too large
+    // an expression (checked last: it walks the group).
+    void fuse(Node* node, Node* sink) {
+        if (inlined_size(node, sink) <= kMaxInlinedSize) commit(node, sink);
+    }
+
     void run_phase(int phase) {
         for (size_t i = 0; i < graph_.size(); ++i) {
             Node* node = graph_[i].get();
@@ -174,7 +180,6 @@ private:
             Node* sink = graph_[static_cast<size_t>(dom.parent - dom_.data())].get();
             Group* sink_group = group_of(sink);
             if (count_fused(node, sink) > kMaxFuseDepth) continue;
-            if (inlined_size(node, sink) > kMaxInlinedSize) continue;
             int pattern = group->pattern;
             if (phase == 2) {
                 // Injective ops join a tuple that has joined injective users.
@@ -183,7 +188,7 @@ private:
                 if (sink_root->pattern == kTuple) continue;
                 if (sink_group->pattern == kTuple && sink_root->pattern <= kInjective &&
                     check_path(node, sink, [](int k, bool) { return k <= kInjective; })) {
-                    commit(node, sink);
+                    fuse(node, sink);
                 }
                 continue;
             }
@@ -192,7 +197,7 @@ private:
             if (pattern == kOutEWiseFusable) {
                 if (phase != 0 || dom.pattern != kElemWise) continue;
                 if (check_path(node, sink, [](int k, bool) { return k <= kBroadcast; }))
-                    commit(node, sink);
+                    fuse(node, sink);
             } else if (pattern <= kBroadcast) {
                 if (dom.pattern > kInjective && dom.pattern != kCommReduce) continue;
                 // An anchor's tail stays with it rather than taking the anchor into another.
@@ -200,7 +205,7 @@ private:
                 auto cond = [](int k, bool is_sink) {
                     return is_sink ? (k <= kOutEWiseFusable) : k <= kInjective;
                 };
-                if (check_path(node, sink, cond)) commit(node, sink);
+                if (check_path(node, sink, cond)) fuse(node, sink);
             } else if (pattern == kInjective || pattern == kTuple) {
                 if (phase != 1) continue;
                 // Into an injective sink, or an anchor that reads its inputs by their indices.
@@ -209,7 +214,7 @@ private:
                 auto cond = [into_anchor](int k, bool is_sink) {
                     return k <= kInjective || (is_sink && into_anchor);
                 };
-                if (check_path(node, sink, cond)) commit(node, sink);
+                if (check_path(node, sink, cond)) fuse(node, sink);
             }
         }
     }
