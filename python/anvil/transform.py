@@ -74,10 +74,15 @@ for _name in _anvil.graph_pass_names():
 
 # ---- BYOC: partitioning for external code generators (TVM's names) ----------------------------
 
-def get_pattern_table(compiler):
+def get_pattern_table(compiler, target=None):
     """The pattern table of a built-in external code generator ("dnnl"): a list of
-    (name, pattern, check) tuples, as TVM's relay.op.contrib.get_pattern_table returns."""
-    return list(_anvil.byoc_pattern_table(compiler))
+    (name, pattern, check) tuples, as TVM's relay.op.contrib.get_pattern_table returns. Its
+    checks may depend on the CPU the kernels are compiled for (oneDNN's int8 layers: exact
+    sums need VNNI or 7-bit weights): `target`, else the enclosing ``with Target(...)``, else
+    the host."""
+    if target is None:
+        target = Target.current()
+    return list(_anvil.byoc_pattern_table(compiler, str(target) if target is not None else ""))
 
 
 class MergeComposite(Pass):

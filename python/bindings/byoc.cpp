@@ -53,9 +53,11 @@ codegen::PatternTable table_of(const py::iterable& entries) {
 void init_byoc(py::module_& m) {
     m.def(
         "byoc_pattern_table",
-        [](const std::string& compiler) {
+        [](const std::string& compiler, const std::string& target) {
+            const codegen::ExternalCompiler& c = codegen::external_compiler(compiler);
             py::list out;
-            for (const auto& e : codegen::external_compiler(compiler).pattern_table()) {
+            for (const auto& e :
+                 c.pattern_table(target.empty() ? Target::host() : Target::parse(target))) {
                 auto check = e.check;
                 py::object f = py::none();
                 if (check) {
@@ -65,7 +67,7 @@ void init_byoc(py::module_& m) {
             }
             return out;
         },
-        py::arg("compiler"));
+        py::arg("compiler"), py::arg("target") = "");
     m.def(
         "byoc_merge_composite",
         [](const graph::IRModule& mod, const py::iterable& table) {

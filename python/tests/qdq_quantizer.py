@@ -4,7 +4,9 @@ quantizer writes it):
 
 - activations: uint8, per tensor, asymmetric over the range seen on the calibration inputs;
 - Conv weights: int8, per output channel (or per tensor), symmetric; Gemm / MatMul weights
-  int8 per tensor; biases int32 at scale input_scale * weight_scale;
+  int8 per tensor; biases int32 at scale input_scale * weight_scale; with reduce_range the
+  weights keep to 7 bits, as ONNX Runtime's quantizer does for CPUs without VNNI (whose int8
+  kernels add pairs of products in saturating int16);
 - a Conv, Gemm or Add followed by its only consumer Relu / Clip is quantized after it;
 - a BatchNormalization after a Conv is folded into the Conv's weights and bias first.
 
@@ -58,15 +60,17 @@ def _activation_params(lo, hi):
     return scale, zero_point
 
 
-def _weight(w, per_channel):
-    """(int8 weights, float32 scales) of symmetric quantization, per axis 0 or per tensor."""
+def _weight(w, per_channel, reduce_range=False):
+    """(int8 weights, float32 scales) of symmetric quantization, per axis 0 or per tensor, in
+    [-127, 127] or with reduce_range in [-63, 63]."""
+    bound = 63.0 if reduce_range else 127.0
     if per_channel:
         m = np.abs(w.reshape(w.shape[0], -1)).max(axis=1)
     else:
         m = np.array([np.abs(w).max()])
-    scales = np.where(m > 0, m / 127.0, 1.0).astype(np.float32)
+    scales = np.where(m > 0, m / bound, 1.0).astype(np.float32)
     s = scales.reshape((-1,) + (1,) * (w.ndim - 1)) if per_channel else scales[0]
-    return np.clip(np.round(w / s), -127, 127).astype(np.int8), scales
+    return np.clip(np.round(w / s), -bound, bound).astype(np.int8), scales
 
 
 def fold_batch_norms(model):
@@ -109,9 +113,9 @@ def fold_batch_norms(model):
     return model
 
 
-def quantize_qdq(model, calibration, per_channel=True):
+def quantize_qdq(model, calibration, per_channel=True, reduce_range=False):
     """The QDQ form of `model` (an onnx.ModelProto, opset >= 13) calibrated on `calibration`
-    (a list of {input name: array})."""
+    (a list of {input name: array}); `reduce_range`: 7-bit weights."""
     copy = onnx.ModelProto()
     copy.CopyFrom(model)
     model = onnx.shape_inference.infer_shapes(fold_batch_norms(copy))
@@ -182,7 +186,7 @@ def quantize_qdq(model, calibration, per_channel=True):
                 channel = n.op_type == "Conv" and per_channel
                 if n.op_type in ("MatMul",) or (n.op_type == "Gemm" and not trans_b):
                     channel = False
-                wq, ws = _weight(w, channel)
+                wq, ws = _weight(w, channel, reduce_range)
                 name = inputs[wk]
                 const(name + "_q", wq)
                 const(name + "_scale", ws if channel else ws[0])

@@ -80,21 +80,28 @@ def test_qdq_cnn_runs_in_integers_within_one_step(per_channel):
         np.testing.assert_array_equal(got.argmax(1), want.argmax(1))
 
 
-def test_qdq_cnn_int8_layers_offload_to_onednn():
-    """The int8 convolutions and the dense layer become dnnl.qnn.* composites (TVM's
-    partition_for_dnnl sequence), and the model built for "dnnl, llvm" computes what it computes
-    natively within one output step."""
-    shape = (2, 3, 18, 18)
-    rng = np.random.default_rng(1)
-    calibration = [{"x": rng.standard_normal(shape).astype(np.float32)} for _ in range(4)]
-    qdq = quantize_qdq(export(SmallCnn(), shape), calibration, per_channel=True)
+def partitioned_for_dnnl(qdq, target=None):
+    """The text of `qdq` imported and partitioned for oneDNN (TVM's partition_for_dnnl
+    sequence), its int8 layers checked for `target` (the host when None)."""
     mod, _ = frontend.from_onnx(qdq)
     mod = anvil.transform.FakeQuantizationToInteger()(mod)
-    table = anvil.transform.get_pattern_table("dnnl")
+    table = anvil.transform.get_pattern_table("dnnl", target)
     for p in (anvil.transform.MergeComposite(table), anvil.transform.AnnotateTarget("dnnl"),
               anvil.transform.MergeCompilerRegions(), anvil.transform.PartitionGraph()):
         mod = p(mod)
-    text = mod.astext()
+    return mod.astext()
+
+
+def test_qdq_cnn_int8_layers_offload_to_onednn():
+    """The int8 convolutions and the dense layer become dnnl.qnn.* composites, and the model
+    built for "dnnl, llvm" computes what it computes natively within one output step. Its
+    weights keep to 7 bits, which oneDNN sums exactly on every x86 CPU."""
+    shape = (2, 3, 18, 18)
+    rng = np.random.default_rng(1)
+    calibration = [{"x": rng.standard_normal(shape).astype(np.float32)} for _ in range(4)]
+    qdq = quantize_qdq(export(SmallCnn(), shape), calibration, per_channel=True,
+                       reduce_range=True)
+    text = partitioned_for_dnnl(qdq)
     assert text.count('Composite="dnnl.qnn.conv2d"') == 3, text
     assert text.count('Composite="dnnl.qnn.dense"') == 1, text
 
@@ -111,3 +118,18 @@ def test_qdq_cnn_int8_layers_offload_to_onednn():
     want, got = build("llvm", x), build("dnnl, llvm", x)
     assert np.abs(got - want).max() <= step * 1.001
     np.testing.assert_array_equal(got.argmax(1), want.argmax(1))
+
+
+def test_qdq_cnn_8_bit_weights_offload_only_for_cpus_with_vnni():
+    """Full 8-bit weights: oneDNN's kernels for x86 CPUs without VNNI would saturate their sums,
+    so the pattern table keeps those layers native for such a target (the enclosing one, or
+    the argument), and offloads them for CPUs with VNNI."""
+    shape = (1, 3, 18, 18)
+    rng = np.random.default_rng(2)
+    calibration = [{"x": rng.standard_normal(shape).astype(np.float32)} for _ in range(2)]
+    qdq = quantize_qdq(export(SmallCnn(), shape), calibration, per_channel=True)
+    with anvil.target.Target("llvm -mcpu=x86-64-v3"):
+        assert "dnnl.qnn" not in partitioned_for_dnnl(qdq)
+    text = partitioned_for_dnnl(qdq, "llvm -mcpu=znver4")
+    assert text.count('Composite="dnnl.qnn.conv2d"') == 3, text
+    assert text.count('Composite="dnnl.qnn.dense"') == 1, text

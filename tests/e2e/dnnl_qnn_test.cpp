@@ -3,7 +3,7 @@
 // at the zero point; TFLite: requantize straight to int8) compiled with "dnnl, llvm" must compute
 // what they compile to natively, within one quantization step (oneDNN rounds its float product,
 // requantize may round in fixed point), with the layers offloaded. Layers oneDNN cannot compute
-// exactly stay native.
+// exactly stay native, among them those whose sums would saturate on CPUs without VNNI.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -17,6 +17,7 @@
 #include "ops/elementwise.h"
 #include "ops/qnn.h"
 #include "ops/transform.h"
+#include "support/error.h"
 
 namespace anvil {
 namespace {
@@ -43,9 +44,11 @@ runtime::NDArray random_ints(const std::vector<int64_t>& shape, DataType dtype, 
     return a;
 }
 
-// An int8 weight, an int32 bias.
-Expr weight(std::vector<int64_t> shape, uint32_t seed) {
-    return graph::make_constant(random_ints(shape, DataType::int_(8), seed, -127, 127));
+// An int8 weight, an int32 bias. The weights keep to 7 bits (onnxruntime's and PyTorch's
+// reduce_range for CPUs without VNNI), which oneDNN sums exactly on every x86 CPU, unless `full`.
+Expr weight(std::vector<int64_t> shape, uint32_t seed, bool full = false) {
+    return graph::make_constant(
+        random_ints(shape, DataType::int_(8), seed, full ? -127 : -64, full ? 127 : 64));
 }
 Expr bias(std::vector<int64_t> shape, uint32_t seed) {
     return graph::make_constant(random_ints(shape, DataType::int32(), seed, -2000, 2000));
@@ -123,6 +126,13 @@ std::vector<double> numbers(const runtime::NDArray& a) {
     return out;
 }
 
+// Whether oneDNN's int8 kernels on this machine sum products in int32 (VNNI or AMX).
+bool host_has_vnni() {
+    Target host = Target::host();
+    return host.has_feature("avx512vnni") || host.has_feature("avxvnni") ||
+           host.has_feature("amx-int8");
+}
+
 // Compiles `body` over `params` (8-bit tensors) natively and with oneDNN, runs both on random
 // inputs and compares: every element within one step, most equal (`exact`: all equal). Returns
 // how many ops oneDNN took.
@@ -183,8 +193,7 @@ TEST(DnnlQnn, ConvolutionsInTheFormsOfEachImporter) {
 // requantize in float32 (ONNX Runtime's and PyTorch's arithmetic, compute_dtype "float32") rounds
 // (acc + bias) * scale half to even and then adds the zero point; oneDNN does the same with a
 // round post-op. Odd zero points make ties differ otherwise, and a one-step difference grows
-// through the next layers (MobileNetV2's linear bottlenecks). Exact where oneDNN's kernels sum
-// exactly: with VNNI (or AMX); its vpmaddubsw kernels for older CPUs saturate pairs.
+// through the next layers (MobileNetV2's linear bottlenecks).
 TEST(DnnlQnn, Float32RequantizeIsBitExact) {
     auto x = tensor_var("x", {1, 96, 14, 14}, DataType::uint(8));
     Expr a = qnn_conv(x, weight({576, 96, 1, 1}, 51), 115, f32(0.01f), {1, 1}, {0, 0, 0, 0});
@@ -195,8 +204,7 @@ TEST(DnnlQnn, Float32RequantizeIsBitExact) {
     b = requantize(bias_add(b, bias({576}, 54)), f32(0.02f * 0.37f), 0, 0.11f, 3, DataType::int32(),
                    "float32");
     b = cast(clip(b, 3, 255), DataType::uint(8));
-    const bool vnni = Target::host().has_feature("avx512vnni");
-    EXPECT_EQ(expect_close_with_dnnl({x}, b, /*exact=*/vnni), 10);
+    EXPECT_EQ(expect_close_with_dnnl({x}, b, /*exact=*/true), 10);
 }
 
 TEST(DnnlQnn, Int8DataClippedToInt8AndGroupedConvolutions) {
@@ -206,11 +214,13 @@ TEST(DnnlQnn, Int8DataClippedToInt8AndGroupedConvolutions) {
     a = requantize(bias_add(a, bias({4}, 12)), scales({4e-4f, 6e-4f, 2e-4f, 8e-4f}), 0, 0.1f, 2,
                    DataType::int_(8), "int64", "TONEAREST");
     a = clip(a, -100, 120);
-    EXPECT_EQ(expect_close_with_dnnl({x}, a), 4);
+    // oneDNN convolves int8 data exactly only with VNNI (it halves the weights without it).
+    const bool vnni = host_has_vnni();
+    EXPECT_EQ(expect_close_with_dnnl({x}, a), vnni ? 4 : 0);
     // A clip wider than int8 on an int8 result: its bounds meet the type's.
     Expr b = qnn_conv(x, weight({2, 6, 1, 1}, 13), 3, f32(0.02f), {1, 1}, {0, 0, 0, 0});
     b = clip(requantize(b, f32(4e-4f), 0, 0.02f, -7, DataType::int_(8), "float32"), -200, 300);
-    EXPECT_EQ(expect_close_with_dnnl({x}, b), 3);
+    EXPECT_EQ(expect_close_with_dnnl({x}, b), vnni ? 3 : 0);
 }
 
 TEST(DnnlQnn, DenseLayersOfUint8AndInt8Data) {
@@ -275,6 +285,80 @@ TEST(DnnlQnn, LayersOneDnnCannotComputeExactlyStayNative) {
         call("qnn.requantize", {conv(0), f32(2e-4f), graph::make_constant(zps), f32(0.01f), i32(0)},
              make_ref<ops::RequantizeAttrs>(a));
     EXPECT_EQ(expect_close_with_dnnl({x}, per_channel_zp), 0);
+}
+
+// How many ops oneDNN takes of `body` compiled for `target`.
+int64_t offloaded_for(const std::vector<Ref<graph::Var>>& params, const Expr& body,
+                      const std::string& target) {
+    graph::IRModule m;
+    m.functions["main"] = graph::make_function(params, body);
+    driver::CompiledModel compiled = driver::compile_model(m, target);
+    return compiled.partition.compilers.empty() ? 0 : compiled.partition.compilers[0].ops;
+}
+
+// On x86 CPUs without VNNI or AMX oneDNN's int8 kernels add pairs of u8 x s8 products in int16
+// with saturation, and halve the weights of convolutions of int8 data: such layers are
+// offloaded only where that cannot change a result (every |weight| <= 64, uint8 data).
+TEST(DnnlQnn, LayersWhoseSumsWouldSaturateStayNativeWithoutVnni) {
+    auto u8 = tensor_var("u8", {1, 8, 5, 5}, DataType::uint(8));
+    auto s8 = tensor_var("s8", {3, 16}, DataType::int_(8));
+    auto conv = [&](const Ref<graph::Var>& data, bool full) {
+        Expr c =
+            qnn_conv(data, weight({4, 8, 3, 3}, 61, full), 3, f32(0.01f), {1, 1}, {1, 1, 1, 1});
+        return requantize(c, f32(2e-4f), 0, 0.02f, 1, data->type.as<graph::TensorType>()->dtype,
+                          "float32");
+    };
+    auto dense = [&](bool full) {
+        Expr d = call("qnn.dense",
+                      {s8, weight({6, 16}, 62, full), i32(-3), i32(0), f32(0.01f), f32(0.02f)});
+        return requantize(d, f32(2e-4f), 0, 0.03f, 0, DataType::int_(8), "float32");
+    };
+    auto s8_conv_input = tensor_var("x", {1, 8, 5, 5}, DataType::int_(8));
+    for (const char* cpu : {"x86-64-v3", "skylake-avx512"}) {  // AVX2; AVX-512 without VNNI
+        const std::string target = std::string("dnnl, llvm -mcpu=") + cpu;
+        EXPECT_EQ(offloaded_for({u8}, conv(u8, false), target), 2) << cpu;
+        EXPECT_EQ(offloaded_for({u8}, conv(u8, true), target), 0) << cpu;
+        EXPECT_EQ(offloaded_for({s8_conv_input}, conv(s8_conv_input, false), target), 0) << cpu;
+        EXPECT_EQ(offloaded_for({s8}, dense(false), target), 2) << cpu;
+        EXPECT_EQ(offloaded_for({s8}, dense(true), target), 0) << cpu;
+    }
+    // AVX-512 VNNI, AVX-VNNI, AMX: every form.
+    for (const char* cpu : {"znver4", "alderlake", "sapphirerapids"}) {
+        const std::string target = std::string("dnnl, llvm -mcpu=") + cpu;
+        EXPECT_EQ(offloaded_for({u8}, conv(u8, true), target), 2) << cpu;
+        EXPECT_EQ(offloaded_for({s8_conv_input}, conv(s8_conv_input, true), target), 2) << cpu;
+        EXPECT_EQ(offloaded_for({s8}, dense(true), target), 2) << cpu;
+    }
+}
+
+// A library compiled for a CPU with VNNI (here AVX-VNNI, whose kernels run on any AVX2 CPU) runs
+// its int8 layers where oneDNN has VNNI, and refuses to load where it would saturate.
+TEST(DnnlQnn, LayersCompiledForVnniAreRefusedOnCpusWithoutIt) {
+    auto x = tensor_var("x", {1, 8, 6, 6}, DataType::uint(8));
+    Expr c =
+        qnn_conv(x, weight({8, 8, 3, 3}, 71, /*full=*/true), 5, f32(0.01f), {1, 1}, {1, 1, 1, 1});
+    c = requantize(c, f32(2e-4f), 0, 0.02f, 1, DataType::uint(8), "float32");
+    graph::IRModule m;
+    m.functions["main"] = graph::make_function({x}, c);
+    driver::CompiledModel vnni =
+        driver::compile_model(m, "dnnl, llvm -mcpu=x86-64-v3 -mattr=+avxvnni");
+    ASSERT_EQ(vnni.partition.compilers.size(), 1u);
+    std::vector<runtime::NDArray> inputs{random_ints({1, 8, 6, 6}, DataType::uint(8), 7, 0, 255)};
+    if (host_has_vnni()) {
+        driver::CompiledModel native = driver::compile_model(m, "llvm");
+        auto want = numbers(driver::evaluate_lowered(native.module, native.kernels, inputs)[0]);
+        auto got = numbers(driver::evaluate_lowered(vnni.module, vnni.kernels, inputs)[0]);
+        EXPECT_EQ(got, want);
+    } else {
+        try {
+            driver::evaluate_lowered(vnni.module, vnni.kernels, inputs);
+            ADD_FAILURE() << "loaded an int8 layer compiled for VNNI on a CPU without it";
+        } catch (const UserError& e) {
+            EXPECT_NE(std::string(e.what()).find("compiled for a CPU with VNNI or AMX"),
+                      std::string::npos)
+                << e.what();
+        }
+    }
 }
 
 }  // namespace

@@ -14,6 +14,25 @@ from pt_graph_edit import constant_of, describe, import_description, nodes_of_ki
 ENGINES = [e for e in ("qnnpack", "onednn") if e in torch.backends.quantized.supported_engines]
 
 
+def cpu_has_vnni():
+    """Whether this CPU has VNNI or AMX. Without them oneDNN's int8 kernels (the onednn engine's)
+    add pairs of uint8 x int8 products in int16 with saturation, which 7-bit activations avoid."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = set(f.read().split())
+    except OSError:
+        return False
+    return bool(flags & {"avx512_vnni", "avx_vnni", "amx_int8"})
+
+
+def qconfig_backend(engine):
+    """The backend whose default qconfigs quantize for `engine` here: onednn's own (8-bit
+    activations) where its kernels sum exactly, else x86's (7-bit activations, reduce_range, as
+    PyTorch quantizes for fbgemm on such CPUs), so that PyTorch's results are exact as Anvil's
+    are."""
+    return "x86" if engine == "onednn" and not cpu_has_vnni() else engine
+
+
 def quantized(model, engine, example_shape, calibrate=8, fuse=()):
     """`model` (with QuantStub / DeQuantStub) quantized statically for `engine`: per-tensor
     weights on qnnpack, per-channel on onednn, calibrated on random inputs."""
@@ -22,7 +41,7 @@ def quantized(model, engine, example_shape, calibrate=8, fuse=()):
     model = model.eval()
     if fuse:
         tq.fuse_modules(model, list(fuse), inplace=True)
-    model.qconfig = tq.get_default_qconfig(engine)
+    model.qconfig = tq.get_default_qconfig(qconfig_backend(engine))
     tq.prepare(model, inplace=True)
     with torch.no_grad():
         for _ in range(calibrate):
@@ -430,7 +449,7 @@ def test_fx_graph_mode_quantization(engine):
     torch.manual_seed(0)
     model = FxNet().eval()
     x = torch.randn(2, 3, 16, 16)
-    qconfig_mapping = tq.get_default_qconfig_mapping(engine)
+    qconfig_mapping = tq.get_default_qconfig_mapping(qconfig_backend(engine))
     prepared = quantize_fx.prepare_fx(model, qconfig_mapping, example_inputs=(x,))
     with torch.no_grad():
         for _ in range(8):
@@ -453,7 +472,7 @@ def test_quantization_aware_training(engine):
     model = ConvNet()
     model.train()
     tq.fuse_modules_qat(model, [["conv1", "relu1"]], inplace=True)
-    model.qconfig = tq.get_default_qat_qconfig(engine)
+    model.qconfig = tq.get_default_qat_qconfig(qconfig_backend(engine))
     tq.prepare_qat(model, inplace=True)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
     for _ in range(4):

@@ -61,11 +61,25 @@ def test_window(shape, shift):
     np.testing.assert_array_equal(got.ravel(), want)
 
 
-@pytest.mark.parametrize("kind", ["speech", "quiet", "silence", "full_scale"])
+def with_values(x, at, values):
+    x = x.copy()
+    x[at:at + len(values)] = values
+    return x
+
+
+# A -32768 wraps MaxAbs16's running maximum to -32768 (its negation is stored in int16): what
+# follows decides the result, which may stay negative (no scaling).
+@pytest.mark.parametrize("kind", ["speech", "quiet", "silence", "full_scale", "min_in_speech",
+                                  "min_then_fall", "ends_rising_below_zero", "ends_with_min"])
 def test_fft_auto_scale(kind):
-    x = {"speech": audio(480, 3000, 1), "quiet": audio(480, 3, 2),
+    quiet = audio(480, 3, 2)
+    x = {"speech": audio(480, 3000, 1), "quiet": quiet,
          "silence": np.zeros(480, np.int16),
-         "full_scale": np.array([32767, -32767, 5] * 160, np.int16)}[kind]
+         "full_scale": np.array([32767, -32767, 5] * 160, np.int16),
+         "min_in_speech": with_values(audio(480, 3000, 3), 100, [-32768]),
+         "min_then_fall": with_values(quiet, 200, [-32768, -9, -5, -7, 1]),
+         "ends_rising_below_zero": with_values(quiet, 476, [-32768, -50, -40, -30]),
+         "ends_with_min": with_values(quiet, 479, [-32768])}[kind]
     model = one_op("SignalFftAutoScale", [([480], "int16")], [([480], "int16"), ([], "int32")], {})
     got, bits = run_model(model, x)
     want, want_bits = ref.fft_auto_scale(x.tolist())

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/target.h"
 #include "graph/pattern/pattern.h"
 
 namespace anvil::codegen {
@@ -43,7 +44,8 @@ struct ExternalRegion {
 
 struct ExternalCompiler {
     std::string name;
-    PatternTable (*pattern_table)();
+    // The composites it takes from a graph whose kernels are compiled for `target`.
+    PatternTable (*pattern_table)(const Target& target);
     // Every region of a module for this compiler, in the bytes its runtime library reads.
     // UserError at a region's location naming what the compiler cannot compute.
     std::string (*codegen)(const std::vector<ExternalRegion>& regions);

@@ -4,10 +4,11 @@
 // in convert_signal_rfft.cpp, the noise reduction and the logarithm in convert_signal_noise.cpp.
 //
 // Each follows TFLite Micro's kernel (signal/micro/kernels/ and signal/src/, tflite-micro
-// 90b983c) bit for bit, with two differences where that kernel's result is not defined by its
+// 90b983c) bit for bit, with one difference where that kernel's result is not defined by its
 // inputs: SignalEnergy writes 0 outside [start_index, end_index) (TFLite Micro leaves those
-// elements as the arena held them), and SignalFftAutoScale takes |-32768| as 32768 (TFLite
-// Micro's MaxAbs16 negates in int16, so a -32768 resets its running maximum).
+// elements as the arena held them).
+#include <algorithm>
+
 #include "frontend/composite_ops.h"
 #include "frontend/tflite/convert_ops.h"
 #include "frontend/tflite/signal_arithmetic.h"
@@ -22,6 +23,41 @@ namespace {
 
 constexpr DataType kInt16 = DataType::int_(16), kInt32 = DataType::int32(),
                    kUInt32 = DataType::uint(32), kUInt64 = DataType::uint(64);
+
+// TFLite Micro's MaxAbs16 of the int16 values `x` (as int32, length n), as an int32 scalar. It
+// scans with an int16 running maximum m: m = v where v > m, else m = -v where -v > m, the
+// negation stored back in int16. That is max |v| unless the signal holds a -32768, whose
+// negation wraps to m = -32768. After the last one, at index k, the next value v becomes m; m
+// stays negative while the values keep rising below 0 (each becomes m), and turns positive at
+// the first index j > k where v >= 0, or where v <= its predecessor (m = -v). From there on it
+// is max |v| again, over [j, n); without such a j the result is the last value (negative), or
+// -32768 when the signal ends with it.
+Expr max_abs16(TfContext& ctx, const Expr& x, int64_t n) {
+    auto scalar = [&](int64_t v) { return integer_scalar(ctx, kInt32, v); };
+    std::vector<int64_t> indices(static_cast<size_t>(n)), previous(indices.size());
+    for (int64_t i = 0; i < n; ++i) {
+        indices[size_t(i)] = i;
+        previous[size_t(i)] = std::max<int64_t>(i - 1, 0);
+    }
+    Expr index = integer_constant(ctx, kInt32, indices, {n});
+    Expr magnitude = ctx.call("abs", {x});
+    Expr is_min = ctx.call("equal", {x, scalar(-32768)});
+    Expr last_min = reduce_over(ctx, "max", ctx.call("where", {is_min, index, scalar(-1)}), 0);
+    Expr before = take_along(ctx, x, integer_constant(ctx, kInt32, previous, {n}), 0);
+    Expr falls = ctx.call("logical_and",
+                          {ctx.call("less_equal", {x, before}),
+                           ctx.call("greater", {index, with_scalar(ctx, "add", last_min, 1)})});
+    Expr rises_to_zero = ctx.call("greater_equal", {x, scalar(0)});
+    Expr turns = ctx.call("logical_and", {ctx.call("greater", {index, last_min}),
+                                          ctx.call("logical_or", {rises_to_zero, falls})});
+    Expr first_turn = reduce_over(ctx, "min", ctx.call("where", {turns, index, scalar(n)}), 0);
+    Expr from_turn = ctx.call("greater_equal", {index, first_turn});
+    Expr tail = reduce_over(ctx, "max", ctx.call("where", {from_turn, magnitude, scalar(0)}), 0);
+    Expr last = take_along(ctx, x, scalar(n - 1), 0);
+    Expr after_min = ctx.call("where", {ctx.call("less", {first_turn, scalar(n)}), tail, last});
+    return ctx.call("where", {ctx.call("less", {last_min, scalar(0)}),
+                              reduce_over(ctx, "max", magnitude, 0), after_min});
+}
 
 }  // namespace
 
@@ -59,15 +95,14 @@ void convert_signal_fft_auto_scale(TfContext& ctx) {
         ctx.error() << "result 1 (the scale bits) must be an int32 scalar";
     }
     Expr x = cast_to(ctx, ctx.input_tflite(0), kInt32);
-    Expr max_abs = reduce_over(ctx, "max", ctx.call("abs", {x}), 0);
-    // scale_bits = 15 - significant_bits(max), at least 0; 0 for a silent signal (TFLite Micro's
-    // MostSignificantBit32(0) is 32).
+    Expr max_abs = max_abs16(ctx, x, ctx.input_tensor(0).shape[0]);
+    // scale_bits = 15 - significant_bits(max) for a positive max; 0 for a silent signal and a
+    // negative max (TFLite Micro's MostSignificantBit32 of 0 and of a negative int16 is 32).
     Expr bits = significant_bits(ctx, cast_to(ctx, max_abs, kUInt32));
+    Expr positive = ctx.call("greater", {max_abs, integer_scalar(ctx, kInt32, 0)});
     Expr scale_bits =
-        ctx.call("maximum", {ctx.call("subtract", {integer_scalar(ctx, kInt32, 15), bits}),
-                             integer_scalar(ctx, kInt32, 0)});
-    scale_bits = ctx.call("where", {ctx.call("equal", {max_abs, integer_scalar(ctx, kInt32, 0)}),
-                                    integer_scalar(ctx, kInt32, 0), scale_bits});
+        ctx.call("where", {positive, ctx.call("subtract", {integer_scalar(ctx, kInt32, 15), bits}),
+                           integer_scalar(ctx, kInt32, 0)});
     Expr y = ctx.call("left_shift", {x, scale_bits});
     ctx.set_output(0, cast_to(ctx, y, kInt16));
     ctx.set_output(1, scale_bits);
@@ -149,6 +184,13 @@ void convert_signal_filter_bank(TfContext& ctx) {
             terms[c].emplace_back(first_bin[c] + j, unweights[first_weight[c] + j]);
         }
         longest = std::max(longest, terms[c].size());
+    }
+    // The table below is channels x longest: bounded, as a malformed model could make it huge
+    // (every channel spanning the same 32767 weights). Real front ends have a few thousand.
+    constexpr size_t kMostTerms = size_t{1} << 22;
+    if (size_t(channels) * longest > kMostTerms) {
+        ctx.error() << "the filter bank's table of " << channels << " channels by up to " << longest
+                    << " terms exceeds " << kMostTerms << " terms";
     }
     std::vector<int64_t> index(size_t(channels) * longest, 0), weight(index.size(), 0);
     for (size_t c = 0; c < terms.size(); ++c) {

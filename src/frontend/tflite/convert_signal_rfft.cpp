@@ -19,6 +19,7 @@
 #include "frontend/tflite/convert_ops.h"
 #include "frontend/tflite/signal_arithmetic.h"
 #include "frontend/tflite/tflite_schema.h"
+#include "ops/transform.h"
 
 namespace anvil::frontend::tflite {
 
@@ -133,6 +134,14 @@ public:
         const DataType i32 = DataType::int32();
         Expr sum = ctx_.call("add", {cast_to(ctx_, a, i32), cast_to(ctx_, b, i32)});
         return cast_to(ctx_, with_scalar(ctx_, "right_shift", sum, 1), scalar_);
+    }
+    // HALF_OF(a - b), the difference in C's int as the sum above (negating b in the scalar
+    // type first would wrap at -32768).
+    Expr half_of_difference(const Expr& a, const Expr& b) const {
+        if (!fixed()) return ctx_.call("multiply", {sub(a, b), constant({0.5}, {})});
+        const DataType i32 = DataType::int32();
+        Expr difference = ctx_.call("subtract", {cast_to(ctx_, a, i32), cast_to(ctx_, b, i32)});
+        return cast_to(ctx_, with_scalar(ctx_, "right_shift", difference, 1), scalar_);
     }
     // HALF_OF(x) of one stored value.
     Expr half_of(const Expr& a) const {
@@ -264,6 +273,13 @@ private:
     std::vector<std::pair<int64_t, int64_t>> factors_;
 };
 
+// Zeros of the scalar type in `shape`: one broadcast element, whatever the frame count.
+Expr zeros(const TfContext& ctx, const KissArithmetic& k, std::vector<int64_t> shape) {
+    auto [attrs, a] = new_attrs<ops::BroadcastToAttrs>();
+    a->shape = std::move(shape);
+    return ctx.call("broadcast_to", {k.constant({0}, {})}, attrs);
+}
+
 }  // namespace
 
 void convert_signal_rfft(TfContext& ctx) {
@@ -310,9 +326,7 @@ void convert_signal_rfft(TfContext& ctx) {
     KissArithmetic k(ctx, type);
     Expr x = reshape_to(ctx, ctx.input_tflite(0), {frames, length});
     if (length < fft_length) {  // zero-padded at the end
-        Expr zeros = k.constant(std::vector<double>(size_t(frames * (fft_length - length)), 0.0),
-                                {frames, fft_length - length});
-        x = concatenate_along(ctx, {x, zeros}, 1);
+        x = concatenate_along(ctx, {x, zeros(ctx, k, {frames, fft_length - length})}, 1);
     }
     // z[j] = x[2j] + i x[2j + 1]
     Expr pairs = reshape_to(ctx, x, {frames, half, 2});
@@ -348,8 +362,8 @@ void convert_signal_rfft(TfContext& ctx) {
             k.c_mul(f2k, {k.constant(tw_re, {pairs_count}), k.constant(tw_im, {pairs_count})});
         first_re = k.half_of_sum(f1k.re, tw.re);
         first_im = k.half_of_sum(f1k.im, tw.im);
-        second_re = k.half_of_sum(f1k.re, k.neg(tw.re));
-        second_im = k.half_of_sum(tw.im, k.neg(f1k.im));
+        second_re = k.half_of_difference(f1k.re, tw.re);
+        second_im = k.half_of_difference(tw.im, f1k.im);
     }
     // Candidates [dc, first(1..K), second(1..K), nyquist]; bin b takes the one kiss_fftr's loop
     // writes last (the mirrored store of step half - b when there is one at or after step b).
@@ -361,7 +375,7 @@ void convert_signal_rfft(TfContext& ctx) {
         bool mirrored_store = j >= 1 && j <= pairs_count && (b > pairs_count || j >= b);
         pick[size_t(b)] = mirrored_store ? 1 + pairs_count + (j - 1) : 1 + (b - 1);
     }
-    Expr zero = k.constant(std::vector<double>(size_t(frames), 0.0), {frames, 1});
+    Expr zero = zeros(ctx, k, {frames, 1});
     std::vector<Expr> re_parts = {k.add(dc.re, dc.im)}, im_parts = {zero};
     if (pairs_count > 0) {
         re_parts.insert(re_parts.end(), {first_re, second_re});

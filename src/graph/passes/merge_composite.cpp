@@ -22,7 +22,7 @@ IRModule merge_composite(const IRModule& m, const codegen::PatternTable& table) 
 IRModule merge_composite(const IRModule& m, const PassContext& ctx) {
     codegen::PatternTable table;
     for (const auto& name : ctx.target.external_compilers) {
-        codegen::PatternTable t = codegen::external_compiler(name).pattern_table();
+        codegen::PatternTable t = codegen::external_compiler(name).pattern_table(ctx.target);
         table.insert(table.end(), t.begin(), t.end());
     }
     return table.empty() ? m : merge_composite(m, table);

@@ -68,7 +68,7 @@ TestModel window(const Options& options, int8_t input_type = type::kInt16,
 
 const Options kShift12 = [](flexbuffers::Builder& b) { b.Int("shift", 12); };
 
-TEST(TfliteSignal, ImportsEachOperator) {
+TEST(TfliteSignal, ImportsAWellFormedWindow) {
     EXPECT_EQ(graph::type_str(import_tflite(window(kShift12)).main()->body->type),
               "Tensor[(2, 8), int16]");
 }
@@ -99,6 +99,27 @@ TEST(TfliteSignal, RefusesMalformedCustomOptions) {
     EXPECT_MESSAGE(
         import_tflite(window([](flexbuffers::Builder& b) { b.UInt("shift", uint64_t(1) << 40); })),
         "its custom option 'shift' is 1099511627776, outside [0, 31]");
+}
+
+// Models over 2 GiB keep custom options past the flatbuffer, at an offset of the file.
+TEST(TfliteSignal, ReadsCustomOptionsPastTheFlatbuffer) {
+    TestModel m = window(kShift12);
+    std::vector<uint8_t> options = m.operators[0].custom_options;
+    m.operators[0].custom_options.clear();
+    m.operators[0].large_custom_options_offset = 1;  // a placeholder of the same size
+    m.operators[0].large_custom_options_size = options.size();
+    size_t flatbuffer_size = testing::build_tflite(m).size();
+    m.operators[0].large_custom_options_offset = flatbuffer_size;
+    std::vector<uint8_t> bytes = testing::build_tflite(m);
+    ASSERT_EQ(bytes.size(), flatbuffer_size);
+    bytes.insert(bytes.end(), options.begin(), options.end());
+    auto import = [](const std::vector<uint8_t>& b) {
+        return from_tflite_bytes(
+            std::string_view(reinterpret_cast<const char*>(b.data()), b.size()), {}, "t.tflite");
+    };
+    EXPECT_EQ(graph::type_str(import(bytes).main()->body->type), "Tensor[(2, 8), int16]");
+    bytes.pop_back();
+    EXPECT_MESSAGE(import(bytes), "its custom options lie outside the file");
 }
 
 TEST(TfliteSignal, RefusesWindowsThatDoNotFit) {
@@ -204,6 +225,27 @@ TEST(TfliteSignal, RefusesFilterBanksOutsideTheirData) {
                    "or the 6 weights");
     EXPECT_MESSAGE(import_tflite(filter_bank({1, 3, 5}, 6, 3)),
                    "the result must hold num_channels = 2 values");
+}
+
+// Every channel spanning the same 32767 weights: a table of channels x 65534 terms, refused
+// before it is built.
+TEST(TfliteSignal, RefusesFilterBanksWhoseTableWouldBeHuge) {
+    const int16_t width = 32767;
+    const int32_t channels = 100;
+    auto i16 = [](std::vector<int16_t> v) {
+        int32_t n = int32_t(v.size());
+        return tensor({n}, type::kInt16, bytes_of(v));
+    };
+    std::vector<int16_t> weights(size_t(width), 7), zeros(size_t(channels + 1), 0),
+        widths(size_t(channels + 1), width);
+    TestModel m = custom_model("SignalFilterBank",
+                               {tensor({width}, type::kUInt32), i16(weights), i16(weights),
+                                i16(zeros), i16(zeros), i16(widths)},
+                               {tensor({channels}, type::kUInt64)},
+                               [&](flexbuffers::Builder& b) { b.Int("num_channels", channels); });
+    EXPECT_MESSAGE(import_tflite(m),
+                   "the filter bank's table of 100 channels by up to 65534 terms exceeds 4194304 "
+                   "terms");
 }
 
 TEST(TfliteSignal, RefusesNoiseStagesOfMismatchedLengths) {

@@ -49,6 +49,8 @@ struct TestOperator {
     std::string custom_code;              // for CUSTOM (32)
     std::vector<uint8_t> custom_options;  // a CUSTOM operator's options, when not empty
     uint8_t custom_options_format = 0;
+    // The options at an offset of the file instead (models over 2 GiB); 0: none.
+    uint64_t large_custom_options_offset = 0, large_custom_options_size = 0;
     int32_t version = 1;
 };
 
@@ -168,6 +170,12 @@ inline std::vector<uint8_t> build_tflite(const TestModel& m) {
         }
         if (!custom_options.IsNull()) {
             b.AddOffset(vt(tfl::operator_field::kCustomOptions), custom_options);
+        }
+        if (op.large_custom_options_offset != 0) {
+            b.AddElement<uint64_t>(vt(tfl::operator_field::kLargeCustomOptionsOffset),
+                                   op.large_custom_options_offset, 0);
+            b.AddElement<uint64_t>(vt(tfl::operator_field::kLargeCustomOptionsSize),
+                                   op.large_custom_options_size, 0);
         }
         if (op.custom_options_format != 0) {
             b.AddElement<uint8_t>(vt(tfl::operator_field::kCustomOptionsFormat),

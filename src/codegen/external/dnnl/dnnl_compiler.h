@@ -25,7 +25,9 @@ namespace anvil::codegen::dnnl {
 
 const ExternalCompiler& dnnl_compiler();
 
-PatternTable dnnl_pattern_table();
+// The composites oneDNN takes for kernels compiled for `target`: the int8 layers only where
+// oneDNN computes them exactly on its CPUs (sums_int8_exactly).
+PatternTable dnnl_pattern_table(const Target& target);
 std::vector<std::pair<std::string, SupportCheck>> dnnl_support_checks();
 std::string dnnl_codegen(const std::vector<ExternalRegion>& regions);
 
@@ -58,6 +60,7 @@ LayerChain read_layer_chain(const graph::Expr& root);
 // (ONNX QLinearConv) and fixed-point ("int64") roundings may differ by one step where the
 // products round apart.
 // `valid` is false when the chain is not of that form.
+// (Which of these oneDNN computes exactly depends on the CPU: sums_int8_exactly.)
 struct QnnLayer {
     bool valid = false;
     const graph::Call* core = nullptr;  // qnn.conv2d or qnn.dense
@@ -74,6 +77,15 @@ struct QnnLayer {
 };
 // `padded`: the data is an nn.pad (folded into the convolution's padding), not read as data.
 QnnLayer read_qnn_layer(const graph::Expr& root, bool padded);
+
+// Whether oneDNN's int8 kernels compute `layer` exactly on CPUs that run code for `target`. With
+// VNNI (AVX-512 or AVX) or AMX they sum u8 x s8 products in int32, as does everything on other
+// architectures. On x86 CPUs without them (AVX2, AVX-512 before Cascade Lake) their kernels add
+// pairs of products in int16 with saturation (vpmaddubsw) first, which is exact only while every
+// |weight| <= 64 (255 * 64 * 2 < 2^15: onnxruntime's and PyTorch's reduce_range keep to 7 bits
+// for this), and their convolutions of int8 data halve the weights (oneDNN's scale adjustment
+// against that saturation), rounding odd ones. Such layers stay native.
+bool sums_int8_exactly(const QnnLayer& layer, const Target& target);
 
 // Whether oneDNN computes this activation call (relu, clip, gelu, sigmoid, tanh, ...) as an
 // eltwise primitive or post-op.

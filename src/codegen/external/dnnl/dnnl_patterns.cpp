@@ -360,10 +360,34 @@ QnnLayer read_qnn_layer(const graph::Expr& root, bool padded) {
     return layer;
 }
 
-PatternTable dnnl_pattern_table() {
+bool sums_int8_exactly(const QnnLayer& layer, const Target& target) {
+    const std::string& triple = target.mtriple;
+    bool x86 = triple.starts_with("x86_64") ||
+               (triple.size() > 4 && triple[0] == 'i' && triple.substr(2, 3) == "86-");
+    if (!x86 || target.has_feature("avx512vnni") || target.has_feature("avxvnni") ||
+        target.has_feature("amx-int8")) {
+        return true;
+    }
+    if (layer.core->op->name == "qnn.conv2d" &&
+        layer.data->type.as<graph::TensorType>()->dtype == DataType::int_(8)) {
+        return false;
+    }
+    // read_qnn_layer checked that the weights are an int8 constant.
+    const runtime::NDArray& weights = layer.core->args[1].as<graph::Constant>()->data;
+    const auto* w = static_cast<const int8_t*>(weights.raw_data());
+    return std::all_of(w, w + weights.num_elements(), [](int8_t v) { return v >= -64 && v <= 64; });
+}
+
+PatternTable dnnl_pattern_table(const Target& target) {
     auto check = [](const graph::Expr& root) { return read_layer_chain(root).valid; };
-    auto check_qnn = [](const graph::Expr& root) { return read_qnn_layer(root, false).valid; };
-    auto check_padded = [](const graph::Expr& root) { return read_qnn_layer(root, true).valid; };
+    auto qnn_check = [target](bool padded) {
+        return [target, padded](const graph::Expr& root) {
+            QnnLayer layer = read_qnn_layer(root, padded);
+            return layer.valid && sums_int8_exactly(layer, target);
+        };
+    };
+    auto check_qnn = qnn_check(false);
+    auto check_padded = qnn_check(true);
     DFPattern conv = is_op("nn.conv2d")({wildcard(), is_constant()});
     DFPattern dense = is_op("nn.dense")({wildcard(), is_constant()});
     // [pad ->] core [+ bias] -> requantize [-> clip] [-> cast], every operand but the data

@@ -49,6 +49,20 @@ public:
 private:
     int threads_;
 };
+// Whether oneDNN's int8 kernels on this CPU sum u8 x s8 products in int32 (VNNI, AMX, and every
+// CPU but x86 ones), not pairs of them in saturating int16 first.
+bool sums_int8_in_int32() {
+#if defined(__x86_64__) || defined(__i386__)
+    auto isa = static_cast<unsigned>(::dnnl::get_effective_cpu_isa());
+    auto has = [isa](::dnnl::cpu_isa want) {
+        return (isa & static_cast<unsigned>(want)) == static_cast<unsigned>(want);
+    };
+    return has(::dnnl::cpu_isa::avx512_core_vnni) || has(::dnnl::cpu_isa::avx2_vnni);
+#else
+    return true;
+#endif
+}
+
 using tag = ::dnnl::memory::format_tag;
 using dt = ::dnnl::memory::data_type;
 using ::dnnl::memory;
@@ -134,6 +148,11 @@ public:
     const std::string& symbol() const { return symbol_; }
 
     void run(const runtime::Args& args) {
+        if (saturating_layer_) {
+            user_error() << symbol_ << ": an int8 layer compiled for a CPU with VNNI or AMX; "
+                         << "oneDNN's kernels on this CPU, which has neither, would saturate its "
+                            "sums: compile the model for this CPU";
+        }
         size_t n = inputs_.size() + outputs_.size();
         if (static_cast<size_t>(args.size()) != n) {
             user_error() << symbol_ << ": called with " << args.size() << " arguments, expected "
@@ -415,8 +434,24 @@ private:
         }
     }
 
+    // The compiler offloads an int8 layer only where oneDNN sums it exactly on the CPUs of its
+    // target (sums_int8_exactly, dnnl_compiler.h). A library compiled for a CPU with VNNI and
+    // run on one without would compute saturated sums instead: it loads (to be exported by a
+    // cross-compile) but refuses to run.
+    bool sums_int8_exactly_here(const json& step, bool conv) const {
+        static const bool exact_anyway = sums_int8_in_int32();
+        if (exact_anyway) return true;
+        int src = step.at("src"), w = step.at("weights");
+        const auto* weights = reinterpret_cast<const int8_t*>(constant_[w]);
+        if (!weights || (conv && dtypes_[src] == dt::s8)) return false;
+        size_t n = 1;
+        for (int64_t d : shapes_[w]) n *= static_cast<size_t>(d);
+        return std::all_of(weights, weights + n, [](int8_t v) { return v >= -64 && v <= 64; });
+    }
+
     void layer(const json& step, bool conv) {
         const json* q = step.contains("quantized") ? &step["quantized"] : nullptr;
+        if (q && !sums_int8_exactly_here(step, conv)) saturating_layer_ = true;
         if (q && !conv) return quantized_dense(step, *q);
         int src = step.at("src"), w = step.at("weights"), bias = step.at("bias");
         int sum = step.at("sum"), dst = step.at("dst");
@@ -629,8 +664,9 @@ private:
     std::vector<std::pair<::dnnl::primitive, std::unordered_map<int, memory>>> steps_;
     std::vector<memory::desc> scratchpads_;  // each step's
     std::vector<int> threads_;               // each step's OpenMP team
-    int step_threads_ = 1;                   // the team of the step being created
-    int step_threads_max_ = 1;               // the largest team of a step
+    bool saturating_layer_ = false;  // an int8 layer oneDNN would not sum exactly on this CPU
+    int step_threads_ = 1;           // the team of the step being created
+    int step_threads_max_ = 1;       // the largest team of a step
     memory scratchpad_;
     std::mutex mutex_;  // the steps share their memories: one call at a time
 };
