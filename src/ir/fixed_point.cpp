@@ -16,6 +16,7 @@ public:
 
     DataType i32() const { return DataType::int32().with_lanes(lanes_); }
     DataType i64() const { return DataType::int64().with_lanes(lanes_); }
+    DataType u64() const { return DataType::uint(64).with_lanes(lanes_); }
     PrimExpr c32(int64_t v) const { return make_const(i32(), static_cast<double>(v)); }
     PrimExpr c64(int64_t v) const { return make_const(i64(), static_cast<double>(v)); }
     static PrimExpr shift_left(const PrimExpr& a, const PrimExpr& n) {
@@ -31,26 +32,28 @@ private:
 
 // TFLite's MultiplyByQuantizedMultiplier: a left shift first (saturated to int32, where TFLite's
 // int32 arithmetic would overflow), SaturatingRoundingDoublingHighMul (the high half of 2 * a * m,
-// rounded half away from zero), then RoundingDivideByPOT. `shift` is int64 in [-31, 30].
+// rounded), then RoundingDivideByPOT. `shift` is int32 in [-31, 30]. Everything but the product
+// runs on int32 lanes: x86 before AVX-512 has no 64-bit min, max or arithmetic shift, and a
+// vector holds twice as many 32-bit lanes.
 PrimExpr tflite_rounding(const Lanes& l, const PrimExpr& x, const PrimExpr& m,
                          const PrimExpr& shift, const BindValue& bind) {
     // x << left saturated on int32 lanes: x beyond INT32_MAX >> left (or below
     // INT32_MIN >> left) saturates. left is in [0, 30].
-    PrimExpr left = bind(cast(l.i32(), max(shift, l.c64(0))));
+    PrimExpr left = bind(max(shift, l.c32(0)));
     PrimExpr a = bind(select(x > Lanes::shift_right(l.c32(INT32_MAX), left), l.c32(INT32_MAX),
                              select(x < Lanes::shift_right(l.c32(INT32_MIN), left),
                                     l.c32(INT32_MIN), Lanes::shift_left(x, left))));
     // a and m as sign-extended int32 values: their product is one 32 x 32 -> 64 multiply
-    // (vpmuldq), not a full 64-bit one. |a * m| < 2^62.
-    PrimExpr ab = bind(cast(l.i64(), a) * cast(l.i64(), m));
-    PrimExpr t =
-        bind(ab + select(ab >= l.c64(0), l.c64(int64_t(1) << 30), l.c64(1 - (int64_t(1) << 30))));
-    // t / 2^31 truncated toward zero, as shifts (a negative value is biased by 2^31 - 1 first)
-    // that vectorize where a division may not. The result fits int32: the rest runs on 32-bit
-    // lanes, twice as many per vector; every shift amount is in [0, 31] and no step overflows.
-    PrimExpr bias = select(t < l.c64(0), l.c64((int64_t(1) << 31) - 1), l.c64(0));
-    PrimExpr high = bind(cast(l.i32(), Lanes::shift_right(t + bias, l.c64(31))));
-    PrimExpr right = bind(cast(l.i32(), max(l.c64(0) - shift, l.c64(0))));
+    // (vpmuldq), not a full 64-bit one. |a * m| < 2^62 (m < 2^31).
+    PrimExpr ab = cast(l.i64(), a) * cast(l.i64(), m);
+    // SaturatingRoundingDoublingHighMul is (ab + nudge) / 2^31 truncated toward zero, the nudge
+    // 2^30 for ab >= 0 and 1 - 2^30 below. Below 0 that truncation is the floor of
+    // (ab + nudge + 2^31 - 1) / 2^31, so both cases are floor((ab + 2^30) / 2^31): one add and
+    // one shift. The result fits int32 (|ab| < 2^62), so the shift may be a logical one: it
+    // leaves the same low 32 bits.
+    PrimExpr nudged = cast(l.u64(), ab + l.c64(int64_t(1) << 30));
+    PrimExpr high = bind(cast(l.i32(), Lanes::shift_right(nudged, make_const(l.u64(), 31.0))));
+    PrimExpr right = bind(max(l.c32(0) - shift, l.c32(0)));
     PrimExpr floor_part = bind(Lanes::shift_right(high, right));
     PrimExpr remainder = high - Lanes::shift_left(floor_part, right);
     // (2^right - 1) >> 1 without forming 2^31 (the unselected arm's shift by -1 is never used).
@@ -64,7 +67,7 @@ PrimExpr tflite_rounding(const Lanes& l, const PrimExpr& x, const PrimExpr& m,
 // (TONEAREST), saturated to int32. Every shift amount is in [0, 62].
 PrimExpr int64_rounding(const Lanes& l, const PrimExpr& x, const PrimExpr& m, const PrimExpr& shift,
                         bool to_nearest, const BindValue& bind) {
-    PrimExpr total = bind(l.c64(31) - shift);  // in [1, 62]
+    PrimExpr total = bind(l.c64(31) - cast(l.i64(), shift));  // in [1, 62]
     PrimExpr v = bind(cast(l.i64(), x) * cast(l.i64(), m));
     PrimExpr half = Lanes::shift_left(l.c64(1), total - l.c64(1));
     if (to_nearest) half = half - select(v < l.c64(0), l.c64(1), l.c64(0));
@@ -84,7 +87,7 @@ PrimExpr expand_fixed_point_multiply(const std::string& name, const PrimExpr& x,
     Lanes l(lanes);
     // Any int32 shift is accepted: one outside [-31, 30] (which qnn's fixed_point_of never
     // makes) is clamped, so that every shift of the expansion stays defined.
-    PrimExpr shift = bind(min(max(cast(l.i64(), s), l.c64(-31)), l.c64(30)));
+    PrimExpr shift = bind(min(max(s, l.c32(-31)), l.c32(30)));
     if (name == intrin::kFixedPointMultiplyTflite) return tflite_rounding(l, x, m, shift, bind);
     ANVIL_CHECK(name == intrin::kFixedPointMultiplyUpward ||
                 name == intrin::kFixedPointMultiplyToNearest)

@@ -184,6 +184,22 @@ private:
         return minus_zero_point(cast(q, t), zp, axis);
     }
 
+    // int8 data `x` with a scalar zero point `zx` as uint8 data x + 128 with zero point zx + 128:
+    // the same differences, in the type whose words of 4 channels the blocked convolutions read
+    // (dot_u8s8: blockable_convs.cpp); int8 data would stay in a widened NCHW convolution. The
+    // shift is elementwise, so it fuses into the producer's kernel; TFLite's activations after a
+    // ReLU (zero point -128) then need no correction at all.
+    void shift_to_uint8(Expr* x, Expr* zx) {
+        if (tensor_of(*x).dtype != DataType::int_(8) || tensor_of(*zx).ndim() != 0) return;
+        Expr wide = call("add", {cast(*x, DataType::int32()),
+                                 make_constant_of({}, DataType::int32(), {128}, loc_)});
+        *x = cast(wide, DataType::uint(8));
+        std::optional<std::vector<double>> zero_point = constant_values(*zx);
+        *zx = zero_point ? make_constant_of({}, DataType::int32(), {(*zero_point)[0] + 128}, loc_)
+                         : call("add", {cast(*zx, DataType::int32()),
+                                        make_constant_of({}, DataType::int32(), {128}, loc_)});
+    }
+
     // The integer products: nn.conv2d / nn.conv2d_transpose / nn.dense / nn.batch_matmul with
     // out_dtype int32 on the operands less their zero points. Where the data's zero point is a
     // scalar and the product is a convolution or dense with a weight (the usual case), the data
@@ -193,9 +209,12 @@ private:
     Expr product(const Call& c) {
         const std::string& name = c.op->name;
         const auto& args = c.args;
-        const Expr& x = args[0];
-        const Expr& zx = args[2];
+        Expr x = args[0];
+        Expr zx = args[2];
         bool weighted = name == "qnn.conv2d" || name == "qnn.dense";
+        if (name == "qnn.conv2d" && attrs_of<ops::QnnConv2DAttrs>(c).groups == 1) {
+            shift_to_uint8(&x, &zx);
+        }
         // The axis of b that a per-channel zero point runs along: output channels.
         Expr w = centered(args[1], args[3], name == "qnn.conv2d_transpose" ? 1 : 0);
         bool raw_data = weighted && uniform_value(zx) != 0.0 && tensor_of(zx).ndim() == 0;

@@ -28,6 +28,31 @@ TEST(CanonicalizeQnn, LeavesNoQnnOp) {
     EXPECT_NE(text.find("fixed_point_multiply(%0, 1073741824, 2)"), std::string::npos) << text;
 }
 
+// int8 data of a convolution is read as uint8 data x + 128 with zero point + 128 (the type of the
+// blocked convolutions' words); a TFLite activation after a ReLU (zero point -128) then needs no
+// zero-point correction. Depthwise convolutions block int8 data as it is.
+TEST(CanonicalizeQnn, ConvolutionsReadInt8DataAsUint8) {
+    const std::string params = "%x: Tensor[(1, 3, 4, 4), int8], %w: Tensor[(4, 3, 1, 1), int8]";
+    IRModule relu = canonical(
+        "  qnn.conv2d(%x, %w, -128, 0, 0.5f, 0.25f, channels=4, kernel_size=[1, 1])", params);
+    EXPECT_EQ(op_names(relu.main()->body),
+              (std::vector<std::string>{"cast", "add", "cast", "nn.conv2d"}));
+    EXPECT_NE(print(relu).find("Tensor[(1, 3, 4, 4), uint8]"), std::string::npos) << print(relu);
+    IRModule padded = canonical(
+        "  qnn.conv2d(%x, %w, 5, 0, 0.5f, 0.25f, padding=[1, 1, 1, 1], "
+        "channels=4, kernel_size=[1, 1])",
+        params);
+    EXPECT_EQ(op_names(padded.main()->body),
+              (std::vector<std::string>{"cast", "add", "cast", "cast", "nn.pad", "nn.conv2d",
+                                        "cast", "sum", "reshape", "multiply", "subtract"}));
+    EXPECT_NE(print(padded).find("133"), std::string::npos) << print(padded);  // 5 + 128
+    IRModule depthwise = canonical(
+        "  qnn.conv2d(%x, %w, 5, 0, 0.5f, 0.25f, groups=3, channels=3, "
+        "kernel_size=[1, 1])",
+        "%x: Tensor[(1, 3, 4, 4), int8], %w: Tensor[(3, 1, 1, 1), int8]");
+    EXPECT_EQ(print(depthwise).find("uint8"), std::string::npos) << print(depthwise);
+}
+
 TEST(CanonicalizeQnn, Errors) {
     const std::string q = "%q: Tensor[(2, 3), int8], %s: Tensor[(), float32]";
     EXPECT_MESSAGE(canonical("  qnn.requantize(%q, %s, 0, 0.5f, 0)", q),
