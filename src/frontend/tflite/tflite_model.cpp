@@ -95,9 +95,7 @@ public:
             size_t at = reinterpret_cast<const uint8_t*>(v->Data()) - bytes_.data() +
                         size_t{i} * sizeof(flatbuffers::uoffset_t);
             if (!verifier_.VerifyOffset(at)) fail(item + " lies outside the file");
-            const Table* entry = v->Get(i);
-            if (!entry) fail(item + " is missing");
-            out.push_back(checked_table(entry, item));
+            out.push_back(checked_table(v->Get(i), item));
         }
         return out;
     }

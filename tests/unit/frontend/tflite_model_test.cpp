@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <functional>
 
@@ -102,6 +103,15 @@ TEST(TfliteModel, EverySingleByteCorruptionIsHandled) {
     }
 }
 
+// Finds `prefixed` (a uint32 length and the first bytes it counts) in `bytes` and makes that
+// length reach past the end of the file.
+void overlong_at(std::vector<uint8_t>& bytes, const std::vector<uint8_t>& prefixed) {
+    auto at = std::search(bytes.begin(), bytes.end(), prefixed.begin(), prefixed.end());
+    ASSERT_NE(at, bytes.end());
+    const uint8_t huge[4] = {0x00, 0xff, 0xff, 0x7f};
+    std::copy(huge, huge + 4, at);
+}
+
 struct BadFile {
     const char* what;
     std::function<void(std::vector<uint8_t>&)> corrupt;
@@ -128,6 +138,18 @@ INSTANTIATE_TEST_SUITE_P(
                 "the file identifier is not \"TFL3\""},
         BadFile{"root offset", [](auto& b) { b[0] = 0xf0, b[1] = 0xff, b[2] = 0xff, b[3] = 0x7f; },
                 nullptr, "the root table's offset lies outside the file"},
+        // Tensor 1's name "w" (length 1, the byte and its terminating zero).
+        BadFile{"string",
+                [](auto& b) {
+                    overlong_at(b, {1, 0, 0, 0, 'w', 0});
+                },
+                nullptr, "is not a string inside the file"},
+        // Its data: 48 bytes of 0.5f.
+        BadFile{"vector",
+                [](auto& b) {
+                    overlong_at(b, {48, 0, 0, 0, 0, 0, 0, 0x3f});
+                },
+                nullptr, "is not a vector inside the file"},
         BadFile{"version", nullptr, [](TestModel& m) { m.version = 2; },
                 "schema version 2 (the importer reads version 3)"},
         BadFile{"short data", nullptr, [](TestModel& m) { m.tensors[1].data.resize(40); },
