@@ -332,7 +332,7 @@ TEST(DnnlQnn, LayersWhoseSumsWouldSaturateStayNativeWithoutVnni) {
 }
 
 // A library compiled for a CPU with VNNI (here AVX-VNNI, whose kernels run on any AVX2 CPU) runs
-// its int8 layers where oneDNN has VNNI, and refuses to load where it would saturate.
+// its int8 layers where oneDNN has VNNI, and refuses to run them where they would saturate.
 TEST(DnnlQnn, LayersCompiledForVnniAreRefusedOnCpusWithoutIt) {
     auto x = tensor_var("x", {1, 8, 6, 6}, DataType::uint(8));
     Expr c =

@@ -34,6 +34,7 @@ constexpr DataType kInt16 = DataType::int_(16), kInt32 = DataType::int32(),
 // -32768 when the signal ends with it.
 Expr max_abs16(TfContext& ctx, const Expr& x, int64_t n) {
     auto scalar = [&](int64_t v) { return integer_scalar(ctx, kInt32, v); };
+    if (n == 0) return scalar(0);
     std::vector<int64_t> indices(static_cast<size_t>(n)), previous(indices.size());
     for (int64_t i = 0; i < n; ++i) {
         indices[size_t(i)] = i;
@@ -95,7 +96,7 @@ void convert_signal_fft_auto_scale(TfContext& ctx) {
         ctx.error() << "result 1 (the scale bits) must be an int32 scalar";
     }
     Expr x = cast_to(ctx, ctx.input_tflite(0), kInt32);
-    Expr max_abs = max_abs16(ctx, x, ctx.input_tensor(0).shape[0]);
+    Expr max_abs = max_abs16(ctx, x, ctx.static_count(ctx.input_tflite(0), "the input"));
     // scale_bits = 15 - significant_bits(max) for a positive max; 0 for a silent signal and a
     // negative max (TFLite Micro's MostSignificantBit32 of 0 and of a negative int16 is 32).
     Expr bits = significant_bits(ctx, cast_to(ctx, max_abs, kUInt32));
@@ -173,9 +174,19 @@ void convert_signal_filter_bank(TfContext& ctx) {
     if (ctx.output_tensor(0).shape[0] != channels) {
         ctx.error() << "the result must hold num_channels = " << channels << " values";
     }
+    // The table below is channels x longest: bounded first, as a malformed model could make it
+    // huge (every channel spanning the same 32767 weights). Real front ends have a few thousand.
+    size_t longest = 1;
+    for (int64_t c = 0; c < channels; ++c) {
+        longest = std::max(longest, size_t(width[c] + width[c + 1]));
+    }
+    constexpr size_t kMostTerms = size_t{1} << 22;
+    if (size_t(channels) * longest > kMostTerms) {
+        ctx.error() << "the filter bank's table of " << channels << " channels by up to " << longest
+                    << " terms exceeds " << kMostTerms << " terms";
+    }
     // Each result channel as a padded list of (bin, weight) terms.
     auto terms = std::vector<std::vector<std::pair<int64_t, int64_t>>>(size_t(channels));
-    size_t longest = 1;
     for (int64_t c = 0; c < channels; ++c) {
         for (int64_t j = 0; j < width[c + 1]; ++j) {
             terms[c].emplace_back(first_bin[c + 1] + j, weights[first_weight[c + 1] + j]);
@@ -183,14 +194,6 @@ void convert_signal_filter_bank(TfContext& ctx) {
         for (int64_t j = 0; j < width[c]; ++j) {
             terms[c].emplace_back(first_bin[c] + j, unweights[first_weight[c] + j]);
         }
-        longest = std::max(longest, terms[c].size());
-    }
-    // The table below is channels x longest: bounded, as a malformed model could make it huge
-    // (every channel spanning the same 32767 weights). Real front ends have a few thousand.
-    constexpr size_t kMostTerms = size_t{1} << 22;
-    if (size_t(channels) * longest > kMostTerms) {
-        ctx.error() << "the filter bank's table of " << channels << " channels by up to " << longest
-                    << " terms exceeds " << kMostTerms << " terms";
     }
     std::vector<int64_t> index(size_t(channels) * longest, 0), weight(index.size(), 0);
     for (size_t c = 0; c < terms.size(); ++c) {

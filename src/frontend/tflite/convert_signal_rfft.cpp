@@ -273,7 +273,7 @@ private:
     std::vector<std::pair<int64_t, int64_t>> factors_;
 };
 
-// Zeros of the scalar type in `shape`: one broadcast element, whatever the frame count.
+// Zeros of the scalar type in `shape`.
 Expr zeros(const TfContext& ctx, const KissArithmetic& k, std::vector<int64_t> shape) {
     auto [attrs, a] = new_attrs<ops::BroadcastToAttrs>();
     a->shape = std::move(shape);
@@ -326,7 +326,11 @@ void convert_signal_rfft(TfContext& ctx) {
     KissArithmetic k(ctx, type);
     Expr x = reshape_to(ctx, ctx.input_tflite(0), {frames, length});
     if (length < fft_length) {  // zero-padded at the end
-        x = concatenate_along(ctx, {x, zeros(ctx, k, {frames, fft_length - length})}, 1);
+        // A pad, not a concatenated constant: fold_constants would make frames x padding
+        // zeros part of the model.
+        auto [attrs, a] = new_attrs<ops::PadAttrs>();
+        a->pad_width = {0, 0, 0, fft_length - length};
+        x = ctx.call("nn.pad", {x}, attrs);
     }
     // z[j] = x[2j] + i x[2j + 1]
     Expr pairs = reshape_to(ctx, x, {frames, half, 2});
@@ -375,6 +379,7 @@ void convert_signal_rfft(TfContext& ctx) {
         bool mirrored_store = j >= 1 && j <= pairs_count && (b > pairs_count || j >= b);
         pick[size_t(b)] = mirrored_store ? 1 + pairs_count + (j - 1) : 1 + (b - 1);
     }
+    // One zero per frame (as many as the frames' real parts).
     Expr zero = zeros(ctx, k, {frames, 1});
     std::vector<Expr> re_parts = {k.add(dc.re, dc.im)}, im_parts = {zero};
     if (pairs_count > 0) {

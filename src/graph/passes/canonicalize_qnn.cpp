@@ -186,9 +186,10 @@ private:
 
     // int8 data `x` with a scalar zero point `zx` as uint8 data x + 128 with zero point zx + 128:
     // the same differences, in the type whose words of 4 channels the blocked convolutions read
-    // (dot_u8s8: blockable_convs.cpp); int8 data would stay in a widened NCHW convolution. The
-    // shift is elementwise, so it fuses into the producer's kernel; TFLite's activations after a
-    // ReLU (zero point -128) then need no correction at all.
+    // (dot_u8s8: blockable_convs.cpp); int8 data would stay in a widened NCHW convolution (ONNX
+    // models with int8 activations; the TFLite import shifts its data itself). The shift is
+    // elementwise, so it fuses into the producer's kernel. Grouped and depthwise convolutions
+    // keep their data (depthwise ones block int8 data as it is).
     void shift_to_uint8(Expr* x, Expr* zx) {
         if (tensor_of(*x).dtype != DataType::int_(8) || tensor_of(*zx).ndim() != 0) return;
         Expr wide = call("add", {cast(*x, DataType::int32()),

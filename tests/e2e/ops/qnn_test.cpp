@@ -129,6 +129,13 @@ TEST(FixedPointMultiply, ClampsShiftsOutsideItsRange) {
                               one_step(1 << 20, 1 << 30, -31, false),
                               one_step(-(1 << 20), 1 << 30, -31, false)}));
     EXPECT_EQ(got[0], 3 << 29);  // 3 * 2^30 * 2^-1
+    // TFLite's rounding clamps them too, and saturates its left shift to int32: 3 << 30 and
+    // -3 << 30 become INT32_MAX and INT32_MIN, then halved by the multiplier 2^30 * 2^-31.
+    auto tflite = make_attrs<ops::FixedPointMultiplyAttrs>([](auto& a) { a.rounding = "TFLITE"; });
+    auto t = run_op("fixed_point_multiply", {x, m, s}, tflite);
+    const int32_t* saturated = t.outputs[0].data<int32_t>();
+    EXPECT_EQ(std::vector<int32_t>(saturated, saturated + 4),
+              (std::vector<int32_t>{1 << 30, -(1 << 30), 0, 0}));
 }
 
 TEST(FixedPointMultiply, BroadcastsAScalarMultiplier) {

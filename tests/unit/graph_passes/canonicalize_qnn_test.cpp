@@ -1,5 +1,7 @@
 // canonicalize_qnn's errors and what it leaves: no QNN op, constant zero points of zero dropped,
 // one fixed-point multiplier where every channel shares it.
+#include <algorithm>
+
 #include "errors/expect_message.h"
 #include "graph/parser.h"
 #include "graph/printer.h"
@@ -29,8 +31,8 @@ TEST(CanonicalizeQnn, LeavesNoQnnOp) {
 }
 
 // int8 data of a convolution is read as uint8 data x + 128 with zero point + 128 (the type of the
-// blocked convolutions' words); a TFLite activation after a ReLU (zero point -128) then needs no
-// zero-point correction. Depthwise convolutions block int8 data as it is.
+// blocked convolutions' words); an activation after a ReLU (zero point -128) then needs no
+// zero-point correction. Grouped and depthwise convolutions keep int8 data.
 TEST(CanonicalizeQnn, ConvolutionsReadInt8DataAsUint8) {
     const std::string params = "%x: Tensor[(1, 3, 4, 4), int8], %w: Tensor[(4, 3, 1, 1), int8]";
     IRModule relu = canonical(
@@ -46,6 +48,13 @@ TEST(CanonicalizeQnn, ConvolutionsReadInt8DataAsUint8) {
               (std::vector<std::string>{"cast", "add", "cast", "cast", "nn.pad", "nn.conv2d",
                                         "cast", "sum", "reshape", "multiply", "subtract"}));
     EXPECT_NE(print(padded).find("133"), std::string::npos) << print(padded);  // 5 + 128
+    // A zero point known only at run time is shifted by an add.
+    IRModule dynamic =
+        canonical("  qnn.conv2d(%x, %w, %z, 0, 0.5f, 0.25f, channels=4, kernel_size=[1, 1])",
+                  params + ", %z: Tensor[(), int32]");
+    std::vector<std::string> ops = op_names(dynamic.main()->body);
+    EXPECT_EQ(std::count(ops.begin(), ops.end(), "add"), 2) << print(dynamic);
+    EXPECT_NE(print(dynamic).find("uint8"), std::string::npos) << print(dynamic);
     IRModule depthwise = canonical(
         "  qnn.conv2d(%x, %w, 5, 0, 0.5f, 0.25f, groups=3, channels=3, "
         "kernel_size=[1, 1])",

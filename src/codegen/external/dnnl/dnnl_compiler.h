@@ -78,14 +78,18 @@ struct QnnLayer {
 // `padded`: the data is an nn.pad (folded into the convolution's padding), not read as data.
 QnnLayer read_qnn_layer(const graph::Expr& root, bool padded);
 
-// Whether oneDNN's int8 kernels compute `layer` exactly on CPUs that run code for `target`. With
-// VNNI (AVX-512 or AVX) or AMX they sum u8 x s8 products in int32, as does everything on other
-// architectures. On x86 CPUs without them (AVX2, AVX-512 before Cascade Lake) their kernels add
-// pairs of products in int16 with saturation (vpmaddubsw) first, which is exact only while every
-// |weight| <= 64 (255 * 64 * 2 < 2^15: onnxruntime's and PyTorch's reduce_range keep to 7 bits
-// for this), and their convolutions of int8 data halve the weights (oneDNN's scale adjustment
-// against that saturation), rounding odd ones. Such layers stay native.
-bool sums_int8_exactly(const QnnLayer& layer, const Target& target);
+// Whether oneDNN's int8 kernels compute every int8 layer exactly on CPUs that run code for
+// `target`: with VNNI (AVX-512 or AVX; oneDNN's avx2_vnni kernels use vpdpbusd too) or AMX they
+// sum u8 x s8 products in int32, as does everything on other architectures. On x86 CPUs without
+// them (AVX2, AVX-512 before Cascade Lake) their kernels add pairs of products in int16 with
+// saturation (vpmaddubsw) first, which is exact only while every |weight| <= 64 (255 * 64 * 2 <
+// 2^15: onnxruntime's and PyTorch's reduce_range keep to 7 bits for this), and their
+// convolutions of int8 data halve the weights (oneDNN's scale adjustment against that
+// saturation), rounding odd ones.
+bool sums_every_int8_exactly(const Target& target);
+// Whether oneDNN computes `layer` exactly: on every CPU of the target where `every_exactly`
+// (sums_every_int8_exactly), else only uint8 data with 7-bit weights. Other layers stay native.
+bool sums_int8_exactly(const QnnLayer& layer, bool every_exactly);
 
 // Whether oneDNN computes this activation call (relu, clip, gelu, sigmoid, tanh, ...) as an
 // eltwise primitive or post-op.

@@ -360,14 +360,16 @@ QnnLayer read_qnn_layer(const graph::Expr& root, bool padded) {
     return layer;
 }
 
-bool sums_int8_exactly(const QnnLayer& layer, const Target& target) {
+bool sums_every_int8_exactly(const Target& target) {
     const std::string& triple = target.mtriple;
     bool x86 = triple.starts_with("x86_64") ||
                (triple.size() > 4 && triple[0] == 'i' && triple.substr(2, 3) == "86-");
-    if (!x86 || target.has_feature("avx512vnni") || target.has_feature("avxvnni") ||
-        target.has_feature("amx-int8")) {
-        return true;
-    }
+    return !x86 || target.has_feature("avx512vnni") || target.has_feature("avxvnni") ||
+           target.has_feature("amx-int8");
+}
+
+bool sums_int8_exactly(const QnnLayer& layer, bool every_exactly) {
+    if (every_exactly) return true;
     if (layer.core->op->name == "qnn.conv2d" &&
         layer.data->type.as<graph::TensorType>()->dtype == DataType::int_(8)) {
         return false;
@@ -380,10 +382,11 @@ bool sums_int8_exactly(const QnnLayer& layer, const Target& target) {
 
 PatternTable dnnl_pattern_table(const Target& target) {
     auto check = [](const graph::Expr& root) { return read_layer_chain(root).valid; };
-    auto qnn_check = [target](bool padded) {
-        return [target, padded](const graph::Expr& root) {
+    const bool every_exactly = sums_every_int8_exactly(target);
+    auto qnn_check = [every_exactly](bool padded) {
+        return [every_exactly, padded](const graph::Expr& root) {
             QnnLayer layer = read_qnn_layer(root, padded);
-            return layer.valid && sums_int8_exactly(layer, target);
+            return layer.valid && sums_int8_exactly(layer, every_exactly);
         };
     };
     auto check_qnn = qnn_check(false);
