@@ -49,6 +49,7 @@ public:
 private:
     int threads_;
 };
+
 // Whether oneDNN's int8 kernels on this CPU sum u8 x s8 products in int32 (VNNI, AMX, and every
 // CPU but x86 ones), not pairs of them in saturating int16 first.
 bool sums_int8_in_int32() {
