@@ -15,6 +15,11 @@ struct NativeAndDnnl {
     int64_t offloaded_ops = 0;                   // how many ops oneDNN took
 };
 
+// How many ops oneDNN took of a compiled model.
+inline int64_t offloaded_ops(const driver::CompiledModel& compiled) {
+    return compiled.partition.compilers.empty() ? 0 : compiled.partition.compilers[0].ops;
+}
+
 inline NativeAndDnnl run_native_and_dnnl(const std::vector<Ref<graph::Var>>& params,
                                          const graph::Expr& body,
                                          const std::vector<runtime::NDArray>& inputs) {
@@ -25,7 +30,7 @@ inline NativeAndDnnl run_native_and_dnnl(const std::vector<Ref<graph::Var>>& par
     NativeAndDnnl r;
     r.native = driver::evaluate_lowered(native.module, native.kernels, inputs);
     r.dnnl = driver::evaluate_lowered(dnnl.module, dnnl.kernels, inputs);
-    if (!dnnl.partition.compilers.empty()) r.offloaded_ops = dnnl.partition.compilers[0].ops;
+    r.offloaded_ops = offloaded_ops(dnnl);
     return r;
 }
 

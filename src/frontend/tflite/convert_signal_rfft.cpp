@@ -128,20 +128,14 @@ public:
     Complex sub(const Complex& a, const Complex& b) const {
         return {sub(a.re, b.re), sub(a.im, b.im)};
     }
-    // HALF_OF(a + b): the sum in C's int (int32) shifted right once; float halves.
-    Expr half_of_sum(const Expr& a, const Expr& b) const {
-        if (!fixed()) return ctx_.call("multiply", {add(a, b), constant({0.5}, {})});
+    // HALF_OF(a + b) or HALF_OF(a - b) (`op` "add" or "subtract"): computed in C's int (int32),
+    // shifted right once, stored in the scalar type (negating b in the scalar type first would
+    // wrap at -32768); floats halve.
+    Expr half_of(const char* op, const Expr& a, const Expr& b) const {
+        if (!fixed()) return ctx_.call("multiply", {ctx_.call(op, {a, b}), constant({0.5}, {})});
         const DataType i32 = DataType::int32();
-        Expr sum = ctx_.call("add", {cast_to(ctx_, a, i32), cast_to(ctx_, b, i32)});
-        return cast_to(ctx_, with_scalar(ctx_, "right_shift", sum, 1), scalar_);
-    }
-    // HALF_OF(a - b), the difference in C's int as the sum above (negating b in the scalar
-    // type first would wrap at -32768).
-    Expr half_of_difference(const Expr& a, const Expr& b) const {
-        if (!fixed()) return ctx_.call("multiply", {sub(a, b), constant({0.5}, {})});
-        const DataType i32 = DataType::int32();
-        Expr difference = ctx_.call("subtract", {cast_to(ctx_, a, i32), cast_to(ctx_, b, i32)});
-        return cast_to(ctx_, with_scalar(ctx_, "right_shift", difference, 1), scalar_);
+        Expr wide = ctx_.call(op, {cast_to(ctx_, a, i32), cast_to(ctx_, b, i32)});
+        return cast_to(ctx_, with_scalar(ctx_, "right_shift", wide, 1), scalar_);
     }
     // HALF_OF(x) of one stored value.
     Expr half_of(const Expr& a) const {
@@ -273,13 +267,6 @@ private:
     std::vector<std::pair<int64_t, int64_t>> factors_;
 };
 
-// Zeros of the scalar type in `shape`.
-Expr zeros(const TfContext& ctx, const KissArithmetic& k, std::vector<int64_t> shape) {
-    auto [attrs, a] = new_attrs<ops::BroadcastToAttrs>();
-    a->shape = std::move(shape);
-    return ctx.call("broadcast_to", {k.constant({0}, {})}, attrs);
-}
-
 }  // namespace
 
 void convert_signal_rfft(TfContext& ctx) {
@@ -364,10 +351,10 @@ void convert_signal_rfft(TfContext& ctx) {
         Complex f1k = k.add(fpk, fpnk), f2k = k.sub(fpk, fpnk);
         Complex tw =
             k.c_mul(f2k, {k.constant(tw_re, {pairs_count}), k.constant(tw_im, {pairs_count})});
-        first_re = k.half_of_sum(f1k.re, tw.re);
-        first_im = k.half_of_sum(f1k.im, tw.im);
-        second_re = k.half_of_difference(f1k.re, tw.re);
-        second_im = k.half_of_difference(tw.im, f1k.im);
+        first_re = k.half_of("add", f1k.re, tw.re);
+        first_im = k.half_of("add", f1k.im, tw.im);
+        second_re = k.half_of("subtract", f1k.re, tw.re);
+        second_im = k.half_of("subtract", tw.im, f1k.im);
     }
     // Candidates [dc, first(1..K), second(1..K), nyquist]; bin b takes the one kiss_fftr's loop
     // writes last (the mirrored store of step half - b when there is one at or after step b).
@@ -379,8 +366,7 @@ void convert_signal_rfft(TfContext& ctx) {
         bool mirrored_store = j >= 1 && j <= pairs_count && (b > pairs_count || j >= b);
         pick[size_t(b)] = mirrored_store ? 1 + pairs_count + (j - 1) : 1 + (b - 1);
     }
-    // One zero per frame (as many as the frames' real parts).
-    Expr zero = zeros(ctx, k, {frames, 1});
+    Expr zero = k.constant(std::vector<double>(size_t(frames), 0.0), {frames, 1});
     std::vector<Expr> re_parts = {k.add(dc.re, dc.im)}, im_parts = {zero};
     if (pairs_count > 0) {
         re_parts.insert(re_parts.end(), {first_re, second_re});

@@ -33,6 +33,8 @@
 // (runtime/dnnl_check.h).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace anvil::codegen::dnnl {
@@ -56,6 +58,18 @@ inline const ValueType* find_value_type(const std::string& name, bool anvil = fa
         if (name == (anvil ? t.anvil : t.name)) return &t;
     }
     return nullptr;
+}
+
+// Whether oneDNN's int8 kernels for x86 CPUs without VNNI or AMX compute a layer exactly: they
+// add pairs of u8 x s8 products in saturating int16 (255 * 64 * 2 < 2^15 holds only while every
+// |weight| <= 64) and halve the weights of convolutions of int8 data. The compiler's check
+// (sums_int8_exactly) and the runtime's (dnnl_module.cpp) both ask this.
+inline bool sums_exactly_without_vnni(const int8_t* weights, size_t count, bool int8_data_conv) {
+    if (int8_data_conv) return false;
+    for (size_t i = 0; i < count; ++i) {
+        if (weights[i] < -64 || weights[i] > 64) return false;
+    }
+    return true;
 }
 
 }  // namespace anvil::codegen::dnnl

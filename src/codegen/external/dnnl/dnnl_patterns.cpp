@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "codegen/external/dnnl/dnnl_compiler.h"
+#include "codegen/external/dnnl/dnnl_format.h"
 #include "graph/constant_values.h"
 #include "graph/pattern/matcher.h"
 #include "ops/activation.h"
@@ -370,14 +371,12 @@ bool sums_every_int8_exactly(const Target& target) {
 
 bool sums_int8_exactly(const QnnLayer& layer, bool every_exactly) {
     if (every_exactly) return true;
-    if (layer.core->op->name == "qnn.conv2d" &&
-        layer.data->type.as<graph::TensorType>()->dtype == DataType::int_(8)) {
-        return false;
-    }
     // read_qnn_layer checked that the weights are an int8 constant.
     const runtime::NDArray& weights = layer.core->args[1].as<graph::Constant>()->data;
-    const auto* w = static_cast<const int8_t*>(weights.raw_data());
-    return std::all_of(w, w + weights.num_elements(), [](int8_t v) { return v >= -64 && v <= 64; });
+    return sums_exactly_without_vnni(
+        static_cast<const int8_t*>(weights.raw_data()), size_t(weights.num_elements()),
+        layer.core->op->name == "qnn.conv2d" &&
+            layer.data->type.as<graph::TensorType>()->dtype == DataType::int_(8));
 }
 
 PatternTable dnnl_pattern_table(const Target& target) {

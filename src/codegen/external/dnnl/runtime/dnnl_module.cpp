@@ -444,10 +444,10 @@ private:
         if (exact_anyway) return true;
         int src = step.at("src"), w = step.at("weights");
         const auto* weights = reinterpret_cast<const int8_t*>(constant_[w]);
-        if (!weights || (conv && dtypes_[src] == dt::s8)) return false;
+        if (!weights) return false;
         size_t n = 1;
         for (int64_t d : shapes_[w]) n *= static_cast<size_t>(d);
-        return std::all_of(weights, weights + n, [](int8_t v) { return v >= -64 && v <= 64; });
+        return sums_exactly_without_vnni(weights, n, conv && dtypes_[src] == dt::s8);
     }
 
     void layer(const json& step, bool conv) {
