@@ -16,9 +16,16 @@ namespace anvil {
 // answers a variable bound to it.
 using BindValue = std::function<PrimExpr(const PrimExpr& e)>;
 
+// floor((x * m + 2^30) / 2^31) of int32 lanes x and m, as int32: TFLite's rounded doubling high
+// multiply where it does not saturate (m >= 0). A code generator may supply its own, bound value
+// (x86: the 32 x 32 -> 64 products of the even and of the odd lanes, without widening the lanes).
+using HighMul = std::function<PrimExpr(const PrimExpr& x, const PrimExpr& m)>;
+
 // The expansion of the intrinsic `name` (one of the fixed_point_multiply names) of int32 values
 // x, m and s of one lane count, which should themselves be bound (variables or constants).
+// Without `high_mul`, the high multiply is the product of x and m widened to int64.
 PrimExpr expand_fixed_point_multiply(const std::string& name, const PrimExpr& x, const PrimExpr& m,
-                                     const PrimExpr& s, const BindValue& bind);
+                                     const PrimExpr& s, const BindValue& bind,
+                                     const HighMul& high_mul = nullptr);
 
 }  // namespace anvil

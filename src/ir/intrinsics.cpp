@@ -41,7 +41,7 @@ bool is_integer_elementwise(const std::string& name) {
 
 bool is_fixed_point_multiply(const std::string& name) {
     return name == kFixedPointMultiplyUpward || name == kFixedPointMultiplyToNearest ||
-           name == kFixedPointMultiplyTflite;
+           name == kFixedPointMultiplyTflite || name == kFixedPointMultiplyTfliteRightShift;
 }
 
 bool is_dot(const std::string& name) {

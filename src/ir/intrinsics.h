@@ -58,16 +58,19 @@ inline constexpr const char* kBitwiseNot = "bitwise_not";
 inline constexpr const char* kShiftLeft = "shift_left";
 inline constexpr const char* kShiftRight = "shift_right";
 
-// fixed_point_multiply_upward(x, m, s), _tonearest and _tflite on int32 lanes: x * m * 2^(s - 31)
-// rounded and saturated to int32, the requantization of integer kernels (qnn's
+// fixed_point_multiply_upward(x, m, s), _tonearest, _tflite and _tflite_rshift on int32 lanes: x *
+// m * 2^(s - 31) rounded and saturated to int32, the requantization of integer kernels (qnn's
 // fixed_point_multiply op, m in [2^30, 2^31) and s in [-31, 30] from a real ratio). upward
 // rounds half up in 64 bits, tonearest half away from zero; tflite is TFLite's
 // MultiplyByQuantizedMultiplier (a saturating left shift, the rounded doubling high multiply,
-// the rounding right shift), bit for bit. Pure and elementwise; expanded only by the code
-// generator (ir/fixed_point.h), so each argument is evaluated once.
+// the rounding right shift), bit for bit; tflite_rshift the same where every s <= 0 (no left
+// shift: a shorter expansion; a positive s counts as 0). Pure and elementwise; expanded only by
+// the code generator (ir/fixed_point.h), so each argument is evaluated once.
 inline constexpr const char* kFixedPointMultiplyUpward = "fixed_point_multiply_upward";
 inline constexpr const char* kFixedPointMultiplyToNearest = "fixed_point_multiply_tonearest";
 inline constexpr const char* kFixedPointMultiplyTflite = "fixed_point_multiply_tflite";
+inline constexpr const char* kFixedPointMultiplyTfliteRightShift =
+    "fixed_point_multiply_tflite_rshift";
 // dot_u8s8(a, b) on int32 lanes: each lane of a holds four unsigned bytes, each lane of b four
 // signed bytes (little-endian), and the result lane is the sum of their four products, exact in
 // int32. What AVX-512 VNNI's vpdpbusd computes (codegen uses it where the target has VNNI, and
@@ -114,7 +117,7 @@ bool is_amx(const std::string& name);
 bool is_math(const std::string& name);
 // True for the bit operations above: pure, elementwise, on integers.
 bool is_bitwise(const std::string& name);
-// True for the three fixed_point_multiply intrinsics.
+// True for the four fixed_point_multiply intrinsics.
 bool is_fixed_point_multiply(const std::string& name);
 // True for the pure elementwise integer intrinsics: the bit operations, dot_u8s8 and
 // fixed_point_multiply.

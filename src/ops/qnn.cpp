@@ -4,6 +4,7 @@
 // the others are rewritten by canonicalize_qnn (ops/qnn.h says what each computes).
 #include "ops/qnn.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "graph/op.h"
@@ -58,6 +59,16 @@ FixedPoint fixed_point_of(double ratio, const std::string& what, const SourceLoc
     if (exponent > 30) return {INT32_MAX, 30};
     if (exponent < -31) return {0, 0};
     return {static_cast<int32_t>(m), exponent};
+}
+
+Ref<FixedPointMultiplyAttrs> fixed_point_multiply_attrs(const std::string& rounding,
+                                                        const std::vector<int32_t>& shifts) {
+    auto attrs = make_ref<FixedPointMultiplyAttrs>();
+    auto* a = const_cast<FixedPointMultiplyAttrs*>(attrs.get());
+    a->rounding = rounding;
+    a->is_lshift_required =
+        std::any_of(shifts.begin(), shifts.end(), [](int32_t s) { return s > 0; });
+    return attrs;
 }
 
 namespace {
@@ -191,8 +202,12 @@ Type fixed_point_multiply_type(const Op& op, const std::vector<Type>& args, cons
 
 // One intrinsic call per element: the code generator expands it (ir/fixed_point.h), so that a
 // chain of requantizations inlined into one kernel stays one call per step.
-const char* fixed_point_multiply_intrinsic(const std::string& rounding) {
-    if (rounding == "TFLITE") return intrin::kFixedPointMultiplyTflite;
+const char* fixed_point_multiply_intrinsic(const FixedPointMultiplyAttrs& a) {
+    const std::string& rounding = a.rounding;
+    if (rounding == "TFLITE") {
+        return a.is_lshift_required ? intrin::kFixedPointMultiplyTflite
+                                    : intrin::kFixedPointMultiplyTfliteRightShift;
+    }
     if (rounding == "TONEAREST") return intrin::kFixedPointMultiplyToNearest;
     return intrin::kFixedPointMultiplyUpward;
 }
@@ -200,7 +215,7 @@ const char* fixed_point_multiply_intrinsic(const std::string& rounding) {
 std::vector<te::Tensor> fixed_point_multiply_compute(const std::vector<te::Tensor>& in,
                                                      const Attrs& attrs, const Type& out) {
     const char* intrinsic =
-        fixed_point_multiply_intrinsic(attrs_as<FixedPointMultiplyAttrs>(attrs).rounding);
+        fixed_point_multiply_intrinsic(attrs_as<FixedPointMultiplyAttrs>(attrs));
     std::vector<PrimExpr> shape = te_shape(out);
     return {te::compute(
         shape,

@@ -157,12 +157,23 @@ struct QnnBinaryAttrs : graph::AttrsBase<QnnBinaryAttrs> {
 // round(x * multiplier * 2^(shift - 31)) saturated to int32, with `rounding` as in requantize
 // (multiplier in [2^30, 2^31) or 0, shift in [-31, 30]: frexp of a positive real; a shift
 // outside that range is clamped to it). How canonicalize_qnn states requantize's scale ratio in
-// integers.
+// integers. is_lshift_required (TVM's name) false says that no shift is positive (every ratio
+// is below 1), as the importers set it from their constant shifts: rounding "TFLITE" then skips
+// TFLite's saturating left shift, a kernel about half as long; a positive shift counts as 0.
 struct FixedPointMultiplyAttrs : graph::AttrsBase<FixedPointMultiplyAttrs> {
     static constexpr const char* kTypeName = "FixedPointMultiplyAttrs";
     std::string rounding = "UPWARD";
-    void visit_fields(graph::AttrVisitor& v) override { v.visit("rounding", &rounding); }
+    bool is_lshift_required = true;
+    void visit_fields(graph::AttrVisitor& v) override {
+        v.visit("rounding", &rounding);
+        v.visit("is_lshift_required", &is_lshift_required);
+    }
 };
+
+// fixed_point_multiply's attributes for `rounding` and these shifts (is_lshift_required where one
+// of them is positive).
+Ref<FixedPointMultiplyAttrs> fixed_point_multiply_attrs(const std::string& rounding,
+                                                        const std::vector<int32_t>& shifts);
 
 // The attributes of the core op each QNN product computes on its operands less their zero
 // points: the same geometry in integer form (out_dtype int32). Its type rule checks the QNN op

@@ -77,9 +77,44 @@ llvm::Value* CodeGenLLVM::emit_fixed_point_multiply(const Call* op) {
         return v;
     };
     PrimExpr x = bind(op->args[0]), m = bind(op->args[1]), s = bind(op->args[2]);
-    llvm::Value* result = emit(expand_fixed_point_multiply(op->name, x, m, s, bind));
+    HighMul high_mul;
+    const int lanes = op->dtype.lanes();
+    if (llvm::Triple(target_.mtriple).isX86() && lanes >= 4 && lanes % 2 == 0) {
+        high_mul = [&](const PrimExpr& a, const PrimExpr& b) -> PrimExpr {
+            Ref<Var> v = make_var("fixed_point_high", a.dtype());
+            vars_[v.get()] = emit_doubling_high_mul(emit(a), emit(b), lanes);
+            bound.push_back(v);
+            return v;
+        };
+    }
+    llvm::Value* result = emit(expand_fixed_point_multiply(op->name, x, m, s, bind, high_mul));
     for (const auto& v : bound) vars_.erase(v.get());
     return result;
+}
+
+// floor((a * m + 2^30) / 2^31) of int32 lanes (ir/fixed_point.h's HighMul) without widening the
+// lanes to int64 and narrowing them back: the lanes as pairs, one int64 each, multiplied as the
+// even lanes' and as the odd lanes' sign-extended halves (vpmuldq takes the low 32 bits of each
+// 64-bit lane), nudged, and the bits 31..62 of each product taken where its lane was: the even
+// ones shifted right into the low half, the odd ones left into the high half, then blended.
+llvm::Value* CodeGenLLVM::emit_doubling_high_mul(llvm::Value* a, llvm::Value* m, int lanes) {
+    auto* pairs = llvm::FixedVectorType::get(builder_.getInt64Ty(), lanes / 2);
+    auto* words = llvm::FixedVectorType::get(builder_.getInt32Ty(), lanes);
+    auto splat = [&](int64_t v) { return llvm::ConstantInt::get(pairs, v); };
+    auto even = [&](llvm::Value* v) {
+        return builder_.CreateAShr(builder_.CreateShl(v, splat(32)), splat(32));
+    };
+    auto odd = [&](llvm::Value* v) { return builder_.CreateAShr(v, splat(32)); };
+    llvm::Value* ap = builder_.CreateBitCast(a, pairs);
+    llvm::Value* mp = builder_.CreateBitCast(m, pairs);
+    llvm::Value* nudge = splat(int64_t(1) << 30);
+    llvm::Value* low = builder_.CreateAdd(builder_.CreateMul(even(ap), even(mp)), nudge);
+    llvm::Value* high = builder_.CreateAdd(builder_.CreateMul(odd(ap), odd(mp)), nudge);
+    low = builder_.CreateBitCast(builder_.CreateLShr(low, splat(31)), words);
+    high = builder_.CreateBitCast(builder_.CreateShl(high, splat(1)), words);
+    std::vector<int> take;
+    for (int i = 0; i < lanes; ++i) take.push_back(i % 2 == 0 ? i : lanes + i);
+    return builder_.CreateShuffleVector(low, high, take);
 }
 
 unsigned CodeGenLLVM::vpdpbusd_for(int lanes) const {

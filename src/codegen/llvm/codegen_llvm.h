@@ -130,6 +130,7 @@ private:
     llvm::Value* emit_call_intrinsic(const Call* op);
     llvm::Value* emit_bitwise(const Call* op);
     llvm::Value* emit_fixed_point_multiply(const Call* op);
+    llvm::Value* emit_doubling_high_mul(llvm::Value* a, llvm::Value* m, int lanes);
     // acc + dot_u8s8(a, b) (ir/intrinsics.h): AVX-512 VNNI's vpdpbusd where the target has it
     // for the call's lanes (vpdpbusd_for), else two pmaddwd on the 16-bit halves of the lanes
     // (x86: pmaddwd_for), else the portable form (bytes widened to int32, multiplied and summed

@@ -108,12 +108,11 @@ Expr multiply_by_ratio(const TfContext& ctx, const Expr& x, const std::vector<do
         shifts.resize(1);
     }
     int64_t rank = ctx.rank(x);
-    auto [attrs, a] = new_attrs<ops::FixedPointMultiplyAttrs>();
-    a->rounding = "TFLITE";
     return ctx.call(
         "fixed_point_multiply",
         {x, int32_along(ctx, multipliers, rank, axis), int32_along(ctx, shifts, rank, axis)},
-        attrs);
+        ops::fixed_point_multiply_attrs("TFLITE",
+                                        std::vector<int32_t>(shifts.begin(), shifts.end())));
 }
 
 Expr multiply_by_ratio_wide(const TfContext& ctx, const Expr& x, const std::vector<double>& ratios,

@@ -115,6 +115,74 @@ TEST(FixedPointMultiply, MatchesTfliteAndTheOneStepRoundings) {
     }
 }
 
+TEST(FixedPointMultiply, WithoutLeftShiftsMatchesTflite) {
+    // is_lshift_required=false: one rounding of SRDHM's high half instead of TFLite's remainder
+    // and threshold, so every corner: the int32 extremes, exact ties of both roundings (x a
+    // multiple of a power of two, m = 2^30), x = -1 where SRDHM gives 0, m = 0, shift 0 and -31.
+    const int64_t n = 6007;
+    std::mt19937 rng(7);
+    std::vector<int32_t> xs(n), ms(n), ss(n);
+    const int32_t corners[] = {INT32_MIN, INT32_MIN + 1, INT32_MAX, -1, 0, 1, -(1 << 30), 1 << 30};
+    for (int64_t i = 0; i < n; ++i) {
+        ss[i] = -static_cast<int32_t>(rng() % 32);
+        ms[i] = i % 5 == 0 ? (1 << 30) : static_cast<int32_t>((1u << 30) + rng() % (1u << 30));
+        if (i % 97 == 0) ms[i] = i % 2 ? INT32_MAX : 0;
+        int32_t x = static_cast<int32_t>(rng());
+        if (i % 3 == 0) x = (static_cast<int32_t>(rng() % 2001) - 1000) * (1 << (rng() % 21));
+        if (i % 7 == 0) x = corners[rng() % 8];
+        xs[i] = x;
+    }
+    auto attrs =
+        ops::fixed_point_multiply_attrs("TFLITE", std::vector<int32_t>(ss.begin(), ss.end()));
+    EXPECT_FALSE(attrs->is_lshift_required);
+    auto r = run_op("fixed_point_multiply",
+                    {tensor_from<int32_t>({n}, xs, "int32"), tensor_from<int32_t>({n}, ms, "int32"),
+                     tensor_from<int32_t>({n}, ss, "int32")},
+                    attrs);
+    const int32_t* got = r.outputs[0].data<int32_t>();
+    int mismatches = 0;
+    for (int64_t i = 0; i < n && mismatches < 5; ++i) {
+        int32_t want = multiply_by_quantized_multiplier(xs[i], ms[i], ss[i]);
+        if (got[i] != want) {
+            ++mismatches;
+            ADD_FAILURE() << "x=" << xs[i] << " m=" << ms[i] << " shift=" << ss[i] << ": got "
+                          << got[i] << ", want " << want;
+        }
+    }
+    // Broadcast scalars, the form a uniform ratio takes (the code generator folds the shift).
+    for (int32_t shift : {0, -1, -2, -31}) {
+        auto x = tensor_from<int32_t>({8}, {INT32_MIN, -6, -5, -3, 3, 5, 6, INT32_MAX}, "int32");
+        auto one = run_op("fixed_point_multiply",
+                          {x, tensor_from<int32_t>({}, {1 << 30}, "int32"),
+                           tensor_from<int32_t>({}, {shift}, "int32")},
+                          ops::fixed_point_multiply_attrs("TFLITE", {shift}));
+        const int32_t* v = one.outputs[0].data<int32_t>();
+        const int32_t* in = x.data<int32_t>();
+        for (int i = 0; i < 8; ++i) {
+            EXPECT_EQ(v[i], multiply_by_quantized_multiplier(in[i], 1 << 30, shift))
+                << "x=" << in[i] << " shift=" << shift;
+        }
+    }
+}
+
+TEST(FixedPointMultiply, AskedForALeftShiftOnlyByAPositiveShift) {
+    EXPECT_FALSE(ops::fixed_point_multiply_attrs("TFLITE", {0, -3, -31})->is_lshift_required);
+    EXPECT_TRUE(ops::fixed_point_multiply_attrs("TFLITE", {-3, 1})->is_lshift_required);
+    // Told there is none, a positive shift counts as 0: x * m * 2^-31, rounded once.
+    auto attrs = make_attrs<ops::FixedPointMultiplyAttrs>([](auto& a) {
+        a.rounding = "TFLITE";
+        a.is_lshift_required = false;
+    });
+    auto r = run_op(
+        "fixed_point_multiply",
+        {tensor_from<int32_t>({2}, {5, -5}, "int32"), tensor_from<int32_t>({}, {1 << 30}, "int32"),
+         tensor_from<int32_t>({}, {3}, "int32")},
+        attrs);
+    const int32_t* got = r.outputs[0].data<int32_t>();
+    EXPECT_EQ(got[0], multiply_by_quantized_multiplier(5, 1 << 30, 0));
+    EXPECT_EQ(got[1], multiply_by_quantized_multiplier(-5, 1 << 30, 0));
+}
+
 TEST(FixedPointMultiply, ClampsShiftsOutsideItsRange) {
     // Shifts 40 and -50 act as 30 and -31: defined results, not shifts past the word.
     auto x = tensor_from<int32_t>({4}, {3, -3, 1 << 20, -(1 << 20)}, "int32");
