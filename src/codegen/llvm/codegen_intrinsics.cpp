@@ -94,26 +94,30 @@ llvm::Value* CodeGenLLVM::emit_fixed_point_multiply(const Call* op) {
 
 // floor((a * m + 2^30) / 2^31) of int32 lanes (ir/fixed_point.h's HighMul) without widening the
 // lanes to int64 and narrowing them back: the lanes as pairs, one int64 each, multiplied as the
-// even lanes' and as the odd lanes' sign-extended halves (vpmuldq takes the low 32 bits of each
-// 64-bit lane), nudged, and the bits 31..62 of each product taken where its lane was: the even
-// ones shifted right into the low half, the odd ones left into the high half, then blended.
+// even lanes' and as the odd lanes' (copied down into the even ones) sign-extended low halves,
+// what vpmuldq computes; nudged; and the bits 31..62 of each product taken where its lane was:
+// the even ones shifted right into the low half, the odd ones left into the high half, blended.
+// (An arithmetic shift right by 32 for the odd lanes would do too, but x86's lowering of it
+// loses the sign bits that make the product one vpmuldq: three vpmuludq instead.)
 llvm::Value* CodeGenLLVM::emit_doubling_high_mul(llvm::Value* a, llvm::Value* m, int lanes) {
     auto* pairs = llvm::FixedVectorType::get(builder_.getInt64Ty(), lanes / 2);
     auto* words = llvm::FixedVectorType::get(builder_.getInt32Ty(), lanes);
     auto splat = [&](int64_t v) { return llvm::ConstantInt::get(pairs, v); };
+    std::vector<int> down, take;
+    for (int i = 0; i < lanes; ++i) {
+        down.push_back(i | 1);
+        take.push_back(i % 2 == 0 ? i : lanes + i);
+    }
     auto even = [&](llvm::Value* v) {
+        v = builder_.CreateBitCast(v, pairs);
         return builder_.CreateAShr(builder_.CreateShl(v, splat(32)), splat(32));
     };
-    auto odd = [&](llvm::Value* v) { return builder_.CreateAShr(v, splat(32)); };
-    llvm::Value* ap = builder_.CreateBitCast(a, pairs);
-    llvm::Value* mp = builder_.CreateBitCast(m, pairs);
+    auto odd = [&](llvm::Value* v) { return even(builder_.CreateShuffleVector(v, down)); };
     llvm::Value* nudge = splat(int64_t(1) << 30);
-    llvm::Value* low = builder_.CreateAdd(builder_.CreateMul(even(ap), even(mp)), nudge);
-    llvm::Value* high = builder_.CreateAdd(builder_.CreateMul(odd(ap), odd(mp)), nudge);
+    llvm::Value* low = builder_.CreateAdd(builder_.CreateMul(even(a), even(m)), nudge);
+    llvm::Value* high = builder_.CreateAdd(builder_.CreateMul(odd(a), odd(m)), nudge);
     low = builder_.CreateBitCast(builder_.CreateLShr(low, splat(31)), words);
     high = builder_.CreateBitCast(builder_.CreateShl(high, splat(1)), words);
-    std::vector<int> take;
-    for (int i = 0; i < lanes; ++i) take.push_back(i % 2 == 0 ? i : lanes + i);
     return builder_.CreateShuffleVector(low, high, take);
 }
 

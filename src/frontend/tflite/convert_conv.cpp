@@ -107,8 +107,7 @@ std::vector<Expr> qnn_arguments(const TfContext& ctx, Expr data, Expr weights,
     Quantized w = quantization_of(ctx, ctx.input_tensor(o.weights), "the weights");
     int64_t zero_point = in.zero_points[0];
     if (ctx.input_tensor(o.data).type == tensor_type::kInt8) {
-        Expr wide = cast_to(ctx, data, DataType::int32());
-        data = cast_to(ctx, ctx.call("add", {wide, int32_scalar(ctx, 128)}), DataType::uint(8));
+        data = int8_as_uint8(ctx, data);
         zero_point += 128;
     }
     return {data,

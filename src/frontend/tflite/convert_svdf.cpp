@@ -155,10 +155,7 @@ void convert_integer_svdf(TfContext& ctx, const SvdfShape& s) {
     const int64_t lo = -(int64_t{1} << (bits - 1)), hi = (int64_t{1} << (bits - 1)) - 1;
 
     // The feature sums: int8 data enters as uint8 (zero point + 128), as the other products'.
-    Expr data = cast_to(ctx,
-                        ctx.call("add", {cast_to(ctx, ctx.input_tflite(0), DataType::int32()),
-                                         int32_scalar(ctx, 128)}),
-                        DataType::uint(8));
+    Expr data = int8_as_uint8(ctx, ctx.input_tflite(0));
     auto [attrs, a] = new_attrs<ops::QnnDenseAttrs>();
     a->units = s.n_filter;
     Expr sums = ctx.call("qnn.dense",

@@ -168,6 +168,11 @@ Expr round_half_away(const TfContext& ctx, const Expr& x) {
     return ctx.call("add", {t, step});
 }
 
+Expr int8_as_uint8(const TfContext& ctx, const Expr& x) {
+    Expr flipped = ctx.call("bitwise_xor", {x, ctx.constant_scalar(DataType::int_(8), -128.0)});
+    return cast_to(ctx, flipped, DataType::uint(8));
+}
+
 Expr int32_scalar(const TfContext& ctx, int64_t v) {
     return ctx.constant_scalar(DataType::int32(), double(v));
 }

@@ -39,6 +39,12 @@ graph::Expr multiply_by_ratio_wide(const TfContext& ctx, const graph::Expr& x,
 // round(x) with halves away from zero (TFLite's TfLiteRound), exact for every float.
 graph::Expr round_half_away(const TfContext& ctx, const graph::Expr& x);
 
+// int8 `x` as uint8 shifted by 128, the data the x86 int8 products take (the differences from
+// the zero point, itself + 128, stay the same). As a byte, x + 128 is x XOR 0x80: one instruction
+// that leaves the producer's saturation to int8 a signed pack, where an add in int32 would keep
+// its clamp.
+graph::Expr int8_as_uint8(const TfContext& ctx, const graph::Expr& x);
+
 // Scalar constants.
 graph::Expr int32_scalar(const TfContext& ctx, int64_t v);
 graph::Expr float32_scalar(const TfContext& ctx, double v);

@@ -192,9 +192,11 @@ private:
     // keep their data (depthwise ones block int8 data as it is).
     void shift_to_uint8(Expr* x, Expr* zx) {
         if (tensor_of(*x).dtype != DataType::int_(8) || tensor_of(*zx).ndim() != 0) return;
-        Expr wide = call("add", {cast(*x, DataType::int32()),
-                                 make_constant_of({}, DataType::int32(), {128}, loc_)});
-        *x = cast(wide, DataType::uint(8));
+        // As a byte, x + 128 is x XOR 0x80: one instruction that leaves the producer's
+        // saturation to int8 a signed pack, where an add in int32 would keep its clamp.
+        Expr flipped =
+            call("bitwise_xor", {*x, make_constant_of({}, DataType::int_(8), {-128}, loc_)});
+        *x = cast(flipped, DataType::uint(8));
         std::optional<std::vector<double>> zero_point = constant_values(*zx);
         *zx = zero_point ? make_constant_of({}, DataType::int32(), {(*zero_point)[0] + 128}, loc_)
                          : call("add", {cast(*zx, DataType::int32()),

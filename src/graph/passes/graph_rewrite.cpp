@@ -124,6 +124,8 @@ Expr make_constant_of(const std::vector<int64_t>& shape, DataType dtype,
         write_from_double<int32_t>(values, a);
     } else if (dtype == DataType::int64()) {
         write_from_double<int64_t>(values, a);
+    } else if (dtype == DataType::int_(8)) {
+        write_from_double<int8_t>(values, a);
     } else {
         internal_error() << "constant of dtype " << dtype.str();
     }

@@ -30,22 +30,23 @@ TEST(CanonicalizeQnn, LeavesNoQnnOp) {
     EXPECT_NE(text.find("fixed_point_multiply(%0, 1073741824, 2)"), std::string::npos) << text;
 }
 
-// int8 data of a convolution is read as uint8 data x + 128 with zero point + 128 (the type of the
-// blocked convolutions' words); an activation after a ReLU (zero point -128) then needs no
-// zero-point correction. Grouped and depthwise convolutions keep int8 data.
+// int8 data of a convolution is read as uint8 data x + 128 (x XOR 0x80 as a byte) with zero point
+// + 128 (the type of the blocked convolutions' words); an activation after a ReLU (zero point
+// -128) then needs no zero-point correction. Grouped and depthwise convolutions keep int8 data.
 TEST(CanonicalizeQnn, ConvolutionsReadInt8DataAsUint8) {
     const std::string params = "%x: Tensor[(1, 3, 4, 4), int8], %w: Tensor[(4, 3, 1, 1), int8]";
     IRModule relu = canonical(
         "  qnn.conv2d(%x, %w, -128, 0, 0.5f, 0.25f, channels=4, kernel_size=[1, 1])", params);
     EXPECT_EQ(op_names(relu.main()->body),
-              (std::vector<std::string>{"cast", "add", "cast", "nn.conv2d"}));
+              (std::vector<std::string>{"bitwise_xor", "cast", "nn.conv2d"}));
+    EXPECT_NE(print(relu).find("bitwise_xor(%x, -128i8)"), std::string::npos) << print(relu);
     EXPECT_NE(print(relu).find("Tensor[(1, 3, 4, 4), uint8]"), std::string::npos) << print(relu);
     IRModule padded = canonical(
         "  qnn.conv2d(%x, %w, 5, 0, 0.5f, 0.25f, padding=[1, 1, 1, 1], "
         "channels=4, kernel_size=[1, 1])",
         params);
     EXPECT_EQ(op_names(padded.main()->body),
-              (std::vector<std::string>{"cast", "add", "cast", "cast", "nn.pad", "nn.conv2d",
+              (std::vector<std::string>{"bitwise_xor", "cast", "cast", "nn.pad", "nn.conv2d",
                                         "cast", "sum", "reshape", "multiply", "subtract"}));
     EXPECT_NE(print(padded).find("133"), std::string::npos) << print(padded);  // 5 + 128
     // A zero point known only at run time is shifted by an add.
@@ -53,7 +54,7 @@ TEST(CanonicalizeQnn, ConvolutionsReadInt8DataAsUint8) {
         canonical("  qnn.conv2d(%x, %w, %z, 0, 0.5f, 0.25f, channels=4, kernel_size=[1, 1])",
                   params + ", %z: Tensor[(), int32]");
     std::vector<std::string> ops = op_names(dynamic.main()->body);
-    EXPECT_EQ(std::count(ops.begin(), ops.end(), "add"), 2) << print(dynamic);
+    EXPECT_EQ(std::count(ops.begin(), ops.end(), "add"), 1) << print(dynamic);
     EXPECT_NE(print(dynamic).find("uint8"), std::string::npos) << print(dynamic);
     IRModule depthwise = canonical(
         "  qnn.conv2d(%x, %w, 5, 0, 0.5f, 0.25f, groups=3, channels=3, "
