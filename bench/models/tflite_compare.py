@@ -11,11 +11,15 @@ activations), and that network is written as an int8 TFLite model by tflite_from
 same layers, weights and quantization in TFLite's layout and operators). `anvil compile` builds
 both (defaults, no tuning); the TFLite model takes the image in NHWC.
 
-Accuracy: whether the two give the same top-1 class and how far apart their outputs are (the
-TFLite import's default rounding is TFLite's fixed point, the QDQ import's ONNX's).
-Timing: per thread count, `rounds` rounds alternate the two, each the median of `repeat` runs;
-the table shows the medians of the round medians and the ratio TFLite / QDQ (the issue's target:
-at most 1.2).
+The TFLite model is compiled twice: with the import's default rounding (TFLite's fixed point,
+bit-exact with its reference kernels) and with `--tflite-rounding XNNPACK` (products rescaled in
+float32, as TFLite's own CPU runtime does).
+Accuracy: whether the QDQ and the TFLite model give the same top-1 class and how far apart their
+outputs are (the TFLite import's default rounding is TFLite's fixed point, the QDQ import's
+ONNX's).
+Timing: per thread count, `rounds` rounds alternate the three, each the median of `repeat` runs;
+the table shows the medians of the round medians and the ratios to QDQ (the issue's target: at
+most 1.2).
 """
 import argparse
 import datetime
@@ -57,9 +61,12 @@ def main():
                     tensor.ParseFromString(f.read())
                 nhwc = os.path.join(qdir, "nhwc.npz")
                 np.savez(nhwc, input=numpy_helper.to_array(tensor).transpose(0, 2, 3, 1))
-                qdq_so, tflite_so = (os.path.join(tmp, name + s) for s in ("_qdq.so", "_tfl.so"))
+                qdq_so, tflite_so, xnnpack_so = (os.path.join(tmp, name + s)
+                                                 for s in ("_qdq.so", "_tfl.so", "_xnn.so"))
                 run([a.anvil, "compile", qdq_model, "-o", qdq_so])
                 run([a.anvil, "compile", tflite_model, "-o", tflite_so])
+                run([a.anvil, "compile", tflite_model, "--tflite-rounding", "XNNPACK", "-o",
+                     xnnpack_so])
                 inputs = os.path.join(qdir, "inputs")
                 got_qdq = anvil_output(a.anvil, qdq_so, inputs, os.path.join(qdir, "q.npz"))
                 got_tfl = anvil_output(a.anvil, tflite_so, nhwc, os.path.join(qdir, "t.npz"))
@@ -69,18 +76,21 @@ def main():
                 print(f"{name}: not run: {e}", file=sys.stderr)
                 continue
             for t in a.threads:
-                qdq_ms, tfl_ms = [], []
+                qdq_ms, tfl_ms, xnn_ms = [], [], []
                 for _ in range(a.rounds):
                     qdq_ms.append(anvil_median(a.anvil, qdq_so, inputs, t, a.repeat))
                     tfl_ms.append(anvil_median(a.anvil, tflite_so, nhwc, t, a.repeat))
-                row = (name, t, statistics.median(qdq_ms), statistics.median(tfl_ms))
+                    xnn_ms.append(anvil_median(a.anvil, xnnpack_so, nhwc, t, a.repeat))
+                row = (name, t, statistics.median(qdq_ms), statistics.median(tfl_ms),
+                       statistics.median(xnn_ms))
                 rows.append(row)
                 print(row, file=sys.stderr)
 
     print(f"{datetime.date.today().isoformat()}, {cpu_name()}, {os.cpu_count()} cores")
-    print(f"{'model':<14}{'threads':>8}{'QDQ ms':>10}{'TFLite ms':>11}{'TFLite/QDQ':>12}")
-    for m, t, q, f in rows:
-        print(f"{m:<14}{t:>8}{q:>10.3f}{f:>11.3f}{f / q:>12.2f}")
+    print(f"{'model':<14}{'threads':>8}{'QDQ ms':>10}{'TFLite ms':>11}{'TFLite/QDQ':>12}"
+          f"{'XNNPACK ms':>12}{'XNNPACK/QDQ':>13}")
+    for m, t, q, f, x in rows:
+        print(f"{m:<14}{t:>8}{q:>10.3f}{f:>11.3f}{f / q:>12.2f}{x:>12.3f}{x / q:>13.2f}")
     print()
     print(f"{'model':<14}{'same top-1':>11}{'max |difference|':>18}")
     for m, same, diff in accuracy:

@@ -21,6 +21,11 @@
 //   cast<int2>(cast<int>(clip(y, c, d))) -> cast<int2>(clip(y, c, d)), y float32 or float64,
 //                                    int2 no wider than int, [c, d] whole, exact in y's type
 //                                    and held by both integer types
+// and a rescaling by exactly 1/2, which every quantized ADD of TFLite's arithmetic has for its
+// operand of the larger scale (a fixed-point multiply is a dozen vector instructions):
+//   fixed_point_multiply(y, 2^30, 0), rounding UPWARD or TFLITE -> (y >> 1) + (y & 1), which is
+//                                    floor((y + 1) / 2) = y / 2 rounded half up, without an
+//                                    overflow
 // A rewrite applies only when the result keeps the node's type (a broadcasting identity that
 // grows x stays).
 #include <cmath>
@@ -33,6 +38,7 @@
 #include "ops/activation.h"
 #include "ops/dense.h"
 #include "ops/elementwise.h"
+#include "ops/qnn.h"
 #include "ops/transform.h"
 
 namespace anvil::graph {
@@ -75,6 +81,7 @@ protected:
             return simplify_identity(e, *call);
         }
         if (name == "power") return simplify_power(e, *call);
+        if (name == "fixed_point_multiply") return simplify_halving(e, *call);
         return e;
     }
 
@@ -264,6 +271,22 @@ private:
             return make_call(*multiply, {x, x}, multiply->make_default_attrs(), call.loc);
         }
         return e;
+    }
+
+    Expr simplify_halving(const Expr& e, const Call& call) {
+        const Expr& y = call.args[0];
+        const std::string& rounding = attrs_of<ops::FixedPointMultiplyAttrs>(call).rounding;
+        if (rounding != "UPWARD" && rounding != "TFLITE") return e;
+        if (uniform_value(call.args[1]) != double(int64_t(1) << 30) ||
+            uniform_value(call.args[2]) != 0.0 || !keeps_type(y, e)) {
+            return e;
+        }
+        Expr one = make_constant_of({}, DataType::int32(), {1}, call.loc);
+        auto binary = [&](const char* op, const Expr& a, const Expr& b) {
+            const Op* o = find_op(op);
+            return make_call(*o, {a, b}, o->make_default_attrs(), call.loc);
+        };
+        return binary("add", binary("right_shift", y, one), binary("bitwise_and", y, one));
     }
 
     const PassContext& ctx_;

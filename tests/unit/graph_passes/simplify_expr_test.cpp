@@ -155,6 +155,30 @@ TEST(SimplifyExpr, IntegerConstantTermsMerge) {
     EXPECT_TRUE(op_calls(simplify({f}, floats))[0]->args[0].same_as(Expr(f)));
 }
 
+TEST(SimplifyExpr, HalvingIsAShiftAndTheDroppedBit) {
+    // TFLite's ADD rescales its larger-scale operand by 1/2 = 2^30 * 2^(0 - 31).
+    auto y = tensor_var("y", {2, 8}, DataType::int32());
+    auto fpm = [&](const std::string& rounding, int32_t m, int32_t s) {
+        Ref<Attrs> a = attr_with(*ops::get_op("fixed_point_multiply").make_default_attrs(),
+                                 "rounding", rounding);
+        return call("fixed_point_multiply", {y, int32_constant({}, m), int32_constant({}, s)}, a);
+    };
+    for (const char* rounding : {"TFLITE", "UPWARD"}) {
+        Expr out = simplify({y}, fpm(rounding, 1 << 30, 0));
+        EXPECT_EQ(op_names(out), (std::vector<std::string>{"right_shift", "bitwise_and", "add"}));
+        EXPECT_TRUE(op_calls(out)[0]->args[0].same_as(Expr(y)));
+        EXPECT_TRUE(type_equal(out->type, fpm(rounding, 1 << 30, 0)->type));
+    }
+    // Half away from zero differs at negative odd values (-3 / 2 is -2, the shift gives -1);
+    // other ratios need the multiply.
+    EXPECT_EQ(op_names(simplify({y}, fpm("TONEAREST", 1 << 30, 0))),
+              (std::vector<std::string>{"fixed_point_multiply"}));
+    EXPECT_EQ(op_names(simplify({y}, fpm("TFLITE", 1 << 30, -1))),
+              (std::vector<std::string>{"fixed_point_multiply"}));
+    EXPECT_EQ(op_names(simplify({y}, fpm("TFLITE", 1431655765, 0))),
+              (std::vector<std::string>{"fixed_point_multiply"}));
+}
+
 Ref<Attrs> with_ints(const std::string& op, const std::string& field, std::vector<int64_t> v) {
     return attr_with(*ops::get_op(op).make_default_attrs(), field, std::move(v));
 }
