@@ -72,7 +72,8 @@ PrimExpr tflite_rounding(const Lanes& l, const PrimExpr& x, const PrimExpr& m,
 // then RoundingDivideByPOT by r = -s in one rounding instead of TFLite's remainder and threshold.
 // For r >= 1 that division is floor((h - [h < 0] + 2^(r-1)) / 2^r), computed as
 // ((h - [h < 0]) >> (r - 1) + 1) >> 1 so that no step leaves int32. [x < 0] stands for
-// [h < 0]: they differ only where h is 0 (x = -1, m = 2^30), and 0 divides to 0 either way.
+// [h < 0] (m >= 0): they differ only where h is 0 (x = -1 with m = 2^30, or m = 0), and 0
+// divides to 0 either way.
 // Kernels requantize with such shifts (ratios below 1), in about half the instructions.
 PrimExpr tflite_rounding_right_shifts(const Lanes& l, const PrimExpr& x, const PrimExpr& m,
                                       const PrimExpr& s, const BindValue& bind,

@@ -86,6 +86,23 @@ TEST(CliTflite, RoundingIsChosenOnTheCommandLine) {
     fs::remove(text);
 }
 
+// anvil tune takes the same option, so that it tunes the kernels compile builds.
+TEST(CliTflite, TuneTakesTheRoundingToo) {
+    fs::path model = tflite_model("hello_world_int8.tflite");
+    ANVIL_REQUIRE_SHARED_MODELS(fs::exists(model));
+    std::string records = temp_path("hello_int8_records", ".json");
+    Result bad =
+        run("tune " + model.string() + " -o " + records + " --trials 1 --tflite-rounding NEAREST");
+    EXPECT_EQ(bad.status, 1) << bad.output;
+    EXPECT_NE(bad.output.find("rounding 'NEAREST' is neither TFLITE nor XNNPACK"),
+              std::string::npos)
+        << bad.output;
+    Result tuned =
+        run("tune " + model.string() + " -o " + records + " --trials 2 --tflite-rounding XNNPACK");
+    EXPECT_EQ(tuned.status, 0) << tuned.output;
+    for (const auto& p : {records, records + ".curve.csv", records + ".curve.png"}) fs::remove(p);
+}
+
 TEST(CliTflite, RefusalsExitOneWithTheMessage) {
     // A CUSTOM operator the importer has no converter for (TFLite's AudioSpectrogram).
     anvil::testing::TestModel spectrogram;

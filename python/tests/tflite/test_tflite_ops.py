@@ -427,6 +427,20 @@ def test_reshape_squeeze_expand_transpose(dtype):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+def test_reshape_by_its_options(dtype):
+    """Without a shape operand RESHAPE takes the options' new_shape; a legacy [0] means a scalar
+    (TFLite's reshape kernel)."""
+    m = Model(dtype)
+    x = m.input("x", [1, 4, 1, 6])
+    r = m.act("r", [3, 8])
+    m.w.op(W.RESHAPE, [x], [r], W.ReshapeOptions, [(0, "iv", [3, -1])])
+    one = m.input("one", [1, 1])
+    s = m.act("s", [])
+    m.w.op(W.RESHAPE, [one], [s], W.ReshapeOptions, [(0, "iv", [0])])
+    check(m.build([r, s]), [a for _, a in m.inputs], exact=True)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("axis", [3, -1, 1])
 def test_concatenation_after_conv(dtype, axis):
     m = Model(dtype)

@@ -52,6 +52,7 @@ struct TuneArgs {
     double build_timeout = 15;
     std::vector<std::string> input_shapes;
     std::string params;
+    std::string tflite_rounding;  // as anvil compile's: the kernels tuned are the ones it builds
     std::string curve;
 };
 
@@ -193,7 +194,7 @@ int run_tune(const TuneArgs& a) {
     o.measure.timeout_s = a.timeout;
     o.build_timeout_s = a.build_timeout;
     o.measure.threads = a.threads;
-    graph::IRModule m = load_model(a.model, a.input_shapes, a.params);
+    graph::IRModule m = load_model(a.model, a.input_shapes, a.params, a.tflite_rounding);
     ProgressPrinter printer(isatty(STDERR_FILENO));
     driver::TuneSummary s =
         driver::tune_model(m, o, [&](const driver::TuneProgress& p) { printer(p); });
@@ -276,6 +277,9 @@ void add_tune_command(CLI::App& app, int* status) {
     cmd->add_option("--input-shapes", args->input_shapes,
                     "input shapes, as for anvil compile (TorchScript models need them)");
     cmd->add_option("--params", args->params, "an .npz of weights for a module's text");
+    cmd->add_option("--tflite-rounding", args->tflite_rounding,
+                    "a quantized TFLite model's rescaling, as for anvil compile (TFLITE or "
+                    "XNNPACK): tune the kernels that compile will build");
     cmd->add_option("--curve", args->curve,
                     "where the tuning curve goes (FILE.csv and FILE.png; default: beside -o)");
     cmd->callback([args, status] { *status = run_tune(*args); });

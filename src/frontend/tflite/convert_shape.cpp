@@ -15,17 +15,18 @@ namespace anvil::frontend::tflite {
 
 using graph::Expr;
 
+// The new shape: the shape operand where it is a vector, else the options' new_shape (TFLite's
+// reshape kernel falls back to it so), where a legacy [0] means a scalar.
 void convert_reshape(TfContext& ctx) {
     ctx.expect_arity(1, 2, 1);
     Expr x = ctx.input_tflite(0);
     std::vector<int64_t> shape;
-    if (ctx.has_input(1)) {
+    std::vector<int32_t> option =
+        ctx.options(options_type::kReshape).int32_vector(reshape_options::kNewShape);
+    if (ctx.has_input(1) && ctx.input_tensor(1).shape.size() == 1) {
         shape = ctx.constant_ints(1, "the new shape");
-    } else {
-        for (int32_t d :
-             ctx.options(options_type::kReshape).int32_vector(reshape_options::kNewShape)) {
-            shape.push_back(d);
-        }
+    } else if (option != std::vector<int32_t>{0}) {
+        shape.assign(option.begin(), option.end());
     }
     auto [attrs, a] = new_attrs<ops::ReshapeAttrs>();
     a->newshape = shape;
