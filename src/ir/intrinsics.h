@@ -58,8 +58,8 @@ inline constexpr const char* kBitwiseNot = "bitwise_not";
 inline constexpr const char* kShiftLeft = "shift_left";
 inline constexpr const char* kShiftRight = "shift_right";
 
-// fixed_point_multiply_upward(x, m, s), _tonearest, _tflite and _tflite_rshift on int32 lanes: x *
-// m * 2^(s - 31) rounded and saturated to int32, the requantization of integer kernels (qnn's
+// fixed_point_multiply_upward(x, m, s), _tonearest, _tflite and _tflite_rshift on int32 lanes:
+// x * m * 2^(s - 31) rounded and saturated to int32, the requantization of integer kernels (qnn's
 // fixed_point_multiply op, m in [2^30, 2^31) and s in [-31, 30] from a real ratio). upward
 // rounds half up in 64 bits, tonearest half away from zero; tflite is TFLite's
 // MultiplyByQuantizedMultiplier (a saturating left shift, the rounded doubling high multiply,
