@@ -49,9 +49,10 @@ def integer_reference(x, wf, wt, bias, scales, zero_points, rank):
     return np.clip(y, -128, 127).astype(np.int8)
 
 
-def svdf_model(x, wf, wt, bias, rank, activation, quant=None):
+def svdf_model(x, wf, wt, bias, rank, activation, quant=None, with_bias=True):
     """One SVDF over an input like `x`. quant (integer models): (scales, zero_points) as
-    integer_reference takes them."""
+    integer_reference takes them. Without with_bias the operator omits its bias (`bias` only
+    gives the unit count)."""
     w = W.ModelWriter()
     batch, n_unit, memory = x.shape[0], bias.shape[0], wt.shape[1]
     if quant is None:
@@ -69,7 +70,8 @@ def svdf_model(x, wf, wt, bias, rank, activation, quant=None):
     tb = w.tensor("b", [n_unit], types[3], data=bias, **q[3])
     ts = w.tensor("state", [batch, memory * wf.shape[0]], types[4], variable=True, **q[4])
     ty = w.tensor("y", [batch, n_unit], types[5], **q[5])
-    w.op(SVDF, [tx, twf, twt, tb, ts], [ty], SVDF_OPTIONS, [(0, "i", rank), (1, "b", activation)],
+    w.op(SVDF, [tx, twf, twt, tb if with_bias else -1, ts], [ty], SVDF_OPTIONS,
+         [(0, "i", rank), (1, "b", activation)],
          version=1 if quant is None else 3)
     return w.build([tx], [ty])
 
@@ -115,7 +117,8 @@ def test_float_svdf_with_int8_weights_and_no_bias():
 @pytest.mark.parametrize("state_type,state_zero_point",
                          [("int16", 0), ("int8", 0), ("int8", -50), ("int8", 60)])
 @pytest.mark.parametrize("rank", [1, 3])
-def test_integer_svdf(state_type, state_zero_point, rank):
+@pytest.mark.parametrize("with_bias", [True, False])
+def test_integer_svdf(state_type, state_zero_point, rank, with_bias):
     batch, n_input, n_filter, memory = 3, 16, 12, 5
     info = np.iinfo(state_type)
     x = RNG.integers(-128, 128, (batch, n_input)).astype(np.int8)
@@ -126,8 +129,9 @@ def test_integer_svdf(state_type, state_zero_point, rank):
     # zero point, wrap when stored).
     state_scale = 0.02 if state_type == "int8" else 1e-4
     quant = ((0.05, 0.01, 0.5 / info.max, state_scale, 0.01), (-3, state_zero_point, -128))
-    got = run_model(svdf_model(x, wf, wt, bias, rank, W.RELU_ACT, quant), x)
-    np.testing.assert_array_equal(got, integer_reference(x, wf, wt, bias, *quant, rank))
+    got = run_model(svdf_model(x, wf, wt, bias, rank, W.RELU_ACT, quant, with_bias), x)
+    want = integer_reference(x, wf, wt, bias if with_bias else 0, *quant, rank)
+    np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("name", ["keyword_scrambled.tflite", "keyword_scrambled_8bit.tflite"])

@@ -14,10 +14,10 @@
 //
 // Float: float32 input and output; weights float32 or int8 (TFLite's hybrid models, whose
 // weights compute as their real values here). Integer: int8 input and output, int8
-// weights_feature, int16 weights_time and state (TFLite), or int8 ones (TFLite Micro), int32
-// bias, as TFLite Micro's EvalIntegerSvdfReference (tflite-micro 90b983c, the shared models'
-// source; a later revision saturates the store instead of wrapping it): the feature sum of (x -
-// input zero point) times the weights rescaled by input scale * feature scale / state scale in
+// weights_feature, int16 weights_time and state (TFLite), or int8 ones (TFLite Micro), an int32
+// bias or none, as TFLite Micro's EvalIntegerSvdfReference (tflite-micro 90b983c, the shared
+// models' source; a later revision saturates the store instead of wrapping it): the feature sum of
+// (x - input zero point) times the weights rescaled by input scale * feature scale / state scale in
 // fixed point, clamped to the state type, stored with the state's zero point added in that type
 // (wrapping, as the kernel's store does); the time products of (state - its zero point) summed over
 // the unit's filters with the bias; rescaled by state scale * time scale / output scale, plus the
@@ -137,10 +137,10 @@ void convert_integer_svdf(TfContext& ctx, const SvdfShape& s) {
     bool types_ok = wf.type == tensor_type::kInt8 &&
                     (wt.type == tensor_type::kInt16 || wt.type == tensor_type::kInt8) &&
                     state.type == wt.type && ctx.output_tensor(0).type == tensor_type::kInt8 &&
-                    ctx.has_input(3) && ctx.input_tensor(3).type == tensor_type::kInt32;
+                    (!ctx.has_input(3) || ctx.input_tensor(3).type == tensor_type::kInt32);
     if (!types_ok) {
         ctx.error() << "an int8 SVDF needs int8 weights_feature, int16 or int8 weights_time and "
-                       "a state of that type, an int32 bias and an int8 result; got "
+                       "a state of that type, an int32 bias or none, and an int8 result; got "
                     << tensor_type_name(wf.type) << ", " << tensor_type_name(wt.type) << ", "
                     << tensor_type_name(state.type) << ", "
                     << (ctx.has_input(3) ? tensor_type_name(ctx.input_tensor(3).type) : "no bias")
@@ -177,7 +177,9 @@ void convert_integer_svdf(TfContext& ctx, const SvdfShape& s) {
     std::vector<int64_t> column;
     for (double w : newest_time_weights(ctx, s, false)) column.push_back(int64_t(w));
     Expr weighted = ctx.call("multiply", {feature, int32_along(ctx, column, 2, 1)});
-    Expr y = ctx.call("add", {sum_over_rank(ctx, s, weighted), ctx.input_tflite(3)});
+    // The unit sums, from the bias where there is one (from 0 otherwise, as TFLite's kernels).
+    Expr y = sum_over_rank(ctx, s, weighted);
+    if (ctx.has_input(3)) y = ctx.call("add", {y, ctx.input_tflite(3)});
     y = multiply_by_ratio(ctx, y,
                           {float_ratio(state_q.scales[0] * time_q.scales[0], out.scales[0])}, 1);
     if (out.zero_points[0] != 0) y = ctx.call("add", {y, int32_scalar(ctx, out.zero_points[0])});

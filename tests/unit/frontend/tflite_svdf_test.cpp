@@ -118,11 +118,15 @@ TEST(TfliteSvdf, RefusesTypesItHasNoKernelFor) {
                                           m.tensors[2].data.resize(12);
                                       })),
                    "an int8 SVDF needs int8 weights_feature, int16 or int8 weights_time and a "
-                   "state of that type, an int32 bias and an int8 result; got int8, int8, int16, "
-                   "int32, int8");
-    EXPECT_MESSAGE(
-        import_tflite(svdf(true, [](TestModel&, TestOperator& op) { op.inputs[3] = -1; })),
-        "got int8, int16, int16, no bias, int8");
+                   "state of that type, an int32 bias or none, and an int8 result; got int8, "
+                   "int8, int16, int32, int8");
+    EXPECT_MESSAGE(import_tflite(svdf(true,
+                                      [](TestModel& m, TestOperator& op) {
+                                          m.tensors[2].type = tfl::tensor_type::kInt8;
+                                          m.tensors[2].data.resize(12);
+                                          op.inputs[3] = -1;
+                                      })),
+                   "got int8, int8, int16, no bias, int8");
     EXPECT_MESSAGE(import_tflite(svdf(true,
                                       [](TestModel& m, TestOperator&) {
                                           m.tensors[0].type = tfl::tensor_type::kInt16;
