@@ -145,12 +145,10 @@ Expr QnnArithmetic::requantize_from(const Expr& q, const std::vector<double>& in
 Expr QnnArithmetic::scale_by(const Expr& x, const std::vector<double>& ratios, int64_t axis,
                              const std::string& rounding) {
     std::vector<double> m, s;
-    std::vector<int32_t> shifts;
     for (double r : ratios) {
         ops::FixedPoint f = ops::fixed_point_of(r, op_name_ + ": a scale ratio", loc_);
         m.push_back(f.multiplier);
         s.push_back(f.shift);
-        shifts.push_back(f.shift);
     }
     bool uniform = std::all_of(m.begin(), m.end(), [&](double v) { return v == m[0]; }) &&
                    std::all_of(s.begin(), s.end(), [&](double v) { return v == s[0]; });
@@ -159,8 +157,9 @@ Expr QnnArithmetic::scale_by(const Expr& x, const std::vector<double>& ratios, i
         return along(make_constant_of({int64_t(v.size())}, DataType::int32(), v, loc_), rank_of(x),
                      axis);
     };
-    return call("fixed_point_multiply", {x, params(m), params(s)},
-                ops::fixed_point_multiply_attrs(rounding, shifts));
+    return call(
+        "fixed_point_multiply", {x, params(m), params(s)},
+        ops::fixed_point_multiply_attrs(rounding, std::vector<int32_t>(s.begin(), s.end())));
 }
 
 }  // namespace anvil::graph
