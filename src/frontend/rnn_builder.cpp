@@ -2,6 +2,8 @@
 #include "frontend/rnn_builder.h"
 
 #include "frontend/composite_ops.h"
+#include "ops/activation.h"
+#include "ops/norm.h"
 #include "ops/transform.h"
 
 namespace anvil::frontend::rnn {
@@ -80,8 +82,10 @@ Expr stacked(const NodeBuilder& b, const std::vector<Expr>& parts, size_t first,
 }
 
 Packed pack(const NodeBuilder& b, const Weights& w, size_t first, size_t last) {
-    return {stacked(b, w.w, first, last), stacked(b, w.r, first, last),
-            stacked(b, w.wb, first, last), stacked(b, w.rb, first, last)};
+    // Layer-normalized gates add their biases after the normalization (lstm_step).
+    Expr wb = w.layer_norm.empty() ? stacked(b, w.wb, first, last) : Expr();
+    return {stacked(b, w.w, first, last), stacked(b, w.r, first, last), wb,
+            stacked(b, w.rb, first, last)};
 }
 
 // x W^T + Wb for every gate: [..., gates * H].
@@ -98,7 +102,56 @@ int64_t hidden_of(const NodeBuilder& b, const Weights& w) {
     return b.static_shape(w.w.at(0), "a gate's weight").at(0);
 }
 
-// One step from the input's projection xp ([batch, gates * H], biases included).
+Expr clipped(const NodeBuilder& b, const Expr& x, double bound) {
+    if (bound <= 0) return x;
+    auto [attrs, a] = new_attrs<ops::ClipAttrs>();
+    a->a_min = -bound;
+    a->a_max = bound;
+    return b.call("clip", {x}, attrs);
+}
+
+// One LSTM step (step_projected's). The gates' slots in the stacked products: i, o, f, c, or
+// o, f, c with coupled gates.
+State lstm_step(const NodeBuilder& b, const Spec& spec, const Weights& w, const Packed& all,
+                const Expr& xp, const State& state) {
+    const std::vector<std::string>& f = spec.activations;
+    const int64_t hidden = hidden_of(b, w);
+    const int64_t first = spec.coupled_input_forget ? -1 : 0;  // the slot of gate i
+    const Expr& c = state.c;
+    Expr pre = b.call("add", {xp, recur(b, all, state.h)});
+    // Gate g (0 i, 1 o, 2 f, 3 c) before its activation, with `peephole` times `cell`.
+    auto gate = [&](int64_t g, const Expr& cell) {
+        const auto slot = static_cast<size_t>(g + first);
+        Expr x = slice(b, pre, 1, (g + first) * hidden, (g + first + 1) * hidden);
+        if (g < 3 && !w.peepholes.empty()) {
+            x = b.call("add", {x, b.call("multiply", {w.peepholes[size_t(g)], cell})});
+        }
+        if (!w.layer_norm.empty()) {
+            auto [attrs, a] = new_attrs<ops::LayerNormAttrs>();
+            a->axis = -1;
+            a->epsilon = 1e-8;  // TFLite's MeanStddevNormalization
+            x = b.call("nn.layer_norm", {x, w.layer_norm[size_t(g)], w.wb.at(slot)}, attrs);
+        }
+        return x;
+    };
+    Expr fg = activation(b, f[0], gate(2, c));
+    Expr ig = spec.coupled_input_forget
+                  ? b.call("subtract", {b.constant_scalar(b.tensor_type(fg, "f").dtype, 1.0), fg})
+                  : activation(b, f[0], gate(0, c));
+    Expr cc = activation(b, f[1], gate(3, c));
+    Expr c_next = b.call("add", {b.call("multiply", {fg, c}), b.call("multiply", {ig, cc})});
+    c_next = clipped(b, c_next, spec.cell_clip);
+    Expr og = activation(b, f[0], gate(1, c_next));
+    Expr h_next = b.call("multiply", {og, activation(b, f[2], c_next)});
+    if (w.projection.defined()) {
+        h_next = add_opt(b, b.call("nn.dense", {h_next, w.projection}), w.projection_bias);
+        h_next = clipped(b, h_next, spec.projection_clip);
+    }
+    return {h_next, c_next};
+}
+
+// One step from the input's projection xp ([batch, gates * H], biases included unless the gates
+// are layer-normalized).
 State step_projected(const NodeBuilder& b, const Spec& spec, const Weights& w, const Packed& all,
                      const Expr& xp, const State& state) {
     const std::vector<std::string>& f = spec.activations;
@@ -131,27 +184,8 @@ State step_projected(const NodeBuilder& b, const Spec& spec, const Weights& w, c
                 b.call("add", {b.call("multiply", {one_minus_z, n}), b.call("multiply", {z, h})}),
                 {}};
         }
-        case Cell::LSTM: {
-            const Expr& c = state.c;
-            Expr pre = b.call("add", {xp, recur(b, all, h)});
-            Expr ig = gate(pre, 0), og = gate(pre, 1), fg = gate(pre, 2);
-            if (!w.peepholes.empty()) {
-                ig = b.call("add", {ig, b.call("multiply", {w.peepholes[0], c})});
-                fg = b.call("add", {fg, b.call("multiply", {w.peepholes[2], c})});
-            }
-            ig = activation(b, f[0], ig);
-            fg = activation(b, f[0], fg);
-            Expr cc = activation(b, f[1], gate(pre, 3));
-            Expr c_next =
-                b.call("add", {b.call("multiply", {fg, c}), b.call("multiply", {ig, cc})});
-            if (!w.peepholes.empty()) {
-                og = b.call("add", {og, b.call("multiply", {w.peepholes[1], c_next})});
-            }
-            og = activation(b, f[0], og);
-            Expr h_next = b.call("multiply", {og, activation(b, f[2], c_next)});
-            if (w.projection.defined()) h_next = b.call("nn.dense", {h_next, w.projection});
-            return {h_next, c_next};
-        }
+        case Cell::LSTM:
+            return lstm_step(b, spec, w, all, xp, state);
     }
     ANVIL_UNREACHABLE();
 }

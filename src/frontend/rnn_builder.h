@@ -13,6 +13,9 @@
 //         H = (1 - z) * n + z * H
 //   LSTM: i, f = f(... + P * C); c = g(...); C = f * C + i * c; o = f(... + Po * C);
 //         H = o * h(C), times the projection's transpose when there is one (PyTorch proj_size)
+//         TFLite's variants: coupled gates (CIFG: i = 1 - f, no input gate weights), layer
+//         normalization of each gate's sum before its bias is added, a projection bias, and
+//         clipping of C and of the projected H.
 #pragma once
 
 #include <string>
@@ -34,7 +37,12 @@ struct Weights {
     std::vector<graph::Expr> r;          // [H, H] each ([H, P] with a projection)
     std::vector<graph::Expr> wb, rb;     // [H] each, or empty
     std::vector<graph::Expr> peepholes;  // LSTM: i, o, f, [H] each, or empty
-    graph::Expr projection;              // LSTM: [P, H], or undefined
+    // LSTM: the layer normalization coefficients of i, o, f, c, [H] each, or empty. With them,
+    // each gate's sum (products and peephole) is normalized over H, scaled by its coefficients
+    // and then offset by the gate's bias wb (which is required).
+    std::vector<graph::Expr> layer_norm;
+    graph::Expr projection;       // LSTM: [P, H], or undefined
+    graph::Expr projection_bias;  // LSTM: [P], or undefined
 };
 
 struct Spec {
@@ -43,6 +51,13 @@ struct Spec {
     // "Tanh", "Relu").
     std::vector<std::string> activations;
     bool linear_before_reset = false;  // GRU
+    // LSTM: coupled input and forget gates (TFLite's CIFG): the input gate is 1 - f, and the
+    // weights, biases, peepholes and layer norm coefficients of the input gate are absent (the
+    // vectors hold o, f, c; peepholes and layer_norm keep their slot for i, undefined).
+    bool coupled_input_forget = false;
+    // LSTM: when positive, C is clipped to [-cell_clip, cell_clip] after each update, and the
+    // projected H (with a projection) to [-projection_clip, projection_clip].
+    double cell_clip = 0, projection_clip = 0;
 };
 
 // The activations a cell has unless the model says otherwise.

@@ -12,8 +12,12 @@
 // afresh, as a freshly loaded TFLite interpreter does); 20-23 layer normalization coefficients.
 // The fused activation is the cell's and the output's (TANH in TensorFlow's LSTMs).
 //
-// Refused with an error: coupled input and forget gates (no input gate weights), layer
-// normalization, a projection bias, cell or projection clipping, and quantized activations.
+// TFLite's variants are all taken: coupled input and forget gates (CIFG: no input gate operands,
+// the input gate is 1 - f), peepholes, layer normalization (operands 20-23, with the biases added
+// after it), a projection with or without bias, and cell and projection clipping. Refused with an
+// error: quantized activations.
+#include <cmath>
+
 #include "frontend/composite_ops.h"
 #include "frontend/rnn_builder.h"
 #include "frontend/tflite/convert_ops.h"
@@ -58,20 +62,46 @@ void convert_unidirectional_sequence_lstm(TfContext& ctx) {
         ctx.error() << "quantized (integer) LSTMs are not supported yet; float ones and float "
                        "ones with quantized weights are";
     }
-    if (!ctx.has_input(1) || !ctx.has_input(5)) {
-        ctx.error() << "coupled input and forget gates (CIFG: no input gate weights) are not "
-                       "supported yet";
+    // TFLite's operands per gate, in its order i, f, c, o.
+    const size_t kWeights = 1, kRecurrent = 5, kPeephole = 9, kBias = 12, kLayerNorm = 20;
+    const bool cifg = !ctx.has_input(kWeights);
+    if (cifg != !ctx.has_input(kRecurrent)) {
+        ctx.error() << "the input gate's weights (operand 1) and recurrent weights (operand 5) "
+                       "must be given both, or neither for coupled input and forget gates";
     }
-    for (size_t i = 20; i < ctx.num_inputs(); ++i) {
-        if (ctx.has_input(i)) ctx.error() << "layer-normalized LSTMs are not supported yet";
+    if (cifg && (ctx.has_input(kPeephole) || ctx.has_input(kBias) || ctx.has_input(kLayerNorm))) {
+        ctx.error() << "with coupled input and forget gates (no operands 1 and 5), the input "
+                       "gate's peephole, bias and layer norm coefficients (operands 9, 12, 20) "
+                       "must be absent";
     }
-    if (ctx.has_input(17)) ctx.error() << "a projection bias is not supported yet";
-    if (o.float32(sequence_lstm_options::kCellClip) > 0 ||
-        o.float32(sequence_lstm_options::kProjClip) > 0) {
-        ctx.error() << "cell and projection clipping are not supported yet";
+    const bool layer_norm = ctx.has_input(kLayerNorm + 1);
+    for (size_t g = 0; g < 4; ++g) {
+        if (cifg && g == 0) continue;
+        if (!ctx.has_input(kBias + g))
+            ctx.error() << "the gates' biases (operands 12-15) are required";
+        if (ctx.has_input(kLayerNorm + g) != layer_norm) {
+            ctx.error() << "the layer norm coefficients (operands 20-23) must be given for every "
+                           "gate"
+                        << (cifg ? " but the input gate" : "") << " or for none";
+        }
     }
-    bool time_major = o.boolean(sequence_lstm_options::kTimeMajor);
+    const size_t peepholes =
+        size_t(ctx.has_input(9)) + size_t(ctx.has_input(10)) + size_t(ctx.has_input(11));
+    if (peepholes != 0 && peepholes != (cifg ? 2 : 3)) {
+        ctx.error() << "the peepholes must be given for all of the input, forget and output "
+                       "gates (but the input gate with coupled input and forget gates) or for none";
+    }
+    if (ctx.has_input(17) && !ctx.has_input(16))
+        ctx.error() << "a projection bias needs a projection";
+    const bool time_major = o.boolean(sequence_lstm_options::kTimeMajor);
     const char* act = activation_name(ctx, o.int8(sequence_lstm_options::kActivation));
+    const double cell_clip = o.float32(sequence_lstm_options::kCellClip);
+    const double proj_clip = o.float32(sequence_lstm_options::kProjClip);
+    if (!(cell_clip >= 0) || !(proj_clip >= 0) || std::isinf(cell_clip) || std::isinf(proj_clip)) {
+        ctx.error() << "the cell and projection clips must be finite and not negative (0: none), "
+                       "got "
+                    << cell_clip << " and " << proj_clip;
+    }
 
     Expr x = ctx.input_tflite(0);
     std::vector<int64_t> xs = ctx.static_shape(x, "the input");
@@ -83,29 +113,33 @@ void convert_unidirectional_sequence_lstm(TfContext& ctx) {
     const size_t gate_operand[4] = {0, 3, 1, 2};
     rnn::Weights w;
     for (size_t g : gate_operand) {
-        w.w.push_back(float_weights(ctx, 1 + g));
-        w.r.push_back(float_weights(ctx, 5 + g));
-        if (!ctx.has_input(12 + g))
-            ctx.error() << "the gates' biases (operands 12-15) are required";
-        w.wb.push_back(float_weights(ctx, 12 + g));
+        if (layer_norm)
+            w.layer_norm.push_back(
+                ctx.has_input(kLayerNorm + g) ? float_weights(ctx, kLayerNorm + g) : Expr());
+        if (cifg && g == 0) continue;
+        w.w.push_back(float_weights(ctx, kWeights + g));
+        w.r.push_back(float_weights(ctx, kRecurrent + g));
+        w.wb.push_back(float_weights(ctx, kBias + g));
     }
-    if (ctx.has_input(9) || ctx.has_input(10) || ctx.has_input(11)) {
-        if (!(ctx.has_input(9) && ctx.has_input(10) && ctx.has_input(11))) {
-            ctx.error() << "the peepholes must be given for all of the input, forget and output "
-                           "gates or for none";
-        }
-        w.peepholes = {float_weights(ctx, 9), float_weights(ctx, 11), float_weights(ctx, 10)};
+    if (peepholes != 0) {
+        w.peepholes = {cifg ? Expr() : float_weights(ctx, 9), float_weights(ctx, 11),
+                       float_weights(ctx, 10)};
     }
     if (ctx.has_input(16)) w.projection = float_weights(ctx, 16);
-    std::vector<int64_t> ws = ctx.static_shape(w.w[0], "the input gate's weights");
-    std::vector<int64_t> rs = ctx.static_shape(w.r[0], "the input gate's recurrent weights");
+    if (ctx.has_input(17)) w.projection_bias = float_weights(ctx, 17);
+    std::vector<int64_t> ws = ctx.static_shape(w.w[0], "a gate's weights");
+    std::vector<int64_t> rs = ctx.static_shape(w.r[0], "a gate's recurrent weights");
     if (ws.size() != 2 || rs.size() != 2 || ws[1] != xs[2] || rs[0] != ws[0]) {
-        ctx.error() << "the input gate's weights " << ints_str(ws) << " and recurrent weights "
+        ctx.error() << "the gates' weights " << ints_str(ws) << " and recurrent weights "
                     << ints_str(rs) << " are not [n_cell, " << xs[2] << "] and [n_cell, n_output]";
     }
     int64_t n_cell = ws[0], n_output = rs[1];
 
-    rnn::Spec spec{.cell = rnn::Cell::LSTM, .activations = {"Sigmoid", act, act}};
+    rnn::Spec spec{.cell = rnn::Cell::LSTM,
+                   .activations = {"Sigmoid", act, act},
+                   .coupled_input_forget = cifg,
+                   .cell_clip = cell_clip,
+                   .projection_clip = proj_clip};
     rnn::State initial{initial_state(ctx, 18, {batch, n_output}),
                        initial_state(ctx, 19, {batch, n_cell})};
     std::vector<int64_t> order(static_cast<size_t>(steps), 0);

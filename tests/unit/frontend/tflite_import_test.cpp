@@ -49,6 +49,10 @@ OptionField byte_field(int field, int64_t v) {
     return {field, v, 1};
 }
 
+OptionField float_field(int field, float v) {
+    return {.field = field, .value = 0, .is_float = true, .float_value = v};
+}
+
 // x [1, 8, 8, 3] → CONV_2D 3x3 SAME (4 filters) + RELU6 → DEPTHWISE_CONV_2D 3x3 stride 2 →
 // AVERAGE_POOL_2D 2x2 → MEAN over H, W → y [1, 4]. Float, or int8 with per-channel weights.
 TestModel cnn(bool quantized) {
@@ -571,10 +575,7 @@ INSTANTIATE_TEST_SUITE_P(
                  [] {
                      return single_op(tfl::op::kLeakyRelu, {q("x", {2}, kI8, 0.1f, 0)},
                                       {q("y", {2}, kI8, 0.1f, 0)}, tfl::options_type::kLeakyRelu,
-                                      {{.field = tfl::leaky_relu_options::kAlpha,
-                                        .value = 0,
-                                        .is_float = true,
-                                        .float_value = -0.5f}});
+                                      {float_field(tfl::leaky_relu_options::kAlpha, -0.5f)});
                  },
                  "quantized LEAKY_RELU with alpha -0.5 is not supported (alpha >= 0)"},
         BadModel{"cast result",
@@ -660,21 +661,37 @@ TEST(TfliteImport, ImportsAnLstm) {
     EXPECT_EQ(graph::type_str(m.main()->body->type), "Tensor[(1, 2, 2), float32]");
 }
 
-TEST(TfliteImport, RefusesLstmVariantsItDoesNotConvert) {
+// The variants convert (their numbers are held to TFLite's definition in test_tflite_ops.py).
+TEST(TfliteImport, ImportsLstmVariants) {
+    graph::IRModule cifg = import_tflite(lstm(
+        [](TestModel&, TestOperator& op) { op.inputs[1] = op.inputs[5] = op.inputs[12] = -1; }));
+    EXPECT_EQ(graph::type_str(cifg.main()->body->type), "Tensor[(1, 2, 2), float32]");
+    graph::IRModule normalized = import_tflite(lstm([&](TestModel&, TestOperator& op) {
+        for (int k = 0; k < 4; ++k) op.inputs.push_back(op.inputs[size_t(12 + k)]);
+        op.options.push_back(float_field(tfl::sequence_lstm_options::kCellClip, 3.0f));
+    }));
+    EXPECT_EQ(graph::type_str(normalized.main()->body->type), "Tensor[(1, 2, 2), float32]");
+}
+
+TEST(TfliteImport, RefusesMalformedLstms) {
     EXPECT_MESSAGE(import_tflite(lstm([](TestModel&, TestOperator& op) { op.inputs[1] = -1; })),
-                   "(UNIDIRECTIONAL_SEQUENCE_LSTM, opset 1): coupled input and forget gates");
+                   "(UNIDIRECTIONAL_SEQUENCE_LSTM, opset 1): the input gate's weights (operand 1) "
+                   "and recurrent weights (operand 5) must be given both");
     EXPECT_MESSAGE(
-        import_tflite(lstm([](TestModel&, TestOperator& op) { op.inputs.push_back(1); })),
-        "layer-normalized LSTMs are not supported yet");
+        import_tflite(lstm([](TestModel&, TestOperator& op) { op.inputs[1] = op.inputs[5] = -1; })),
+        "the input gate's peephole, bias and layer norm coefficients (operands 9, 12, "
+        "20) must be absent");
+    EXPECT_MESSAGE(
+        import_tflite(lstm([](TestModel&, TestOperator& op) { op.inputs.push_back(12); })),
+        "the layer norm coefficients (operands 20-23) must be given for every gate or for none");
     EXPECT_MESSAGE(import_tflite(lstm([](TestModel&, TestOperator& op) { op.inputs[17] = 12; })),
-                   "a projection bias is not supported yet");
-    EXPECT_MESSAGE(import_tflite(lstm([](TestModel&, TestOperator& op) {
-                       op.options.push_back({.field = tfl::sequence_lstm_options::kCellClip,
-                                             .value = 0,
-                                             .is_float = true,
-                                             .float_value = 3.0f});
-                   })),
-                   "cell and projection clipping are not supported yet");
+                   "a projection bias needs a projection");
+    EXPECT_MESSAGE(
+        import_tflite(lstm([](TestModel&, TestOperator& op) {
+            op.options.push_back(float_field(tfl::sequence_lstm_options::kProjClip, -1.0f));
+        })),
+        "the cell and projection clips must be finite and not negative (0: none), got "
+        "0 and -1");
     EXPECT_MESSAGE(import_tflite(lstm([](TestModel&, TestOperator& op) { op.inputs[9] = 12; })),
                    "the peepholes must be given for all of the input, forget and output gates");
     EXPECT_MESSAGE(import_tflite(lstm([](TestModel&, TestOperator& op) {
