@@ -1,14 +1,16 @@
 """The TFLite importer's converters, operator by operator, on models tflite_writer.py writes:
-float32 ones within 1e-5 of the TFLite runtime (litert.py), int8 and uint8 ones bit for bit
-(imported with rounding="XNNPACK", as the runtime's CPU kernels rescale products), except
+float32 ones within 1e-5 of the TFLite runtime (litert.py), int8, uint8 and int16 (16x8) ones
+bit for bit (imported with rounding="XNNPACK", as the runtime's CPU kernels rescale products),
+except
 - the operators whose quantized form Anvil computes through float (LOGISTIC, TANH, HARD_SWISH,
-  a bilinear resize), and
+  int8 and uint8 bilinear resizes; int16 SOFTMAX, within 12 steps of 32768), and
 - quantized MUL, LEAKY_RELU and the RELUs, which the runtime's XNNPACK delegate takes over
   (where its kernels apply) with arithmetic of its own; Anvil computes them as TFLite's kernels
   do (the seanet models hold LEAKY_RELU to TFLite's goldens, test_unary the RELUs to TFLite's
   definition in NumPy),
-which are held to within one step. UNIDIRECTIONAL_SEQUENCE_LSTM is held to its definition in
-NumPy (the runtime under Node.js does not run the LSTMs TFLite's converter writes).
+which are held to within one step (two for int16 LOGISTIC and TANH). UNIDIRECTIONAL_SEQUENCE_LSTM
+is held to its definition in NumPy (the runtime under Node.js does not run the LSTMs TFLite's
+converter writes).
 
 Several cases put a convolution first, so that the operator under test meets a tensor the
 importer holds channels first (tflite_context.h) and must map its axes."""
@@ -22,7 +24,7 @@ import litert
 import tflite_writer as W
 
 RNG = np.random.default_rng(25)
-INT_RANGE = {"int8": (-128, 127), "uint8": (0, 255)}
+INT_RANGE = {"int8": (-128, 127), "uint8": (0, 255), "int16": (-32768, 32767)}
 
 
 class Model:
@@ -43,7 +45,10 @@ class Model:
         """An activation tensor of the model's dtype (quantized when it is an integer type)."""
         if not self.quantized:
             return self.w.tensor(name, shape)
-        zp = zero_point if zero_point is not None else (-3 if self.dtype == "int8" else 125)
+        if self.dtype == "int16":  # TFLite's 16x8 quantization is symmetric
+            scale, zp = scale / 256, 0
+        else:
+            zp = zero_point if zero_point is not None else (-3 if self.dtype == "int8" else 125)
         return self.w.tensor(name, shape, self.dtype, scale=scale, zero_point=zp)
 
     def input(self, name, shape, scale=0.05, zero_point=None):
@@ -61,11 +66,11 @@ class Model:
         return self.w.tensor(name, list(values.shape), dtype, data=values, **quant)
 
     def weights(self, name, shape, per_channel_axis=0):
-        """Weights: float, int8 per channel along `per_channel_axis`, or uint8 per tensor with a
-        zero point."""
+        """Weights: float, int8 per channel along `per_channel_axis` (int8 and int16 models), or
+        uint8 per tensor with a zero point."""
         if not self.quantized:
             return self.const(name, RNG.standard_normal(shape).astype(np.float32) * 0.3)
-        if self.dtype == "int8":
+        if self.dtype in ("int8", "int16"):
             channels = shape[per_channel_axis]
             scales = RNG.uniform(0.005, 0.02, channels).astype(np.float32)
             t = self.const(name, RNG.integers(-127, 128, shape), "int8", scale=scales,
@@ -84,6 +89,9 @@ class Model:
         scales = (np.float32(input_scale) * self.scales[weights]).astype(np.float32)
         if self.dtype == "uint8":
             scales = scales[:1]
+        if self.dtype == "int16":  # 16x8 kernels take 64-bit biases
+            return self.const(name, RNG.integers(-2000, 2000, channels) * 256, "int64",
+                              scale=scales / 256, zero_point=np.zeros(scales.size, np.int64))
         return self.const(name, RNG.integers(-2000, 2000, channels), "int32", scale=scales,
                           zero_point=np.zeros(scales.size, np.int64))
 
@@ -125,7 +133,7 @@ def conv_first(m, x, channels_in, channels_out, hw, name="c"):
     return y
 
 
-DTYPES = ["float32", "int8", "uint8"]
+DTYPES = ["float32", "int8", "uint8", "int16"]
 
 
 # ---- products ----------------------------------------------------------------------------------
@@ -228,6 +236,24 @@ def test_binary(dtype, op, options, after_conv):
     check(m.build([y]), [a for _, a in m.inputs], exact=op != W.MUL)
 
 
+@pytest.mark.parametrize("op,options", BINARY[:2], ids=["add", "sub"])
+@pytest.mark.parametrize("scales", [(2**-10, 2**-12, 2**-10), (2**-13, 2**-11, 2**-11),
+                                    (2**-11, 2**-11, 2**-11), (0.001, 0.0007, 0.0015)],
+                         ids=["second_shifted", "first_shifted", "none_shifted", "general"])
+@pytest.mark.parametrize("activation", [W.NONE, W.RELU_ACT])
+def test_int16_sum_with_power_of_two_scales(op, options, scales, activation):
+    """int16 ADD and SUB with pot_scale_int16 (the option's default): TFLite's fixed-point path
+    when every scale is a power of two, its general one otherwise; bit for bit."""
+    w = W.ModelWriter()
+    a = w.tensor("a", [2, 3, 4], "int16", scale=scales[0], zero_point=0)
+    b = w.tensor("b", [2, 3, 4], "int16", scale=scales[1], zero_point=0)
+    y = w.tensor("y", [2, 3, 4], "int16", scale=scales[2], zero_point=0)
+    w.op(op, [a, b], [y], options, [(0, "b", activation), (1, "B", True)])
+    inputs = [RNG.integers(-32768, 32768, [2, 3, 4]).astype(np.int16) for _ in range(2)]
+    inputs[0][0, 0, :2] = [-32768, 32767]
+    check(w.build([a, b], [y]), inputs, exact=True)
+
+
 @pytest.mark.parametrize("src,dst", [("float32", "int32"), ("int32", "float32"),
                                      ("uint8", "float32"), ("int32", "int16")])
 def test_cast(src, dst):
@@ -248,15 +274,17 @@ def test_div_float():
     check(m.build([y]), [m.inputs[0][1], m.inputs[1][1] + 3.0], exact=True)
 
 
-UNARY = [(W.RELU, 0, []), (W.RELU6, 0, []), (W.RELU_N1_TO_1, 0, []), (W.LOGISTIC, 0, []),
-         (W.TANH, 0, []), (98, 75, [(0, "f", 0.2)]), (117, 0, [])]
+UNARY = {"relu": (W.RELU, 0, []), "relu6": (W.RELU6, 0, []), "relu_n1_to_1": (W.RELU_N1_TO_1, 0, []),
+         "logistic": (W.LOGISTIC, 0, []), "tanh": (W.TANH, 0, []),
+         "leaky_relu": (98, 75, [(0, "f", 0.2)]), "hard_swish": (117, 0, [])}
+# TFLite defines no int16 RELU_N1_TO_1 or HARD_SWISH (its runtime returns garbage for them).
+UNARY_CASES = [(d, name) for d in DTYPES for name in UNARY
+               if not (d == "int16" and name in ("relu_n1_to_1", "hard_swish"))]
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("op,options,fields", UNARY,
-                         ids=["relu", "relu6", "relu_n1_to_1", "logistic", "tanh", "leaky_relu",
-                              "hard_swish"])
-def test_unary(dtype, op, options, fields):
+@pytest.mark.parametrize("dtype,name", UNARY_CASES)
+def test_unary(dtype, name):
+    op, options, fields = UNARY[name]
     m = Model(dtype)
     x = m.input("x", [1, 4, 4, 3], scale=0.05)
     scale, zp = 0.04, None
@@ -264,20 +292,26 @@ def test_unary(dtype, op, options, fields):
         scale, zp = 1 / 256, -128 if dtype == "int8" else 0  # TFLite's fixed output quantization
     if dtype != "float32" and op == W.TANH:
         scale, zp = 1 / 128, 0 if dtype == "int8" else 128
+    if dtype == "int16" and op in (W.LOGISTIC, W.TANH):
+        scale = 256 / 32768  # Q0.15 (act() divides an int16 scale by 256)
     y = m.act("y", [1, 4, 4, 3], scale=scale, zero_point=zp)
     m.w.op(op, [x], [y], options, fields)
     approximate = op in (W.LOGISTIC, W.TANH, 117, 98, W.RELU, W.RELU6, W.RELU_N1_TO_1)
     model = m.build([y])
-    check(model, [a for _, a in m.inputs], exact=not approximate)
+    # int16 LOGISTIC and TANH: TFLite interpolates a 513-entry table, Anvil computes the function.
+    check(model, [a for _, a in m.inputs], exact=not approximate,
+          atol=2 if dtype == "int16" else 1)
     if dtype != "float32" and op in (W.RELU, W.RELU6, W.RELU_N1_TO_1):
         # The runtime's XNNPACK delegate takes quantized RELUs with arithmetic of its own; TFLite's
         # kernel rescales in fixed point and clamps, which Anvil must match bit for bit.
         xv = m.inputs[0][1]
         lo, hi = INT_RANGE[dtype]
-        zp_in = -3 if dtype == "int8" else 125
+        zp_in = {"int8": -3, "uint8": 125, "int16": 0}[dtype]
         zp_out = zp if zp is not None else zp_in
+        if dtype == "int16":
+            scale = scale / 256  # as act() quantized y
         v = multiply_by_quantized_multiplier(xv.astype(np.int64) - zp_in,
-                                             np.float64(np.float32(0.05)) /
+                                             np.float64(np.float32(0.05 / (256 if dtype == "int16" else 1))) /
                                              np.float64(np.float32(scale))) + zp_out
         bounds = {W.RELU: (0, None), W.RELU6: (0, 6), W.RELU_N1_TO_1: (-1, 1)}[op]
         q = lambda r: zp_out + int(np.round(np.float32(r) / np.float32(scale)))  # noqa: E731
@@ -306,18 +340,24 @@ def test_prelu(dtype):
 def test_softmax(dtype, beta):
     m = Model(dtype)
     x = m.input("x", [3, 10], scale=0.1)
-    y = m.act("y", [3, 10], scale=1 / 256, zero_point=-128 if dtype == "int8" else 0)
+    # TFLite's fixed output quantization: 1/256 (int8, uint8), Q0.15 (int16: act() divides by 256).
+    y = m.act("y", [3, 10], scale=256 / 32768 if dtype == "int16" else 1 / 256,
+              zero_point=-128 if dtype == "int8" else 0)
     m.w.op(W.SOFTMAX, [x], [y], W.SoftmaxOptions, [(0, "f", beta)])
-    check(m.build([y]), [a for _, a in m.inputs], exact=True)
+    # int16: TFLite interpolates tables of exp and 1 / (1 + x), to within 12 of 32768 here;
+    # Anvil computes the functions.
+    check(m.build([y]), [a for _, a in m.inputs], exact=dtype != "int16", atol=12)
 
 
-@pytest.mark.parametrize("dtype", ["int8", "uint8"])
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16"])
 def test_quantize_and_dequantize(dtype):
     m = Model("float32")
     x = m.input("x", [2, 7])
-    lo = -3 if dtype == "int8" else 120
-    q = m.w.tensor("q", [2, 7], dtype, scale=0.03, zero_point=lo)
-    r = m.w.tensor("r", [2, 7], dtype, scale=0.05, zero_point=lo + 2)  # requantized
+    lo = {"int8": -3, "uint8": 120, "int16": 0}[dtype]
+    div = 256 if dtype == "int16" else 1  # int16: symmetric, finer
+    q = m.w.tensor("q", [2, 7], dtype, scale=0.03 / div, zero_point=lo)
+    r = m.w.tensor("r", [2, 7], dtype, scale=0.05 / div,
+                   zero_point=lo + 2 if lo else 0)  # requantized
     f = m.w.tensor("f", [2, 7])
     m.w.op(W.QUANTIZE, [x], [q])
     m.w.op(W.QUANTIZE, [q], [r])
@@ -355,7 +395,7 @@ def test_reduce_after_conv(op, axes, keep_dims):
     check(m.build([y]), [a for _, a in m.inputs], exact=True)
 
 
-@pytest.mark.parametrize("dtype", ["int8", "uint8"])
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16"])
 @pytest.mark.parametrize("op", [W.MEAN, W.SUM], ids=["mean", "sum"])
 @pytest.mark.parametrize("axes,keep_dims", [([1, 2], True), ([1, 2], False), ([3], False),
                                             ([2], True)])
@@ -368,7 +408,10 @@ def test_quantized_reduce_after_conv(dtype, op, axes, keep_dims):
     a = m.const("axes", np.array(axes), "int32")
     y = m.act("y", out, scale=0.07 if op == W.MEAN else 0.3)
     m.w.op(op, [c, a], [y], W.ReducerOptions, [(0, "B", keep_dims)])
-    check(m.build([y]), [a for _, a in m.inputs], exact=True)
+    # int16 MEAN but over H and W with keep_dims: the runtime's kernel is not matched bit for bit
+    # yet (one step off in rare cases); everything else is.
+    inexact = dtype == "int16" and op == W.MEAN and not (axes == [1, 2] and keep_dims)
+    check(m.build([y]), [a for _, a in m.inputs], exact=not inexact)
 
 
 def multiply_by_quantized_multiplier(acc, ratio):
@@ -471,8 +514,10 @@ def test_pad_after_conv(dtype, v2):
     y = m.act("y", [1, 6, 5, 3], scale=0.1)
     inputs = [c, pads]
     if v2:
+        zp = {"int8": -3, "uint8": 125, "int16": 0}.get(dtype)
         value = m.const("v", np.array([0.5], np.float32)) if dtype == "float32" else \
-            m.const("v", np.array([7]), dtype, scale=0.1, zero_point=-3 if dtype == "int8" else 125)
+            m.const("v", np.array([7]), dtype, scale=0.1 / (256 if dtype == "int16" else 1),
+                    zero_point=zp)
         inputs.append(value)
     m.w.op(W.PADV2 if v2 else W.PAD, inputs, [y], W.PadV2Options if v2 else W.PadOptions)
     check(m.build([y]), [a for _, a in m.inputs], exact=True)
@@ -539,7 +584,45 @@ def test_resize(dtype, bilinear, align_corners, half_pixel):
     fields = [(2, "B", align_corners), (3, "B", half_pixel)] if bilinear else \
         [(0, "B", align_corners), (1, "B", half_pixel)]
     m.w.op(23 if bilinear else 97, [x, size], [y], 15 if bilinear else 74, fields)
-    check(m.build([y]), [a for _, a in m.inputs], exact=not (bilinear and dtype != "float32"))
+    # The runtime's XNNPACK kernels resize int8 and uint8 in a fixed point of their own.
+    check(m.build([y]), [a for _, a in m.inputs],
+          exact=not (bilinear and dtype in ("int8", "uint8")))
+
+
+def integer_bilinear_reference(x, out_h, out_w, align_corners, half_pixel):
+    """TFLite's ResizeBilinearInteger (its reference kernel of int8 and int16) of x [N, H, W, C]
+    in NumPy: positions in 10-bit fixed point, rounding half away from zero."""
+    def sampling(size_in, size_out):
+        scale = ((1 << 10) * size_in + size_out // 2) // size_out
+        if align_corners and size_out > 1:
+            scale = ((1 << 10) * (size_in - 1) + (size_out - 1) // 2) // (size_out - 1)
+        pos = np.arange(size_out) * scale + ((scale // 2 - 512) if half_pixel else 0)
+        lower = np.maximum(np.trunc(pos / 1024).astype(np.int64), 0)
+        upper = np.minimum(np.trunc((pos + 1023) / 1024).astype(np.int64), size_in - 1)
+        return lower, upper, pos - 1024 * lower
+    y0, y1, wy = sampling(x.shape[1], out_h)
+    x0, x1, wx = sampling(x.shape[2], out_w)
+    v = x.astype(np.int64)
+    wy, wx = wy[None, :, None, None], wx[None, None, :, None]
+    s = (v[:, y0][:, :, x0] * (1024 - wy) * (1024 - wx) + v[:, y1][:, :, x0] * wy * (1024 - wx) +
+         v[:, y0][:, :, x1] * (1024 - wy) * wx + v[:, y1][:, :, x1] * wy * wx)
+    return (np.sign(s) * ((np.abs(s) + (1 << 19)) >> 20)).astype(x.dtype)
+
+
+@pytest.mark.parametrize("align_corners,half_pixel", [(False, False), (True, False), (False, True)])
+def test_int8_bilinear_of_the_reference_kernel(align_corners, half_pixel):
+    """int8 RESIZE_BILINEAR with rounding="TFLITE": TFLite's integer kernel, bit for bit."""
+    m = Model("int8")
+    x = m.input("x", [1, 4, 5, 2])
+    y = m.act("y", [1, 7, 9, 2])
+    size = m.const("size", np.array([7, 9]), "int32")
+    m.w.op(23, [x, size], [y], 15, [(2, "B", align_corners), (3, "B", half_pixel)])
+    mod, params = frontend.from_tflite(m.build([y]), rounding="TFLITE")
+    xv = m.inputs[0][1]
+    got = anvil.runtime.VirtualMachine(anvil.build(mod, target="llvm", params=params))[
+        "main"](xv).numpy()
+    np.testing.assert_array_equal(got, integer_bilinear_reference(xv, 7, 9, align_corners,
+                                                                  half_pixel))
 
 
 # ---- recurrent ---------------------------------------------------------------------------------

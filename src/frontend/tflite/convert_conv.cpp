@@ -48,9 +48,11 @@ bool is_16x8(const TfContext& ctx, const Operands& o) {
 }
 
 // A quantized product's accumulator `acc` (int32, output channels along `axis`) plus the bias,
-// rescaled to the result's quantization and clamped to `activation`'s range.
+// rescaled to the result's quantization and clamped to `activation`'s range. `through_ruy`: the
+// runtime's optimized kernel of a 16x8 product rescales as ruy does (FULLY_CONNECTED), which
+// rounding="XNNPACK" follows.
 Expr requantized_result(const TfContext& ctx, Expr acc, int64_t axis, int8_t activation,
-                        const Operands& o = {}) {
+                        const Operands& o = {}, bool through_ruy = false) {
     const TfliteTensor& out_t = ctx.output_tensor(0);
     DataType out_dtype = ctx.dtype_of(out_t.type, "the result");
     Quantized in = per_tensor(ctx, ctx.input_tensor(o.data), "the input");
@@ -90,8 +92,9 @@ Expr requantized_result(const TfContext& ctx, Expr acc, int64_t axis, int8_t act
     }
     std::vector<double> ratios;
     for (double ws : w.scales) ratios.push_back(in.scales[0] * ws / out.scales[0]);
-    Expr y = wide ? multiply_by_ratio_wide(ctx, acc, ratios, axis)
-                  : multiply_by_ratio(ctx, acc, ratios, axis);
+    Expr y =
+        wide ? multiply_by_ratio_wide(ctx, acc, ratios, axis, through_ruy && ctx.xnnpack_rounding())
+             : multiply_by_ratio(ctx, acc, ratios, axis);
     if (out.zero_points[0] != 0) y = ctx.call("add", {y, int32_scalar(ctx, out.zero_points[0])});
     return clamp_to(ctx, y, lo, hi, out_dtype);
 }
@@ -415,7 +418,7 @@ void convert_fully_connected(TfContext& ctx) {
         auto [attrs, a] = new_attrs<ops::QnnDenseAttrs>();
         a->units = ws[0];
         y = requantized_result(ctx, ctx.call("qnn.dense", qnn_arguments(ctx, rows, w), attrs), 1,
-                               activation);
+                               activation, {}, true);
     }
     if (keep_num_dims) {
         std::vector<int64_t> shape = xs;

@@ -5,11 +5,16 @@
 // brought to that form (a lower-rank operand is first extended to 4-D NHWC), so the result stays
 // channels first. Quantized ADD, SUB and MUL compute as TFLite's integer kernels: ADD and SUB
 // rescale both operands (less their zero points, shifted left by 20 bits, 15 for int16) to twice
-// the larger input scale in fixed point, add, and rescale the sum to the output; MUL rescales the
+// the larger input scale in fixed point, add, and rescale the sum to the output (int16 operands
+// whose scales are all powers of two, with pot_scale_int16, instead shift the operand of the
+// smaller scale right, rounding, and add or subtract in int16); MUL rescales the
 // product of the operands less their zero points. MAXIMUM and MINIMUM compare the integers of
 // operands quantized as their result is. Quantized PRELU rescales x - zero point by
 // input_scale / output_scale where it is >= 0, else its product with alpha - alpha's zero point
 // by input_scale * alpha_scale / output_scale (ratios computed in float, as TFLite does).
+#include <cmath>
+#include <optional>
+
 #include "frontend/composite_ops.h"
 #include "frontend/tflite/convert_ops.h"
 #include "frontend/tflite/tflite_arithmetic.h"
@@ -93,19 +98,63 @@ Expr minus_zero_point(const TfContext& ctx, const Expr& x, int64_t zero_point) {
     return ctx.call("subtract", {wide, int32_scalar(ctx, zero_point)});
 }
 
+// log2(scale) when TFLite takes the scale for a power of two (CheckedLog2: in float, within
+// 1e-3 of an integer).
+std::optional<int> power_of_two_exponent(double scale) {
+    const float log2 = std::log(float(scale)) * (1.0f / std::log(2.0f));
+    const float rounded = std::round(log2);
+    if (!(std::abs(log2 - rounded) < 1e-3f)) return std::nullopt;
+    return int(rounded);
+}
+
+// TFLite's 16-bit ADD and SUB of operands with power-of-two scales (pot_scale_int16): the operand
+// of the smaller scale is divided by the power of two between its scale and the result's,
+// rounding half away from zero (gemmlowp's RoundingDivideByPOT); the other must have the result's
+// scale. The int16 sum or difference saturates, then the fused activation clamps it.
+void convert_pot_scaled_sum(TfContext& ctx, bool subtract, int8_t activation, int exponent_a,
+                            int exponent_b, int exponent_out) {
+    const int shift_a = exponent_out - exponent_a, shift_b = exponent_out - exponent_b;
+    if ((shift_a != 0 && shift_b != 0) || shift_a < 0 || shift_b < 0) {
+        ctx.error() << "int16 operands with power-of-two scales (pot_scale_int16) need one "
+                       "operand at the result's scale 2^"
+                    << exponent_out << " and the other at it or below, got 2^" << exponent_a
+                    << " and 2^" << exponent_b;
+    }
+    Operands o = binary_operands(ctx);
+    auto divided = [&](const Expr& x, int shift) {
+        Expr wide = cast_to(ctx, x, DataType::int32());
+        if (shift == 0) return wide;
+        // (x + 2^(shift-1) - [x < 0]) >> shift; x >> 31 is -1 for a negative x, else 0.
+        Expr sign = ctx.call("right_shift", {wide, int32_scalar(ctx, 31)});
+        Expr biased = ctx.call(
+            "add", {ctx.call("add", {wide, sign}), int32_scalar(ctx, int64_t{1} << (shift - 1))});
+        return ctx.call("right_shift", {biased, int32_scalar(ctx, shift)});
+    };
+    Expr y =
+        ctx.call(subtract ? "subtract" : "add", {divided(o.a, shift_a), divided(o.b, shift_b)});
+    auto [lo, hi] =
+        quantized_activation_range(ctx, activation, ctx.output_tensor(0), DataType::int_(16));
+    ctx.set_output(0, clamp_to(ctx, y, lo, hi, DataType::int_(16)), o.channels_first);
+}
+
 // The rescaled sum (ADD, `subtract` false) or difference (SUB) of quantized operands.
 void convert_quantized_sum(TfContext& ctx, bool subtract, uint8_t options_type) {
     check_quantized_types(ctx);
     const TfliteOptions& opt = ctx.options(options_type);
     int8_t activation = opt.int8(binary_options::kActivation);
     DataType t = ctx.dtype_of(ctx.output_tensor(0).type, "the result");
-    if (t.bits() == 16 && opt.boolean(binary_options::kPotScaleInt16, true)) {
-        ctx.error() << "int16 operands with power-of-two scales (pot_scale_int16) are not "
-                       "supported yet; models converted with general int16 scales are";
-    }
     Quantized qa = per_tensor(ctx, ctx.input_tensor(0), "operand 0");
     Quantized qb = per_tensor(ctx, ctx.input_tensor(1), "operand 1");
     Quantized qo = per_tensor(ctx, ctx.output_tensor(0), "the result");
+    if (t.bits() == 16 && opt.boolean(binary_options::kPotScaleInt16, true)) {
+        // TFLite takes this path only when every scale is a power of two (zero points are 0).
+        auto ea = power_of_two_exponent(qa.scales[0]), eb = power_of_two_exponent(qb.scales[0]);
+        auto eo = power_of_two_exponent(qo.scales[0]);
+        if (ea && eb && eo) {
+            convert_pot_scaled_sum(ctx, subtract, activation, *ea, *eb, *eo);
+            return;
+        }
+    }
     const int left_shift = t.bits() == 16 ? 15 : 20;
     double twice_max = 2 * std::max(qa.scales[0], qb.scales[0]);
     Operands o = binary_operands(ctx);

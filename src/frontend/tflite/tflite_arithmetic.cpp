@@ -116,7 +116,7 @@ Expr multiply_by_ratio(const TfContext& ctx, const Expr& x, const std::vector<do
 }
 
 Expr multiply_by_ratio_wide(const TfContext& ctx, const Expr& x, const std::vector<double>& ratios,
-                            int64_t axis) {
+                            int64_t axis, bool whole_multiplier) {
     std::vector<int64_t> multipliers, rounds, shifts;
     for (double r : ratios) {
         ops::FixedPoint f = ops::fixed_point_of(r, "a scale ratio", ctx.loc());
@@ -127,8 +127,8 @@ Expr multiply_by_ratio_wide(const TfContext& ctx, const Expr& x, const std::vect
         // The multiplier rounded to its top 16 bits (saturating), as TFLite's 64-bit form.
         int64_t reduced =
             f.multiplier < 0x7FFF0000 ? (int64_t(f.multiplier) + (1 << 15)) >> 16 : 0x7FFF;
-        int64_t total_shift = 15 - f.shift;
-        multipliers.push_back(reduced);
+        int64_t total_shift = (whole_multiplier ? 31 : 15) - f.shift;
+        multipliers.push_back(whole_multiplier ? int64_t(f.multiplier) : reduced);
         rounds.push_back(int64_t{1} << (total_shift - 1));
         shifts.push_back(total_shift);
     }

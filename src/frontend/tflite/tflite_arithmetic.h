@@ -32,9 +32,11 @@ graph::Expr multiply_by_ratio(const TfContext& ctx, const graph::Expr& x,
 
 // The same for an int64 `x` (16-bit kernels' sums), as TFLite's 64-bit
 // MultiplyByQuantizedMultiplier: the multiplier rounded to 16 bits, x * m + 2^(s - 1) shifted
-// right by s = 15 - shift; int32 result.
+// right by s = 15 - shift; int32 result. With `whole_multiplier`, as ruy's single-rounding
+// rescale (TFLite's optimized 16x8 FULLY_CONNECTED): the 31-bit multiplier, s = 31 - shift.
 graph::Expr multiply_by_ratio_wide(const TfContext& ctx, const graph::Expr& x,
-                                   const std::vector<double>& ratios, int64_t axis);
+                                   const std::vector<double>& ratios, int64_t axis,
+                                   bool whole_multiplier = false);
 
 // round(x) with halves away from zero (TFLite's TfLiteRound), exact for every float.
 graph::Expr round_half_away(const TfContext& ctx, const graph::Expr& x);

@@ -481,14 +481,6 @@ INSTANTIATE_TEST_SUITE_P(
                                       {q("y", {2}, kI8, 0.1f, 0)});
                  },
                  "quantized division is not supported; float DIV is"},
-        BadModel{"power-of-two int16",
-                 [] {
-                     return single_op(tfl::op::kAdd,
-                                      {q("a", {2}, kI16, 0.1f, 0), q("b", {2}, kI16, 0.1f, 0)},
-                                      {q("y", {2}, kI16, 0.1f, 0)});
-                 },
-                 "int16 operands with power-of-two scales (pot_scale_int16) are not supported "
-                 "yet"},
         BadModel{"extremum quantization",
                  [] {
                      return single_op(tfl::op::kMaximum,
@@ -571,6 +563,15 @@ INSTANTIATE_TEST_SUITE_P(
                                       {q("y", {2}, kI16, 0.1f, 0)});
                  },
                  "int16 tensor 'a' must have the zero point 0"},
+        BadModel{"int16 power-of-two shifts",
+                 [] {
+                     return single_op(tfl::op::kAdd,
+                                      {q("a", {2}, kI16, 0.25f, 0), q("b", {2}, kI16, 0.5f, 0)},
+                                      {q("y", {2}, kI16, 0.125f, 0)});
+                 },
+                 "(ADD, opset 1): int16 operands with power-of-two scales (pot_scale_int16) need "
+                 "one operand at the result's scale 2^-3 and the other at it or below, got 2^-2 "
+                 "and 2^-1"},
         BadModel{"leaky alpha",
                  [] {
                      return single_op(tfl::op::kLeakyRelu, {q("x", {2}, kI8, 0.1f, 0)},
