@@ -236,6 +236,41 @@ def test_binary(dtype, op, options, after_conv):
     check(m.build([y]), [a for _, a in m.inputs], exact=op != W.MUL)
 
 
+@pytest.mark.parametrize("dtype,after_conv", [("uint8", False), ("uint8", True), ("int8", False)])
+@pytest.mark.parametrize("activation", [W.NONE, W.RELU_ACT])
+def test_quantized_div(dtype, after_conv, activation):
+    """uint8 DIV bit for bit against the runtime (TFLite's fixed-point kernel); int8 (TFLite
+    Micro's, the same arithmetic; the runtime refuses it) within one step of the real quotient.
+    The divisors avoid their zero point, which TFLite leaves undefined, and the integer 0, which
+    the runtime refuses."""
+    m = Model(dtype)
+    if after_conv:
+        a = conv_first(m, m.input("x", [1, 5, 5, 2]), 2, 3, 5)
+        b = m.input("b", [3], scale=0.02, zero_point=7 if dtype == "int8" else 130)
+        shape = [1, 5, 5, 3]
+    else:
+        a = m.input("a", [2, 3, 4], scale=0.1)
+        b = m.input("b", [3, 1], scale=0.02, zero_point=7 if dtype == "int8" else 130)
+        shape = [2, 3, 4]
+    y = m.act("y", shape, scale=0.2)
+    m.w.op(W.DIV, [a, b], [y], W.DivOptions, [(0, "b", activation)])
+    bv = m.inputs[-1][1]
+    zp_b = 7 if dtype == "int8" else 130
+    bv[(bv == zp_b) | (bv == 0)] = zp_b + 9
+    inputs = [v for _, v in m.inputs]
+    model = m.build([y])
+    if dtype == "uint8":
+        check(model, inputs, exact=True)
+        return
+    mod, params = frontend.from_tflite(model)
+    got = anvil.runtime.VirtualMachine(anvil.build(mod, target="llvm", params=params))[
+        "main"](*inputs).numpy().astype(np.int64)
+    av = inputs[0].astype(np.float64)
+    real = (0.1 * (av - -3)) / (0.02 * (bv.astype(np.float64) - zp_b))
+    want = np.clip(np.round(real / 0.2) + -3, -3 if activation == W.RELU_ACT else -128, 127)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1)
+
+
 @pytest.mark.parametrize("op,options", BINARY[:2], ids=["add", "sub"])
 @pytest.mark.parametrize("scales", [(2**-10, 2**-12, 2**-10), (2**-13, 2**-11, 2**-11),
                                     (2**-11, 2**-11, 2**-11), (0.001, 0.0007, 0.0015)],

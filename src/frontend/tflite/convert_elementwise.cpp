@@ -17,9 +17,11 @@
 
 #include "frontend/composite_ops.h"
 #include "frontend/tflite/convert_ops.h"
+#include "frontend/tflite/quantized_division.h"
 #include "frontend/tflite/tflite_arithmetic.h"
 #include "frontend/tflite/tflite_schema.h"
 #include "ops/qnn.h"
+#include "ops/transform.h"
 
 namespace anvil::frontend::tflite {
 
@@ -232,10 +234,52 @@ void convert_mul(TfContext& ctx) {
     convert_quantized_product(ctx);
 }
 
+// Quantized DIV (uint8 in TFLite, int8 in TFLite Micro): every quotient of two 8-bit values,
+// computed as TFLite's kernel does (quantized_division.h) into a table of 256 x 256, which the
+// graph gathers from at a x 256 + b (offset to start at 0).
+void convert_quantized_div(TfContext& ctx) {
+    check_quantized_types(ctx);
+    DataType t = ctx.dtype_of(ctx.output_tensor(0).type, "the result");
+    if (t.bits() != 8) {
+        ctx.error() << "quantized DIV takes int8 or uint8 operands (as TFLite), got "
+                    << tensor_type_name(ctx.output_tensor(0).type);
+    }
+    Quantized qa = per_tensor(ctx, ctx.input_tensor(0), "operand 0");
+    Quantized qb = per_tensor(ctx, ctx.input_tensor(1), "operand 1");
+    Quantized qo = per_tensor(ctx, ctx.output_tensor(0), "the result");
+    // TFLite's ratio is computed in float: input1_scale / (input2_scale * output_scale).
+    double ratio = double(float(qa.scales[0]) / (float(qb.scales[0]) * float(qo.scales[0])));
+    ops::FixedPoint f = ops::fixed_point_of(ratio, "the scale ratio of the division", ctx.loc());
+    auto [lo, hi] = quantized_activation_range(ctx, fused_activation(ctx, options_type::kDiv),
+                                               ctx.output_tensor(0), t);
+    QuantizedDivision divide{.dividend_zero_point = int32_t(qa.zero_points[0]),
+                             .divisor_zero_point = int32_t(qb.zero_points[0]),
+                             .output_zero_point = int32_t(qo.zero_points[0]),
+                             .multiplier = f.multiplier,
+                             .shift = f.shift,
+                             .lo = int32_t(lo),
+                             .hi = int32_t(hi)};
+    const int32_t first = t.is_uint() ? 0 : -128;
+    runtime::NDArray table = runtime::NDArray::empty({256 * 256}, graph::dl_dtype_of(t));
+    std::vector<uint8_t> quotients;  // the bytes of uint8 or int8 values
+    quotients.reserve(256 * 256);
+    for (int32_t a = first; a < first + 256; ++a) {
+        for (int32_t b = first; b < first + 256; ++b) quotients.push_back(uint8_t(divide(a, b)));
+    }
+    table.copy_from(quotients);
+    Operands o = binary_operands(ctx);
+    auto offset = [&](const Expr& x) { return minus_zero_point(ctx, x, first); };
+    Expr index =
+        ctx.call("add", {ctx.call("multiply", {offset(o.a), int32_scalar(ctx, 256)}), offset(o.b)});
+    ctx.set_output(0, ctx.call("take", {ctx.constant(table), index}, make_ref<ops::TakeAttrs>()),
+                   o.channels_first);
+}
+
 void convert_div(TfContext& ctx) {
     ctx.expect_arity(2, 2, 1);
     if (!unquantized(ctx)) {
-        ctx.error() << "quantized division is not supported; float DIV is";
+        convert_quantized_div(ctx);
+        return;
     }
     convert_float(ctx, "divide", fused_activation(ctx, options_type::kDiv));
 }

@@ -474,13 +474,13 @@ INSTANTIATE_TEST_SUITE_P(
                                       {f32("y", {1, 2})});
                  },
                  "the axis must be one value, got 2"},
-        BadModel{"quantized div",
+        BadModel{"int16 div",
                  [] {
                      return single_op(tfl::op::kDiv,
-                                      {q("a", {2}, kI8, 0.1f, 0), q("b", {2}, kI8, 0.1f, 0)},
-                                      {q("y", {2}, kI8, 0.1f, 0)});
+                                      {q("a", {2}, kI16, 0.1f, 0), q("b", {2}, kI16, 0.1f, 0)},
+                                      {q("y", {2}, kI16, 0.1f, 0)});
                  },
-                 "quantized division is not supported; float DIV is"},
+                 "quantized DIV takes int8 or uint8 operands (as TFLite), got int16"},
         BadModel{"extremum quantization",
                  [] {
                      return single_op(tfl::op::kMaximum,
