@@ -14,8 +14,8 @@
 //
 // TFLite's variants are all taken: coupled input and forget gates (CIFG: no input gate operands,
 // the input gate is 1 - f), peepholes, layer normalization (operands 20-23, with the biases added
-// after it), a projection with or without bias, and cell and projection clipping. Refused with an
-// error: quantized activations.
+// after it), a projection with or without bias, and cell and projection clipping. Integer LSTMs
+// (quantized activations) are convert_integer_lstm.cpp's.
 #include <cmath>
 
 #include "frontend/composite_ops.h"
@@ -58,9 +58,10 @@ const char* activation_name(const TfContext& ctx, int8_t act) {
 void convert_unidirectional_sequence_lstm(TfContext& ctx) {
     ctx.expect_arity(20, 24, 1, {0, 2, 3, 4, 6, 7, 8, 13, 14, 15, 18, 19});
     const TfliteOptions& o = ctx.options(options_type::kUnidirectionalSequenceLstm);
+    const bool time_major = o.boolean(sequence_lstm_options::kTimeMajor);
     if (ctx.is_quantized(ctx.input_tensor(0))) {
-        ctx.error() << "quantized (integer) LSTMs are not supported yet; float ones and float "
-                       "ones with quantized weights are";
+        convert_integer_lstm(ctx, o, time_major);
+        return;
     }
     // TFLite's operands per gate, in its order i, f, c, o.
     const size_t kWeights = 1, kRecurrent = 5, kPeephole = 9, kBias = 12, kLayerNorm = 20;
@@ -93,7 +94,6 @@ void convert_unidirectional_sequence_lstm(TfContext& ctx) {
     }
     if (ctx.has_input(17) && !ctx.has_input(16))
         ctx.error() << "a projection bias needs a projection";
-    const bool time_major = o.boolean(sequence_lstm_options::kTimeMajor);
     const char* act = activation_name(ctx, o.int8(sequence_lstm_options::kActivation));
     const double cell_clip = o.float32(sequence_lstm_options::kCellClip);
     const double proj_clip = o.float32(sequence_lstm_options::kProjClip);

@@ -113,4 +113,8 @@ graph::Expr float_weights(const TfContext& ctx, size_t i);
 // when that result is float.
 graph::Expr quantized_result(const TfContext& ctx, const graph::Expr& y);
 
+// UNIDIRECTIONAL_SEQUENCE_LSTM of integer activations (convert_integer_lstm.cpp), from
+// convert_unidirectional_sequence_lstm with the operator's options.
+void convert_integer_lstm(TfContext& ctx, const TfliteOptions& options, bool time_major);
+
 }  // namespace anvil::frontend::tflite

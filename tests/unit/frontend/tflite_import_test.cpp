@@ -703,12 +703,85 @@ TEST(TfliteImport, RefusesMalformedLstms) {
                    "the gates' biases (operands 12-15) are required");
     EXPECT_MESSAGE(import_tflite(lstm([](TestModel&, TestOperator& op) { op.inputs[2] = -1; })),
                    "operand 2 is required, the model omits it");
-    EXPECT_MESSAGE(import_tflite(lstm([](TestModel& m, TestOperator&) {
-                       m.tensors[0].type = tfl::tensor_type::kInt8;
-                       m.tensors[0].scales = {0.1f};
-                       m.tensors[0].zero_points = {0};
+}
+
+// lstm() with int8 activations, int8 weights, int32 biases and an int16 cell: the integer LSTM
+// TFLite Micro computes; `edit` breaks it.
+TestModel integer_lstm(const std::function<void(TestModel&, TestOperator&)>& edit) {
+    return lstm([&](TestModel& m, TestOperator& op) {
+        for (TestTensor& t : m.tensors) {
+            t.scales = {0.01f};
+            t.zero_points = {0};
+            if (t.name == "c") {
+                t.type = tfl::tensor_type::kInt16;
+                t.scales = {1.0f / 2048};
+            } else if (t.name[0] == 'w' || t.name[0] == 'r') {
+                t.type = tfl::tensor_type::kInt8;
+                t.data = int8_bytes(4, 3);
+            } else if (t.name[0] == 'b') {
+                t.type = tfl::tensor_type::kInt32;
+                t.data = bytes_of(std::vector<int32_t>(2, 100));
+                t.scales = {0.0001f};
+            } else {
+                t.type = tfl::tensor_type::kInt8;
+            }
+        }
+        edit(m, op);
+    });
+}
+
+TEST(TfliteImport, ImportsAnIntegerLstm) {
+    graph::IRModule m = import_tflite(integer_lstm([](TestModel&, TestOperator&) {}));
+    EXPECT_EQ(graph::type_str(m.main()->body->type), "Tensor[(1, 2, 2), int8]");
+}
+
+TEST(TfliteImport, RefusesIntegerLstmsTfliteMicroDoesNotCompute) {
+    EXPECT_MESSAGE(
+        import_tflite(integer_lstm([](TestModel&, TestOperator& op) { op.inputs[9] = 1; })),
+        "(UNIDIRECTIONAL_SEQUENCE_LSTM, opset 1): an integer LSTM computes as TFLite Micro's "
+        "kernel, which takes no peepholes, projection or layer normalization (operand 9 is given)");
+    EXPECT_MESSAGE(import_tflite(integer_lstm([](TestModel&, TestOperator& op) {
+                       op.inputs[1] = op.inputs[5] = op.inputs[12] = -1;
                    })),
-                   "quantized (integer) LSTMs are not supported yet");
+                   "which needs the input gate (operands 1, 5, 12): coupled input and forget "
+                   "gates are not supported");
+    EXPECT_MESSAGE(import_tflite(integer_lstm([](TestModel& m, TestOperator&) {
+                       m.tensors[2].type = tfl::tensor_type::kFloat32;
+                       m.tensors[2].data = bytes_of(std::vector<float>(4, 0.1f));
+                   })),
+                   "operand 2 ('w1') must be int8 weights, got float32");
+    EXPECT_MESSAGE(import_tflite(integer_lstm([](TestModel& m, TestOperator&) {
+                       m.tensors[9].type = tfl::tensor_type::kInt64;
+                       m.tensors[9].data = bytes_of(std::vector<int64_t>(2, 100));
+                   })),
+                   "the biases of an LSTM with int8 activations must be int32, got int64");
+    EXPECT_MESSAGE(import_tflite(integer_lstm([](TestModel& m, TestOperator&) {
+                       m.tensors.back().type = tfl::tensor_type::kInt16;
+                   })),
+                   "the output state and the result must have the input's type int8, got int8 "
+                   "and int16");
+    EXPECT_MESSAGE(import_tflite(integer_lstm([](TestModel& m, TestOperator&) {
+                       m.tensors[14].type = tfl::tensor_type::kInt8;
+                   })),
+                   "the cell state of an integer LSTM must be int16, got int8");
+    EXPECT_MESSAGE(import_tflite(integer_lstm(
+                       [](TestModel& m, TestOperator&) { m.tensors[14].scales = {8.0f}; })),
+                   "the cell state's scale 8 is past 2^2, where TFLite Micro's tanh overflows");
+    EXPECT_MESSAGE(
+        import_tflite(integer_lstm([](TestModel&, TestOperator& op) {
+            op.options.push_back(float_field(tfl::sequence_lstm_options::kCellClip, -2.0f));
+        })),
+        "the cell clip must be finite and not negative (0: none), got -2");
+    EXPECT_MESSAGE(import_tflite(integer_lstm([](TestModel&, TestOperator& op) {
+                       op.options[0].value = tfl::activation::kRelu;
+                   })),
+                   "the fused activation 1 is not supported for an integer LSTM (TANH)");
+    EXPECT_MESSAGE(import_tflite(integer_lstm([](TestModel& m, TestOperator&) {
+                       for (TestTensor& t : m.tensors) {
+                           if (t.data.empty() && t.name != "c") t.type = tfl::tensor_type::kUInt8;
+                       }
+                   })),
+                   "an integer LSTM takes int8 or int16 activations, got uint8");
 }
 
 }  // namespace
