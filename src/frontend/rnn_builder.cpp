@@ -130,7 +130,10 @@ State lstm_step(const NodeBuilder& b, const Spec& spec, const Weights& w, const 
             auto [attrs, a] = new_attrs<ops::LayerNormAttrs>();
             a->axis = -1;
             a->epsilon = 1e-8;  // TFLite's MeanStddevNormalization
-            x = b.call("nn.layer_norm", {x, w.layer_norm[size_t(g)], w.wb.at(slot)}, attrs);
+            if (slot >= w.wb.size() || !w.wb[slot].defined()) {
+                b.error() << "a layer-normalized LSTM needs the gates' biases";
+            }
+            x = b.call("nn.layer_norm", {x, w.layer_norm[size_t(g)], w.wb[slot]}, attrs);
         }
         return x;
     };

@@ -1,5 +1,6 @@
 // Recurrent cells (RNN, GRU, LSTM) as graph ops, for the importers whose models have them
-// (ONNX RNN/GRU/LSTM, PyTorch aten::lstm/gru/rnn_* and their cells). Each importer reads its own
+// (ONNX RNN/GRU/LSTM, PyTorch aten::lstm/gru/rnn_* and their cells, TFLite's float
+// UNIDIRECTIONAL_SEQUENCE_LSTM). Each importer reads its own
 // weight layout and gate order into Weights (the order below), then runs the cell step by step
 // over the static sequence length: dense products and elementwise gates, unrolled. The gates'
 // weights are stacked so that each step makes one recurrent product (and the input's product
@@ -87,7 +88,7 @@ Run run_direction(const NodeBuilder& b, const Spec& spec, const Weights& w, cons
                   const std::vector<int64_t>& steps, State initial, const graph::Expr& lens = {},
                   const graph::Expr& zeros = {});
 
-// Small helpers both importers use on their weight tensors.
+// Small helpers the importers use on their weight tensors.
 // x[begin:end] along `axis`.
 graph::Expr slice(const NodeBuilder& b, const graph::Expr& x, int64_t axis, int64_t begin,
                   int64_t end);

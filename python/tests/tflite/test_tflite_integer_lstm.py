@@ -96,7 +96,7 @@ def random_lstm(rng, bits, n_input, n_cell):
 
 @pytest.mark.parametrize("bits", [8, 16])
 @pytest.mark.parametrize("time_major", [False, True])
-@pytest.mark.parametrize("cell_clip", [0.0, 0.25])
+@pytest.mark.parametrize("cell_clip", [0.0, 0.25, 1e-5])  # 1e-5: quantized to 0, clips to 0
 def test_random_integer_lstm(bits, time_major, cell_clip):
     rng = np.random.default_rng(bits * 7 + time_major * 3 + int(cell_clip > 0))
     batch, steps, n_input, n_cell = 2, 5, 3, 4

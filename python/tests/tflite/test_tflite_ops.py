@@ -1,16 +1,15 @@
 """The TFLite importer's converters, operator by operator, on models tflite_writer.py writes:
 float32 ones within 1e-5 of the TFLite runtime (litert.py), int8, uint8 and int16 (16x8) ones
-bit for bit (imported with rounding="XNNPACK", as the runtime's CPU kernels rescale products),
-except
-- the operators whose quantized form Anvil computes through float (LOGISTIC, TANH, HARD_SWISH,
-  int8 and uint8 bilinear resizes; int16 SOFTMAX, within 12 steps of 32768), and
+bit for bit (imported with rounding="XNNPACK", as the runtime's CPU kernels compute), except
+- the operators whose quantized form Anvil computes through float (HARD_SWISH, int8 and uint8
+  bilinear resizes), and
 - quantized MUL, LEAKY_RELU and the RELUs, which the runtime's XNNPACK delegate takes over
   (where its kernels apply) with arithmetic of its own; Anvil computes them as TFLite's kernels
   do (the seanet models hold LEAKY_RELU to TFLite's goldens, test_unary the RELUs to TFLite's
   definition in NumPy),
-which are held to within one step (two for int16 LOGISTIC and TANH). UNIDIRECTIONAL_SEQUENCE_LSTM
-is held to its definition in NumPy (the runtime under Node.js does not run the LSTMs TFLite's
-converter writes).
+which are held to within one step. Where the runtime's kernels differ from TFLite's reference
+ones (rounding="TFLITE"), those are held to their arithmetic in NumPy. The LSTMs are
+test_tflite_lstm.py's and test_tflite_integer_lstm.py's.
 
 Several cases put a convolution first, so that the operator under test meets a tensor the
 importer holds channels first (tflite_context.h) and must map its axes."""
@@ -236,39 +235,59 @@ def test_binary(dtype, op, options, after_conv):
     check(m.build([y]), [a for _, a in m.inputs], exact=op != W.MUL)
 
 
-@pytest.mark.parametrize("dtype,after_conv", [("uint8", False), ("uint8", True), ("int8", False)])
-@pytest.mark.parametrize("activation", [W.NONE, W.RELU_ACT])
-def test_quantized_div(dtype, after_conv, activation):
-    """uint8 DIV bit for bit against the runtime (TFLite's fixed-point kernel); int8 (TFLite
-    Micro's, the same arithmetic; the runtime refuses it) within one step of the real quotient.
-    The divisors avoid their zero point, which TFLite leaves undefined, and the integer 0, which
-    the runtime refuses."""
-    m = Model(dtype)
-    if after_conv:
-        a = conv_first(m, m.input("x", [1, 5, 5, 2]), 2, 3, 5)
-        b = m.input("b", [3], scale=0.02, zero_point=7 if dtype == "int8" else 130)
-        shape = [1, 5, 5, 3]
-    else:
-        a = m.input("a", [2, 3, 4], scale=0.1)
-        b = m.input("b", [3, 1], scale=0.02, zero_point=7 if dtype == "int8" else 130)
-        shape = [2, 3, 4]
-    y = m.act("y", shape, scale=0.2)
-    m.w.op(W.DIV, [a, b], [y], W.DivOptions, [(0, "b", activation)])
-    bv = m.inputs[-1][1]
-    zp_b = 7 if dtype == "int8" else 130
-    bv[(bv == zp_b) | (bv == 0)] = zp_b + 9
-    inputs = [v for _, v in m.inputs]
-    model = m.build([y])
-    if dtype == "uint8":
-        check(model, inputs, exact=True)
-        return
+def div_model(dtype, activation, zp_a, zp_b, zp_y, a_shape=(2, 3, 4), b_shape=(3, 1)):
+    w = W.ModelWriter()
+    a = w.tensor("a", list(a_shape), dtype, scale=0.1, zero_point=zp_a)
+    b = w.tensor("b", list(b_shape), dtype, scale=0.02, zero_point=zp_b)
+    y = w.tensor("y", list(a_shape), dtype, scale=0.2, zero_point=zp_y)
+    w.op(W.DIV, [a, b], [y], W.DivOptions, [(0, "b", activation)])
+    return w.build([a, b], [y])
+
+
+def run_tflite(model, inputs):
     mod, params = frontend.from_tflite(model)
-    got = anvil.runtime.VirtualMachine(anvil.build(mod, target="llvm", params=params))[
-        "main"](*inputs).numpy().astype(np.int64)
-    av = inputs[0].astype(np.float64)
-    real = (0.1 * (av - -3)) / (0.02 * (bv.astype(np.float64) - zp_b))
-    want = np.clip(np.round(real / 0.2) + -3, -3 if activation == W.RELU_ACT else -128, 127)
-    np.testing.assert_allclose(got, want, rtol=0, atol=1)
+    return anvil.runtime.VirtualMachine(anvil.build(mod, target="llvm", params=params))[
+        "main"](*inputs).numpy()
+
+
+@pytest.mark.parametrize("activation", [W.NONE, W.RELU_ACT])
+def test_quantized_div(activation):
+    """Every quotient of two uint8 values bit for bit against the runtime (TFLite's fixed-point
+    kernel, including what it computes for dividends near 0, past its shifts' defined range);
+    int8 DIV (TFLite Micro's, the same arithmetic on the differences from the zero points, which
+    the runtime refuses) against the runtime's uint8 DIV of the same numbers shifted by 128. The
+    divisors avoid their zero point, which TFLite leaves undefined, and the integer 0, which the
+    runtime refuses."""
+    divisors = np.array([v for v in range(1, 256) if v != 130])
+    av = np.repeat(np.arange(256)[:, None], divisors.size, 1)
+    bv = divisors[None, :]
+    shape = (256, divisors.size)
+    model = div_model("uint8", activation, 125, 130, 120, a_shape=shape, b_shape=bv.shape)
+    inputs = [av.astype(np.uint8), bv.astype(np.uint8)]
+    check(model, inputs, exact=True)
+    want = litert.run([(model, inputs)])[0][0].astype(np.int64)
+    got = run_tflite(div_model("int8", activation, -3, 2, -8, a_shape=shape, b_shape=bv.shape),
+                     [(av - 128).astype(np.int8), (bv - 128).astype(np.int8)])
+    np.testing.assert_array_equal(got.astype(np.int64) + 128, want)
+
+
+def test_quantized_div_after_conv():
+    m = Model("uint8")
+    a = conv_first(m, m.input("x", [1, 5, 5, 2]), 2, 3, 5)
+    b = m.input("b", [3], scale=0.02, zero_point=130)
+    y = m.act("y", [1, 5, 5, 3], scale=0.2)
+    m.w.op(W.DIV, [a, b], [y], W.DivOptions, [(0, "b", W.NONE)])
+    bv = m.inputs[-1][1]
+    bv[(bv == 130) | (bv == 0)] = 139
+    check(m.build([y]), [v for _, v in m.inputs], exact=True)
+
+
+def test_quantized_div_by_its_zero_point():
+    """A divisor at its zero point (undefined in TFLite) gives the activation range's bound of
+    the dividend's sign, the output zero point for a zero dividend."""
+    model = div_model("int8", W.NONE, 0, 5, 3, a_shape=(3,), b_shape=(3,))
+    got = run_tflite(model, [np.array([7, -7, 0], np.int8), np.array([5, 5, 5], np.int8)])
+    np.testing.assert_array_equal(got, [127, -128, 3])
 
 
 @pytest.mark.parametrize("op,options", BINARY[:2], ids=["add", "sub"])
@@ -278,7 +297,9 @@ def test_quantized_div(dtype, after_conv, activation):
 @pytest.mark.parametrize("activation", [W.NONE, W.RELU_ACT])
 def test_int16_sum_with_power_of_two_scales(op, options, scales, activation):
     """int16 ADD and SUB with pot_scale_int16 (the option's default): TFLite's fixed-point path
-    when every scale is a power of two, its general one otherwise; bit for bit."""
+    when every scale is a power of two, its general one otherwise; bit for bit. (TFLite's
+    power-of-two kernel does not broadcast: test_int16_power_of_two_sum_broadcasts holds Anvil's
+    broadcasting to the same arithmetic in NumPy.)"""
     w = W.ModelWriter()
     a = w.tensor("a", [2, 3, 4], "int16", scale=scales[0], zero_point=0)
     b = w.tensor("b", [2, 3, 4], "int16", scale=scales[1], zero_point=0)
@@ -287,6 +308,31 @@ def test_int16_sum_with_power_of_two_scales(op, options, scales, activation):
     inputs = [RNG.integers(-32768, 32768, [2, 3, 4]).astype(np.int16) for _ in range(2)]
     inputs[0][0, 0, :2] = [-32768, 32767]
     check(w.build([a, b], [y]), inputs, exact=True)
+
+
+@pytest.mark.parametrize("op", [W.ADD, W.SUB], ids=["add", "sub"])
+@pytest.mark.parametrize("shifted_first", [False, True])
+def test_int16_power_of_two_sum_broadcasts(op, shifted_first):
+    """A power-of-two int16 ADD / SUB whose operands broadcast (TFLite's own kernel takes equal
+    shapes only), in NumPy: the operand of the smaller scale divided by 2^2 rounding half away
+    from zero, then the int16 sum or difference, saturated."""
+    w = W.ModelWriter()
+    big = w.tensor("big", [2, 3, 4], "int16", scale=2.0**-10, zero_point=0)
+    small = w.tensor("small", [3, 1], "int16", scale=2.0**-12, zero_point=0)
+    y = w.tensor("y", [2, 3, 4], "int16", scale=2.0**-10, zero_point=0)
+    operands = [small, big] if shifted_first else [big, small]
+    w.op(op, operands, [y], W.AddOptions if op == W.ADD else W.SubOptions, [(0, "b", W.NONE)])
+    bv = RNG.integers(-32768, 32768, [2, 3, 4]).astype(np.int16)
+    sv = np.array([[-32768], [-6], [32767]], np.int16)
+    inputs = [sv, bv] if shifted_first else [bv, sv]
+    mod, params = frontend.from_tflite(w.build(operands, [y]))
+    got = anvil.runtime.VirtualMachine(anvil.build(mod, target="llvm", params=params))[
+        "main"](*inputs).numpy()
+    s64 = sv.astype(np.int64)
+    divided = np.sign(s64) * ((np.abs(s64) + 2) >> 2)  # halves away from zero
+    a, b = (divided, bv.astype(np.int64)) if shifted_first else (bv.astype(np.int64), divided)
+    want = np.clip(a + b if op == W.ADD else a - b, -32768, 32767)
+    np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("src,dst", [("float32", "int32"), ("int32", "float32"),
@@ -331,11 +377,9 @@ def test_unary(dtype, name):
         scale = 256 / 32768  # Q0.15 (act() divides an int16 scale by 256)
     y = m.act("y", [1, 4, 4, 3], scale=scale, zero_point=zp)
     m.w.op(op, [x], [y], options, fields)
-    approximate = op in (W.LOGISTIC, W.TANH, 117, 98, W.RELU, W.RELU6, W.RELU_N1_TO_1)
+    approximate = op in (117, 98, W.RELU, W.RELU6, W.RELU_N1_TO_1)
     model = m.build([y])
-    # int16 LOGISTIC and TANH: TFLite interpolates a 513-entry table, Anvil computes the function.
-    check(model, [a for _, a in m.inputs], exact=not approximate,
-          atol=2 if dtype == "int16" else 1)
+    check(model, [a for _, a in m.inputs], exact=not approximate)
     if dtype != "float32" and op in (W.RELU, W.RELU6, W.RELU_N1_TO_1):
         # The runtime's XNNPACK delegate takes quantized RELUs with arithmetic of its own; TFLite's
         # kernel rescales in fixed point and clamps, which Anvil must match bit for bit.
@@ -379,9 +423,7 @@ def test_softmax(dtype, beta):
     y = m.act("y", [3, 10], scale=256 / 32768 if dtype == "int16" else 1 / 256,
               zero_point=-128 if dtype == "int8" else 0)
     m.w.op(W.SOFTMAX, [x], [y], W.SoftmaxOptions, [(0, "f", beta)])
-    # int16: TFLite interpolates tables of exp and 1 / (1 + x), to within 12 of 32768 here;
-    # Anvil computes the functions.
-    check(m.build([y]), [a for _, a in m.inputs], exact=dtype != "int16", atol=12)
+    check(m.build([y]), [a for _, a in m.inputs], exact=True)
 
 
 @pytest.mark.parametrize("dtype", ["int8", "uint8", "int16"])
@@ -443,19 +485,23 @@ def test_quantized_reduce_after_conv(dtype, op, axes, keep_dims):
     a = m.const("axes", np.array(axes), "int32")
     y = m.act("y", out, scale=0.07 if op == W.MEAN else 0.3)
     m.w.op(op, [c, a], [y], W.ReducerOptions, [(0, "B", keep_dims)])
-    # int16 MEAN but over H and W with keep_dims: the runtime's kernel is not matched bit for bit
-    # yet (one step off in rare cases); everything else is.
-    inexact = dtype == "int16" and op == W.MEAN and not (axes == [1, 2] and keep_dims)
-    check(m.build([y]), [a for _, a in m.inputs], exact=not inexact)
+    check(m.build([y]), [a for _, a in m.inputs], exact=True)
 
 
-def multiply_by_quantized_multiplier(acc, ratio):
-    """TFLite's MultiplyByQuantizedMultiplier of int64 values `acc` by the real `ratio`:
-    QuantizeMultiplier, a rounding doubling high multiply, a rounding right shift."""
+def quantize_multiplier(ratio):
+    """TFLite's QuantizeMultiplier: (m, shift) with ratio = m * 2^(shift - 31)."""
     significand, shift = np.frexp(ratio)
     m = int(round(significand * 2**31))
     if m == 2**31:
         m, shift = m // 2, shift + 1
+    return m, int(shift)
+
+
+def multiply_by_quantized_multiplier(acc, ratio, fixed_point=None):
+    """TFLite's MultiplyByQuantizedMultiplier of int64 values `acc` by the real `ratio` (or by the
+    multiplier and shift `fixed_point`): a rounding doubling high multiply, a rounding right
+    shift."""
+    m, shift = fixed_point if fixed_point else quantize_multiplier(ratio)
     x = acc.astype(np.int64) * (1 << max(shift, 0))
     ab = x * m
     nudge = np.where(ab >= 0, 1 << 30, 1 - (1 << 30))
@@ -488,6 +534,36 @@ def test_quantized_mean_of_the_reference_kernels():
 
 
 # ---- moving elements ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["int8", "int16"])
+@pytest.mark.parametrize("op", [W.MEAN, W.SUM], ids=["mean", "sum"])
+def test_quantized_mean_or_sum_of_the_reference_kernels(dtype, op):
+    """MEAN / SUM over one axis, rounding="TFLITE": TFLite's reference QuantizedMeanOrSum (TFLite
+    Micro's), in NumPy: the sum less count * zero point, times input_scale / output_scale in
+    fixed point, for MEAN with the count folded into the multiplier by an integer division."""
+    m = Model(dtype)
+    x = m.input("x", [2, 7, 3], scale=0.05)
+    y = m.act("y", [2, 3], scale=0.03 if op == W.MEAN else 0.2, zero_point=4)
+    m.w.op(op, [x, m.const("axes", np.array([1]), "int32")], [y], W.ReducerOptions,
+           [(0, "B", False)])
+    xv = m.inputs[0][1]
+    mod, params = frontend.from_tflite(m.build([y]))
+    got = anvil.runtime.VirtualMachine(anvil.build(mod, target="llvm", params=params))["main"](
+        xv).numpy()
+    div = 256 if dtype == "int16" else 1
+    zi, zo = (0, 0) if dtype == "int16" else (-3, 4)
+    si = np.float64(np.float32(0.05 / div))
+    so = np.float64(np.float32((0.03 if op == W.MEAN else 0.2) / div))
+    mult, shift = quantize_multiplier(si / so)
+    n = 7
+    if op == W.MEAN:
+        k = min(n.bit_length() - 1, 32, 31 + shift)
+        mult, shift = (mult << k) // n, shift - k
+    acc = xv.astype(np.int64).sum(axis=1) - zi * n
+    lo, hi = INT_RANGE[dtype]
+    want = np.clip(multiply_by_quantized_multiplier(acc, None, (mult, shift)) + zo, lo, hi)
+    np.testing.assert_array_equal(got, want.astype(dtype))
+
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_reshape_squeeze_expand_transpose(dtype):
@@ -658,104 +734,3 @@ def test_int8_bilinear_of_the_reference_kernel(align_corners, half_pixel):
         "main"](xv).numpy()
     np.testing.assert_array_equal(got, integer_bilinear_reference(xv, 7, 9, align_corners,
                                                                   half_pixel))
-
-
-# ---- recurrent ---------------------------------------------------------------------------------
-
-def lstm_reference(x, v, time_major, n_output, cell_clip=0.0, proj_clip=0.0):
-    """TFLite's float LSTM step by step in NumPy (float64), as its kernel (lstm_eval.cc) computes
-    it: gates i, f, o sigmoid, cell tanh; the peepholes ("p_i", ...), projection ("proj", "pb"),
-    layer norm coefficients ("ln_i", ...) where `v` has them; no "w_i" means coupled input and
-    forget gates (i = 1 - f); states from zero."""
-    xs = x if time_major else x.transpose(1, 0, 2)
-    batch = xs.shape[1]
-    n_cell = v["w_f"].shape[0]
-    h, c = np.zeros((batch, n_output)), np.zeros((batch, n_cell))
-    sigmoid = lambda z: 1 / (1 + np.exp(-z))
-
-    def normalized(z):  # TFLite's MeanStddevNormalization
-        mean = z.mean(axis=1, keepdims=True)
-        return (z - mean) / np.sqrt(((z - mean) ** 2).mean(axis=1, keepdims=True) + 1e-8)
-
-    out = []
-    for x_t in xs.astype(np.float64):
-        def pre(g, cell=None):
-            z = x_t @ v[f"w_{g}"].T + h @ v[f"r_{g}"].T
-            if f"p_{g}" in v:
-                z = z + v[f"p_{g}"] * cell
-            if f"ln_{g}" in v:
-                z = normalized(z) * v[f"ln_{g}"]
-            return z + v[f"b_{g}"]
-        f = sigmoid(pre("f", c))
-        i = sigmoid(pre("i", c)) if "w_i" in v else 1 - f
-        c = f * c + i * np.tanh(pre("c"))
-        if cell_clip > 0:
-            c = np.clip(c, -cell_clip, cell_clip)
-        o = sigmoid(pre("o", c))
-        h = o * np.tanh(c)
-        if "proj" in v:
-            h = h @ v["proj"].T + v.get("pb", 0)
-            if proj_clip > 0:
-                h = np.clip(h, -proj_clip, proj_clip)
-        out.append(h)
-    y = np.stack(out)
-    return y if time_major else y.transpose(1, 0, 2)
-
-
-LSTM_CASES = {  # name: (time_major, variant flags)
-    "plain": (False, ""), "time_major": (True, ""), "peepholes_projection": (False, "pP"),
-    "cifg": (False, "c"), "cifg_peepholes": (True, "cp"), "layer_norm": (False, "l"),
-    "cifg_layer_norm_projection_bias": (False, "clPb"), "clipped": (False, "pPbk"),
-}
-
-
-@pytest.mark.parametrize("case", LSTM_CASES)
-def test_unidirectional_sequence_lstm(case):
-    """Against the LSTM's definition in NumPy: the runtime under Node.js refuses the variable
-    tensors TFLite's converter writes an LSTM's states as (and returns zeros when they are
-    inputs instead). Flags: c coupled gates (CIFG), p peepholes, P projection, b projection
-    bias, l layer norm, k cell and projection clipping."""
-    time_major, flags = LSTM_CASES[case]
-    batch, steps, n_input, n_cell = 2, 3, 4, 5
-    n_output = 3 if "P" in flags else n_cell
-    rng = np.random.default_rng(44)
-    m = Model()
-    shape = [steps, batch, n_input] if time_major else [batch, steps, n_input]
-    x = m.w.tensor("x", shape)
-    values = {}
-
-    def weights(name, shape, scale=0.4, present=True):
-        if not present:
-            return -1
-        values[name] = rng.standard_normal(shape).astype(np.float32) * scale
-        return m.const(name, values[name])
-
-    cifg, layer_norm = "c" in flags, "l" in flags
-    ops = [x]
-    ops += [weights(f"w_{g}", [n_cell, n_input], present=not (cifg and g == "i")) for g in "ifco"]
-    ops += [weights(f"r_{g}", [n_cell, n_output], present=not (cifg and g == "i"))
-            for g in "ifco"]
-    ops += [weights(f"p_{g}", [n_cell], present="p" in flags and not (cifg and g == "i"))
-            for g in "ifo"]
-    ops += [weights(f"b_{g}", [n_cell], present=not (cifg and g == "i")) for g in "ifco"]
-    ops += [weights("proj", [n_output, n_cell], present="P" in flags),
-            weights("pb", [n_output], present="b" in flags)]
-    ops += [m.w.tensor(name, [batch, size], variable=True)
-            for name, size in (("h", n_output), ("c", n_cell))]
-    if layer_norm:
-        ops += [weights(f"ln_{g}", [n_cell], 1.0, present=not (cifg and g == "i"))
-                for g in "ifco"]
-    y = m.act("y", [steps, batch, n_output] if time_major else [batch, steps, n_output])
-    # Clips that bind: the cell state and the projected output reach past them.
-    clips = (0.6, 0.5) if "k" in flags else (0.0, 0.0)
-    m.w.op(44, ops, [y], 71, [(0, "b", W.TANH_ACT), (1, "f", clips[0]), (2, "f", clips[1]),
-                              (3, "B", time_major)])
-    xv = (rng.standard_normal(shape) * 2).astype(np.float32)
-    mod, params = frontend.from_tflite(m.w.build([x], [y]))
-    lib = anvil.build(mod, target="llvm", params=params)
-    got = anvil.runtime.VirtualMachine(lib)["main"](xv).numpy()
-    want = lstm_reference(xv, values, time_major, n_output, *clips)
-    if "k" in flags:
-        unclipped = lstm_reference(xv, values, time_major, n_output)
-        assert np.abs(unclipped).max() > clips[1] and not np.allclose(got, unclipped, atol=1e-3)
-    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

@@ -1,24 +1,26 @@
 // Converters of TFLite's unary operators: RELU, RELU_N1_TO_1, RELU6, LEAKY_RELU, HARD_SWISH,
-// LOGISTIC, TANH, SOFTMAX, QUANTIZE and DEQUANTIZE. Each keeps its operand's layout (SOFTMAX maps
-// its axis).
+// LOGISTIC, TANH, QUANTIZE and DEQUANTIZE (SOFTMAX: convert_softmax.cpp). Each keeps its
+// operand's layout.
 //
 // Quantized RELUs rescale to the output's quantization in fixed point and clamp, as TFLite's
 // kernels do. QUANTIZE rounds x / scale half away from zero (TfLiteRound), or, from integers,
-// rescales (x - zero point) by input scale / output scale in fixed point. DEQUANTIZE is exact.
-// An 8-bit SOFTMAX computes as TFLite's CPU kernel: exp(-input_scale * beta * (max - x)) from a
-// 256-entry float table, normalised in float32, rounded half away from zero. Quantized LOGISTIC,
-// TANH and HARD_SWISH (and a 16-bit SOFTMAX) compute on the real values and quantize the result,
-// which can differ from TFLite's fixed-point and lookup-table kernels by one step.
+// rescales (x - zero point) by input scale / output scale in fixed point; with rounding="XNNPACK",
+// 8-bit results are XNNPACK's conversions (which the runtime's delegate takes): x times 1 / scale
+// rounded half to even, and the requantization with an 8-bit fraction of the ratio. DEQUANTIZE is
+// exact. Quantized LOGISTIC and TANH gather from a table of every input value's result: TFLite's
+// interpolated fixed-point tables for int16 (int16_activation_tables.h), its float32 function of
+// the real value for 8-bit types. HARD_SWISH computes on the real values and quantizes the result,
+// which can differ from TFLite's fixed-point kernel by one step.
+#include <algorithm>
 #include <cmath>
 
 #include "frontend/composite_ops.h"
 #include "frontend/tflite/convert_ops.h"
+#include "frontend/tflite/int16_activation_tables.h"
 #include "frontend/tflite/tflite_arithmetic.h"
 #include "frontend/tflite/tflite_schema.h"
 #include "ops/activation.h"
 #include "ops/qnn.h"
-#include "ops/reduce.h"
-#include "ops/softmax.h"
 #include "ops/transform.h"
 
 namespace anvil::frontend::tflite {
@@ -140,68 +142,85 @@ void convert_hard_swish(TfContext& ctx) {
     convert_through_float(ctx, "nn.hardswish");
 }
 
-void convert_logistic(TfContext& ctx) {
-    convert_through_float(ctx, "sigmoid");
-}
-void convert_tanh(TfContext& ctx) {
-    convert_through_float(ctx, "tanh");
-}
-
 namespace {
 
-// TFLite's softmax of 8-bit integers along `axis` (its optimized CPU kernel, which the runtime
-// uses): a table of exp(-input_scale * beta * d) for the distance d in [0, 255] from the row's
-// maximum, each probability table[d] / (sum * output_scale) rounded half away from zero.
-Expr softmax_8bit(const TfContext& ctx, const Expr& x, int64_t axis, float beta) {
-    Quantized in = per_tensor(ctx, ctx.input_tensor(0), "the operand");
-    Quantized out = per_tensor(ctx, ctx.output_tensor(0), "the result");
-    const float scale = -float(in.scales[0]) * beta;
-    std::vector<float> table(256);
-    for (int d = 0; d < 256; ++d) table[size_t(d)] = std::exp(scale * float(d));
-    runtime::NDArray t = runtime::NDArray::empty({256}, graph::dl_dtype_of(DataType::float32()));
-    t.copy_from(table);
-    auto [max_attrs, m] = new_attrs<ops::ReduceAttrs>();
-    m->axes = {axis};
-    m->keepdims = true;
-    Expr wide = cast_to(ctx, x, DataType::int32());
-    Expr distance = ctx.call("subtract", {ctx.call("max", {wide}, max_attrs), wide});
-    Expr e = ctx.call("take", {ctx.constant(t), distance}, make_ref<ops::TakeAttrs>());
-    auto [sum_attrs, a] = new_attrs<ops::ReduceAttrs>();
-    a->axes = {axis};
-    a->keepdims = true;
-    Expr sum = ctx.call("sum", {e}, sum_attrs);
-    Expr inv = ctx.call("divide",
-                        {float32_scalar(ctx, 1.0),
-                         ctx.call("multiply", {sum, float32_scalar(ctx, float(out.scales[0]))})});
-    Expr q = round_half_away(ctx, ctx.call("multiply", {e, inv}));
-    if (out.zero_points[0] != 0) {
-        q = ctx.call("add", {q, float32_scalar(ctx, double(out.zero_points[0]))});
-    }
-    DataType t_out = ctx.dtype_of(ctx.output_tensor(0).type, "the result");
-    auto [lo, hi] = ops::quantized_range(t_out);
-    return clamp_to(ctx, q, int64_t(lo), int64_t(hi), t_out);
+// The operand gathered from `table` (one entry per value of its 8- or 16-bit type, from the
+// type's lowest): the result, in `t`.
+Expr gathered(TfContext& ctx, const runtime::NDArray& table, int64_t lowest) {
+    const TfValue& x = ctx.input(0);
+    Expr index =
+        ctx.call("subtract", {cast_to(ctx, x.expr, DataType::int32()), int32_scalar(ctx, lowest)});
+    return ctx.call("take", {ctx.constant(table), index}, make_ref<ops::TakeAttrs>());
 }
 
-bool is_8bit(int8_t type) {
-    return type == tensor_type::kInt8 || type == tensor_type::kUInt8;
+// TFLite's int16 LOGISTIC and TANH (int16_activation_tables.h): both zero points 0, the
+// result in Q0.15.
+void convert_int16_sigmoid_or_tanh(TfContext& ctx, bool tanh) {
+    Quantized in = per_tensor(ctx, ctx.input_tensor(0), "the operand");
+    Quantized out = per_tensor(ctx, ctx.output_tensor(0), "the result");
+    if (ctx.output_tensor(0).type != tensor_type::kInt16 || in.zero_points[0] != 0 ||
+        out.zero_points[0] != 0 || std::abs(out.scales[0] * 32768.0 - 1.0) > 1e-3) {
+        ctx.error() << "an int16 " << (tanh ? "TANH" : "LOGISTIC")
+                    << " needs zero points 0 and an int16 result of scale 2^-15, as TFLite's "
+                       "kernel; got the zero points "
+                    << in.zero_points[0] << " and " << out.zero_points[0] << ", the scale "
+                    << out.scales[0] << " and " << tensor_type_name(ctx.output_tensor(0).type);
+    }
+    Int16Prescale p = int16_activation_prescale(in.scales[0], tanh);
+    if (p.multiplier > 32767) {
+        ctx.error() << "the input scale " << in.scales[0] << " is too large for TFLite's int16 "
+                    << (tanh ? "TANH" : "LOGISTIC") << " (at most about 2.67)";
+    }
+    std::vector<int16_t> values =
+        int16_table([&](int16_t v) { return tanh ? int16_tanh(p, v) : int16_logistic(p, v); });
+    runtime::NDArray table =
+        runtime::NDArray::empty({65536}, graph::dl_dtype_of(DataType::int_(16)));
+    table.copy_from(values);
+    ctx.set_output(0, gathered(ctx, table, -32768), ctx.input(0).channels_first);
+}
+
+// An 8-bit LOGISTIC or TANH as TFLite's CPU kernels compute it: a table of the function of each
+// input value's real number in float32, divided by the output scale and rounded (half away from
+// zero; half to even with rounding="XNNPACK", as XNNPACK's table), plus the zero point, clamped.
+void convert_8bit_sigmoid_or_tanh(TfContext& ctx, bool tanh) {
+    ctx.expect_same_type();
+    DataType t = ctx.dtype_of(ctx.output_tensor(0).type, "the result");
+    Quantized in = per_tensor(ctx, ctx.input_tensor(0), "the operand");
+    Quantized out = per_tensor(ctx, ctx.output_tensor(0), "the result");
+    auto [lo, hi] = ops::quantized_range(t);
+    std::vector<uint8_t> values;
+    for (int64_t v = int64_t(lo); v <= int64_t(hi); ++v) {
+        const float real = float(in.scales[0]) * float(v - in.zero_points[0]);
+        const float f = tanh ? std::tanh(real) : 1.0f / (1.0f + std::exp(-real));
+        const float scaled = ctx.xnnpack_rounding() ? std::nearbyint(f / float(out.scales[0]))
+                                                    : std::round(f * (1.0f / float(out.scales[0])));
+        const double q = std::clamp(double(scaled) + double(out.zero_points[0]), lo, hi);
+        values.push_back(uint8_t(int64_t(q)));  // the byte of the int8 or uint8 value
+    }
+    runtime::NDArray table = runtime::NDArray::empty({256}, graph::dl_dtype_of(t));
+    table.copy_from(values);
+    ctx.set_output(0, gathered(ctx, table, int64_t(lo)), ctx.input(0).channels_first);
+}
+
+void convert_sigmoid_or_tanh(TfContext& ctx, bool tanh) {
+    ctx.expect_arity(1, 1, 1);
+    int8_t type = ctx.input_tensor(0).type;
+    if (!ctx.is_quantized(ctx.input_tensor(0))) {
+        convert_through_float(ctx, tanh ? "tanh" : "sigmoid");
+    } else if (type == tensor_type::kInt16) {
+        convert_int16_sigmoid_or_tanh(ctx, tanh);
+    } else {
+        convert_8bit_sigmoid_or_tanh(ctx, tanh);
+    }
 }
 
 }  // namespace
 
-void convert_softmax(TfContext& ctx) {
-    ctx.expect_arity(1, 1, 1);
-    float beta = ctx.options(options_type::kSoftmax).float32(softmax_options::kBeta, 0.0f);
-    bool cf = ctx.input(0).channels_first;
-    if (is_8bit(ctx.input_tensor(0).type) && is_8bit(ctx.output_tensor(0).type)) {
-        int64_t axis = cf ? 1 : ctx.rank(ctx.input(0).expr) - 1;
-        ctx.set_output(0, softmax_8bit(ctx, ctx.input(0).expr, axis, beta), cf);
-        return;
-    }
-    Expr x = dequantized_input(ctx, 0, cf);
-    if (beta != 1.0f) x = ctx.call("multiply", {x, float32_scalar(ctx, beta)});
-    auto [attrs, a] = new_attrs<ops::SoftmaxAttrs>();
-    a->axis = cf ? 1 : -1;  // TFLite's softmax runs along the last (NHWC: channel) axis
-    ctx.set_output(0, quantized_result(ctx, ctx.call("nn.softmax", {x}, attrs)), cf);
+void convert_logistic(TfContext& ctx) {
+    convert_sigmoid_or_tanh(ctx, false);
+}
+void convert_tanh(TfContext& ctx) {
+    convert_sigmoid_or_tanh(ctx, true);
 }
 
 void convert_quantize(TfContext& ctx) {
@@ -210,14 +229,40 @@ void convert_quantize(TfContext& ctx) {
     const TfliteTensor& out_t = ctx.output_tensor(0);
     DataType t = ctx.dtype_of(out_t.type, "the result");
     const TfliteTensor& in_t = ctx.input_tensor(0);
+    auto [lo, hi] = ops::quantized_range(t);
+    Quantized out = per_tensor(ctx, out_t, "the result");
+    const bool xnnpack_8bit = ctx.xnnpack_rounding() && t.bits() == 8;
     if (in_t.type == tensor_type::kFloat32) {
-        ctx.set_output(0, quantized_result(ctx, x.expr), x.channels_first);
+        if (!xnnpack_8bit) {
+            ctx.set_output(0, quantized_result(ctx, x.expr), x.channels_first);
+            return;
+        }
+        // XNNPACK's conversion: x times the float32 reciprocal of the scale, rounded half to
+        // even, plus the zero point.
+        Expr v = ctx.call(
+            "round",
+            {ctx.call("multiply", {x.expr, float32_scalar(ctx, 1.0f / float(out.scales[0]))})});
+        v = ctx.call("add", {v, float32_scalar(ctx, double(out.zero_points[0]))});
+        ctx.set_output(0, clamp_to(ctx, v, int64_t(lo), int64_t(hi), t), x.channels_first);
+        return;
+    }
+    Quantized in = per_tensor(ctx, in_t, "the operand");
+    const float ratio = float(in.scales[0]) / float(out.scales[0]);
+    if (xnnpack_8bit && in_t.type == out_t.type && ratio >= 0x1.0p-8f && ratio <= 0x1.0p+7f) {
+        // XNNPACK's 8-bit requantization (which takes these ratios): (x - zero point) times
+        // round(256 ratio), plus 128, shifted right by 8 (halves up), plus the zero point.
+        Expr v = ctx.call("subtract", {cast_to(ctx, x.expr, DataType::int32()),
+                                       int32_scalar(ctx, in.zero_points[0])});
+        v = ctx.call("add", {ctx.call("multiply",
+                                      {v, int32_scalar(ctx, int64_t(std::lrint(256.0f * ratio)))}),
+                             int32_scalar(ctx, 128)});
+        v = ctx.call("add", {ctx.call("right_shift", {v, int32_scalar(ctx, 8)}),
+                             int32_scalar(ctx, out.zero_points[0])});
+        ctx.set_output(0, clamp_to(ctx, v, int64_t(lo), int64_t(hi), t), x.channels_first);
         return;
     }
     // From integers: rescaled in fixed point.
-    Expr y = requantize_integers(ctx, x.expr, per_tensor(ctx, in_t, "the operand"),
-                                 per_tensor(ctx, out_t, "the result"));
-    auto [lo, hi] = ops::quantized_range(t);
+    Expr y = requantize_integers(ctx, x.expr, in, out);
     ctx.set_output(0, clamp_to(ctx, y, int64_t(lo), int64_t(hi), t), x.channels_first);
 }
 

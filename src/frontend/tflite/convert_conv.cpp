@@ -9,8 +9,11 @@
 // input_scale * weight_scale / output_scale in fixed point (per output channel when the weights
 // are quantized per channel), plus the output zero point, clamped to the fused activation's
 // range. With int16 data (TFLite's 16x8 kernels) the bias is int64 and the sum, plus the bias,
-// is rescaled in TFLite's 64-bit fixed point; the importer checks from the weights that the int32
-// sums the products compute cannot overflow.
+// is rescaled in TFLite's 64-bit fixed point (a FULLY_CONNECTED with rounding="XNNPACK": as the
+// runtime's optimized kernel, see requantized_result); the importer checks from the weights that
+// the int32 sums the products compute cannot overflow.
+#include <climits>
+
 #include "frontend/composite_ops.h"
 #include "frontend/conv_builder.h"
 #include "frontend/tflite/convert_ops.h"
@@ -49,8 +52,9 @@ bool is_16x8(const TfContext& ctx, const Operands& o) {
 
 // A quantized product's accumulator `acc` (int32, output channels along `axis`) plus the bias,
 // rescaled to the result's quantization and clamped to `activation`'s range. `through_ruy`: the
-// runtime's optimized kernel of a 16x8 product rescales as ruy does (FULLY_CONNECTED), which
-// rounding="XNNPACK" follows.
+// runtime's optimized 16x8 kernel (FULLY_CONNECTED) rescales with the whole 31-bit multiplier and
+// one rounding, as ruy does (found by testing against the runtime), which rounding="XNNPACK"
+// follows; the reference kernels round the multiplier to 16 bits.
 Expr requantized_result(const TfContext& ctx, Expr acc, int64_t axis, int8_t activation,
                         const Operands& o = {}, bool through_ruy = false) {
     const TfliteTensor& out_t = ctx.output_tensor(0);
@@ -69,6 +73,19 @@ Expr requantized_result(const TfContext& ctx, Expr acc, int64_t axis, int8_t act
                         << "; quantized products with "
                         << tensor_type_name(ctx.input_tensor(o.data).type) << " data take an "
                         << (wide ? "int64 or int32" : "int32") << " bias";
+        }
+        if (wide && through_ruy && ctx.xnnpack_rounding() && bias_t.type == tensor_type::kInt64) {
+            // The whole-multiplier rescale multiplies the sum in int64: it holds sums in int32
+            // (check_integer_operator) plus biases in int32.
+            runtime::NDArray b = ctx.constant_input(o.bias, "the bias");
+            for (int64_t i = 0; i < b.num_elements(); ++i) {
+                int64_t v = b.data<int64_t>()[i];
+                if (v < INT32_MIN || v > INT32_MAX) {
+                    ctx.error() << "the bias ('" << bias_t.name << "') holds " << v
+                                << ", past int32's range, which the 16x8 rescale of "
+                                   "rounding=\"XNNPACK\" does not take";
+                }
+            }
         }
         Expr bias = ctx.input_tflite(o.bias);
         acc = add_bias(ctx, acc, wide ? cast_to(ctx, bias, DataType::int64()) : bias, axis);

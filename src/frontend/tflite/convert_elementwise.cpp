@@ -116,11 +116,14 @@ std::optional<int> power_of_two_exponent(double scale) {
 void convert_pot_scaled_sum(TfContext& ctx, bool subtract, int8_t activation, int exponent_a,
                             int exponent_b, int exponent_out) {
     const int shift_a = exponent_out - exponent_a, shift_b = exponent_out - exponent_b;
-    if ((shift_a != 0 && shift_b != 0) || shift_a < 0 || shift_b < 0) {
+    // gemmlowp's int16 RoundingDivideByPOT is exact up to 2^15; TFLite's kernel computes
+    // nonsense past it (its mask wraps), refused here.
+    if ((shift_a != 0 && shift_b != 0) || shift_a < 0 || shift_b < 0 || shift_a > 15 ||
+        shift_b > 15) {
         ctx.error() << "int16 operands with power-of-two scales (pot_scale_int16) need one "
                        "operand at the result's scale 2^"
-                    << exponent_out << " and the other at it or below, got 2^" << exponent_a
-                    << " and 2^" << exponent_b;
+                    << exponent_out << " and the other at most 15 powers of two below, got 2^"
+                    << exponent_a << " and 2^" << exponent_b;
     }
     Operands o = binary_operands(ctx);
     auto divided = [&](const Expr& x, int shift) {

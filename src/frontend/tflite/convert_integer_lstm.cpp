@@ -6,7 +6,7 @@
 // with MBQM TFLite's fixed-point rescale (the 64-bit one for int16 activations), m_in_g =
 // float(x_scale * W_g scale) / 2^-12 and m_rec_g likewise (the sums in Q3.12); i, f, o =
 // sigmoid(pre), c = tanh(pre), in Q0.15, by TFLite Micro's
-// interpolated tables (lstm_activation_tables.h); then
+// interpolated tables (int16_activation_tables.h); then
 //   C = sat16(MBQM(f C, 2^-15)); C = sat16(C + sat16(MBQM(i c, 2^-30 / cell_scale))), clipped;
 //   h = clamp(MBQM(o tanh(C), 2^-30 / h_scale) + h_zp)
 // where tanh(C) reads C at its scale's power of two. The output is h of every step.
@@ -15,12 +15,14 @@
 // layer normalization are refused with an error (TFLite's own integer kernel, which has them,
 // computes differently: not converted). The states start from their reset values, the output
 // state's zero point and a zero cell, on every run.
+#include <algorithm>
+#include <climits>
 #include <cmath>
 
 #include "frontend/composite_ops.h"
 #include "frontend/rnn_builder.h"
 #include "frontend/tflite/convert_ops.h"
-#include "frontend/tflite/lstm_activation_tables.h"
+#include "frontend/tflite/int16_activation_tables.h"
 #include "frontend/tflite/tflite_arithmetic.h"
 #include "frontend/tflite/tflite_schema.h"
 #include "ops/dense.h"
@@ -42,7 +44,8 @@ struct IntegerLstm {
     Quantized x, h, cell;
     std::vector<double> w_scale, r_scale;  // per gate i, f, c, o
     int32_t cell_power = 0;                // round(log2(cell scale))
-    int64_t cell_clip = 0;                 // quantized; 0: none
+    bool has_cell_clip = false;
+    int64_t cell_clip = 0;  // quantized (0 clips the cell to 0, as TFLite Micro does)
     int64_t n_cell = 0, n_output = 0;
 };
 
@@ -59,6 +62,28 @@ void check_operands(const TfContext& ctx) {
             ctx.error() << "an integer LSTM computes as TFLite Micro's kernel, which takes no "
                            "peepholes, projection or layer normalization (operand "
                         << i << " is given)";
+        }
+    }
+}
+
+// TFLite Micro sums in int32 for int8 activations and in int64 for int16 ones; here the products
+// sum in int32 for both (as the other 16x8 products, convert_conv.cpp), so weights whose sums
+// could pass int32's range for data `deviation` from its zero point are refused.
+void check_sums_fit(const TfContext& ctx, size_t first, int64_t deviation) {
+    for (size_t g = 0; g < 4; ++g) {
+        runtime::NDArray w = ctx.constant_input(first + g, "the weights");
+        const int64_t cols = w.shape().back();
+        const int8_t* v = w.data<int8_t>();
+        for (int64_t r = 0; r * cols < w.num_elements(); ++r) {
+            int64_t sum = 0;
+            for (int64_t k = 0; k < cols; ++k) sum += std::abs(int64_t(v[r * cols + k]));
+            if (sum * deviation > INT32_MAX) {
+                ctx.error() << "the sums of operand " << first + g << " ('"
+                            << ctx.input_tensor(first + g).name << "') can reach "
+                            << sum * deviation << ", past int32's range; weights whose rows sum "
+                            << "(in magnitude) past " << INT32_MAX / deviation
+                            << " are not supported";
+            }
         }
     }
 }
@@ -110,14 +135,15 @@ IntegerLstm integer_lstm(const TfContext& ctx, const TfliteOptions& o) {
     // scale is a power of two; its multiplies take the scale itself).
     const float log2 = std::log(float(l.cell.scales[0])) * (1.0f / std::log(2.0f));
     l.cell_power = int32_t(std::round(log2));
-    if (l.cell_power > 2) {
+    if (l.cell_power > 2 || l.cell_power < -31) {
         ctx.error() << "the cell state's scale " << l.cell.scales[0]
-                    << " is past 2^2, where TFLite Micro's tanh overflows";
+                    << " is outside [2^-31, 2^2], where TFLite Micro's tanh overflows";
     }
     const double clip = double(o.float32(sequence_lstm_options::kCellClip));
     if (!(clip >= 0) || std::isinf(clip)) {
         ctx.error() << "the cell clip must be finite and not negative (0: none), got " << clip;
     }
+    l.has_cell_clip = clip > 0;
     if (clip > 0)
         l.cell_clip = int64_t(std::trunc(std::clamp(clip / l.cell.scales[0], -32768.0, 32767.0)));
     // The cell gate's function (the schema has no SIGMOID, which TFLite Micro would also take).
@@ -127,12 +153,32 @@ IntegerLstm integer_lstm(const TfContext& ctx, const TfliteOptions& o) {
                     << " is not supported for an integer LSTM (TANH)";
     }
     std::vector<int64_t> ws = ctx.static_shape(ctx.input_tflite(kWeights), "the weights");
-    std::vector<int64_t> rs =
-        ctx.static_shape(ctx.input_tflite(kRecurrent), "the recurrent weights");
-    if (ws.size() != 2 || rs.size() != 2 || rs[0] != ws[0]) {
-        ctx.error() << "the gates' weights " << ints_str(ws) << " and recurrent weights "
-                    << ints_str(rs) << " are not [n_cell, n_input] and [n_cell, n_output]";
+    std::vector<int64_t> xs = ctx.static_shape(ctx.input_tflite(0), "the input");
+    if (ws.size() != 2 || xs.size() != 3 || ws[1] != xs[2]) {
+        ctx.error() << "the input gate's weights " << ints_str(ws)
+                    << " are not [n_cell, n_input] for the input " << ints_str(xs);
     }
+    // Without a projection, n_output = n_cell.
+    const std::vector<int64_t> weights{ws[0], ws[1]}, recurrent{ws[0], ws[0]}, bias{ws[0]};
+    for (size_t g = 0; g < 4; ++g) {
+        for (auto [i, want] : {std::pair{kWeights + g, weights},
+                               std::pair{kRecurrent + g, recurrent}, std::pair{kBias + g, bias}}) {
+            std::vector<int64_t> shape =
+                ctx.static_shape(ctx.input_tflite(i), "operand " + std::to_string(i));
+            if (shape != want) {
+                ctx.error() << "operand " << i << " ('" << ctx.input_tensor(i).name << "') is "
+                            << ints_str(shape) << ", not " << ints_str(want);
+            }
+        }
+    }
+    const std::vector<int64_t>& rs = recurrent;
+    // How far the data may lie from its zero point.
+    auto deviation = [&](const Quantized& q) {
+        const int64_t bound = int64_t{1} << (l.act.bits() - 1), zp = q.zero_points[0];
+        return std::max(std::abs(-bound - zp), std::abs(bound - 1 - zp));
+    };
+    check_sums_fit(ctx, kWeights, deviation(l.x));
+    check_sums_fit(ctx, kRecurrent, deviation(l.h));
     l.n_cell = ws[0];
     l.n_output = rs[1];
     return l;
@@ -232,11 +278,14 @@ void convert_integer_lstm(TfContext& ctx, const TfliteOptions& o, bool time_majo
             reshape_to(ctx, rnn::slice(ctx, all, 0, t, t + 1), {batch, 4 * l.n_cell}));
     }
 
-    const std::vector<int16_t> sigmoid = int16_table(micro_logistic);
+    // The gates' sums are in Q3.12: the table's scale times 3 (multiplier 0, no shift).
+    const std::vector<int16_t> sigmoid = int16_table([](int16_t v) {
+        return int16_logistic({0, 0}, v);
+    });
     const std::vector<int16_t> gate_tanh =
-        int16_table([](int16_t v) { return micro_tanh(-12, v); });
+        int16_table([](int16_t v) { return int16_tanh(lstm_tanh_prescale(-12), v); });
     const std::vector<int16_t> cell_tanh =
-        int16_table([&](int16_t v) { return micro_tanh(l.cell_power, v); });
+        int16_table([&](int16_t v) { return int16_tanh(lstm_tanh_prescale(l.cell_power), v); });
     const double q15 = 1.0 / 32768.0;
     const int64_t h_zp = l.h.zero_points[0];
     const int64_t bound = int64_t{1} << (l.act.bits() - 1);
@@ -261,7 +310,7 @@ void convert_integer_lstm(TfContext& ctx, const TfliteOptions& o, bool time_majo
         Expr update = saturate16(ctx, multiply_by_ratio(ctx, ctx.call("multiply", {ig, cg}),
                                                         {q15 * q15 / l.cell.scales[0]}, -1));
         c = saturate16(ctx, ctx.call("add", {c, update}));
-        if (l.cell_clip > 0) c = clamp_to(ctx, c, -l.cell_clip, l.cell_clip, DataType::int32());
+        if (l.has_cell_clip) c = clamp_to(ctx, c, -l.cell_clip, l.cell_clip, DataType::int32());
         Expr product = ctx.call("multiply", {lookup(ctx, cell_tanh, c), og});
         Expr hv = multiply_by_ratio(ctx, product, {q15 * q15 / l.h.scales[0]}, -1);
         if (h_zp != 0) hv = ctx.call("add", {hv, int32_scalar(ctx, h_zp)});

@@ -6,6 +6,9 @@
 // it, and a quantized maximum compares the integers. Both need the result quantized as the
 // input, as TFLite does. Reductions over a channels-first operand map their axes; quantized ones
 // compute as TFLite's kernels (quantized_reduce).
+#include <algorithm>
+#include <bit>
+
 #include "frontend/composite_ops.h"
 #include "frontend/tflite/convert_ops.h"
 #include "frontend/tflite/tflite_arithmetic.h"
@@ -112,12 +115,24 @@ std::pair<Expr, bool> reduce_axes(const TfContext& ctx, const char* op, const Tf
     return {y, false};
 }
 
-// A quantized MEAN or SUM as TFLite's kernels compute it. MEAN over H and W of a 4-D tensor
-// with keep_dims: the int32 sum of x - zero point, rescaled by input_scale / output_scale in
-// fixed point, divided by the count rounding half away from zero (with rounding="XNNPACK", for
-// int8, as XNNPACK's global average pooling: in float32). Otherwise: the sum of the
-// integers in float32 (divided by the count for MEAN) times s = input_scale / output_scale, plus
-// -zero point * s (times the count for SUM), rounded half away from zero.
+// The int32 x times s, rounded to float32 once, as the runtime computes it before adding to it:
+// in float64, where the product of an 8-bit sum (below 2^29) and a float32 is exact, then
+// narrowed. (A float32 multiply feeding an add may contract into a fused multiply-add, which
+// rounds differently.)
+Expr float32_product(const TfContext& ctx, const Expr& x, float s) {
+    Expr p = ctx.call("multiply", {cast_to(ctx, x, DataType::float64()),
+                                   ctx.constant_scalar(DataType::float64(), double(s))});
+    return cast_to(ctx, p, DataType::float32());
+}
+
+// A quantized MEAN or SUM as TFLite's kernels compute it. With rounding="XNNPACK", an 8-bit MEAN
+// as XNNPACK's (see below). MEAN over H and W of a 4-D tensor with keep_dims: the int32 sum of
+// x - zero point, rescaled by input_scale / output_scale in fixed point, divided by the count
+// rounding half away from zero (with rounding="XNNPACK", for int16, as TFLite's optimized kernel:
+// the count folded into one fixed-point ratio). Otherwise, TFLite's reference QuantizedMeanOrSum
+// in fixed point; with rounding="XNNPACK" for an 8-bit SUM, as the runtime's kernel: the sum of
+// the integers in float32 times s = input_scale / output_scale, plus -zero point * s * count,
+// rounded half away from zero.
 Expr quantized_reduce(const TfContext& ctx, bool mean, const TfValue& x,
                       const std::vector<int64_t>& axes, bool keep_dims, bool* channels_first) {
     const TfliteTensor& in_t = ctx.input_tensor(0);
@@ -134,20 +149,30 @@ Expr quantized_reduce(const TfContext& ctx, bool mean, const TfValue& x,
     Expr wide = cast_to(ctx, x.expr, DataType::int32());
     std::vector<int64_t> sorted = axes;
     std::sort(sorted.begin(), sorted.end());
+    if (mean && ctx.xnnpack_rounding() && t.bits() == 8) {
+        // XNNPACK's mean (the runtime's delegate takes 8-bit MEANs): the integer sum times
+        // input_scale / (output_scale * count), plus output zero point - input zero point *
+        // input_scale / output_scale, all in float32, rounded half to even.
+        auto [sum, cf] = reduce_axes(ctx, "sum", x, wide, axes, keep_dims);
+        *channels_first = cf;
+        const float ratio = float(in.scales[0]) / float(out.scales[0]);
+        const float s = float(in.scales[0]) / (float(out.scales[0]) * float(count));
+        const float bias = float(out.zero_points[0]) - float(in.zero_points[0]) * ratio;
+        Expr v = ctx.call(
+            "round", {ctx.call("add", {float32_product(ctx, sum, s), float32_scalar(ctx, bias)})});
+        return clamp_to(ctx, v, int64_t(lo), int64_t(hi), t);
+    }
     if (mean && keep_dims && shape.size() == 4 && sorted == std::vector<int64_t>{1, 2}) {
         if (in.zero_points[0] != 0) {
             wide = ctx.call("subtract", {wide, int32_scalar(ctx, in.zero_points[0])});
         }
         auto [sum, cf] = reduce_axes(ctx, "sum", x, wide, axes, true);
         *channels_first = cf;
-        if (ctx.xnnpack_rounding() && t == DataType::int_(8)) {
-            // XNNPACK's global average pooling: the sum times input_scale / (output_scale *
-            // count) in float32, rounded half to even.
-            float s = float(in.scales[0]) / (float(out.scales[0]) * float(count));
-            Expr v =
-                ctx.call("round", {ctx.call("multiply", {cast_to(ctx, sum, DataType::float32()),
-                                                         float32_scalar(ctx, s)})});
-            v = ctx.call("add", {v, float32_scalar(ctx, double(out.zero_points[0]))});
+        if (ctx.xnnpack_rounding() && t == DataType::int_(16)) {
+            // The runtime's optimized kernel (XNNPACK takes no int16; zero points are 0): the
+            // sum times input_scale / (count * output_scale), a float32 ratio, in fixed point.
+            float ratio = float(in.scales[0]) / (float(count) * float(out.scales[0]));
+            Expr v = multiply_by_ratio(ctx, sum, {double(ratio)}, -1);
             return clamp_to(ctx, v, int64_t(lo), int64_t(hi), t);
         }
         Expr scaled = multiply_by_ratio(ctx, sum, {in.scales[0] / out.scales[0]}, -1);
@@ -165,16 +190,32 @@ Expr quantized_reduce(const TfContext& ctx, bool mean, const TfValue& x,
     }
     auto [sum, cf] = reduce_axes(ctx, "sum", x, wide, axes, keep_dims);
     *channels_first = cf;
-    float scale = float(in.scales[0]) / float(out.scales[0]);
-    Expr v = cast_to(ctx, sum, DataType::float32());
-    float bias = -float(in.zero_points[0]) * scale;
-    if (mean) {
-        v = ctx.call("divide", {v, float32_scalar(ctx, float(count))});
-    } else {
-        bias *= float(count);
+    if (!ctx.xnnpack_rounding() || mean) {
+        // TFLite's reference QuantizedMeanOrSum (TFLite Micro's; the runtime's for an int16 MEAN,
+        // which XNNPACK does not take): the sum less count * zero point times input_scale /
+        // output_scale in fixed point, for MEAN with the count folded into the multiplier by an
+        // integer division, plus the output zero point.
+        ops::FixedPoint f =
+            ops::fixed_point_of(in.scales[0] / out.scales[0], "the scale ratio", ctx.loc());
+        int64_t multiplier = f.multiplier, shift = f.shift;
+        if (mean) {
+            int64_t k = std::min<int64_t>({std::bit_width(uint64_t(count)) - 1, 32, 31 + shift});
+            multiplier = (multiplier << k) / count;
+            shift -= k;
+        }
+        Expr shifted = sum;
+        if (in.zero_points[0] != 0) {
+            shifted = ctx.call("subtract", {sum, int32_scalar(ctx, in.zero_points[0] * count)});
+        }
+        Expr v = multiply_by_fixed_point(ctx, shifted, {multiplier}, {shift}, -1);
+        if (out.zero_points[0] != 0)
+            v = ctx.call("add", {v, int32_scalar(ctx, out.zero_points[0])});
+        return clamp_to(ctx, v, int64_t(lo), int64_t(hi), t);
     }
-    v = ctx.call(
-        "add", {ctx.call("multiply", {v, float32_scalar(ctx, scale)}), float32_scalar(ctx, bias)});
+    // The runtime's SUM: in float32.
+    float scale = float(in.scales[0]) / float(out.scales[0]);
+    float bias = -float(in.zero_points[0]) * scale * float(count);
+    Expr v = ctx.call("add", {float32_product(ctx, sum, scale), float32_scalar(ctx, bias)});
     v = ctx.call("add", {round_half_away(ctx, v), float32_scalar(ctx, double(out.zero_points[0]))});
     return clamp_to(ctx, v, int64_t(lo), int64_t(hi), t);
 }

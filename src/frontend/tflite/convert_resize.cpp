@@ -121,6 +121,16 @@ void convert_resize(TfContext& ctx, bool bilinear) {
     }
     DataType t = ctx.dtype_of(in_t.type, "the input");
     if (t == DataType::int_(16) || (t == DataType::int_(8) && !ctx.xnnpack_rounding())) {
+        // TFLite's integer kernel interpolates the integers as they are.
+        Quantized in = per_tensor(ctx, in_t, "the input");
+        Quantized out = per_tensor(ctx, ctx.output_tensor(0), "the result");
+        if (float(in.scales[0]) != float(out.scales[0]) ||
+            in.zero_points[0] != out.zero_points[0]) {
+            ctx.error() << "an integer bilinear resize keeps its input's quantization (scale "
+                        << in.scales[0] << ", zero point " << in.zero_points[0]
+                        << "), as TFLite's kernel, but the result has scale " << out.scales[0]
+                        << " and zero point " << out.zero_points[0];
+        }
         ctx.set_output(
             0,
             integer_bilinear(ctx, ctx.input_channels_first(0), size, align_corners, half_pixel, t),

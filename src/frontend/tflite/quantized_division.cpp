@@ -22,12 +22,16 @@ int32_t saturating_rounding_doubling_high_mul(int32_t a, int32_t b) {
     return int32_t((ab + nudge) / (int64_t{1} << 31));  // C++ division truncates, as gemmlowp's
 }
 
-// x / 2^exponent rounded half away from zero (exponent in [0, 31]).
+// x / 2^exponent rounded half away from zero: gemmlowp's RoundingDivideByPOT. It is defined for
+// exponents in [0, 31]; near-zero dividends meet larger ones (and tiny scale ratios, negative
+// ones), where its shifts are undefined in C++. TFLite's runtime then computes what x86 and
+// WebAssembly do, which is reproduced: the 64-bit mask's shift count taken mod 64, the mask
+// truncated to 32 bits, the 32-bit shift count taken mod 32.
 int32_t rounding_divide_by_pot(int32_t x, int exponent) {
-    const int64_t mask = (int64_t{1} << exponent) - 1;
-    const int64_t remainder = int64_t(x) & mask;
-    const int64_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
-    return int32_t((int64_t(x) >> exponent) + (remainder > threshold ? 1 : 0));
+    const auto mask = int32_t(uint32_t((uint64_t{1} << (unsigned(exponent) & 63)) - 1));
+    const int32_t remainder = x & mask;
+    const int32_t threshold = int32_t(uint32_t(mask >> 1) + (x < 0 ? 1u : 0u));
+    return int32_t(uint32_t(x >> (unsigned(exponent) & 31)) + (remainder > threshold ? 1u : 0u));
 }
 
 // x * 2^exponent saturated to int32 (SaturatingRoundingMultiplyByPOT of a positive exponent).
@@ -95,11 +99,8 @@ int32_t QuantizedDivision::operator()(int32_t a, int32_t b) const {
         int32_t(int64_t(dividend) * (int64_t{1} << headroom)), inverse);
     const int total_shift = shift - reciprocal_shift - headroom;
     const int32_t scaled = saturating_rounding_doubling_high_mul(unscaled, multiplier);
-    // A positive total shift cannot arise from 8-bit operands and a representable ratio; it
-    // would be a left shift.
-    const int32_t rescaled = total_shift <= 0 ? rounding_divide_by_pot(scaled, -total_shift)
-                                              : saturating_shift_left(scaled, total_shift);
-    return std::clamp(output_zero_point + rescaled, lo, hi);
+    const int32_t rescaled = rounding_divide_by_pot(scaled, -total_shift);
+    return int32_t(std::clamp(int64_t(output_zero_point) + rescaled, int64_t(lo), int64_t(hi)));
 }
 
 }  // namespace anvil::frontend::tflite

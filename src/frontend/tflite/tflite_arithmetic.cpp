@@ -99,6 +99,11 @@ Expr multiply_by_ratio(const TfContext& ctx, const Expr& x, const std::vector<do
         multipliers.push_back(f.multiplier);
         shifts.push_back(f.shift);
     }
+    return multiply_by_fixed_point(ctx, x, std::move(multipliers), std::move(shifts), axis);
+}
+
+Expr multiply_by_fixed_point(const TfContext& ctx, const Expr& x, std::vector<int64_t> multipliers,
+                             std::vector<int64_t> shifts, int64_t axis) {
     bool uniform =
         std::all_of(multipliers.begin(), multipliers.end(),
                     [&](int64_t m) { return m == multipliers[0]; }) &&

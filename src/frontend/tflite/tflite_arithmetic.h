@@ -30,6 +30,12 @@ graph::Expr clamp_to(const TfContext& ctx, const graph::Expr& x, int64_t lo, int
 graph::Expr multiply_by_ratio(const TfContext& ctx, const graph::Expr& x,
                               const std::vector<double>& ratios, int64_t axis);
 
+// The int32 `x` times TFLite's fixed-point multipliers m * 2^(shift - 31) as they are (one, or one
+// per index along `axis`), by MultiplyByQuantizedMultiplier.
+graph::Expr multiply_by_fixed_point(const TfContext& ctx, const graph::Expr& x,
+                                    std::vector<int64_t> multipliers, std::vector<int64_t> shifts,
+                                    int64_t axis);
+
 // The same for an int64 `x` (16-bit kernels' sums), as TFLite's 64-bit
 // MultiplyByQuantizedMultiplier: the multiplier rounded to 16 bits, x * m + 2^(s - 1) shifted
 // right by s = 15 - shift; int32 result. With `whole_multiplier`, as ruy's single-rounding

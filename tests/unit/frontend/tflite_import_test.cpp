@@ -15,7 +15,9 @@ namespace anvil::frontend {
 namespace {
 
 namespace tfl = tflite;
+using testing::byte_field;
 using testing::bytes_of;
+using testing::float_field;
 using testing::import_tflite;
 using testing::OptionField;
 using testing::TestModel;
@@ -43,14 +45,6 @@ Census census(const graph::IRModule& m) {
 
 std::vector<uint8_t> int8_bytes(size_t n, int8_t v) {
     return std::vector<uint8_t>(n, uint8_t(v));
-}
-
-OptionField byte_field(int field, int64_t v) {
-    return {field, v, 1};
-}
-
-OptionField float_field(int field, float v) {
-    return {.field = field, .value = 0, .is_float = true, .float_value = v};
 }
 
 // x [1, 8, 8, 3] → CONV_2D 3x3 SAME (4 filters) + RELU6 → DEPTHWISE_CONV_2D 3x3 stride 2 →
@@ -570,8 +564,27 @@ INSTANTIATE_TEST_SUITE_P(
                                       {q("y", {2}, kI16, 0.125f, 0)});
                  },
                  "(ADD, opset 1): int16 operands with power-of-two scales (pot_scale_int16) need "
-                 "one operand at the result's scale 2^-3 and the other at it or below, got 2^-2 "
-                 "and 2^-1"},
+                 "one operand at the result's scale 2^-3 and the other at most 15 powers of "
+                 "two below, got 2^-2 and 2^-1"},
+        BadModel{"int16 power-of-two shift past 15",
+                 [] {
+                     return single_op(
+                         tfl::op::kSub,
+                         {q("a", {2}, kI16, 0.125f, 0), q("b", {2}, kI16, 0x1p-19f, 0)},
+                         {q("y", {2}, kI16, 0.125f, 0)});
+                 },
+                 "(SUB, opset 1): int16 operands with power-of-two scales (pot_scale_int16) need "
+                 "one operand at the result's scale 2^-3 and the other at most 15 powers of "
+                 "two below, got 2^-3 and 2^-19"},
+        BadModel{"integer bilinear requantizing",
+                 [] {
+                     return single_op(tfl::op::kResizeBilinear,
+                                      {q("x", {1, 2, 2, 1}, kI16, 0.5f, 0), ints("size", {4, 4})},
+                                      {q("y", {1, 4, 4, 1}, kI16, 0.25f, 0)});
+                 },
+                 "(RESIZE_BILINEAR, opset 1): an integer bilinear resize keeps its input's "
+                 "quantization (scale 0.5, zero point 0), as TFLite's kernel, but the result has "
+                 "scale 0.25 and zero point 0"},
         BadModel{"leaky alpha",
                  [] {
                      return single_op(tfl::op::kLeakyRelu, {q("x", {2}, kI8, 0.1f, 0)},
@@ -613,175 +626,6 @@ TEST(TfliteImport, RefusesAnUnknownRounding) {
     options.rounding = "UPWARD";
     EXPECT_MESSAGE(import_tflite(cnn(false), options),
                    "rounding 'UPWARD' is neither TFLITE nor XNNPACK");
-}
-
-}  // namespace
-}  // namespace anvil::frontend
-
-namespace anvil::frontend {
-namespace {
-
-// An LSTM of batch 1, 2 steps, 2 inputs, 2 cells, no peepholes or projection; `edit` breaks it.
-TestModel lstm(const std::function<void(TestModel&, TestOperator&)>& edit) {
-    TestModel m;
-    auto w = [&](const std::string& name, std::vector<int32_t> shape) {
-        size_t n = 1;
-        for (int32_t d : shape) n *= size_t(d);
-        m.tensors.push_back(
-            {.name = name, .shape = shape, .data = bytes_of(std::vector<float>(n, 0.1f))});
-        return int32_t(m.tensors.size() - 1);
-    };
-    m.tensors.push_back(f32("x", {1, 2, 2}));
-    TestOperator op{
-        .builtin = tfl::op::kUnidirectionalSequenceLstm,
-        .options_type = tfl::options_type::kUnidirectionalSequenceLstm,
-        .options = {byte_field(tfl::sequence_lstm_options::kActivation, tfl::activation::kTanh)}};
-    op.inputs = {0};
-    for (int k = 0; k < 4; ++k) op.inputs.push_back(w("w" + std::to_string(k), {2, 2}));
-    for (int k = 0; k < 4; ++k) op.inputs.push_back(w("r" + std::to_string(k), {2, 2}));
-    for (int k = 0; k < 3; ++k) op.inputs.push_back(-1);
-    for (int k = 0; k < 4; ++k) op.inputs.push_back(w("b" + std::to_string(k), {2}));
-    op.inputs.push_back(-1);
-    op.inputs.push_back(-1);
-    for (const char* s : {"h", "c"}) {
-        m.tensors.push_back({.name = s, .shape = {1, 2}});
-        m.tensors.back().is_variable = true;
-        op.inputs.push_back(int32_t(m.tensors.size() - 1));
-    }
-    m.tensors.push_back(f32("y", {1, 2, 2}));
-    op.outputs = {int32_t(m.tensors.size() - 1)};
-    m.inputs = {0};
-    m.outputs = op.outputs;
-    edit(m, op);
-    m.operators = {op};
-    return m;
-}
-
-TEST(TfliteImport, ImportsAnLstm) {
-    graph::IRModule m = import_tflite(lstm([](TestModel&, TestOperator&) {}));
-    EXPECT_EQ(graph::type_str(m.main()->body->type), "Tensor[(1, 2, 2), float32]");
-}
-
-// The variants convert (their numbers are held to TFLite's definition in test_tflite_ops.py).
-TEST(TfliteImport, ImportsLstmVariants) {
-    graph::IRModule cifg = import_tflite(lstm(
-        [](TestModel&, TestOperator& op) { op.inputs[1] = op.inputs[5] = op.inputs[12] = -1; }));
-    EXPECT_EQ(graph::type_str(cifg.main()->body->type), "Tensor[(1, 2, 2), float32]");
-    graph::IRModule normalized = import_tflite(lstm([&](TestModel&, TestOperator& op) {
-        for (int k = 0; k < 4; ++k) op.inputs.push_back(op.inputs[size_t(12 + k)]);
-        op.options.push_back(float_field(tfl::sequence_lstm_options::kCellClip, 3.0f));
-    }));
-    EXPECT_EQ(graph::type_str(normalized.main()->body->type), "Tensor[(1, 2, 2), float32]");
-}
-
-TEST(TfliteImport, RefusesMalformedLstms) {
-    EXPECT_MESSAGE(import_tflite(lstm([](TestModel&, TestOperator& op) { op.inputs[1] = -1; })),
-                   "(UNIDIRECTIONAL_SEQUENCE_LSTM, opset 1): the input gate's weights (operand 1) "
-                   "and recurrent weights (operand 5) must be given both");
-    EXPECT_MESSAGE(
-        import_tflite(lstm([](TestModel&, TestOperator& op) { op.inputs[1] = op.inputs[5] = -1; })),
-        "the input gate's peephole, bias and layer norm coefficients (operands 9, 12, "
-        "20) must be absent");
-    EXPECT_MESSAGE(
-        import_tflite(lstm([](TestModel&, TestOperator& op) { op.inputs.push_back(12); })),
-        "the layer norm coefficients (operands 20-23) must be given for every gate or for none");
-    EXPECT_MESSAGE(import_tflite(lstm([](TestModel&, TestOperator& op) { op.inputs[17] = 12; })),
-                   "a projection bias needs a projection");
-    EXPECT_MESSAGE(
-        import_tflite(lstm([](TestModel&, TestOperator& op) {
-            op.options.push_back(float_field(tfl::sequence_lstm_options::kProjClip, -1.0f));
-        })),
-        "the cell and projection clips must be finite and not negative (0: none), got "
-        "0 and -1");
-    EXPECT_MESSAGE(import_tflite(lstm([](TestModel&, TestOperator& op) { op.inputs[9] = 12; })),
-                   "the peepholes must be given for all of the input, forget and output gates");
-    EXPECT_MESSAGE(import_tflite(lstm([](TestModel&, TestOperator& op) {
-                       op.options[0].value = tfl::activation::kRelu6;
-                   })),
-                   "the fused activation 3 is not supported for an LSTM (TANH, RELU)");
-    EXPECT_MESSAGE(import_tflite(lstm([](TestModel&, TestOperator& op) { op.inputs[12] = -1; })),
-                   "the gates' biases (operands 12-15) are required");
-    EXPECT_MESSAGE(import_tflite(lstm([](TestModel&, TestOperator& op) { op.inputs[2] = -1; })),
-                   "operand 2 is required, the model omits it");
-}
-
-// lstm() with int8 activations, int8 weights, int32 biases and an int16 cell: the integer LSTM
-// TFLite Micro computes; `edit` breaks it.
-TestModel integer_lstm(const std::function<void(TestModel&, TestOperator&)>& edit) {
-    return lstm([&](TestModel& m, TestOperator& op) {
-        for (TestTensor& t : m.tensors) {
-            t.scales = {0.01f};
-            t.zero_points = {0};
-            if (t.name == "c") {
-                t.type = tfl::tensor_type::kInt16;
-                t.scales = {1.0f / 2048};
-            } else if (t.name[0] == 'w' || t.name[0] == 'r') {
-                t.type = tfl::tensor_type::kInt8;
-                t.data = int8_bytes(4, 3);
-            } else if (t.name[0] == 'b') {
-                t.type = tfl::tensor_type::kInt32;
-                t.data = bytes_of(std::vector<int32_t>(2, 100));
-                t.scales = {0.0001f};
-            } else {
-                t.type = tfl::tensor_type::kInt8;
-            }
-        }
-        edit(m, op);
-    });
-}
-
-TEST(TfliteImport, ImportsAnIntegerLstm) {
-    graph::IRModule m = import_tflite(integer_lstm([](TestModel&, TestOperator&) {}));
-    EXPECT_EQ(graph::type_str(m.main()->body->type), "Tensor[(1, 2, 2), int8]");
-}
-
-TEST(TfliteImport, RefusesIntegerLstmsTfliteMicroDoesNotCompute) {
-    EXPECT_MESSAGE(
-        import_tflite(integer_lstm([](TestModel&, TestOperator& op) { op.inputs[9] = 1; })),
-        "(UNIDIRECTIONAL_SEQUENCE_LSTM, opset 1): an integer LSTM computes as TFLite Micro's "
-        "kernel, which takes no peepholes, projection or layer normalization (operand 9 is given)");
-    EXPECT_MESSAGE(import_tflite(integer_lstm([](TestModel&, TestOperator& op) {
-                       op.inputs[1] = op.inputs[5] = op.inputs[12] = -1;
-                   })),
-                   "which needs the input gate (operands 1, 5, 12): coupled input and forget "
-                   "gates are not supported");
-    EXPECT_MESSAGE(import_tflite(integer_lstm([](TestModel& m, TestOperator&) {
-                       m.tensors[2].type = tfl::tensor_type::kFloat32;
-                       m.tensors[2].data = bytes_of(std::vector<float>(4, 0.1f));
-                   })),
-                   "operand 2 ('w1') must be int8 weights, got float32");
-    EXPECT_MESSAGE(import_tflite(integer_lstm([](TestModel& m, TestOperator&) {
-                       m.tensors[9].type = tfl::tensor_type::kInt64;
-                       m.tensors[9].data = bytes_of(std::vector<int64_t>(2, 100));
-                   })),
-                   "the biases of an LSTM with int8 activations must be int32, got int64");
-    EXPECT_MESSAGE(import_tflite(integer_lstm([](TestModel& m, TestOperator&) {
-                       m.tensors.back().type = tfl::tensor_type::kInt16;
-                   })),
-                   "the output state and the result must have the input's type int8, got int8 "
-                   "and int16");
-    EXPECT_MESSAGE(import_tflite(integer_lstm([](TestModel& m, TestOperator&) {
-                       m.tensors[14].type = tfl::tensor_type::kInt8;
-                   })),
-                   "the cell state of an integer LSTM must be int16, got int8");
-    EXPECT_MESSAGE(import_tflite(integer_lstm(
-                       [](TestModel& m, TestOperator&) { m.tensors[14].scales = {8.0f}; })),
-                   "the cell state's scale 8 is past 2^2, where TFLite Micro's tanh overflows");
-    EXPECT_MESSAGE(
-        import_tflite(integer_lstm([](TestModel&, TestOperator& op) {
-            op.options.push_back(float_field(tfl::sequence_lstm_options::kCellClip, -2.0f));
-        })),
-        "the cell clip must be finite and not negative (0: none), got -2");
-    EXPECT_MESSAGE(import_tflite(integer_lstm([](TestModel&, TestOperator& op) {
-                       op.options[0].value = tfl::activation::kRelu;
-                   })),
-                   "the fused activation 1 is not supported for an integer LSTM (TANH)");
-    EXPECT_MESSAGE(import_tflite(integer_lstm([](TestModel& m, TestOperator&) {
-                       for (TestTensor& t : m.tensors) {
-                           if (t.data.empty() && t.name != "c") t.type = tfl::tensor_type::kUInt8;
-                       }
-                   })),
-                   "an integer LSTM takes int8 or int16 activations, got uint8");
 }
 
 }  // namespace

@@ -38,6 +38,14 @@ struct OptionField {
     float float_value = 0;
 };
 
+inline OptionField byte_field(int field, int64_t v) {
+    return {field, v, 1};
+}
+
+inline OptionField float_field(int field, float v) {
+    return {.field = field, .value = 0, .is_float = true, .float_value = v};
+}
+
 struct TestOperator {
     int32_t builtin;
     std::vector<int32_t> inputs;
