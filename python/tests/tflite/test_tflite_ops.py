@@ -182,6 +182,24 @@ def test_fully_connected(dtype, keep_num_dims):
     check(m.build([y]), [a for _, a in m.inputs], exact=True)
 
 
+def test_16x8_fully_connected_takes_int32_biases_with_xnnpack_rounding():
+    """The runtime's 16x8 FULLY_CONNECTED rescale multiplies the sum by a 31-bit multiplier in
+    int64: a bias past int32's range is refused there (the reference rescale takes it)."""
+    m = Model("int16")
+    x = m.input("x", [1, 4])
+    k = m.weights("k", [2, 4])
+    scales = np.float32(0.05 / 256) * m.scales[k]
+    b = m.const("b", np.array([2**33, 0]), "int64", scale=scales,
+                zero_point=np.zeros(2, np.int64))
+    y = m.act("y", [1, 2], scale=0.1)
+    m.w.op(W.FULLY_CONNECTED, [x, k, b], [y], W.FullyConnectedOptions, [(0, "b", W.NONE)])
+    model = m.build([y])
+    with pytest.raises(anvil.UserError, match="holds 8589934592, past int32's range, which the "
+                                              "16x8 rescale of rounding=\"XNNPACK\""):
+        frontend.from_tflite(model, rounding="XNNPACK")
+    frontend.from_tflite(model, rounding="TFLITE")
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("padding,stride", [(W.SAME, 2), (W.VALID, 2), (W.SAME, 1)])
 def test_transpose_conv(dtype, padding, stride):

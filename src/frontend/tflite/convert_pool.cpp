@@ -115,16 +115,6 @@ std::pair<Expr, bool> reduce_axes(const TfContext& ctx, const char* op, const Tf
     return {y, false};
 }
 
-// The int32 x times s, rounded to float32 once, as the runtime computes it before adding to it:
-// in float64, where the product of an 8-bit sum (below 2^29) and a float32 is exact, then
-// narrowed. (A float32 multiply feeding an add may contract into a fused multiply-add, which
-// rounds differently.)
-Expr float32_product(const TfContext& ctx, const Expr& x, float s) {
-    Expr p = ctx.call("multiply", {cast_to(ctx, x, DataType::float64()),
-                                   ctx.constant_scalar(DataType::float64(), double(s))});
-    return cast_to(ctx, p, DataType::float32());
-}
-
 // A quantized MEAN or SUM as TFLite's kernels compute it. With rounding="XNNPACK", an 8-bit MEAN
 // as XNNPACK's (see below). MEAN over H and W of a 4-D tensor with keep_dims: the int32 sum of
 // x - zero point, rescaled by input_scale / output_scale in fixed point, divided by the count
@@ -158,8 +148,9 @@ Expr quantized_reduce(const TfContext& ctx, bool mean, const TfValue& x,
         const float ratio = float(in.scales[0]) / float(out.scales[0]);
         const float s = float(in.scales[0]) / (float(out.scales[0]) * float(count));
         const float bias = float(out.zero_points[0]) - float(in.zero_points[0]) * ratio;
-        Expr v = ctx.call(
-            "round", {ctx.call("add", {float32_product(ctx, sum, s), float32_scalar(ctx, bias)})});
+        Expr v =
+            ctx.call("round", {ctx.call("add", {float32_product(ctx, sum, float32_scalar(ctx, s)),
+                                                float32_scalar(ctx, bias)})});
         return clamp_to(ctx, v, int64_t(lo), int64_t(hi), t);
     }
     if (mean && keep_dims && shape.size() == 4 && sorted == std::vector<int64_t>{1, 2}) {
@@ -215,7 +206,8 @@ Expr quantized_reduce(const TfContext& ctx, bool mean, const TfValue& x,
     // The runtime's SUM: in float32.
     float scale = float(in.scales[0]) / float(out.scales[0]);
     float bias = -float(in.zero_points[0]) * scale * float(count);
-    Expr v = ctx.call("add", {float32_product(ctx, sum, scale), float32_scalar(ctx, bias)});
+    Expr v = ctx.call(
+        "add", {float32_product(ctx, sum, float32_scalar(ctx, scale)), float32_scalar(ctx, bias)});
     v = ctx.call("add", {round_half_away(ctx, v), float32_scalar(ctx, double(out.zero_points[0]))});
     return clamp_to(ctx, v, int64_t(lo), int64_t(hi), t);
 }

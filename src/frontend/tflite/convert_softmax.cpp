@@ -55,7 +55,7 @@ Expr softmax_8bit(const TfContext& ctx, const Expr& x, int64_t axis, float beta)
     Expr inv = ctx.call("divide",
                         {float32_scalar(ctx, 1.0),
                          ctx.call("multiply", {sum, float32_scalar(ctx, float(out.scales[0]))})});
-    Expr q = round_half_away(ctx, ctx.call("multiply", {e, inv}));
+    Expr q = round_half_away(ctx, float32_product(ctx, e, inv));
     if (out.zero_points[0] != 0) {
         q = ctx.call("add", {q, float32_scalar(ctx, double(out.zero_points[0]))});
     }

@@ -158,6 +158,12 @@ Expr requantize_integers(const TfContext& ctx, const Expr& x, const Quantized& i
     return y;
 }
 
+Expr float32_product(const TfContext& ctx, const Expr& a, const Expr& b) {
+    Expr p = ctx.call("multiply",
+                      {cast_to(ctx, a, DataType::float64()), cast_to(ctx, b, DataType::float64())});
+    return cast_to(ctx, p, DataType::float32());
+}
+
 Expr round_half_away(const TfContext& ctx, const Expr& x) {
     // t = trunc(x) and x - t are exact in floating point; so is the comparison with 1/2.
     DataType ft = ctx.tensor_type(x, "the value rounded").dtype;

@@ -44,6 +44,12 @@ graph::Expr multiply_by_ratio_wide(const TfContext& ctx, const graph::Expr& x,
                                    const std::vector<double>& ratios, int64_t axis,
                                    bool whole_multiplier = false);
 
+// a * b rounded to float32 once, as the runtime computes a product it then adds to or rounds: in
+// float64, where the product of two float32 values, or of an integer below 2^29 and a float32, is
+// exact, then narrowed. (A float32 multiply feeding an add may contract into a fused
+// multiply-add, which rounds differently.)
+graph::Expr float32_product(const TfContext& ctx, const graph::Expr& a, const graph::Expr& b);
+
 // round(x) with halves away from zero (TFLite's TfLiteRound), exact for every float.
 graph::Expr round_half_away(const TfContext& ctx, const graph::Expr& x);
 

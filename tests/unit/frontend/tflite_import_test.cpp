@@ -576,6 +576,28 @@ INSTANTIATE_TEST_SUITE_P(
                  "(SUB, opset 1): int16 operands with power-of-two scales (pot_scale_int16) need "
                  "one operand at the result's scale 2^-3 and the other at most 15 powers of "
                  "two below, got 2^-3 and 2^-19"},
+        BadModel{"int16 logistic scale",
+                 [] {
+                     return single_op(tfl::op::kLogistic, {q("x", {2}, kI16, 0.001f, 0)},
+                                      {q("y", {2}, kI16, 0.001f, 0)});
+                 },
+                 "(LOGISTIC, opset 1): an int16 LOGISTIC needs zero points 0 and an int16 result "
+                 "of scale 2^-15, as TFLite's kernel; got the zero points 0 and 0, the scale "
+                 "0.001"},
+        BadModel{"int16 tanh input scale",
+                 [] {
+                     return single_op(tfl::op::kTanh, {q("x", {2}, kI16, 4.0f, 0)},
+                                      {q("y", {2}, kI16, 1.0f / 32768, 0)});
+                 },
+                 "(TANH, opset 1): the input scale 4 is too large for TFLite's int16 TANH (at "
+                 "most about 2.67)"},
+        BadModel{"int16 softmax scale",
+                 [] {
+                     return single_op(tfl::op::kSoftmax, {q("x", {1, 2}, kI16, 0.001f, 0)},
+                                      {q("y", {1, 2}, kI16, 0.001f, 0)});
+                 },
+                 "(SOFTMAX, opset 1): an int16 SOFTMAX needs zero points 0 and an int16 result of "
+                 "scale 2^-15, as TFLite's kernel; got the zero points 0 and 0, the scale 0.001"},
         BadModel{"integer bilinear requantizing",
                  [] {
                      return single_op(tfl::op::kResizeBilinear,
