@@ -229,13 +229,19 @@ Expr gate_sums(const TfContext& ctx, const IntegerLstm& l, Expr data, int64_t ze
     return clamp_to(ctx, y, -32768, 32767, DataType::int32());
 }
 
-// The table of f over int16, gathered at x (int32 values in the int16 range): int32.
-Expr lookup(const TfContext& ctx, const std::vector<int16_t>& table, const Expr& x) {
+// A table of f over int16 as a constant, made once and shared by every step (a constant per
+// step would put a copy of the table in the compiled model per step).
+Expr table_constant(const TfContext& ctx, const std::vector<int16_t>& table) {
     runtime::NDArray t =
         runtime::NDArray::empty({int64_t(table.size())}, graph::dl_dtype_of(DataType::int_(16)));
     t.copy_from(table);
+    return ctx.constant(t);
+}
+
+// `table` (table_constant's) gathered at x (int32 values in the int16 range): int32.
+Expr lookup(const TfContext& ctx, const Expr& table, const Expr& x) {
     Expr index = ctx.call("add", {x, int32_scalar(ctx, 32768)});
-    return cast_to(ctx, ctx.call("take", {ctx.constant(t), index}, make_ref<ops::TakeAttrs>()),
+    return cast_to(ctx, ctx.call("take", {table, index}, make_ref<ops::TakeAttrs>()),
                    DataType::int32());
 }
 
@@ -279,13 +285,14 @@ void convert_integer_lstm(TfContext& ctx, const TfliteOptions& o, bool time_majo
     }
 
     // The gates' sums are in Q3.12: the table's scale times 3 (multiplier 0, no shift).
-    const std::vector<int16_t> sigmoid = int16_table([](int16_t v) {
-        return int16_logistic({0, 0}, v);
-    });
-    const std::vector<int16_t> gate_tanh =
-        int16_table([](int16_t v) { return int16_tanh(lstm_tanh_prescale(-12), v); });
-    const std::vector<int16_t> cell_tanh =
-        int16_table([&](int16_t v) { return int16_tanh(lstm_tanh_prescale(l.cell_power), v); });
+    const Expr sigmoid = table_constant(ctx, int16_table([](int16_t v) {
+                                            return int16_logistic({0, 0}, v);
+                                        }));
+    const Expr gate_tanh = table_constant(
+        ctx, int16_table([](int16_t v) { return int16_tanh(lstm_tanh_prescale(-12), v); }));
+    const Expr cell_tanh = table_constant(
+        ctx,
+        int16_table([&](int16_t v) { return int16_tanh(lstm_tanh_prescale(l.cell_power), v); }));
     const double q15 = 1.0 / 32768.0;
     const int64_t h_zp = l.h.zero_points[0];
     const int64_t bound = int64_t{1} << (l.act.bits() - 1);
