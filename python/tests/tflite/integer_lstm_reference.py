@@ -137,16 +137,22 @@ def _lut_prescale(x, multiplier, left_shift):
     return (_a(x) * multiplier + rnd) >> left_shift
 
 
+def _interpolated_sigmoid(av, fraction_bits, saturated):
+    """The sigmoid table interpolated at av / 2^fraction_bits (units of 1/24), in
+    Q0.(16 + fraction_bits); `saturated` past the table."""
+    uh = av >> fraction_bits
+    uhc = np.minimum(uh, 254)
+    ua = SIGMOID_TABLE_U16[uhc]
+    ub = SIGMOID_TABLE_U16[uhc + 1]
+    frac = av & ((1 << fraction_bits) - 1)
+    return np.where(uh >= 255, saturated, (ua << fraction_bits) + frac * (ub - ua))
+
+
 def micro_logistic16(x, multiplier=0, left_shift=0):
     """reference_integer_ops::Logistic(int16) as called by the TFLM LSTM
     (multiplier 0, shift 0 => Q3.12 input); Q0.15 output."""
     v = _lut_prescale(x, multiplier, left_shift)
-    av = np.abs(v)
-    uh = av >> 9
-    uhc = np.minimum(uh, 254)
-    ua = SIGMOID_TABLE_U16[uhc]
-    ub = SIGMOID_TABLE_U16[uhc + 1]
-    r = np.where(uh >= 255, 0x7FFF << 10, (ua << 9) + (av & 0x1FF) * (ub - ua))
+    r = _interpolated_sigmoid(np.abs(v), 9, 0x7FFF << 10)
     r = np.where(v >= 0, r + (1 << 9), (1 << 25) - r + (1 << 9) - 1)
     return _w16(r >> 10)
 
@@ -159,12 +165,7 @@ def micro_tanh16(cell_state_scale_power, x):
     if shift < 0:
         shift, mult = -shift, 3
     v = _lut_prescale(x, mult, shift)
-    av = np.abs(v)
-    uh = av >> 8
-    uhc = np.minimum(uh, 254)
-    ua = SIGMOID_TABLE_U16[uhc]
-    ub = SIGMOID_TABLE_U16[uhc + 1]
-    r = np.where(uh >= 255, 0xFFFF << 8, (ua << 8) + (av & 0xFF) * (ub - ua))
+    r = _interpolated_sigmoid(np.abs(v), 8, 0xFFFF << 8)
     r = np.where(v >= 0, r - (1 << 23) + (1 << 7), -r + (1 << 23) + (1 << 7) - 1)
     return _w16(r >> 8)
 
@@ -178,9 +179,6 @@ class QT:
         self.zp = int(zp)
 
 
-OPERANDS = ("x", "w_xi", "w_xf", "w_xc", "w_xo", "w_hi", "w_hf", "w_hc", "w_ho",
-            "w_ci", "w_cf", "w_co", "b_i", "b_f", "b_c", "b_o", "w_proj",
-            "b_proj", "h", "c", "ln_i", "ln_f", "ln_c", "ln_o")
 GATES = ("i", "f", "c", "o")
 
 

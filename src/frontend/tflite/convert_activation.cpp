@@ -144,15 +144,6 @@ void convert_hard_swish(TfContext& ctx) {
 
 namespace {
 
-// The operand gathered from `table` (one entry per value of its 8- or 16-bit type, from the
-// type's lowest): the result, in `t`.
-Expr gathered(TfContext& ctx, const runtime::NDArray& table, int64_t lowest) {
-    const TfValue& x = ctx.input(0);
-    Expr index =
-        ctx.call("subtract", {cast_to(ctx, x.expr, DataType::int32()), int32_scalar(ctx, lowest)});
-    return ctx.call("take", {ctx.constant(table), index}, make_ref<ops::TakeAttrs>());
-}
-
 // TFLite's int16 LOGISTIC and TANH (int16_activation_tables.h): both zero points 0, the
 // result in Q0.15.
 void convert_int16_sigmoid_or_tanh(TfContext& ctx, bool tanh) {
@@ -173,10 +164,9 @@ void convert_int16_sigmoid_or_tanh(TfContext& ctx, bool tanh) {
     }
     std::vector<int16_t> values =
         int16_table([&](int16_t v) { return tanh ? int16_tanh(p, v) : int16_logistic(p, v); });
-    runtime::NDArray table =
-        runtime::NDArray::empty({65536}, graph::dl_dtype_of(DataType::int_(16)));
-    table.copy_from(values);
-    ctx.set_output(0, gathered(ctx, table, -32768), ctx.input(0).channels_first);
+    const TfValue& x = ctx.input(0);
+    ctx.set_output(0, table_lookup(ctx, table_constant(ctx, values), x.expr, -32768),
+                   x.channels_first);
 }
 
 // An 8-bit LOGISTIC or TANH as TFLite's CPU kernels compute it: a table of the function of each
@@ -197,9 +187,9 @@ void convert_8bit_sigmoid_or_tanh(TfContext& ctx, bool tanh) {
         const double q = std::clamp(double(scaled) + double(out.zero_points[0]), lo, hi);
         values.push_back(uint8_t(int64_t(q)));  // the byte of the int8 or uint8 value
     }
-    runtime::NDArray table = runtime::NDArray::empty({256}, graph::dl_dtype_of(t));
-    table.copy_from(values);
-    ctx.set_output(0, gathered(ctx, table, int64_t(lo)), ctx.input(0).channels_first);
+    const TfValue& x = ctx.input(0);
+    ctx.set_output(0, table_lookup(ctx, table_constant(ctx, t, values), x.expr, int64_t(lo)),
+                   x.channels_first);
 }
 
 void convert_sigmoid_or_tanh(TfContext& ctx, bool tanh) {

@@ -103,10 +103,9 @@ Expr minus_zero_point(const TfContext& ctx, const Expr& x, int64_t zero_point) {
 // log2(scale) when TFLite takes the scale for a power of two (CheckedLog2: in float, within
 // 1e-3 of an integer).
 std::optional<int> power_of_two_exponent(double scale) {
-    const float log2 = std::log(float(scale)) * (1.0f / std::log(2.0f));
-    const float rounded = std::round(log2);
-    if (!(std::abs(log2 - rounded) < 1e-3f)) return std::nullopt;
-    return int(rounded);
+    ScaleLog2 l = scale_log2(scale);
+    if (!l.power_of_two) return std::nullopt;
+    return l.rounded;
 }
 
 // TFLite's 16-bit ADD and SUB of operands with power-of-two scales (pot_scale_int16): the operand
@@ -263,18 +262,16 @@ void convert_quantized_div(TfContext& ctx) {
                              .lo = int32_t(lo),
                              .hi = int32_t(hi)};
     const int32_t first = t.is_uint() ? 0 : -128;
-    runtime::NDArray table = runtime::NDArray::empty({256 * 256}, graph::dl_dtype_of(t));
     std::vector<uint8_t> quotients;  // the bytes of uint8 or int8 values
     quotients.reserve(256 * 256);
     for (int32_t a = first; a < first + 256; ++a) {
         for (int32_t b = first; b < first + 256; ++b) quotients.push_back(uint8_t(divide(a, b)));
     }
-    table.copy_from(quotients);
     Operands o = binary_operands(ctx);
     auto offset = [&](const Expr& x) { return minus_zero_point(ctx, x, first); };
     Expr index =
         ctx.call("add", {ctx.call("multiply", {offset(o.a), int32_scalar(ctx, 256)}), offset(o.b)});
-    ctx.set_output(0, ctx.call("take", {ctx.constant(table), index}, make_ref<ops::TakeAttrs>()),
+    ctx.set_output(0, table_lookup(ctx, table_constant(ctx, t, quotients), index, 0),
                    o.channels_first);
 }
 

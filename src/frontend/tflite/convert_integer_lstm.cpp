@@ -46,7 +46,7 @@ struct IntegerLstm {
     int32_t cell_power = 0;                // round(log2(cell scale))
     bool has_cell_clip = false;
     int64_t cell_clip = 0;  // quantized (0 clips the cell to 0, as TFLite Micro does)
-    int64_t n_cell = 0, n_output = 0;
+    int64_t n_cell = 0;     // also n_output: no projection
 };
 
 void check_operands(const TfContext& ctx) {
@@ -133,8 +133,7 @@ IntegerLstm integer_lstm(const TfContext& ctx, const TfliteOptions& o) {
     l.cell = per_tensor(ctx, c_t, "the cell state");
     // round(log2(scale)) in float, as TFLite's CheckedLog2 (TFLite Micro ignores whether the
     // scale is a power of two; its multiplies take the scale itself).
-    const float log2 = std::log(float(l.cell.scales[0])) * (1.0f / std::log(2.0f));
-    l.cell_power = int32_t(std::round(log2));
+    l.cell_power = scale_log2(l.cell.scales[0]).rounded;
     if (l.cell_power > 2 || l.cell_power < -31) {
         ctx.error() << "the cell state's scale " << l.cell.scales[0]
                     << " is outside [2^-31, 2^2], where TFLite Micro's tanh overflows";
@@ -171,7 +170,6 @@ IntegerLstm integer_lstm(const TfContext& ctx, const TfliteOptions& o) {
             }
         }
     }
-    const std::vector<int64_t>& rs = recurrent;
     // How far the data may lie from its zero point.
     auto deviation = [&](const Quantized& q) {
         const int64_t bound = int64_t{1} << (l.act.bits() - 1), zp = q.zero_points[0];
@@ -180,7 +178,6 @@ IntegerLstm integer_lstm(const TfContext& ctx, const TfliteOptions& o) {
     check_sums_fit(ctx, kWeights, deviation(l.x));
     check_sums_fit(ctx, kRecurrent, deviation(l.h));
     l.n_cell = ws[0];
-    l.n_output = rs[1];
     return l;
 }
 
@@ -229,20 +226,9 @@ Expr gate_sums(const TfContext& ctx, const IntegerLstm& l, Expr data, int64_t ze
     return clamp_to(ctx, y, -32768, 32767, DataType::int32());
 }
 
-// A table of f over int16 as a constant, made once and shared by every step (a constant per
-// step would put a copy of the table in the compiled model per step).
-Expr table_constant(const TfContext& ctx, const std::vector<int16_t>& table) {
-    runtime::NDArray t =
-        runtime::NDArray::empty({int64_t(table.size())}, graph::dl_dtype_of(DataType::int_(16)));
-    t.copy_from(table);
-    return ctx.constant(t);
-}
-
-// `table` (table_constant's) gathered at x (int32 values in the int16 range): int32.
+// `table` (an int16 table_constant) at x (int32 values in the int16 range), as int32.
 Expr lookup(const TfContext& ctx, const Expr& table, const Expr& x) {
-    Expr index = ctx.call("add", {x, int32_scalar(ctx, 32768)});
-    return cast_to(ctx, ctx.call("take", {table, index}, make_ref<ops::TakeAttrs>()),
-                   DataType::int32());
+    return cast_to(ctx, table_lookup(ctx, table, x, -32768), DataType::int32());
 }
 
 Expr saturate16(const TfContext& ctx, const Expr& x) {
@@ -267,8 +253,7 @@ Expr initial_state(const TfContext& ctx, size_t i, int64_t batch, int64_t size,
 void convert_integer_lstm(TfContext& ctx, const TfliteOptions& o, bool time_major) {
     const IntegerLstm l = integer_lstm(ctx, o);
     Expr x = ctx.input_tflite(0);
-    std::vector<int64_t> xs = ctx.static_shape(x, "the input");
-    if (xs.size() != 3) ctx.error() << "the input must be 3-D, got " << ints_str(xs);
+    std::vector<int64_t> xs = ctx.static_shape(x, "the input");  // 3-D (integer_lstm)
     const int64_t steps = time_major ? xs[0] : xs[1], batch = time_major ? xs[1] : xs[0];
     Expr seq = time_major ? x : ctx.transpose(x, {1, 0, 2});  // [time, batch, n_input]
 
@@ -284,7 +269,9 @@ void convert_integer_lstm(TfContext& ctx, const TfliteOptions& o, bool time_majo
             reshape_to(ctx, rnn::slice(ctx, all, 0, t, t + 1), {batch, 4 * l.n_cell}));
     }
 
-    // The gates' sums are in Q3.12: the table's scale times 3 (multiplier 0, no shift).
+    // One constant per table, shared by every step (a table per step would put a copy per step
+    // into the compiled model). The gates' sums are in Q3.12: the table's scale times 3
+    // (multiplier 0, no shift).
     const Expr sigmoid = table_constant(ctx, int16_table([](int16_t v) {
                                             return int16_logistic({0, 0}, v);
                                         }));
@@ -298,7 +285,7 @@ void convert_integer_lstm(TfContext& ctx, const TfliteOptions& o, bool time_majo
     const int64_t bound = int64_t{1} << (l.act.bits() - 1);
     Expr recurrent = stacked(ctx, kRecurrent);
 
-    Expr h = initial_state(ctx, 18, batch, l.n_output, h_zp);
+    Expr h = initial_state(ctx, 18, batch, l.n_cell, h_zp);
     Expr c = initial_state(ctx, 19, batch, l.n_cell, 0);
     std::vector<Expr> outputs;
     for (int64_t t = 0; t < steps; ++t) {

@@ -47,10 +47,6 @@ IntegerSampling integer_sampling(int64_t in, int64_t out, bool align_corners, bo
     return s;
 }
 
-Expr int64_scalar(const TfContext& ctx, int64_t v) {
-    return ctx.constant_scalar(DataType::int64(), double(v));
-}
-
 // x gathered at `indices` along `axis`, as int64, times `weights` (one per index).
 Expr weighted_take(const TfContext& ctx, const Expr& x, const std::vector<int32_t>& indices,
                    const std::vector<int64_t>& weights, int64_t axis) {

@@ -42,16 +42,10 @@ Expr softmax_8bit(const TfContext& ctx, const Expr& x, int64_t axis, float beta)
     for (int d = 0; d < 256; ++d) table[size_t(d)] = std::exp(scale * float(d));
     runtime::NDArray t = runtime::NDArray::empty({256}, graph::dl_dtype_of(DataType::float32()));
     t.copy_from(table);
-    auto [max_attrs, m] = new_attrs<ops::ReduceAttrs>();
-    m->axes = {axis};
-    m->keepdims = true;
     Expr wide = cast_to(ctx, x, DataType::int32());
-    Expr distance = ctx.call("subtract", {ctx.call("max", {wide}, max_attrs), wide});
+    Expr distance = ctx.call("subtract", {reduced(ctx, "max", wide, axis), wide});
     Expr e = ctx.call("take", {ctx.constant(t), distance}, make_ref<ops::TakeAttrs>());
-    auto [sum_attrs, a] = new_attrs<ops::ReduceAttrs>();
-    a->axes = {axis};
-    a->keepdims = true;
-    Expr sum = ctx.call("sum", {e}, sum_attrs);
+    Expr sum = reduced(ctx, "sum", e, axis);
     Expr inv = ctx.call("divide",
                         {float32_scalar(ctx, 1.0),
                          ctx.call("multiply", {sum, float32_scalar(ctx, float(out.scales[0]))})});
@@ -67,16 +61,9 @@ Expr softmax_8bit(const TfContext& ctx, const Expr& x, int64_t axis, float beta)
 // The int16 table of TFLite's interpolated lookup in `lut`, over every int16 input, gathered at
 // x (int32 values in the int16 range): int32.
 Expr lookup(const TfContext& ctx, const std::vector<int16_t>& lut, const Expr& x) {
-    std::vector<int16_t> values = int16_table([&](int16_t v) { return int16_lut_lookup(lut, v); });
-    runtime::NDArray t = runtime::NDArray::empty({65536}, graph::dl_dtype_of(DataType::int_(16)));
-    t.copy_from(values);
-    Expr index = ctx.call("add", {x, int32_scalar(ctx, 32768)});
-    return cast_to(ctx, ctx.call("take", {ctx.constant(t), index}, make_ref<ops::TakeAttrs>()),
-                   DataType::int32());
-}
-
-Expr int64_scalar(const TfContext& ctx, int64_t v) {
-    return ctx.constant_scalar(DataType::int64(), double(v));
+    Expr table =
+        table_constant(ctx, int16_table([&](int16_t v) { return int16_lut_lookup(lut, v); }));
+    return cast_to(ctx, table_lookup(ctx, table, x, -32768), DataType::int32());
 }
 
 // TFLite's SoftmaxInt16 along `axis`.

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "frontend/tflite/tflite_arithmetic.h"
+
 namespace anvil::frontend::tflite {
 
 namespace {
@@ -74,10 +76,9 @@ int16_t int16_tanh(Int16Prescale p, int16_t x) {
 Int16Prescale int16_activation_prescale(double scale, bool tanh) {
     // A power-of-two scale of 2^-12 (tanh: 2^-12 or 2^-11) takes the table's scale by a shift;
     // any other by a multiplier of at most 15 bits (truncated) and a right shift.
-    const float log2 = std::log(float(scale)) * (1.0f / std::log(2.0f));
-    const float rounded = std::round(log2);
-    const int32_t shift = 12 + int32_t(rounded);
-    const bool pot = std::abs(log2 - rounded) < 1e-3f && (shift == 0 || (tanh && shift == 1));
+    const ScaleLog2 log2 = scale_log2(scale);
+    const int32_t shift = 12 + log2.rounded;
+    const bool pot = log2.power_of_two && (shift == 0 || (tanh && shift == 1));
     if (pot) return {0, shift};
     double multiplier = scale * 4096.0 * 3.0;
     Int16Prescale p;

@@ -7,6 +7,7 @@
 #include "graph/expr.h"
 #include "ops/activation.h"
 #include "ops/qnn.h"
+#include "ops/transform.h"
 
 namespace anvil::frontend::tflite {
 
@@ -186,6 +187,35 @@ Expr int8_as_uint8(const TfContext& ctx, const Expr& x) {
 
 Expr int32_scalar(const TfContext& ctx, int64_t v) {
     return ctx.constant_scalar(DataType::int32(), double(v));
+}
+
+Expr int64_scalar(const TfContext& ctx, int64_t v) {
+    return ctx.constant_scalar(DataType::int64(), double(v));
+}
+
+ScaleLog2 scale_log2(double scale) {
+    const float log2 = std::log(float(scale)) * (1.0f / std::log(2.0f));
+    const float rounded = std::round(log2);
+    return {int32_t(rounded), std::abs(log2 - rounded) < 1e-3f};
+}
+
+Expr table_constant(const TfContext& ctx, const std::vector<int16_t>& values) {
+    runtime::NDArray a =
+        runtime::NDArray::empty({int64_t(values.size())}, graph::dl_dtype_of(DataType::int_(16)));
+    a.copy_from(values);
+    return ctx.constant(a);
+}
+
+Expr table_constant(const TfContext& ctx, DataType t, const std::vector<uint8_t>& bytes) {
+    runtime::NDArray a = runtime::NDArray::empty({int64_t(bytes.size())}, graph::dl_dtype_of(t));
+    a.copy_from(bytes);
+    return ctx.constant(a);
+}
+
+Expr table_lookup(const TfContext& ctx, const Expr& table, const Expr& x, int64_t lowest) {
+    Expr index =
+        ctx.call("subtract", {cast_to(ctx, x, DataType::int32()), int32_scalar(ctx, lowest)});
+    return ctx.call("take", {table, index}, make_ref<ops::TakeAttrs>());
 }
 
 Expr float32_scalar(const TfContext& ctx, double v) {

@@ -50,6 +50,24 @@ graph::Expr multiply_by_ratio_wide(const TfContext& ctx, const graph::Expr& x,
 // multiply-add, which rounds differently.)
 graph::Expr float32_product(const TfContext& ctx, const graph::Expr& a, const graph::Expr& b);
 
+// TFLite's CheckedLog2 of a scale, in float as it computes it: log2 rounded (halves away from
+// zero), and whether the scale is within 1e-3 of that power of two (in log2).
+struct ScaleLog2 {
+    int32_t rounded;
+    bool power_of_two;
+};
+ScaleLog2 scale_log2(double scale);
+
+// A table (one entry per value of an 8- or 16-bit type, from `lowest` up) as a constant, and the
+// entries of such a table at the integers x (any integer type), in the table's type. Operators
+// whose integer kernels TFLite defines by a function of one 8- or 16-bit input gather from such
+// tables, computed at import time.
+graph::Expr table_constant(const TfContext& ctx, const std::vector<int16_t>& values);
+// An int8 or uint8 table `t` of the bytes of its values.
+graph::Expr table_constant(const TfContext& ctx, DataType t, const std::vector<uint8_t>& bytes);
+graph::Expr table_lookup(const TfContext& ctx, const graph::Expr& table, const graph::Expr& x,
+                         int64_t lowest);
+
 // round(x) with halves away from zero (TFLite's TfLiteRound), exact for every float.
 graph::Expr round_half_away(const TfContext& ctx, const graph::Expr& x);
 
@@ -61,6 +79,7 @@ graph::Expr int8_as_uint8(const TfContext& ctx, const graph::Expr& x);
 
 // Scalar constants.
 graph::Expr int32_scalar(const TfContext& ctx, int64_t v);
+graph::Expr int64_scalar(const TfContext& ctx, int64_t v);
 graph::Expr float32_scalar(const TfContext& ctx, double v);
 // A 1-D constant, shaped [n, 1, ..., 1] to broadcast along `axis` of a rank-`rank` tensor (a
 // scalar when it has one value).
