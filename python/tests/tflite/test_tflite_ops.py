@@ -1,8 +1,8 @@
 """The TFLite importer's converters, operator by operator, on models tflite_writer.py writes:
 float32 ones within 1e-5 of the TFLite runtime (litert.py), int8, uint8 and int16 (16x8) ones
 bit for bit (imported with rounding="XNNPACK", as the runtime's CPU kernels compute), except
-- the operators whose quantized form Anvil computes through float (HARD_SWISH, int8 and uint8
-  bilinear resizes), and
+- the operators whose quantized form Anvil computes through float (int8 and uint8 bilinear
+  resizes), and
 - quantized MUL, LEAKY_RELU and the RELUs, which the runtime's XNNPACK delegate takes over
   (where its kernels apply) with arithmetic of its own; Anvil computes them as TFLite's kernels
   do (the seanet models hold LEAKY_RELU to TFLite's goldens, test_unary the RELUs to TFLite's
@@ -268,6 +268,45 @@ def run_tflite(model, inputs):
         "main"](*inputs).numpy()
 
 
+def hard_swish_model(dtype, in_scale, in_zp, out_scale, out_zp):
+    w = W.ModelWriter()
+    x = w.tensor("x", [256], dtype, scale=in_scale, zero_point=in_zp)
+    y = w.tensor("y", [256], dtype, scale=out_scale, zero_point=out_zp)
+    w.op(117, [x], [y])
+    return w.build([x], [y])
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8"])
+def test_quantized_hard_swish(dtype):
+    """Every 8-bit input's HARD_SWISH bit for bit against the runtime (TFLite's 16-bit fixed-point
+    kernel), over random scales and zero points and extreme ratios: an output scale hundreds of
+    times the input's (the kernel's rounding shift past 15 bits), tiny and large input scales
+    (its relu-ish rescale shifting right and left), and an output scale just above input / 128."""
+    lo, hi = INT_RANGE[dtype]
+    shift = 0 if dtype == "int8" else 128
+    cases = [(0.02, 0, 12.0, 0), (0.02, 5, 40.0, 3), (1e-6, 0, 1e-6, 0), (3.0, 0, 2.0, 0),
+             (40.0, 10, 30.0, -5), (0.5, 0, 0.5 / 127, 0), (2e-7, 0, 1e-3, 0),
+             (0.02, 0, 6.0, 100)]
+    for _ in range(12):
+        in_scale = RNG.uniform(0.005, 0.5)
+        cases.append((in_scale, int(RNG.integers(-128, 128)), in_scale * RNG.uniform(0.2, 3.0),
+                      int(RNG.integers(-128, 128))))
+    xs = np.arange(lo, hi + 1).astype(dtype)
+    runs, got = [], []
+    for in_scale, in_zp, out_scale, out_zp in cases:
+        model = hard_swish_model(dtype, in_scale, in_zp + shift, out_scale, out_zp + shift)
+        runs.append((model, [xs]))
+        got.append(run_tflite(model, [xs]))
+    for case, g, (w,) in zip(cases, got, litert.run(runs)):
+        np.testing.assert_array_equal(g, w, err_msg=str(case))
+
+
+def test_quantized_hard_swish_refuses_a_fine_output_scale():
+    with pytest.raises(anvil.UserError, match="operator 0.*HARD_SWISH needs an output scale above "
+                       "the input scale / 128"):
+        frontend.from_tflite(hard_swish_model("int8", 0.5, 0, 0.5 / 130, 0))
+
+
 @pytest.mark.parametrize("activation", [W.NONE, W.RELU_ACT])
 def test_quantized_div(activation):
     """Every quotient of two uint8 values bit for bit against the runtime (TFLite's fixed-point
@@ -395,7 +434,7 @@ def test_unary(dtype, name):
         scale = 256 / 32768  # Q0.15 (act() divides an int16 scale by 256)
     y = m.act("y", [1, 4, 4, 3], scale=scale, zero_point=zp)
     m.w.op(op, [x], [y], options, fields)
-    approximate = op in (117, 98, W.RELU, W.RELU6, W.RELU_N1_TO_1)
+    approximate = op in (98, W.RELU, W.RELU6, W.RELU_N1_TO_1)
     model = m.build([y])
     check(model, [a for _, a in m.inputs], exact=not approximate)
     if dtype != "float32" and op in (W.RELU, W.RELU6, W.RELU_N1_TO_1):

@@ -9,14 +9,15 @@
 // rounded half to even, and the requantization with an 8-bit fraction of the ratio. DEQUANTIZE is
 // exact. Quantized LOGISTIC and TANH gather from a table of every input value's result: TFLite's
 // interpolated fixed-point tables for int16 (int16_activation_tables.h), its float32 function of
-// the real value for 8-bit types. HARD_SWISH computes on the real values and quantizes the result,
-// which can differ from TFLite's fixed-point kernel by one step.
+// the real value for 8-bit types. An 8-bit HARD_SWISH gathers from a table of TFLite's fixed-point
+// kernel's results.
 #include <algorithm>
 #include <cmath>
 
 #include "frontend/composite_ops.h"
 #include "frontend/tflite/convert_ops.h"
 #include "frontend/tflite/int16_activation_tables.h"
+#include "frontend/tflite/quantized_hard_swish.h"
 #include "frontend/tflite/tflite_arithmetic.h"
 #include "frontend/tflite/tflite_schema.h"
 #include "ops/activation.h"
@@ -138,8 +139,36 @@ void convert_leaky_relu(TfContext& ctx) {
     ctx.set_output(0, clamp_to(ctx, y, int64_t(lo), int64_t(hi), t), x.channels_first);
 }
 
+// HARD_SWISH: x * relu6(x + 3) / 6. A quantized 8-bit one gathers from a table of TFLite's
+// fixed-point result for each input value (quantized_hard_swish.h); TFLite defines no int16 one,
+// which computes on the real values.
 void convert_hard_swish(TfContext& ctx) {
-    convert_through_float(ctx, "nn.hardswish");
+    ctx.expect_arity(1, 1, 1);
+    int8_t type = ctx.input_tensor(0).type;
+    if (type != tensor_type::kInt8 && type != tensor_type::kUInt8) {
+        convert_through_float(ctx, "nn.hardswish");
+        return;
+    }
+    ctx.expect_same_type();
+    DataType t = ctx.dtype_of(ctx.output_tensor(0).type, "the result");
+    Quantized in = per_tensor(ctx, ctx.input_tensor(0), "the operand");
+    Quantized out = per_tensor(ctx, ctx.output_tensor(0), "the result");
+    auto [lo, hi] = ops::quantized_range(t);
+    auto hard_swish = QuantizedHardSwish::from_scales(
+        float(in.scales[0]), int32_t(in.zero_points[0]), float(out.scales[0]),
+        int32_t(out.zero_points[0]), int32_t(lo), int32_t(hi), ctx.loc());
+    if (hard_swish.output_shift > 0) {
+        ctx.error() << "a quantized HARD_SWISH needs an output scale above the input scale / 128, "
+                       "as TFLite's kernel; got the scales "
+                    << in.scales[0] << " and " << out.scales[0];
+    }
+    std::vector<uint8_t> values;  // the bytes of the int8 or uint8 results
+    for (int64_t v = int64_t(lo); v <= int64_t(hi); ++v) {
+        values.push_back(uint8_t(hard_swish(int32_t(v))));
+    }
+    const TfValue& x = ctx.input(0);
+    ctx.set_output(0, table_lookup(ctx, table_constant(ctx, t, values), x.expr, int64_t(lo)),
+                   x.channels_first);
 }
 
 namespace {
