@@ -215,15 +215,42 @@ def test_transpose_conv(dtype, padding, stride):
     check(m.build([y]), [a for _, a in m.inputs], exact=True)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "int8"])
+@pytest.mark.parametrize("dtype", ["float32", "int8", "int16"])
 @pytest.mark.parametrize("adj_x,adj_y", [(False, False), (True, False), (False, True)])
 def test_batch_matmul(dtype, adj_x, adj_y):
+    """int16 operands (TFLite's int64 sums) include the extremes: -32768 * -32768 summed over the
+    depth passes int32."""
     m = Model(dtype)
     x = m.input("x", [2, 4, 3] if adj_x else [2, 3, 4])
     yv = m.input("y", [1, 5, 4] if adj_y else [1, 4, 5], scale=0.04, zero_point=0)
-    out = m.act("out", [2, 3, 5], scale=0.2)
+    out = m.act("out", [2, 3, 5], scale=0.2 if dtype != "int16" else 2000.0)
     m.w.op(126, [x, yv], [out], 101, [(0, "B", adj_x), (1, "B", adj_y)])
-    check(m.build([out]), [a for _, a in m.inputs], exact=True)
+    inputs = [a for _, a in m.inputs]
+    if dtype == "int16":
+        inputs[0][0], inputs[1][0] = -32768, -32768
+    check(m.build([out]), inputs, exact=True)
+
+
+def int16_batch_matmul_model(y_dtype="int16", zero_points=(0, 0, 0), depth=4):
+    w = W.ModelWriter()
+    x = w.tensor("x", [2, 3, depth], "int16", scale=1e-3, zero_point=zero_points[0])
+    y = w.tensor("y", [depth, 5], y_dtype, scale=1e-3, zero_point=zero_points[1])
+    out = w.tensor("out", [2, 3, 5], "int16", scale=0.5, zero_point=zero_points[2])
+    w.op(126, [x, y], [out], 101, [(0, "B", False), (1, "B", False)])
+    return w.build([x, y], [out])
+
+
+@pytest.mark.parametrize("model,message", [
+    (lambda: int16_batch_matmul_model("int8"), "needs an int16 second operand and result"),
+    (lambda: int16_batch_matmul_model(zero_points=(0, 3, 0)), "operand 1 must have the zero "
+     "point 0"),
+    (lambda: int16_batch_matmul_model(zero_points=(0, 0, -1)), "the result must have the zero "
+     "point 0"),
+    (lambda: int16_batch_matmul_model(depth=200000), "summing 200000 products can pass 2\\^47"),
+], ids=["int8_operand", "operand_zero_point", "result_zero_point", "depth"])
+def test_int16_batch_matmul_refusals(model, message):
+    with pytest.raises(anvil.UserError, match="operator 0.*" + message):
+        frontend.from_tflite(model())
 
 
 # ---- elementwise -------------------------------------------------------------------------------

@@ -445,9 +445,50 @@ void convert_fully_connected(TfContext& ctx) {
     ctx.set_output(0, y);
 }
 
+namespace {
+
+// TFLite's int16 BATCH_MATMUL: int16 x int16 operands and result, all zero points 0, the sums in
+// int64 rescaled as the 16x8 kernels' (TFLite's reference kernel, which its runtime runs in every
+// mode). The products are summed in float64, which holds these integer sums exactly (each
+// product is below 2^30 in magnitude, each sum below 2^47, the bound TFLite's rescale takes).
+void convert_int16_batch_matmul(TfContext& ctx, const Expr& x, const Expr& y, bool adj_x,
+                                bool adj_y) {
+    const TfliteTensor& x_t = ctx.input_tensor(0);
+    const TfliteTensor& y_t = ctx.input_tensor(1);
+    const TfliteTensor& out_t = ctx.output_tensor(0);
+    if (y_t.type != tensor_type::kInt16 || out_t.type != tensor_type::kInt16) {
+        ctx.error() << "an int16 batch matmul needs an int16 second operand and result, as "
+                       "TFLite's kernel; got "
+                    << tensor_type_name(y_t.type) << " and " << tensor_type_name(out_t.type);
+    }
+    for (auto [t, what] : {std::pair{&x_t, "operand 0"}, std::pair{&y_t, "operand 1"},
+                           std::pair{&out_t, "the result"}}) {
+        if (per_tensor(ctx, *t, what).zero_points[0] != 0) {
+            ctx.error() << "int16 " << what << " must have the zero point 0 (TFLite's 16-bit "
+                        << "quantization)";
+        }
+    }
+    const int64_t depth = x_t.shape.at(adj_x ? x_t.shape.size() - 2 : x_t.shape.size() - 1);
+    if (depth > (int64_t{1} << 17)) {
+        ctx.error() << "an int16 batch matmul summing " << depth
+                    << " products can pass 2^47, which TFLite's 64-bit rescale does not take "
+                       "(at most 131072)";
+    }
+    auto [attrs, a] = new_attrs<ops::MatmulAttrs>();
+    a->transpose_a = adj_x;
+    a->transpose_b = adj_y;
+    Expr sum = ctx.call(
+        "nn.batch_matmul",
+        {cast_to(ctx, x, DataType::float64()), cast_to(ctx, y, DataType::float64())}, attrs);
+    ctx.set_output(
+        0, requantized_result(ctx, cast_to(ctx, sum, DataType::int64()), -1, activation::kNone));
+}
+
+}  // namespace
+
 // BATCH_MATMUL(x, y): numpy's matmul with x or y transposed in their last two axes (adj_x,
 // adj_y), batch axes broadcasting. Quantized operands (per tensor) sum in int32 and rescale as
-// the other products.
+// the other products; int16 ones sum in int64 (convert_int16_batch_matmul).
 void convert_batch_matmul(TfContext& ctx) {
     ctx.expect_arity(2, 2, 1);
     const TfliteOptions& o = ctx.options(options_type::kBatchMatMul);
@@ -466,7 +507,8 @@ void convert_batch_matmul(TfContext& ctx) {
         return;
     }
     if (ctx.input_tensor(0).type == tensor_type::kInt16) {
-        ctx.error() << "int16 batch matmul is not supported; int8 and uint8 are";
+        convert_int16_batch_matmul(ctx, x, y, adj_x, adj_y);
+        return;
     }
     check_integer_operator(ctx);
     per_tensor(ctx, ctx.input_tensor(1), "operand 1");  // qnn.batch_matmul's b is per tensor
