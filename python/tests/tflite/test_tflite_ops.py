@@ -1,13 +1,7 @@
 """The TFLite importer's converters, operator by operator, on models tflite_writer.py writes:
 float32 ones within 1e-5 of the TFLite runtime (litert.py), int8, uint8 and int16 (16x8) ones
-bit for bit (imported with rounding="XNNPACK", as the runtime's CPU kernels compute), except
-- the operators whose quantized form Anvil computes through float (int8 and uint8 bilinear
-  resizes), and
-- quantized MUL, LEAKY_RELU and the RELUs, which the runtime's XNNPACK delegate takes over
-  (where its kernels apply) with arithmetic of its own; Anvil computes them as TFLite's kernels
-  do (the seanet models hold LEAKY_RELU to TFLite's goldens, test_unary the RELUs to TFLite's
-  definition in NumPy),
-which are held to within one step. Where the runtime's kernels differ from TFLite's reference
+bit for bit (imported with rounding="XNNPACK", as the runtime's CPU kernels compute: XNNPACK's
+where its delegate takes the operator, TFLite's elsewhere). Where the runtime's kernels differ from TFLite's reference
 ones (rounding="TFLITE"), those are held to their arithmetic in NumPy. The LSTMs are
 test_tflite_lstm.py's and test_tflite_integer_lstm.py's.
 
@@ -277,7 +271,35 @@ def test_binary(dtype, op, options, after_conv):
     y = m.act("y", shape, scale=0.1 if extremum else 0.15)
     opts = [] if extremum else [(0, "b", W.RELU_ACT if op == W.ADD else W.NONE)]
     m.w.op(op, [a, b], [y], options, opts)
-    check(m.build([y]), [a for _, a in m.inputs], exact=op != W.MUL)
+    check(m.build([y]), [a for _, a in m.inputs], exact=True)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16"])
+def test_quantized_mul_over_scale_ratios(dtype):
+    """MUL bit for bit over random zero points and ratios input1_scale * input2_scale /
+    output_scale from 2^-17 to 2^9, with each fused activation: 8-bit ones inside [2^-16, 2^8) are
+    XNNPACK's (the runtime's delegate), the rest TFLite's kernel. int16 ratios stay below 1:
+    above, TFLite's int32 shift of a product past 2^30 overflows (the portable kernel wraps, the
+    NEON one saturates, as Anvil does)."""
+    lo, hi = INT_RANGE[dtype]
+    runs, got = [], []
+    for k, log2_ratio in enumerate(np.linspace(-17, 9 if dtype != "int16" else -0.5, 14)):
+        w = W.ModelWriter()
+        zps = [0, 0, 0] if dtype == "int16" else [int(v) for v in RNG.integers(lo, hi + 1, 3)]
+        sa, sb = RNG.uniform(0.01, 0.2, 2)
+        so = sa * sb / 2.0**log2_ratio
+        shape = [2, 3, 64]
+        a = w.tensor("a", shape, dtype, scale=sa, zero_point=zps[0])
+        b = w.tensor("b", [64], dtype, scale=sb, zero_point=zps[1])
+        y = w.tensor("y", shape, dtype, scale=so, zero_point=zps[2])
+        w.op(W.MUL, [a, b], [y], W.MulOptions, [(0, "b", [W.NONE, W.RELU_ACT, 3][k % 3])])
+        inputs = [RNG.integers(lo, hi + 1, shape).astype(dtype),
+                  RNG.integers(lo, hi + 1, [64]).astype(dtype)]
+        model = w.build([a, b], [y])
+        runs.append((model, inputs))
+        got.append(run_tflite(model, inputs, rounding="XNNPACK"))
+    for (model, _), g, (want,) in zip(runs, got, litert.run(runs)):
+        np.testing.assert_array_equal(g, want)
 
 
 def div_model(dtype, activation, zp_a, zp_b, zp_y, a_shape=(2, 3, 4), b_shape=(3, 1)):
@@ -289,8 +311,8 @@ def div_model(dtype, activation, zp_a, zp_b, zp_y, a_shape=(2, 3, 4), b_shape=(3
     return w.build([a, b], [y])
 
 
-def run_tflite(model, inputs):
-    mod, params = frontend.from_tflite(model)
+def run_tflite(model, inputs, rounding="TFLITE"):
+    mod, params = frontend.from_tflite(model, rounding=rounding)
     return anvil.runtime.VirtualMachine(anvil.build(mod, target="llvm", params=params))[
         "main"](*inputs).numpy()
 
@@ -461,21 +483,19 @@ def test_unary(dtype, name):
         scale = 256 / 32768  # Q0.15 (act() divides an int16 scale by 256)
     y = m.act("y", [1, 4, 4, 3], scale=scale, zero_point=zp)
     m.w.op(op, [x], [y], options, fields)
-    approximate = op in (98, W.RELU, W.RELU6, W.RELU_N1_TO_1)
     model = m.build([y])
-    check(model, [a for _, a in m.inputs], exact=not approximate)
+    check(model, [a for _, a in m.inputs], exact=True)
     if dtype != "float32" and op in (W.RELU, W.RELU6, W.RELU_N1_TO_1):
-        # The runtime's XNNPACK delegate takes quantized RELUs with arithmetic of its own; TFLite's
-        # kernel rescales in fixed point and clamps, which Anvil must match bit for bit.
+        # rounding="TFLITE" (TFLite Micro's kernels, as the runtime's here): the operand rescaled
+        # in fixed point by the ratio of the scales divided in float, then clamped.
         xv = m.inputs[0][1]
         lo, hi = INT_RANGE[dtype]
         zp_in = {"int8": -3, "uint8": 125, "int16": 0}[dtype]
         zp_out = zp if zp is not None else zp_in
         if dtype == "int16":
             scale = scale / 256  # as act() quantized y
-        v = multiply_by_quantized_multiplier(xv.astype(np.int64) - zp_in,
-                                             np.float64(np.float32(0.05 / (256 if dtype == "int16" else 1))) /
-                                             np.float64(np.float32(scale))) + zp_out
+        ratio = np.float32(0.05 / (256 if dtype == "int16" else 1)) / np.float32(scale)
+        v = multiply_by_quantized_multiplier(xv.astype(np.int64) - zp_in, float(ratio)) + zp_out
         bounds = {W.RELU: (0, None), W.RELU6: (0, 6), W.RELU_N1_TO_1: (-1, 1)}[op]
         q = lambda r: zp_out + int(np.round(np.float32(r) / np.float32(scale)))  # noqa: E731
         act_lo = max(lo, q(bounds[0]))
@@ -485,6 +505,29 @@ def test_unary(dtype, name):
         got = anvil.runtime.VirtualMachine(anvil.build(mod, target="llvm", params=params))[
             "main"](xv).numpy()
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16"])
+def test_quantized_leaky_relu(dtype):
+    """Every 8-bit input (a spread of int16 ones) bit for bit against the runtime, over random
+    scales, zero points and slopes, including slopes whose rescale XNNPACK does not take
+    (below 2^-8: TFLite's kernel)."""
+    lo, hi = INT_RANGE[dtype]
+    xs = (np.arange(lo, hi + 1) if dtype != "int16" else np.linspace(lo, hi, 4096)).astype(dtype)
+    runs, got = [], []
+    for alpha in [0.2, 0.01, 0.5, 1.5, 0.003, 0.1, 0.0, 0.004]:
+        w = W.ModelWriter()
+        in_scale = RNG.uniform(0.01, 0.2) / (256 if dtype == "int16" else 1)
+        zps = [0, 0] if dtype == "int16" else [int(v) for v in RNG.integers(lo, hi + 1, 2)]
+        x = w.tensor("x", [xs.size], dtype, scale=in_scale, zero_point=zps[0])
+        y = w.tensor("y", [xs.size], dtype, scale=in_scale * RNG.uniform(0.3, 3),
+                     zero_point=zps[1])
+        w.op(98, [x], [y], 75, [(0, "f", alpha)])
+        model = w.build([x], [y])
+        runs.append((model, [xs]))
+        got.append(run_tflite(model, [xs], rounding="XNNPACK"))
+    for g, (want,) in zip(got, litert.run(runs)):
+        np.testing.assert_array_equal(g, want)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "int8"])
@@ -771,17 +814,31 @@ def test_split_after_conv(dtype):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("bilinear", [True, False])
 @pytest.mark.parametrize("align_corners,half_pixel", [(False, False), (True, False), (False, True)])
-def test_resize(dtype, bilinear, align_corners, half_pixel):
+@pytest.mark.parametrize("in_hw,out_hw", [((4, 5), (7, 9)), ((9, 7), (4, 3)), ((5, 1), (1, 6))],
+                         ids=["grow", "shrink", "single"])
+def test_resize(dtype, bilinear, align_corners, half_pixel, in_hw, out_hw):
+    """Bit for bit: 8-bit bilinear resizes as XNNPACK's kernel (the runtime's delegate)."""
     m = Model(dtype)
-    x = m.input("x", [1, 4, 5, 2])
-    y = m.act("y", [1, 7, 9, 2])
-    size = m.const("size", np.array([7, 9]), "int32")
+    x = m.input("x", [1, *in_hw, 2])
+    y = m.act("y", [1, *out_hw, 2])
+    size = m.const("size", np.array(out_hw), "int32")
     fields = [(2, "B", align_corners), (3, "B", half_pixel)] if bilinear else \
         [(0, "B", align_corners), (1, "B", half_pixel)]
     m.w.op(23 if bilinear else 97, [x, size], [y], 15 if bilinear else 74, fields)
-    # The runtime's XNNPACK kernels resize int8 and uint8 in a fixed point of their own.
-    check(m.build([y]), [a for _, a in m.inputs],
-          exact=not (bilinear and dtype in ("int8", "uint8")))
+    check(m.build([y]), [a for _, a in m.inputs], exact=True)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16"])
+def test_quantized_bilinear_resize_refuses_requantizing(dtype):
+    m = Model(dtype)
+    x = m.input("x", [1, 4, 5, 2])
+    y = m.act("y", [1, 7, 9, 2], scale=0.07)
+    size = m.const("size", np.array([7, 9]), "int32")
+    m.w.op(23, [x, size], [y], 15, [(2, "B", False), (3, "B", True)])
+    with pytest.raises(anvil.UserError, match="operator 0.*bilinear resize keeps its input's "
+                       "quantization"):
+        frontend.from_tflite(m.build([y]))
+
 
 
 def integer_bilinear_reference(x, out_h, out_w, align_corners, half_pixel):

@@ -35,7 +35,8 @@ bool unquantized_input(const TfContext& ctx) {
 }
 
 // A RELU-family operator: `activation` on a float operand; on a quantized one, the operand less
-// its zero point rescaled to the result's quantization, plus its zero point, clamped.
+// its zero point rescaled to the result's quantization (the ratio of the scales divided in float,
+// as TFLite's kernels), plus its zero point, clamped.
 void convert_relu_family(TfContext& ctx, int8_t activation) {
     ctx.expect_arity(1, 1, 1);
     const TfValue& x = ctx.input(0);
@@ -47,7 +48,7 @@ void convert_relu_family(TfContext& ctx, int8_t activation) {
     DataType t = ctx.dtype_of(out_t.type, "the result");
     ctx.expect_same_type();
     Expr y = requantize_integers(ctx, x.expr, per_tensor(ctx, ctx.input_tensor(0), "the operand"),
-                                 per_tensor(ctx, out_t, "the result"));
+                                 per_tensor(ctx, out_t, "the result"), /*ratio_in_float=*/true);
     auto [lo, hi] = quantized_activation_range(ctx, activation, out_t, t);
     ctx.set_output(0, clamp_to(ctx, y, lo, hi, t), x.channels_first);
 }
@@ -104,7 +105,8 @@ void convert_relu6(TfContext& ctx) {
 }
 // LEAKY_RELU: x or alpha * x; quantized, (x - zero point) rescaled by input_scale / output_scale
 // where it is >= 0 and by input_scale * alpha / output_scale (computed in float, as TFLite does)
-// where not, plus the output zero point, saturated.
+// where not, plus the output zero point, saturated; 8-bit ones with rounding="XNNPACK" as
+// XNNPACK's kernel where the runtime's delegate takes them.
 void convert_leaky_relu(TfContext& ctx) {
     ctx.expect_arity(1, 1, 1);
     float alpha = ctx.options(options_type::kLeakyRelu).float32(leaky_relu_options::kAlpha);
@@ -126,6 +128,24 @@ void convert_leaky_relu(TfContext& ctx) {
     if (alpha < 0 || !std::isfinite(alpha)) {
         ctx.error() << "quantized LEAKY_RELU with alpha " << alpha
                     << " is not supported (alpha >= 0)";
+    }
+    // XNNPACK's 8-bit leaky ReLU, which the runtime's delegate takes where both ratios (in float)
+    // are in [2^-8, 2^7]: (x - zero point) times round(256 ratio), plus 128 and the output zero
+    // point times 256, shifted right by 8.
+    const float positive = in_scale / out_scale, negative = positive * alpha;
+    if (ctx.xnnpack_rounding() && t.bits() == 8 && positive >= 0x1p-8f && positive <= 0x1p+7f &&
+        negative >= 0x1p-8f && negative <= 0x1p+7f) {
+        auto times = [&](float ratio) {
+            return ctx.call("multiply",
+                            {v, int32_scalar(ctx, int64_t(std::lrint(256.0f * ratio)))});
+        };
+        Expr y = ctx.call("where", {ctx.call("greater_equal", {v, int32_scalar(ctx, 0)}),
+                                    times(positive), times(negative)});
+        y = ctx.call("add", {y, int32_scalar(ctx, out.zero_points[0] * 256 + 128)});
+        y = ctx.call("right_shift", {y, int32_scalar(ctx, 8)});
+        auto [lo, hi] = ops::quantized_range(t);
+        ctx.set_output(0, clamp_to(ctx, y, int64_t(lo), int64_t(hi), t), x.channels_first);
+        return;
     }
     Expr identity = multiply_by_ratio(ctx, v, {double(in_scale / out_scale)}, -1);
     // alpha 0: TFLite's multiplier is 0, so are the negative values.

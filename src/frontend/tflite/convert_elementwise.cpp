@@ -8,7 +8,8 @@
 // the larger input scale in fixed point, add, and rescale the sum to the output (int16 operands
 // whose scales are all powers of two, with pot_scale_int16, instead shift the operand of the
 // smaller scale right, rounding, and add or subtract in int16); MUL rescales the
-// product of the operands less their zero points. MAXIMUM and MINIMUM compare the integers of
+// product of the operands less their zero points (8-bit ones with rounding="XNNPACK" in float32,
+// as XNNPACK's multiply). MAXIMUM and MINIMUM compare the integers of
 // operands quantized as their result is. Quantized PRELU rescales x - zero point by
 // input_scale / output_scale where it is >= 0, else its product with alpha - alpha's zero point
 // by input_scale * alpha_scale / output_scale (ratios computed in float, as TFLite does).
@@ -185,9 +186,27 @@ void convert_quantized_product(TfContext& ctx) {
     Operands o = binary_operands(ctx);
     Expr product = ctx.call("multiply", {minus_zero_point(ctx, o.a, qa.zero_points[0]),
                                          minus_zero_point(ctx, o.b, qb.zero_points[0])});
-    Expr y = multiply_by_ratio(ctx, product, {qa.scales[0] * qb.scales[0] / qo.scales[0]}, -1);
-    if (qo.zero_points[0] != 0) y = ctx.call("add", {y, int32_scalar(ctx, qo.zero_points[0])});
     auto [lo, hi] = quantized_activation_range(ctx, activation, ctx.output_tensor(0), t);
+    // XNNPACK's 8-bit multiply, which the runtime's delegate takes where its ratio (in float32)
+    // is in [2^-16, 2^8): the product (exact in float32) times the ratio, rounded half to even.
+    const float float_ratio =
+        float(float(qa.scales[0]) * float(qb.scales[0])) / float(qo.scales[0]);
+    if (ctx.xnnpack_rounding() && t.bits() == 8 && float_ratio >= 0x1p-16f &&
+        float_ratio < 0x1p+8f) {
+        Expr y =
+            ctx.call("round", {ctx.call("multiply", {cast_to(ctx, product, DataType::float32()),
+                                                     float32_scalar(ctx, float_ratio)})});
+        if (qo.zero_points[0] != 0) {
+            y = ctx.call("add", {y, float32_scalar(ctx, double(qo.zero_points[0]))});
+        }
+        ctx.set_output(0, clamp_to(ctx, y, lo, hi, t), o.channels_first);
+        return;
+    }
+    // TFLite's kernel: the runtime computes the ratio in float, TFLite Micro in double.
+    const double ratio =
+        ctx.xnnpack_rounding() ? double(float_ratio) : qa.scales[0] * qb.scales[0] / qo.scales[0];
+    Expr y = multiply_by_ratio(ctx, product, {ratio}, -1);
+    if (qo.zero_points[0] != 0) y = ctx.call("add", {y, int32_scalar(ctx, qo.zero_points[0])});
     ctx.set_output(0, clamp_to(ctx, y, lo, hi, t), o.channels_first);
 }
 

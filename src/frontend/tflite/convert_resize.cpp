@@ -4,15 +4,19 @@
 // or neither (asymmetric). A nearest resize moves quantized integers as they are. A bilinear one
 // of int16 data, and of int8 data with rounding="TFLITE", computes as TFLite's integer kernel
 // (ResizeBilinearInteger): sampling positions in 10-bit fixed point, the four neighbours weighted
-// in int64, the sum rounded half away from zero; bit for bit. Of uint8 data, and of int8 data
-// with rounding="XNNPACK" (whose kernel samples in its own fixed point), it interpolates the real
-// values and quantizes the result, which can differ from the runtime's by one step.
+// in int64, the sum rounded half away from zero; bit for bit. With rounding="XNNPACK", an 8-bit
+// one computes as XNNPACK's kernel (the runtime's delegate), bit for bit: positions in float,
+// weights and sums in Q11 fixed point. A uint8 one with rounding="TFLITE" interpolates the real
+// values and quantizes the result, which can differ from TFLite's float kernel by one step.
+// TFLite's kernels do not requantize: a result quantized unlike the input is refused.
 #include <algorithm>
+#include <cmath>
 
 #include "frontend/composite_ops.h"
 #include "frontend/tflite/convert_ops.h"
 #include "frontend/tflite/tflite_arithmetic.h"
 #include "frontend/tflite/tflite_schema.h"
+#include "ops/qnn.h"
 #include "ops/transform.h"
 
 namespace anvil::frontend::tflite {
@@ -82,6 +86,75 @@ Expr integer_bilinear(const TfContext& ctx, const Expr& x, const std::vector<int
     return clamp_to(ctx, y, -bound, bound - 1, t);
 }
 
+// XNNPACK's sampling of one axis (its q11 indirection): for each output index, the lower and
+// upper input indices and the upper one's weight in 1/2048ths, from positions computed in float.
+struct Q11Sampling {
+    std::vector<int32_t> lower, upper, weight;
+};
+
+Q11Sampling q11_sampling(int64_t in, int64_t out, bool align_corners, bool half_pixel) {
+    const int64_t adjustment = align_corners && out != 1 ? 1 : 0;
+    const float scale = float(in - adjustment) / float(out - adjustment);
+    const float offset = 0.5f * scale - 0.5f;
+    Q11Sampling s;
+    for (int64_t o = 0; o < out; ++o) {
+        // The product rounded to float before the add (float64 holds it exactly), so that no
+        // fused multiply-add changes it.
+        float pos = float(double(o) * double(scale));
+        if (half_pixel && !align_corners) pos = std::clamp(pos + offset, 0.0f, float(in - 1));
+        const auto lower = int32_t(pos);
+        s.lower.push_back(lower);
+        s.upper.push_back(std::min(lower + 1, int32_t(in - 1)));
+        s.weight.push_back(int32_t(std::lrint((pos - float(lower)) * 2048.0f)));
+    }
+    return s;
+}
+
+// x (int32) gathered at `indices` along `axis`.
+Expr take_along(const TfContext& ctx, const Expr& x, const std::vector<int32_t>& indices,
+                int64_t axis) {
+    runtime::NDArray i =
+        runtime::NDArray::empty({int64_t(indices.size())}, graph::dl_dtype_of(DataType::int32()));
+    i.copy_from(indices);
+    auto [attrs, a] = new_attrs<ops::TakeAttrs>();
+    a->axis = axis;
+    return ctx.call("take", {x, ctx.constant(i)}, attrs);
+}
+
+// XNNPACK's 8-bit bilinear resize (its ibilinear kernels) of x [N, C, H, W]: the two rows
+// interpolated along W, then those along H, in Q11 fixed point, the Q22 result rounded (halves
+// up) by an arithmetic shift; the integers as they are (in and out quantized alike).
+Expr xnnpack_bilinear(const TfContext& ctx, const Expr& x, const std::vector<int64_t>& size,
+                      bool align_corners, bool half_pixel, DataType t) {
+    std::vector<int64_t> shape = ctx.static_shape(x, "the input");
+    Q11Sampling ys = q11_sampling(shape[2], size[0], align_corners, half_pixel);
+    Q11Sampling xs = q11_sampling(shape[3], size[1], align_corners, half_pixel);
+    Expr wide = cast_to(ctx, x, DataType::int32());
+    auto weights = [&](const std::vector<int32_t>& w, bool rows) {
+        std::vector<int64_t> shape{int64_t(w.size())};
+        if (rows) shape.push_back(1);
+        runtime::NDArray a = runtime::NDArray::empty(shape, graph::dl_dtype_of(DataType::int32()));
+        a.copy_from(w);
+        return ctx.constant(a);
+    };
+    auto q11 = [&](const Expr& v) { return ctx.call("multiply", {v, int32_scalar(ctx, 2048)}); };
+    // a * 2^11 + (b - a) * weight
+    auto lerp = [&](const Expr& a, const Expr& b, const Expr& w) {
+        return ctx.call("add", {q11(a), ctx.call("multiply", {ctx.call("subtract", {b, a}), w})});
+    };
+    Expr column_weights = weights(xs.weight, false);
+    Expr top = take_along(ctx, wide, ys.lower, 2), bottom = take_along(ctx, wide, ys.upper, 2);
+    Expr t_row =
+        lerp(take_along(ctx, top, xs.lower, 3), take_along(ctx, top, xs.upper, 3), column_weights);
+    Expr b_row = lerp(take_along(ctx, bottom, xs.lower, 3), take_along(ctx, bottom, xs.upper, 3),
+                      column_weights);
+    Expr sum = lerp(t_row, b_row, weights(ys.weight, true));
+    Expr y = ctx.call("right_shift",
+                      {ctx.call("add", {sum, int32_scalar(ctx, 1 << 21)}), int32_scalar(ctx, 22)});
+    auto [lo, hi] = ops::quantized_range(t);
+    return clamp_to(ctx, y, int64_t(lo), int64_t(hi), t);
+}
+
 void convert_resize(TfContext& ctx, bool bilinear) {
     ctx.expect_arity(2, 2, 1);
     const TfliteOptions& o = ctx.options(bilinear ? options_type::kResizeBilinear
@@ -116,17 +189,23 @@ void convert_resize(TfContext& ctx, bool bilinear) {
         return;
     }
     DataType t = ctx.dtype_of(in_t.type, "the input");
+    Quantized in = per_tensor(ctx, in_t, "the input");
+    Quantized out = per_tensor(ctx, ctx.output_tensor(0), "the result");
+    if (float(in.scales[0]) != float(out.scales[0]) || in.zero_points[0] != out.zero_points[0]) {
+        ctx.error() << "a quantized bilinear resize keeps its input's quantization (scale "
+                    << in.scales[0] << ", zero point " << in.zero_points[0]
+                    << "), as TFLite's kernels, but the result has scale " << out.scales[0]
+                    << " and zero point " << out.zero_points[0];
+    }
+    if (t.bits() == 8 && ctx.xnnpack_rounding()) {
+        ctx.set_output(
+            0,
+            xnnpack_bilinear(ctx, ctx.input_channels_first(0), size, align_corners, half_pixel, t),
+            true);
+        return;
+    }
     if (t == DataType::int_(16) || (t == DataType::int_(8) && !ctx.xnnpack_rounding())) {
         // TFLite's integer kernel interpolates the integers as they are.
-        Quantized in = per_tensor(ctx, in_t, "the input");
-        Quantized out = per_tensor(ctx, ctx.output_tensor(0), "the result");
-        if (float(in.scales[0]) != float(out.scales[0]) ||
-            in.zero_points[0] != out.zero_points[0]) {
-            ctx.error() << "an integer bilinear resize keeps its input's quantization (scale "
-                        << in.scales[0] << ", zero point " << in.zero_points[0]
-                        << "), as TFLite's kernel, but the result has scale " << out.scales[0]
-                        << " and zero point " << out.zero_points[0];
-        }
         ctx.set_output(
             0,
             integer_bilinear(ctx, ctx.input_channels_first(0), size, align_corners, half_pixel, t),

@@ -151,10 +151,12 @@ Expr multiply_by_ratio_wide(const TfContext& ctx, const Expr& x, const std::vect
 }
 
 Expr requantize_integers(const TfContext& ctx, const Expr& x, const Quantized& in,
-                         const Quantized& out) {
+                         const Quantized& out, bool ratio_in_float) {
     Expr v = cast_to(ctx, x, DataType::int32());
     if (in.zero_points[0] != 0) v = ctx.call("subtract", {v, int32_scalar(ctx, in.zero_points[0])});
-    Expr y = multiply_by_ratio(ctx, v, {in.scales[0] / out.scales[0]}, -1);
+    const double ratio = ratio_in_float ? double(float(in.scales[0]) / float(out.scales[0]))
+                                        : in.scales[0] / out.scales[0];
+    Expr y = multiply_by_ratio(ctx, v, {ratio}, -1);
     if (out.zero_points[0] != 0) y = ctx.call("add", {y, int32_scalar(ctx, out.zero_points[0])});
     return y;
 }

@@ -103,8 +103,9 @@ Quantized per_tensor(const TfContext& ctx, const TfliteTensor& t, const std::str
 
 // Integers `x` of quantization `in` as int32 integers of quantization `out` (per tensor both):
 // (x - in zero point) times in scale / out scale in fixed point, plus the out zero point, as
-// TFLite's requantizing kernels compute it (unclamped).
+// TFLite's requantizing kernels compute it (unclamped). `ratio_in_float`: the ratio divided in
+// float, as the RELUs' kernels do, rather than in double (QUANTIZE's).
 graph::Expr requantize_integers(const TfContext& ctx, const graph::Expr& x, const Quantized& in,
-                                const Quantized& out);
+                                const Quantized& out, bool ratio_in_float = false);
 
 }  // namespace anvil::frontend::tflite

@@ -526,13 +526,14 @@ INSTANTIATE_TEST_SUITE_P(
                          {f32("y", {2})}, tfl::options_type::kReducer);
                  },
                  "the axes (operand 1) must be known at import time"},
-        BadModel{"int16 batch matmul",
+        BadModel{"int16 batch matmul of int8",
                  [] {
                      return single_op(tfl::op::kBatchMatMul,
                                       {q("a", {2, 2}, kI16, 0.1f, 0), q("b", {2, 2}, kI8, 0.1f, 0)},
                                       {q("y", {2, 2}, kI16, 0.1f, 0)});
                  },
-                 "int16 batch matmul is not supported; int8 and uint8 are"},
+                 "an int16 batch matmul needs an int16 second operand and result, as TFLite's "
+                 "kernel; got int8 and int16"},
         BadModel{"16x8 sums",
                  [] {
                      TestTensor w = q("w", {1, 1200}, kI8, 0.01f, 0);
@@ -604,9 +605,9 @@ INSTANTIATE_TEST_SUITE_P(
                                       {q("x", {1, 2, 2, 1}, kI16, 0.5f, 0), ints("size", {4, 4})},
                                       {q("y", {1, 4, 4, 1}, kI16, 0.25f, 0)});
                  },
-                 "(RESIZE_BILINEAR, opset 1): an integer bilinear resize keeps its input's "
-                 "quantization (scale 0.5, zero point 0), as TFLite's kernel, but the result has "
-                 "scale 0.25 and zero point 0"},
+                 "(RESIZE_BILINEAR, opset 1): a quantized bilinear resize keeps its input's "
+                 "quantization (scale 0.5, zero point 0), as TFLite's kernels, but the result "
+                 "has scale 0.25 and zero point 0"},
         BadModel{"leaky alpha",
                  [] {
                      return single_op(tfl::op::kLeakyRelu, {q("x", {2}, kI8, 0.1f, 0)},
