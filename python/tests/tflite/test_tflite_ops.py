@@ -1,9 +1,10 @@
 """The TFLite importer's converters, operator by operator, on models tflite_writer.py writes:
 float32 ones within 1e-5 of the TFLite runtime (litert.py), int8, uint8 and int16 (16x8) ones
 bit for bit (imported with rounding="XNNPACK", as the runtime's CPU kernels compute: XNNPACK's
-where its delegate takes the operator, TFLite's elsewhere). Where the runtime's kernels differ from TFLite's reference
-ones (rounding="TFLITE"), those are held to their arithmetic in NumPy. The LSTMs are
-test_tflite_lstm.py's and test_tflite_integer_lstm.py's.
+where its delegate takes the operator, TFLite's elsewhere). Where the runtime's kernels differ
+from TFLite's reference ones (rounding="TFLITE"), those are held to their arithmetic in NumPy.
+The unary operators are test_tflite_activations.py's, the LSTMs test_tflite_lstm.py's and
+test_tflite_integer_lstm.py's.
 
 Several cases put a convolution first, so that the operator under test meets a tensor the
 importer holds channels first (tflite_context.h) and must map its axes."""
@@ -15,118 +16,8 @@ from anvil import frontend
 
 import litert
 import tflite_writer as W
-
-RNG = np.random.default_rng(25)
-INT_RANGE = {"int8": (-128, 127), "uint8": (0, 255), "int16": (-32768, 32767)}
-
-
-class Model:
-    """A model under construction: the writer, its inputs (tensor index, sample array) and the
-    quantization of activations of one dtype."""
-
-    def __init__(self, dtype="float32"):
-        self.w = W.ModelWriter()
-        self.dtype = dtype
-        self.inputs = []
-        self.scales = {}  # weights tensor → its scales
-
-    @property
-    def quantized(self):
-        return self.dtype != "float32"
-
-    def act(self, name, shape, scale=0.05, zero_point=None):
-        """An activation tensor of the model's dtype (quantized when it is an integer type)."""
-        if not self.quantized:
-            return self.w.tensor(name, shape)
-        if self.dtype == "int16":  # TFLite's 16x8 quantization is symmetric
-            scale, zp = scale / 256, 0
-        else:
-            zp = zero_point if zero_point is not None else (-3 if self.dtype == "int8" else 125)
-        return self.w.tensor(name, shape, self.dtype, scale=scale, zero_point=zp)
-
-    def input(self, name, shape, scale=0.05, zero_point=None):
-        t = self.act(name, shape, scale, zero_point)
-        if self.quantized:
-            lo, hi = INT_RANGE[self.dtype]
-            x = RNG.integers(lo, hi + 1, shape).astype(self.dtype)
-        else:
-            x = RNG.standard_normal(shape).astype(np.float32)
-        self.inputs.append((t, x))
-        return t
-
-    def const(self, name, values, dtype="float32", **quant):
-        values = np.asarray(values)
-        return self.w.tensor(name, list(values.shape), dtype, data=values, **quant)
-
-    def weights(self, name, shape, per_channel_axis=0):
-        """Weights: float, int8 per channel along `per_channel_axis` (int8 and int16 models), or
-        uint8 per tensor with a zero point."""
-        if not self.quantized:
-            return self.const(name, RNG.standard_normal(shape).astype(np.float32) * 0.3)
-        if self.dtype in ("int8", "int16"):
-            channels = shape[per_channel_axis]
-            scales = RNG.uniform(0.005, 0.02, channels).astype(np.float32)
-            t = self.const(name, RNG.integers(-127, 128, shape), "int8", scale=scales,
-                           zero_point=np.zeros(channels, np.int64), axis=per_channel_axis)
-        else:
-            scales = np.full(shape[per_channel_axis], 0.01, np.float32)
-            t = self.const(name, RNG.integers(0, 256, shape), "uint8", scale=0.01,
-                           zero_point=131)
-        self.scales[t] = scales
-        return t
-
-    def bias(self, name, channels, input_scale, weights):
-        """A bias quantized as TFLite requires: scale input_scale * weights_scale per channel."""
-        if not self.quantized:
-            return self.const(name, RNG.standard_normal(channels).astype(np.float32))
-        scales = (np.float32(input_scale) * self.scales[weights]).astype(np.float32)
-        if self.dtype == "uint8":
-            scales = scales[:1]
-        if self.dtype == "int16":  # 16x8 kernels take 64-bit biases
-            return self.const(name, RNG.integers(-2000, 2000, channels) * 256, "int64",
-                              scale=scales / 256, zero_point=np.zeros(scales.size, np.int64))
-        return self.const(name, RNG.integers(-2000, 2000, channels), "int32", scale=scales,
-                          zero_point=np.zeros(scales.size, np.int64))
-
-    def build(self, outputs):
-        return self.w.build([t for t, _ in self.inputs], outputs)
-
-
-def check(model_bytes, inputs, exact, rounding="XNNPACK", atol=0):
-    mod, params = frontend.from_tflite(model_bytes, rounding=rounding)
-    with anvil.PassContext(opt_level=3):
-        lib = anvil.build(mod, target="llvm", params=params)
-    out = anvil.runtime.VirtualMachine(lib)["main"](*inputs)
-    got = [o.numpy() for o in out] if isinstance(out, (tuple, list)) else [out.numpy()]
-    litert.require()
-    want = litert.run([(model_bytes, inputs)])[0]
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, g.dtype, w.shape, w.dtype)
-        if w.dtype == np.float32:
-            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
-        elif exact:
-            np.testing.assert_array_equal(g, w)
-        else:
-            np.testing.assert_allclose(g.astype(np.int64), w.astype(np.int64), rtol=0,
-                                       atol=max(atol, 1))
-
-
-def conv_options(padding=W.SAME, stride=1, activation=W.NONE, dilation=1):
-    return [(0, "b", padding), (1, "i", stride), (2, "i", stride), (3, "b", activation),
-            (4, "i", dilation), (5, "i", dilation)]
-
-
-def conv_first(m, x, channels_in, channels_out, hw, name="c"):
-    """A 3x3 SAME convolution of x [1, hw, hw, channels_in]: its result, held channels first."""
-    k = m.weights(name + "_w", [channels_out, 3, 3, channels_in])
-    b = m.bias(name + "_b", channels_out, 0.05, k)
-    y = m.act(name, [1, hw, hw, channels_out], scale=0.1)
-    m.w.op(W.CONV_2D, [x, k, b], [y], W.Conv2DOptions, conv_options())
-    return y
-
-
-DTYPES = ["float32", "int8", "uint8", "int16"]
+from op_models import (DTYPES, INT_RANGE, RNG, Model, check, conv_first, conv_options,
+                       multiply_by_quantized_multiplier, quantize_multiplier, run_tflite)
 
 
 # ---- products ----------------------------------------------------------------------------------
@@ -311,51 +202,6 @@ def div_model(dtype, activation, zp_a, zp_b, zp_y, a_shape=(2, 3, 4), b_shape=(3
     return w.build([a, b], [y])
 
 
-def run_tflite(model, inputs, rounding="TFLITE"):
-    mod, params = frontend.from_tflite(model, rounding=rounding)
-    return anvil.runtime.VirtualMachine(anvil.build(mod, target="llvm", params=params))[
-        "main"](*inputs).numpy()
-
-
-def hard_swish_model(dtype, in_scale, in_zp, out_scale, out_zp):
-    w = W.ModelWriter()
-    x = w.tensor("x", [256], dtype, scale=in_scale, zero_point=in_zp)
-    y = w.tensor("y", [256], dtype, scale=out_scale, zero_point=out_zp)
-    w.op(117, [x], [y])
-    return w.build([x], [y])
-
-
-@pytest.mark.parametrize("dtype", ["int8", "uint8"])
-def test_quantized_hard_swish(dtype):
-    """Every 8-bit input's HARD_SWISH bit for bit against the runtime (TFLite's 16-bit fixed-point
-    kernel), over random scales and zero points and extreme ratios: an output scale hundreds of
-    times the input's (the kernel's rounding shift past 15 bits), tiny and large input scales
-    (its relu-ish rescale shifting right and left), and an output scale just above input / 128."""
-    lo, hi = INT_RANGE[dtype]
-    shift = 0 if dtype == "int8" else 128
-    cases = [(0.02, 0, 12.0, 0), (0.02, 5, 40.0, 3), (1e-6, 0, 1e-6, 0), (3.0, 0, 2.0, 0),
-             (40.0, 10, 30.0, -5), (0.5, 0, 0.5 / 127, 0), (2e-7, 0, 1e-3, 0),
-             (0.02, 0, 6.0, 100)]
-    for _ in range(12):
-        in_scale = RNG.uniform(0.005, 0.5)
-        cases.append((in_scale, int(RNG.integers(-128, 128)), in_scale * RNG.uniform(0.2, 3.0),
-                      int(RNG.integers(-128, 128))))
-    xs = np.arange(lo, hi + 1).astype(dtype)
-    runs, got = [], []
-    for in_scale, in_zp, out_scale, out_zp in cases:
-        model = hard_swish_model(dtype, in_scale, in_zp + shift, out_scale, out_zp + shift)
-        runs.append((model, [xs]))
-        got.append(run_tflite(model, [xs]))
-    for case, g, (w,) in zip(cases, got, litert.run(runs)):
-        np.testing.assert_array_equal(g, w, err_msg=str(case))
-
-
-def test_quantized_hard_swish_refuses_a_fine_output_scale():
-    with pytest.raises(anvil.UserError, match="operator 0.*HARD_SWISH needs an output scale above "
-                       "the input scale / 128"):
-        frontend.from_tflite(hard_swish_model("int8", 0.5, 0, 0.5 / 130, 0))
-
-
 @pytest.mark.parametrize("activation", [W.NONE, W.RELU_ACT])
 def test_quantized_div(activation):
     """Every quotient of two uint8 values bit for bit against the runtime (TFLite's fixed-point
@@ -461,114 +307,6 @@ def test_div_float():
     check(m.build([y]), [m.inputs[0][1], m.inputs[1][1] + 3.0], exact=True)
 
 
-UNARY = {"relu": (W.RELU, 0, []), "relu6": (W.RELU6, 0, []), "relu_n1_to_1": (W.RELU_N1_TO_1, 0, []),
-         "logistic": (W.LOGISTIC, 0, []), "tanh": (W.TANH, 0, []),
-         "leaky_relu": (98, 75, [(0, "f", 0.2)]), "hard_swish": (117, 0, [])}
-# TFLite defines no int16 RELU_N1_TO_1 or HARD_SWISH (its runtime returns garbage for them).
-UNARY_CASES = [(d, name) for d in DTYPES for name in UNARY
-               if not (d == "int16" and name in ("relu_n1_to_1", "hard_swish"))]
-
-
-@pytest.mark.parametrize("dtype,name", UNARY_CASES)
-def test_unary(dtype, name):
-    op, options, fields = UNARY[name]
-    m = Model(dtype)
-    x = m.input("x", [1, 4, 4, 3], scale=0.05)
-    scale, zp = 0.04, None
-    if dtype != "float32" and op == W.LOGISTIC:
-        scale, zp = 1 / 256, -128 if dtype == "int8" else 0  # TFLite's fixed output quantization
-    if dtype != "float32" and op == W.TANH:
-        scale, zp = 1 / 128, 0 if dtype == "int8" else 128
-    if dtype == "int16" and op in (W.LOGISTIC, W.TANH):
-        scale = 256 / 32768  # Q0.15 (act() divides an int16 scale by 256)
-    y = m.act("y", [1, 4, 4, 3], scale=scale, zero_point=zp)
-    m.w.op(op, [x], [y], options, fields)
-    model = m.build([y])
-    check(model, [a for _, a in m.inputs], exact=True)
-    if dtype != "float32" and op in (W.RELU, W.RELU6, W.RELU_N1_TO_1):
-        # rounding="TFLITE" (TFLite Micro's kernels, as the runtime's here): the operand rescaled
-        # in fixed point by the ratio of the scales divided in float, then clamped.
-        xv = m.inputs[0][1]
-        lo, hi = INT_RANGE[dtype]
-        zp_in = {"int8": -3, "uint8": 125, "int16": 0}[dtype]
-        zp_out = zp if zp is not None else zp_in
-        if dtype == "int16":
-            scale = scale / 256  # as act() quantized y
-        ratio = np.float32(0.05 / (256 if dtype == "int16" else 1)) / np.float32(scale)
-        v = multiply_by_quantized_multiplier(xv.astype(np.int64) - zp_in, float(ratio)) + zp_out
-        bounds = {W.RELU: (0, None), W.RELU6: (0, 6), W.RELU_N1_TO_1: (-1, 1)}[op]
-        q = lambda r: zp_out + int(np.round(np.float32(r) / np.float32(scale)))  # noqa: E731
-        act_lo = max(lo, q(bounds[0]))
-        act_hi = hi if bounds[1] is None else min(hi, q(bounds[1]))
-        want = np.clip(v, act_lo, act_hi).astype(dtype)
-        mod, params = frontend.from_tflite(model)
-        got = anvil.runtime.VirtualMachine(anvil.build(mod, target="llvm", params=params))[
-            "main"](xv).numpy()
-        np.testing.assert_array_equal(got, want)
-
-
-@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16"])
-def test_quantized_leaky_relu(dtype):
-    """Every 8-bit input (a spread of int16 ones) bit for bit against the runtime, over random
-    scales, zero points and slopes, including slopes whose rescale XNNPACK does not take
-    (below 2^-8: TFLite's kernel)."""
-    lo, hi = INT_RANGE[dtype]
-    xs = (np.arange(lo, hi + 1) if dtype != "int16" else np.linspace(lo, hi, 4096)).astype(dtype)
-    runs, got = [], []
-    for alpha in [0.2, 0.01, 0.5, 1.5, 0.003, 0.1, 0.0, 0.004]:
-        w = W.ModelWriter()
-        in_scale = RNG.uniform(0.01, 0.2) / (256 if dtype == "int16" else 1)
-        zps = [0, 0] if dtype == "int16" else [int(v) for v in RNG.integers(lo, hi + 1, 2)]
-        x = w.tensor("x", [xs.size], dtype, scale=in_scale, zero_point=zps[0])
-        y = w.tensor("y", [xs.size], dtype, scale=in_scale * RNG.uniform(0.3, 3),
-                     zero_point=zps[1])
-        w.op(98, [x], [y], 75, [(0, "f", alpha)])
-        model = w.build([x], [y])
-        runs.append((model, [xs]))
-        got.append(run_tflite(model, [xs], rounding="XNNPACK"))
-    for g, (want,) in zip(got, litert.run(runs)):
-        np.testing.assert_array_equal(g, want)
-
-
-@pytest.mark.parametrize("dtype", ["float32", "int8"])
-def test_prelu(dtype):
-    m = Model(dtype)
-    x = conv_first(m, m.input("x", [1, 5, 5, 2]), 2, 3, 5)
-    alpha = m.const("alpha", np.array([[[0.1, 0.2, 0.3]]], np.float32)) if dtype == "float32" \
-        else m.const("alpha", np.array([[[30, 60, 90]]]), "int8", scale=0.004, zero_point=4)
-    y = m.act("y", [1, 5, 5, 3], scale=0.08)
-    m.w.op(54, [x, alpha], [y])
-    check(m.build([y]), [a for _, a in m.inputs], exact=True)
-
-
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("beta", [1.0, 0.5])
-def test_softmax(dtype, beta):
-    m = Model(dtype)
-    x = m.input("x", [3, 10], scale=0.1)
-    # TFLite's fixed output quantization: 1/256 (int8, uint8), Q0.15 (int16: act() divides by 256).
-    y = m.act("y", [3, 10], scale=256 / 32768 if dtype == "int16" else 1 / 256,
-              zero_point=-128 if dtype == "int8" else 0)
-    m.w.op(W.SOFTMAX, [x], [y], W.SoftmaxOptions, [(0, "f", beta)])
-    check(m.build([y]), [a for _, a in m.inputs], exact=True)
-
-
-@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16"])
-def test_quantize_and_dequantize(dtype):
-    m = Model("float32")
-    x = m.input("x", [2, 7])
-    lo = {"int8": -3, "uint8": 120, "int16": 0}[dtype]
-    div = 256 if dtype == "int16" else 1  # int16: symmetric, finer
-    q = m.w.tensor("q", [2, 7], dtype, scale=0.03 / div, zero_point=lo)
-    r = m.w.tensor("r", [2, 7], dtype, scale=0.05 / div,
-                   zero_point=lo + 2 if lo else 0)  # requantized
-    f = m.w.tensor("f", [2, 7])
-    m.w.op(W.QUANTIZE, [x], [q])
-    m.w.op(W.QUANTIZE, [q], [r])
-    m.w.op(W.DEQUANTIZE, [r], [f])
-    check(m.build([q, r, f]), [a for _, a in m.inputs], exact=True)
-
-
 # ---- pools and reductions ------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -613,30 +351,6 @@ def test_quantized_reduce_after_conv(dtype, op, axes, keep_dims):
     y = m.act("y", out, scale=0.07 if op == W.MEAN else 0.3)
     m.w.op(op, [c, a], [y], W.ReducerOptions, [(0, "B", keep_dims)])
     check(m.build([y]), [a for _, a in m.inputs], exact=True)
-
-
-def quantize_multiplier(ratio):
-    """TFLite's QuantizeMultiplier: (m, shift) with ratio = m * 2^(shift - 31)."""
-    significand, shift = np.frexp(ratio)
-    m = int(round(significand * 2**31))
-    if m == 2**31:
-        m, shift = m // 2, shift + 1
-    return m, int(shift)
-
-
-def multiply_by_quantized_multiplier(acc, ratio, fixed_point=None):
-    """TFLite's MultiplyByQuantizedMultiplier of int64 values `acc` by the real `ratio` (or by the
-    multiplier and shift `fixed_point`): a rounding doubling high multiply, a rounding right
-    shift."""
-    m, shift = fixed_point if fixed_point else quantize_multiplier(ratio)
-    x = acc.astype(np.int64) * (1 << max(shift, 0))
-    ab = x * m
-    nudge = np.where(ab >= 0, 1 << 30, 1 - (1 << 30))
-    high = np.where(ab + nudge >= 0, (ab + nudge) >> 31, -((-(ab + nudge)) >> 31))  # truncated
-    right = max(-shift, 0)
-    mask = (1 << right) - 1
-    remainder, threshold = high & mask, (mask >> 1) + (high < 0)
-    return (high >> right) + (remainder > threshold)
 
 
 def test_quantized_mean_of_the_reference_kernels():

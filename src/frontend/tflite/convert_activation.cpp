@@ -16,6 +16,7 @@
 
 #include "frontend/composite_ops.h"
 #include "frontend/tflite/convert_ops.h"
+#include "frontend/tflite/gemmlowp_fixed_point.h"
 #include "frontend/tflite/int16_activation_tables.h"
 #include "frontend/tflite/quantized_hard_swish.h"
 #include "frontend/tflite/tflite_arithmetic.h"
@@ -218,15 +219,72 @@ void convert_int16_sigmoid_or_tanh(TfContext& ctx, bool tanh) {
                    x.channels_first);
 }
 
-// An 8-bit LOGISTIC or TANH as TFLite's CPU kernels compute it: a table of the function of each
-// input value's real number in float32, divided by the output scale and rounded (half away from
-// zero; half to even with rounding="XNNPACK", as XNNPACK's table), plus the zero point, clamped.
+// TFLite Micro's int8 LOGISTIC or TANH (reference_integer_ops' Logistic and Tanh) of every int8
+// value, as bytes: the input less its zero point rescaled to Q4.27 (the multiplier and shift of
+// frexp(scale * 2^27)), gemmlowp's fixed-point logistic or tanh, rounded to Q0.8 less 128 (Q0.7),
+// saturated; inputs at or past the radius where the rescale would overflow saturate directly.
+std::vector<uint8_t> micro_int8_table(double input_scale, int32_t input_zero_point, bool tanh) {
+    constexpr int kInputIntegerBits = 4;
+    int shift = 0;
+    const double significand =
+        std::frexp(double(float(input_scale)) * double(1 << (31 - kInputIntegerBits)), &shift);
+    const auto multiplier = int32_t(std::round(significand * double(int64_t{1} << 31)));
+    // TFLite's CalculateInputRadius: floor(15 * 2^27 / 2^shift).
+    const auto radius =
+        int32_t(std::floor(15.0 * double(int64_t{1} << 27) / std::ldexp(1.0, shift)));
+    std::vector<uint8_t> values;
+    for (int32_t v = -128; v <= 127; ++v) {
+        const int32_t input = v - input_zero_point;
+        int32_t y = 0;
+        if (input <= -radius) {
+            y = -128;
+        } else if (input >= radius) {
+            y = 127;
+        } else {
+            const int32_t q4 = gemmlowp::multiply_by_quantized_multiplier(input, multiplier, shift);
+            y = tanh ? gemmlowp::rounding_divide_by_pot(gemmlowp::tanh(q4, kInputIntegerBits), 24)
+                     : gemmlowp::rounding_divide_by_pot(gemmlowp::logistic(q4, kInputIntegerBits),
+                                                        23) -
+                           128;
+            y = std::clamp(y, -128, 127);
+        }
+        values.push_back(uint8_t(int8_t(y)));
+    }
+    return values;
+}
+
+// An 8-bit LOGISTIC or TANH, gathered from a table of each input value's result. With
+// rounding="TFLITE", an int8 one is TFLite Micro's fixed-point kernel (micro_int8_table), whose
+// result quantization is fixed: scale 1/256 and zero point -128 (LOGISTIC), 1/128 and 0 (TANH).
+// Otherwise as TFLite's CPU kernels: the function of the input's real value in float32, divided
+// by the output scale and rounded (half away from zero; half to even with rounding="XNNPACK", as
+// XNNPACK's table), plus the zero point, clamped.
 void convert_8bit_sigmoid_or_tanh(TfContext& ctx, bool tanh) {
     ctx.expect_same_type();
     DataType t = ctx.dtype_of(ctx.output_tensor(0).type, "the result");
     Quantized in = per_tensor(ctx, ctx.input_tensor(0), "the operand");
     Quantized out = per_tensor(ctx, ctx.output_tensor(0), "the result");
     auto [lo, hi] = ops::quantized_range(t);
+    const TfValue& x = ctx.input(0);
+    if (t == DataType::int_(8) && !ctx.xnnpack_rounding()) {
+        const float scale = tanh ? 1.0f / 128 : 1.0f / 256;
+        const int64_t zero_point = tanh ? 0 : -128;
+        if (float(out.scales[0]) != scale || out.zero_points[0] != zero_point) {
+            ctx.error() << "an int8 " << (tanh ? "TANH" : "LOGISTIC")
+                        << "'s result must have scale " << (tanh ? "1/128" : "1/256")
+                        << " and zero point " << zero_point << ", as TFLite's kernel; got "
+                        << out.scales[0] << " and " << out.zero_points[0];
+        }
+        if (!(in.scales[0] >= std::ldexp(1.0, -27))) {
+            ctx.error() << "the input scale " << in.scales[0] << " is too small for TFLite's int8 "
+                        << (tanh ? "TANH" : "LOGISTIC") << " (at least 2^-27)";
+        }
+        std::vector<uint8_t> values =
+            micro_int8_table(in.scales[0], int32_t(in.zero_points[0]), tanh);
+        ctx.set_output(0, table_lookup(ctx, table_constant(ctx, t, values), x.expr, -128),
+                       x.channels_first);
+        return;
+    }
     std::vector<uint8_t> values;
     for (int64_t v = int64_t(lo); v <= int64_t(hi); ++v) {
         const float real = float(in.scales[0]) * float(v - in.zero_points[0]);
@@ -236,7 +294,6 @@ void convert_8bit_sigmoid_or_tanh(TfContext& ctx, bool tanh) {
         const double q = std::clamp(double(scaled) + double(out.zero_points[0]), lo, hi);
         values.push_back(uint8_t(int64_t(q)));  // the byte of the int8 or uint8 value
     }
-    const TfValue& x = ctx.input(0);
     ctx.set_output(0, table_lookup(ctx, table_constant(ctx, t, values), x.expr, int64_t(lo)),
                    x.channels_first);
 }
