@@ -8,9 +8,10 @@
 // 8-bit results are XNNPACK's conversions (which the runtime's delegate takes): x times 1 / scale
 // rounded half to even, and the requantization with an 8-bit fraction of the ratio. DEQUANTIZE is
 // exact. Quantized LOGISTIC and TANH gather from a table of every input value's result: TFLite's
-// interpolated fixed-point tables for int16 (int16_activation_tables.h), its float32 function of
-// the real value for 8-bit types. An 8-bit HARD_SWISH gathers from a table of TFLite's fixed-point
-// kernel's results.
+// interpolated fixed-point tables for int16 (int16_activation_tables.h), TFLite Micro's
+// fixed-point kernels for int8 with rounding="TFLITE" (gemmlowp_fixed_point.h), else TFLite's
+// float32 function of the real value. An 8-bit HARD_SWISH gathers from a table of TFLite's
+// fixed-point kernel's results (quantized_hard_swish.h).
 #include <algorithm>
 #include <cmath>
 
