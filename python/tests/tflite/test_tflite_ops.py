@@ -131,11 +131,104 @@ def int16_batch_matmul_model(y_dtype="int16", zero_points=(0, 0, 0), depth=4):
      "point 0"),
     (lambda: int16_batch_matmul_model(zero_points=(0, 0, -1)), "the result must have the zero "
      "point 0"),
-    (lambda: int16_batch_matmul_model(depth=200000), "summing 200000 products can pass 2\\^47"),
+    (lambda: int16_batch_matmul_model(depth=200000), "summing 200000 products can reach 2\\^47"),
 ], ids=["int8_operand", "operand_zero_point", "result_zero_point", "depth"])
 def test_int16_batch_matmul_refusals(model, message):
     with pytest.raises(anvil.UserError, match="operator 0.*" + message):
         frontend.from_tflite(model())
+
+
+# Scales whose product rounds differently in float and in double: TFLite's multiplier for the
+# whole product (GetQuantizedConvolutionMultipler) takes the float one.
+SCALE_TRIPLE = (0.00545385479927063, 9.253517782781273e-05, 0.010541151277720928)
+
+
+@pytest.mark.parametrize("op", ["batch_matmul", "fully_connected"])
+def test_int16_product_scale_rounds_in_float(op):
+    """An int16 BATCH_MATMUL and a per-tensor 16x8 FULLY_CONNECTED whose ratio's scale product
+    rounds differently in float than in double: bit for bit against the runtime (about a third of
+    these outputs would be a step off with the double product)."""
+    sx, sy, so = SCALE_TRIPLE
+    w = W.ModelWriter()
+    x = w.tensor("x", [8, 64], "int16", scale=sx, zero_point=0)
+    out = w.tensor("out", [8, 16], "int16", scale=so, zero_point=0)
+    xv = RNG.integers(-8000, 8001, [8, 64]).astype(np.int16)
+    if op == "batch_matmul":
+        y = w.tensor("y", [64, 16], "int16", scale=sy, zero_point=0)
+        w.op(126, [x, y], [out], 101, [(0, "B", False), (1, "B", False)])
+        inputs = [xv, RNG.integers(-8000, 8001, [64, 16]).astype(np.int16)]
+        model = w.build([x, y], [out])
+    else:
+        y = w.tensor("y", [16, 64], "int8", data=RNG.integers(-127, 128, [16, 64]), scale=sy * 64,
+                     zero_point=0)
+        w.op(W.FULLY_CONNECTED, [x, y], [out], W.FullyConnectedOptions, [(0, "b", W.NONE)])
+        inputs = [xv]
+        model = w.build([x], [out])
+    check(model, inputs, exact=True)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8"])
+@pytest.mark.parametrize("op", ["conv", "fully_connected", "add", "sub", "mul", "max_pool",
+                                "average_pool", "relu6"])
+def test_relu6_bound_at_a_tie(dtype, op):
+    """RELU6 (fused, or the operator) on a result of scale 0.48, where 6 / 0.48 is 12.5: the
+    runtime's XNNPACK kernels (products, ADD, SUB, MUL, MAX_POOL_2D) round the bound half to even
+    (12), TFLite's kernels (AVERAGE_POOL_2D, RELU6) half away from zero (13); bit for bit."""
+    zp = 0 if dtype == "int8" else 128
+    lo, hi = INT_RANGE[dtype]
+    w = W.ModelWriter()
+    relu6 = 3
+    if op in ("conv", "fully_connected"):
+        shape = [1, 4, 4, 8] if op == "conv" else [4, 8]
+        x = w.tensor("x", shape, dtype, scale=0.5, zero_point=zp)
+        wshape = [8, 1, 1, 8] if op == "conv" else [8, 8]
+        if dtype == "int8":
+            k = w.tensor("k", wshape, "int8", data=RNG.integers(0, 3, wshape),
+                         scale=np.full(8, 0.5, np.float32), zero_point=np.zeros(8, np.int64),
+                         axis=0)
+        else:
+            k = w.tensor("k", wshape, "uint8", data=RNG.integers(128, 131, wshape), scale=0.5,
+                         zero_point=128)
+        if dtype == "int8":  # per channel, as the weights
+            b = w.tensor("b", [8], "int32", data=np.zeros(8, np.int64),
+                         scale=np.full(8, 0.25, np.float32), zero_point=np.zeros(8, np.int64))
+        else:
+            b = w.tensor("b", [8], "int32", data=np.zeros(8, np.int64), scale=0.25, zero_point=0)
+        y = w.tensor("y", shape, dtype, scale=0.48, zero_point=zp)
+        if op == "conv":
+            w.op(W.CONV_2D, [x, k, b], [y], W.Conv2DOptions, conv_options(activation=relu6))
+        else:
+            w.op(W.FULLY_CONNECTED, [x, k, b], [y], W.FullyConnectedOptions, [(0, "b", relu6)])
+        inputs = [RNG.integers(zp, zp + 40, shape).astype(dtype)]
+        model = w.build([x], [y])
+    elif op in ("add", "sub", "mul"):
+        a = w.tensor("a", [64], dtype, scale=0.5, zero_point=zp)
+        c = w.tensor("c", [64], dtype, scale=0.5, zero_point=zp)
+        y = w.tensor("y", [64], dtype, scale=0.48, zero_point=zp)
+        code, options = {"add": (W.ADD, W.AddOptions), "sub": (W.SUB, W.SubOptions),
+                         "mul": (W.MUL, W.MulOptions)}[op]
+        w.op(code, [a, c], [y], options, [(0, "b", relu6)])
+        av = RNG.integers(zp, hi + 1, 64).astype(dtype)
+        cv = (RNG.integers(lo, zp + 1, 64) if op == "sub" else RNG.integers(zp, hi + 1, 64))
+        inputs = [av, cv.astype(dtype)]
+        model = w.build([a, c], [y])
+    elif op == "relu6":
+        x = w.tensor("x", [256], dtype, scale=0.48, zero_point=zp)
+        y = w.tensor("y", [256], dtype, scale=0.48, zero_point=zp)
+        w.op(W.RELU6, [x], [y])
+        inputs = [np.arange(lo, hi + 1).astype(dtype)]
+        model = w.build([x], [y])
+    else:
+        x = w.tensor("x", [1, 4, 4, 8], dtype, scale=0.48, zero_point=zp)
+        y = w.tensor("y", [1, 2, 2, 8], dtype, scale=0.48, zero_point=zp)
+        w.op(W.MAX_POOL_2D if op == "max_pool" else W.AVERAGE_POOL_2D, [x], [y], W.Pool2DOptions,
+             [(0, "b", W.VALID), (1, "i", 2), (2, "i", 2), (3, "i", 2), (4, "i", 2), (5, "b", relu6)])
+        inputs = [RNG.integers(zp, hi + 1, [1, 4, 4, 8]).astype(dtype)]
+        model = w.build([x], [y])
+    check(model, inputs, exact=True)
+    # The bound is reached, so the test tells the roundings apart.
+    want = zp + (13 if op in ("average_pool", "relu6") else 12)
+    assert run_tflite(model, inputs, rounding="XNNPACK").max() == want
 
 
 # ---- elementwise -------------------------------------------------------------------------------
@@ -540,6 +633,17 @@ def test_resize(dtype, bilinear, align_corners, half_pixel, in_hw, out_hw):
         [(0, "B", align_corners), (1, "B", half_pixel)]
     m.w.op(23 if bilinear else 97, [x, size], [y], 15 if bilinear else 74, fields)
     check(m.build([y]), [a for _, a in m.inputs], exact=True)
+
+
+def test_resize_refuses_an_empty_input():
+    m = Model("int8")
+    x = m.input("x", [1, 0, 5, 2])
+    y = m.act("y", [1, 7, 9, 2])
+    size = m.const("size", np.array([7, 9]), "int32")
+    m.w.op(23, [x, size], [y], 15, [(2, "B", False), (3, "B", True)])
+    with pytest.raises(anvil.UserError, match="operator 0.*the input's height and width must be "
+                       "positive, got 0 and 5"):
+        frontend.from_tflite(m.build([y]))
 
 
 @pytest.mark.parametrize("dtype", ["int8", "uint8", "int16"])

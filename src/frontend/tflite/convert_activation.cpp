@@ -179,11 +179,6 @@ void convert_hard_swish(TfContext& ctx) {
     auto hard_swish = QuantizedHardSwish::from_scales(
         float(in.scales[0]), int32_t(in.zero_points[0]), float(out.scales[0]),
         int32_t(out.zero_points[0]), int32_t(lo), int32_t(hi), ctx.loc());
-    if (hard_swish.output_shift > 0) {
-        ctx.error() << "a quantized HARD_SWISH needs an output scale above the input scale / 128, "
-                       "as TFLite's kernel; got the scales "
-                    << in.scales[0] << " and " << out.scales[0];
-    }
     std::vector<uint8_t> values;  // the bytes of the int8 or uint8 results
     for (int64_t v = int64_t(lo); v <= int64_t(hi); ++v) {
         values.push_back(uint8_t(hard_swish(int32_t(v))));
@@ -222,8 +217,9 @@ void convert_int16_sigmoid_or_tanh(TfContext& ctx, bool tanh) {
 
 // TFLite Micro's int8 LOGISTIC or TANH (reference_integer_ops' Logistic and Tanh) of every int8
 // value, as bytes: the input less its zero point rescaled to Q4.27 (the multiplier and shift of
-// frexp(scale * 2^27)), gemmlowp's fixed-point logistic or tanh, rounded to Q0.8 less 128 (Q0.7),
-// saturated; inputs at or past the radius where the rescale would overflow saturate directly.
+// frexp(scale * 2^27)), gemmlowp's fixed-point logistic or tanh, rounded to Q0.8 less 128
+// (LOGISTIC) or to Q0.7 (TANH), saturated; inputs at or past the radius where the rescale would
+// overflow saturate directly.
 std::vector<uint8_t> micro_int8_table(double input_scale, int32_t input_zero_point, bool tanh) {
     constexpr int kInputIntegerBits = 4;
     int shift = 0;
@@ -276,9 +272,10 @@ void convert_8bit_sigmoid_or_tanh(TfContext& ctx, bool tanh) {
                         << " and zero point " << zero_point << ", as TFLite's kernel; got "
                         << out.scales[0] << " and " << out.zero_points[0];
         }
-        if (!(in.scales[0] >= std::ldexp(1.0, -27))) {
+        // Below 2^-28 the kernel's shift is negative, which its input radius does not take.
+        if (!(float(in.scales[0]) >= std::ldexp(1.0f, -28))) {
             ctx.error() << "the input scale " << in.scales[0] << " is too small for TFLite's int8 "
-                        << (tanh ? "TANH" : "LOGISTIC") << " (at least 2^-27)";
+                        << (tanh ? "TANH" : "LOGISTIC") << " (at least 2^-28)";
         }
         std::vector<uint8_t> values =
             micro_int8_table(in.scales[0], int32_t(in.zero_points[0]), tanh);

@@ -54,9 +54,15 @@ bool is_16x8(const TfContext& ctx, const Operands& o) {
 // rescaled to the result's quantization and clamped to `activation`'s range. `through_ruy`: the
 // runtime's optimized 16x8 kernel (FULLY_CONNECTED) rescales with the whole 31-bit multiplier and
 // one rounding, as ruy does (found by testing against the runtime), which rounding="XNNPACK"
-// follows; the reference kernels round the multiplier to 16 bits.
+// follows; the reference kernels round the multiplier to 16 bits. `dense_product`: a
+// FULLY_CONNECTED or BATCH_MATMUL. The fixed-point ratio's input_scale * weight_scale is
+// multiplied in float where TFLite's kernels take one multiplier for the whole product from
+// GetQuantizedConvolutionMultipler (uint8 operators; per-tensor FULLY_CONNECTED; BATCH_MATMUL), in
+// double where they compute one per output channel (int8 and int16 convolutions, per-channel
+// FULLY_CONNECTED).
 Expr requantized_result(const TfContext& ctx, Expr acc, int64_t axis, int8_t activation,
-                        const Operands& o = {}, bool through_ruy = false) {
+                        const Operands& o = {}, bool through_ruy = false,
+                        bool dense_product = false) {
     const TfliteTensor& out_t = ctx.output_tensor(0);
     DataType out_dtype = ctx.dtype_of(out_t.type, "the result");
     Quantized in = per_tensor(ctx, ctx.input_tensor(o.data), "the input");
@@ -90,7 +96,7 @@ Expr requantized_result(const TfContext& ctx, Expr acc, int64_t axis, int8_t act
         Expr bias = ctx.input_tflite(o.bias);
         acc = add_bias(ctx, acc, wide ? cast_to(ctx, bias, DataType::int64()) : bias, axis);
     }
-    auto [lo, hi] = quantized_activation_range(ctx, activation, out_t, out_dtype);
+    auto [lo, hi] = quantized_activation_range(ctx, activation, out_t, out_dtype, true);
     if (ctx.xnnpack_rounding() && !wide) {
         // XNNPACK: acc * (input_scale * weight_scale / output_scale in float32), rounded half to
         // even, plus the zero point.
@@ -107,8 +113,15 @@ Expr requantized_result(const TfContext& ctx, Expr acc, int64_t axis, int8_t act
         }
         return clamp_to(ctx, y, lo, hi, out_dtype);
     }
+    const bool float_product =
+        w.scales.size() == 1 &&
+        (dense_product || ctx.input_tensor(o.data).type == tensor_type::kUInt8);
     std::vector<double> ratios;
-    for (double ws : w.scales) ratios.push_back(in.scales[0] * ws / out.scales[0]);
+    for (double ws : w.scales) {
+        const double product =
+            float_product ? double(float(in.scales[0]) * float(ws)) : in.scales[0] * ws;
+        ratios.push_back(product / out.scales[0]);
+    }
     Expr y =
         wide ? multiply_by_ratio_wide(ctx, acc, ratios, axis, through_ruy && ctx.xnnpack_rounding())
              : multiply_by_ratio(ctx, acc, ratios, axis);
@@ -435,7 +448,7 @@ void convert_fully_connected(TfContext& ctx) {
         auto [attrs, a] = new_attrs<ops::QnnDenseAttrs>();
         a->units = ws[0];
         y = requantized_result(ctx, ctx.call("qnn.dense", qnn_arguments(ctx, rows, w), attrs), 1,
-                               activation, {}, true);
+                               activation, {}, true, true);
     }
     if (keep_num_dims) {
         std::vector<int64_t> shape = xs;
@@ -450,7 +463,8 @@ namespace {
 // TFLite's int16 BATCH_MATMUL: int16 x int16 operands and result, all zero points 0, the sums in
 // int64 rescaled as the 16x8 kernels' (TFLite's reference kernel, which its runtime runs in every
 // mode). The products are summed in float64, which holds these integer sums exactly (each
-// product is below 2^30 in magnitude, each sum below 2^47, the bound TFLite's rescale takes).
+// product is at most 2^30 in magnitude, so a sum of fewer than 2^17 stays below 2^47, the bound
+// TFLite's rescale takes).
 void convert_int16_batch_matmul(TfContext& ctx, const Expr& x, const Expr& y, bool adj_x,
                                 bool adj_y) {
     const TfliteTensor& x_t = ctx.input_tensor(0);
@@ -469,10 +483,10 @@ void convert_int16_batch_matmul(TfContext& ctx, const Expr& x, const Expr& y, bo
         }
     }
     const int64_t depth = x_t.shape.at(adj_x ? x_t.shape.size() - 2 : x_t.shape.size() - 1);
-    if (depth > (int64_t{1} << 17)) {
+    if (depth >= (int64_t{1} << 17)) {
         ctx.error() << "an int16 batch matmul summing " << depth
-                    << " products can pass 2^47, which TFLite's 64-bit rescale does not take "
-                       "(at most 131072)";
+                    << " products can reach 2^47, which TFLite's 64-bit rescale does not take "
+                       "(at most 131071)";
     }
     auto [attrs, a] = new_attrs<ops::MatmulAttrs>();
     a->transpose_a = adj_x;
@@ -480,8 +494,8 @@ void convert_int16_batch_matmul(TfContext& ctx, const Expr& x, const Expr& y, bo
     Expr sum = ctx.call(
         "nn.batch_matmul",
         {cast_to(ctx, x, DataType::float64()), cast_to(ctx, y, DataType::float64())}, attrs);
-    ctx.set_output(
-        0, requantized_result(ctx, cast_to(ctx, sum, DataType::int64()), -1, activation::kNone));
+    ctx.set_output(0, requantized_result(ctx, cast_to(ctx, sum, DataType::int64()), -1,
+                                         activation::kNone, {}, false, true));
 }
 
 }  // namespace
@@ -516,7 +530,7 @@ void convert_batch_matmul(TfContext& ctx) {
     a->transpose_a = adj_x;
     a->transpose_b = adj_y;
     Expr acc = ctx.call("qnn.batch_matmul", qnn_arguments(ctx, x, y), attrs);
-    ctx.set_output(0, requantized_result(ctx, acc, -1, activation::kNone));
+    ctx.set_output(0, requantized_result(ctx, acc, -1, activation::kNone, {}, false, true));
 }
 
 }  // namespace anvil::frontend::tflite

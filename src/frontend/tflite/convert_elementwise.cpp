@@ -172,7 +172,7 @@ void convert_quantized_sum(TfContext& ctx, bool subtract, uint8_t options_type) 
     double out_ratio = twice_max / (double(int64_t{1} << left_shift) * qo.scales[0]);
     Expr y = multiply_by_ratio(ctx, sum, {out_ratio}, -1);
     if (qo.zero_points[0] != 0) y = ctx.call("add", {y, int32_scalar(ctx, qo.zero_points[0])});
-    auto [lo, hi] = quantized_activation_range(ctx, activation, ctx.output_tensor(0), t);
+    auto [lo, hi] = quantized_activation_range(ctx, activation, ctx.output_tensor(0), t, true);
     ctx.set_output(0, clamp_to(ctx, y, lo, hi, t), o.channels_first);
 }
 
@@ -186,13 +186,14 @@ void convert_quantized_product(TfContext& ctx) {
     Operands o = binary_operands(ctx);
     Expr product = ctx.call("multiply", {minus_zero_point(ctx, o.a, qa.zero_points[0]),
                                          minus_zero_point(ctx, o.b, qb.zero_points[0])});
-    auto [lo, hi] = quantized_activation_range(ctx, activation, ctx.output_tensor(0), t);
     // XNNPACK's 8-bit multiply, which the runtime's delegate takes where its ratio (in float32)
     // is in [2^-16, 2^8): the product (exact in float32) times the ratio, rounded half to even.
     const float float_ratio =
         float(float(qa.scales[0]) * float(qb.scales[0])) / float(qo.scales[0]);
-    if (ctx.xnnpack_rounding() && t.bits() == 8 && float_ratio >= 0x1p-16f &&
-        float_ratio < 0x1p+8f) {
+    const bool xnnpack =
+        ctx.xnnpack_rounding() && t.bits() == 8 && float_ratio >= 0x1p-16f && float_ratio < 0x1p+8f;
+    auto [lo, hi] = quantized_activation_range(ctx, activation, ctx.output_tensor(0), t, xnnpack);
+    if (xnnpack) {
         Expr y =
             ctx.call("round", {ctx.call("multiply", {cast_to(ctx, product, DataType::float32()),
                                                      float32_scalar(ctx, float_ratio)})});

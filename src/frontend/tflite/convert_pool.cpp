@@ -74,7 +74,9 @@ void convert_pool(TfContext& ctx, bool average) {
     } else {
         y = ctx.call("nn.max_pool2d", {x}, attrs);
     }
-    auto [lo, hi] = quantized_activation_range(ctx, activation, ctx.output_tensor(0), t);
+    // The runtime's XNNPACK delegate takes 8-bit max pools (whose activation bounds round as
+    // XNNPACK's), not average pools.
+    auto [lo, hi] = quantized_activation_range(ctx, activation, ctx.output_tensor(0), t, !average);
     ctx.set_output(0, clamp_to(ctx, y, lo, hi, t), true);
 }
 
@@ -190,7 +192,8 @@ Expr quantized_reduce(const TfContext& ctx, bool mean, const TfValue& x,
             ops::fixed_point_of(in.scales[0] / out.scales[0], "the scale ratio", ctx.loc());
         int64_t multiplier = f.multiplier, shift = f.shift;
         if (mean) {
-            int64_t k = std::min<int64_t>({std::bit_width(uint64_t(count)) - 1, 32, 31 + shift});
+            int64_t k =
+                std::min<int64_t>({int64_t(std::bit_width(uint64_t(count))) - 1, 32, 31 + shift});
             multiplier = (multiplier << k) / count;
             shift -= k;
         }

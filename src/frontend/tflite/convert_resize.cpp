@@ -170,6 +170,11 @@ void convert_resize(TfContext& ctx, bool bilinear) {
     if (size.size() != 2 || size[0] < 1 || size[1] < 1) {
         ctx.error() << "the size " << ints_str(size) << " must be two positive values";
     }
+    const std::vector<int32_t>& in_shape = ctx.input_tensor(0).shape;
+    if (in_shape.size() == 4 && (in_shape[1] < 1 || in_shape[2] < 1)) {
+        ctx.error() << "the input's height and width must be positive, got " << in_shape[1]
+                    << " and " << in_shape[2];
+    }
     auto [attrs, a] = new_attrs<ops::Resize2DAttrs>();
     a->size = size;
     a->mode = bilinear ? "linear" : "nearest";

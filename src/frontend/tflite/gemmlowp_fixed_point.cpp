@@ -78,6 +78,21 @@ int32_t saturating_rounding_doubling_high_mul(int32_t a, int32_t b) {
     return int32_t((ab + nudge) / (int64_t{1} << 31));  // C++ division truncates, as gemmlowp's
 }
 
+int16_t saturating_rounding_doubling_high_mul(int16_t a, int16_t b) {
+    constexpr int16_t kMin16 = std::numeric_limits<int16_t>::min();
+    if (a == kMin16 && b == kMin16) return std::numeric_limits<int16_t>::max();
+    const int32_t ab = int32_t(a) * int32_t(b);
+    const int32_t nudge = ab >= 0 ? (1 << 14) : (1 - (1 << 14));
+    return int16_t((ab + nudge) / (1 << 15));  // C++ division truncates, as gemmlowp's
+}
+
+int16_t rounding_divide_by_pot(int16_t x, int exponent) {
+    const auto mask = int16_t((int64_t{1} << exponent) - 1);
+    const auto remainder = int16_t(x & mask);
+    const auto threshold = int16_t((mask >> 1) + (x < 0 ? 1 : 0));
+    return int16_t((int32_t(x) >> exponent) + (remainder > threshold ? 1 : 0));
+}
+
 int32_t rounding_divide_by_pot(int32_t x, int exponent) {
     const auto mask = int32_t(uint32_t((uint64_t{1} << (unsigned(exponent) & 63)) - 1));
     const int32_t remainder = x & mask;

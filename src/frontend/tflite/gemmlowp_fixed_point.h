@@ -1,9 +1,10 @@
 // gemmlowp's scalar int32 fixed-point arithmetic, which TFLite's integer kernels are written in:
 // the multiplies, shifts and the Newton-Raphson reciprocal of quantized DIV
-// (quantized_division.cpp), and the fixed-point logistic and tanh of TFLite Micro's int8 LOGISTIC
-// and TANH (convert_activation.cpp). A value with I integer bits is a raw int32 of 31 - I
-// fractional bits (Q(I).(31 - I)). Every function computes what TFLite's C++ does, with the
-// wraps of its int32 arithmetic done in unsigned arithmetic here.
+// (quantized_division.cpp), the fixed-point logistic and tanh of TFLite Micro's int8 LOGISTIC
+// and TANH (convert_activation.cpp), and the int16 forms HARD_SWISH uses
+// (quantized_hard_swish.cpp). A value with I integer bits is a raw int32 of 31 - I fractional bits
+// (Q(I).(31 - I)). Every function computes what TFLite's C++ does, with the wraps of its int32
+// arithmetic done in unsigned arithmetic here.
 #pragma once
 
 #include <cstdint>
@@ -12,11 +13,16 @@ namespace anvil::frontend::tflite::gemmlowp {
 
 // round(a * b / 2^31), halves away from zero, saturating the one overflow (INT32_MIN^2).
 int32_t saturating_rounding_doubling_high_mul(int32_t a, int32_t b);
+// The int16 form: round(a * b / 2^15), saturating INT16_MIN^2.
+int16_t saturating_rounding_doubling_high_mul(int16_t a, int16_t b);
 
 // x / 2^exponent rounded half away from zero (RoundingDivideByPOT), for exponents in [0, 31].
 // Past that range TFLite's shifts are undefined in C++; this computes what x86 and WebAssembly
 // execute (the mask's shift count mod 64, truncated to 32 bits, the shift's count mod 32).
 int32_t rounding_divide_by_pot(int32_t x, int exponent);
+// The int16 form, exponent in [0, 31]: its mask is 2^exponent - 1 truncated to 16 bits, so
+// exponents past 15 give what the kernels give (1 for x >= 0, -1 for x < 0).
+int16_t rounding_divide_by_pot(int16_t x, int exponent);
 
 // x * 2^exponent saturated to int32 (SaturatingRoundingMultiplyByPOT of exponent in [0, 31]).
 int32_t saturating_shift_left(int32_t x, int exponent);

@@ -1,45 +1,32 @@
-// TFLite's quantized hard swish (quantized_hard_swish.h). The helpers are gemmlowp's int16
-// fixed-point functions and TFLite's hard-swish ones of the same names; every int16 result wraps
-// as the kernel's int16_t arithmetic does (C++20 conversions are modular), which matters only for
-// extreme scale ratios.
+// TFLite's quantized hard swish (quantized_hard_swish.h), in gemmlowp's int16 fixed point
+// (gemmlowp_fixed_point.h) and TFLite's hard-swish helpers of the same names; every int16 result
+// wraps as the kernel's int16_t arithmetic does (C++20 conversions are modular), which matters only
+// for extreme scale ratios.
 #include "frontend/tflite/quantized_hard_swish.h"
 
 #include <algorithm>
 #include <limits>
 #include <string>
 
+#include "frontend/tflite/gemmlowp_fixed_point.h"
 #include "ops/qnn.h"
+#include "support/error.h"
 
 namespace anvil::frontend::tflite {
 
 namespace {
 
+using gemmlowp::rounding_divide_by_pot;
+using gemmlowp::saturating_rounding_doubling_high_mul;
+
 constexpr int32_t kMin = std::numeric_limits<int16_t>::min();
 constexpr int32_t kMax = std::numeric_limits<int16_t>::max();
-
-// round(a * b / 2^15), halves away from zero, saturating the one overflow (INT16_MIN^2).
-int16_t saturating_rounding_doubling_high_mul(int16_t a, int16_t b) {
-    if (a == kMin && b == kMin) return kMax;
-    const int32_t ab = int32_t(a) * int32_t(b);
-    const int32_t nudge = ab >= 0 ? (1 << 14) : (1 - (1 << 14));
-    return int16_t((ab + nudge) / (1 << 15));  // C++ division truncates, as gemmlowp's
-}
 
 // a * b / 2^15 truncated toward zero (TFLite's SaturatingDoublingHighMul, which cancels the bias
 // of the rounding one above).
 int16_t saturating_doubling_high_mul(int16_t a, int16_t b) {
     if (a == kMin && b == kMin) return kMax;
     return int16_t(int32_t(a) * int32_t(b) / (1 << 15));
-}
-
-// x / 2^exponent rounded half away from zero: gemmlowp's RoundingDivideByPOT of int16, exponent
-// in [0, 31]. Its mask is 2^exponent - 1 truncated to 16 bits, so exponents past 15 give what
-// the kernel gives (1 for x >= 0, -1 for x < 0).
-int16_t rounding_divide_by_pot(int16_t x, int32_t exponent) {
-    const auto mask = int16_t((int64_t{1} << exponent) - 1);
-    const auto remainder = int16_t(x & mask);
-    const auto threshold = int16_t((mask >> 1) + (x < 0 ? 1 : 0));
-    return int16_t((int32_t(x) >> exponent) + (remainder > threshold ? 1 : 0));
 }
 
 // x * 2^amount saturated to int16.
@@ -66,6 +53,11 @@ QuantizedHardSwish QuantizedHardSwish::from_scales(float input_scale, int32_t in
                                                  "HARD_SWISH's output scale ratio", loc);
     ops::FixedPoint reluish = ops::fixed_point_of(double(hires_input_scale / reluish_scale),
                                                   "HARD_SWISH's input scale ratio", loc);
+    if (output.shift > 0) {
+        user_error(loc) << "a quantized HARD_SWISH needs an output scale above the input scale / "
+                           "128, as TFLite's kernel; got the scales "
+                        << input_scale << " and " << output_scale;
+    }
     return {.input_zero_point = input_zero_point,
             .output_zero_point = output_zero_point,
             .output_multiplier = to_int16_multiplier(output.multiplier),

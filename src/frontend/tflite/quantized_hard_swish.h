@@ -21,9 +21,9 @@ struct QuantizedHardSwish {
     int32_t reluish_shift = 0;
     int32_t lo = 0, hi = 0;  // the result type's range
 
-    // The parameters as TFLite's Prepare computes them from the scales (in float, as TFLite); a
-    // ratio no fixed-point multiplier holds is a UserError at `loc`. output_shift > 0 (an output
-    // scale below input scale / 128) is a model TFLite refuses: the caller checks it.
+    // The parameters as TFLite's Prepare computes them from the scales (in float, as TFLite). A
+    // ratio no fixed-point multiplier holds, and an output scale at most input scale / 128 (which
+    // TFLite refuses: output_shift would be positive), are UserErrors at `loc`.
     static QuantizedHardSwish from_scales(float input_scale, int32_t input_zero_point,
                                           float output_scale, int32_t output_zero_point, int32_t lo,
                                           int32_t hi, const SourceLoc& loc);

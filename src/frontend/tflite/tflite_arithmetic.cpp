@@ -64,14 +64,17 @@ Expr float_activation(const TfContext& ctx, Expr y, int8_t act) {
 }
 
 std::pair<int64_t, int64_t> quantized_activation_range(const TfContext& ctx, int8_t act,
-                                                       const TfliteTensor& out, DataType t) {
+                                                       const TfliteTensor& out, DataType t,
+                                                       bool xnnpack_op) {
     auto [lo_d, hi_d] = ops::quantized_range(t);
     auto lo = int64_t(lo_d), hi = int64_t(hi_d);
     if (act == activation::kNone) return {lo, hi};
     Quantized q = per_tensor(ctx, out, "the result");
-    // As TFLite: the real bound divided by the float scale, rounded half away from zero.
+    const bool as_xnnpack = xnnpack_op && ctx.xnnpack_rounding() && t.bits() == 8;
     auto quantize = [&](float real) {
-        return q.zero_points[0] + int64_t(std::round(real / float(q.scales[0])));
+        const float scaled = real / float(q.scales[0]);
+        if (as_xnnpack) return int64_t(std::lrint(scaled + float(q.zero_points[0])));
+        return q.zero_points[0] + int64_t(std::round(scaled));
     };
     switch (act) {
         case activation::kRelu:

@@ -17,9 +17,13 @@ graph::Expr float_activation(const TfContext& ctx, graph::Expr y, int8_t activat
 
 // The integers a quantized result may take under a fused activation: the type's range, cut at
 // the output's quantized 0 (RELU), 0 and 6 (RELU6), -1 and 1 (RELU_N1_TO_1), as TFLite's
-// CalculateActivationRangeQuantized computes them.
+// CalculateActivationRangeQuantized computes them (zero point + the real bound / scale rounded
+// half away from zero). `xnnpack_op`: an operator the runtime's XNNPACK delegate takes with
+// rounding="XNNPACK" (8-bit products, ADD, SUB, MUL, MAX_POOL_2D), whose bounds are XNNPACK's:
+// the real bound / scale + zero point, in float, rounded half to even.
 std::pair<int64_t, int64_t> quantized_activation_range(const TfContext& ctx, int8_t activation,
-                                                       const TfliteTensor& out, DataType t);
+                                                       const TfliteTensor& out, DataType t,
+                                                       bool xnnpack_op = false);
 // `x` (an integer tensor) clamped to [lo, hi] and cast to `t`.
 graph::Expr clamp_to(const TfContext& ctx, const graph::Expr& x, int64_t lo, int64_t hi,
                      DataType t);
