@@ -693,3 +693,46 @@ def test_int8_bilinear_of_the_reference_kernel(align_corners, half_pixel):
         "main"](xv).numpy()
     np.testing.assert_array_equal(got, integer_bilinear_reference(xv, 7, 9, align_corners,
                                                                   half_pixel))
+
+
+def uint8_bilinear_reference(x, out_h, out_w, align_corners, half_pixel):
+    """TFLite's reference ResizeBilinear<uint8_t> of x [N, H, W, C] in NumPy float32: positions
+    and weights in float, v00 (1 - dy)(1 - dx) + v10 dy (1 - dx) + v01 (1 - dy) dx + v11 dy dx
+    + 0.5 rounded in that order, truncated."""
+    f = np.float32
+
+    def sampling(size_in, size_out):
+        scale = f(size_in) / f(size_out)
+        if align_corners and size_out > 1:
+            scale = f(size_in - 1) / f(size_out - 1)
+        o = np.arange(size_out).astype(f)
+        pos = (o + f(0.5)) * scale - f(0.5) if half_pixel else o * scale
+        lower = np.maximum(np.floor(pos).astype(np.int64), 0)
+        upper = np.minimum(np.ceil(pos).astype(np.int64), size_in - 1)
+        d = (pos - lower.astype(f)).astype(f)
+        return lower, upper, (f(1) - d).astype(f), d
+    y0, y1, wy0, wy1 = sampling(x.shape[1], out_h)
+    x0, x1, wx0, wx1 = sampling(x.shape[2], out_w)
+    v = x.astype(f)
+    wy0, wy1 = wy0[None, :, None, None], wy1[None, :, None, None]
+    wx0, wx1 = wx0[None, None, :, None], wx1[None, None, :, None]
+    s = v[:, y0][:, :, x0] * wy0 * wx0 + v[:, y1][:, :, x0] * wy1 * wx0
+    s = s + v[:, y0][:, :, x1] * wy0 * wx1
+    s = s + v[:, y1][:, :, x1] * wy1 * wx1 + f(0.5)
+    return s.astype(np.uint8)
+
+
+@pytest.mark.parametrize("align_corners,half_pixel", [(False, False), (True, False), (False, True)])
+@pytest.mark.parametrize("in_hw,out_hw", [((4, 5), (7, 9)), ((9, 7), (4, 3)), ((3, 3), (10, 10))])
+def test_uint8_bilinear_of_the_reference_kernel(align_corners, half_pixel, in_hw, out_hw):
+    """uint8 RESIZE_BILINEAR with rounding="TFLITE": TFLite's reference kernel in float, bit for
+    bit (also held, off-tree, to that kernel compiled from source)."""
+    m = Model("uint8")
+    x = m.input("x", [2, *in_hw, 3])
+    y = m.act("y", [2, *out_hw, 3])
+    size = m.const("size", np.array(out_hw), "int32")
+    m.w.op(23, [x, size], [y], 15, [(2, "B", align_corners), (3, "B", half_pixel)])
+    xv = m.inputs[0][1]
+    got = run_tflite(m.build([y]), [xv])
+    np.testing.assert_array_equal(got, uint8_bilinear_reference(xv, *out_hw, align_corners,
+                                                                half_pixel))

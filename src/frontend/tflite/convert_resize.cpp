@@ -6,9 +6,9 @@
 // (ResizeBilinearInteger): sampling positions in 10-bit fixed point, the four neighbours weighted
 // in int64, the sum rounded half away from zero; bit for bit. With rounding="XNNPACK", an 8-bit
 // one computes as XNNPACK's kernel (the runtime's delegate), bit for bit: positions in float,
-// weights and sums in Q11 fixed point. A uint8 one with rounding="TFLITE" interpolates the real
-// values and quantizes the result, which can differ from TFLite's float kernel by one step.
-// TFLite's kernels do not requantize: a result quantized unlike the input is refused.
+// weights and sums in Q11 fixed point. A uint8 one with rounding="TFLITE" is TFLite's reference
+// kernel, which interpolates the integers in float32; bit for bit. TFLite's kernels do not
+// requantize: a result quantized unlike the input is refused.
 #include <algorithm>
 #include <cmath>
 
@@ -155,6 +155,65 @@ Expr xnnpack_bilinear(const TfContext& ctx, const Expr& x, const std::vector<int
     return clamp_to(ctx, y, int64_t(lo), int64_t(hi), t);
 }
 
+// TFLite's reference sampling of one axis in float (ComputeInterpolationValues): for each output
+// index, the lower and upper input indices and their weights 1 - d and d, d the position less
+// the lower index (negative before the first half-pixel centre, where the kernel extrapolates).
+struct FloatSampling {
+    std::vector<int32_t> lower, upper;
+    std::vector<float> weight_lower, weight_upper;
+};
+
+FloatSampling float_sampling(int64_t in, int64_t out, bool align_corners, bool half_pixel) {
+    float scale = float(in) / float(out);
+    if (align_corners && out > 1) scale = float(in - 1) / float(out - 1);
+    FloatSampling s;
+    for (int64_t o = 0; o < out; ++o) {
+        // Each product rounded to float before the next operation, as the kernel's (float64 holds
+        // it exactly): no fused multiply-add.
+        const float pos = half_pixel ? float(double(float(o) + 0.5f) * double(scale)) - 0.5f
+                                     : float(double(o) * double(scale));
+        const auto lower = std::max(int32_t(std::floor(pos)), int32_t{0});
+        s.lower.push_back(lower);
+        s.upper.push_back(std::min(int32_t(std::ceil(pos)), int32_t(in - 1)));
+        const float d = pos - float(lower);
+        s.weight_lower.push_back(1.0f - d);
+        s.weight_upper.push_back(d);
+    }
+    return s;
+}
+
+// TFLite's reference bilinear resize of uint8 x [N, C, H, W] (ResizeBilinear<uint8_t>): in
+// float32, v00 (1 - dy)(1 - dx) + v10 dy (1 - dx) + v01 (1 - dy) dx + v11 dy dx + 0.5, each
+// product and sum rounded in that order, truncated to an integer.
+Expr reference_uint8_bilinear(const TfContext& ctx, const Expr& x, const std::vector<int64_t>& size,
+                              bool align_corners, bool half_pixel) {
+    std::vector<int64_t> shape = ctx.static_shape(x, "the input");
+    FloatSampling ys = float_sampling(shape[2], size[0], align_corners, half_pixel);
+    FloatSampling xs = float_sampling(shape[3], size[1], align_corners, half_pixel);
+    auto weights = [&](const std::vector<float>& w, bool rows) {
+        std::vector<int64_t> shape{int64_t(w.size())};
+        if (rows) shape.push_back(1);
+        runtime::NDArray a =
+            runtime::NDArray::empty(shape, graph::dl_dtype_of(DataType::float32()));
+        a.copy_from(w);
+        return ctx.constant(a);
+    };
+    Expr top = take_along(ctx, x, ys.lower, 2), bottom = take_along(ctx, x, ys.upper, 2);
+    auto term = [&](const Expr& rows, const std::vector<int32_t>& columns, const Expr& wy,
+                    const Expr& wx) {
+        Expr v = cast_to(ctx, take_along(ctx, rows, columns, 3), DataType::float32());
+        return float32_product(ctx, float32_product(ctx, v, wy), wx);
+    };
+    Expr wy0 = weights(ys.weight_lower, true), wy1 = weights(ys.weight_upper, true);
+    Expr wx0 = weights(xs.weight_lower, false), wx1 = weights(xs.weight_upper, false);
+    Expr sum = ctx.call("add", {term(top, xs.lower, wy0, wx0), term(bottom, xs.lower, wy1, wx0)});
+    sum = ctx.call("add", {sum, term(top, xs.upper, wy0, wx1)});
+    sum = ctx.call("add", {sum, term(bottom, xs.upper, wy1, wx1)});
+    sum = ctx.call("add", {sum, float32_scalar(ctx, 0.5)});
+    // The sum is at least 0.5 (the weights of each axis sum to 1), so truncating is flooring.
+    return clamp_to(ctx, ctx.call("floor", {sum}), 0, 255, DataType::uint(8));
+}
+
 void convert_resize(TfContext& ctx, bool bilinear) {
     ctx.expect_arity(2, 2, 1);
     const TfliteOptions& o = ctx.options(bilinear ? options_type::kResizeBilinear
@@ -217,8 +276,11 @@ void convert_resize(TfContext& ctx, bool bilinear) {
             true);
         return;
     }
-    Expr x = dequantized_input(ctx, 0, true);
-    ctx.set_output(0, quantized_result(ctx, ctx.call("resize2d", {x}, attrs)), true);
+    // uint8 with rounding="TFLITE": TFLite's reference kernel in float.
+    ctx.set_output(
+        0,
+        reference_uint8_bilinear(ctx, ctx.input_channels_first(0), size, align_corners, half_pixel),
+        true);
 }
 
 }  // namespace
