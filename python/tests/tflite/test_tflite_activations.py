@@ -146,6 +146,16 @@ def test_softmax(dtype, beta):
     check(m.build([y]), [a for _, a in m.inputs], exact=True)
 
 
+@pytest.mark.parametrize("beta", [1.0, 0.5])
+def test_int8_softmax_with_an_int16_result(beta):
+    """int8 in, int16 out (TFLite's scale 2^-16, zero point -32768): bit for bit."""
+    m = Model("int8")
+    x = m.input("x", [8, 10], scale=0.1)
+    y = m.w.tensor("y", [8, 10], "int16", scale=1 / 65536, zero_point=-32768)
+    m.w.op(W.SOFTMAX, [x], [y], W.SoftmaxOptions, [(0, "f", beta)])
+    check(m.build([y]), [a for _, a in m.inputs], exact=True)
+
+
 @pytest.mark.parametrize("dtype", ["int8", "uint8", "int16"])
 def test_quantize_and_dequantize(dtype):
     m = Model("float32")
