@@ -110,7 +110,7 @@ Q11Sampling q11_sampling(int64_t in, int64_t out, bool align_corners, bool half_
     return s;
 }
 
-// x (int32) gathered at `indices` along `axis`.
+// x gathered at `indices` along `axis`.
 Expr take_along(const TfContext& ctx, const Expr& x, const std::vector<int32_t>& indices,
                 int64_t axis) {
     runtime::NDArray i =
