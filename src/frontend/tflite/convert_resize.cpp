@@ -51,20 +51,33 @@ IntegerSampling integer_sampling(int64_t in, int64_t out, bool align_corners, bo
     return s;
 }
 
-// x gathered at `indices` along `axis`, as int64, times `weights` (one per index).
-Expr weighted_take(const TfContext& ctx, const Expr& x, const std::vector<int32_t>& indices,
-                   const std::vector<int64_t>& weights, int64_t axis) {
+// x gathered at `indices` along `axis`.
+Expr take_along(const TfContext& ctx, const Expr& x, const std::vector<int32_t>& indices,
+                int64_t axis) {
     runtime::NDArray i =
         runtime::NDArray::empty({int64_t(indices.size())}, graph::dl_dtype_of(DataType::int32()));
     i.copy_from(indices);
-    std::vector<int64_t> shape{int64_t(weights.size())};
-    if (axis == 2) shape.push_back(1);
-    runtime::NDArray w = runtime::NDArray::empty(shape, graph::dl_dtype_of(DataType::int64()));
-    w.copy_from(weights);
     auto [attrs, a] = new_attrs<ops::TakeAttrs>();
     a->axis = axis;
-    Expr taken = cast_to(ctx, ctx.call("take", {x, ctx.constant(i)}, attrs), DataType::int64());
-    return ctx.call("multiply", {taken, ctx.constant(w)});
+    return ctx.call("take", {x, ctx.constant(i)}, attrs);
+}
+
+// Per-index weights of the H axis (2: shape [n, 1]) or the W axis (3: shape [n]) of a
+// channels-first tensor, as a constant of type `t` (T's).
+template <typename T>
+Expr axis_weights(const TfContext& ctx, const std::vector<T>& values, DataType t, int64_t axis) {
+    std::vector<int64_t> shape{int64_t(values.size())};
+    if (axis == 2) shape.push_back(1);
+    runtime::NDArray a = runtime::NDArray::empty(shape, graph::dl_dtype_of(t));
+    a.copy_from(values);
+    return ctx.constant(a);
+}
+
+// x gathered at `indices` along `axis`, as int64, times `weights` (one per index).
+Expr weighted_take(const TfContext& ctx, const Expr& x, const std::vector<int32_t>& indices,
+                   const std::vector<int64_t>& weights, int64_t axis) {
+    Expr taken = cast_to(ctx, take_along(ctx, x, indices, axis), DataType::int64());
+    return ctx.call("multiply", {taken, axis_weights(ctx, weights, DataType::int64(), axis)});
 }
 
 // TFLite's ResizeBilinearInteger of x [N, C, H, W] (channels first) to `size`.
@@ -110,17 +123,6 @@ Q11Sampling q11_sampling(int64_t in, int64_t out, bool align_corners, bool half_
     return s;
 }
 
-// x gathered at `indices` along `axis`.
-Expr take_along(const TfContext& ctx, const Expr& x, const std::vector<int32_t>& indices,
-                int64_t axis) {
-    runtime::NDArray i =
-        runtime::NDArray::empty({int64_t(indices.size())}, graph::dl_dtype_of(DataType::int32()));
-    i.copy_from(indices);
-    auto [attrs, a] = new_attrs<ops::TakeAttrs>();
-    a->axis = axis;
-    return ctx.call("take", {x, ctx.constant(i)}, attrs);
-}
-
 // XNNPACK's 8-bit bilinear resize (its ibilinear kernels) of x [N, C, H, W]: the two rows
 // interpolated along W, then those along H, in Q11 fixed point, the Q22 result rounded (halves
 // up) by an arithmetic shift; the integers as they are (in and out quantized alike).
@@ -130,25 +132,18 @@ Expr xnnpack_bilinear(const TfContext& ctx, const Expr& x, const std::vector<int
     Q11Sampling ys = q11_sampling(shape[2], size[0], align_corners, half_pixel);
     Q11Sampling xs = q11_sampling(shape[3], size[1], align_corners, half_pixel);
     Expr wide = cast_to(ctx, x, DataType::int32());
-    auto weights = [&](const std::vector<int32_t>& w, bool rows) {
-        std::vector<int64_t> shape{int64_t(w.size())};
-        if (rows) shape.push_back(1);
-        runtime::NDArray a = runtime::NDArray::empty(shape, graph::dl_dtype_of(DataType::int32()));
-        a.copy_from(w);
-        return ctx.constant(a);
-    };
     auto q11 = [&](const Expr& v) { return ctx.call("multiply", {v, int32_scalar(ctx, 2048)}); };
     // a * 2^11 + (b - a) * weight
     auto lerp = [&](const Expr& a, const Expr& b, const Expr& w) {
         return ctx.call("add", {q11(a), ctx.call("multiply", {ctx.call("subtract", {b, a}), w})});
     };
-    Expr column_weights = weights(xs.weight, false);
+    Expr column_weights = axis_weights(ctx, xs.weight, DataType::int32(), 3);
     Expr top = take_along(ctx, wide, ys.lower, 2), bottom = take_along(ctx, wide, ys.upper, 2);
     Expr t_row =
         lerp(take_along(ctx, top, xs.lower, 3), take_along(ctx, top, xs.upper, 3), column_weights);
     Expr b_row = lerp(take_along(ctx, bottom, xs.lower, 3), take_along(ctx, bottom, xs.upper, 3),
                       column_weights);
-    Expr sum = lerp(t_row, b_row, weights(ys.weight, true));
+    Expr sum = lerp(t_row, b_row, axis_weights(ctx, ys.weight, DataType::int32(), 2));
     Expr y = ctx.call("right_shift",
                       {ctx.call("add", {sum, int32_scalar(ctx, 1 << 21)}), int32_scalar(ctx, 22)});
     auto [lo, hi] = ops::quantized_range(t);
@@ -190,22 +185,17 @@ Expr reference_uint8_bilinear(const TfContext& ctx, const Expr& x, const std::ve
     std::vector<int64_t> shape = ctx.static_shape(x, "the input");
     FloatSampling ys = float_sampling(shape[2], size[0], align_corners, half_pixel);
     FloatSampling xs = float_sampling(shape[3], size[1], align_corners, half_pixel);
-    auto weights = [&](const std::vector<float>& w, bool rows) {
-        std::vector<int64_t> shape{int64_t(w.size())};
-        if (rows) shape.push_back(1);
-        runtime::NDArray a =
-            runtime::NDArray::empty(shape, graph::dl_dtype_of(DataType::float32()));
-        a.copy_from(w);
-        return ctx.constant(a);
-    };
     Expr top = take_along(ctx, x, ys.lower, 2), bottom = take_along(ctx, x, ys.upper, 2);
     auto term = [&](const Expr& rows, const std::vector<int32_t>& columns, const Expr& wy,
                     const Expr& wx) {
         Expr v = cast_to(ctx, take_along(ctx, rows, columns, 3), DataType::float32());
         return float32_product(ctx, float32_product(ctx, v, wy), wx);
     };
-    Expr wy0 = weights(ys.weight_lower, true), wy1 = weights(ys.weight_upper, true);
-    Expr wx0 = weights(xs.weight_lower, false), wx1 = weights(xs.weight_upper, false);
+    const DataType f32 = DataType::float32();
+    Expr wy0 = axis_weights(ctx, ys.weight_lower, f32, 2);
+    Expr wy1 = axis_weights(ctx, ys.weight_upper, f32, 2);
+    Expr wx0 = axis_weights(ctx, xs.weight_lower, f32, 3);
+    Expr wx1 = axis_weights(ctx, xs.weight_upper, f32, 3);
     Expr sum = ctx.call("add", {term(top, xs.lower, wy0, wx0), term(bottom, xs.lower, wy1, wx0)});
     sum = ctx.call("add", {sum, term(top, xs.upper, wy0, wx1)});
     sum = ctx.call("add", {sum, term(bottom, xs.upper, wy1, wx1)});
