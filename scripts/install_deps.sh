@@ -25,6 +25,9 @@ packages=(
     libxgboost-dev
     # The TFLite importer reads flatbuffers with its Verifier (src/frontend/tflite).
     libflatbuffers-dev
+    # RPC to remote devices (src/runtime/rpc): ZeroMQ with CurveZMQ, and libsodium, which derives
+    # the CurveZMQ keys from the shared auth key.
+    libzmq3-dev libsodium-dev
 )
 for arg in "$@"; do
     case "$arg" in

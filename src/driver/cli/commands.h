@@ -12,5 +12,6 @@ void add_run_command(CLI::App& app, int* status);
 void add_inspect_command(CLI::App& app, int* status);
 void add_tune_command(CLI::App& app, int* status);
 void add_train_cost_model_command(CLI::App& app, int* status);
+void add_rpc_command(CLI::App& app, int* status);
 
 }  // namespace anvil::cli

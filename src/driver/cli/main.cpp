@@ -4,6 +4,7 @@
 //   anvil run model.so --inputs test_data_set_0 --compare test_data_set_0 --print-time
 //   anvil inspect model.onnx
 //   anvil tune model.onnx --time-budget 10m -o records.json  (then compile --tuning-records)
+//   anvil rpc server --port 9090 --auth-key KEY      (then anvil run model.so --rpc HOST:9090)
 //   anvil compile model.pt --input-shapes "input0:[1,3,224,224]" -o model.so  (torch.jit.save)
 //
 // Exit status: 0 on success, 1 when the model, the inputs or a comparison fail (the message says
@@ -22,6 +23,7 @@ int main(int argc, char** argv) {
     anvil::cli::add_inspect_command(app, &status);
     anvil::cli::add_tune_command(app, &status);
     anvil::cli::add_train_cost_model_command(app, &status);
+    anvil::cli::add_rpc_command(app, &status);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -1,5 +1,6 @@
 // anvil run model.so [--inputs DIR_OR_NPZ] [--outputs out.npz] [--compare DIR] [--repeat N]
 //           [--number K] [--threads T] [--print-time] [--profile] [--print-top K]
+//           [--rpc HOST:PORT --auth-key KEY]
 //
 // The model may be for the graph executor or the VM (anvil compile --executor); both run the same.
 // Inputs come from an ONNX test_data_set directory (input_K.pb, by position) or an .npz (by
@@ -8,6 +9,11 @@
 // --profile time `repeat` x `number` runs after one warm-up run; --profile times every kernel call
 // in them and prints the per-kernel table (runtime/kernel_profile.h; on the VM a kernel
 // specialized for bucket sizes has a line of its own).
+//
+// With --rpc the model runs on a remote device (runtime/rpc): the library is uploaded to the RPC
+// server there, each run sends the inputs and brings the outputs back in one round trip, and
+// --print-time / --profile time the runs on the device (TVM's time_evaluator), so the times
+// exclude the network. --auth-key defaults to $ANVIL_RPC_KEY.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -22,6 +28,9 @@
 #include "driver/compare.h"
 #include "run_values.h"
 #include "runtime/graph_executor.h"
+#include "runtime/rpc/auth_key.h"
+#include "runtime/rpc/client.h"
+#include "runtime/rpc/zmq_socket.h"
 #include "runtime/vm.h"
 #include "support/error.h"
 
@@ -41,6 +50,8 @@ struct RunArgs {
     bool profile = false;
     int print_top = 0;
     std::string labels;  // one class name per line, for --print-top
+    std::string rpc;     // HOST:PORT of an RPC server to run on
+    std::string auth_key;
 };
 
 // What `run` needs of an executor; the graph executor and the VM each provide it.
@@ -61,6 +72,20 @@ public:
     // Runs as run() does, timing every kernel call (runtime/kernel_profile.h).
     virtual void run_profiled() = 0;
     virtual std::string profile_report() const = 0;
+    // Milliseconds per run, one entry per measurement: `repeat` measurements of `number` runs
+    // after the warm-up run made before; with `profile`, every kernel call is timed too.
+    virtual std::vector<double> time_runs(int repeat, int number, bool profile) {
+        std::vector<double> ms;
+        for (int r = 0; r < repeat; ++r) {
+            auto start = std::chrono::steady_clock::now();
+            for (int n = 0; n < number; ++n) profile ? run_profiled() : run();
+            ms.push_back(
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                    .count() /
+                number);
+        }
+        return ms;
+    }
     // One per output: a tensor, or on the VM also a sequence (a tuple) or none.
     virtual std::vector<runtime::VMValue> outputs() const = 0;
 };
@@ -126,6 +151,66 @@ private:
     std::vector<runtime::VMValue> inputs_, outputs_;
 };
 
+// The model on an RPC server: the graph executor or the VM there, whichever the library needs.
+class RemoteRunner : public Executor {
+public:
+    RemoteRunner(const std::string& path, const std::string& address, const std::string& key,
+                 int threads) {
+        auto [host, port] = rpc::parse_host_port(address, "--rpc");
+        auto session = rpc::RpcSession::connect(host, port, rpc::resolve_auth_key(key));
+        if (threads > 0) {
+            rpc::Message m;
+            m.header = {{"op", "set_num_threads"}, {"threads", threads}};
+            session->request(std::move(m));
+        }
+        std::string name = std::filesystem::path(path).filename().string();
+        if (!std::filesystem::is_regular_file(path))
+            user_error() << "no model file '" << path << "'";
+        session->upload(path, name);
+        ex_ = rpc::RemoteGraphExecutor::create(rpc::RemoteModule::load(session, name));
+    }
+    int num_inputs() const override { return static_cast<int>(ex_.inputs().size()); }
+    std::string input_name(int i) const override { return ex_.inputs()[i].name; }
+    DLDataType input_dtype(int i) const override { return ex_.inputs()[i].dtype; }
+    runtime::NDArray zero_input(int i) const override {
+        if (ex_.is_vm()) {
+            user_error() << "the model runs on the VM and its input '" << input_name(i)
+                         << "' may have a symbolic shape; give the inputs with --inputs";
+        }
+        runtime::NDArray t = runtime::NDArray::empty(ex_.inputs()[i].shape, ex_.inputs()[i].dtype);
+        std::memset(t.raw_data(), 0, t.nbytes());
+        return t;
+    }
+    std::vector<std::string> output_names() const override { return ex_.output_names(); }
+    void set_inputs(const std::vector<runtime::VMValue>& inputs) override {
+        inputs_.clear();
+        for (size_t i = 0; i < inputs.size(); ++i) {
+            if (inputs[i].kind != runtime::VMValue::Kind::tensor) {
+                user_error() << "--rpc: input " << i << " '" << input_name(static_cast<int>(i))
+                             << "' is a sequence or none; over RPC models take tensors only";
+            }
+            inputs_.push_back(inputs[i].tensor);
+        }
+    }
+    void run() override { outputs_ = ex_.run_with(inputs_); }
+    void run_profiled() override { run(); }
+    std::vector<double> time_runs(int repeat, int number, bool profile) override {
+        if (profile) report_ = ex_.profile(number, repeat);
+        std::vector<double> ms;
+        for (double s : ex_.time_evaluator(number, repeat, 0)) ms.push_back(s * 1e3);
+        return ms;
+    }
+    std::string profile_report() const override { return report_; }
+    std::vector<runtime::VMValue> outputs() const override {
+        return {outputs_.begin(), outputs_.end()};
+    }
+
+private:
+    rpc::RemoteGraphExecutor ex_;
+    std::vector<runtime::NDArray> inputs_, outputs_;
+    std::string report_;
+};
+
 std::vector<runtime::VMValue> read_inputs(const std::string& source, const Executor& ex) {
     std::vector<runtime::VMValue> values;
     if (source.empty()) {
@@ -139,9 +224,11 @@ std::vector<runtime::VMValue> read_inputs(const std::string& source, const Execu
 }
 
 int run_model(const RunArgs& a) {
-    if (a.threads > 0) anvil_set_num_threads(a.threads);
+    if (a.threads > 0 && a.rpc.empty()) anvil_set_num_threads(a.threads);
     std::unique_ptr<Executor> ex;
-    if (runtime::VirtualMachine::is_vm_artifact(a.model)) {
+    if (!a.rpc.empty()) {
+        ex = std::make_unique<RemoteRunner>(a.model, a.rpc, a.auth_key, a.threads);
+    } else if (runtime::VirtualMachine::is_vm_artifact(a.model)) {
         ex = std::make_unique<VMRunner>(a.model);
     } else {
         ex = std::make_unique<GraphRunner>(a.model);
@@ -183,15 +270,7 @@ int run_model(const RunArgs& a) {
     if (!a.compare.empty() && !compare_output_values(a.compare, outputs)) status = 1;
     bool profile = a.profile;
     if (a.print_time || profile) {
-        std::vector<double> ms;
-        for (int r = 0; r < a.repeat; ++r) {
-            auto start = std::chrono::steady_clock::now();
-            for (int n = 0; n < a.number; ++n) profile ? ex->run_profiled() : ex->run();
-            ms.push_back(
-                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                    .count() /
-                a.number);
-        }
+        std::vector<double> ms = ex->time_runs(a.repeat, a.number, profile);
         std::vector<double> sorted = ms;
         std::sort(sorted.begin(), sorted.end());
         double mean = std::accumulate(ms.begin(), ms.end(), 0.0) / ms.size();
@@ -222,13 +301,17 @@ void add_run_command(CLI::App& app, int* status) {
     cmd->add_option("--repeat", args->repeat, "timed measurements")->check(CLI::PositiveNumber);
     cmd->add_option("--number", args->number, "runs per measurement")->check(CLI::PositiveNumber);
     cmd->add_option("--threads", args->threads,
-                    "worker threads (default: ANVIL_NUM_THREADS or cores)");
+                    "worker threads, on the RPC server with --rpc (default: ANVIL_NUM_THREADS or "
+                    "cores)");
     cmd->add_flag("--print-time", args->print_time, "print run-time statistics");
     cmd->add_flag("--profile", args->profile,
                   "time every kernel in the timed runs and print a per-kernel table (time, share, "
                   "GFLOP/s)");
     cmd->add_option("--print-top", args->print_top, "print the top K entries of output 0");
     cmd->add_option("--labels", args->labels, "class names, one per line, for --print-top");
+    cmd->add_option("--rpc", args->rpc, "run on the RPC server at HOST:PORT (anvil rpc server)");
+    cmd->add_option("--auth-key", args->auth_key,
+                    "the RPC server's auth key (default: $ANVIL_RPC_KEY)");
     cmd->callback([args, status] { *status = run_model(*args); });
 }
 

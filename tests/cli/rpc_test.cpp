@@ -1,0 +1,77 @@
+// `anvil rpc server` and `anvil run --rpc`: ONNX models compiled here, run on the RPC server over
+// loopback against their reference outputs, timed on the server; and the command line's errors
+// for a missing key or a malformed address.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "cli/cli_run.h"
+#include "require_package.h"
+#include "unit/runtime/rpc/server_process.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using anvil::cli::testing::Result;
+using anvil::cli::testing::run;
+using anvil::cli::testing::run_with_env;
+using anvil::cli::testing::temp_so;
+using anvil::rpc::testing::kTestKey;
+using anvil::rpc::testing::ServerProcess;
+
+const fs::path kNodeTests = "/usr/share/libonnx-testdata/data/node";
+
+// A graph-executor model with weights, and a VM model (control flow).
+TEST(CliRpc, RemoteRunsMatchTheReferenceOutputs) {
+    ASSERT_TRUE(fs::exists(kNodeTests));
+    ServerProcess server({}, /*via_cli=*/true);
+    std::string address = "127.0.0.1:" + std::to_string(server.port());
+    for (std::string name : {"test_conv_with_strides_padding", "test_if"}) {
+        fs::path dir = kNodeTests / name;
+        ANVIL_REQUIRE_ONNX_TESTDATA(fs::exists(dir));
+        std::string so = temp_so("rpc_" + name);
+        Result compiled = run("compile " + (dir / "model.onnx").string() + " -o " + so);
+        ASSERT_EQ(compiled.status, 0) << compiled.output;
+        std::string data = (dir / "test_data_set_0").string();
+        // The key from the environment, as a deployment script would give it.
+        Result r = run_with_env("ANVIL_RPC_KEY=" + kTestKey,
+                                "run " + so + " --rpc " + address + " --inputs " + data +
+                                    " --compare " + data + " --print-time --repeat 3 --profile");
+        EXPECT_EQ(r.status, 0) << name << ": " << r.output;
+        EXPECT_NE(r.output.find("output 0: "), std::string::npos) << r.output;
+        EXPECT_NE(r.output.find(": ok"), std::string::npos) << r.output;
+        EXPECT_NE(r.output.find("runs=3"), std::string::npos) << r.output;
+        fs::remove(so);
+    }
+    EXPECT_EQ(server.log_count("opened"), 2) << server.log();
+    EXPECT_EQ(server.log_count("closed by the client"), 2) << server.log();
+}
+
+TEST(CliRpc, MistakesAreClearErrors) {
+    std::string so = temp_so("rpc_missing");  // never made: the key and address come first
+    Result no_key = run_with_env("ANVIL_RPC_KEY=", "run " + so + " --rpc 127.0.0.1:9");
+    EXPECT_EQ(no_key.status, 1) << no_key.output;
+    EXPECT_NE(
+        no_key.output.find("error: RPC needs an auth key: give --auth-key or set ANVIL_RPC_KEY"),
+        std::string::npos)
+        << no_key.output;
+    Result bad_address = run("run " + so + " --rpc 127.0.0.1 --auth-key k");
+    EXPECT_EQ(bad_address.status, 1) << bad_address.output;
+    EXPECT_NE(bad_address.output.find(
+                  "error: --rpc: expected HOST:PORT (e.g. 127.0.0.1:9190), got '127.0.0.1'"),
+              std::string::npos)
+        << bad_address.output;
+    Result no_server = run("rpc server --port 0 --auth-key ''");
+    EXPECT_NE(no_server.status, 0) << no_server.output;
+    EXPECT_EQ(no_server.output.find("listening"), std::string::npos) << no_server.output;
+    ServerProcess server({}, /*via_cli=*/true);
+    Result wrong_key = run("run " + so + " --rpc 127.0.0.1:" + std::to_string(server.port()) +
+                           " --auth-key not-the-servers-key");
+    EXPECT_EQ(wrong_key.status, 1) << wrong_key.output;
+    EXPECT_NE(wrong_key.output.find("failed: the auth key is not the server's"), std::string::npos)
+        << wrong_key.output;
+    EXPECT_EQ(wrong_key.output.find("terminate"), std::string::npos) << wrong_key.output;
+}
+
+}  // namespace
