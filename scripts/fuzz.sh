@@ -7,7 +7,7 @@
 # --seconds N   how long each harness runs (default 60)
 # --jobs J      how many harnesses run at once (default 1)
 # HARNESS       onnx_import tflite_import graph_text tir_text npz graph_plan vm_program
-#               torchscript_graph dnnl_module tuning_records cost_model
+#               torchscript_graph dnnl_module tuning_records cost_model rpc_request
 #               (default: all)
 #
 # Corpora grow in build-fuzz/corpus/<harness>/ from run to run; findings (crashes, hangs,
@@ -34,7 +34,7 @@ while (($#)); do
     esac
 done
 all=(onnx_import tflite_import graph_text tir_text npz graph_plan vm_program torchscript_graph
-     dnnl_module tuning_records cost_model)
+     dnnl_module tuning_records cost_model rpc_request)
 ((${#harnesses[@]})) || harnesses=("${all[@]}")
 
 scripts/install_deps.sh --tests

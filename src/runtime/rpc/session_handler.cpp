@@ -471,10 +471,12 @@ Message SessionHandler::handle(const Message& request) {
     Json id = request.header.contains("id") ? request.header["id"] : Json();
     try {
         return state_->dispatch(request);
+    } catch (const Error& e) {
+        return make_error_reply(id, e.what());  // an InternalError's says so itself
     } catch (const std::exception& e) {
-        return make_error_reply(id, e.what());
+        return make_error_reply(id, std::string("unexpected error: ") + e.what());
     } catch (...) {
-        return make_error_reply(id, "unknown error");
+        return make_error_reply(id, "unexpected error of unknown type");
     }
 }
 

@@ -52,7 +52,8 @@ public:
     SessionHandler(const SessionHandler&) = delete;
     SessionHandler& operator=(const SessionHandler&) = delete;
 
-    // The reply to `request`; never throws: what goes wrong is the reply's "error".
+    // The reply to `request`; never throws: what goes wrong is the reply's "error" (a bug of ours
+    // reads "internal error at ..." or "unexpected error: ...", which the fuzz harness looks for).
     Message handle(const Message& request);
 
 private:
