@@ -25,11 +25,11 @@ from ._anvil import AnvilError, UserError, InternalError
 from ._context import PassContext
 from ._build import build, lower, cpu, Device
 from ._registry import register_func, get_global_func, list_global_func_names
-from . import nd, runtime, frontend, te, graph, transform, target, autotvm, auto_scheduler
+from . import nd, runtime, frontend, te, graph, transform, target, autotvm, auto_scheduler, rpc
 from .graph import parse
 
 __all__ = [
     "AnvilError", "UserError", "InternalError", "PassContext", "build", "lower", "cpu", "Device",
     "register_func", "get_global_func", "list_global_func_names", "parse", "nd", "runtime",
-    "frontend", "te", "graph", "transform", "target", "autotvm", "auto_scheduler",
+    "frontend", "te", "graph", "transform", "target", "autotvm", "auto_scheduler", "rpc",
 ]

@@ -12,15 +12,20 @@ def array(source, device=None):
     Zero copy when the array is C-contiguous, writable and its data is 64-byte aligned: the
     NDArray then shares (and keeps alive) the array's memory. NumPy arrays are usually only
     16-byte aligned, so most are copied into a new aligned tensor; use anvil.nd.aligned_empty
-    to make arrays that are shared.
+    to make arrays that are shared. With a remote device (remote.cpu(0), anvil.rpc) the result
+    is a copy on that device, an anvil.rpc.RemoteNDArray.
     """
+    if device is not None and hasattr(device, "session"):  # a remote device (anvil.rpc)
+        return device.session.array(source.numpy() if isinstance(source, NDArray) else source)
     if isinstance(source, NDArray):
         return source
     return _anvil.ndarray_from_numpy(_np.asarray(source))[0]
 
 
 def empty(shape, dtype="float32", device=None):
-    """A new uninitialised aligned tensor."""
+    """A new uninitialised aligned tensor (on a remote device when given one)."""
+    if device is not None and hasattr(device, "session"):
+        return device.session.empty(shape, dtype)
     return _anvil.ndarray_empty([int(d) for d in shape], str(_np.dtype(dtype)))
 
 

@@ -5,6 +5,7 @@ import tempfile
 import time
 
 from . import _anvil
+from .rpc import RemoteGraphExecutor as _RemoteGraphExecutor
 
 PackedFunc = _anvil.PackedFunc
 GraphExecutor = _anvil.GraphExecutor
@@ -140,9 +141,15 @@ class GraphModule:
     """
 
     def __init__(self, executor):
-        if not isinstance(executor, GraphExecutor):
+        if not isinstance(executor, (GraphExecutor, _RemoteGraphExecutor)):
             raise _anvil.UserError("GraphModule expects lib['default'](dev)")
         self.executor = executor
+
+    @property
+    def module(self):
+        """The executor as TVM's GraphModule.module: module.time_evaluator("run", dev, number,
+        repeat, min_repeat_ms)() times run() (on a remote device: there, without the network)."""
+        return self.executor if isinstance(self.executor, _RemoteGraphExecutor) else _LocalTimer(self)
 
     def set_input(self, key=None, value=None, **params):
         """Copies a NumPy array or NDArray into an input (by name or index)."""
@@ -204,7 +211,11 @@ class GraphModule:
 
     def benchmark(self, device=None, repeat=5, number=1, min_repeat_ms=0, end_to_end=False):
         """Times run(): `repeat` measurements, each the mean of `number` runs (raised until one
-        measurement takes at least min_repeat_ms). Returns a BenchmarkResult in ms."""
+        measurement takes at least min_repeat_ms). Returns a BenchmarkResult in ms. A model on a
+        remote device is timed there."""
+        if isinstance(self.executor, _RemoteGraphExecutor):
+            seconds = self.executor.time_evaluator("run", device, number, repeat, min_repeat_ms)()
+            return BenchmarkResult([t * 1e3 for t in seconds.results])
         self.executor.run()  # warm up
         times = []
         for _ in range(repeat):
@@ -219,6 +230,25 @@ class GraphModule:
                 n *= 2
             times.append(elapsed / n)
         return BenchmarkResult(times)
+
+
+class _LocalTimer:
+    """GraphModule.module of a local model: time_evaluator as on a remote one, in seconds."""
+
+    def __init__(self, graph_module):
+        self._m = graph_module
+
+    def time_evaluator(self, name, dev=None, number=10, repeat=1, min_repeat_ms=0):
+        """A function timing run() that returns an anvil.rpc.ProfileResult in seconds."""
+        if name != "run":
+            raise _anvil.UserError(f"time_evaluator times 'run', not '{name}'")
+        from .rpc import ProfileResult
+
+        def evaluate(*args):
+            ms = self._m.benchmark(dev, repeat=repeat, number=number, min_repeat_ms=min_repeat_ms)
+            return ProfileResult([t / 1e3 for t in ms.results])
+
+        return evaluate
 
 
 class VirtualMachine:

@@ -25,6 +25,7 @@ void init_frontend_pytorch(py::module_& m);
 void init_frontend_tflite(py::module_& m);
 void init_autotvm(py::module_& m);
 void init_auto_scheduler(py::module_& m);
+void init_rpc(py::module_& m);
 
 // A graph expression as Python holds it (anvil.graph.Expr).
 struct PyExpr {

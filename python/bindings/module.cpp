@@ -42,4 +42,5 @@ PYBIND11_MODULE(_anvil, m) {
     anvil::python::init_frontend_tflite(m);
     anvil::python::init_autotvm(m);
     anvil::python::init_auto_scheduler(m);
+    anvil::python::init_rpc(m);
 }

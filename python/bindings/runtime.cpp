@@ -360,7 +360,7 @@ py::object vm_value_to_python(const runtime::VMValue& v) {
         case runtime::VMValue::Kind::tuple: {
             py::list items;
             for (const auto& f : v.fields) items.append(vm_value_to_python(f));
-            return std::move(items);
+            return items;
         }
         case runtime::VMValue::Kind::none:
             break;

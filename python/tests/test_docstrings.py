@@ -4,11 +4,11 @@ import inspect
 import re
 
 import anvil
-from anvil import auto_scheduler, autotvm, frontend, graph, nd, runtime, te, transform
+from anvil import auto_scheduler, autotvm, frontend, graph, nd, rpc, runtime, te, transform
 from anvil.autotvm import callback, measure, record, space, task, tuner
 from anvil.graph import op as graph_op
 
-MODULES = [anvil, te, nd, runtime, graph, graph_op, transform, frontend, autotvm, callback,
+MODULES = [anvil, te, nd, runtime, rpc, graph, graph_op, transform, frontend, autotvm, callback,
            measure, record, space, task, tuner, auto_scheduler] + [
                getattr(auto_scheduler, name) for name in auto_scheduler.__all__
                if name.islower() and hasattr(getattr(auto_scheduler, name), "__file__")]
