@@ -11,7 +11,11 @@
     print(m.module.time_evaluator("run", dev, number=10, repeat=3)())
 
 The server is `anvil rpc server` or the standalone anvil-rpc-server (what a board runs);
-anvil.rpc.Server starts one from Python. Every connection is authenticated and encrypted with the
+anvil.rpc.Server starts one from Python. A tracker pools servers under device keys::
+
+    tracker = anvil.rpc.connect_tracker("10.0.0.1", 9190, auth_key=key)
+    remote = tracker.request("rk3588")        # waits for a free device of that key
+ Every connection is authenticated and encrypted with the
 shared auth key (src/runtime/rpc/auth_key.h); errors are anvil.UserError naming the server.
 """
 import json
@@ -281,31 +285,60 @@ def connect(host, port, auth_key=None, timeout=10):
                                                 float(timeout)))
 
 
-class Server:
-    """An RPC server in a process of its own (TVM's rpc.Server): the standalone anvil-rpc-server.
+class TrackerSession:
+    """A connection to an RPC tracker (anvil.rpc.connect_tracker)."""
 
-        server = anvil.rpc.Server(host="127.0.0.1", port=0, auth_key=key)   # port 0: any free one
-        remote = anvil.rpc.connect("127.0.0.1", server.port, auth_key=key)
-        ...
-        server.terminate()
-    """
+    def __init__(self, client):
+        self._client = client
 
-    def __init__(self, host="0.0.0.0", port=9090, auth_key=None, extra_args=()):
+    def request(self, key, priority=1, session_timeout=0):
+        """Waits for a free device of `key` (higher priority first) and opens a session on it;
+        session_timeout > 0 bounds the wait in seconds. anvil.UserError at once when no device of
+        that key is registered."""
+        return RPCSession(self._client.request(key, int(priority), float(session_timeout)))
+
+    def summary(self):
+        """{"devices": [{device_key, address, free, max_sessions}], "queues": {key: waiting}}."""
+        return json.loads(self._client.status())
+
+    def text_summary(self):
+        """The summary as a table, as `anvil rpc status` prints it."""
+        s = self.summary()
+        lines = [f"{'device key':20} {'address':24} {'free':>6} {'max':>6}"]
+        for d in s["devices"]:
+            lines.append(f"{d['device_key']:20} {d['address']:24} {d['free']:6} "
+                         f"{d['max_sessions']:6}")
+        for key, waiting in sorted(s["queues"].items()):
+            lines.append(f"queue '{key}': {waiting} waiting")
+        return "\n".join(lines)
+
+
+def connect_tracker(host, port, auth_key=None, timeout=10):
+    """Connects to an RPC tracker. auth_key: the pool's shared key (default: $ANVIL_RPC_KEY)."""
+    return TrackerSession(_anvil.TrackerClient(str(host), int(port), auth_key or "",
+                                               float(timeout)))
+
+
+class _Service:
+    """A standalone RPC program in a process of its own, on the port its first line names."""
+
+    def __init__(self, program, what, host, port, auth_key, args):
         env = dict(os.environ)
         if auth_key:
             env["ANVIL_RPC_KEY"] = auth_key  # not on the command line, where ps would show it
         self.host = host
         self.proc = subprocess.Popen(
-            [_anvil.rpc_server_path(), "--host", host, "--port", str(port), *extra_args],
+            [program, "--host", host, "--port", str(port), *args],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
         line = self.proc.stdout.readline()
         if "listening on" not in line:
             self.proc.wait(timeout=10)
-            raise _anvil.UserError("the RPC server did not start: " + self.proc.stderr.read().strip())
+            raise _anvil.UserError(f"the RPC {what} did not start: " +
+                                   self.proc.stderr.read().strip())
         self.port = int(line.rsplit(":", 1)[1])
 
     def terminate(self):
-        """Stops the server; returns what it logged."""
+        """Stops the process; returns what it logged."""
         if self.proc.poll() is None:
             self.proc.terminate()
         _, log = self.proc.communicate(timeout=30)
@@ -316,3 +349,31 @@ class Server:
 
     def __exit__(self, *exc):
         self.terminate()
+
+
+class Server(_Service):
+    """An RPC server in a process of its own (TVM's rpc.Server): the standalone anvil-rpc-server.
+
+        server = anvil.rpc.Server(host="127.0.0.1", port=0, auth_key=key)   # port 0: any free one
+        remote = anvil.rpc.connect("127.0.0.1", server.port, auth_key=key)
+        ...
+        server.terminate()
+
+    tracker="HOST:PORT" and key="DEVICE_KEY" register it with a tracker; extra_args go to the
+    program as they are (e.g. ["--max-sessions", "1"]).
+    """
+
+    def __init__(self, host="0.0.0.0", port=9090, auth_key=None, tracker=None, key=None,
+                 extra_args=()):
+        args = list(extra_args)
+        if tracker:
+            args += ["--tracker", str(tracker), "--device-key", str(key or "")]
+        super().__init__(_anvil.rpc_server_path(), "server", host, port, auth_key, args)
+
+
+class Tracker(_Service):
+    """An RPC tracker in a process of its own (TVM's rpc.tracker.Tracker): anvil-rpc-tracker."""
+
+    def __init__(self, host="0.0.0.0", port=9190, auth_key=None, extra_args=()):
+        super().__init__(_anvil.rpc_tracker_path(), "tracker", host, port, auth_key,
+                         list(extra_args))

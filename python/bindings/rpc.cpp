@@ -98,6 +98,30 @@ void init_rpc(py::module_& m) {
         .def_property_readonly("address", &RpcSession::address)
         .def_property_readonly("limits", [](const RpcSession& s) { return s.limits().dump(); });
 
+    py::class_<rpc::TrackerClient>(m, "TrackerClient", "A connection to an RPC tracker.")
+        .def(
+            py::init([](const std::string& host, int port, const std::string& key, double timeout) {
+                return std::make_unique<rpc::TrackerClient>(
+                    host, port, rpc::resolve_auth_key(key, "auth_key"),
+                    rpc::ClientOptions{.connect_timeout_s = timeout});
+            }),
+            py::arg("host"), py::arg("port"), py::arg("auth_key"), py::arg("timeout"),
+            release_gil())
+        .def("request", &rpc::TrackerClient::request, py::arg("device_key"), py::arg("priority"),
+             py::arg("wait_s"), release_gil())
+        .def(
+            "status",
+            [](rpc::TrackerClient& t) {
+                rpc::Json status;
+                {
+                    py::gil_scoped_release unlocked;
+                    status = t.status();
+                }
+                return status.dump();
+            },
+            "The tracker's devices and queues, as JSON text.")
+        .def_property_readonly("address", &rpc::TrackerClient::address);
+
     py::class_<RemoteTensor>(m, "RemoteTensor", "A tensor on the remote device.")
         .def_static(
             "from_array",
@@ -207,6 +231,14 @@ void init_rpc(py::module_& m) {
         const std::string build_path;
 #endif
         return tune::find_helper_program("anvil-rpc-server", "ANVIL_RPC_SERVER", build_path);
+    });
+    m.def("rpc_tracker_path", [] {
+#ifdef ANVIL_RPC_TRACKER_BUILD_PATH
+        const std::string build_path = ANVIL_RPC_TRACKER_BUILD_PATH;
+#else
+        const std::string build_path;
+#endif
+        return tune::find_helper_program("anvil-rpc-tracker", "ANVIL_RPC_TRACKER", build_path);
     });
 }
 

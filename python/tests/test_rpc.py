@@ -2,6 +2,8 @@
 on loopback), run there through anvil.runtime.GraphModule with remote tensors, timed there; kernels
 called on remote tensors; and the errors of a wrong key, a local array given to a remote kernel, a
 missing function."""
+import time
+
 import numpy as np
 import pytest
 
@@ -97,3 +99,31 @@ def test_wrong_or_missing_key_is_refused(server, monkeypatch):
         anvil.rpc.connect("127.0.0.1", server.port)
     monkeypatch.setenv("ANVIL_RPC_KEY", KEY)
     assert anvil.rpc.connect("127.0.0.1", server.port).address.endswith(str(server.port))
+
+
+def test_tracker_hands_out_devices(model_library):
+    with anvil.rpc.Tracker(host="127.0.0.1", port=0, auth_key=KEY) as tracker:
+        servers = [anvil.rpc.Server(host="127.0.0.1", port=0, auth_key=KEY,
+                                    tracker=f"127.0.0.1:{tracker.port}", key="board",
+                                    extra_args=["--max-sessions", "1"]) for _ in range(2)]
+        try:
+            client = anvil.rpc.connect_tracker("127.0.0.1", tracker.port, auth_key=KEY)
+            for _ in range(100):
+                if len(client.summary()["devices"]) == 2:
+                    break
+                time.sleep(0.05)
+            assert "board" in client.text_summary()
+            a = client.request("board")
+            b = client.request("board", priority=2)
+            assert a.address != b.address
+            a.upload(model_library)
+            m = anvil.runtime.GraphModule(a.load_module("net.so")["default"](a.cpu(0)))
+            x = np.ones((2, 8), dtype=np.float32)
+            np.testing.assert_array_equal(m.run_with(x)[0].numpy(), 2 * x)
+            with pytest.raises(anvil.UserError, match="no device of key 'gpu' is registered"):
+                client.request("gpu")
+            with pytest.raises(anvil.UserError, match="no device of key 'board' became free"):
+                client.request("board", session_timeout=0.5)
+        finally:
+            for s in servers:
+                s.terminate()

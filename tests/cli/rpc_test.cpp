@@ -3,8 +3,11 @@
 // for a missing key or a malformed address.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
+#include <sstream>
 #include <string>
+#include <thread>
 
 #include "cli/cli_run.h"
 #include "require_package.h"
@@ -19,6 +22,7 @@ using anvil::cli::testing::run_with_env;
 using anvil::cli::testing::temp_so;
 using anvil::rpc::testing::kTestKey;
 using anvil::rpc::testing::ServerProcess;
+using anvil::rpc::testing::Service;
 
 const fs::path kNodeTests = "/usr/share/libonnx-testdata/data/node";
 
@@ -46,6 +50,53 @@ TEST(CliRpc, RemoteRunsMatchTheReferenceOutputs) {
     }
     EXPECT_EQ(server.log_count("opened"), 2) << server.log();
     EXPECT_EQ(server.log_count("closed by the client"), 2) << server.log();
+}
+
+// anvil rpc status lists the pool; anvil run --tracker --device-key runs on a device from it.
+TEST(CliRpc, TrackerStatusAndRunsOnAPooledDevice) {
+    fs::path dir = kNodeTests / "test_conv_with_strides_padding";
+    ANVIL_REQUIRE_ONNX_TESTDATA(fs::exists(dir));
+    ServerProcess tracker(Service::tracker, {});
+    std::string address = "127.0.0.1:" + std::to_string(tracker.port());
+    ServerProcess board({"--tracker", address, "--device-key", "board", "--max-sessions", "1"});
+    std::string key = " --auth-key " + kTestKey;
+    Result status;
+    for (int i = 0; i < 100; ++i) {
+        status = run("rpc status --tracker " + address + key);
+        if (status.output.find("board") != std::string::npos) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_EQ(status.status, 0) << status.output;
+    EXPECT_NE(status.output.find("tracker " + address + ": 1 device(s)"), std::string::npos)
+        << status.output;
+    // The device's row: key, address, free, max sessions, waiting clients.
+    size_t row = status.output.find("\nboard ");
+    ASSERT_NE(row, std::string::npos) << status.output;
+    std::istringstream fields(status.output.substr(row + 1));
+    std::vector<std::string> columns(5);
+    for (std::string& c : columns) fields >> c;
+    EXPECT_EQ(columns, (std::vector<std::string>{
+                           "board", "127.0.0.1:" + std::to_string(board.port()), "1", "1", "0"}))
+        << status.output;
+    std::string so = temp_so("rpc_tracked");
+    ASSERT_EQ(run("compile " + (dir / "model.onnx").string() + " -o " + so).status, 0);
+    std::string data = (dir / "test_data_set_0").string();
+    Result r = run("run " + so + " --tracker " + address + " --device-key board" + key +
+                   " --inputs " + data + " --compare " + data);
+    EXPECT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find(": ok"), std::string::npos) << r.output;
+    EXPECT_EQ(board.log_count("opened"), 1) << board.log();
+    Result unknown = run("run " + so + " --tracker " + address + " --device-key phone" + key);
+    EXPECT_EQ(unknown.status, 1) << unknown.output;
+    EXPECT_NE(unknown.output.find("no device of key 'phone' is registered with the tracker; it "
+                                  "has 'board'"),
+              std::string::npos)
+        << unknown.output;
+    Result half = run("run " + so + " --tracker " + address + key);
+    EXPECT_EQ(half.status, 1) << half.output;
+    EXPECT_NE(half.output.find("error: --tracker and --device-key go together"), std::string::npos)
+        << half.output;
+    fs::remove(so);
 }
 
 TEST(CliRpc, MistakesAreClearErrors) {

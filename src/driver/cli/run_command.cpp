@@ -1,6 +1,6 @@
 // anvil run model.so [--inputs DIR_OR_NPZ] [--outputs out.npz] [--compare DIR] [--repeat N]
 //           [--number K] [--threads T] [--print-time] [--profile] [--print-top K]
-//           [--rpc HOST:PORT --auth-key KEY]
+//           [--rpc HOST:PORT | --tracker HOST:PORT --device-key K] [--auth-key KEY]
 //
 // The model may be for the graph executor or the VM (anvil compile --executor); both run the same.
 // Inputs come from an ONNX test_data_set directory (input_K.pb, by position) or an .npz (by
@@ -13,7 +13,8 @@
 // With --rpc the model runs on a remote device (runtime/rpc): the library is uploaded to the RPC
 // server there, each run sends the inputs and brings the outputs back in one round trip, and
 // --print-time / --profile time the runs on the device (TVM's time_evaluator), so the times
-// exclude the network. --auth-key defaults to $ANVIL_RPC_KEY.
+// exclude the network. With --tracker and --device-key the tracker gives the next free device of
+// that key (waiting in its queue). --auth-key defaults to $ANVIL_RPC_KEY.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -49,8 +50,10 @@ struct RunArgs {
     bool print_time = false;
     bool profile = false;
     int print_top = 0;
-    std::string labels;  // one class name per line, for --print-top
-    std::string rpc;     // HOST:PORT of an RPC server to run on
+    std::string labels;   // one class name per line, for --print-top
+    std::string rpc;      // HOST:PORT of an RPC server to run on
+    std::string tracker;  // or of a tracker to ask for a device of device_key
+    std::string device_key;
     std::string auth_key;
 };
 
@@ -154,10 +157,17 @@ private:
 // The model on an RPC server: the graph executor or the VM there, whichever the library needs.
 class RemoteRunner : public Executor {
 public:
-    RemoteRunner(const std::string& path, const std::string& address, const std::string& key,
-                 int threads) {
-        auto [host, port] = rpc::parse_host_port(address, "--rpc");
-        auto session = rpc::RpcSession::connect(host, port, rpc::resolve_auth_key(key));
+    RemoteRunner(const std::string& path, const RunArgs& a) {
+        std::string key = rpc::resolve_auth_key(a.auth_key);
+        std::shared_ptr<rpc::RpcSession> session;
+        if (!a.tracker.empty()) {
+            auto [host, port] = rpc::parse_host_port(a.tracker, "--tracker");
+            session = rpc::TrackerClient(host, port, key).request(a.device_key);
+        } else {
+            auto [host, port] = rpc::parse_host_port(a.rpc, "--rpc");
+            session = rpc::RpcSession::connect(host, port, key);
+        }
+        int threads = a.threads;
         if (threads > 0) {
             rpc::Message m;
             m.header = {{"op", "set_num_threads"}, {"threads", threads}};
@@ -224,10 +234,15 @@ std::vector<runtime::VMValue> read_inputs(const std::string& source, const Execu
 }
 
 int run_model(const RunArgs& a) {
-    if (a.threads > 0 && a.rpc.empty()) anvil_set_num_threads(a.threads);
+    bool remote = !a.rpc.empty() || !a.tracker.empty();
+    if (!a.rpc.empty() && !a.tracker.empty()) user_error() << "give --rpc or --tracker, not both";
+    if (a.tracker.empty() != a.device_key.empty()) {
+        user_error() << "--tracker and --device-key go together";
+    }
+    if (a.threads > 0 && !remote) anvil_set_num_threads(a.threads);
     std::unique_ptr<Executor> ex;
-    if (!a.rpc.empty()) {
-        ex = std::make_unique<RemoteRunner>(a.model, a.rpc, a.auth_key, a.threads);
+    if (remote) {
+        ex = std::make_unique<RemoteRunner>(a.model, a);
     } else if (runtime::VirtualMachine::is_vm_artifact(a.model)) {
         ex = std::make_unique<VMRunner>(a.model);
     } else {
@@ -310,8 +325,11 @@ void add_run_command(CLI::App& app, int* status) {
     cmd->add_option("--print-top", args->print_top, "print the top K entries of output 0");
     cmd->add_option("--labels", args->labels, "class names, one per line, for --print-top");
     cmd->add_option("--rpc", args->rpc, "run on the RPC server at HOST:PORT (anvil rpc server)");
+    cmd->add_option("--tracker", args->tracker,
+                    "run on a device from the tracker at HOST:PORT (with --device-key)");
+    cmd->add_option("--device-key", args->device_key, "the kind of device to ask the tracker for");
     cmd->add_option("--auth-key", args->auth_key,
-                    "the RPC server's auth key (default: $ANVIL_RPC_KEY)");
+                    "the RPC server's or tracker's auth key (default: $ANVIL_RPC_KEY)");
     cmd->callback([args, status] { *status = run_model(*args); });
 }
 

@@ -1,11 +1,10 @@
 #include "runtime/rpc/client.h"
 
-#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <iterator>
 
-#include "runtime/rpc/zmq_socket.h"
+#include "runtime/rpc/connection.h"
 #include "support/error.h"
 
 namespace anvil::rpc {
@@ -16,8 +15,6 @@ using Clock = std::chrono::steady_clock;
 
 // A chunk of an upload leaves room for the header within the server's message limit.
 constexpr int64_t kMaxChunkBytes = int64_t{64} << 20;
-
-std::atomic<int> next_monitor_id{0};
 
 Json info_shape(const runtime::NDArray& t) {
     return std::vector<int64_t>(t.shape().begin(), t.shape().end());
@@ -48,160 +45,33 @@ std::string bytes_of(const runtime::NDArray& t) {
 }  // namespace
 
 struct RpcSession::State {
-    std::string address;
-    ZmqContext context;
-    ZmqSocket socket{context, ZMQ_DEALER};
-    ZmqSocket monitor{context, ZMQ_PAIR};
-    int64_t next_id = 1;
+    std::unique_ptr<Connection> connection;
     Json limits;
-    bool connected = false;
-    std::string lost;  // why the connection is gone, once it is
-
-    // Reads the monitor's events; returns the last one seen (0 when none), `timeout_ms` for the
-    // first.
-    int next_event(int timeout_ms) {
-        zmq_pollitem_t item{monitor.get(), 0, ZMQ_POLLIN, 0};
-        if (zmq_poll(&item, 1, timeout_ms) <= 0) return 0;
-        std::vector<std::string> frames;
-        if (receive_frames(monitor.get(), &frames, 4, 1 << 12, true) != ReceiveStatus::ok ||
-            frames.empty() || frames[0].size() < 2) {
-            return 0;
-        }
-        uint16_t event = 0;
-        std::memcpy(&event, frames[0].data(), sizeof event);
-        return event;
-    }
-
-    std::string failure_of(int event) const {
-        switch (event) {
-            case ZMQ_EVENT_CONNECT_RETRIED:
-                return "cannot connect to " + address + " (refused; is the server running?)";
-            case ZMQ_EVENT_HANDSHAKE_FAILED_AUTH:
-                return "the server at " + address +
-                       " refused this client's key: the auth key is "
-                       "not the server's";
-            case ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL:
-            case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL:
-            case ZMQ_EVENT_DISCONNECTED:
-                return "the handshake with " + address +
-                       " failed: the auth key is not the server's, or it is not an Anvil RPC "
-                       "server";
-            default:
-                return "";
-        }
-    }
-
-    void handshake(double timeout_s) {
-        Clock::time_point deadline =
-            Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1e3));
-        for (;;) {
-            auto left =
-                std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-            if (left.count() <= 0) {
-                user_error() << "no answer from " << address << " within " << timeout_s
-                             << " s (is it an Anvil RPC server, and reachable?)";
-            }
-            int event = next_event(static_cast<int>(left.count()));
-            if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) return;
-            std::string failure = failure_of(event);
-            if (!failure.empty()) user_error() << failure;
-        }
-    }
-
-    Message round_trip(Message request, double timeout_s) {
-        if (!lost.empty()) user_error() << lost;
-        int64_t id = next_id++;
-        request.header["id"] = id;
-        std::string op = header_op(request.header);
-        send_frames(socket.get(), message_frames(request));
-        Clock::time_point deadline =
-            Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1e3));
-        for (;;) {
-            auto left =
-                std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-            if (left.count() <= 0) {
-                lost = "no reply from " + address + " to '" + op + "' within " +
-                       std::to_string(static_cast<int64_t>(timeout_s)) + " s";
-                user_error() << lost;
-            }
-            zmq_pollitem_t items[] = {{socket.get(), 0, ZMQ_POLLIN, 0},
-                                      {monitor.get(), 0, ZMQ_POLLIN, 0}};
-            int rc = zmq_poll(items, 2, static_cast<long>(std::min<int64_t>(left.count(), 1000)));
-            if (rc < 0 && errno != EINTR)
-                user_error() << "RPC: poll failed: " << zmq_strerror(errno);
-            if (rc <= 0) continue;
-            if (items[1].revents & ZMQ_POLLIN) {
-                int event = next_event(0);
-                if (event == ZMQ_EVENT_DISCONNECTED) {
-                    lost = "the connection to " + address + " was lost during '" + op + "'";
-                    user_error() << lost;
-                }
-            }
-            if (!(items[0].revents & ZMQ_POLLIN)) continue;
-            std::vector<std::string> frames;
-            if (receive_frames(socket.get(), &frames, 1 << 20, int64_t{1} << 62, true) !=
-                ReceiveStatus::ok) {
-                continue;
-            }
-            Message reply =
-                parse_frames(std::move(frames), MessageLimits{.max_header_bytes = int64_t{1} << 30,
-                                                              .max_blob_bytes = int64_t{1} << 62,
-                                                              .max_blobs = 1 << 20});
-            const Json& reply_id = reply.header["id"];
-            if (reply.header.contains("error")) {
-                std::string error = reply.header["error"].is_string()
-                                        ? reply.header["error"].get<std::string>()
-                                        : reply.header["error"].dump();
-                // An error without an id answers a request the server could not read: ours.
-                if (reply_id.is_null() || reply_id == id) {
-                    user_error() << "remote " << address << ": " << error;
-                }
-            }
-            if (reply_id == id) return reply;
-            // A late reply to a request given up on: not ours.
-        }
-    }
 };
 
 RpcSession::RpcSession(std::unique_ptr<State> state) : state_(std::move(state)) {}
 
 std::shared_ptr<RpcSession> RpcSession::connect(const std::string& host, int port,
                                                 const std::string& auth_key,
-                                                const ClientOptions& options) {
-    if (auth_key.empty()) user_error() << "RPC: an auth key is needed to connect";
-    if (port < 1 || port > 65535) user_error() << "RPC: port " << port << " is out of range";
+                                                const ClientOptions& options,
+                                                const std::string& ticket) {
     auto state = std::make_unique<State>();
-    state->address = (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
-                     std::to_string(port);
-    configure_connecting_end(state->socket, auth_key);
-    // Messages wait for a finished handshake instead of queueing for a connection that may fail.
-    state->socket.set(ZMQ_IMMEDIATE, 1);
-    state->socket.set(ZMQ_HANDSHAKE_IVL, static_cast<int>(options.connect_timeout_s * 1e3));
-    if (host.find(':') != std::string::npos) state->socket.set(ZMQ_IPV6, 1);
-    std::string monitor = "inproc://anvil-rpc-monitor-" + std::to_string(next_monitor_id++);
-    int events = ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH |
-                 ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
-                 ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_CONNECT_RETRIED;
-    if (zmq_socket_monitor(state->socket.get(), monitor.c_str(), events) != 0) {
-        user_error() << "RPC: cannot monitor the connection: " << zmq_strerror(errno);
-    }
-    state->monitor.connect(monitor);
-    state->socket.connect(tcp_endpoint(host, port));
-    state->handshake(options.connect_timeout_s);
+    state->connection =
+        std::make_unique<Connection>(host, port, auth_key, options.connect_timeout_s);
     Message open;
     open.header["op"] = "session.open";
-    Message reply = state->round_trip(std::move(open), options.connect_timeout_s);
+    if (!ticket.empty()) open.header["ticket"] = ticket;
+    Message reply = state->connection->round_trip(std::move(open), options.connect_timeout_s);
     state->limits = reply.header.value("limits", Json::object());
-    state->connected = true;
     return std::shared_ptr<RpcSession>(new RpcSession(std::move(state)));
 }
 
 RpcSession::~RpcSession() {
-    if (!state_->connected || !state_->lost.empty()) return;
+    if (!state_->connection->usable()) return;
     try {
         Message close;
         close.header["op"] = "session.close";
-        state_->round_trip(std::move(close), 5);
+        state_->connection->round_trip(std::move(close), 5);
     } catch (const std::exception&) {
         // The server closes idle sessions itself.
     }
@@ -214,7 +84,7 @@ Message RpcSession::request(Message request) {
         timeout = state_->limits["request_timeout_s"].get<double>();
     }
     // The server answers by its timeout; the margin covers transfers.
-    return state_->round_trip(std::move(request), timeout + 60);
+    return state_->connection->round_trip(std::move(request), timeout + 60);
 }
 
 void RpcSession::free(int64_t handle) noexcept {
@@ -256,7 +126,7 @@ void RpcSession::upload(const std::string& local_path, const std::string& remote
 }
 
 const std::string& RpcSession::address() const {
-    return state_->address;
+    return state_->connection->address();
 }
 const Json& RpcSession::limits() const {
     return state_->limits;
@@ -459,6 +329,39 @@ std::string RemoteGraphExecutor::profile(int number, int repeat) const {
     m.header["repeat"] = repeat;
     Message reply = handle_.session().request(std::move(m));
     return header_string(reply.header, "report");
+}
+
+TrackerClient::TrackerClient(const std::string& host, int port, const std::string& auth_key,
+                             const ClientOptions& options)
+    : connection_(std::make_unique<Connection>(host, port, auth_key, options.connect_timeout_s)),
+      auth_key_(auth_key),
+      options_(options) {}
+
+TrackerClient::~TrackerClient() = default;
+
+std::shared_ptr<RpcSession> TrackerClient::request(const std::string& device_key, int priority,
+                                                   double wait_s) {
+    Message m;
+    m.header = {{"op", "tracker.request"}, {"device_key", device_key}, {"priority", priority}};
+    if (wait_s > 0) m.header["wait_s"] = wait_s;
+    // The tracker answers by wait_s (or when no device of the key is left); the margin covers
+    // the trip.
+    Message reply = connection_->round_trip(std::move(m), wait_s > 0 ? wait_s + 30 : 1e9);
+    return RpcSession::connect(header_string(reply.header, "host"),
+                               static_cast<int>(header_int(reply.header, "port")), auth_key_,
+                               options_, header_string(reply.header, "ticket"));
+}
+
+Json TrackerClient::status() {
+    Message m;
+    m.header["op"] = "tracker.status";
+    Message reply = connection_->round_trip(std::move(m), options_.connect_timeout_s);
+    reply.header.erase("id");
+    return reply.header;
+}
+
+const std::string& TrackerClient::address() const {
+    return connection_->address();
 }
 
 }  // namespace anvil::rpc

@@ -30,10 +30,12 @@ struct ClientOptions {
 
 class RpcSession {
 public:
-    // Connects, authenticates (auth_key.h) and opens a session.
+    // Connects, authenticates (auth_key.h) and opens a session; `ticket`: the one the tracker
+    // gave for a session it reserved (TrackerClient::request).
     static std::shared_ptr<RpcSession> connect(const std::string& host, int port,
                                                const std::string& auth_key,
-                                               const ClientOptions& options = {});
+                                               const ClientOptions& options = {},
+                                               const std::string& ticket = "");
     ~RpcSession();
     RpcSession(const RpcSession&) = delete;
     RpcSession& operator=(const RpcSession&) = delete;
@@ -56,6 +58,29 @@ private:
     struct State;
     explicit RpcSession(std::unique_ptr<State> state);
     std::unique_ptr<State> state_;
+};
+
+class Connection;
+
+// A connection to a tracker (tracker.h): devices by key, and what the pool holds.
+class TrackerClient {
+public:
+    TrackerClient(const std::string& host, int port, const std::string& auth_key,
+                  const ClientOptions& options = {});
+    ~TrackerClient();
+
+    // Waits in the key's queue for a free device (at most wait_s seconds when positive) and opens
+    // a session on it; UserError at once when no device of the key is registered.
+    std::shared_ptr<RpcSession> request(const std::string& device_key, int priority = 1,
+                                        double wait_s = 0);
+    // devices [{device_key, address, free, max_sessions}] and queues {device_key: waiting}.
+    Json status();
+    const std::string& address() const;
+
+private:
+    std::unique_ptr<Connection> connection_;
+    std::string auth_key_;
+    ClientOptions options_;
 };
 
 // A remote object; frees it when the last copy goes.

@@ -11,9 +11,9 @@
 // process died, and the server goes on serving. A request that runs past the request timeout
 // has its session killed the same way; a session idle for longer than the idle timeout is closed.
 //
-// Forking is safe here because the listening process never runs models or starts the thread
-// pool: its only other threads are ZeroMQ's I/O threads, and the child never touches ZeroMQ (it
-// closes every descriptor but its socket pair and leaves with _exit).
+// (session_process.h says why forking is safe here.) With --tracker the server registers with a
+// tracker under its device key (tracker.h) and holds sessions the tracker reserves for its
+// clients.
 //
 // Every message is checked against the limits before anything else looks at it: a frame over
 // max_message_bytes is refused by ZeroMQ itself (the connection is dropped), a message with too
@@ -40,6 +40,11 @@ struct ServerOptions {
     int64_t max_tensor_bytes = int64_t{16} << 30;  // one tensor on the device
     std::string work_dir;  // where sessions keep uploads; default: a new directory under TMPDIR
     bool quiet = false;    // log only refusals and failures
+    // Registration with a tracker (tracker.h): its HOST:PORT, the key clients ask for, and the
+    // address clients are to connect to (default: the one the tracker sees the server at).
+    std::string tracker;
+    std::string device_key;
+    std::string custom_addr;
 };
 
 // Serves until SIGINT or SIGTERM; prints "anvil rpc server listening on HOST:PORT" (stdout,

@@ -39,16 +39,50 @@ void add_server_options(CLI::App& command, ServerOptions& options) {
     command.add_option("--work-dir", options.work_dir,
                        "where sessions keep their uploads (default: a new directory in $TMPDIR)");
     command.add_flag("--quiet", options.quiet, "log only refusals and failures");
+    command.add_option("--tracker", options.tracker,
+                       "register with the tracker at HOST:PORT (anvil rpc tracker)");
+    command.add_option("--device-key", options.device_key,
+                       "the key clients ask the tracker for (with --tracker)");
+    command.add_option("--custom-addr", options.custom_addr,
+                       "the address the tracker gives clients (default: the one it sees)");
 }
 
-void finish_server_options(ServerOptions& options) {
-    options.auth_key = resolve_auth_key(options.auth_key);
-    if (options.auth_key.size() < kRecommendedAuthKeyLength) {
+namespace {
+
+void warn_if_short(const std::string& key) {
+    if (key.size() < kRecommendedAuthKeyLength) {
         std::fprintf(stderr,
                      "warning: the auth key has %zu characters; use a long random one "
                      "(e.g. openssl rand -hex 32)\n",
-                     options.auth_key.size());
+                     key.size());
     }
+}
+
+}  // namespace
+
+void finish_server_options(ServerOptions& options) {
+    options.auth_key = resolve_auth_key(options.auth_key);
+    warn_if_short(options.auth_key);
+}
+
+void add_tracker_options(CLI::App& command, TrackerOptions& options) {
+    command.add_option("--host", options.host, "address to listen on")->capture_default_str();
+    command.add_option("--port", options.port, "port to listen on (0: any free port)")
+        ->check(CLI::Range(0, 65535))
+        ->capture_default_str();
+    command.add_option("--auth-key", options.auth_key,
+                       "the shared secret servers and clients must hold (default: $ANVIL_RPC_KEY)");
+    command
+        .add_option("--server-expiry", options.server_expiry_s,
+                    "seconds after which a silent server is dropped")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    command.add_flag("--quiet", options.quiet, "log only refusals and failures");
+}
+
+void finish_tracker_options(TrackerOptions& options) {
+    options.auth_key = resolve_auth_key(options.auth_key);
+    warn_if_short(options.auth_key);
 }
 
 }  // namespace anvil::rpc

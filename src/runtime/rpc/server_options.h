@@ -1,10 +1,11 @@
-// The options of the RPC server, shared by `anvil rpc server` and the standalone
-// anvil-rpc-server so that both take the same command line.
+// The options of the RPC server and tracker, shared by `anvil rpc server|tracker` and the
+// standalone anvil-rpc-server and anvil-rpc-tracker so that both take the same command lines.
 #pragma once
 
 #include <CLI/CLI.hpp>
 
 #include "runtime/rpc/server.h"
+#include "runtime/rpc/tracker.h"
 
 namespace anvil::rpc {
 
@@ -13,5 +14,13 @@ void add_server_options(CLI::App& command, ServerOptions& options);
 // Completes the options after parsing: the auth key from ANVIL_RPC_KEY when --auth-key was not
 // given (UserError when neither was), a warning for a short key.
 void finish_server_options(ServerOptions& options);
+
+}  // namespace anvil::rpc
+
+namespace anvil::rpc {
+
+// --host, --port, --auth-key, --server-expiry, --quiet.
+void add_tracker_options(CLI::App& command, TrackerOptions& options);
+void finish_tracker_options(TrackerOptions& options);
 
 }  // namespace anvil::rpc

@@ -85,14 +85,17 @@ std::pair<std::string, int> parse_host_port(const std::string& text, const std::
     return {host, port};
 }
 
-void send_frames(void* socket, const std::vector<std::string>& frames) {
+bool send_frames(void* socket, const std::vector<std::string>& frames, bool dont_wait) {
     for (size_t i = 0; i < frames.size(); ++i) {
-        int flags = i + 1 < frames.size() ? ZMQ_SNDMORE : 0;
+        int flags = (i + 1 < frames.size() ? ZMQ_SNDMORE : 0) | (dont_wait ? ZMQ_DONTWAIT : 0);
         while (zmq_send(socket, frames[i].data(), frames[i].size(), flags) < 0) {
             if (errno == EINTR) continue;
+            // Once the first frame is in, the rest of the message goes too.
+            if (errno == EAGAIN && i == 0) return false;
             user_error() << "RPC: sending failed: " << zmq_strerror(errno);
         }
     }
+    return true;
 }
 
 ReceiveStatus receive_frames(void* socket, std::vector<std::string>* frames, int max_frames,

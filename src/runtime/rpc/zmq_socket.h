@@ -58,8 +58,10 @@ std::string tcp_endpoint(const std::string& host, int port);
 // Splits "HOST:PORT" (the form of --rpc and --tracker); UserError naming `option` when malformed.
 std::pair<std::string, int> parse_host_port(const std::string& text, const std::string& option);
 
-// Sends the frames as one message; UserError when the socket refuses (e.g. closed).
-void send_frames(void* socket, const std::vector<std::string>& frames);
+// Sends the frames as one message; UserError when the socket refuses (e.g. closed). With
+// `dont_wait`, returns false instead of blocking when the message cannot go now (a DEALER with
+// ZMQ_IMMEDIATE and no connection).
+bool send_frames(void* socket, const std::vector<std::string>& frames, bool dont_wait = false);
 
 enum class ReceiveStatus {
     ok,

@@ -1,6 +1,6 @@
-// What the RPC tests share: an RPC server started as a process of its own on a free loopback port
-// (the standalone anvil-rpc-server, or `anvil rpc server`), its log, and models compiled with the
-// command line.
+// What the RPC tests share: an RPC server or tracker started as a process of its own on a free
+// loopback port (the standalone anvil-rpc-server / anvil-rpc-tracker, or `anvil rpc server`), its
+// log, and models compiled with the command line.
 #pragma once
 
 #include <fcntl.h>
@@ -51,20 +51,28 @@ inline std::string compile_model(const std::string& name, const std::string& tex
     return library;
 }
 
+enum class Service { server, server_via_cli, tracker };
+
 class ServerProcess {
 public:
-    // `args` after the program: e.g. {"--timeout", "1"}. `via_cli` runs `anvil rpc server`.
+    // `args` after the program: e.g. {"--timeout", "1"}. server_via_cli runs `anvil rpc server`.
     explicit ServerProcess(std::vector<std::string> args = {}, bool via_cli = false)
+        : ServerProcess(via_cli ? Service::server_via_cli : Service::server, std::move(args)) {}
+
+    ServerProcess(Service service, std::vector<std::string> args,
+                  const std::string& auth_key = kTestKey)
         : log_path_(temp_path("server_" + std::to_string(++count_) + ".log")) {
         std::vector<std::string> argv;
-        if (via_cli) {
+        if (service == Service::server_via_cli) {
             argv = {ANVIL_CLI, "rpc", "server"};
+        } else if (service == Service::tracker) {
+            argv = {ANVIL_RPC_TRACKER};
         } else {
             argv = {ANVIL_RPC_SERVER};
         }
         for (std::string a : {"--host", "127.0.0.1", "--port", "0", "--auth-key"})
             argv.push_back(a);
-        argv.push_back(kTestKey);
+        argv.push_back(auth_key);
         argv.insert(argv.end(), args.begin(), args.end());
         std::vector<char*> c_argv;
         for (std::string& a : argv) c_argv.push_back(a.data());
@@ -80,7 +88,7 @@ public:
         EXPECT_EQ(posix_spawn(&pid_, c_argv[0], &actions, nullptr, c_argv.data(), environ), 0);
         posix_spawn_file_actions_destroy(&actions);
         close(out[1]);
-        // "anvil rpc server listening on 127.0.0.1:PORT"
+        // "anvil rpc server listening on 127.0.0.1:PORT" (or tracker)
         std::string line;
         pollfd p{out[0], POLLIN, 0};
         while (line.find('\n') == std::string::npos && poll(&p, 1, 30000) > 0) {
@@ -91,16 +99,21 @@ public:
         }
         close(out[0]);
         size_t colon = line.rfind(':');
-        EXPECT_NE(line.find("listening on 127.0.0.1:"), std::string::npos) << line << log();
+        EXPECT_NE(line.find(" listening on 127.0.0.1:"), std::string::npos) << line << log();
         port_ = colon == std::string::npos ? 0 : std::atoi(line.c_str() + colon + 1);
     }
 
     ~ServerProcess() {
+        stop();
+        std::filesystem::remove(log_path_);
+    }
+    // SIGTERM, and waits for the process to end.
+    void stop() {
         if (pid_ > 0) {
             kill(pid_, SIGTERM);
             waitpid(pid_, nullptr, 0);
+            pid_ = -1;
         }
-        std::filesystem::remove(log_path_);
     }
 
     int port() const { return port_; }

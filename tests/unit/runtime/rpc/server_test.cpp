@@ -406,6 +406,14 @@ TEST(RpcServer, ConnectionFailuresSayWhatFailed) {
     {
         ServerProcess server;
         port = server.port();
+        // A session whose server goes away fails at once, and closes without waiting.
+        auto remote = connect(server);
+        server.stop();
+        auto start = std::chrono::steady_clock::now();
+        std::string e = error_of([&] { remote->upload_bytes("x", "gone.bin"); });
+        EXPECT_NE(e.find("lost"), std::string::npos) << e;
+        remote.reset();
+        EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
     }
     std::string e = error_of([&] { RpcSession::connect("127.0.0.1", port, kTestKey); });
     EXPECT_NE(e.find("cannot connect to 127.0.0.1:" + std::to_string(port) +
