@@ -9,6 +9,7 @@
 #   for onnxruntime-node, which `npm ci` in bench/models then installs).
 set -euo pipefail
 tflite_reference=0
+arm64=0
 
 packages=(
     build-essential cmake ninja-build ccache pkg-config clang-format git
@@ -35,6 +36,10 @@ for arg in "$@"; do
             # AArch64 objects are linked with the cross compiler and run under qemu-user in tests.
             # The Python package (python/) is built against Debian's python3 and tested with pytest.
             packages+=(g++-aarch64-linux-gnu qemu-user python3-numpy)
+            # The RPC server cross-built for arm64 (the remote-device tests' "board") links
+            # Debian's arm64 ZeroMQ, libsodium and zlib (cmake/aarch64-linux-gnu.cmake).
+            packages+=(libzmq5:arm64 libsodium23:arm64 zlib1g:arm64)
+            arm64=1
             packages+=(python3-dev pybind11-dev python3-onnx python3-pytest)
             # The PyTorch importer's tests make their models with PyTorch and torchvision.
             packages+=(python3-torch python3-torchvision)
@@ -69,6 +74,10 @@ if ((${#missing[@]})); then
     echo "installing: ${missing[*]}"
     sudo_cmd=()
     [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
+    # arm64 packages come from Debian's multiarch archive once dpkg knows the architecture.
+    if ((arm64)) && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+        "${sudo_cmd[@]}" dpkg --add-architecture arm64
+    fi
     "${sudo_cmd[@]}" apt-get update -qq
     DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi

@@ -17,6 +17,18 @@ namespace anvil::runtime {
 
 namespace {
 
+// IEEE half precision as the compiler has it: _Float16, or on AArch64 with GCC before 13 (no
+// _Float16 in C++) Arm's __fp16, which converts to and from float the same way.
+#if defined(__aarch64__) && !defined(__clang__) && defined(__GNUC__) && __GNUC__ < 13
+using Half = __fp16;
+#else
+using Half = _Float16;
+#endif
+
+}  // namespace
+
+namespace {
+
 std::string where(const std::string& node) {
     return "vm: node '" + node + "': ";
 }
@@ -62,7 +74,7 @@ void with_element_type(DLDataType t, const std::string& what, Fn fn) {
             if (t.bits == 64) return fn(uint64_t{});
             break;
         case kDLFloat:
-            if (t.bits == 16) return fn(_Float16{});
+            if (t.bits == 16) return fn(Half{});
             if (t.bits == 32) return fn(float{});
             if (t.bits == 64) return fn(double{});
             break;
@@ -107,7 +119,7 @@ std::string format_16bit(float v, ToBits to_bits) {
 }
 
 uint16_t half_bits(float f) {
-    auto h = static_cast<_Float16>(f);
+    auto h = static_cast<Half>(f);
     uint16_t bits;
     std::memcpy(&bits, &h, sizeof bits);
     return bits;
@@ -178,8 +190,8 @@ public:
             if (equals_ignoring_case(s, "true")) return true;
             if (equals_ignoring_case(s, "false")) return false;
             return floating<double>(s, text, index) != 0;
-        } else if constexpr (std::is_same_v<T, _Float16>) {
-            return static_cast<_Float16>(floating<double>(s, text, index));
+        } else if constexpr (std::is_same_v<T, Half>) {
+            return static_cast<Half>(floating<double>(s, text, index));
         } else if constexpr (std::is_floating_point_v<T>) {
             return floating<T>(s, text, index);
         } else {
@@ -210,6 +222,7 @@ private:
     [[noreturn]] void fail(std::string_view text, int64_t index, const char* why) const {
         user_error() << where(node_) << "cannot convert the string \"" << text << "\" (element "
                      << index << ") to " << dl_dtype_to_string(dtype_) << ": " << why;
+        ANVIL_UNREACHABLE();  // the builder throws as the statement ends
     }
 
     const std::string& node_;
@@ -269,7 +282,7 @@ NDArray format_strings(const NDArray& x, const std::string& node) {
                 uint16_t bits;
                 std::memcpy(&bits, static_cast<const char*>(x.raw_data()) + 2 * i, sizeof bits);
                 out[i] = format_16bit(bfloat16_value(bits), bfloat16_bits);
-            } else if constexpr (std::is_same_v<T, _Float16>) {
+            } else if constexpr (std::is_same_v<T, Half>) {
                 out[i] = format_16bit(static_cast<float>(p[i]), half_bits);
             } else if constexpr (std::is_floating_point_v<T>) {
                 out[i] = format_floating(p[i]);

@@ -99,6 +99,40 @@ TEST(CliRpc, TrackerStatusAndRunsOnAPooledDevice) {
     fs::remove(so);
 }
 
+// The walk-through of the README: a model compiled here for AArch64 with the cross compiler, the
+// RPC server cross-built for arm64 running under qemu-aarch64 as the "board" on loopback, the
+// model uploaded, run there and compared with its reference outputs. (qemu-user cannot start
+// threads in a process forked from a multithreaded one, as the server's session processes are:
+// the board runs one thread per session, ANVIL_NUM_THREADS=1. A real board has no such limit.)
+TEST(CliRpc, CrossCompiledModelRunsOnAnArm64BoardUnderQemu) {
+    ANVIL_REQUIRE_PACKAGE(
+        fs::exists(ANVIL_AARCH64_RPC_SERVER) && fs::exists("/usr/bin/qemu-aarch64"),
+        "the arm64 RPC server (cross-built from cmake/aarch64-linux-gnu.cmake) "
+        "or qemu-aarch64",
+        "apt-get install g++-aarch64-linux-gnu qemu-user libzmq5:arm64 "
+        "libsodium23:arm64 zlib1g:arm64");
+    ServerProcess board({"qemu-aarch64", ANVIL_AARCH64_RPC_SERVER}, {}, kTestKey,
+                        {"ANVIL_NUM_THREADS=1"});
+    ASSERT_NE(board.port(), 0) << board.log();
+    std::string address = "127.0.0.1:" + std::to_string(board.port());
+    for (std::string name : {"test_conv_with_strides_padding", "test_gemm_default_matrix_bias"}) {
+        fs::path dir = kNodeTests / name;
+        ANVIL_REQUIRE_ONNX_TESTDATA(fs::exists(dir));
+        std::string so = temp_so("rpc_arm64_" + name);
+        Result compiled = run("compile " + (dir / "model.onnx").string() +
+                              " --target \"llvm -mtriple=aarch64-linux-gnu -mattr=+neon\"" +
+                              " --cross-compiler aarch64-linux-gnu-g++ -o " + so);
+        ASSERT_EQ(compiled.status, 0) << compiled.output;
+        std::string data = (dir / "test_data_set_0").string();
+        Result r = run("run " + so + " --rpc " + address + " --auth-key " + kTestKey +
+                       " --inputs " + data + " --compare " + data + " --print-time");
+        EXPECT_EQ(r.status, 0) << name << ": " << r.output << board.log();
+        EXPECT_NE(r.output.find(": ok"), std::string::npos) << r.output;
+        fs::remove(so);
+    }
+    EXPECT_EQ(board.log_count("opened"), 2) << board.log();
+}
+
 TEST(CliRpc, MistakesAreClearErrors) {
     std::string so = temp_so("rpc_missing");  // never made: the key and address come first
     Result no_key = run_with_env("ANVIL_RPC_KEY=", "run " + so + " --rpc 127.0.0.1:9");

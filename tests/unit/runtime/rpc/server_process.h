@@ -61,15 +61,13 @@ public:
 
     ServerProcess(Service service, std::vector<std::string> args,
                   const std::string& auth_key = kTestKey)
+        : ServerProcess(program_of(service), std::move(args), auth_key) {}
+
+    // Any program (e.g. {"qemu-aarch64", server}), with `env` ("NAME=value") added to ours.
+    ServerProcess(std::vector<std::string> program, std::vector<std::string> args,
+                  const std::string& auth_key, const std::vector<std::string>& env = {})
         : log_path_(temp_path("server_" + std::to_string(++count_) + ".log")) {
-        std::vector<std::string> argv;
-        if (service == Service::server_via_cli) {
-            argv = {ANVIL_CLI, "rpc", "server"};
-        } else if (service == Service::tracker) {
-            argv = {ANVIL_RPC_TRACKER};
-        } else {
-            argv = {ANVIL_RPC_SERVER};
-        }
+        std::vector<std::string> argv = std::move(program);
         for (std::string a : {"--host", "127.0.0.1", "--port", "0", "--auth-key"})
             argv.push_back(a);
         argv.push_back(auth_key);
@@ -85,7 +83,13 @@ public:
         posix_spawn_file_actions_addopen(&actions, 2, log_path_.c_str(),
                                          O_WRONLY | O_CREAT | O_TRUNC, 0644);
         posix_spawn_file_actions_addclose(&actions, out[0]);
-        EXPECT_EQ(posix_spawn(&pid_, c_argv[0], &actions, nullptr, c_argv.data(), environ), 0);
+        std::vector<std::string> env_strings = env;
+        for (char** e = environ; *e != nullptr; ++e) env_strings.push_back(*e);
+        std::vector<char*> c_env;
+        for (std::string& e : env_strings) c_env.push_back(e.data());
+        c_env.push_back(nullptr);
+        EXPECT_EQ(posix_spawnp(&pid_, c_argv[0], &actions, nullptr, c_argv.data(), c_env.data()),
+                  0);
         posix_spawn_file_actions_destroy(&actions);
         close(out[1]);
         // "anvil rpc server listening on 127.0.0.1:PORT" (or tracker)
@@ -140,6 +144,17 @@ public:
     bool running() const { return pid_ > 0 && waitpid(pid_, nullptr, WNOHANG) == 0; }
 
 private:
+    static std::vector<std::string> program_of(Service service) {
+        switch (service) {
+            case Service::server_via_cli:
+                return {ANVIL_CLI, "rpc", "server"};
+            case Service::tracker:
+                return {ANVIL_RPC_TRACKER};
+            default:
+                return {ANVIL_RPC_SERVER};
+        }
+    }
+
     static inline int count_ = 0;
     std::string log_path_;
     pid_t pid_ = -1;
