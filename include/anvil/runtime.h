@@ -206,6 +206,34 @@ ANVIL_API int anvil_graph_executor_get_memory(AnvilGraphExecutorHandle executor,
                                               int64_t* planned_bytes, int64_t* unshared_bytes,
                                               int64_t* param_bytes);
 
+/* ---- bundled models ---------------------------------------------------------------------------
+ * `anvil compile --bundle -o model.a` writes one static library holding the runtime, the kernels,
+ * the plan and the parameters; a program links it (cc main.c model.a -lstdc++ -lm -lz -lpthread)
+ * and makes the executor from the bundle's descriptor, `anvil_bundle_<name>` (<name>: the output
+ * file's name without its extension, as a C identifier: model.a -> anvil_bundle_model). Nothing is
+ * loaded at run time, and the parameters are read in place. */
+typedef struct {
+    const char* name;
+    AnvilPackedCFunc function;
+} AnvilBundleFunction;
+
+#define ANVIL_BUNDLE_VERSION 1
+typedef struct {
+    uint32_t version; /* ANVIL_BUNDLE_VERSION */
+    uint32_t size;    /* sizeof(AnvilBundle): what the bundle was made with */
+    const AnvilBundleFunction* functions;
+    uint64_t num_functions;
+    const char* plan_json;
+    uint64_t plan_size;
+    const void* params; /* ANVIL_TENSOR_ALIGNMENT-aligned */
+    uint64_t params_size;
+    void (*release_packed_functions)(void); /* may be NULL */
+} AnvilBundle;
+
+/* An executor for a bundled model (see above); `bundle` must outlive it. */
+ANVIL_API int anvil_graph_executor_create_from_bundle(const AnvilBundle* bundle,
+                                                      AnvilGraphExecutorHandle* out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -176,6 +176,31 @@ std::string export_model(const CompiledModel& c, const std::string& path, Execut
     return memory.summary();
 }
 
+std::string export_bundle_model(const CompiledModel& c, const std::string& path,
+                                const BundleOptions& options) {
+    if (needs_vm(c.module)) {
+        user_error() << "--bundle: the model needs the VM (shapes known only at run time, control "
+                        "flow or registry calls); a bundle runs the graph executor: give static "
+                        "shapes (--input-shapes)";
+    }
+    for (const auto& m : c.kernels->imports()) {
+        if (dynamic_cast<const runtime::ExternalModuleNode*>(m.get()) != nullptr) {
+            user_error() << "--bundle: the model has parts compiled by an external code generator, "
+                            "whose runtime library would be loaded at run time; compile without "
+                            "it to bundle";
+        }
+    }
+    ExecutablePlan p = make_plan(c.module);
+    MemoryPlan memory = plan_graph_memory(p.plan);
+    check_memory_limit(memory, static_cast<int64_t>(p.params.size()), c.max_memory_bytes);
+    std::string plan = runtime::plan_to_json(p.plan);
+    uint64_t plan_size = plan.size(), params_size = p.params.size();
+    codegen::add_blob(c.kernels, ANVIL_GRAPH_PLAN_SYMBOL, std::move(plan));
+    codegen::add_blob(c.kernels, ANVIL_GRAPH_PARAMS_SYMBOL, std::move(p.params));
+    std::string symbol = export_bundle(c.kernels, path, plan_size, params_size, options);
+    return memory.summary() + "\nbundle descriptor: " + symbol;
+}
+
 runtime::NDArray evaluate_constant(const graph::Expr& e) {
     graph::IRModule m;
     m.functions["main"] = graph::make_function({}, e);

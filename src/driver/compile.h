@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "codegen/target.h"
+#include "driver/export_bundle.h"
 #include "driver/lower_graph.h"
 #include "driver/partition_summary.h"
 #include "driver/pipeline.h"
@@ -59,6 +60,13 @@ std::string export_model(const CompiledModel& c, const std::string& path,
                          Executor executor = Executor::automatic,
                          const std::string& cross_compiler = "",
                          const std::string& cross_compiler_options = "");
+
+// Writes the model as a bundle (driver/export_bundle.h: one static library with the runtime)
+// instead of a shared library; returns the memory plan's summary and the descriptor's symbol.
+// UserError for a model only the VM can run and for one with external code generators' modules
+// (their runtime libraries are loaded at run time, which a bundle does not do).
+std::string export_bundle_model(const CompiledModel& c, const std::string& path,
+                                const BundleOptions& options);
 
 // Compiles and runs a closed expression (no free variables) on the host; constant folding's
 // evaluator.

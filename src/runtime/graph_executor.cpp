@@ -8,6 +8,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "runtime/bundle_module.h"
 #include "runtime/last_error.h"
 #include "runtime/library_data.h"
 #include "runtime/tensor_check.h"
@@ -265,6 +266,21 @@ GraphExecutor GraphExecutor::load(const std::string& so_path) {
                              Ref<Object>(a.data));
     } catch (const UserError& e) {
         user_error() << "cannot load model '" << so_path << "': " << e.what();
+    }
+    ANVIL_UNREACHABLE();
+}
+
+GraphExecutor GraphExecutor::from_bundle(const AnvilBundle& bundle) {
+    Module kernels = bundle_module(bundle);
+    std::span<const std::byte> params(static_cast<const std::byte*>(bundle.params),
+                                      bundle.params_size);
+    std::string plan(bundle.plan_json, bundle.plan_size);
+    try {
+        // The parameters are static data of the program: read in place (the module stands in as
+        // their owner).
+        return GraphExecutor(plan_from_json(plan), params, kernels, Ref<Object>(kernels.node()));
+    } catch (const UserError& e) {
+        user_error() << "cannot run the bundled model: " << e.what();
     }
     ANVIL_UNREACHABLE();
 }
@@ -573,6 +589,20 @@ int anvil_graph_executor_create_from_file(const char* path, AnvilGraphExecutorHa
             anvil::user_error() << "anvil_graph_executor_create_from_file: path is NULL";
         }
         *out = new AnvilGraphExecutorObj{anvil::runtime::GraphExecutor::load(path)};
+        return 0;
+    });
+}
+
+int anvil_graph_executor_create_from_bundle(const AnvilBundle* bundle,
+                                            AnvilGraphExecutorHandle* out) {
+    return catch_to_status([&] {
+        if (out == nullptr)
+            anvil::user_error() << "anvil_graph_executor_create_from_bundle: out is NULL";
+        *out = nullptr;
+        if (bundle == nullptr) {
+            anvil::user_error() << "anvil_graph_executor_create_from_bundle: bundle is NULL";
+        }
+        *out = new AnvilGraphExecutorObj{anvil::runtime::GraphExecutor::from_bundle(*bundle)};
         return 0;
     });
 }

@@ -58,6 +58,9 @@ public:
     GraphExecutor(const std::string& plan_json, std::span<const std::byte> params, Module kernels);
     // Loads an artifact; UserError naming the path when it is not a model library.
     static GraphExecutor load(const std::string& so_path);
+    // A bundled model (anvil compile --bundle; runtime.h): kernels from its function table,
+    // parameters read in place. UserError when the descriptor is not one this runtime knows.
+    static GraphExecutor from_bundle(const AnvilBundle& bundle);
 
     GraphExecutor(GraphExecutor&&) noexcept;
     GraphExecutor& operator=(GraphExecutor&&) noexcept;

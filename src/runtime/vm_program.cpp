@@ -101,13 +101,21 @@ ShapeCode read_code(const Reader& r, const json& v) {
     return code;
 }
 
+// "$3": a slot in shape code's text. (Appended rather than `"$" + std::to_string(v)`, which
+// GCC 12 misreads as an overlapping copy, -Wrestrict.)
+std::string slot_text(int64_t slot) {
+    std::string text = "$";
+    text += std::to_string(slot);
+    return text;
+}
+
 json code_json(const ShapeCode& code) {
     json out = json::array();
     for (const ShapeToken& t : code) {
         if (t.kind == ShapeToken::Kind::constant) {
             out.push_back(t.value);
         } else if (t.kind == ShapeToken::Kind::slot) {
-            out.push_back("$" + std::to_string(t.value));
+            out.push_back(slot_text(t.value));
         } else {
             for (const auto& n : kTokenNames) {
                 if (n.kind == t.kind) out.push_back(n.name);
@@ -365,7 +373,7 @@ std::string shape_code_text(const ShapeCode& code, const std::vector<std::string
             stack.push_back(std::to_string(t.value));
         } else if (t.kind == K::slot) {
             bool named = t.value >= 0 && t.value < static_cast<int64_t>(slot_names.size());
-            stack.push_back(named ? slot_names[t.value] : "$" + std::to_string(t.value));
+            stack.push_back(named ? slot_names[t.value] : slot_text(t.value));
         } else if (t.kind == K::select && stack.size() >= 3) {
             std::string otherwise = stack.back();
             stack.pop_back();

@@ -326,6 +326,13 @@ void emit_object(const runtime::Module& m, const std::string& path) {
     as_llvm(m, "emit_object")->write_object(path);
 }
 
+bool emit_blob_object(const runtime::Module& m, const std::string& path) {
+    LLVMModuleNode* node = as_llvm(m, "emit_blob_object");
+    if (!node->has_blobs()) return false;
+    node->write_blob_object(path);
+    return true;
+}
+
 Target module_target(const runtime::Module& m) {
     return as_llvm(m, "module_target")->target();
 }

@@ -41,6 +41,9 @@ runtime::Module build_llvm(const std::vector<Ref<tir::PrimFunc>>& funcs, const T
 std::string get_source(const runtime::Module& m, const std::string& format);
 // Writes a relocatable ELF object (position-independent) for the module's target.
 void emit_object(const runtime::Module& m, const std::string& path);
+// Writes the module's blobs (add_blob) as an object of their own; false (and no file) when it has
+// none.
+bool emit_blob_object(const runtime::Module& m, const std::string& path);
 // Writes a shared library loadable by runtime::load_module: the object linked with `cc`
 // (default: "cc" for host targets, "aarch64-linux-gnu-gcc" for AArch64 ones), plus the module's
 // blobs (add_blob).

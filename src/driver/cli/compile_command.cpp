@@ -5,7 +5,11 @@
 //               [--executor graph|vm|auto] [--shape-buckets NAME=SIZE,SIZE,... ...]
 //               [--max-memory SIZE]
 //               [--checked] [--tuning-records FILE ...] [--mixed-precision bf16|fp16]
+//               [--bundle [--bundle-runtime LIBANVIL_RUNTIME_STATIC.a]]
 //
+// --bundle writes one static library (-o model.a) instead of a shared one: the runtime, the
+// kernels, the plan and the weights, which a program links and runs through
+// anvil_graph_executor_create_from_bundle (driver/export_bundle.h, examples/bundle_deploy).
 // MODULE.anvil is a module in Anvil's text format (model_file.h); --params binds weights to its
 // main's parameters by name. ONNX models carry their weights and take --input-shapes to override
 // their declared shapes; TorchScript models (torch.jit.save; torchscript_model.h) carry their
@@ -46,6 +50,8 @@ struct CompileArgs {
     std::vector<std::string> tuning_records;  // records files (anvil tune -o)
     std::string cross_compiler;               // links the library (a foreign -mtriple)
     std::string cross_compiler_options;
+    bool bundle = false;          // one static library with the runtime (driver/export_bundle.h)
+    std::string bundle_runtime;   // the static runtime for the target (default: the host's)
     std::string mixed_precision;  // bf16, fp16 (or their long names); empty: float32
     std::string tflite_rounding;  // TFLITE, XNNPACK; empty: the importer's default
 };
@@ -109,8 +115,17 @@ int run_compile(const CompileArgs& a) {
         for (const auto& w : warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
     }
     driver::CompiledModel c = driver::compile_model(m, a.target, options);
-    std::string memory =
-        driver::export_model(c, a.output, executor, a.cross_compiler, a.cross_compiler_options);
+    std::string memory;
+    if (a.bundle) {
+        if (executor == driver::Executor::vm) user_error() << "--bundle runs the graph executor";
+        memory = driver::export_bundle_model(c, a.output,
+                                             {.cc = a.cross_compiler,
+                                              .cc_options = a.cross_compiler_options,
+                                              .runtime_archive = a.bundle_runtime});
+    } else {
+        memory =
+            driver::export_model(c, a.output, executor, a.cross_compiler, a.cross_compiler_options);
+    }
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("compiled %s -> %s: %zu kernels, target '%s', %.2f s\n%s\n", a.model.c_str(),
@@ -162,6 +177,12 @@ void add_compile_command(CLI::App& app, int* status) {
                     "an .npz of weights bound to the module's main parameters of those names");
     cmd->add_option("--print-after", args->print_after, "print the IR after a pass, or 'all'");
     cmd->add_flag("--time-passes", args->time_passes, "report each pass's time");
+    cmd->add_flag("--bundle", args->bundle,
+                  "write one static library (-o model.a) with the runtime, kernels, plan and "
+                  "weights, for programs to link (anvil_graph_executor_create_from_bundle)");
+    cmd->add_option("--bundle-runtime", args->bundle_runtime,
+                    "the static runtime to bundle (default: the host's; another target's from "
+                    "its cross build)");
     cmd->add_option("--executor", args->executor,
                     "graph (static plan), vm (run-time shapes, control flow) or auto (default: "
                     "the graph executor whenever the model is static)");
