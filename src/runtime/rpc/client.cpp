@@ -77,11 +77,15 @@ RpcSession::~RpcSession() {
     }
 }
 
-Message RpcSession::request(Message request) {
+Message RpcSession::request(Message request, double timeout_s) {
     double timeout = 600;
     if (state_->limits.contains("request_timeout_s") &&
         state_->limits["request_timeout_s"].is_number()) {
         timeout = state_->limits["request_timeout_s"].get<double>();
+    }
+    if (timeout_s > 0) {
+        request.header["timeout_s"] = timeout_s;
+        timeout = std::min(timeout, timeout_s);
     }
     // The server answers by its timeout; the margin covers transfers.
     return state_->connection->round_trip(std::move(request), timeout + 60);

@@ -41,7 +41,8 @@ public:
     RpcSession& operator=(const RpcSession&) = delete;
 
     // Sends `request` (its "id" is set here) and returns the reply; UserError for an error reply.
-    Message request(Message request);
+    // `timeout_s` > 0 asks the server to end the session when the request runs longer.
+    Message request(Message request, double timeout_s = 0);
     // Frees a remote handle; errors are ignored (the session may be gone).
     void free(int64_t handle) noexcept;
 

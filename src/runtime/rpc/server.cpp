@@ -228,7 +228,13 @@ private:
         session->pending = true;
         session->pending_id = id;
         session->pending_op = op;
-        session->deadline = Clock::now() + seconds(options_.request_timeout_s);
+        // A request may ask for a shorter limit than the server's (a tuner's per-candidate one).
+        double limit = options_.request_timeout_s;
+        auto asked = request.header.find("timeout_s");
+        if (asked != request.header.end() && asked->is_number() && asked->get<double>() > 0) {
+            limit = std::min(limit, asked->get<double>());
+        }
+        session->deadline = Clock::now() + seconds(limit);
     }
 
     Session* find_session(const std::string& routing_id) {
@@ -339,12 +345,9 @@ private:
         for (auto& [id, s] : sessions_) {
             if (s.pending && now > s.deadline) {
                 send(s.routing_id,
-                     make_error_reply(s.pending_id,
-                                      "'" + s.pending_op +
-                                          "' ran past the server's request timeout "
-                                          "of " +
-                                          std::to_string(options_.request_timeout_s) +
-                                          " s; the session is closed (connect again)"));
+                     make_error_reply(s.pending_id, "'" + s.pending_op +
+                                                        "' ran past its time limit; the session "
+                                                        "is closed (connect again)"));
                 expired.push_back(id);
             } else if (!s.pending && now - s.last_active > seconds(options_.idle_timeout_s)) {
                 expired.push_back(id);

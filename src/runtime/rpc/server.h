@@ -32,7 +32,8 @@ struct ServerOptions {
     int port = 9090;  // 0: any free port (the "listening on" line says which)
     std::string auth_key;
     int max_sessions = 4;
-    double request_timeout_s = 600;  // one request of a session
+    double request_timeout_s = 600;  // one request of a session (a request may ask for less:
+                                     // its header's "timeout_s")
     double idle_timeout_s = 600;     // a session without requests
     // One frame (a tensor, an upload chunk); a request's frames together at most twice that.
     int64_t max_message_bytes = int64_t{256} << 20;

@@ -377,9 +377,27 @@ TEST(RpcServer, ARequestPastTheTimeoutEndsItsSession) {
     RemoteModule bad = RemoteModule::load(remote, "bad.so");
     auto start = std::chrono::steady_clock::now();
     std::string e = error_of([&] { bad.call("hang", {}); });
-    EXPECT_NE(e.find("'call' ran past the server's request timeout"), std::string::npos) << e;
+    EXPECT_NE(e.find("'call' ran past its time limit; the session is closed"), std::string::npos)
+        << e;
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
     EXPECT_NO_THROW(connect(server)->upload_bytes("x", "y.bin"));
+}
+
+// A request may ask for a shorter limit than the server's (a tuner's per-candidate timeout).
+TEST(RpcServer, ARequestMayAskForAShorterTimeLimit) {
+    ServerProcess server;  // the default limit: 600 s
+    auto remote = connect(server);
+    remote->upload(ANVIL_MISBEHAVING_MODULE, "bad.so");
+    RemoteModule bad = RemoteModule::load(remote, "bad.so");
+    Message hang;
+    hang.header = {{"op", "call"},
+                   {"module", bad.handle().id()},
+                   {"function", "hang"},
+                   {"args", Json::array()}};
+    auto start = std::chrono::steady_clock::now();
+    std::string e = error_of([&] { remote->request(hang, /*timeout_s=*/1); });
+    EXPECT_NE(e.find("'call' ran past its time limit"), std::string::npos) << e;
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
 }
 
 TEST(RpcServer, SessionsAreLimitedIsolatedAndClosedWhenIdle) {
