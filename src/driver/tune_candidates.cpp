@@ -1,7 +1,10 @@
 // Building and measuring a tuning session's candidates (tune_session.h).
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
 #include <future>
+#include <thread>
 
 #include "driver/lower_graph.h"
 #include "driver/tune_session.h"
@@ -185,7 +188,33 @@ const KernelInputs& TuningSession::prepare_inputs(TaskState& t, int variant, int
     return t.inputs.emplace(std::make_pair(variant, kernel), std::move(in)).first->second;
 }
 
-tune::TuningRecord TuningSession::measure(TaskState& t, const Candidate& c) {
+std::vector<tune::TuningRecord> TuningSession::measure_on_devices(
+    TaskState& t, const std::vector<Candidate>& built) {
+    std::vector<tune::TuningRecord> records(built.size());
+    std::atomic<size_t> next{0};
+    std::vector<std::exception_ptr> failures(devices_.size());
+    std::vector<std::thread> workers;
+    for (size_t d = 0; d < devices_.size(); ++d) {
+        workers.emplace_back([&, d] {
+            try {
+                for (size_t i; (i = next++) < built.size();) {
+                    records[i] = measure(t, built[i], devices_[d].get());
+                }
+            } catch (...) {
+                failures[d] = std::current_exception();
+            }
+        });
+    }
+    for (auto& w : workers) w.join();
+    for (const auto& f : failures) {
+        if (f) std::rethrow_exception(f);
+    }
+    return records;
+}
+
+tune::TuningRecord TuningSession::measure(TaskState& t, const Candidate& c,
+                                          tune::RemoteMeasurer* remote) {
+    if (remote == nullptr && !devices_.empty()) remote = devices_.front().get();
     tune::TuningRecord r;
     r.workload = t.task.workload;
     r.target = target_.str();
@@ -215,7 +244,8 @@ tune::TuningRecord TuningSession::measure(TaskState& t, const Candidate& c) {
         req.outputs_npz = is_reference && compare
                               ? t.reference_npz
                               : c.library + "." + std::to_string(k) + ".outputs.npz";
-        tune::MeasureResult m = tune::measure_in_child(req, options_.measure);
+        tune::MeasureResult m = remote ? remote->measure(req, options_.measure)
+                                       : tune::measure_in_child(req, options_.measure);
         r.error = m.error;
         r.message = m.message;
         if (m.error == tune::MeasureError::none && compare && !is_reference) {

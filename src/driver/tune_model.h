@@ -35,6 +35,7 @@
 #include "graph/module.h"
 #include "tune/measure.h"
 #include "tune/record.h"
+#include "tune/remote_measure.h"
 #include "tune/tuning_curve.h"
 
 namespace anvil::driver {
@@ -59,6 +60,9 @@ struct TuneOptions {
     // LocalBuilder timeout): candidates compile in child processes (tune/build_in_child.h).
     double build_timeout_s = 15;
     tune::MeasureOption measure;
+    // Measure on remote devices instead of in child processes here (tune/remote_measure.h): a
+    // batch's candidates are measured on every device of the key at once.
+    tune::RemoteDevices remote;
     std::string records_path;  // appended as measured; resumed from ("" none)
     std::string cache_dir;     // the tuning cache ("" none)
     uint64_t seed = 1;

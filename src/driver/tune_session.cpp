@@ -55,6 +55,16 @@ TuningSession::TuningSession(std::vector<TuneTask> tasks, const TuneOptions& opt
             if (!options.cost_model.empty()) cost_model_->load_pretrained(options.cost_model);
         }
         for (auto& t : tasks) add_task(std::move(t));
+        if (options.remote.enabled()) {
+            if (options.measure.flush_cache) {
+                user_error() << "--flush-cache: cache flushing is not available with remote "
+                                "devices (--tracker)";
+            }
+            int n = tune::count_remote_devices(options.remote);
+            for (int i = 0; i < n; ++i) {
+                devices_.push_back(std::make_unique<tune::RemoteMeasurer>(options.remote));
+            }
+        }
     } catch (...) {
         std::error_code ec;
         fs::remove_all(work_dir_, ec);
@@ -368,10 +378,17 @@ void TuningSession::step(TaskState& t, int batch) {
     std::vector<tune::Config> configs;
     std::vector<double> config_costs, program_costs;
     std::vector<tune::Program> programs;
-    for (auto& c : built) {
+    // On remote devices a batch is measured on all of them at once (after the task's reference,
+    // which comes alone in the first batch).
+    std::vector<tune::TuningRecord> measured;
+    if (devices_.size() > 1 && built.size() > 1 && t.reference_ok) {
+        measured = measure_on_devices(t, built);
+    }
+    for (size_t i = 0; i < built.size(); ++i) {
+        Candidate& c = built[i];
         // The budget ends inside a batch too (candidates may take up to the timeout each).
-        if (!records.empty() && out_of_time()) break;
-        tune::TuningRecord r = measure(t, c);
+        if (measured.empty() && !records.empty() && out_of_time()) break;
+        tune::TuningRecord r = measured.empty() ? measure(t, c) : std::move(measured[i]);
         const double cost = r.ok() ? r.mean_cost() : kInf;
         note_result(t, c.is_default, cost);
         if (!r.ok()) {

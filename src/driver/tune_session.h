@@ -114,7 +114,13 @@ private:
                                        const graph::Function& fn,
                                        const std::vector<graph::Expr>& call_args,
                                        const LoweredFunction& lowered);
-    tune::TuningRecord measure(TaskState& t, const Candidate& c);
+    // Measures on `remote` when given, else on the first remote device (if any), else in a
+    // child process here.
+    tune::TuningRecord measure(TaskState& t, const Candidate& c,
+                               tune::RemoteMeasurer* remote = nullptr);
+    // The candidates measured on every remote device at once, in their order.
+    std::vector<tune::TuningRecord> measure_on_devices(TaskState& t,
+                                                       const std::vector<Candidate>& built);
     bool measure_reference(TaskState& t);
     void release_files(TaskState& t);
 
@@ -135,6 +141,7 @@ private:
     double build_and_measure_s_ = 0;
     double build_s_ = 0;   // of build_and_measure_s_: in build()
     double search_s_ = 0;  // in propose() and the searches' updates
+    std::vector<std::unique_ptr<tune::RemoteMeasurer>> devices_;  // one per remote device
     std::atomic<int> next_id_{0};
     std::mutex args_mutex_;
 };

@@ -133,6 +133,61 @@ TEST(CliRpc, CrossCompiledModelRunsOnAnArm64BoardUnderQemu) {
     EXPECT_EQ(board.log_count("opened"), 2) << board.log();
 }
 
+// anvil tune --tracker: candidates measured on the pool's devices, two at once with two devices;
+// the records are as good as local ones (compile applies them).
+TEST(CliRpc, TuningMeasuresOnTheTrackersDevices) {
+    ServerProcess tracker(Service::tracker, {});
+    std::string address = "127.0.0.1:" + std::to_string(tracker.port());
+    ServerProcess board1({"--tracker", address, "--device-key", "board", "--max-sessions", "1"});
+    ServerProcess board2({"--tracker", address, "--device-key", "board", "--max-sessions", "1"});
+    std::string key = " --auth-key " + kTestKey;
+    for (int i = 0; i < 100; ++i) {
+        if (run("rpc status --tracker " + address + key).output.find("1      1") !=
+                std::string::npos &&
+            tracker.log_count("registered") == 2) {
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    std::string model = anvil::cli::testing::write_temp_module(
+        "remote_tune",
+        "def @main(%x: Tensor[(1, 16, 12, 12), float32], %w: Tensor[(16, 16, 3, 3), "
+        "float32]) {\n  nn.relu(nn.conv2d(%x, %w, padding=[1, 1, 1, 1]))\n}\n");
+    std::string records = anvil::cli::testing::temp_path("remote_records", ".json");
+    fs::remove(records);
+    Result t = run("tune " + model + " --target llvm -o " + records +
+                   " --trials 9 --tuner random --no-tuning-cache --min-repeat-ms 1 --tracker " +
+                   address + " --device-key board" + key);
+    ASSERT_EQ(t.status, 0) << t.output << tracker.log();
+    EXPECT_NE(t.output.find("9 trials"), std::string::npos) << t.output;
+    // Both devices measured (each measurer holds one session of its own).
+    EXPECT_GE(board1.log_count("opened"), 1) << board1.log();
+    EXPECT_GE(board2.log_count("opened"), 1) << board2.log();
+    std::string so = temp_so("remote_tuned");
+    Result c = run("compile " + model + " --target llvm -o " + so + " --tuning-records " + records);
+    EXPECT_EQ(c.status, 0) << c.output;
+    EXPECT_NE(c.output.find("tuning records: 1 of 1 tunable kernels"), std::string::npos)
+        << c.output;
+    Result half =
+        run("tune " + model + " -o " + records + " --trials 2 --tracker " + address + key);
+    EXPECT_EQ(half.status, 1) << half.output;
+    EXPECT_NE(half.output.find("--tracker and --device-key go together"), std::string::npos);
+    Result flush = run("tune " + model + " -o " + records + " --trials 2 --flush-cache --tracker " +
+                       address + " --device-key board" + key);
+    EXPECT_EQ(flush.status, 1) << flush.output;
+    EXPECT_NE(flush.output.find("cache flushing is not available with remote devices"),
+              std::string::npos)
+        << flush.output;
+    Result unknown = run("tune " + model + " -o " + records + " --trials 2 --tracker " + address +
+                         " --device-key phone" + key);
+    EXPECT_EQ(unknown.status, 1) << unknown.output;
+    EXPECT_NE(unknown.output.find("no device of key 'phone' is registered"), std::string::npos)
+        << unknown.output;
+    for (const auto& p : {model, records, records + ".curve.csv", records + ".curve.png", so}) {
+        fs::remove(p);
+    }
+}
+
 TEST(CliRpc, MistakesAreClearErrors) {
     std::string so = temp_so("rpc_missing");  // never made: the key and address come first
     Result no_key = run_with_env("ANVIL_RPC_KEY=", "run " + so + " --rpc 127.0.0.1:9");

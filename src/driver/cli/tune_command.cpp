@@ -4,7 +4,7 @@
 //            [--tuning-cache DIR | --no-tuning-cache] [--number N] [--repeat R]
 //            [--min-repeat-ms MS] [--flush-cache] [--timeout S] [--build-timeout S]
 //            [--input-shapes ...]
-//            [--curve FILE.csv]
+//            [--curve FILE.csv] [--tracker HOST:PORT --device-key K [--auth-key KEY]]
 //
 // Tunes every distinct kernel of the model (driver/tune_model.h) and appends each measurement to
 // the records file; `anvil compile --tuning-records records.json` applies the best. Running
@@ -21,6 +21,7 @@
 #include "commands.h"
 #include "driver/tune_model.h"
 #include "model_file.h"
+#include "runtime/rpc/auth_key.h"
 #include "support/error.h"
 #include "tune/program_cost_model.h"
 #include "tune/tuning_cache.h"
@@ -54,6 +55,9 @@ struct TuneArgs {
     std::string params;
     std::string tflite_rounding;  // as anvil compile's: the kernels tuned are the ones it builds
     std::string curve;
+    std::string tracker;  // measure on remote devices: the tracker, the key, the auth key
+    std::string device_key;
+    std::string auth_key;
 };
 
 // "90", "90s", "10m", "1.5h" → seconds; UserError otherwise.
@@ -194,6 +198,14 @@ int run_tune(const TuneArgs& a) {
     o.measure.timeout_s = a.timeout;
     o.build_timeout_s = a.build_timeout;
     o.measure.threads = a.threads;
+    if (a.tracker.empty() != a.device_key.empty()) {
+        user_error() << "--tracker and --device-key go together";
+    }
+    if (!a.tracker.empty()) {
+        o.remote = {.tracker = a.tracker,
+                    .device_key = a.device_key,
+                    .auth_key = rpc::resolve_auth_key(a.auth_key)};
+    }
     graph::IRModule m = load_model(a.model, a.input_shapes, a.params, a.tflite_rounding);
     ProgressPrinter printer(isatty(STDERR_FILENO));
     driver::TuneSummary s =
@@ -280,6 +292,12 @@ void add_tune_command(CLI::App& app, int* status) {
     cmd->add_option("--tflite-rounding", args->tflite_rounding,
                     "a quantized TFLite model's rescaling, as for anvil compile (TFLITE or "
                     "XNNPACK): tune the kernels that compile will build");
+    cmd->add_option("--tracker", args->tracker,
+                    "measure on the devices of this RPC tracker (HOST:PORT; with --device-key): "
+                    "a batch on all of them at once");
+    cmd->add_option("--device-key", args->device_key, "the kind of device to measure on");
+    cmd->add_option("--auth-key", args->auth_key,
+                    "the tracker's auth key (default: $ANVIL_RPC_KEY)");
     cmd->add_option("--curve", args->curve,
                     "where the tuning curve goes (FILE.csv and FILE.png; default: beside -o)");
     cmd->callback([args, status] { *status = run_tune(*args); });

@@ -406,6 +406,12 @@ Message SessionHandler::State::dispatch(const Message& m) {
         runtime::NDArray& t = tensor(h);
         reply.header.update(tensor_info("", t.shape(), t.dtype()));
         reply.blobs.push_back(bytes_of(t));
+    } else if (op == "delete") {
+        std::string name = header_string(h, "name");
+        check_file_name(name);
+        std::error_code ignored;
+        std::filesystem::remove(config.dir / name, ignored);
+        upload_sizes.erase(name);  // a module loaded from it stays loaded until freed
     } else if (op == "free") {
         handles.erase(header_int(h, "handle"));  // freeing twice is harmless
     } else if (op == "graph_executor.create") {

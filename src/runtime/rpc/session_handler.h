@@ -9,6 +9,7 @@
 //   set_num_threads threads
 //   upload name offset [+ chunk]         -> size   (offset 0 starts the file anew; each chunk
 //                                                    continues at the current size)
+//   delete name                          (an uploaded file; what was loaded from it stays)
 //   load_module name                     -> module, functions, executor ("graph" or "vm")
 //   tensor.empty shape dtype             -> tensor
 //   tensor.from_bytes shape dtype + data -> tensor
