@@ -68,6 +68,22 @@ TEST_F(SessionHandlerTest, UploadsGoInChunksWithinTheLimit) {
               "upload: expected one blob of data, got 0");
 }
 
+TEST_F(SessionHandlerTest, DeletedUploadsFreeTheirShareOfTheLimit) {
+    send({{"op", "upload"}, {"name", "a.so"}, {"offset", 0}}, {std::string(900, 'a')});
+    EXPECT_NE(error({{"op", "upload"}, {"name", "b.so"}, {"offset", 0}}, {std::string(200, 'b')})
+                  .find("would take 1100 bytes"),
+              std::string::npos);
+    EXPECT_FALSE(send({{"op", "delete"}, {"name", "a.so"}}).header.contains("error"));
+    EXPECT_FALSE(std::filesystem::exists(dir_ / "a.so"));
+    EXPECT_EQ(error({{"op", "load_module"}, {"name", "a.so"}}),
+              "load_module: no file 'a.so' was uploaded to this session");
+    EXPECT_EQ(send({{"op", "upload"}, {"name", "b.so"}, {"offset", 0}}, {std::string(200, 'b')})
+                  .header["size"],
+              200);
+    EXPECT_NE(error({{"op", "delete"}, {"name", "../b.so"}}).find("is not a plain file name"),
+              std::string::npos);
+}
+
 TEST_F(SessionHandlerTest, UploadNamesArePlainFileNames) {
     for (std::string name : std::vector<std::string>{"../escape.so", "/etc/passwd", ".hidden", "",
                                                      "a/b", "sp ace", std::string(201, 'x')}) {
