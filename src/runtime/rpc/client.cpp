@@ -1,6 +1,5 @@
 #include "runtime/rpc/client.h"
 
-#include <chrono>
 #include <fstream>
 #include <iterator>
 
@@ -10,8 +9,6 @@
 namespace anvil::rpc {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 // A chunk of an upload leaves room for the header within the server's message limit.
 constexpr int64_t kMaxChunkBytes = int64_t{64} << 20;
@@ -348,12 +345,20 @@ std::shared_ptr<RpcSession> TrackerClient::request(const std::string& device_key
     Message m;
     m.header = {{"op", "tracker.request"}, {"device_key", device_key}, {"priority", priority}};
     if (wait_s > 0) m.header["wait_s"] = wait_s;
-    // The tracker answers by wait_s (or when no device of the key is left); the margin covers
-    // the trip.
-    Message reply = connection_->round_trip(std::move(m), wait_s > 0 ? wait_s + 30 : 1e9);
-    return RpcSession::connect(header_string(reply.header, "host"),
-                               static_cast<int>(header_int(reply.header, "port")), auth_key_,
-                               options_, header_string(reply.header, "ticket"));
+    // A device can go away between the tracker's answer and the connection (TVM's max_retry):
+    // ask again, a few times; the tracker says so when no device of the key is left.
+    for (int attempt = 1;; ++attempt) {
+        // The tracker answers by wait_s (or when no device of the key is left); the margin
+        // covers the trip.
+        Message reply = connection_->round_trip(m, wait_s > 0 ? wait_s + 30 : 1e9);
+        try {
+            return RpcSession::connect(header_string(reply.header, "host"),
+                                       static_cast<int>(header_int(reply.header, "port")),
+                                       auth_key_, options_, header_string(reply.header, "ticket"));
+        } catch (const UserError&) {
+            if (attempt == 3) throw;
+        }
+    }
 }
 
 Json TrackerClient::status() {

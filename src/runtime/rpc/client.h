@@ -71,7 +71,8 @@ public:
     ~TrackerClient();
 
     // Waits in the key's queue for a free device (at most wait_s seconds when positive) and opens
-    // a session on it; UserError at once when no device of the key is registered.
+    // a session on it (asking again, up to three times, when the device cannot be reached);
+    // UserError at once when no device of the key is registered.
     std::shared_ptr<RpcSession> request(const std::string& device_key, int priority = 1,
                                         double wait_s = 0);
     // devices [{device_key, address, free, max_sessions}] and queues {device_key: waiting}.
