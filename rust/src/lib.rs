@@ -201,6 +201,26 @@ fn tensor_info(
     })
 }
 
+/// A CPU tensor of `info`'s shape and T's dtype over `data` (compact, row-major).
+fn dl_tensor<T: Element>(info: &TensorInfo, data: *mut std::os::raw::c_void) -> ffi::DLTensor {
+    ffi::DLTensor {
+        data,
+        device: ffi::DLDevice {
+            device_type: ffi::KDL_CPU,
+            device_id: 0,
+        },
+        ndim: info.shape.len() as i32,
+        dtype: ffi::DLDataType {
+            code: T::DTYPE.code,
+            bits: T::DTYPE.bits,
+            lanes: T::DTYPE.lanes,
+        },
+        shape: info.shape.as_ptr(),
+        strides: std::ptr::null(),
+        byte_offset: 0,
+    }
+}
+
 impl GraphExecutor {
     /// Loads a model library; the error names the path when it is not one.
     pub fn load<P: AsRef<Path>>(path: P) -> Result<Self> {
@@ -309,22 +329,7 @@ impl GraphExecutor {
     pub fn set_input<T: Element>(&mut self, index: usize, data: &[T]) -> Result<()> {
         let info = self.input_info(index)?;
         Self::check_slice::<T>(info, "input", data.len())?;
-        let tensor = ffi::DLTensor {
-            data: data.as_ptr() as *mut _,
-            device: ffi::DLDevice {
-                device_type: ffi::KDL_CPU,
-                device_id: 0,
-            },
-            ndim: info.shape.len() as i32,
-            dtype: ffi::DLDataType {
-                code: T::DTYPE.code,
-                bits: T::DTYPE.bits,
-                lanes: T::DTYPE.lanes,
-            },
-            shape: info.shape.as_ptr(),
-            strides: std::ptr::null(),
-            byte_offset: 0,
-        };
+        let tensor = dl_tensor::<T>(info, data.as_ptr() as *mut _);
         // SAFETY: the tensor describes `data` exactly; the runtime copies it before returning.
         check(unsafe {
             ffi::anvil_graph_executor_set_input_index(self.handle, index as c_int, &tensor)
@@ -347,22 +352,7 @@ impl GraphExecutor {
         let info = self.output_info(index)?;
         let mut out = vec![T::default(); info.num_elements()];
         Self::check_slice::<T>(info, "output", out.len())?;
-        let mut tensor = ffi::DLTensor {
-            data: out.as_mut_ptr() as *mut _,
-            device: ffi::DLDevice {
-                device_type: ffi::KDL_CPU,
-                device_id: 0,
-            },
-            ndim: info.shape.len() as i32,
-            dtype: ffi::DLDataType {
-                code: T::DTYPE.code,
-                bits: T::DTYPE.bits,
-                lanes: T::DTYPE.lanes,
-            },
-            shape: info.shape.as_ptr(),
-            strides: std::ptr::null(),
-            byte_offset: 0,
-        };
+        let mut tensor = dl_tensor::<T>(info, out.as_mut_ptr() as *mut _);
         // SAFETY: the tensor describes `out` exactly.
         check(unsafe {
             ffi::anvil_graph_executor_copy_output(self.handle, index as c_int, &mut tensor)

@@ -11,18 +11,13 @@
 
 #include "codegen/llvm/llvm_module.h"
 #include "support/error.h"
+#include "support/shell_quote.h"
 
 namespace anvil::driver {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string shell_quote(const std::string& s) {
-    std::string out = "'";
-    for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
 
 // Runs a shell command; UserError with `what` and the command's output when it fails.
 void run_tool(const std::string& command, const std::string& what, const fs::path& log) {

@@ -27,6 +27,7 @@
 
 #include "codegen/llvm/codegen_llvm.h"
 #include "support/error.h"
+#include "support/shell_quote.h"
 
 namespace anvil::codegen {
 
@@ -279,17 +280,6 @@ bool valid_symbol_name(const std::string& name) {
         if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
     }
     return name.rfind("__anvil", 0) != 0 && name.rfind("anvil_", 0) != 0;
-}
-
-std::string shell_quote(const std::string& s) {
-    std::string out = "'";
-    for (char c : s) {
-        if (c == '\'')
-            out += "'\\''";
-        else
-            out += c;
-    }
-    return out + "'";
 }
 
 }  // namespace

@@ -85,4 +85,17 @@ void finish_tracker_options(TrackerOptions& options) {
     warn_if_short(options.auth_key);
 }
 
+int run_standalone(CLI::App& app, int argc, char** argv, const std::function<void()>& serve) {
+    try {
+        app.parse(argc, argv);
+        serve();
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? 0 : 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "error: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}
+
 }  // namespace anvil::rpc

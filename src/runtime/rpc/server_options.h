@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <functional>
 
 #include "runtime/rpc/server.h"
 #include "runtime/rpc/tracker.h"
@@ -22,5 +23,9 @@ namespace anvil::rpc {
 // --host, --port, --auth-key, --server-expiry, --quiet.
 void add_tracker_options(CLI::App& command, TrackerOptions& options);
 void finish_tracker_options(TrackerOptions& options);
+
+// The main of a standalone program (anvil-rpc-server, anvil-rpc-tracker): parses the command
+// line, then runs `serve`; 0 after it returns, 1 with "error: ..." when it throws, 2 for bad usage.
+int run_standalone(CLI::App& app, int argc, char** argv, const std::function<void()>& serve);
 
 }  // namespace anvil::rpc

@@ -4,25 +4,14 @@
 //   anvil-rpc-tracker --host 0.0.0.0 --port 9190 --auth-key "$KEY"
 //
 // Exit status: 0 after SIGINT / SIGTERM, 1 when it cannot serve, 2 for bad usage.
-#include <cstdio>
-
 #include "runtime/rpc/server_options.h"
-#include "support/error.h"
 
 int main(int argc, char** argv) {
     CLI::App app{"Anvil RPC tracker: a pool of devices shared by clients", "anvil-rpc-tracker"};
     anvil::rpc::TrackerOptions options;
     anvil::rpc::add_tracker_options(app, options);
-    try {
-        app.parse(argc, argv);
+    return anvil::rpc::run_standalone(app, argc, argv, [&] {
         anvil::rpc::finish_tracker_options(options);
         anvil::rpc::run_rpc_tracker(options);
-    } catch (const CLI::ParseError& e) {
-        int code = app.exit(e);
-        return code == 0 ? 0 : 2;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "error: %s\n", e.what());
-        return 1;
-    }
-    return 0;
+    });
 }

@@ -15,16 +15,29 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "support/error.h"
 
 extern char** environ;
 
 namespace anvil::rpc::testing {
 
 inline const std::string kTestKey = "0f3a5c8e-rpc-test-key-9b1d";
+
+// The message of the UserError `f` throws ("(no error)" when it throws none).
+inline std::string error_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const UserError& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
 
 inline std::string temp_path(const std::string& name) {
     return (std::filesystem::temp_directory_path() /

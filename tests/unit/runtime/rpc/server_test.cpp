@@ -24,17 +24,9 @@
 namespace anvil::rpc {
 namespace {
 
+using testing::error_of;
 using testing::kTestKey;
 using testing::ServerProcess;
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const UserError& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
 
 runtime::NDArray ramp(std::vector<int64_t> shape, float scale) {
     runtime::NDArray t = runtime::NDArray::empty(shape, {kDLFloat, 32, 1});

@@ -15,18 +15,10 @@
 namespace anvil::rpc {
 namespace {
 
+using testing::error_of;
 using testing::kTestKey;
 using testing::ServerProcess;
 using testing::Service;
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const UserError& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
 
 struct Pool {
     ServerProcess tracker{Service::tracker, {}};
